@@ -1,0 +1,15 @@
+// Package pgfunc renders, applies and decodes per-schema PostgreSQL ID
+// generators.
+//
+// A logical shard is a PostgreSQL schema. For each one, pgfunc renders from
+// the templates in the sql module directory a sequence, a next_id() function
+// and SQL decode helpers (id_timestamp, id_shard, id_seq, min_id), all inside
+// that schema, and applies them as a goose migration whose version table
+// lives in the same schema, so that pg_dump -n moves a shard together with
+// its history and its sequence's high-water mark.
+//
+// The ID layout is a Layout value (Instagram's 41/13/10 by default). The
+// default generator mode, ModeUnique, never returns the same ID twice for a
+// shard; ModeClassic and ModeClassicSQL are the lock-free published design,
+// faster but with duplicates past 2^SeqBits IDs per tick (see Mode).
+package pgfunc

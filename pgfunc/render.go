@@ -1,0 +1,289 @@
+package pgfunc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"text/template"
+	"time"
+
+	shardsql "github.com/shardid/shardid/sql"
+)
+
+// Mode selects the body of the generated next_id() function.
+type Mode string
+
+const (
+	// ModeUnique (the default) never returns the same ID twice for a
+	// shard: not on bursts past 2^SeqBits IDs per tick (it borrows the
+	// following ticks), not across concurrent sessions, not when the clock
+	// steps back, not after a crash. It costs about two sequence reads per
+	// call over the classic body, plus a short locked jump at most once per
+	// tick per shard.
+	ModeUnique Mode = "unique"
+	// ModeClassic is Instagram's lock-free design as one PL/pgSQL RETURN
+	// expression: nextval % 2^SeqBits as the sequence field. LIMIT: more
+	// than 2^SeqBits calls for a shard within one tick, concurrent sessions
+	// straddling a tick, or a clock stepped back return duplicate IDs.
+	ModeClassic Mode = "classic"
+	// ModeClassicSQL is the classic design as an inlinable LANGUAGE sql
+	// function, the cheapest body, with the same LIMIT as ModeClassic.
+	ModeClassicSQL Mode = "classic-sql"
+)
+
+// Modes lists the accepted modes, default first.
+func Modes() []Mode { return []Mode{ModeUnique, ModeClassic, ModeClassicSQL} }
+
+// ParseMode returns the mode with that name ("" means ModeUnique), or an
+// error wrapping ErrInvalidMode.
+func ParseMode(s string) (Mode, error) {
+	if s == "" {
+		return ModeUnique, nil
+	}
+	for _, m := range Modes() {
+		if string(m) == s {
+			return m, nil
+		}
+	}
+	return "", fmt.Errorf("%w %q (allowed: unique, classic, classic-sql)", ErrInvalidMode, s)
+}
+
+// Sentinel errors returned by the rendering functions.
+var (
+	// ErrInvalidMode is returned by ParseMode and Render for an unknown mode.
+	ErrInvalidMode = errors.New("invalid mode")
+	// ErrInvalidSchema is returned when a schema name (or the name a schema
+	// format makes) is not a plain lower-case PostgreSQL identifier.
+	ErrInvalidSchema = errors.New("invalid schema name")
+)
+
+// DefaultSchemaFormat names shard N's schema: "insta%d" gives insta0, insta1, ...
+const DefaultSchemaFormat = "insta%d"
+
+// schemaRE is what a schema name may look like. Restricting names to plain
+// lower-case identifiers means the quoted and unquoted spellings are the same
+// name, which goose's WithTableName (unquoted) needs.
+var schemaRE = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
+
+// CheckSchema returns an error wrapping ErrInvalidSchema unless name is a
+// plain lower-case identifier of at most 63 bytes that does not start with
+// "pg_" (reserved by PostgreSQL).
+func CheckSchema(name string) error {
+	if !schemaRE.MatchString(name) || strings.HasPrefix(name, "pg_") {
+		return fmt.Errorf("%w %q: want lower-case letters, digits and _, starting with a letter or _, at most 63 bytes, not pg_*", ErrInvalidSchema, name)
+	}
+	return nil
+}
+
+// SchemaName formats shard's schema name from format, which must contain
+// exactly one %d verb and nothing else that fmt would interpret.
+func SchemaName(format string, shard int64) (string, error) {
+	if format == "" {
+		format = DefaultSchemaFormat
+	}
+	if strings.Count(format, "%") != 1 || !strings.Contains(format, "%d") {
+		return "", fmt.Errorf("%w: schema format %q must contain exactly one %%d and no other %% verb", ErrInvalidSchema, format)
+	}
+	name := fmt.Sprintf(format, shard)
+	if err := CheckSchema(name); err != nil {
+		return "", err
+	}
+	return name, nil
+}
+
+// Shard is one logical shard: a schema and the shard id its IDs carry.
+type Shard struct {
+	Schema string
+	ID     int64
+}
+
+// Options configures rendering and applying. The zero value renders the
+// Instagram layout in ModeUnique.
+type Options struct {
+	// Layout is the ID layout. The zero value means Instagram().
+	Layout Layout
+	// Mode is the next_id() body. Empty means ModeUnique.
+	Mode Mode
+
+	// clock is the SQL expression next_id() reads the time from; empty
+	// means clock_timestamp(). Only tests set it (see export_test.go), to
+	// step the clock of one session without touching the machine's.
+	clock string
+}
+
+// normalize fills defaults and validates; the result is ready to render.
+func (o Options) normalize() (Options, error) {
+	if o.Layout == (Layout{}) {
+		o.Layout = Instagram()
+	}
+	if err := o.Layout.Validate(); err != nil {
+		return o, err
+	}
+	m, err := ParseMode(string(o.Mode))
+	if err != nil {
+		return o, err
+	}
+	o.Mode = m
+	if o.clock == "" {
+		o.clock = "pg_catalog.clock_timestamp()"
+	}
+	return o, nil
+}
+
+// lockClass is the first key of the two-key advisory lock each shard's
+// jump takes (the second is the shard id): "SID1" in ASCII. The two-int
+// lock space is separate from goose's single-bigint lock ids.
+const lockClass = 0x53494431
+
+// Meta is what next_id()'s comment records about how it was rendered, so
+// that a rerun with different options is refused instead of silently
+// keeping the old generator.
+type Meta struct {
+	Tool      string `json:"tool"`
+	Shard     int64  `json:"shard"`
+	Mode      Mode   `json:"mode"`
+	Layout    string `json:"layout"`
+	EpochMS   int64  `json:"epoch_ms"`
+	UnitMS    int64  `json:"unit_ms"`
+	TimeBits  uint   `json:"time_bits"`
+	ShardBits uint   `json:"shard_bits"`
+	SeqBits   uint   `json:"seq_bits"`
+}
+
+// metaFor describes shard rendered with o.
+func metaFor(sh Shard, o Options) Meta {
+	l := o.Layout
+	return Meta{Tool: "shardid", Shard: sh.ID, Mode: o.Mode, Layout: l.Name, EpochMS: l.EpochMillis(),
+		UnitMS: l.UnitMillis(), TimeBits: l.TimeBits, ShardBits: l.ShardBits, SeqBits: l.SeqBits}
+}
+
+// sameGenerator reports whether two metas describe the same IDs (the
+// informational layout name aside).
+func (m Meta) sameGenerator(o Meta) bool {
+	m.Layout, o.Layout = "", ""
+	return m == o
+}
+
+type renderData struct {
+	Schema       string // quoted identifier
+	SchemaName   string
+	Shard        int64
+	Layout       Layout
+	Mode         Mode
+	LayoutText   string
+	SeqReg       string // string literal naming the counter sequence
+	GateReg      string // string literal naming the gate sequence
+	ShardPart    int64  // shard << SeqBits
+	ShardSeqBits uint
+	ShardSeqMul  int64 // 2^(ShardBits+SeqBits)
+	MaxUnits     int64
+	LockClass    int64
+	Clock        string
+	Comment      string // string literal
+	EpochText    string
+	EndText      string
+}
+
+var pgTemplates = template.Must(template.New("pg").Funcs(template.FuncMap{
+	"inc": func(v int64) int64 { return v + 1 },
+}).ParseFS(shardsql.PG, "pg/*.sql.tmpl"))
+
+// Render returns the goose migration (Up and Down) that installs shard's
+// generator and decode helpers in its schema. The text is plain SQL with
+// goose annotations in comments, so psql -f runs its Up part as well.
+func Render(sh Shard, o Options) ([]byte, error) {
+	o, err := o.normalize()
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckSchema(sh.Schema); err != nil {
+		return nil, err
+	}
+	if err := o.Layout.CheckShard(sh.ID); err != nil {
+		return nil, err
+	}
+	l := o.Layout
+	meta, err := json.Marshal(metaFor(sh, o))
+	if err != nil {
+		return nil, fmt.Errorf("render %s: %w", sh.Schema, err)
+	}
+	q := quoteIdent(sh.Schema)
+	d := renderData{
+		Schema:       q,
+		SchemaName:   sh.Schema,
+		Shard:        sh.ID,
+		Layout:       l,
+		Mode:         o.Mode,
+		LayoutText:   l.String(),
+		SeqReg:       quoteLiteral(q + ".next_id_seq"),
+		GateReg:      quoteLiteral(q + ".next_id_gate"),
+		ShardPart:    sh.ID << l.SeqBits,
+		ShardSeqBits: l.ShardBits + l.SeqBits,
+		ShardSeqMul:  1 << (l.ShardBits + l.SeqBits),
+		MaxUnits:     (l.MaxTicks()+1)<<l.SeqBits - 1,
+		LockClass:    lockClass,
+		Clock:        o.clock,
+		Comment:      quoteLiteral(string(meta)),
+		EpochText:    l.Epoch.UTC().Format(time.RFC3339),
+		EndText:      l.End().Format(time.RFC3339),
+	}
+	var buf bytes.Buffer
+	if err := pgTemplates.ExecuteTemplate(&buf, "shard.sql.tmpl", d); err != nil {
+		return nil, fmt.Errorf("render %s: %w", sh.Schema, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// quoteIdent quotes a PostgreSQL identifier.
+func quoteIdent(s string) string {
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+// quoteLiteral quotes a PostgreSQL string literal (standard_conforming_strings on).
+func quoteLiteral(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}
+
+// ParseShards reads a shard list such as "0-3,8,10-12" into ascending,
+// distinct shard ids, each within the layout's shard range.
+func ParseShards(s string, l Layout) ([]int64, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, fmt.Errorf("%w: empty shard list (want e.g. 0-3,8,10-12)", ErrShardRange)
+	}
+	seen := map[int64]bool{}
+	var out []int64
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err1 := strconv.ParseInt(lo, 10, 64)
+		b := a
+		var err2 error
+		if isRange {
+			b, err2 = strconv.ParseInt(hi, 10, 64)
+		}
+		if err1 != nil || err2 != nil || lo == "" {
+			return nil, fmt.Errorf("%w: bad shard list item %q (want N or N-M, e.g. 0-3,8,10-12)", ErrShardRange, part)
+		}
+		if b < a {
+			return nil, fmt.Errorf("%w: range %q runs backwards", ErrShardRange, part)
+		}
+		for _, v := range []int64{a, b} {
+			if err := l.CheckShard(v); err != nil {
+				return nil, err
+			}
+		}
+		for v := a; v <= b; v++ {
+			if !seen[v] {
+				seen[v] = true
+				out = append(out, v)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
