@@ -10,3 +10,10 @@ import "embed"
 //
 //go:embed pg/*.sql.tmpl
 var PG embed.FS
+
+// TiDB holds the TiDB table templates (tidb/*.sql.tmpl): CREATE TABLE per
+// strategy, ALTER TABLE, SPLIT TABLE, DROP TABLE and the goose migration
+// file around one statement.
+//
+//go:embed tidb/*.sql.tmpl
+var TiDB embed.FS

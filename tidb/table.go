@@ -1,0 +1,378 @@
+package tidb
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/pingcap/tidb/pkg/parser"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/format"
+	"github.com/pingcap/tidb/pkg/parser/mysql"
+	_ "github.com/pingcap/tidb/pkg/parser/test_driver" // value expressions (DEFAULT 'x', COMMENT '…')
+)
+
+// Sentinel errors returned by Parse.
+var (
+	// ErrParse is returned by Parse when TiDB's parser rejects the input.
+	ErrParse = errors.New("not valid TiDB SQL")
+	// ErrNotCreateTable is returned by Parse when the input is not exactly
+	// one plain CREATE TABLE statement (no LIKE, no AS SELECT, not
+	// TEMPORARY).
+	ErrNotCreateTable = errors.New("want exactly one CREATE TABLE statement")
+	// ErrInvalidIdentifier is returned by Parse when a table, column or
+	// index name is empty, longer than 64 characters, ends with a space, or
+	// holds a backquote, a control character or invalid UTF-8.
+	ErrInvalidIdentifier = errors.New("invalid identifier")
+)
+
+// Clustering says how the input declared its primary key.
+type Clustering int
+
+const (
+	// ClusteringDefault means the key carried neither CLUSTERED nor
+	// NONCLUSTERED: TiDB decides from tidb_enable_clustered_index (ON by
+	// default since 5.0, which clusters it).
+	ClusteringDefault Clustering = iota
+	// ClusteringClustered is an explicit CLUSTERED.
+	ClusteringClustered
+	// ClusteringNonClustered is an explicit NONCLUSTERED.
+	ClusteringNonClustered
+)
+
+// Table is what the package knows of a CREATE TABLE statement: names are
+// kept as plain strings (backquoted again when rendered), column types,
+// column options and other clauses as SQL text printed by TiDB's parser.
+type Table struct {
+	// Schema is the database name when the statement qualified the table.
+	Schema string
+	// Name is the table name.
+	Name string
+	// Columns in declaration order.
+	Columns []Column
+	// PrimaryKey is nil when the table has none.
+	PrimaryKey *PrimaryKey
+	// Indexes are the other keys and constraints, in declaration order.
+	Indexes []Index
+	// Options are the table options other than SHARD_ROW_ID_BITS,
+	// PRE_SPLIT_REGIONS and AUTO_RANDOM_BASE, which the strategies set.
+	Options []string
+	// Partition is the PARTITION BY clause, or "".
+	Partition string
+	// ShardRowIDBits and PreSplitRegions are the values the input set
+	// (0 when absent).
+	ShardRowIDBits, PreSplitRegions int
+}
+
+// Column is one column definition.
+type Column struct {
+	// Name is the column name.
+	Name string
+	// Type is the SQL type, e.g. "BIGINT" or "VARCHAR(32)".
+	Type string
+	// Options are the column options other than PRIMARY KEY and
+	// AUTO_RANDOM, in input order, e.g. "NOT NULL", "DEFAULT NULL".
+	Options []string
+	// BigInt reports a BIGINT column; Integer any integer type.
+	BigInt, Integer bool
+	// Unsigned reports an UNSIGNED numeric type.
+	Unsigned bool
+	// NotNull, AutoIncrement and HasDefault report those options.
+	NotNull, AutoIncrement, HasDefault bool
+	// AutoRandom reports an AUTO_RANDOM option in the input.
+	AutoRandom bool
+}
+
+// PrimaryKey is the table's primary key.
+type PrimaryKey struct {
+	// Name is the constraint name, usually "".
+	Name string
+	// Parts are the key columns (or expressions) in order.
+	Parts []IndexPart
+	// Clustering is how the input declared it.
+	Clustering Clustering
+}
+
+// Index is a secondary key or another table constraint.
+type Index struct {
+	// Kind is "KEY", "UNIQUE KEY" or "FULLTEXT KEY"; "" marks a constraint
+	// kept verbatim in Text (FOREIGN KEY, CHECK, …).
+	Kind string
+	// Name is the index name, possibly "".
+	Name string
+	// Parts are the indexed columns or expressions.
+	Parts []IndexPart
+	// Option is the index option text (USING, COMMENT, …), or "".
+	Option string
+	// Text is the whole clause when Kind is "".
+	Text string
+}
+
+// IndexPart is one column of a key: a column name with an optional prefix
+// length, or an expression printed by TiDB's parser.
+type IndexPart struct {
+	// Column is the column name, or "" for an expression part.
+	Column string
+	// Length is the prefix length, 0 for the whole column.
+	Length int
+	// Desc reports DESC.
+	Desc bool
+	// Expr is the expression text (without the parentheses) when Column is "".
+	Expr string
+}
+
+// restoreFlags prints TiDB-only syntax in /*T! … */ comments and strings
+// without charset introducers, so the text runs on MySQL and MariaDB too.
+const restoreFlags = format.DefaultRestoreFlags | format.RestoreTiDBSpecialComment | format.RestoreStringWithoutCharset
+
+// restore prints a node with TiDB's restorer.
+func restore(n interface {
+	Restore(*format.RestoreCtx) error
+}) (string, error) {
+	var sb strings.Builder
+	if err := n.Restore(format.NewRestoreCtx(restoreFlags, &sb)); err != nil {
+		return "", err
+	}
+	return sb.String(), nil
+}
+
+// Parse reads exactly one CREATE TABLE statement with TiDB's parser.
+// It returns errors wrapping ErrParse, ErrNotCreateTable and
+// ErrInvalidIdentifier.
+func Parse(sql string) (*Table, error) {
+	stmts, _, err := parser.New().Parse(sql, "", "")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s", ErrParse, firstLine(err.Error()))
+	}
+	if len(stmts) != 1 {
+		return nil, fmt.Errorf("%w: found %d statements", ErrNotCreateTable, len(stmts))
+	}
+	ct, ok := stmts[0].(*ast.CreateTableStmt)
+	if !ok {
+		return nil, fmt.Errorf("%w: found %T", ErrNotCreateTable, stmts[0])
+	}
+	switch {
+	case ct.ReferTable != nil:
+		return nil, fmt.Errorf("%w: CREATE TABLE … LIKE copies another table; give that table's SHOW CREATE TABLE", ErrNotCreateTable)
+	case ct.Select != nil:
+		return nil, fmt.Errorf("%w: CREATE TABLE … AS SELECT is not supported", ErrNotCreateTable)
+	case ct.TemporaryKeyword != ast.TemporaryNone:
+		return nil, fmt.Errorf("%w: temporary tables are not supported", ErrNotCreateTable)
+	}
+	t := &Table{Schema: ct.Table.Schema.O, Name: ct.Table.Name.O}
+	if t.Schema != "" {
+		if err := checkIdent("schema", t.Schema); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkIdent("table", t.Name); err != nil {
+		return nil, err
+	}
+	for _, cd := range ct.Cols {
+		c, pk, err := parseColumn(cd)
+		if err != nil {
+			return nil, err
+		}
+		if pk != nil {
+			if t.PrimaryKey != nil {
+				return nil, fmt.Errorf("%w: table %s declares more than one primary key", ErrNotCreateTable, t.Name)
+			}
+			t.PrimaryKey = pk
+		}
+		t.Columns = append(t.Columns, c)
+	}
+	for _, cons := range ct.Constraints {
+		if cons.Tp == ast.ConstraintPrimaryKey {
+			if t.PrimaryKey != nil {
+				return nil, fmt.Errorf("%w: table %s declares more than one primary key", ErrNotCreateTable, t.Name)
+			}
+			pk := &PrimaryKey{Name: cons.Name}
+			if cons.Option != nil {
+				pk.Clustering = clustering(cons.Option.PrimaryKeyTp)
+			}
+			if pk.Parts, err = parseParts(cons.Keys); err != nil {
+				return nil, err
+			}
+			t.PrimaryKey = pk
+			continue
+		}
+		ix, err := parseIndex(cons)
+		if err != nil {
+			return nil, err
+		}
+		t.Indexes = append(t.Indexes, ix)
+	}
+	for _, o := range ct.Options {
+		switch o.Tp {
+		case ast.TableOptionShardRowID:
+			t.ShardRowIDBits = int(o.UintValue)
+			continue
+		case ast.TableOptionPreSplitRegion:
+			t.PreSplitRegions = int(o.UintValue)
+			continue
+		case ast.TableOptionAutoRandomBase:
+			continue
+		}
+		s, err := restore(o)
+		if err != nil {
+			return nil, fmt.Errorf("table %s: print option: %w", t.Name, err)
+		}
+		t.Options = append(t.Options, s)
+	}
+	if ct.Partition != nil {
+		if t.Partition, err = restore(ct.Partition); err != nil {
+			return nil, fmt.Errorf("table %s: print partitioning: %w", t.Name, err)
+		}
+	}
+	if len(ct.SplitIndex) > 0 {
+		return nil, fmt.Errorf("%w: SPLIT INDEX clauses inside CREATE TABLE are not supported", ErrNotCreateTable)
+	}
+	return t, nil
+}
+
+func parseColumn(cd *ast.ColumnDef) (Column, *PrimaryKey, error) {
+	c := Column{Name: cd.Name.Name.O}
+	if err := checkIdent("column", c.Name); err != nil {
+		return c, nil, err
+	}
+	typ, err := restore(cd.Tp)
+	if err != nil {
+		return c, nil, fmt.Errorf("column %s: print type: %w", c.Name, err)
+	}
+	c.Type = typ
+	c.BigInt = cd.Tp.GetType() == mysql.TypeLonglong
+	switch cd.Tp.GetType() {
+	case mysql.TypeTiny, mysql.TypeShort, mysql.TypeInt24, mysql.TypeLong, mysql.TypeLonglong:
+		c.Integer = true
+	}
+	c.Unsigned = mysql.HasUnsignedFlag(cd.Tp.GetFlag())
+	var pk *PrimaryKey
+	for _, o := range cd.Options {
+		switch o.Tp {
+		case ast.ColumnOptionPrimaryKey:
+			pk = &PrimaryKey{Parts: []IndexPart{{Column: c.Name}}, Clustering: clustering(o.PrimaryKeyTp)}
+			continue
+		case ast.ColumnOptionAutoRandom:
+			c.AutoRandom = true
+			continue
+		case ast.ColumnOptionNotNull:
+			c.NotNull = true
+		case ast.ColumnOptionAutoIncrement:
+			c.AutoIncrement = true
+		case ast.ColumnOptionDefaultValue:
+			c.HasDefault = true
+		}
+		s, err := restore(o)
+		if err != nil {
+			return c, nil, fmt.Errorf("column %s: print option: %w", c.Name, err)
+		}
+		c.Options = append(c.Options, s)
+	}
+	return c, pk, nil
+}
+
+func parseIndex(cons *ast.Constraint) (Index, error) {
+	ix := Index{Name: cons.Name}
+	switch cons.Tp {
+	case ast.ConstraintKey, ast.ConstraintIndex:
+		ix.Kind = "KEY"
+	case ast.ConstraintUniq, ast.ConstraintUniqKey, ast.ConstraintUniqIndex:
+		ix.Kind = "UNIQUE KEY"
+	case ast.ConstraintFulltext:
+		ix.Kind = "FULLTEXT KEY"
+	default:
+		s, err := restore(cons)
+		if err != nil {
+			return ix, fmt.Errorf("print constraint: %w", err)
+		}
+		return Index{Text: s}, nil
+	}
+	if ix.Name != "" {
+		if err := checkIdent("index", ix.Name); err != nil {
+			return ix, err
+		}
+	}
+	var err error
+	if ix.Parts, err = parseParts(cons.Keys); err != nil {
+		return ix, err
+	}
+	if cons.Option != nil && !cons.Option.IsEmpty() {
+		if ix.Option, err = restore(cons.Option); err != nil {
+			return ix, fmt.Errorf("index %s: print option: %w", ix.Name, err)
+		}
+	}
+	return ix, nil
+}
+
+func parseParts(keys []*ast.IndexPartSpecification) ([]IndexPart, error) {
+	parts := make([]IndexPart, 0, len(keys))
+	for _, k := range keys {
+		p := IndexPart{Desc: k.Desc}
+		if k.Length > 0 {
+			p.Length = k.Length
+		}
+		if k.Expr != nil {
+			s, err := restore(k.Expr)
+			if err != nil {
+				return nil, fmt.Errorf("print key expression: %w", err)
+			}
+			p.Expr = s
+		} else {
+			p.Column = k.Column.Name.O
+			if err := checkIdent("column", p.Column); err != nil {
+				return nil, err
+			}
+		}
+		parts = append(parts, p)
+	}
+	return parts, nil
+}
+
+func clustering(t ast.PrimaryKeyType) Clustering {
+	switch t {
+	case ast.PrimaryKeyTypeClustered:
+		return ClusteringClustered
+	case ast.PrimaryKeyTypeNonClustered:
+		return ClusteringNonClustered
+	}
+	return ClusteringDefault
+}
+
+// checkIdent returns an error wrapping ErrInvalidIdentifier unless name can
+// be backquoted safely: 1–64 characters of valid UTF-8, no backquote, no
+// control character, no trailing space.
+func checkIdent(kind, name string) error {
+	bad := name == "" || !utf8.ValidString(name) || utf8.RuneCountInString(name) > 64 ||
+		strings.HasSuffix(name, " ") || strings.ContainsFunc(name, func(r rune) bool { return r == '`' || r < 0x20 || r == 0x7f })
+	if bad {
+		return fmt.Errorf("%w: %s name %q (want 1–64 characters, no backquote, control character or trailing space)", ErrInvalidIdentifier, kind, name)
+	}
+	return nil
+}
+
+// Column returns the named column (case-insensitively, as MySQL compares
+// column names), or nil.
+func (t *Table) Column(name string) *Column {
+	for i := range t.Columns {
+		if strings.EqualFold(t.Columns[i].Name, name) {
+			return &t.Columns[i]
+		}
+	}
+	return nil
+}
+
+// QualifiedName returns schema.name, or name without a schema.
+func (t *Table) QualifiedName() string {
+	if t.Schema != "" {
+		return t.Schema + "." + t.Name
+	}
+	return t.Name
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

@@ -1,0 +1,241 @@
+package tidb
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Strategy names a way to keep a table's inserts off a single region.
+type Strategy string
+
+const (
+	// StrategyShardRowID keys rows by TiDB's hidden _tidb_rowid, scattered
+	// by SHARD_ROW_ID_BITS and pre-split by PRE_SPLIT_REGIONS; the primary
+	// key (any type, or none) becomes NONCLUSTERED. The measured choice for
+	// keys that are not integers: SHARD_ROW_ID_BITS=4 PRE_SPLIT_REGIONS=4.
+	StrategyShardRowID Strategy = "shard-rowid"
+	// StrategyAutoRandom makes a single BIGINT primary key clustered and
+	// AUTO_RANDOM(S[,R]): TiDB puts S random shard bits under the sign bit.
+	StrategyAutoRandom Strategy = "auto-random"
+	// StrategyRotatedInt keeps a clustered BIGINT primary key whose values
+	// the application rotates (the last k decimal digits moved behind the
+	// first, see tidb/rotate), and pre-splits the table where the rotated
+	// digits change.
+	StrategyRotatedInt Strategy = "rotated-int"
+)
+
+// Strategies lists the strategies, default first.
+func Strategies() []Strategy {
+	return []Strategy{StrategyShardRowID, StrategyAutoRandom, StrategyRotatedInt}
+}
+
+// ParseStrategy returns the strategy with that name ("" means
+// StrategyShardRowID), or an error wrapping ErrInvalidStrategy.
+func ParseStrategy(s string) (Strategy, error) {
+	if s == "" {
+		return StrategyShardRowID, nil
+	}
+	for _, st := range Strategies() {
+		if string(st) == s {
+			return st, nil
+		}
+	}
+	return "", fmt.Errorf("%w %q (allowed: shard-rowid, auto-random, rotated-int)", ErrInvalidStrategy, s)
+}
+
+// Limits TiDB puts on the options. TiDB clamps SHARD_ROW_ID_BITS above 15
+// and PRE_SPLIT_REGIONS above SHARD_ROW_ID_BITS without an error; this
+// package refuses those values instead.
+const (
+	// MaxShardBits is the largest SHARD_ROW_ID_BITS and AUTO_RANDOM shard
+	// bit count.
+	MaxShardBits = 15
+	// MinRangeBits and MaxRangeBits bound AUTO_RANDOM's range bits.
+	MinRangeBits, MaxRangeBits = 32, 64
+	// JSSafeRangeBits keeps AUTO_RANDOM values of a signed BIGINT below
+	// 2^53, the largest integer a JavaScript number holds exactly (one of
+	// the 54 bits is the sign bit, always 0). Use 53 for UNSIGNED.
+	JSSafeRangeBits = 54
+	// MaxRotateDigits is the largest number of rotated digits: 10^3 key
+	// ranges already wrote slower than 10 in the measurement this project
+	// starts from.
+	MaxRotateDigits = 3
+	// NoPreSplit in Options.PreSplit asks for no PRE_SPLIT_REGIONS.
+	NoPreSplit = -1
+)
+
+// Defaults the zero values of Options stand for.
+const (
+	// DefaultShardRowIDBits is the measured SHARD_ROW_ID_BITS (16 shards).
+	DefaultShardRowIDBits = 4
+	// DefaultAutoRandomBits is TiDB's own AUTO_RANDOM default (32 shards).
+	DefaultAutoRandomBits = 5
+	// DefaultRangeBits is TiDB's own AUTO_RANDOM range default.
+	DefaultRangeBits = 64
+	// DefaultRotateDigits is the measured winner: one rotated digit, ten
+	// key ranges.
+	DefaultRotateDigits = 1
+	// DefaultIDDigits is the decimal length of a Snowflake-style ID today.
+	DefaultIDDigits = 19
+)
+
+// Options chooses a strategy and its numbers. The zero value renders the
+// measured shard-rowid layout (SHARD_ROW_ID_BITS=4 PRE_SPLIT_REGIONS=4).
+// A field that does not belong to the chosen strategy must stay zero.
+type Options struct {
+	// Strategy; "" means StrategyShardRowID.
+	Strategy Strategy
+	// ShardBits is SHARD_ROW_ID_BITS (shard-rowid) or AUTO_RANDOM's S
+	// (auto-random), 1–15. Zero means DefaultShardRowIDBits (4) or
+	// DefaultAutoRandomBits (5).
+	ShardBits int
+	// PreSplit is PRE_SPLIT_REGIONS (shard-rowid), 0–ShardBits: TiDB splits
+	// the new table into 2^PreSplit regions. Zero means ShardBits;
+	// NoPreSplit (-1) means none.
+	PreSplit int
+	// RangeBits is AUTO_RANDOM's R (auto-random), 32–64. Zero means
+	// DefaultRangeBits (64); JSSafeRangeBits (54) keeps signed values
+	// JavaScript-safe.
+	RangeBits int
+	// Digits is k, the number of rotated digits (rotated-int), 1–3; the
+	// table is split into 10^k key ranges per leading digit. Zero means 1.
+	Digits int
+	// IDDigits is D, the decimal length of the IDs (rotated-int), k+1–19
+	// (20 for UNSIGNED). Zero means 19.
+	IDDigits int
+	// Lead is the leading decimal digit of the IDs (rotated-int), 1–9. Zero
+	// splits for every leading digit 1–9 (9·10^k ranges).
+	Lead int
+	// IfNotExists writes CREATE TABLE IF NOT EXISTS, so that a rerun after a
+	// failure completes. Migrations set it.
+	IfNotExists bool
+}
+
+// Sentinel errors returned by Options.Validate, Render and RenderAlter.
+var (
+	// ErrInvalidStrategy is returned by ParseStrategy and Options.Validate
+	// for an unknown strategy.
+	ErrInvalidStrategy = errors.New("invalid strategy")
+	// ErrShardBits is returned by Options.Validate when SHARD_ROW_ID_BITS or
+	// AUTO_RANDOM's shard bits are outside 1–15.
+	ErrShardBits = errors.New("shard bits out of range")
+	// ErrPreSplit is returned by Options.Validate when PRE_SPLIT_REGIONS is
+	// negative or above SHARD_ROW_ID_BITS.
+	ErrPreSplit = errors.New("PRE_SPLIT_REGIONS out of range")
+	// ErrRangeBits is returned by Options.Validate when AUTO_RANDOM's range
+	// bits are outside 32–64.
+	ErrRangeBits = errors.New("AUTO_RANDOM range bits out of range")
+	// ErrDigits is returned by Options.Validate and Render when the rotated
+	// digit count, the ID length or the leading digit is out of range.
+	ErrDigits = errors.New("rotated digits out of range")
+	// ErrOptionNotApplicable is returned by Options.Validate when a field
+	// of another strategy is set.
+	ErrOptionNotApplicable = errors.New("option does not apply to the strategy")
+	// ErrKey is returned by Render and RenderAlter when the table's primary
+	// key does not suit the strategy: auto-random and rotated-int need a
+	// single BIGINT column key.
+	ErrKey = errors.New("primary key does not suit the strategy")
+	// ErrConflict is returned by Render and RenderAlter when the input
+	// carries something the strategy cannot coexist with: AUTO_RANDOM next
+	// to AUTO_INCREMENT, a DEFAULT or SHARD_ROW_ID_BITS; SHARD_ROW_ID_BITS
+	// on a clustered key; AUTO_RANDOM on a nonclustered key.
+	ErrConflict = errors.New("conflicting table options")
+	// ErrAlterNotAllowed is returned by RenderAlter when TiDB cannot make
+	// the change on an existing table; the message says what to do instead.
+	ErrAlterNotAllowed = errors.New("TiDB cannot alter the existing table this way")
+)
+
+// withDefaults returns o with zero fields replaced by their defaults.
+func (o Options) withDefaults() Options {
+	if o.Strategy == "" {
+		o.Strategy = StrategyShardRowID
+	}
+	switch o.Strategy {
+	case StrategyShardRowID:
+		if o.ShardBits == 0 {
+			o.ShardBits = DefaultShardRowIDBits
+		}
+		if o.PreSplit == 0 {
+			o.PreSplit = o.ShardBits
+		}
+	case StrategyAutoRandom:
+		if o.ShardBits == 0 {
+			o.ShardBits = DefaultAutoRandomBits
+		}
+		if o.RangeBits == 0 {
+			o.RangeBits = DefaultRangeBits
+		}
+	case StrategyRotatedInt:
+		if o.Digits == 0 {
+			o.Digits = DefaultRotateDigits
+		}
+		if o.IDDigits == 0 {
+			o.IDDigits = DefaultIDDigits
+		}
+	}
+	return o
+}
+
+// Validate checks the options on their own (Render also checks them
+// against the table). It returns errors wrapping ErrInvalidStrategy,
+// ErrShardBits, ErrPreSplit, ErrRangeBits, ErrDigits and
+// ErrOptionNotApplicable.
+func (o Options) Validate() error {
+	if _, err := ParseStrategy(string(o.Strategy)); err != nil {
+		return err
+	}
+	var foreign []string
+	set := func(name string, v int) {
+		if v != 0 {
+			foreign = append(foreign, name)
+		}
+	}
+	d := o.withDefaults()
+	switch d.Strategy {
+	case StrategyShardRowID:
+		set("range bits", o.RangeBits)
+		set("rotated digits", o.Digits)
+		set("ID digits", o.IDDigits)
+		set("leading digit", o.Lead)
+	case StrategyAutoRandom:
+		set("pre-split", o.PreSplit)
+		set("rotated digits", o.Digits)
+		set("ID digits", o.IDDigits)
+		set("leading digit", o.Lead)
+	case StrategyRotatedInt:
+		set("shard bits", o.ShardBits)
+		set("pre-split", o.PreSplit)
+		set("range bits", o.RangeBits)
+	}
+	if len(foreign) > 0 {
+		return fmt.Errorf("%w: %s cannot take %s", ErrOptionNotApplicable, d.Strategy, strings.Join(foreign, ", "))
+	}
+	switch d.Strategy {
+	case StrategyShardRowID:
+		if d.ShardBits < 1 || d.ShardBits > MaxShardBits {
+			return fmt.Errorf("%w: SHARD_ROW_ID_BITS=%d (allowed: 1–%d)", ErrShardBits, d.ShardBits, MaxShardBits)
+		}
+		if d.PreSplit != NoPreSplit && (d.PreSplit < 0 || d.PreSplit > d.ShardBits) {
+			return fmt.Errorf("%w: PRE_SPLIT_REGIONS=%d (allowed: 0–%d, at most SHARD_ROW_ID_BITS)", ErrPreSplit, d.PreSplit, d.ShardBits)
+		}
+	case StrategyAutoRandom:
+		if d.ShardBits < 1 || d.ShardBits > MaxShardBits {
+			return fmt.Errorf("%w: AUTO_RANDOM shard bits %d (allowed: 1–%d)", ErrShardBits, d.ShardBits, MaxShardBits)
+		}
+		if d.RangeBits < MinRangeBits || d.RangeBits > MaxRangeBits {
+			return fmt.Errorf("%w: %d (allowed: %d–%d)", ErrRangeBits, d.RangeBits, MinRangeBits, MaxRangeBits)
+		}
+	case StrategyRotatedInt:
+		if d.Digits < 1 || d.Digits > MaxRotateDigits {
+			return fmt.Errorf("%w: %d rotated digits (allowed: 1–%d)", ErrDigits, d.Digits, MaxRotateDigits)
+		}
+		if d.IDDigits <= d.Digits || d.IDDigits > 20 {
+			return fmt.Errorf("%w: IDs of %d digits with %d rotated (allowed: %d–20 digits)", ErrDigits, d.IDDigits, d.Digits, d.Digits+1)
+		}
+		if d.Lead < 0 || d.Lead > 9 {
+			return fmt.Errorf("%w: leading digit %d (allowed: 1–9, or 0 for all)", ErrDigits, d.Lead)
+		}
+	}
+	return nil
+}
