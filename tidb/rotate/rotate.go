@@ -1,0 +1,182 @@
+package rotate
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+)
+
+// MinDigits and MaxDigits bound the number of trailing digits Rotate and
+// Unrotate move.
+const (
+	MinDigits = 1
+	MaxDigits = 3
+)
+
+// Sentinel errors returned by Rotate and Unrotate. Check them with
+// errors.Is; the wrapped message names the offending value and what is
+// allowed. On error the returned ID is always 0, never a truncated or
+// wrapped-around value.
+var (
+	// ErrDigits is returned by Rotate and Unrotate when k is not between
+	// MinDigits and MaxDigits.
+	ErrDigits = errors.New("digit count out of range")
+	// ErrNegative is returned by Rotate and Unrotate when the ID is negative.
+	ErrNegative = errors.New("negative id")
+	// ErrOverflow is returned by Rotate and Unrotate when the result would
+	// not fit in an int64. Only 19-digit IDs (≥ 10^18) can overflow.
+	ErrOverflow = errors.New("result overflows int64")
+)
+
+// Read-only lookup tables filled once at package initialisation:
+// pow10[i] = 10^i, recip10[i] = ⌊2^64 / 10^i⌋ (i ≥ 1), and for a bit length
+// b of x, lenDigits[b] and lenPow[b] give x's digit count as
+// lenDigits[b] + (x ≥ lenPow[b]).
+var (
+	pow10     [32]uint64
+	recip10   [32]uint64
+	lenDigits [64]uint8
+	lenPow    [64]uint64
+)
+
+func init() {
+	p := uint64(1)
+	for i := 0; i < 20; i++ {
+		pow10[i] = p
+		if i > 0 {
+			recip10[i], _ = bits.Div64(1, 0, p)
+		}
+		p *= 10
+	}
+	for b := range lenPow {
+		// The smallest b-bit number has t digits; some b-bit numbers
+		// reach 10^t and so have t+1.
+		lo := uint64(1) << b >> 1
+		t := 0
+		for t < 19 && pow10[t] <= lo {
+			t++
+		}
+		lenDigits[b] = uint8(t)
+		lenPow[b] = pow10[t]
+		if t == 19 || (b > 0 && pow10[t] > uint64(1)<<b-1) {
+			lenPow[b] = math.MaxUint64 // no b-bit number has t+1 digits
+		}
+	}
+}
+
+// digits returns the number of decimal digits of x < 2^63 (0 for x == 0).
+func digits(x uint64) int {
+	b := bits.Len64(x) & 63
+	n := int(lenDigits[b])
+	if x >= lenPow[b] {
+		n++
+	}
+	return n
+}
+
+// div10 returns ⌊x / 10^i⌋ for 1 ≤ i ≤ 19 with a multiply by the
+// reciprocal: the estimate is exact or one too low, and one compare fixes
+// it. It also returns the remainder.
+func div10(x uint64, i int) (q, r uint64) {
+	p := pow10[i&31]
+	q, _ = bits.Mul64(x, recip10[i&31])
+	r = x - q*p
+	if r >= p {
+		q++
+		r -= p
+	}
+	return q, r
+}
+
+// Rotate moves the last k decimal digits of id (k = 1, 2 or 3) to just
+// after its leading digit:
+//
+//	Rotate(561632371728711681, 1) = 516163237172871168
+//	Rotate(561632371728711681, 2) = 581616323717287116
+//
+// The result has as many digits as id. IDs with fewer than k+2 digits are
+// returned unchanged. Rotate returns ErrDigits for k outside 1..3,
+// ErrNegative for a negative id and ErrOverflow when the rotated 19-digit
+// value exceeds math.MaxInt64. Unrotate undoes it exactly.
+func Rotate(id int64, k int) (int64, error) {
+	if id < 0 || uint(k-MinDigits) > MaxDigits-MinDigits {
+		return 0, inputError("rotate", id, k)
+	}
+	x := uint64(id)
+	n := digits(x)
+	if n < k+2 {
+		return id, nil
+	}
+	// x = lead·10^(n-1) + mid·10^k + tail. Both divisions depend only on
+	// x, so they run side by side.
+	lead, _ := div10(x, n-1)
+	q, tail := div10(x, k) // q = lead·10^(n-k-1) + mid
+	p := pow10[(n-k-1)&31]
+	// r = lead·10^(n-1) + tail·10^(n-k-1) + mid. Every term is below
+	// 10^19 < 2^64, so the uint64 sum cannot wrap.
+	r := q + lead*(pow10[(n-1)&31]-p) + tail*p
+	if r > math.MaxInt64 {
+		return 0, overflowError("rotate", id, k, r)
+	}
+	return int64(r), nil
+}
+
+// Unrotate moves the k decimal digits after the leading digit of id back to
+// the end: Unrotate(Rotate(x, k), k) == x for every x Rotate accepts, and
+// Rotate(Unrotate(y, k), k) == y for every y Unrotate accepts. IDs with
+// fewer than k+2 digits are returned unchanged. Unrotate returns ErrDigits
+// for k outside 1..3, ErrNegative for a negative id and ErrOverflow when
+// the original 19-digit value would exceed math.MaxInt64 (so id cannot be
+// the rotation of any int64).
+func Unrotate(id int64, k int) (int64, error) {
+	if id < 0 || uint(k-MinDigits) > MaxDigits-MinDigits {
+		return 0, inputError("unrotate", id, k)
+	}
+	x := uint64(id)
+	n := digits(x)
+	if n < k+2 {
+		return id, nil
+	}
+	lead, rest := div10(x, n-1) // rest = tail·10^(n-k-1) + mid
+	tail, mid := div10(rest, n-k-1)
+	r := lead*pow10[(n-1)&31] + mid*pow10[k&31] + tail
+	if r > math.MaxInt64 {
+		return 0, overflowError("unrotate", id, k, r)
+	}
+	return int64(r), nil
+}
+
+// inputError and overflowError build the error messages out of line, so
+// that the fast path of Rotate and Unrotate needs no stack frame for them.
+//
+//go:noinline
+func inputError(op string, id int64, k int) error {
+	if k < MinDigits || k > MaxDigits {
+		return fmt.Errorf("%s %d: %w: %d (allowed %d-%d)", op, id, ErrDigits, k, MinDigits, MaxDigits)
+	}
+	return fmt.Errorf("%s %d: %w (allowed 0-%d)", op, id, ErrNegative, int64(math.MaxInt64))
+}
+
+//go:noinline
+func overflowError(op string, id int64, k int, r uint64) error {
+	return fmt.Errorf("%s %d by %d digits: %w (%d > %d)", op, id, k, ErrOverflow, r, int64(math.MaxInt64))
+}
+
+// Range returns the key range a rotated ID falls in: its leading digit and
+// the k digits after it, read as one number (for k=1, 561632… → 56). IDs of
+// one digit count and one leading digit spread over 10^k such ranges. It
+// returns the ID itself for IDs with fewer than k+2 digits and -1 for a
+// negative ID or a k outside 1..3.
+func Range(rotated int64, k int) int64 {
+	if rotated < 0 || k < MinDigits || k > MaxDigits {
+		return -1
+	}
+	x := uint64(rotated)
+	n := digits(x)
+	if n < k+2 {
+		return rotated
+	}
+	q, _ := div10(x, n-k-1)
+	return int64(q)
+}
