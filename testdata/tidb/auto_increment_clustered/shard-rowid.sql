@@ -1,0 +1,6 @@
+CREATE TABLE `events` (
+  `id` BIGINT(20) NOT NULL AUTO_INCREMENT,
+  `kind` VARCHAR(16) NOT NULL,
+  `payload` JSON DEFAULT NULL,
+  PRIMARY KEY (`id`) /*T![clustered_index] NONCLUSTERED */
+) /*T! SHARD_ROW_ID_BITS=4 PRE_SPLIT_REGIONS=4 */;
