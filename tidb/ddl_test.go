@@ -198,14 +198,14 @@ func TestRefusals(t *testing.T) {
 // TestParseRefusals checks that only one plain CREATE TABLE is accepted.
 func TestParseRefusals(t *testing.T) {
 	for sql, want := range map[string]error{
-		"CREATE TABLE":                     tidb.ErrParse,
-		"SELECT 1":                         tidb.ErrNotCreateTable,
+		"CREATE TABLE": tidb.ErrParse,
+		"SELECT 1":     tidb.ErrNotCreateTable,
 		"CREATE TABLE a (x INT); CREATE TABLE b (y INT)": tidb.ErrNotCreateTable,
-		"CREATE TABLE a LIKE b":            tidb.ErrNotCreateTable,
-		"CREATE TABLE a AS SELECT 1 AS x":  tidb.ErrNotCreateTable,
-		"CREATE TEMPORARY TABLE a (x INT)": tidb.ErrNotCreateTable,
-		"CREATE TABLE `a``b` (x INT)":      tidb.ErrInvalidIdentifier,
-		"CREATE TABLE a (`x ` INT)":        tidb.ErrInvalidIdentifier,
+		"CREATE TABLE a LIKE b":                          tidb.ErrNotCreateTable,
+		"CREATE TABLE a AS SELECT 1 AS x":                tidb.ErrNotCreateTable,
+		"CREATE TEMPORARY TABLE a (x INT)":               tidb.ErrNotCreateTable,
+		"CREATE TABLE `a``b` (x INT)":                    tidb.ErrInvalidIdentifier,
+		"CREATE TABLE a (`x ` INT)":                      tidb.ErrInvalidIdentifier,
 	} {
 		if _, err := tidb.Parse(sql); !errors.Is(err, want) {
 			t.Errorf("Parse(%q) = %v, want %v", sql, err, want)
