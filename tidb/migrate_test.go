@@ -156,7 +156,7 @@ func TestSeedTablesThroughGoose(t *testing.T) {
 					{"T_TX_BRANCH_LIST", "branch_tx_no", "index3"},
 				} {
 					var name, create string
-					if err := db.QueryRow("SHOW CREATE TABLE " + tc.table).Scan(&name, &create); err != nil {
+					if err := db.QueryRow("SHOW CREATE TABLE "+tc.table).Scan(&name, &create); err != nil {
 						t.Fatal(err)
 					}
 					if !strings.Contains(create, "PRIMARY KEY (`"+tc.key+"`)") || !strings.Contains(create, "KEY `"+tc.index+"`") {
@@ -294,4 +294,3 @@ func tidbDatabase(t *testing.T, dsn, name string) string {
 	cfg.DBName = name
 	return cfg.FormatDSN()
 }
-
