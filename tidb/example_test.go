@@ -1,0 +1,59 @@
+package tidb_test
+
+import (
+	"fmt"
+
+	"github.com/shardid/shardid/tidb"
+)
+
+// The measured layout for a table whose key is text: NONCLUSTERED key,
+// SHARD_ROW_ID_BITS=4, PRE_SPLIT_REGIONS=4, all in comments MySQL skips.
+func ExampleRender() {
+	t, err := tidb.Parse("CREATE TABLE orders (order_no VARCHAR(20) NOT NULL PRIMARY KEY, amount INT)")
+	if err != nil {
+		panic(err)
+	}
+	d, err := tidb.Render(t, tidb.Options{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Print(d)
+	// Output:
+	// CREATE TABLE `orders` (
+	//   `order_no` VARCHAR(20) NOT NULL,
+	//   `amount` INT,
+	//   PRIMARY KEY (`order_no`) /*T![clustered_index] NONCLUSTERED */
+	// ) /*T! SHARD_ROW_ID_BITS=4 PRE_SPLIT_REGIONS=4 */;
+}
+
+// AUTO_RANDOM with 54 range bits keeps signed IDs below 2^53.
+func ExampleRender_autoRandom() {
+	t, _ := tidb.Parse("CREATE TABLE events (id BIGINT NOT NULL PRIMARY KEY, kind VARCHAR(16))")
+	d, err := tidb.Render(t, tidb.Options{Strategy: tidb.StrategyAutoRandom, RangeBits: tidb.JSSafeRangeBits})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Print(d)
+	// Output:
+	// CREATE TABLE `events` (
+	//   `id` BIGINT NOT NULL /*T![auto_rand] AUTO_RANDOM(5, 54) */,
+	//   `kind` VARCHAR(16),
+	//   PRIMARY KEY (`id`) /*T![clustered_index] CLUSTERED */
+	// );
+}
+
+// TiDB cannot uncluster a key in place; the error says what to do.
+func ExampleRenderAlter() {
+	t, _ := tidb.Parse("CREATE TABLE t (id BIGINT PRIMARY KEY /*T![clustered_index] CLUSTERED */)")
+	_, err := tidb.RenderAlter(t, tidb.Options{})
+	fmt.Println(err)
+	// Output:
+	// render alter t: TiDB cannot alter the existing table this way: SHARD_ROW_ID_BITS needs a NONCLUSTERED key and TiDB cannot uncluster a primary key in place: create the table anew (shardid tidb render --strategy shard-rowid without --alter) under another name, copy the rows with INSERT … SELECT, then RENAME TABLE
+}
+
+// One rotated digit of 19-digit IDs led by 5: ten ranges, ten regions.
+func ExampleRotatedSplitPoints() {
+	p, _ := tidb.RotatedSplitPoints(1, 19, 5, false)
+	fmt.Println(p[0], p[1], p[9])
+	// Output: 5000000000000000000 5100000000000000000 5900000000000000000
+}
