@@ -115,7 +115,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	}
 	out, err := exec.CommandContext(ctx, installDB, args...).CombinedOutput()
 	if err != nil {
-		return nil, fmt.Errorf("start mariadb: mariadb-install-db: %w: %s", err, lastLines(string(out), 5))
+		return nil, fmt.Errorf("start mariadb: mariadb-install-db: %w: %s", err, errorLines(string(out)))
 	}
 	if s.port, err = freePort(); err != nil {
 		return nil, fmt.Errorf("start mariadb: %w", err)
@@ -242,4 +242,19 @@ func freePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// errorLines keeps the lines of mariadb-install-db's output that say what
+// went wrong, or its first lines when none do.
+func errorLines(out string) string {
+	var keep []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "ERROR") || strings.Contains(l, "[ERROR]") || strings.Contains(strings.ToLower(l), "error:") {
+			keep = append(keep, strings.TrimSpace(l))
+		}
+	}
+	if len(keep) == 0 {
+		return lastLines(strings.Join(strings.SplitN(out, "\n", 6)[:min(5, strings.Count(out, "\n"))], "\n"), 5)
+	}
+	return strings.Join(keep[:min(len(keep), 5)], " | ")
 }
