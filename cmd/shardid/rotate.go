@@ -1,0 +1,86 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/shardid/shardid/tidb/rotate"
+)
+
+func init() {
+	commands["rotate"] = command{"rotate the last digits of IDs to spread TiDB writes (IDs as arguments or one per line on stdin)", runRotate}
+}
+
+// runRotate rewrites IDs given as arguments, or streams them from stdin one
+// per line, so existing keys can be converted in bulk.
+func runRotate(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "rotate")
+	digits := fs.Int("digits", 1, "number of trailing digits to move after the leading digit: 1, 2 or 3 (10, 100 or 1000 key ranges)")
+	reverse := fs.Bool("reverse", false, "undo the rotation (rotated ID back to the original)")
+	if err := parseFlags(env, fs, args); err != nil {
+		return err
+	}
+	if *digits < rotate.MinDigits || *digits > rotate.MaxDigits {
+		return usagef("rotate: --digits %d (allowed 1, 2 or 3)", *digits)
+	}
+	conv := rotate.Rotate
+	if *reverse {
+		conv = rotate.Unrotate
+	}
+	out := bufio.NewWriter(env.stdout)
+	defer out.Flush()
+
+	if fs.NArg() > 0 {
+		ids := make([]int64, fs.NArg())
+		for i, a := range fs.Args() {
+			id, err := strconv.ParseInt(a, 10, 64)
+			if err != nil || id < 0 {
+				return usagef("rotate: argument %d %q is not an ID (allowed: decimal integers 0-9223372036854775807)", i+1, a)
+			}
+			ids[i] = id
+		}
+		for _, id := range ids {
+			r, err := conv(id, *digits)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(out, r)
+		}
+		return out.Flush()
+	}
+
+	sc := bufio.NewScanner(env.stdin)
+	buf := make([]byte, 0, 32)
+	for line := 1; sc.Scan(); line++ {
+		if line%4096 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		text := strings.TrimSpace(sc.Text())
+		id, err := strconv.ParseInt(text, 10, 64)
+		if err != nil || id < 0 {
+			out.Flush()
+			return fmt.Errorf("stdin line %d: %q is not an ID (allowed: decimal integers 0-9223372036854775807)", line, text)
+		}
+		r, err := conv(id, *digits)
+		if err != nil {
+			out.Flush()
+			return fmt.Errorf("stdin line %d: %w", line, err)
+		}
+		buf = strconv.AppendInt(buf[:0], r, 10)
+		buf = append(buf, '\n')
+		if _, err := out.Write(buf); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return fmt.Errorf("stdin: a line is longer than %d bytes: %w", bufio.MaxScanTokenSize, err)
+		}
+		return fmt.Errorf("stdin: %w", err)
+	}
+	return out.Flush()
+}

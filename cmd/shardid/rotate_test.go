@@ -1,0 +1,105 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/shardid/shardid/tidb/rotate"
+)
+
+// cli runs one command line over buffers.
+func cli(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	env := &cliEnv{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb, getenv: func(string) string { return "" }}
+	code = run(context.Background(), env, args)
+	return code, out.String(), errb.String()
+}
+
+func TestRotateArgs(t *testing.T) {
+	code, out, errs := cli(t, "", "rotate", "561632371728711680", "561632371728711681", "42")
+	if code != 0 || out != "506163237172871168\n516163237172871168\n42\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	code, out, _ = cli(t, "", "rotate", "--digits", "2", "--reverse", "581616323717287116")
+	if code != 0 || out != "561632371728711681\n" {
+		t.Errorf("--digits 2 --reverse: exit %d, stdout %q", code, out)
+	}
+}
+
+// Stdin streams: every line converted in order, and --reverse brings the
+// input back.
+func TestRotateStdinRoundTrip(t *testing.T) {
+	var in strings.Builder
+	var ids []int64
+	for i := range 10000 {
+		id := int64(561632371724517376 + i*4194304/3)
+		ids = append(ids, id)
+		in.WriteString(strconv.FormatInt(id, 10))
+		if i%7 == 0 {
+			in.WriteString("\r") // CRLF files
+		}
+		in.WriteString("\n")
+	}
+	for _, k := range []string{"1", "2", "3"} {
+		code, out, errs := cli(t, in.String(), "rotate", "--digits", k)
+		if code != 0 {
+			t.Fatalf("k=%s: exit %d: %s", k, code, errs)
+		}
+		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		if len(lines) != len(ids) {
+			t.Fatalf("k=%s: %d lines out for %d in", k, len(lines), len(ids))
+		}
+		kk, _ := strconv.Atoi(k)
+		for i, l := range lines {
+			want, _ := rotate.Rotate(ids[i], kk)
+			if l != strconv.FormatInt(want, 10) {
+				t.Fatalf("k=%s line %d: %q; want %d", k, i+1, l, want)
+			}
+		}
+		code, back, errs := cli(t, out, "rotate", "--digits", k, "--reverse")
+		if code != 0 || back != strings.ReplaceAll(in.String(), "\r", "") {
+			t.Fatalf("k=%s: reverse did not restore the input (exit %d, %s)", k, code, errs)
+		}
+	}
+}
+
+func TestRotateBadInput(t *testing.T) {
+	tests := []struct {
+		name     string
+		stdin    string
+		args     []string
+		code     int
+		stderrIn string
+	}{
+		{"digits 0", "", []string{"rotate", "--digits", "0", "123"}, 2, "--digits 0 (allowed 1, 2 or 3)"},
+		{"digits 4", "", []string{"rotate", "--digits", "4", "123"}, 2, "--digits 4 (allowed 1, 2 or 3)"},
+		{"unknown flag", "", []string{"rotate", "--k", "1"}, 2, "flag provided but not defined: -k"},
+		{"bad argument", "", []string{"rotate", "12", "x1"}, 2, `argument 2 "x1" is not an ID`},
+		{"negative argument", "", []string{"rotate", "-5"}, 2, "flag provided but not defined: -5"},
+		{"negative after --", "", []string{"rotate", "--", "-5"}, 2, `argument 1 "-5" is not an ID`},
+		{"overflow", "", []string{"rotate", "9223372036854775807"}, 1, "result overflows int64"},
+		{"bad line", "123456\n654321\nabc\n1\n", []string{"rotate"}, 1, `stdin line 3: "abc" is not an ID`},
+		{"blank line", "123456\n\n1\n", []string{"rotate"}, 1, `stdin line 2: "" is not an ID`},
+		{"overflow line", "1\n9223372036854775807\n", []string{"rotate"}, 1, "stdin line 2: rotate 9223372036854775807 by 1 digits: result overflows int64"},
+	}
+	for _, tt := range tests {
+		code, out, errs := cli(t, tt.stdin, tt.args...)
+		if code != tt.code || !strings.Contains(errs, tt.stderrIn) || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%s: exit %d, stderr %q; want exit %d and one line containing %q", tt.name, code, errs, tt.code, tt.stderrIn)
+		}
+		if tt.name == "bad line" && out != "162345\n615432\n" {
+			t.Errorf("bad line: stdout %q; want the two good lines before it", out)
+		}
+	}
+}
+
+func TestRotateHelp(t *testing.T) {
+	code, _, errs := cli(t, "", "rotate", "-h")
+	if code != 0 || !strings.Contains(errs, "-digits") || !strings.Contains(errs, "-reverse") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+}
