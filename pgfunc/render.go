@@ -177,7 +177,8 @@ type renderData struct {
 	Mode         Mode
 	LayoutText   string
 	SeqReg       string // string literal naming the counter sequence
-	GateReg      string // string literal naming the gate sequence
+	BegunReg     string // string literal naming the jumps-begun sequence
+	DoneReg      string // string literal naming the jumps-done sequence
 	ShardPart    int64  // shard << SeqBits
 	ShardSeqBits uint
 	ShardSeqMul  int64 // 2^(ShardBits+SeqBits)
@@ -197,6 +198,11 @@ var pgTemplates = template.Must(template.New("pg").Funcs(template.FuncMap{
 // generator and decode helpers in its schema. The text is plain SQL with
 // goose annotations in comments, so psql -f runs its Up part as well.
 func Render(sh Shard, o Options) ([]byte, error) {
+	return render("shard.sql.tmpl", sh, o)
+}
+
+// render executes the named template for one shard.
+func render(name string, sh Shard, o Options) ([]byte, error) {
 	o, err := o.normalize()
 	if err != nil {
 		return nil, err
@@ -221,7 +227,8 @@ func Render(sh Shard, o Options) ([]byte, error) {
 		Mode:         o.Mode,
 		LayoutText:   l.String(),
 		SeqReg:       quoteLiteral(q + ".next_id_seq"),
-		GateReg:      quoteLiteral(q + ".next_id_gate"),
+		BegunReg:     quoteLiteral(q + ".next_id_jumps_begun"),
+		DoneReg:      quoteLiteral(q + ".next_id_jumps_done"),
 		ShardPart:    sh.ID << l.SeqBits,
 		ShardSeqBits: l.ShardBits + l.SeqBits,
 		ShardSeqMul:  1 << (l.ShardBits + l.SeqBits),
@@ -233,7 +240,7 @@ func Render(sh Shard, o Options) ([]byte, error) {
 		EndText:      l.End().Format(time.RFC3339),
 	}
 	var buf bytes.Buffer
-	if err := pgTemplates.ExecuteTemplate(&buf, "shard.sql.tmpl", d); err != nil {
+	if err := pgTemplates.ExecuteTemplate(&buf, name, d); err != nil {
 		return nil, fmt.Errorf("render %s: %w", sh.Schema, err)
 	}
 	return buf.Bytes(), nil

@@ -1,0 +1,107 @@
+package pgfunc_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/shardid/shardid/pgfunc"
+)
+
+// BenchmarkServerSideCost measures what one ID costs inside the server, the
+// way DESIGN.md measured it: SELECT count(*) FROM (SELECT f() FROM
+// generate_series(1, calls)) s, so that no client round trip is counted.
+// Every round runs each body once, in the same order, and the reported
+// figures are medians over the rounds: ns per call for each body and each
+// body's cost as a multiple of bare nextval() measured in the same run.
+//
+//	go test ./pgfunc -run '^$' -bench ServerSideCost -benchtime 7x
+func BenchmarkServerSideCost(b *testing.B) {
+	db, _ := newDB(b)
+	ctx := context.Background()
+	const calls = 200_000
+	type body struct{ name, expr string }
+	bodies := []body{
+		{"nextval", "nextval('bench_seq')"},
+		{"unique", "b_unique.next_id()"},
+		{"classic", "b_classic.next_id()"},
+		{"classic-sql", "b_sql.next_id()"},
+		{"published", "b_classic.next_id_published()"},
+		{"uuid", "gen_random_uuid()"},
+	}
+	setup := []struct {
+		sh   pgfunc.Shard
+		mode pgfunc.Mode
+	}{
+		{pgfunc.Shard{Schema: "b_unique", ID: 1}, pgfunc.ModeUnique},
+		{pgfunc.Shard{Schema: "b_classic", ID: 2}, pgfunc.ModeClassic},
+		{pgfunc.Shard{Schema: "b_sql", ID: 3}, pgfunc.ModeClassicSQL},
+	}
+	for _, s := range setup {
+		m, err := pgfunc.NewMigrator(db, pgfunc.Options{Mode: s.mode})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if r := m.Up(ctx, []pgfunc.Shard{s.sh}, nil); r[0].Err != nil {
+			b.Fatal(r[0].Err)
+		}
+	}
+	published, err := pgfunc.RenderPublished(setup[1].sh, pgfunc.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, string(published)); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, "CREATE SEQUENCE bench_seq CACHE 1"); err != nil {
+		b.Fatal(err)
+	}
+	// One connection for every query, so each body runs in the same backend.
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close()
+	for _, bd := range bodies { // warm plans and caches
+		if _, err := conn.ExecContext(ctx, fmt.Sprintf("SELECT count(*) FROM (SELECT %s FROM generate_series(1, 1000)) s", bd.expr)); err != nil {
+			b.Fatalf("%s: %v", bd.name, err)
+		}
+	}
+	samples := make(map[string][]float64)
+	b.ResetTimer()
+	for range b.N {
+		for _, bd := range bodies {
+			q := fmt.Sprintf("SELECT count(*) FROM (SELECT %s FROM generate_series(1, %d)) s", bd.expr, calls)
+			start := time.Now()
+			var n int64
+			if err := conn.QueryRowContext(ctx, q).Scan(&n); err != nil || n != calls {
+				b.Fatalf("%s: %v (count %d)", bd.name, err, n)
+			}
+			samples[bd.name] = append(samples[bd.name], float64(time.Since(start).Nanoseconds())/calls)
+		}
+	}
+	b.StopTimer()
+	base := median(samples["nextval"])
+	for _, bd := range bodies {
+		med := median(samples[bd.name])
+		b.ReportMetric(med, "ns/"+bd.name)
+		if bd.name != "nextval" {
+			b.ReportMetric(med/base, "x/"+bd.name)
+		}
+	}
+	b.ReportMetric(0, "ns/op") // the per-body metrics above are the result
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return 0
+	}
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}

@@ -1,0 +1,17 @@
+package pgfunc
+
+// Test-only access to internals, for the external pgfunc_test package.
+
+// WithClock returns o with next_id() reading its time from the SQL
+// expression clock instead of clock_timestamp(): tests step one session's
+// clock without touching the machine's.
+func WithClock(o Options, clock string) Options {
+	o.clock = clock
+	return o
+}
+
+// RenderPublished renders the benchmark baseline next_id_published(): the
+// body Instagram published, using the shard's counter sequence.
+func RenderPublished(sh Shard, o Options) ([]byte, error) {
+	return render("published.sql.tmpl", sh, o)
+}
