@@ -1,6 +1,7 @@
 package pgfunc_test
 
 import (
+	"database/sql"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -24,4 +25,14 @@ func dbName(t testing.TB) string {
 		s = s[:40]
 	}
 	return fmt.Sprintf("t%d_%s", dbSeq.Add(1), s)
+}
+
+// dbNameOf returns the name of the database db is connected to.
+func dbNameOf(t testing.TB, db *sql.DB) string {
+	t.Helper()
+	var name string
+	if err := db.QueryRow("SELECT current_database()").Scan(&name); err != nil {
+		t.Fatal(err)
+	}
+	return name
 }

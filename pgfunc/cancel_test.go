@@ -1,0 +1,223 @@
+package pgfunc_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/shardid/shardid/pgfunc"
+)
+
+// racingClock runs 300 times faster than real time from the instant in
+// shardid_test.base, so the counter is always behind it and nearly every
+// call of next_id() jumps the counter: the jump path, its lock and its
+// subtransaction are where cancels land.
+const racingClock = `(pg_catalog.clock_timestamp() + (pg_catalog.clock_timestamp() - pg_catalog.current_setting('shardid_test.base')::timestamptz) * 300)`
+
+// heldAdvisoryLocks counts advisory locks held by the backend pid.
+func heldAdvisoryLocks(t testing.TB, db *sql.DB, pid int) int {
+	t.Helper()
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = $1 AND granted`, pid).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestCancelMidStream cancels long next_id() statements (statement_timeout)
+// at many different moments while a second session keeps drawing IDs with
+// a short lock_timeout and statement_timeout: no cancel may leave anything
+// held that makes the second session wait, and every ID either session
+// kept is unique.
+func TestCancelMidStream(t *testing.T) {
+	db, _ := newDB(t)
+	sh := installWith(t, db, pgfunc.Shard{Schema: "cancel", ID: 20}, pgfunc.WithClock(pgfunc.Options{}, racingClock))
+	if _, err := db.Exec("CREATE TABLE cancel.items (id bigint DEFAULT cancel.next_id(), session int)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(fmt.Sprintf("ALTER DATABASE %s SET shardid_test.base = '%s'", dbNameOf(t, db), time.Now().UTC().Format(time.RFC3339Nano))); err != nil {
+		t.Fatal(err)
+	}
+	db.SetMaxIdleConns(0) // new sessions pick up the setting
+	db.SetMaxIdleConns(2)
+	ctx := context.Background()
+	a, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	var pidA int
+	if err := a.QueryRowContext(ctx, "SELECT pg_backend_pid()").Scan(&pidA); err != nil {
+		t.Fatal(err)
+	}
+	b, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if _, err := b.ExecContext(ctx, "SET lock_timeout = '500ms'; SET statement_timeout = '2s'"); err != nil {
+		t.Fatal(err)
+	}
+
+	cancelled := 0
+	const statements = 40
+	for i := range statements {
+		// The first ~30 ms of such a statement go to start-up; past that,
+		// every moment of the stream is a cancel point.
+		timeout := fmt.Sprintf("%dms", 40+i*53%200)
+		if _, err := a.ExecContext(ctx, "SELECT set_config('statement_timeout', $1, false)", timeout); err != nil {
+			t.Fatal(err)
+		}
+		// A target-list SRF streams rows; FROM generate_series would
+		// materialize all 5M first and the cancel would land there.
+		_, err := a.ExecContext(ctx, "INSERT INTO cancel.items (session) SELECT 1 FROM (SELECT generate_series(1, 5000000)) g")
+		var pgErr *pgconn.PgError
+		switch {
+		case errors.As(err, &pgErr) && pgErr.Code == "57014": // query_canceled
+			cancelled++
+		case err != nil:
+			t.Fatalf("session a: %v", err)
+		default:
+			t.Fatalf("a 5M-row insert finished within %s; the test no longer cancels mid-stream", timeout)
+		}
+		if n := heldAdvisoryLocks(t, db, pidA); n != 0 {
+			t.Fatalf("after cancel %d the cancelled session still holds %d advisory lock(s)", i, n)
+		}
+		// The other session must get IDs at once: a held lock would hit
+		// lock_timeout, a wait on anything else statement_timeout.
+		start := time.Now()
+		if _, err := b.ExecContext(ctx, "INSERT INTO cancel.items (session) SELECT 2 FROM generate_series(1, 200)"); err != nil {
+			t.Fatalf("session b after cancel %d: %v", i, err)
+		}
+		if d := time.Since(start); d > time.Second {
+			t.Fatalf("session b took %v after cancel %d", d, i)
+		}
+		// And the cancelled session itself carries on.
+		if _, err := a.ExecContext(ctx, "SET statement_timeout = 0; INSERT INTO cancel.items (session) SELECT 1 FROM generate_series(1, 50)"); err != nil {
+			t.Fatalf("session a after cancel %d: %v", i, err)
+		}
+	}
+	if cancelled < statements {
+		t.Fatalf("only %d of %d statements were cancelled", cancelled, statements)
+	}
+	rows, dups := duplicates(t, db, sh.Schema)
+	if dups != 0 {
+		t.Fatalf("%d duplicates among %d ids", dups, rows)
+	}
+	var begun, done int64
+	if err := db.QueryRow("SELECT cancel.next_id(), pg_sequence_last_value('cancel.next_id_jumps_begun'), pg_sequence_last_value('cancel.next_id_jumps_done')").Scan(new(int64), &begun, &done); err != nil {
+		t.Fatal(err)
+	}
+	if begun != done {
+		t.Fatalf("after a later call, jumps begun %d != done %d: an interrupted jump was not completed", begun, done)
+	}
+	if done < 5*rows {
+		t.Fatalf("only %d jumps for %d ids kept: the cancelled statements did not run the jump path", done, rows)
+	}
+	t.Logf("%d statements cancelled mid-stream; %d ids kept, 0 duplicates; %d jumps; nothing left held", cancelled, rows, done)
+}
+
+// TestInterruptedJumpIsCompleted leaves the shard as a jump cut short
+// would (jumps_begun ahead of jumps_done) and checks that calls go on,
+// stay unique, and that the next jump completes the state.
+func TestInterruptedJumpIsCompleted(t *testing.T) {
+	db, _ := newDB(t)
+	install(t, db, "cut", 21, pgfunc.ModeUnique)
+	var before int64
+	if err := db.QueryRow("SELECT cut.next_id()").Scan(&before); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("SELECT setval('cut.next_id_jumps_begun', pg_sequence_last_value('cut.next_id_jumps_done') + 1)"); err != nil {
+		t.Fatal(err)
+	}
+	var n, distinct, min int64
+	var begun, done int64
+	err := db.QueryRow(`SELECT count(*), count(DISTINCT id), min(id),
+		pg_sequence_last_value('cut.next_id_jumps_begun'), pg_sequence_last_value('cut.next_id_jumps_done')
+		FROM (SELECT cut.next_id() AS id FROM generate_series(1, 10000)) s`).Scan(&n, &distinct, &min, &begun, &done)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != distinct || min <= before {
+		t.Fatalf("after a cut-short jump: %d ids, %d distinct, smallest %d (previous %d)", n, distinct, min, before)
+	}
+	if begun != done {
+		t.Fatalf("jumps begun %d, done %d: the interrupted jump was not completed", begun, done)
+	}
+}
+
+// TestCrashRestart stops the server with an immediate shutdown (no
+// checkpoint, as a crash) right after committing IDs, restarts it, and
+// checks that every ID made after the restart is new.
+func TestCrashRestart(t *testing.T) {
+	db, dsn := newDB(t)
+	sh := install(t, db, "crash", 22, pgfunc.ModeUnique)
+	createTable(t, db, sh.Schema)
+	for range 3 {
+		for i := range 200 {
+			q := "INSERT INTO crash.items (session) VALUES (1)"
+			if i%50 == 0 {
+				q = "INSERT INTO crash.items (session) SELECT 1 FROM generate_series(1, 5000)"
+			}
+			if _, err := db.Exec(q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		db.Close()
+		if err := srv.Crash(); err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.Restart(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		db, err = sql.Open("pgx", dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+	}
+	if _, err := db.Exec("INSERT INTO crash.items (session) SELECT 2 FROM generate_series(1, 5000)"); err != nil {
+		t.Fatal(err)
+	}
+	rows, dups := duplicates(t, db, sh.Schema)
+	if dups != 0 {
+		t.Fatalf("%d duplicates among %d ids across three crashes", dups, rows)
+	}
+	var notAfter int64
+	if err := db.QueryRow(`SELECT count(*) FROM crash.items WHERE session = 2 AND id <= (SELECT max(id) FROM crash.items WHERE session = 1)`).Scan(&notAfter); err != nil {
+		t.Fatal(err)
+	}
+	if notAfter != 0 {
+		t.Fatalf("%d ids made after the last restart are not above every id made before it", notAfter)
+	}
+	checkShards(t, db, sh)
+	t.Logf("three immediate shutdowns and restarts: %d ids, 0 duplicates", rows)
+}
+
+// TestTimeFieldExhausted renders a layout whose time field has already run
+// out: every mode must raise a clear error rather than return an ID.
+func TestTimeFieldExhausted(t *testing.T) {
+	db, _ := newDB(t)
+	l := pgfunc.Layout{Name: "tiny", Epoch: time.Now().Add(-3 * time.Second), TimeUnit: time.Millisecond, TimeBits: 11, ShardBits: 4, SeqBits: 4}
+	for i, mode := range pgfunc.Modes() {
+		schema := "tiny_" + strings.ReplaceAll(string(mode), "-", "_")
+		installWith(t, db, pgfunc.Shard{Schema: schema, ID: int64(i)}, pgfunc.Options{Layout: l, Mode: mode})
+		var id int64
+		err := db.QueryRow("SELECT " + schema + ".next_id()").Scan(&id)
+		if err == nil {
+			t.Fatalf("%s: got id %d from an exhausted time field", mode, id)
+		}
+		msg := err.Error()
+		if !strings.Contains(msg, "exhausted") && !strings.Contains(msg, "clock_within_layout_range") {
+			t.Fatalf("%s: unclear error: %v", mode, err)
+		}
+		t.Logf("%s: %v", mode, err)
+	}
+}

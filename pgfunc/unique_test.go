@@ -1,0 +1,334 @@
+package pgfunc_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/shardid/shardid/pgfunc"
+)
+
+// testClock is next_id()'s clock in these tests: the machine's clock plus a
+// per-session offset set with SET shardid_test.offset = '-2 s'. Stepping a
+// session's clock never touches the machine's.
+const testClock = `(pg_catalog.clock_timestamp() + coalesce(nullif(pg_catalog.current_setting('shardid_test.offset', true), ''), '0')::interval)`
+
+// install applies one shard's generator with the test clock and returns
+// its Shard.
+func install(t testing.TB, db *sql.DB, schema string, id int64, mode pgfunc.Mode) pgfunc.Shard {
+	t.Helper()
+	return installWith(t, db, pgfunc.Shard{Schema: schema, ID: id}, pgfunc.WithClock(pgfunc.Options{Mode: mode}, testClock))
+}
+
+func installWith(t testing.TB, db *sql.DB, sh pgfunc.Shard, o pgfunc.Options) pgfunc.Shard {
+	t.Helper()
+	m, err := pgfunc.NewMigrator(db, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range m.Up(context.Background(), []pgfunc.Shard{sh}, nil) {
+		if r.Err != nil {
+			t.Fatal(r.Err)
+		}
+	}
+	return sh
+}
+
+// createTable makes <schema>.items with id DEFAULT next_id() and the
+// session clock at insert time.
+func createTable(t testing.TB, db *sql.DB, schema string) {
+	t.Helper()
+	_, err := db.Exec(fmt.Sprintf(`CREATE TABLE %[1]s.items (
+		n bigserial, -- insert order
+		id bigint DEFAULT %[1]s.next_id(),
+		at timestamptz DEFAULT %[2]s,
+		session int)`, schema, testClock))
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// duplicates counts repeated ids in <schema>.items.
+func duplicates(t testing.TB, db *sql.DB, schema string) (rows, dups int64) {
+	t.Helper()
+	q := fmt.Sprintf("SELECT count(*), count(*) - count(DISTINCT id) FROM %s.items", schema)
+	if err := db.QueryRow(q).Scan(&rows, &dups); err != nil {
+		t.Fatal(err)
+	}
+	return rows, dups
+}
+
+// checkShards fails unless every id in <schema>.items decodes, in SQL and
+// in Go, to the schema's shard id.
+func checkShards(t testing.TB, db *sql.DB, sh pgfunc.Shard) {
+	t.Helper()
+	var bad int64
+	q := fmt.Sprintf("SELECT count(*) FROM %s.items WHERE %[1]s.id_shard(id) <> $1 OR id < 0", sh.Schema)
+	if err := db.QueryRow(q, sh.ID).Scan(&bad); err != nil {
+		t.Fatal(err)
+	}
+	if bad != 0 {
+		t.Fatalf("%d ids in %s do not decode to shard %d", bad, sh.Schema, sh.ID)
+	}
+	var sample int64
+	if err := db.QueryRow(fmt.Sprintf("SELECT max(id) FROM %s.items", sh.Schema)).Scan(&sample); err != nil {
+		t.Fatal(err)
+	}
+	p, err := pgfunc.Instagram().Decompose(sample)
+	if err != nil || p.Shard != sh.ID {
+		t.Fatalf("Go decode of %d: %+v, %v; want shard %d", sample, p, err, sh.ID)
+	}
+}
+
+// TestBurstSingleStatement makes IDs far faster than 1024 per
+// millisecond for one shard: a one-million-row INSERT ... SELECT, and a
+// one-million-call SELECT (no table, so the rate is higher still). Mode
+// unique must return no duplicate; the classic body, fed the same SELECT
+// burst, does, which shows the check would catch a violation.
+func TestBurstSingleStatement(t *testing.T) {
+	db, _ := newDB(t)
+	sh := install(t, db, "burst", 1, pgfunc.ModeUnique)
+	createTable(t, db, sh.Schema)
+	if _, err := db.Exec("INSERT INTO burst.items (session) SELECT 0 FROM generate_series(1, 1000000)"); err != nil {
+		t.Fatal(err)
+	}
+	rows, dups := duplicates(t, db, sh.Schema)
+	if rows != 1_000_000 || dups != 0 {
+		t.Fatalf("unique: %d rows, %d duplicate ids", rows, dups)
+	}
+	checkShards(t, db, sh)
+
+	burst := func(schema string) (dups int64, aheadMS float64) {
+		t.Helper()
+		q := fmt.Sprintf(`SELECT count(*) - count(DISTINCT id),
+			extract(epoch FROM %[1]s.id_timestamp(max(id)) - clock_timestamp()) * 1000
+			FROM (SELECT %[1]s.next_id() AS id FROM generate_series(1, 1000000)) s`, schema)
+		if err := db.QueryRow(q).Scan(&dups, &aheadMS); err != nil {
+			t.Fatal(err)
+		}
+		return dups, aheadMS
+	}
+	udups, ahead := burst(sh.Schema)
+	if udups != 0 {
+		t.Fatalf("unique: %d duplicates in a 1M-call SELECT", udups)
+	}
+	t.Logf("unique: 1M-row INSERT and 1M-call SELECT, 0 duplicates; the SELECT's last ID decodes %+.0f ms from the clock at its end", ahead)
+
+	cl := install(t, db, "burst_classic", 2, pgfunc.ModeClassicSQL)
+	cdups, _ := burst(cl.Schema)
+	if cdups == 0 {
+		t.Fatalf("classic-sql gave no duplicate on a 1M-call burst; the burst no longer exceeds 1024 IDs/ms and proves nothing")
+	}
+	t.Logf("classic-sql, same 1M-call SELECT: %d duplicate ids", cdups)
+}
+
+// TestConcurrentSessions runs 8 sessions at once, mixing single-row
+// inserts (the counter jumps to the clock every tick) with multi-row
+// inserts (it runs ahead), and some sessions with clocks off by up to
+// 30 ms either way, so jumps and draws interleave all the time.
+func TestConcurrentSessions(t *testing.T) {
+	db, _ := newDB(t)
+	db.SetMaxOpenConns(16)
+	sh := install(t, db, "conc", 3, pgfunc.ModeUnique)
+	createTable(t, db, sh.Schema)
+	const sessions = 8
+	deadline := time.Now().Add(4 * time.Second)
+	var wg sync.WaitGroup
+	errs := make(chan error, sessions)
+	for s := range sessions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx := context.Background()
+			conn, err := db.Conn(ctx)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer conn.Close()
+			offset := fmt.Sprintf("%d ms", (s%3-1)*30*(s%2))
+			if _, err := conn.ExecContext(ctx, "SELECT set_config('shardid_test.offset', $1, false)", offset); err != nil {
+				errs <- err
+				return
+			}
+			for i := 0; time.Now().Before(deadline); i++ {
+				q := "INSERT INTO conc.items (session) VALUES ($1)"
+				if i%10 == 0 {
+					q = "INSERT INTO conc.items (session) SELECT $1 FROM generate_series(1, 2000)"
+				}
+				if _, err := conn.ExecContext(ctx, q, s); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	rows, dups := duplicates(t, db, sh.Schema)
+	if dups != 0 {
+		t.Fatalf("%d duplicate ids among %d rows from %d concurrent sessions", dups, rows, sessions)
+	}
+	checkShards(t, db, sh)
+	var jumps int64
+	if err := db.QueryRow("SELECT last_value FROM conc.next_id_jumps_done").Scan(&jumps); err != nil {
+		t.Fatal(err)
+	}
+	if jumps < 100 {
+		t.Fatalf("only %d counter jumps: the test did not exercise jumps racing draws", jumps)
+	}
+	t.Logf("%d sessions: %d rows, 0 duplicates, %d counter jumps", sessions, rows, jumps)
+}
+
+// TestDecodedTimeNearInsert checks that at ordinary rates an ID's time is
+// within a few milliseconds of the moment it was made, in SQL and in Go.
+func TestDecodedTimeNearInsert(t *testing.T) {
+	db, _ := newDB(t)
+	sh := install(t, db, "near", 4, pgfunc.ModeUnique)
+	createTable(t, db, sh.Schema)
+	for i := range 500 {
+		if _, err := db.Exec("INSERT INTO near.items (session) VALUES ($1)", i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var worst float64
+	if err := db.QueryRow(`SELECT max(abs(extract(epoch FROM near.id_timestamp(id) - at))) FROM near.items`).Scan(&worst); err != nil {
+		t.Fatal(err)
+	}
+	if worst > 0.005 {
+		t.Fatalf("an ID decodes %.4fs away from its insert time; want within 5ms", worst)
+	}
+	rows, err := db.Query("SELECT id, at, near.id_timestamp(id), near.id_shard(id), near.id_seq(id) FROM near.items")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	l := pgfunc.Instagram()
+	for rows.Next() {
+		var id int64
+		var at, sqlTS time.Time
+		var shard, seq int64
+		if err := rows.Scan(&id, &at, &sqlTS, &shard, &seq); err != nil {
+			t.Fatal(err)
+		}
+		p, err := l.Decompose(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !p.Time.Equal(sqlTS) || p.Shard != shard || p.Seq != seq || p.Shard != sh.ID {
+			t.Fatalf("id %d: Go decodes %+v, SQL %v shard %d seq %d", id, p, sqlTS, shard, seq)
+		}
+		if d := p.Time.Sub(at); d > 5*time.Millisecond || d < -5*time.Millisecond {
+			t.Fatalf("id %d decodes to %v, inserted at %v", id, p.Time, at)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	var below int64
+	if err := db.QueryRow(`SELECT count(*) FROM near.items WHERE id < near.min_id(at - interval '1 ms')`).Scan(&below); err != nil {
+		t.Fatal(err)
+	}
+	if below != 0 {
+		t.Fatalf("%d ids are below min_id of their insert time", below)
+	}
+}
+
+// TestClockSteppedBack steps one session's clock back by 2 s (as NTP
+// might) after it has made IDs for more than 2 s, so it revisits ticks it
+// already used, while another session keeps the true time throughout. Mode
+// unique keeps handing out new IDs, never decreasing within a session; the
+// classic body, run through the same steps, repeats IDs.
+func TestClockSteppedBack(t *testing.T) {
+	db, _ := newDB(t)
+	modes := []pgfunc.Mode{pgfunc.ModeUnique, pgfunc.ModeClassic}
+	shards := map[pgfunc.Mode]pgfunc.Shard{}
+	for i, mode := range modes {
+		shards[mode] = install(t, db, "back_"+string(mode), int64(10+i), mode)
+		createTable(t, db, shards[mode].Schema)
+	}
+	ctx := context.Background()
+	insert := func(conn *sql.Conn, session int) error {
+		for _, mode := range modes {
+			q := fmt.Sprintf("INSERT INTO %s.items (session) SELECT $1 FROM generate_series(1, 20)", shards[mode].Schema)
+			if _, err := conn.ExecContext(ctx, q, session); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	setOffset := func(conn *sql.Conn, offset string) {
+		if _, err := conn.ExecContext(ctx, "SELECT set_config('shardid_test.offset', $1, false)", offset); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	stop := make(chan struct{})
+	bErr := make(chan error, 1)
+	go func() { // b: the true clock, all along
+		for {
+			select {
+			case <-stop:
+				bErr <- nil
+				return
+			default:
+			}
+			if err := insert(b, 2); err != nil {
+				bErr <- err
+				return
+			}
+		}
+	}()
+	for _, phase := range []string{"0", "-2 s"} {
+		setOffset(a, phase)
+		for end := time.Now().Add(2100 * time.Millisecond); time.Now().Before(end); {
+			if err := insert(a, 1); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	close(stop)
+	if err := <-bErr; err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range modes {
+		sh := shards[mode]
+		rows, dups := duplicates(t, db, sh.Schema)
+		if mode != pgfunc.ModeUnique {
+			if dups == 0 {
+				t.Fatalf("%s: no duplicates with a clock stepped back; the test would not catch a violation", mode)
+			}
+			t.Logf("%s, same steps: %d duplicates among %d rows", mode, dups, rows)
+			continue
+		}
+		if dups != 0 {
+			t.Fatalf("unique: %d duplicates among %d rows with a clock stepped back 2 s", dups, rows)
+		}
+		checkShards(t, db, sh)
+		var backwards int64
+		// Within a session, in insert order, IDs never go down.
+		q := fmt.Sprintf(`SELECT count(*) FROM (SELECT id, lag(id) OVER (PARTITION BY session ORDER BY n) AS prev FROM %s.items) s WHERE id < prev`, sh.Schema)
+		if err := db.QueryRow(q).Scan(&backwards); err != nil {
+			t.Fatal(err)
+		}
+		if backwards != 0 {
+			t.Fatalf("unique: %d IDs smaller than the one before in the same session", backwards)
+		}
+		t.Logf("unique, clock stepped back 2 s: %d rows, 0 duplicates, never decreasing within a session", rows)
+	}
+}
