@@ -1,0 +1,189 @@
+package pgfunc_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/shardid/shardid/pgfunc"
+)
+
+func shardsFor(t testing.TB, spec string) []pgfunc.Shard {
+	t.Helper()
+	ids, err := pgfunc.ParseShards(spec, pgfunc.Instagram())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]pgfunc.Shard, len(ids))
+	for i, id := range ids {
+		name, err := pgfunc.SchemaName("", id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = pgfunc.Shard{Schema: name, ID: id}
+	}
+	return out
+}
+
+// TestUpKeepsHistoryInSchema applies four shards, checks each schema holds
+// its own goose history and generator, and that a rerun applies nothing.
+func TestUpKeepsHistoryInSchema(t *testing.T) {
+	db, _ := newDB(t)
+	ctx := context.Background()
+	m, err := pgfunc.NewMigrator(db, pgfunc.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shards := shardsFor(t, "0-2,7")
+	for _, r := range m.Up(ctx, shards, nil) {
+		if r.Err != nil || !r.Applied {
+			t.Fatalf("%s: applied=%v err=%v", r.Shard.Schema, r.Applied, r.Err)
+		}
+	}
+	for _, sh := range shards {
+		var version int64
+		if err := db.QueryRow("SELECT max(version_id) FROM " + sh.Schema + ".goose_db_version").Scan(&version); err != nil {
+			t.Fatalf("%s: no goose history inside the schema: %v", sh.Schema, err)
+		}
+		if version != 1 {
+			t.Fatalf("%s: version %d", sh.Schema, version)
+		}
+		var shard int64
+		if err := db.QueryRow("SELECT " + sh.Schema + ".id_shard(" + sh.Schema + ".next_id())").Scan(&shard); err != nil || shard != sh.ID {
+			t.Fatalf("%s: id_shard(next_id()) = %d, %v", sh.Schema, shard, err)
+		}
+	}
+	var public bool
+	if err := db.QueryRow("SELECT to_regclass('public.goose_db_version') IS NOT NULL").Scan(&public); err != nil || public {
+		t.Fatalf("a goose table appeared in public (%v)", err)
+	}
+	for _, r := range m.Up(ctx, shards, nil) {
+		if r.Err != nil || r.Applied {
+			t.Fatalf("rerun %s: applied=%v err=%v", r.Shard.Schema, r.Applied, r.Err)
+		}
+	}
+	st, err := m.Status(ctx, append(shards, pgfunc.Shard{Schema: "insta9", ID: 9}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range st[:len(shards)] {
+		if s.Version != 1 || s.Installed == nil || !s.Matches {
+			t.Fatalf("status %s: %+v", s.Shard.Schema, s)
+		}
+	}
+	if last := st[len(shards)]; last.Version != 0 || last.Installed != nil {
+		t.Fatalf("status of a shard never applied: %+v", last)
+	}
+	found, err := m.Discover(ctx)
+	if err != nil || len(found) != len(shards) {
+		t.Fatalf("discover: %v, %v", found, err)
+	}
+}
+
+// TestLockIDsDiffer: each schema migrates under its own goose lock id.
+func TestLockIDsDiffer(t *testing.T) {
+	seen := map[int64]string{}
+	for _, sh := range shardsFor(t, "0-8191") {
+		id := pgfunc.LockID(sh.Schema)
+		if other, ok := seen[id]; ok {
+			t.Fatalf("%s and %s share lock id %d", sh.Schema, other, id)
+		}
+		if id < 0 {
+			t.Fatalf("negative lock id %d", id)
+		}
+		seen[id] = sh.Schema
+	}
+}
+
+// TestFailedSchemaLeavesOthers: one schema fails (an object in the way);
+// the others are applied, the failed one is rolled back whole, and a rerun
+// after the obstacle is gone completes it.
+func TestFailedSchemaLeavesOthers(t *testing.T) {
+	db, _ := newDB(t)
+	ctx := context.Background()
+	if _, err := db.Exec(`CREATE SCHEMA insta1; CREATE FUNCTION insta1.next_id_jump() RETURNS text LANGUAGE sql AS 'SELECT 1::text'`); err != nil {
+		t.Fatal(err)
+	}
+	m, err := pgfunc.NewMigrator(db, pgfunc.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shards := shardsFor(t, "0-2")
+	var reported int
+	res := m.Up(ctx, shards, func(pgfunc.Result) { reported++ })
+	if reported != len(shards) {
+		t.Fatalf("progress callback ran %d times for %d shards", reported, len(shards))
+	}
+	if res[0].Err != nil || res[2].Err != nil {
+		t.Fatalf("healthy shards failed: %v / %v", res[0].Err, res[2].Err)
+	}
+	if res[1].Err == nil || !strings.Contains(res[1].Err.Error(), "insta1") {
+		t.Fatalf("shard 1 should fail naming its schema: %v", res[1].Err)
+	}
+	var half bool
+	if err := db.QueryRow("SELECT to_regclass('insta1.next_id_seq') IS NOT NULL").Scan(&half); err != nil || half {
+		t.Fatalf("failed shard left objects behind (%v)", err)
+	}
+	if _, err := db.Exec("DROP FUNCTION insta1.next_id_jump()"); err != nil {
+		t.Fatal(err)
+	}
+	res = m.Up(ctx, shards, nil)
+	if res[1].Err != nil || !res[1].Applied || res[0].Applied || res[2].Applied {
+		t.Fatalf("rerun: %+v", res)
+	}
+}
+
+// TestRefusals: a different layout or mode on an applied schema, and a
+// shard id already held by another schema, are refused per shard.
+func TestRefusals(t *testing.T) {
+	db, _ := newDB(t)
+	ctx := context.Background()
+	m, _ := pgfunc.NewMigrator(db, pgfunc.Options{})
+	if r := m.Up(ctx, shardsFor(t, "3"), nil); r[0].Err != nil {
+		t.Fatal(r[0].Err)
+	}
+	classic, _ := pgfunc.NewMigrator(db, pgfunc.Options{Mode: pgfunc.ModeClassic})
+	if r := classic.Up(ctx, shardsFor(t, "3"), nil); !errors.Is(r[0].Err, pgfunc.ErrGeneratorMismatch) {
+		t.Fatalf("mode change: %v", r[0].Err)
+	}
+	snow, _ := pgfunc.NewMigrator(db, pgfunc.Options{Layout: pgfunc.Snowflake()})
+	if r := snow.Up(ctx, shardsFor(t, "3"), nil); !errors.Is(r[0].Err, pgfunc.ErrGeneratorMismatch) {
+		t.Fatalf("layout change: %v", r[0].Err)
+	}
+	if r := m.Up(ctx, []pgfunc.Shard{{Schema: "other", ID: 3}}, nil); !errors.Is(r[0].Err, pgfunc.ErrShardConflict) {
+		t.Fatalf("shard id in two schemas: %v", r[0].Err)
+	}
+	var exists bool
+	if err := db.QueryRow("SELECT to_regnamespace('other') IS NOT NULL").Scan(&exists); err != nil || exists {
+		t.Fatalf("refused shard created its schema (%v)", err)
+	}
+}
+
+// TestDown removes a generator, refuses while a table uses it, and Up
+// brings it back with IDs above the old ones.
+func TestDown(t *testing.T) {
+	db, _ := newDB(t)
+	ctx := context.Background()
+	m, _ := pgfunc.NewMigrator(db, pgfunc.Options{})
+	shards := shardsFor(t, "4")
+	m.Up(ctx, shards, nil)
+	if _, err := db.Exec("CREATE TABLE insta4.t (id bigint DEFAULT insta4.next_id())"); err != nil {
+		t.Fatal(err)
+	}
+	if r := m.Down(ctx, shards, nil); r[0].Err == nil {
+		t.Fatal("down succeeded while a table uses next_id()")
+	}
+	if _, err := db.Exec("DROP TABLE insta4.t"); err != nil {
+		t.Fatal(err)
+	}
+	if r := m.Down(ctx, shards, nil); r[0].Err != nil || !r[0].Applied {
+		t.Fatalf("down: %+v", r[0])
+	}
+	if r := m.Down(ctx, shards, nil); r[0].Err != nil || r[0].Applied {
+		t.Fatalf("second down should be a no-op: %+v", r[0])
+	}
+	if r := m.Up(ctx, shards, nil); r[0].Err != nil || !r[0].Applied {
+		t.Fatalf("up after down: %+v", r[0])
+	}
+}

@@ -1,0 +1,86 @@
+-- shardid: ID generator for logical shard 5 in schema "insta5"
+-- layout: snowflake (time 41 bits of 1ms since 2025-01-01T00:00:00Z, shard 10 bits, sequence 12 bits)
+-- mode:   classic
+--
+-- +goose Up
+CREATE SCHEMA IF NOT EXISTS "insta5";
+
+-- The counter behind next_id(). CACHE 1 is deliberate: with a per-session
+-- cache each session hands out values it reserved earlier, so the counter
+-- no longer follows the clock across sessions. In mode unique every call must
+-- see the shared high-water mark (a cached block would hold values from the
+-- past and drive every call into the slow path); in the classic modes
+-- sessions drawing from separate cached blocks collide on nextval % 2^seqBits
+-- within the same tick. MAXVALUE stops the counter where the layout's time
+-- field ends, so it can never carry into the sign bit.
+CREATE SEQUENCE IF NOT EXISTS "insta5".next_id_seq
+    AS bigint MINVALUE 0 MAXVALUE 9007199254740991 START 0 CACHE 1 NO CYCLE;
+
+-- +goose StatementBegin
+-- The time field of a classic ID: casting the clock's tick count to this
+-- domain raises, naming the constraint, once the clock leaves the layout's
+-- range (2025-01-01T00:00:00Z to 2094-09-07T15:47:35Z), instead of wrapping into the sign bit.
+CREATE DOMAIN "insta5".next_id_ticks AS bigint
+    CONSTRAINT clock_within_layout_range CHECK (VALUE BETWEEN 0 AND 2199023255551);
+
+-- next_id(), mode classic: Instagram's lock-free design as one PL/pgSQL
+-- RETURN expression.
+-- LIMIT: the sequence field is nextval % 4096, so more than 4096 calls
+-- for this shard within one tick of 1ms, concurrent sessions straddling a
+-- tick, or a clock stepped back return IDs already handed out. Use mode
+-- unique unless you accept duplicates.
+CREATE OR REPLACE FUNCTION "insta5".next_id() RETURNS bigint
+    LANGUAGE plpgsql VOLATILE
+AS $shardid$
+BEGIN
+    RETURN pg_catalog.floor((pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) * 1000 - 1735689600000) / 1)::bigint::"insta5".next_id_ticks << 22 | 20480::bigint | (pg_catalog.nextval('"insta5".next_id_seq') % 4096::bigint);
+END
+$shardid$;
+-- +goose StatementEnd
+
+COMMENT ON FUNCTION "insta5".next_id() IS '{"tool":"shardid","shard":5,"mode":"classic","layout":"snowflake","epoch_ms":1735689600000,"unit_ms":1,"time_bits":41,"shard_bits":10,"seq_bits":12}';
+
+-- Decode helpers for this layout, usable in queries and indexes.
+CREATE OR REPLACE FUNCTION "insta5".id_timestamp(id bigint) RETURNS timestamptz
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+AS $shardid$
+    SELECT pg_catalog.to_timestamp(((id >> 22) * 1 + 1735689600000)::double precision / 1000)
+$shardid$;
+
+CREATE OR REPLACE FUNCTION "insta5".id_shard(id bigint) RETURNS int
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+AS $shardid$
+    SELECT ((id >> 12) & 1023)::int
+$shardid$;
+
+CREATE OR REPLACE FUNCTION "insta5".id_seq(id bigint) RETURNS int
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+AS $shardid$
+    SELECT (id & 4095)::int
+$shardid$;
+
+-- The smallest ID of any shard at instant ts (shard 0, sequence 0 of ts's
+-- tick), for time-range scans: WHERE id >= min_id(now() - interval '1 day').
+-- Instants before the epoch give 0; instants past the layout's end give the
+-- smallest ID of its last tick.
+CREATE OR REPLACE FUNCTION "insta5".min_id(ts timestamptz) RETURNS bigint
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+AS $shardid$
+    SELECT least(greatest(pg_catalog.floor(
+        (pg_catalog.date_part('epoch', ts - timestamptz '1970-01-01 00:00:00+00') * 1000 - 1735689600000) / 1
+    ), 0), 2199023255551)::bigint << 22
+$shardid$;
+
+-- +goose Down
+DROP FUNCTION IF EXISTS "insta5".min_id(timestamptz);
+DROP FUNCTION IF EXISTS "insta5".id_seq(bigint);
+DROP FUNCTION IF EXISTS "insta5".id_shard(bigint);
+DROP FUNCTION IF EXISTS "insta5".id_timestamp(bigint);
+DROP FUNCTION IF EXISTS "insta5".next_id();
+DROP FUNCTION IF EXISTS "insta5".next_id_jump();
+DROP SEQUENCE IF EXISTS "insta5".next_id_jumps_done;
+DROP SEQUENCE IF EXISTS "insta5".next_id_jumps_begun;
+DROP SEQUENCE IF EXISTS "insta5".next_id_seq;
+DROP DOMAIN IF EXISTS "insta5".next_id_ticks;
+
+
