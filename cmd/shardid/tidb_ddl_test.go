@@ -13,8 +13,6 @@ import (
 
 var tidbServer *mariadb.Server
 
-func TestMain(m *testing.M) { mariadb.Main(m, &tidbServer) }
-
 const seedInput = "../../testdata/tidb/global_tx_list/input.sql"
 
 // runCLI runs one shardid command line over buffers.

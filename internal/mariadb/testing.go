@@ -23,22 +23,36 @@ func Main(m *testing.M, server **Server) {
 }
 
 func run(m *testing.M, server **Server) int {
+	stop, ok := ForTests(server)
+	defer stop()
+	if !ok {
+		return 1
+	}
+	return m.Run()
+}
+
+// ForTests starts the server for a test binary whose TestMain needs more
+// than one server, storing it in *server. ok is false when the run must
+// fail (CI=true without binaries, or a server that would not start);
+// without binaries outside CI, *server stays nil and Need skips. Call stop
+// when the tests are done.
+func ForTests(server **Server) (stop func(), ok bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	s, err := Start(ctx, Options{})
 	cancel()
 	switch {
 	case errors.Is(err, ErrNotInstalled) && os.Getenv("CI") != "true":
 		skipReason = err.Error()
+		return func() {}, true
 	case errors.Is(err, ErrNotInstalled):
 		fmt.Fprintf(os.Stderr, "mariadb: %v; CI=true, so the tests fail instead of skipping\n", err)
-		return 1
+		return func() {}, false
 	case err != nil:
 		fmt.Fprintf(os.Stderr, "mariadb: %v\n", err)
-		return 1
+		return func() {}, false
 	}
 	*server = s
-	defer s.Stop()
-	return m.Run()
+	return func() { s.Stop() }, true
 }
 
 // Need skips t when Main found no MariaDB binaries (outside CI), and

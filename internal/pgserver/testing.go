@@ -18,25 +18,36 @@ func InCI() bool { return os.Getenv("CI") == "true" }
 // *srv nil, so that server-backed tests skip via Need on a developer's
 // machine; with CI=true the binary fails instead.
 func RunTests(m *testing.M, srv **Server, o Options) int {
+	stop, ok := ForTests(srv, o)
+	defer stop()
+	if !ok {
+		return 1
+	}
+	return m.Run()
+}
+
+// ForTests starts the server for a test binary whose TestMain needs more
+// than one server, storing it in *srv. ok is false when the run must fail
+// (CI=true and no server); outside CI a failure leaves *srv nil and Need
+// skips. Call stop when the tests are done.
+func ForTests(srv **Server, o Options) (stop func(), ok bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	s, err := Start(ctx, o)
 	cancel()
 	if err != nil {
 		if InCI() {
 			fmt.Fprintf(os.Stderr, "FAIL: CI=true and no PostgreSQL server: %v\n", err)
-			return 1
+			return func() {}, false
 		}
-		fmt.Fprintf(os.Stderr, "warning: server-backed tests will skip: %v\n", err)
-	} else {
-		*srv = s
+		fmt.Fprintf(os.Stderr, "warning: PostgreSQL-backed tests will skip: %v\n", err)
+		return func() {}, true
 	}
-	code := m.Run()
-	if s != nil {
+	*srv = s
+	return func() {
 		if err := s.Stop(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 		}
-	}
-	return code
+	}, true
 }
 
 // Need returns srv, or skips the test when it is nil (RunTests already

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+func init() {
+	commands["decode"] = command{"decode IDs into time, shard and sequence", runDecode}
+}
+
+// decoded is one line of decode's --json output.
+type decoded struct {
+	ID    int64  `json:"id"`
+	Time  string `json:"time"`
+	Shard int64  `json:"shard"`
+	Seq   int64  `json:"seq"`
+}
+
+func runDecode(_ context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "decode")
+	var lf layoutFlags
+	lf.register(env, fs)
+	asJSON := fs.Bool("json", false, "print one JSON object per ID")
+	if err := parseFlags(env, fs, args); err != nil {
+		return err
+	}
+	l, err := lf.resolve()
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(env.stdout)
+	decodeOne := func(text string, where string) error {
+		id, err := strconv.ParseInt(strings.TrimSpace(text), 10, 64)
+		if err != nil {
+			return usagef("%sbad ID %q: want a decimal integer from 0 to %d", where, text, l.MaxID())
+		}
+		p, err := l.Decompose(id)
+		if err != nil {
+			return usagef("%sID %d: %v", where, id, err)
+		}
+		d := decoded{ID: id, Time: p.Time.Format("2006-01-02T15:04:05.000Z07:00"), Shard: p.Shard, Seq: p.Seq}
+		if *asJSON {
+			return enc.Encode(d)
+		}
+		_, err = fmt.Fprintf(env.stdout, "%d\t%s\tshard %d\tseq %d\n", d.ID, d.Time, d.Shard, d.Seq)
+		return err
+	}
+	if fs.NArg() > 0 {
+		for _, a := range fs.Args() {
+			if err := decodeOne(a, ""); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	sc := bufio.NewScanner(env.stdin)
+	for line := 1; sc.Scan(); line++ {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		if err := decodeOne(sc.Text(), fmt.Sprintf("stdin line %d: ", line)); err != nil {
+			return err
+		}
+	}
+	return sc.Err()
+}

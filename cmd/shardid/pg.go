@@ -1,0 +1,341 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx" for goose
+
+	"github.com/shardid/shardid/pgfunc"
+)
+
+func init() {
+	commands["pg"] = command{"render, apply and inspect PostgreSQL shard generators", runPG}
+}
+
+var pgCommands = map[string]command{
+	"render": {"print one shard's generator SQL (a goose migration)", runPGRender},
+	"up":     {"apply the generator to each shard's schema", runPGUp},
+	"status": {"show each shard's goose version and generator", runPGStatus},
+	"down":   {"remove the generator from each shard's schema", runPGDown},
+	"gen":    {"write a goose directory for the stock goose CLI", runPGGen},
+}
+
+func runPG(ctx context.Context, env *cliEnv, args []string) error {
+	return subcommand(ctx, env, "pg", pgCommands, args)
+}
+
+// Environment variables read by the pg commands; flags win over them.
+const (
+	envPGDSN    = "SHARDID_PG_DSN"  // --dsn
+	envLayout   = "SHARDID_LAYOUT"  // --layout
+	envEpoch    = "SHARDID_EPOCH"   // --epoch
+	envMode     = "SHARDID_MODE"    // --mode
+	envSchemaFm = "SHARDID_SCHEMAS" // --schema-format
+)
+
+// layoutFlags are the flags every command that renders or decodes shares.
+type layoutFlags struct {
+	layout, epoch string
+}
+
+func (f *layoutFlags) register(env *cliEnv, fs *flag.FlagSet) {
+	fs.StringVar(&f.layout, "layout", envDefault(env, envLayout, "instagram"),
+		"ID layout: "+strings.Join(pgfunc.LayoutNames(), ", ")+" (env "+envLayout+")")
+	fs.StringVar(&f.epoch, "epoch", envDefault(env, envEpoch, ""),
+		"custom epoch, RFC 3339 or Unix ms (default "+pgfunc.DefaultEpoch.Format(time.RFC3339)+"; env "+envEpoch+")")
+}
+
+func (f *layoutFlags) resolve() (pgfunc.Layout, error) {
+	l, err := pgfunc.LayoutByName(f.layout)
+	if err != nil {
+		return l, usagef("--layout: %v", err)
+	}
+	if f.epoch != "" {
+		e, err := pgfunc.ParseEpoch(f.epoch)
+		if err != nil {
+			return l, usagef("--epoch: %v", err)
+		}
+		l.Epoch = e
+	}
+	if err := l.Validate(); err != nil {
+		return l, usagef("--epoch: %v", err)
+	}
+	return l, nil
+}
+
+// genFlags are the flags shared by the commands that render shards.
+type genFlags struct {
+	layoutFlags
+	mode, schemaFormat, shards string
+}
+
+func (f *genFlags) register(env *cliEnv, fs *flag.FlagSet, shardsRequired bool) {
+	f.layoutFlags.register(env, fs)
+	fs.StringVar(&f.mode, "mode", envDefault(env, envMode, string(pgfunc.ModeUnique)),
+		"next_id() body: unique (never repeats), classic or classic-sql (lock-free, repeat past 2^seq IDs per tick; env "+envMode+")")
+	fs.StringVar(&f.schemaFormat, "schema-format", envDefault(env, envSchemaFm, pgfunc.DefaultSchemaFormat),
+		"schema name of shard N, with one %d (env "+envSchemaFm+")")
+	if shardsRequired {
+		fs.StringVar(&f.shards, "shards", "", "shard ids, e.g. 0-63 or 0-3,8,10-12 (required)")
+	}
+}
+
+func (f *genFlags) options() (pgfunc.Options, error) {
+	l, err := f.resolve()
+	if err != nil {
+		return pgfunc.Options{}, err
+	}
+	mode, err := pgfunc.ParseMode(f.mode)
+	if err != nil {
+		return pgfunc.Options{}, usagef("--mode: %v", err)
+	}
+	return pgfunc.Options{Layout: l, Mode: mode}, nil
+}
+
+func (f *genFlags) shardList(l pgfunc.Layout, spec string) ([]pgfunc.Shard, error) {
+	if spec == "" {
+		return nil, usagef("--shards is required (e.g. --shards 0-63 or 0-3,8,10-12)")
+	}
+	ids, err := pgfunc.ParseShards(spec, l)
+	if err != nil {
+		return nil, usagef("--shards: %v", err)
+	}
+	out := make([]pgfunc.Shard, 0, len(ids))
+	for _, id := range ids {
+		name, err := pgfunc.SchemaName(f.schemaFormat, id)
+		if err != nil {
+			return nil, usagef("--schema-format: %v", err)
+		}
+		out = append(out, pgfunc.Shard{Schema: name, ID: id})
+	}
+	return out, nil
+}
+
+func runPGRender(_ context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "pg render")
+	var f genFlags
+	f.register(env, fs, false)
+	shard := fs.Int64("shard", -1, "the logical shard id (required)")
+	if err := parseFlags(env, fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("pg render: unexpected argument %q", fs.Arg(0))
+	}
+	o, err := f.options()
+	if err != nil {
+		return err
+	}
+	if *shard < 0 {
+		return usagef("--shard is required: a shard id from 0 to %d", o.Layout.MaxShard())
+	}
+	if err := o.Layout.CheckShard(*shard); err != nil {
+		return usagef("--shard: %v", err)
+	}
+	schema, err := pgfunc.SchemaName(f.schemaFormat, *shard)
+	if err != nil {
+		return usagef("--schema-format: %v", err)
+	}
+	text, err := pgfunc.Render(pgfunc.Shard{Schema: schema, ID: *shard}, o)
+	if err != nil {
+		return err
+	}
+	_, err = env.stdout.Write(text)
+	return err
+}
+
+// connect opens the database named by --dsn (or SHARDID_PG_DSN).
+func connect(ctx context.Context, dsn string) (*sql.DB, error) {
+	if dsn == "" {
+		return nil, usagef("--dsn is required (or set %s), e.g. postgres://user@host:5432/db", envPGDSN)
+	}
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, usagef("--dsn: %v", err)
+	}
+	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	if err := db.PingContext(pctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("connect: %w", err)
+	}
+	return db, nil
+}
+
+// migrateCommand parses the flags common to up, status and down and opens
+// the database and the migrator.
+func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string) (*pgfunc.Migrator, []pgfunc.Shard, func(), error) {
+	fs := newFlagSet(env, "pg "+name)
+	var f genFlags
+	f.register(env, fs, true)
+	dsn := fs.String("dsn", envDefault(env, envPGDSN, ""), "PostgreSQL connection URL (env "+envPGDSN+")")
+	if err := parseFlags(env, fs, args); err != nil {
+		return nil, nil, nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, nil, nil, usagef("pg %s: unexpected argument %q", name, fs.Arg(0))
+	}
+	o, err := f.options()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	shards, err := f.shardList(o.Layout, f.shards)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	db, err := connect(ctx, *dsn)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	m, err := pgfunc.NewMigrator(db, o)
+	if err != nil {
+		db.Close()
+		return nil, nil, nil, err
+	}
+	return m, shards, func() { db.Close() }, nil
+}
+
+func runPGUp(ctx context.Context, env *cliEnv, args []string) error {
+	return runMigrate(ctx, env, "up", args, (*pgfunc.Migrator).Up)
+}
+
+func runPGDown(ctx context.Context, env *cliEnv, args []string) error {
+	return runMigrate(ctx, env, "down", args, (*pgfunc.Migrator).Down)
+}
+
+// errSomeFailed is returned when at least one shard failed; each failure
+// has been printed on its own line already.
+var errSomeFailed = errors.New("some shards failed; the others' results stand, and a rerun completes the rest")
+
+func runMigrate(ctx context.Context, env *cliEnv, name string, args []string,
+	do func(*pgfunc.Migrator, context.Context, []pgfunc.Shard, func(pgfunc.Result)) []pgfunc.Result) error {
+	m, shards, done, err := migrateCommand(ctx, env, name, args)
+	if err != nil {
+		return err
+	}
+	defer done()
+	start := time.Now()
+	var n, failed, changed int
+	width := len(fmt.Sprint(len(shards)))
+	do(m, ctx, shards, func(r pgfunc.Result) {
+		n++
+		state := "ok     "
+		switch {
+		case r.Err != nil:
+			failed++
+			state = "FAILED "
+		case r.Applied:
+			changed++
+			state = "applied"
+		default:
+			state = "current"
+		}
+		line := fmt.Sprintf("[%*d/%d] %s %-20s shard %-5d %6.1fms", width, n, len(shards), state, r.Shard.Schema, r.Shard.ID,
+			float64(r.Duration.Microseconds())/1000)
+		if r.Err != nil {
+			line += "  " + oneLine(r.Err.Error())
+		}
+		fmt.Fprintln(env.stdout, line)
+	})
+	verb := map[string]string{"up": "applied", "down": "removed"}[name]
+	fmt.Fprintf(env.stdout, "%d shards: %d %s, %d already current, %d failed (%s)\n",
+		len(shards), changed, verb, len(shards)-changed-failed, failed, time.Since(start).Round(time.Millisecond))
+	if failed > 0 {
+		return errSomeFailed
+	}
+	return nil
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func runPGStatus(ctx context.Context, env *cliEnv, args []string) error {
+	m, shards, done, err := migrateCommand(ctx, env, "status", args)
+	if err != nil {
+		return err
+	}
+	defer done()
+	st, err := m.Status(ctx, shards)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "%-20s %-6s %-8s %-12s %s\n", "SCHEMA", "SHARD", "VERSION", "MODE", "GENERATOR")
+	mismatched := 0
+	for _, s := range st {
+		gen, mode := "none", "-"
+		if s.Installed != nil {
+			mode = string(s.Installed.Mode)
+			gen = fmt.Sprintf("shard %d, %d/%d/%d bits of %dms since %s", s.Installed.Shard, s.Installed.TimeBits,
+				s.Installed.ShardBits, s.Installed.SeqBits, s.Installed.UnitMS, time.UnixMilli(s.Installed.EpochMS).UTC().Format(time.RFC3339))
+			if !s.Matches {
+				gen += "  (differs from the requested options)"
+				mismatched++
+			}
+		}
+		fmt.Fprintf(env.stdout, "%-20s %-6d %-8d %-12s %s\n", s.Shard.Schema, s.Shard.ID, s.Version, mode, gen)
+	}
+	if mismatched > 0 {
+		return fmt.Errorf("%d schemas hold a generator that differs from the requested options", mismatched)
+	}
+	return nil
+}
+
+func runPGGen(_ context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "pg gen")
+	var f genFlags
+	f.register(env, fs, true)
+	dir := fs.String("dir", "", "directory to write the goose migrations to (required)")
+	force := fs.Bool("force", false, "overwrite files whose content differs")
+	if err := parseFlags(env, fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("pg gen: unexpected argument %q", fs.Arg(0))
+	}
+	if *dir == "" {
+		return usagef("--dir is required: the directory goose -dir will read")
+	}
+	o, err := f.options()
+	if err != nil {
+		return err
+	}
+	shards, err := f.shardList(o.Layout, f.shards)
+	if err != nil {
+		return err
+	}
+	files, err := pgfunc.Files(shards, o)
+	if err != nil {
+		return err
+	}
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	// Check every file before writing any, so a refusal leaves nothing half-written.
+	for _, name := range names {
+		old, err := os.ReadFile(filepath.Join(*dir, name))
+		if err == nil && !bytes.Equal(old, files[name]) && !*force {
+			return fmt.Errorf("%s exists with different content (an applied migration must not change; use a new directory, or --force)", filepath.Join(*dir, name))
+		}
+	}
+	if err := os.MkdirAll(*dir, 0o755); err != nil {
+		return err
+	}
+	for _, name := range names {
+		if err := os.WriteFile(filepath.Join(*dir, name), files[name], 0o644); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(env.stdout, "wrote %d migrations to %s; apply with: goose -dir %s postgres \"$DSN\" up\n", len(names), *dir, *dir)
+	return nil
+}

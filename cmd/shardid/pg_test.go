@@ -1,0 +1,245 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/shardid/shardid/internal/pgserver"
+	"github.com/shardid/shardid/pgfunc"
+)
+
+var pgDBs atomic.Int64
+
+// pgDSN creates a fresh database on the test server and returns its DSN.
+func pgDSN(t *testing.T) string {
+	t.Helper()
+	s := pgserver.Need(t, pgServer)
+	name := fmt.Sprintf("cli%d", pgDBs.Add(1))
+	if err := s.CreateDatabase(context.Background(), name); err != nil {
+		t.Fatal(err)
+	}
+	return s.DSN(name)
+}
+
+func openPG(t *testing.T, dsn string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// TestPGBadInput: each invalid flag value exits 2 with one line naming the
+// flag and what it allows.
+func TestPGBadInput(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"pg", "render"}, "--shard is required"},
+		{[]string{"pg", "render", "--shard", "8192"}, "--shard: shard id out of range: 8192 (allowed 0-8191"},
+		{[]string{"pg", "render", "--shard", "1", "--layout", "twitter"}, "--layout: unknown layout \"twitter\" (allowed: instagram, js53, snowflake)"},
+		{[]string{"pg", "render", "--shard", "1", "--mode", "fast"}, "--mode: invalid mode \"fast\" (allowed: unique, classic, classic-sql)"},
+		{[]string{"pg", "render", "--shard", "1", "--epoch", "yesterday"}, "--epoch: invalid epoch \"yesterday\""},
+		{[]string{"pg", "render", "--shard", "1", "--epoch", "2999-01-01T00:00:00Z"}, "--epoch: invalid layout: epoch 2999-01-01T00:00:00Z is in the future"},
+		{[]string{"pg", "render", "--shard", "1", "--schema-format", "Shard%d"}, "--schema-format: invalid schema name \"Shard1\""},
+		{[]string{"pg", "render", "--shard", "1", "--schema-format", "shard"}, "--schema-format: invalid schema name: schema format \"shard\" must contain exactly one %d"},
+		{[]string{"pg", "render", "--shard", "x"}, "invalid value \"x\" for flag -shard"},
+		{[]string{"pg", "render", "--bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"pg", "up", "--shards", "0-3"}, "--dsn is required (or set SHARDID_PG_DSN)"},
+		{[]string{"pg", "up", "--dsn", "postgres://x", "--shards", "3-1"}, "--shards: shard id out of range: range \"3-1\" runs backwards"},
+		{[]string{"pg", "up", "--dsn", "postgres://x"}, "--shards is required"},
+		{[]string{"pg", "gen", "--shards", "0-1"}, "--dir is required"},
+		{[]string{"pg", "frobnicate"}, "unknown pg subcommand \"frobnicate\" (allowed: down, gen, render, status, up)"},
+		{[]string{"decode", "abc"}, "bad ID \"abc\""},
+		{[]string{"decode", "--", "-5"}, "ID -5: negative id"},
+		{[]string{"nothing"}, "unknown command \"nothing\""},
+	}
+	for _, c := range cases {
+		code, _, stderr := runCLI(t, "", nil, c.args...)
+		lines := strings.Split(strings.TrimSpace(stderr), "\n")
+		if code != 2 || len(lines) != 1 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line containing %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// TestPGRenderEnvAndFlags: flags win over environment variables, which win
+// over the defaults.
+func TestPGRenderEnvAndFlags(t *testing.T) {
+	code, out, stderr := runCLI(t, "", map[string]string{"SHARDID_LAYOUT": "snowflake", "SHARDID_MODE": "classic"}, "pg", "render", "--shard", "5")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want, _ := pgfunc.Render(pgfunc.Shard{Schema: "insta5", ID: 5}, pgfunc.Options{Layout: pgfunc.Snowflake(), Mode: pgfunc.ModeClassic})
+	if out != string(want) {
+		t.Fatal("pg render with SHARDID_LAYOUT=snowflake SHARDID_MODE=classic differs from pgfunc.Render")
+	}
+	code, out, _ = runCLI(t, "", map[string]string{"SHARDID_LAYOUT": "snowflake"}, "pg", "render", "--shard", "5", "--layout", "instagram", "--epoch", "1735689600000")
+	want, _ = pgfunc.Render(pgfunc.Shard{Schema: "insta5", ID: 5}, pgfunc.Options{})
+	if code != 0 || out != string(want) {
+		t.Fatal("--layout did not win over SHARDID_LAYOUT")
+	}
+}
+
+// TestPGUpStatusDown drives the CLI against a real server: up with the DSN
+// from the environment, a rerun, status, a failing shard that leaves the
+// others applied, and a rerun that completes it.
+func TestPGUpStatusDown(t *testing.T) {
+	dsn := pgDSN(t)
+	db := openPG(t, dsn)
+	env := map[string]string{"SHARDID_PG_DSN": dsn}
+	if _, err := db.Exec(`CREATE SCHEMA insta2; CREATE FUNCTION insta2.next_id_jump() RETURNS text LANGUAGE sql AS 'SELECT 1::text'`); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI(t, "", env, "pg", "up", "--shards", "0-3")
+	if code != 1 || !strings.Contains(out, "FAILED  insta2") || !strings.Contains(out, "4 shards: 3 applied, 0 already current, 1 failed") {
+		t.Fatalf("up with one broken schema: exit %d\n%s%s", code, out, stderr)
+	}
+	if _, err := db.Exec("DROP FUNCTION insta2.next_id_jump()"); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr = runCLI(t, "", env, "pg", "up", "--shards", "0-3")
+	if code != 0 || !strings.Contains(out, "4 shards: 1 applied, 3 already current, 0 failed") || !strings.Contains(out, "[4/4]") {
+		t.Fatalf("rerun: exit %d\n%s%s", code, out, stderr)
+	}
+	code, out, _ = runCLI(t, "", env, "pg", "status", "--shards", "0-4")
+	if code != 0 || strings.Count(out, "unique") != 4 || !strings.Contains(out, "insta4") {
+		t.Fatalf("status: exit %d\n%s", code, out)
+	}
+	code, out, _ = runCLI(t, "", env, "pg", "status", "--shards", "0-3", "--mode", "classic")
+	if code != 1 || !strings.Contains(out, "differs from the requested options") {
+		t.Fatalf("status with other options: exit %d\n%s", code, out)
+	}
+	code, out, _ = runCLI(t, "", env, "pg", "down", "--shards", "3")
+	if code != 0 || !strings.Contains(out, "1 removed") {
+		t.Fatalf("down: exit %d\n%s", code, out)
+	}
+	var id int64
+	if err := db.QueryRow("SELECT insta1.next_id()").Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = runCLI(t, "", nil, "decode", "--json", fmt.Sprint(id))
+	var d decoded
+	if code != 0 || json.Unmarshal([]byte(out), &d) != nil || d.Shard != 1 || d.ID != id {
+		t.Fatalf("decode --json %d: exit %d %q", id, code, out)
+	}
+	at, err := time.Parse("2006-01-02T15:04:05.000Z07:00", d.Time)
+	if err != nil || time.Since(at) > time.Minute || time.Since(at) < -time.Second {
+		t.Fatalf("decoded time %q (%v)", d.Time, err)
+	}
+}
+
+// TestDecodeStdin decodes IDs one per line from standard input, the same as
+// from arguments, and reports the line of a bad one.
+func TestDecodeStdin(t *testing.T) {
+	l := pgfunc.Instagram()
+	at := time.Date(2026, 5, 4, 3, 2, 1, 5e6, time.UTC)
+	id, _ := l.Compose(at, 77, 12)
+	code, out, _ := runCLI(t, fmt.Sprintf("%d\n\n%d\n", id, id), nil, "decode")
+	want := fmt.Sprintf("%d\t2026-05-04T03:02:01.005Z\tshard 77\tseq 12\n", id)
+	if code != 0 || out != want+want {
+		t.Fatalf("decode from stdin: exit %d %q", code, out)
+	}
+	code, _, stderr := runCLI(t, fmt.Sprintf("%d\nx\n", id), nil, "decode")
+	if code != 2 || !strings.Contains(stderr, "stdin line 2: bad ID \"x\"") {
+		t.Fatalf("bad stdin line: exit %d %q", code, stderr)
+	}
+	sf, _ := pgfunc.Snowflake().Compose(at, 1000, 4000)
+	code, out, _ = runCLI(t, "", nil, "decode", "--layout", "snowflake", fmt.Sprint(sf))
+	if code != 0 || !strings.Contains(out, "shard 1000\tseq 4000") {
+		t.Fatalf("decode --layout snowflake: %d %q", code, out)
+	}
+}
+
+// gooseBinary builds the stock goose CLI (PostgreSQL driver only) from the
+// module proxy into a temporary directory.
+func gooseBinary(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	cmd := exec.Command("go", "install", "-tags", "no_clickhouse no_libsql no_mssql no_azuresql no_sqlite3 no_vertica no_ydb no_mysql",
+		"github.com/pressly/goose/v3/cmd/goose@v3.29.0")
+	cmd.Env = append(os.Environ(), "GOBIN="+dir, "GOFLAGS=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		if pgserver.InCI() {
+			t.Fatalf("build the stock goose CLI: %v\n%s", err, out)
+		}
+		t.Skipf("cannot build the stock goose CLI here: %v", err)
+	}
+	return filepath.Join(dir, "goose")
+}
+
+// TestPGGenWithStockGoose writes a goose directory with `shardid pg gen`
+// and applies it with the stock goose CLI, as a user would.
+func TestPGGenWithStockGoose(t *testing.T) {
+	dsn := pgDSN(t)
+	goose := gooseBinary(t)
+	dir := filepath.Join(t.TempDir(), "migrations")
+	code, out, stderr := runCLI(t, "", nil, "pg", "gen", "--shards", "0-2,5", "--schema-format", "shard_%d", "--dir", dir)
+	if code != 0 || !strings.Contains(out, "wrote 4 migrations") {
+		t.Fatalf("gen: exit %d %s%s", code, out, stderr)
+	}
+	for _, args := range [][]string{{"up"}, {"up"}, {"status"}} {
+		cmd := exec.Command(goose, append([]string{"-dir", dir, "postgres", dsn}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("goose %v: %v\n%s", args, err, out)
+		}
+	}
+	db := openPG(t, dsn)
+	for _, id := range []int64{0, 1, 2, 5} {
+		var shard int64
+		q := fmt.Sprintf("SELECT shard_%d.id_shard(shard_%[1]d.next_id())", id)
+		if err := db.QueryRow(q).Scan(&shard); err != nil || shard != id {
+			t.Fatalf("shard_%d after goose up: %d, %v", id, shard, err)
+		}
+	}
+	var version int64
+	if err := db.QueryRow("SELECT max(version_id) FROM goose_db_version").Scan(&version); err != nil || version != 6 {
+		t.Fatalf("goose version %d, %v; want 6 (shard 5 + 1)", version, err)
+	}
+	// A changed generator must not overwrite an existing migration silently.
+	code, _, stderr = runCLI(t, "", nil, "pg", "gen", "--shards", "0", "--schema-format", "shard_%d", "--mode", "classic", "--dir", dir)
+	if code != 1 || !strings.Contains(stderr, "exists with different content") {
+		t.Fatalf("gen over changed files: exit %d %q", code, stderr)
+	}
+}
+
+// TestDemo runs the embedded demo against its own throwaway server, the way
+// `go run ./cmd/shardid demo` does on a fresh machine.
+func TestDemo(t *testing.T) {
+	pgserver.Need(t, pgServer) // the same binaries the demo will look for
+	code, out, stderr := runCLI(t, "", nil, "demo")
+	if code != 0 {
+		t.Fatalf("demo: exit %d\n%s%s", code, out, stderr)
+	}
+	for _, want := range []string{"applied insta3 (shard 3)", "200000 distinct", "stopped the server"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("demo output lacks %q:\n%s", want, out)
+		}
+	}
+	rows := 0
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		if _, err := strconv.ParseInt(f[0], 10, 64); len(f) >= 5 && err == nil && strings.HasPrefix(f[1], "insta") {
+			rows++
+		}
+	}
+	if rows != 12 {
+		t.Fatalf("demo printed %d decoded rows, want 12:\n%s", rows, out)
+	}
+}
