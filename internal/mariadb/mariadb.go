@@ -27,6 +27,8 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/shardid/shardid/internal/localsrv"
 )
 
 // ErrNotInstalled is returned by Start when the MariaDB server binaries
@@ -117,7 +119,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start mariadb: mariadb-install-db: %w: %s", err, errorLines(string(out)))
 	}
-	if s.port, err = freePort(); err != nil {
+	if s.port, err = localsrv.FreePort(); err != nil {
 		return nil, fmt.Errorf("start mariadb: %w", err)
 	}
 	args = []string{"--no-defaults", "--datadir=" + data,
@@ -223,25 +225,7 @@ func (s *Server) Stop() {
 
 func (s *Server) logTail() string {
 	b, _ := os.ReadFile(s.log)
-	return lastLines(string(b), 5)
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, " | ")
-}
-
-// freePort asks the kernel for a free loopback TCP port.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return localsrv.LastLines(string(b), 5)
 }
 
 // errorLines keeps the lines of mariadb-install-db's output that say what
@@ -254,7 +238,7 @@ func errorLines(out string) string {
 		}
 	}
 	if len(keep) == 0 {
-		return lastLines(strings.Join(strings.SplitN(out, "\n", 6)[:min(5, strings.Count(out, "\n"))], "\n"), 5)
+		return localsrv.LastLines(strings.Join(strings.SplitN(out, "\n", 6)[:min(5, strings.Count(out, "\n"))], "\n"), 5)
 	}
 	return strings.Join(keep[:min(len(keep), 5)], " | ")
 }

@@ -12,7 +12,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -24,6 +23,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/shardid/shardid/internal/localsrv"
 )
 
 // ErrNoServer is returned by Start when no PostgreSQL server binaries
@@ -117,7 +118,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	initdb := s.command(ctx, "initdb", "-D", s.dataDir(), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync")
 	if out, err := initdb.CombinedOutput(); err != nil {
 		s.removeDir()
-		return nil, fmt.Errorf("start postgres: initdb: %w: %s", err, lastLines(string(out), 5))
+		return nil, fmt.Errorf("start postgres: initdb: %w: %s", err, localsrv.LastLines(string(out), 5))
 	}
 	settings := map[string]string{
 		"listen_addresses":        "127.0.0.1",
@@ -140,7 +141,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	}
 	var lastErr error
 	for attempt := 0; attempt < 5; attempt++ {
-		if s.port, err = freePort(); err != nil {
+		if s.port, err = localsrv.FreePort(); err != nil {
 			s.removeDir()
 			return nil, fmt.Errorf("start postgres: %w", err)
 		}
@@ -291,24 +292,5 @@ func (s *Server) removeDir() {
 
 func (s *Server) logTail() string {
 	b, _ := os.ReadFile(s.logPath)
-	return lastLines(string(b), 5)
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, " | ")
-}
-
-// freePort asks the kernel for a free loopback port. Another process may
-// take it before the server binds it; Start retries on a new port then.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return localsrv.LastLines(string(b), 5)
 }
