@@ -105,3 +105,76 @@ func median(xs []float64) float64 {
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
+
+// BenchmarkInsertRow measures what a client sees: single-row autocommit
+// INSERTs from 2 concurrent clients into a table whose key is a bigserial,
+// DEFAULT next_id() in each mode, or a uuid v4. Every round runs each table
+// for the same number of rows; the figures are medians over the rounds:
+// rows per second for each key, and each as a fraction of bigserial's.
+//
+//	go test ./pgfunc -run '^$' -bench InsertRow -benchtime 5x
+func BenchmarkInsertRow(b *testing.B) {
+	db, _ := newDB(b)
+	ctx := context.Background()
+	db.SetMaxOpenConns(4)
+	keys := []struct{ name, ddl string }{
+		{"bigserial", "CREATE TABLE k_bigserial (id bigserial PRIMARY KEY, v int)"},
+		{"unique", "CREATE TABLE b_unique.k (id bigint PRIMARY KEY DEFAULT b_unique.next_id(), v int)"},
+		{"classic", "CREATE TABLE b_classic.k (id bigint PRIMARY KEY DEFAULT b_classic.next_id(), v int)"},
+		{"classic-sql", "CREATE TABLE b_sql.k (id bigint PRIMARY KEY DEFAULT b_sql.next_id(), v int)"},
+		{"uuid", "CREATE TABLE k_uuid (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), v int)"},
+	}
+	tables := map[string]string{"bigserial": "k_bigserial", "unique": "b_unique.k", "classic": "b_classic.k", "classic-sql": "b_sql.k", "uuid": "k_uuid"}
+	for i, mode := range []pgfunc.Mode{pgfunc.ModeUnique, pgfunc.ModeClassic, pgfunc.ModeClassicSQL} {
+		schema := []string{"b_unique", "b_classic", "b_sql"}[i]
+		installWith(b, db, pgfunc.Shard{Schema: schema, ID: int64(i + 1)}, pgfunc.Options{Mode: mode})
+	}
+	for _, k := range keys {
+		if _, err := db.ExecContext(ctx, k.ddl); err != nil {
+			b.Fatal(err)
+		}
+	}
+	const clients, rowsPerClient = 2, 3000
+	samples := map[string][]float64{}
+	b.ResetTimer()
+	for range b.N {
+		for _, k := range keys {
+			q := "INSERT INTO " + tables[k.name] + " (v) VALUES ($1)"
+			start := time.Now()
+			errs := make(chan error, clients)
+			for c := range clients {
+				go func() {
+					conn, err := db.Conn(ctx)
+					if err != nil {
+						errs <- err
+						return
+					}
+					defer conn.Close()
+					for i := range rowsPerClient {
+						if _, err := conn.ExecContext(ctx, q, c*rowsPerClient+i); err != nil {
+							errs <- err
+							return
+						}
+					}
+					errs <- nil
+				}()
+			}
+			for range clients {
+				if err := <-errs; err != nil {
+					b.Fatalf("%s: %v", k.name, err)
+				}
+			}
+			samples[k.name] = append(samples[k.name], clients*rowsPerClient/time.Since(start).Seconds())
+		}
+	}
+	b.StopTimer()
+	base := median(samples["bigserial"])
+	for _, k := range keys {
+		med := median(samples[k.name])
+		b.ReportMetric(med, "rows/s-"+k.name)
+		if k.name != "bigserial" {
+			b.ReportMetric(med/base, "x/"+k.name)
+		}
+	}
+	b.ReportMetric(0, "ns/op")
+}

@@ -213,11 +213,17 @@ func (m *Migrator) forEach(shards []Shard, each func(Result), do func(Shard) (bo
 	return out
 }
 
-// Status reports each shard's goose version and installed generator.
+// Status reports each shard's goose version and installed generator. With
+// no shards it reports every generator Discover finds on the server.
 func (m *Migrator) Status(ctx context.Context, shards []Shard) ([]Status, error) {
 	installed, err := m.Discover(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if len(shards) == 0 {
+		for _, in := range installed {
+			shards = append(shards, Shard{Schema: in.Schema, ID: in.Meta.Shard})
+		}
 	}
 	bySchema := map[string]Meta{}
 	for _, in := range installed {

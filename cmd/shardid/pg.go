@@ -25,7 +25,7 @@ func init() {
 var pgCommands = map[string]command{
 	"render": {"print one shard's generator SQL (a goose migration)", runPGRender},
 	"up":     {"apply the generator to each shard's schema", runPGUp},
-	"status": {"show each shard's goose version and generator", runPGStatus},
+	"status": {"show each shard's goose version and generator (without --shards: every generator on the server)", runPGStatus},
 	"down":   {"remove the generator from each shard's schema", runPGDown},
 	"gen":    {"write a goose directory for the stock goose CLI", runPGGen},
 }
@@ -175,6 +175,10 @@ func connect(ctx context.Context, dsn string) (*sql.DB, error) {
 // migrateCommand parses the flags common to up, status and down and opens
 // the database and the migrator.
 func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string) (*pgfunc.Migrator, []pgfunc.Shard, func(), error) {
+	return migrateCommandShards(ctx, env, name, args, true)
+}
+
+func migrateCommandShards(ctx context.Context, env *cliEnv, name string, args []string, shardsRequired bool) (*pgfunc.Migrator, []pgfunc.Shard, func(), error) {
 	fs := newFlagSet(env, "pg "+name)
 	var f genFlags
 	f.register(env, fs, true)
@@ -189,9 +193,11 @@ func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	shards, err := f.shardList(o.Layout, f.shards)
-	if err != nil {
-		return nil, nil, nil, err
+	var shards []pgfunc.Shard
+	if f.shards != "" || shardsRequired {
+		if shards, err = f.shardList(o.Layout, f.shards); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	db, err := connect(ctx, *dsn)
 	if err != nil {
@@ -259,7 +265,7 @@ func runMigrate(ctx context.Context, env *cliEnv, name string, args []string,
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func runPGStatus(ctx context.Context, env *cliEnv, args []string) error {
-	m, shards, done, err := migrateCommand(ctx, env, "status", args)
+	m, shards, done, err := migrateCommandShards(ctx, env, "status", args, false)
 	if err != nil {
 		return err
 	}

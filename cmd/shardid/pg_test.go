@@ -119,6 +119,10 @@ func TestPGUpStatusDown(t *testing.T) {
 	if code != 0 || strings.Count(out, "unique") != 4 || !strings.Contains(out, "insta4") {
 		t.Fatalf("status: exit %d\n%s", code, out)
 	}
+	code, out, _ = runCLI(t, "", env, "pg", "status")
+	if code != 0 || strings.Count(out, "unique") != 4 || strings.Contains(out, "insta4") {
+		t.Fatalf("status of every generator found: exit %d\n%s", code, out)
+	}
 	code, out, _ = runCLI(t, "", env, "pg", "status", "--shards", "0-3", "--mode", "classic")
 	if code != 1 || !strings.Contains(out, "differs from the requested options") {
 		t.Fatalf("status with other options: exit %d\n%s", code, out)
