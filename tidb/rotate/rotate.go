@@ -104,22 +104,63 @@ func Rotate(id int64, k int) (int64, error) {
 		return 0, inputError("rotate", id, k)
 	}
 	x := uint64(id)
-	n := digits(x)
-	if n < k+2 {
-		return id, nil
-	}
-	// x = lead·10^(n-1) + mid·10^k + tail. Both divisions depend only on
-	// x, so they run side by side.
-	lead, _ := div10(x, n-1)
-	q, tail := div10(x, k) // q = lead·10^(n-k-1) + mid
-	p := pow10[(n-k-1)&31]
-	// r = lead·10^(n-1) + tail·10^(n-k-1) + mid. Every term is below
-	// 10^19 < 2^64, so the uint64 sum cannot wrap.
-	r := q + lead*(pow10[(n-1)&31]-p) + tail*p
-	if r > math.MaxInt64 {
-		return 0, overflowError("rotate", id, k, r)
+	// Snowflake IDs have 18 or 19 digits. For those, every power of ten is
+	// a constant in its own case, so each division compiles to a multiply
+	// and a shift, with no table loads; the digit count is two compares.
+	var r uint64
+	switch {
+	case x >= 1e18: // 19 digits, the only ones that can overflow
+		switch k {
+		case 1:
+			r = rotateConst(x, 1e1, 1e18)
+		case 2:
+			r = rotateConst(x, 1e2, 1e18)
+		default:
+			r = rotateConst(x, 1e3, 1e18)
+		}
+		if r > math.MaxInt64 {
+			return 0, overflowError("rotate", id, k, r)
+		}
+	case x >= 1e17: // 18 digits
+		switch k {
+		case 1:
+			r = rotateConst(x, 1e1, 1e17)
+		case 2:
+			r = rotateConst(x, 1e2, 1e17)
+		default:
+			r = rotateConst(x, 1e3, 1e17)
+		}
+	default:
+		r = rotateTable(x, k, digits(x))
 	}
 	return int64(r), nil
+}
+
+// rotateConst is Rotate for an x of exactly n digits, given pk = 10^k and
+// top = 10^(n-1); called with constants it inlines to a few multiplies.
+// With x = lead·10^(n-1) + mid·10^k + tail and q = x/10^k = lead·p + mid
+// (p = 10^(n-k-1)), the result lead·10^(n-1) + tail·p + mid equals
+// x·p − q·(10^(n-1) − 1) + lead·(10^(n-1) − p). That form needs no
+// remainder and its x·p starts before either division is done. The uint64
+// terms may wrap, but the true result is below 10^19 < 2^64, so the
+// wrapped sum is exact.
+func rotateConst(x, pk, top uint64) uint64 {
+	p := top / pk
+	lead, q := x/top, x/pk
+	return x*p - q*(top-1) + lead*(top-p)
+}
+
+// rotateTable is rotateConst for any digit count n of x, with the powers of
+// ten and their reciprocals read from tables. Short IDs (n < k+2) come back
+// unchanged.
+func rotateTable(x uint64, k, n int) uint64 {
+	if n < k+2 {
+		return x
+	}
+	lead, _ := div10(x, n-1)
+	q, tail := div10(x, k)
+	p := pow10[(n-k-1)&31]
+	return q + lead*(pow10[(n-1)&31]-p) + tail*p
 }
 
 // Unrotate moves the k decimal digits after the leading digit of id back to
@@ -134,17 +175,59 @@ func Unrotate(id int64, k int) (int64, error) {
 		return 0, inputError("unrotate", id, k)
 	}
 	x := uint64(id)
-	n := digits(x)
+	// The same split as in Rotate: constants for 18 and 19 digits, tables
+	// for the rest.
+	var r uint64
+	switch {
+	case x >= 1e18: // 19 digits, the only ones that can overflow
+		switch k {
+		case 1:
+			r = unrotateConst(x, 1e1, 1e18)
+		case 2:
+			r = unrotateConst(x, 1e2, 1e18)
+		default:
+			r = unrotateConst(x, 1e3, 1e18)
+		}
+		if r > math.MaxInt64 {
+			return 0, overflowError("unrotate", id, k, r)
+		}
+	case x >= 1e17: // 18 digits
+		switch k {
+		case 1:
+			r = unrotateConst(x, 1e1, 1e17)
+		case 2:
+			r = unrotateConst(x, 1e2, 1e17)
+		default:
+			r = unrotateConst(x, 1e3, 1e17)
+		}
+	default:
+		r = unrotateTable(x, k, digits(x))
+	}
+	return int64(r), nil
+}
+
+// unrotateConst is Unrotate for an x of exactly n digits, given pk = 10^k
+// and top = 10^(n-1), in the same form as rotateConst: with
+// x = lead·10^(n-1) + tail·p + mid (p = 10^(n-k-1)) and
+// q = x/p = lead·10^k + tail, the result lead·10^(n-1) + mid·10^k + tail
+// equals x·10^k − q·(10^(n-1) − 1) + lead·(10^(n-1) − 10^k), exact in
+// wrapping uint64 arithmetic because it is below 10^19 < 2^64.
+func unrotateConst(x, pk, top uint64) uint64 {
+	p := top / pk
+	lead, q := x/top, x/p
+	return x*pk - q*(top-1) + lead*(top-pk)
+}
+
+// unrotateTable is unrotateConst for any digit count n of x, with the
+// powers of ten and their reciprocals read from tables. Short IDs
+// (n < k+2) come back unchanged.
+func unrotateTable(x uint64, k, n int) uint64 {
 	if n < k+2 {
-		return id, nil
+		return x
 	}
 	lead, rest := div10(x, n-1) // rest = tail·10^(n-k-1) + mid
 	tail, mid := div10(rest, n-k-1)
-	r := lead*pow10[(n-1)&31] + mid*pow10[k&31] + tail
-	if r > math.MaxInt64 {
-		return 0, overflowError("unrotate", id, k, r)
-	}
-	return int64(r), nil
+	return lead*pow10[(n-1)&31] + mid*pow10[k&31] + tail
 }
 
 // inputError and overflowError build the error messages out of line, so

@@ -123,3 +123,46 @@ func TestDigitsBoundaries(t *testing.T) {
 		}
 	}
 }
+
+// TestConstPathsMatchTables checks the 18- and 19-digit fast paths of
+// Rotate and Unrotate, which divide by constants, against the table-driven
+// arithmetic used for every other digit count, at the digit-count
+// boundaries, at the overflow edge and on pseudo-random IDs.
+func TestConstPathsMatchTables(t *testing.T) {
+	xs := []uint64{
+		1e17 - 1, 1e17, 1e17 + 1, 1e18 - 1, 1e18, 1e18 + 1,
+		9000000000000000002, 9022337203685477580, 9223372036854775800,
+		math.MaxInt64 - 1, math.MaxInt64, 199999999999999999, 999999999999999999,
+	}
+	// A fixed linear congruential sequence, spread over 17-19 digits.
+	v := uint64(88172645463325252)
+	for range 20000 {
+		v = v*6364136223846793005 + 1442695040888963407
+		xs = append(xs, v>>1, (v>>1)%9e18, (v>>1)%9e17)
+	}
+	for _, x := range xs {
+		n := digits(x)
+		for k := MinDigits; k <= MaxDigits; k++ {
+			want := rotateTable(x, k, n)
+			got, err := Rotate(int64(x), k)
+			switch {
+			case want > math.MaxInt64:
+				if !errors.Is(err, ErrOverflow) || got != 0 {
+					t.Errorf("Rotate(%d, %d) = %d, %v; want ErrOverflow", x, k, got, err)
+				}
+			case err != nil || uint64(got) != want:
+				t.Errorf("Rotate(%d, %d) = %d, %v; tables say %d", x, k, got, err, want)
+			}
+			want = unrotateTable(x, k, n)
+			got, err = Unrotate(int64(x), k)
+			switch {
+			case want > math.MaxInt64:
+				if !errors.Is(err, ErrOverflow) || got != 0 {
+					t.Errorf("Unrotate(%d, %d) = %d, %v; want ErrOverflow", x, k, got, err)
+				}
+			case err != nil || uint64(got) != want:
+				t.Errorf("Unrotate(%d, %d) = %d, %v; tables say %d", x, k, got, err, want)
+			}
+		}
+	}
+}
