@@ -195,8 +195,9 @@ var pgTemplates = template.Must(template.New("pg").Funcs(template.FuncMap{
 }).ParseFS(shardsql.PG, "pg/*.sql.tmpl"))
 
 // Render returns the goose migration (Up and Down) that installs shard's
-// generator and decode helpers in its schema. The text is plain SQL with
-// goose annotations in comments, so psql -f runs its Up part as well.
+// generator and decode helpers in its schema: plain SQL with goose
+// annotations in comments, the Down statements after the Up ones (so give
+// the whole file to goose; psql would run both).
 func Render(sh Shard, o Options) ([]byte, error) {
 	return render("shard.sql.tmpl", sh, o)
 }

@@ -79,7 +79,9 @@ $shardid$;
 -- counter, read jumps_begun. If begun (read after the draw) equals done
 -- (read before it), no jump was under way at any moment in between, so no
 -- jump can ever move the counter back over the value drawn: it is
--- returned, provided it is not behind the clock. A value ahead of the clock
+-- returned, provided it is not behind the clock (the tick after the
+-- value's starts after now: a comparison of timestamps, cheaper than
+-- turning the clock into ticks). A value ahead of the clock
 -- (more than 256 IDs in one tick, or a clock stepped back) is returned
 -- as well: the ID borrows the following ticks and the clock catches up.
 -- The three reads are the operands of one left-to-right sum, the drawn
@@ -102,7 +104,8 @@ AS $shardid$
         WHEN ((0 - pg_catalog.pg_sequence_last_value('"insta5".next_id_jumps_done'))
               + pg_catalog.nextval('"insta5".next_id_seq') * 0)
               + pg_catalog.pg_sequence_last_value('"insta5".next_id_jumps_begun') = 0
-         AND pg_catalog.currval('"insta5".next_id_seq') >= pg_catalog.floor((pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) * 1000 - 1735689600000) / 10)::bigint << 8
+         AND pg_catalog.to_timestamp((((pg_catalog.currval('"insta5".next_id_seq') >> 8) + 1) * 10 + 1735689600000)::double precision / 1000)
+             > pg_catalog.clock_timestamp()
         THEN (pg_catalog.currval('"insta5".next_id_seq') >> 8) << 16 | 1280::bigint
              | (pg_catalog.currval('"insta5".next_id_seq') & 255::bigint)
         ELSE "insta5".next_id_jump()
