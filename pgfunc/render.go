@@ -170,24 +170,25 @@ func (m Meta) sameGenerator(o Meta) bool {
 }
 
 type renderData struct {
-	Schema       string // quoted identifier
-	SchemaName   string
-	Shard        int64
-	Layout       Layout
-	Mode         Mode
-	LayoutText   string
-	SeqReg       string // string literal naming the counter sequence
-	BegunReg     string // string literal naming the jumps-begun sequence
-	DoneReg      string // string literal naming the jumps-done sequence
-	ShardPart    int64  // shard << SeqBits
-	ShardSeqBits uint
-	ShardSeqMul  int64 // 2^(ShardBits+SeqBits)
-	MaxUnits     int64
-	LockClass    int64
-	Clock        string
-	Comment      string // string literal
-	EpochText    string
-	EndText      string
+	Schema         string // quoted identifier
+	SchemaName     string
+	Shard          int64
+	Layout         Layout
+	Mode           Mode
+	LayoutText     string
+	SeqReg         string // string literal naming the counter sequence
+	BegunReg       string // string literal naming the jumps-begun sequence
+	DoneReg        string // string literal naming the jumps-done sequence
+	ShardPart      int64  // shard << SeqBits
+	ShardSeqBits   uint
+	ShardSeqMul    int64 // 2^(ShardBits+SeqBits)
+	MaxUnits       int64
+	NextTickMillis int64 // epoch + one unit, in Unix ms: where tick 0's successor starts
+	LockClass      int64
+	Clock          string
+	Comment        string // string literal
+	EpochText      string
+	EndText        string
 }
 
 var pgTemplates = template.Must(template.New("pg").Funcs(template.FuncMap{
@@ -221,24 +222,25 @@ func render(name string, sh Shard, o Options) ([]byte, error) {
 	}
 	q := quoteIdent(sh.Schema)
 	d := renderData{
-		Schema:       q,
-		SchemaName:   sh.Schema,
-		Shard:        sh.ID,
-		Layout:       l,
-		Mode:         o.Mode,
-		LayoutText:   l.String(),
-		SeqReg:       quoteLiteral(q + ".next_id_seq"),
-		BegunReg:     quoteLiteral(q + ".next_id_jumps_begun"),
-		DoneReg:      quoteLiteral(q + ".next_id_jumps_done"),
-		ShardPart:    sh.ID << l.SeqBits,
-		ShardSeqBits: l.ShardBits + l.SeqBits,
-		ShardSeqMul:  1 << (l.ShardBits + l.SeqBits),
-		MaxUnits:     (l.MaxTicks()+1)<<l.SeqBits - 1,
-		LockClass:    lockClass,
-		Clock:        o.clock,
-		Comment:      quoteLiteral(string(meta)),
-		EpochText:    l.Epoch.UTC().Format(time.RFC3339),
-		EndText:      l.End().Format(time.RFC3339),
+		Schema:         q,
+		SchemaName:     sh.Schema,
+		Shard:          sh.ID,
+		Layout:         l,
+		Mode:           o.Mode,
+		LayoutText:     l.String(),
+		SeqReg:         quoteLiteral(q + ".next_id_seq"),
+		BegunReg:       quoteLiteral(q + ".next_id_jumps_begun"),
+		DoneReg:        quoteLiteral(q + ".next_id_jumps_done"),
+		ShardPart:      sh.ID << l.SeqBits,
+		ShardSeqBits:   l.ShardBits + l.SeqBits,
+		ShardSeqMul:    1 << (l.ShardBits + l.SeqBits),
+		MaxUnits:       (l.MaxTicks()+1)<<l.SeqBits - 1,
+		NextTickMillis: l.EpochMillis() + l.UnitMillis(),
+		LockClass:      lockClass,
+		Clock:          o.clock,
+		Comment:        quoteLiteral(string(meta)),
+		EpochText:      l.Epoch.UTC().Format(time.RFC3339),
+		EndText:        l.End().Format(time.RFC3339),
 	}
 	var buf bytes.Buffer
 	if err := pgTemplates.ExecuteTemplate(&buf, name, d); err != nil {

@@ -79,17 +79,18 @@ $shardid$;
 -- counter, read jumps_begun. If begun (read after the draw) equals done
 -- (read before it), no jump was under way at any moment in between, so no
 -- jump can ever move the counter back over the value drawn: it is
--- returned, provided it is not behind the clock (the tick after the
--- value's starts after now: a comparison of timestamps, cheaper than
--- turning the clock into ticks). A value ahead of the clock
--- (more than 4096 IDs in one tick, or a clock stepped back) is returned
--- as well: the ID borrows the following ticks and the clock catches up.
--- The three reads are the operands of one left-to-right sum, the drawn
--- value multiplied by zero: PostgreSQL evaluates operator arguments in
--- order. currval() then re-reads the value this session just drew, so
--- the expression uses it without binding a variable, which would stop the
--- planner from inlining the function (inlined, it costs about a third of a
--- PL/pgSQL body).
+-- returned, unless it is behind the clock (the tick after the value's
+-- started already). A value ahead of the clock (more than 4096 IDs in
+-- one tick, or a clock stepped back) is returned as well: the ID borrows
+-- the following ticks and the clock catches up.
+-- The test is one sum, evaluated left to right as PostgreSQL evaluates
+-- operator arguments: -done + (behind ? 2^40 : 0) + begun, which is 0
+-- exactly when begun = done and the value is not behind (begun and done
+-- never differ by anything near 2^40). currval() then re-reads the value
+-- this session drew, so no variable is bound: a bound variable would stop
+-- the planner from inlining the function, and inlined it costs about a
+-- third of a PL/pgSQL body. Timestamps are compared rather than the clock
+-- turned into ticks, which costs a date_part() per call.
 --
 -- Otherwise next_id_jump() (above) takes the shard's jump lock, bumps
 -- jumps_begun, moves the counter to max(its last value + 1, now) with
@@ -102,10 +103,9 @@ CREATE OR REPLACE FUNCTION "insta5".next_id() RETURNS bigint
 AS $shardid$
     SELECT CASE
         WHEN ((0 - pg_catalog.pg_sequence_last_value('"insta5".next_id_jumps_done'))
-              + pg_catalog.nextval('"insta5".next_id_seq') * 0)
+              + (pg_catalog.to_timestamp(((pg_catalog.nextval('"insta5".next_id_seq') >> 12) * 1 + 1735689600001)::double precision / 1000)
+                 <= pg_catalog.clock_timestamp())::int * 1099511627776::bigint)
               + pg_catalog.pg_sequence_last_value('"insta5".next_id_jumps_begun') = 0
-         AND pg_catalog.to_timestamp((((pg_catalog.currval('"insta5".next_id_seq') >> 12) + 1) * 1 + 1735689600000)::double precision / 1000)
-             > pg_catalog.clock_timestamp()
         THEN (pg_catalog.currval('"insta5".next_id_seq') >> 12) << 22 | 20480::bigint
              | (pg_catalog.currval('"insta5".next_id_seq') & 4095::bigint)
         ELSE "insta5".next_id_jump()
