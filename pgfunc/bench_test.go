@@ -12,7 +12,8 @@ import (
 
 // BenchmarkServerSideCost measures what one ID costs inside the server, the
 // way DESIGN.md measured it: SELECT count(*) FROM (SELECT f() FROM
-// generate_series(1, calls)) s, so that no client round trip is counted.
+// generate_series(1, calls)) s, so that no client round trip is counted;
+// unique-jump is mode unique with every call taking the slow path.
 // Every round runs each body once, in the same order, and the reported
 // figures are medians over the rounds: ns per call for each body and each
 // body's cost as a multiple of bare nextval() measured in the same run.
@@ -21,15 +22,18 @@ import (
 func BenchmarkServerSideCost(b *testing.B) {
 	db, _ := newDB(b)
 	ctx := context.Background()
-	const calls = 200_000
-	type body struct{ name, expr string }
+	type body struct {
+		name, expr string
+		calls      int
+	}
 	bodies := []body{
-		{"nextval", "nextval('bench_seq')"},
-		{"unique", "b_unique.next_id()"},
-		{"classic", "b_classic.next_id()"},
-		{"classic-sql", "b_sql.next_id()"},
-		{"published", "b_classic.next_id_published()"},
-		{"uuid", "gen_random_uuid()"},
+		{"nextval", "nextval('bench_seq')", 200_000},
+		{"unique", "b_unique.next_id()", 200_000},
+		{"unique-jump", "b_jump.next_id()", 20_000},
+		{"classic", "b_classic.next_id()", 200_000},
+		{"classic-sql", "b_sql.next_id()", 200_000},
+		{"published", "b_classic.next_id_published()", 200_000},
+		{"uuid", "gen_random_uuid()", 200_000},
 	}
 	setup := []struct {
 		sh   pgfunc.Shard
@@ -40,14 +44,17 @@ func BenchmarkServerSideCost(b *testing.B) {
 		{pgfunc.Shard{Schema: "b_sql", ID: 3}, pgfunc.ModeClassicSQL},
 	}
 	for _, s := range setup {
-		m, err := pgfunc.NewMigrator(db, pgfunc.Options{Mode: s.mode})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if r := m.Up(ctx, []pgfunc.Shard{s.sh}, nil); r[0].Err != nil {
-			b.Fatal(r[0].Err)
-		}
+		installWith(b, db, s.sh, pgfunc.Options{Mode: s.mode})
 	}
+	// unique-jump: racingClock runs 300 times fast, so the counter is behind
+	// on every call and every call takes the slow path (lock,
+	// subtransaction, setval): the cost of one jump.
+	installWith(b, db, pgfunc.Shard{Schema: "b_jump", ID: 4}, pgfunc.WithClock(pgfunc.Options{}, racingClock))
+	if _, err := db.ExecContext(ctx, fmt.Sprintf("ALTER DATABASE %s SET shardid_test.base = '%s'", dbNameOf(b, db), time.Now().UTC().Format(time.RFC3339Nano))); err != nil {
+		b.Fatal(err)
+	}
+	db.SetMaxIdleConns(0) // new sessions pick up the setting
+	db.SetMaxIdleConns(2)
 	published, err := pgfunc.RenderPublished(setup[1].sh, pgfunc.Options{})
 	if err != nil {
 		b.Fatal(err)
@@ -73,13 +80,13 @@ func BenchmarkServerSideCost(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		for _, bd := range bodies {
-			q := fmt.Sprintf("SELECT count(*) FROM (SELECT %s FROM generate_series(1, %d)) s", bd.expr, calls)
+			q := fmt.Sprintf("SELECT count(*) FROM (SELECT %s FROM generate_series(1, %d)) s", bd.expr, bd.calls)
 			start := time.Now()
 			var n int64
-			if err := conn.QueryRowContext(ctx, q).Scan(&n); err != nil || n != calls {
+			if err := conn.QueryRowContext(ctx, q).Scan(&n); err != nil || n != int64(bd.calls) {
 				b.Fatalf("%s: %v (count %d)", bd.name, err, n)
 			}
-			samples[bd.name] = append(samples[bd.name], float64(time.Since(start).Nanoseconds())/calls)
+			samples[bd.name] = append(samples[bd.name], float64(time.Since(start).Nanoseconds())/float64(bd.calls))
 		}
 	}
 	b.StopTimer()
