@@ -53,10 +53,12 @@ func NewMigrator(db *sql.DB, o Options) (*Migrator, error) {
 
 // Result is the outcome of one shard's Up or Down.
 type Result struct {
+	// Shard is the shard this result is about.
 	Shard Shard
 	// Applied is true when a migration ran; false means the schema was
 	// already in the requested state (a rerun is a no-op).
-	Applied  bool
+	Applied bool
+	// Duration is how long the shard took, checks included.
 	Duration time.Duration
 	// Err is nil on success. Other shards' results stand when one fails.
 	Err error
@@ -64,12 +66,15 @@ type Result struct {
 
 // Installed is a generator found on a server.
 type Installed struct {
+	// Schema holds the generator.
 	Schema string
-	Meta   Meta
+	// Meta is what its next_id() comment records.
+	Meta Meta
 }
 
 // Status is one shard's state.
 type Status struct {
+	// Shard is the shard asked about (or found, see Migrator.Status).
 	Shard Shard
 	// Version is the goose version applied in the schema (0: none).
 	Version int64

@@ -98,8 +98,11 @@ func SchemaName(format string, shard int64) (string, error) {
 
 // Shard is one logical shard: a schema and the shard id its IDs carry.
 type Shard struct {
+	// Schema is the schema holding the shard's generator and tables: a
+	// plain lower-case identifier (see CheckSchema).
 	Schema string
-	ID     int64
+	// ID is the logical shard id every ID from this schema carries.
+	ID int64
 }
 
 // Options configures rendering and applying. The zero value renders the
@@ -144,15 +147,15 @@ const lockClass = 0x53494431
 // that a rerun with different options is refused instead of silently
 // keeping the old generator.
 type Meta struct {
-	Tool      string `json:"tool"`
-	Shard     int64  `json:"shard"`
-	Mode      Mode   `json:"mode"`
-	Layout    string `json:"layout"`
-	EpochMS   int64  `json:"epoch_ms"`
-	UnitMS    int64  `json:"unit_ms"`
-	TimeBits  uint   `json:"time_bits"`
-	ShardBits uint   `json:"shard_bits"`
-	SeqBits   uint   `json:"seq_bits"`
+	Tool      string `json:"tool"`       // always "shardid"
+	Shard     int64  `json:"shard"`      // the shard id the generator stamps
+	Mode      Mode   `json:"mode"`       // the next_id() body
+	Layout    string `json:"layout"`     // preset name, informational
+	EpochMS   int64  `json:"epoch_ms"`   // Layout.Epoch in Unix ms
+	UnitMS    int64  `json:"unit_ms"`    // Layout.TimeUnit in ms
+	TimeBits  uint   `json:"time_bits"`  // Layout.TimeBits
+	ShardBits uint   `json:"shard_bits"` // Layout.ShardBits
+	SeqBits   uint   `json:"seq_bits"`   // Layout.SeqBits
 }
 
 // metaFor describes shard rendered with o.

@@ -53,6 +53,7 @@ type cliEnv struct {
 // exits with status 2.
 type usageError struct{ msg string }
 
+// Error returns the one-line message.
 func (e *usageError) Error() string { return e.msg }
 
 // usagef returns a usageError with a formatted message.

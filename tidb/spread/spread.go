@@ -29,6 +29,7 @@ const (
 
 // Source describes a stream of keys.
 type Source struct {
+	// Kind is where the keys come from.
 	Kind Kind
 	// Digits is the rotation width for Rotated: 1, 2 or 3.
 	Digits int
@@ -134,8 +135,10 @@ type Window struct {
 
 // Result is a run's measurements.
 type Result struct {
-	Source  Source
-	Config  Config
+	// Source and Config are what was run.
+	Source Source
+	Config Config
+	// Windows holds one measurement per time window, in order.
 	Windows []Window
 	// Regions is the number of regions at the end of the run.
 	Regions int
