@@ -1,0 +1,73 @@
+package pgfunc_test
+
+import (
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/shardid/shardid/pgfunc"
+)
+
+// FuzzComposeDecompose: for any valid layout and in-range parts, Compose
+// and Decompose are inverse, IDs are never negative and never above MaxID,
+// and IDs order by time first.
+func FuzzComposeDecompose(f *testing.F) {
+	f.Add(uint8(41), uint8(13), uint8(10), int64(1234567), int64(5), int64(7))
+	f.Add(uint8(37), uint8(8), uint8(8), int64(0), int64(255), int64(255))
+	f.Add(uint8(1), uint8(1), uint8(1), int64(1), int64(1), int64(1))
+	f.Fuzz(func(t *testing.T, tb, sb, qb uint8, ticks, shard, seq int64) {
+		l := pgfunc.Layout{Epoch: pgfunc.DefaultEpoch, TimeUnit: time.Millisecond, TimeBits: uint(tb), ShardBits: uint(sb), SeqBits: uint(qb)}
+		if l.Validate() != nil {
+			return
+		}
+		id, err := l.ComposeTicks(ticks, shard, seq)
+		inRange := ticks >= 0 && ticks <= l.MaxTicks() && shard >= 0 && shard <= l.MaxShard() && seq >= 0 && seq <= l.MaxSeq()
+		if !inRange {
+			if err == nil {
+				t.Fatalf("out-of-range parts %d/%d/%d composed to %d", ticks, shard, seq, id)
+			}
+			return
+		}
+		if err != nil || id < 0 || id > l.MaxID() {
+			t.Fatalf("compose %d/%d/%d: %d, %v (max %d)", ticks, shard, seq, id, err, l.MaxID())
+		}
+		p, err := l.Decompose(id)
+		if err != nil || p.Ticks != ticks || p.Shard != shard || p.Seq != seq {
+			t.Fatalf("decompose(%d) = %+v, %v; want %d/%d/%d", id, p, err, ticks, shard, seq)
+		}
+		if ticks < l.MaxTicks() {
+			next, err := l.ComposeTicks(ticks+1, 0, 0)
+			if err != nil || next <= id {
+				t.Fatalf("the next tick's smallest id %d is not above %d", next, id)
+			}
+		}
+	})
+}
+
+// FuzzParseShards: any accepted list is sorted, distinct and in range;
+// anything refused wraps ErrShardRange.
+func FuzzParseShards(f *testing.F) {
+	for _, s := range []string{"0-3,8,10-12", "", "5-1", "0-8191", "1,,2", " 7 "} {
+		f.Add(s)
+	}
+	l := pgfunc.Instagram()
+	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) > 64 { // keep ranges small enough to expand
+			return
+		}
+		ids, err := pgfunc.ParseShards(s, l)
+		if err != nil {
+			if !errors.Is(err, pgfunc.ErrShardRange) {
+				t.Fatalf("%q: error %v does not wrap ErrShardRange", s, err)
+			}
+			return
+		}
+		if len(ids) == 0 || !slices.IsSorted(ids) || len(slices.Compact(slices.Clone(ids))) != len(ids) {
+			t.Fatalf("%q: %v is not a sorted, distinct, non-empty list", s, ids)
+		}
+		if ids[0] < 0 || ids[len(ids)-1] > l.MaxShard() {
+			t.Fatalf("%q: %v out of range", s, ids)
+		}
+	})
+}
