@@ -26,8 +26,8 @@ CREATE SEQUENCE IF NOT EXISTS "insta5".next_id_jumps_done
 SELECT pg_catalog.nextval('"insta5".next_id_jumps_begun'), pg_catalog.nextval('"insta5".next_id_jumps_done');
 
 -- +goose StatementBegin
--- next_id_jump(): the slow path of next_id() (below); on its own it also returns a
--- valid, unique ID. The jump lock is a transaction-level advisory lock
+-- next_id_jump(): the slow path of next_id() (below); on its own it also
+-- returns a valid, unique ID. The jump lock is a transaction-level advisory lock
 -- taken inside a subtransaction that is always rolled back (RAISE ...
 -- SQLSTATE 'SHR01'): sequences are not transactional, so the jump stays,
 -- while the lock is released as soon as the jump is over, and on cancel or
