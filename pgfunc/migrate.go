@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"sync"
 	"testing/fstest"
 	"time"
 
@@ -201,20 +202,42 @@ func (m *Migrator) Down(ctx context.Context, shards []Shard, each func(Result)) 
 	})
 }
 
+// forEach runs do for every shard, Options.Parallel at a time (each schema
+// has its own goose lock, so they do not wait for one another), calls each
+// as shards finish, one call at a time, and returns the results in the
+// order of shards.
 func (m *Migrator) forEach(shards []Shard, each func(Result), do func(Shard) (bool, error)) []Result {
-	out := make([]Result, 0, len(shards))
-	for _, sh := range shards {
-		start := time.Now()
-		applied, err := do(sh)
-		if err != nil {
-			err = fmt.Errorf("schema %s: %w", sh.Schema, err)
-		}
-		r := Result{Shard: sh, Applied: applied, Duration: time.Since(start), Err: err}
-		out = append(out, r)
-		if each != nil {
-			each(r)
-		}
+	out := make([]Result, len(shards))
+	var (
+		mu   sync.Mutex
+		wg   sync.WaitGroup
+		next = make(chan int)
+	)
+	for range min(m.opts.Parallel, len(shards)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				sh := shards[i]
+				start := time.Now()
+				applied, err := do(sh)
+				if err != nil {
+					err = fmt.Errorf("schema %s: %w", sh.Schema, err)
+				}
+				out[i] = Result{Shard: sh, Applied: applied, Duration: time.Since(start), Err: err}
+				if each != nil {
+					mu.Lock()
+					each(out[i])
+					mu.Unlock()
+				}
+			}
+		}()
 	}
+	for i := range shards {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 	return out
 }
 

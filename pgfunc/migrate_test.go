@@ -187,3 +187,36 @@ func TestDown(t *testing.T) {
 		t.Fatalf("up after down: %+v", r[0])
 	}
 }
+
+// TestUpManyShardsInParallel applies 64 shards 8 at a time: every result
+// comes back in request order, applied, and every schema's IDs carry its
+// shard id.
+func TestUpManyShardsInParallel(t *testing.T) {
+	db, _ := newDB(t)
+	db.SetMaxOpenConns(20)
+	ctx := context.Background()
+	if _, err := pgfunc.NewMigrator(db, pgfunc.Options{Parallel: -1}); !errors.Is(err, pgfunc.ErrInvalidParallel) {
+		t.Fatalf("Parallel -1: %v", err)
+	}
+	m, err := pgfunc.NewMigrator(db, pgfunc.Options{Parallel: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shards := shardsFor(t, "0-63")
+	var calls int
+	res := m.Up(ctx, shards, func(pgfunc.Result) { calls++ })
+	if calls != len(shards) {
+		t.Fatalf("progress called %d times for %d shards", calls, len(shards))
+	}
+	for i, r := range res {
+		if r.Shard != shards[i] || r.Err != nil || !r.Applied {
+			t.Fatalf("result %d: %+v", i, r)
+		}
+	}
+	for _, sh := range shards {
+		var shard int64
+		if err := db.QueryRow("SELECT " + sh.Schema + ".id_shard(" + sh.Schema + ".next_id())").Scan(&shard); err != nil || shard != sh.ID {
+			t.Fatalf("%s: shard %d, %v", sh.Schema, shard, err)
+		}
+	}
+}

@@ -183,8 +183,12 @@ func migrateCommandShards(ctx context.Context, env *cliEnv, name string, args []
 	var f genFlags
 	f.register(env, fs, true)
 	dsn := fs.String("dsn", envDefault(env, envPGDSN, ""), "PostgreSQL connection URL (env "+envPGDSN+")")
+	parallel := fs.Int("parallel", pgfunc.DefaultParallel, "schemas to migrate at once, each on its own connection")
 	if err := parseFlags(env, fs, args); err != nil {
 		return nil, nil, nil, err
+	}
+	if *parallel < 1 || *parallel > 64 {
+		return nil, nil, nil, usagef("--parallel: %d is out of range (allowed 1-64)", *parallel)
 	}
 	if fs.NArg() > 0 {
 		return nil, nil, nil, usagef("pg %s: unexpected argument %q", name, fs.Arg(0))
@@ -193,6 +197,7 @@ func migrateCommandShards(ctx context.Context, env *cliEnv, name string, args []
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	o.Parallel = *parallel
 	var shards []pgfunc.Shard
 	if f.shards != "" || shardsRequired {
 		if shards, err = f.shardList(o.Layout, f.shards); err != nil {
