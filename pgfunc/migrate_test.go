@@ -2,7 +2,9 @@ package pgfunc_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -217,6 +219,57 @@ func TestUpManyShardsInParallel(t *testing.T) {
 		var shard int64
 		if err := db.QueryRow("SELECT " + sh.Schema + ".id_shard(" + sh.Schema + ".next_id())").Scan(&shard); err != nil || shard != sh.ID {
 			t.Fatalf("%s: shard %d, %v", sh.Schema, shard, err)
+		}
+	}
+}
+
+// TestLeastPrivilege: an application role with only USAGE on the schema and
+// its sequences (what a bigserial needs) gets IDs, jumps included.
+func TestLeastPrivilege(t *testing.T) {
+	db, dsn := newDB(t)
+	sh := install(t, db, "priv", 40, pgfunc.ModeUnique)
+	_, err := db.Exec(`CREATE ROLE shardid_app LOGIN;
+		GRANT USAGE ON SCHEMA priv TO shardid_app;
+		GRANT USAGE ON ALL SEQUENCES IN SCHEMA priv TO shardid_app`)
+	if err != nil && !strings.Contains(err.Error(), "already exists") {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`GRANT USAGE ON SCHEMA priv TO shardid_app; GRANT USAGE ON ALL SEQUENCES IN SCHEMA priv TO shardid_app`); err != nil {
+		t.Fatal(err)
+	}
+	app, err := sql.Open("pgx", strings.Replace(dsn, "postgres://postgres@", "postgres://shardid_app@", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer app.Close()
+	conn, err := app.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	seen := map[int64]bool{}
+	for i := range 300 {
+		if i%100 == 0 { // step the clock forward so the next call must jump
+			if _, err := conn.ExecContext(context.Background(), "SELECT set_config('shardid_test.offset', $1, false)", fmt.Sprintf("%d s", i/100+1)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var id int64
+		if err := conn.QueryRowContext(context.Background(), "SELECT priv.next_id()").Scan(&id); err != nil {
+			t.Fatalf("call %d as shardid_app: %v", i, err)
+		}
+		if seen[id] {
+			t.Fatalf("duplicate %d", id)
+		}
+		seen[id] = true
+	}
+	var jumps int64
+	if err := db.QueryRow("SELECT pg_sequence_last_value('priv.next_id_jumps_done')").Scan(&jumps); err != nil || jumps < 3 {
+		t.Fatalf("%d jumps (%v): the role never took the slow path", jumps, err)
+	}
+	for id := range seen {
+		if p, err := pgfunc.Instagram().Decompose(id); err != nil || p.Shard != sh.ID {
+			t.Fatalf("id %d decodes to %+v, %v", id, p, err)
 		}
 	}
 }

@@ -33,8 +33,11 @@ SELECT pg_catalog.nextval('"insta5".next_id_jumps_begun'), pg_catalog.nextval('"
 -- while the lock is released as soon as the jump is over, and on cancel or
 -- error as well. Nothing is ever left held for other sessions to wait on.
 -- A jump cut short leaves begun > done; the next jump completes it.
+-- It runs with its owner's rights (setval needs UPDATE on the sequences),
+-- so callers need no more than USAGE on the schema and its sequences; a
+-- fixed search_path keeps a caller's objects out of it.
 CREATE OR REPLACE FUNCTION "insta5".next_id_jump() RETURNS bigint
-    LANGUAGE plpgsql VOLATILE
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $shardid$
 DECLARE
     begun bigint;
