@@ -86,9 +86,10 @@ func checkShards(t testing.TB, db *sql.DB, sh pgfunc.Shard) {
 
 // TestBurstSingleStatement makes IDs far faster than 1024 per
 // millisecond for one shard: a one-million-row INSERT ... SELECT, and a
-// one-million-call SELECT (no table, so the rate is higher still). Mode
-// unique must return no duplicate; the classic body, fed the same SELECT
-// burst, does, which shows the check would catch a violation.
+// one-million-call SELECT (no table, so the rate is higher still), also
+// with the clock frozen for the whole statement. Mode unique must return no
+// duplicate; the classic body, fed the frozen-clock burst, repeats all but
+// 1024 IDs, which shows the check would catch a violation.
 func TestBurstSingleStatement(t *testing.T) {
 	db, _ := newDB(t)
 	sh := install(t, db, "burst", 1, pgfunc.ModeUnique)
@@ -118,12 +119,25 @@ func TestBurstSingleStatement(t *testing.T) {
 	}
 	t.Logf("unique: 1M-row INSERT and 1M-call SELECT, 0 duplicates; the SELECT's last ID decodes %+.0f ms from the clock at its end", ahead)
 
-	cl := install(t, db, "burst_classic", 2, pgfunc.ModeClassicSQL)
-	cdups, _ := burst(cl.Schema)
-	if cdups == 0 {
-		t.Fatalf("classic-sql gave no duplicate on a 1M-call burst; the burst no longer exceeds 1024 IDs/ms and proves nothing")
+	// The same SELECT with a clock frozen for the whole statement
+	// (statement_timestamp()): every call falls in one tick, whatever the
+	// machine's speed. Mode unique must borrow its way through; the
+	// classic body can only repeat itself after 1024 calls.
+	frozen := pgfunc.WithClock(pgfunc.Options{}, "pg_catalog.statement_timestamp()")
+	installWith(t, db, pgfunc.Shard{Schema: "burst_frozen", ID: 3}, frozen)
+	if fdups, _ := burst("burst_frozen"); fdups != 0 {
+		t.Fatalf("unique, frozen clock: %d duplicates in a 1M-call SELECT", fdups)
 	}
-	t.Logf("classic-sql, same 1M-call SELECT: %d duplicate ids", cdups)
+	frozen.Mode = pgfunc.ModeClassicSQL
+	installWith(t, db, pgfunc.Shard{Schema: "burst_frozen_classic", ID: 4}, frozen)
+	cdups, _ := burst("burst_frozen_classic")
+	if want := int64(1_000_000 - 1024); cdups != want {
+		t.Fatalf("classic-sql, frozen clock: %d duplicates, want %d (only 1024 distinct IDs fit one tick)", cdups, want)
+	}
+	// And on the real clock, where the count depends on the machine's speed.
+	cl := install(t, db, "burst_classic", 2, pgfunc.ModeClassicSQL)
+	rdups, _ := burst(cl.Schema)
+	t.Logf("classic-sql, 1M-call SELECT: %d duplicates on the real clock, %d with the clock frozen; unique: 0 and 0", rdups, cdups)
 }
 
 // TestConcurrentSessions runs 8 sessions at once, mixing single-row
