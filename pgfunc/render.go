@@ -190,7 +190,6 @@ func (m Meta) sameGenerator(o Meta) bool {
 
 type renderData struct {
 	Schema         string // quoted identifier
-	SchemaName     string
 	Shard          int64
 	Layout         Layout
 	Mode           Mode
@@ -200,7 +199,6 @@ type renderData struct {
 	DoneReg        string // string literal naming the jumps-done sequence
 	ShardPart      int64  // shard << SeqBits
 	ShardSeqBits   uint
-	ShardSeqMul    int64 // 2^(ShardBits+SeqBits)
 	MaxUnits       int64
 	NextTickMillis int64 // epoch + one unit, in Unix ms: where tick 0's successor starts
 	LockClass      int64
@@ -242,7 +240,6 @@ func render(name string, sh Shard, o Options) ([]byte, error) {
 	q := quoteIdent(sh.Schema)
 	d := renderData{
 		Schema:         q,
-		SchemaName:     sh.Schema,
 		Shard:          sh.ID,
 		Layout:         l,
 		Mode:           o.Mode,
@@ -252,7 +249,6 @@ func render(name string, sh Shard, o Options) ([]byte, error) {
 		DoneReg:        quoteLiteral(q + ".next_id_jumps_done"),
 		ShardPart:      sh.ID << l.SeqBits,
 		ShardSeqBits:   l.ShardBits + l.SeqBits,
-		ShardSeqMul:    1 << (l.ShardBits + l.SeqBits),
 		MaxUnits:       (l.MaxTicks()+1)<<l.SeqBits - 1,
 		NextTickMillis: l.EpochMillis() + l.UnitMillis(),
 		LockClass:      lockClass,
