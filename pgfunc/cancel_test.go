@@ -11,6 +11,9 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/internal/pgserver"
+	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/pgfunc"
 )
 
@@ -156,7 +159,9 @@ func TestInterruptedJumpIsCompleted(t *testing.T) {
 // checkpoint, as a crash) right after committing IDs, restarts it, and
 // checks that every ID made after the restart is new.
 func TestCrashRestart(t *testing.T) {
-	db, dsn := newDB(t)
+	srv := testsrv.NewPG(t, pgserver.Options{}) // crashed below: a server of its own
+	dsn := testsrv.Database(t, srv)
+	db := testsrv.Open(t, "pgx", dsn)
 	sh := install(t, db, "crash", 22, pgfunc.ModeUnique)
 	createTable(t, db, sh.Schema)
 	for range 3 {
@@ -205,7 +210,7 @@ func TestCrashRestart(t *testing.T) {
 // out: every mode must raise a clear error rather than return an ID.
 func TestTimeFieldExhausted(t *testing.T) {
 	db, _ := newDB(t)
-	l := pgfunc.Layout{Name: "tiny", Epoch: time.Now().Add(-3 * time.Second), TimeUnit: time.Millisecond, TimeBits: 11, ShardBits: 4, SeqBits: 4}
+	l := shardid.Layout{Name: "tiny", Epoch: time.Now().Add(-3 * time.Second), TimeUnit: time.Millisecond, TimeBits: 11, ShardBits: 4, SeqBits: 4}
 	for i, mode := range pgfunc.Modes() {
 		schema := "tiny_" + strings.ReplaceAll(string(mode), "-", "_")
 		installWith(t, db, pgfunc.Shard{Schema: schema, ID: int64(i)}, pgfunc.Options{Layout: l, Mode: mode})

@@ -8,12 +8,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/pgfunc"
 )
 
 func shardsFor(t testing.TB, spec string) []pgfunc.Shard {
 	t.Helper()
-	ids, err := pgfunc.ParseShards(spec, pgfunc.Instagram())
+	ids, err := shardid.ParseShards(spec, shardid.Instagram())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +150,7 @@ func TestRefusals(t *testing.T) {
 	if r := classic.Up(ctx, shardsFor(t, "3"), nil); !errors.Is(r[0].Err, pgfunc.ErrGeneratorMismatch) {
 		t.Fatalf("mode change: %v", r[0].Err)
 	}
-	snow, _ := pgfunc.NewMigrator(db, pgfunc.Options{Layout: pgfunc.Snowflake()})
+	snow, _ := pgfunc.NewMigrator(db, pgfunc.Options{Layout: shardid.Snowflake()})
 	if r := snow.Up(ctx, shardsFor(t, "3"), nil); !errors.Is(r[0].Err, pgfunc.ErrGeneratorMismatch) {
 		t.Fatalf("layout change: %v", r[0].Err)
 	}
@@ -268,7 +269,7 @@ func TestLeastPrivilege(t *testing.T) {
 		t.Fatalf("%d jumps (%v): the role never took the slow path", jumps, err)
 	}
 	for id := range seen {
-		if p, err := pgfunc.Instagram().Decompose(id); err != nil || p.Shard != sh.ID {
+		if p, err := shardid.Instagram().Decompose(id); err != nil || p.Shard != sh.ID {
 			t.Fatalf("id %d decodes to %+v, %v", id, p, err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/pgfunc"
 )
 
@@ -34,8 +35,8 @@ func TestMoveShardWithPgDump(t *testing.T) {
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	dump := exec.Command(filepath.Join(srv.BinDir(), "pg_dump"), "-n", sh.Schema, "--no-owner", "-d", srcDSN)
-	restore := exec.Command(filepath.Join(srv.BinDir(), "psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", dstDSN)
+	dump := exec.Command(filepath.Join(testsrv.PG(t).BinDir(), "pg_dump"), "-n", sh.Schema, "--no-owner", "-d", srcDSN)
+	restore := exec.Command(filepath.Join(testsrv.PG(t).BinDir(), "psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", dstDSN)
 	pipe, err := dump.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -6,12 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"slices"
-	"strconv"
 	"strings"
 	"text/template"
 	"time"
 
+	"github.com/shardid/shardid"
 	shardsql "github.com/shardid/shardid/sql"
 )
 
@@ -109,7 +108,7 @@ type Shard struct {
 // Instagram layout in ModeUnique.
 type Options struct {
 	// Layout is the ID layout. The zero value means Instagram().
-	Layout Layout
+	Layout shardid.Layout
 	// Mode is the next_id() body. Empty means ModeUnique.
 	Mode Mode
 	// Parallel is how many schemas Migrator.Up and Down migrate at once,
@@ -137,8 +136,8 @@ func (o Options) normalize() (Options, error) {
 	case o.Parallel == 0:
 		o.Parallel = DefaultParallel
 	}
-	if o.Layout == (Layout{}) {
-		o.Layout = Instagram()
+	if o.Layout == (shardid.Layout{}) {
+		o.Layout = shardid.Instagram()
 	}
 	if err := o.Layout.Validate(); err != nil {
 		return o, err
@@ -191,7 +190,7 @@ func (m Meta) sameGenerator(o Meta) bool {
 type renderData struct {
 	Schema         string // quoted identifier
 	Shard          int64
-	Layout         Layout
+	Layout         shardid.Layout
 	Mode           Mode
 	LayoutText     string
 	SeqReg         string // string literal naming the counter sequence
@@ -272,43 +271,4 @@ func quoteIdent(s string) string {
 // quoteLiteral quotes a PostgreSQL string literal (standard_conforming_strings on).
 func quoteLiteral(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
-}
-
-// ParseShards reads a shard list such as "0-3,8,10-12" into ascending,
-// distinct shard ids, each within the layout's shard range.
-func ParseShards(s string, l Layout) ([]int64, error) {
-	if strings.TrimSpace(s) == "" {
-		return nil, fmt.Errorf("%w: empty shard list (want e.g. 0-3,8,10-12)", ErrShardRange)
-	}
-	seen := map[int64]bool{}
-	var out []int64
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, err1 := strconv.ParseInt(lo, 10, 64)
-		b := a
-		var err2 error
-		if isRange {
-			b, err2 = strconv.ParseInt(hi, 10, 64)
-		}
-		if err1 != nil || err2 != nil || lo == "" {
-			return nil, fmt.Errorf("%w: bad shard list item %q (want N or N-M, e.g. 0-3,8,10-12)", ErrShardRange, part)
-		}
-		if b < a {
-			return nil, fmt.Errorf("%w: range %q runs backwards", ErrShardRange, part)
-		}
-		for _, v := range []int64{a, b} {
-			if err := l.CheckShard(v); err != nil {
-				return nil, err
-			}
-		}
-		for v := a; v <= b; v++ {
-			if !seen[v] {
-				seen[v] = true
-				out = append(out, v)
-			}
-		}
-	}
-	slices.Sort(out)
-	return out, nil
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/pgfunc"
 )
 
@@ -78,7 +79,7 @@ func checkShards(t testing.TB, db *sql.DB, sh pgfunc.Shard) {
 	if err := db.QueryRow(fmt.Sprintf("SELECT max(id) FROM %s.items", sh.Schema)).Scan(&sample); err != nil {
 		t.Fatal(err)
 	}
-	p, err := pgfunc.Instagram().Decompose(sample)
+	p, err := shardid.Instagram().Decompose(sample)
 	if err != nil || p.Shard != sh.ID {
 		t.Fatalf("Go decode of %d: %+v, %v; want shard %d", sample, p, err, sh.ID)
 	}
@@ -232,7 +233,7 @@ func TestDecodedTimeNearInsert(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rows.Close()
-	l := pgfunc.Instagram()
+	l := shardid.Instagram()
 	for rows.Next() {
 		var id int64
 		var at, sqlTS time.Time

@@ -11,13 +11,11 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/pressly/goose/v3"
-	"github.com/shardid/shardid/internal/mariadb"
+	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/tidb"
 )
 
-var server *mariadb.Server
-
-func TestMain(m *testing.M) { mariadb.Main(m, &server) }
+func TestMain(m *testing.M) { testsrv.Main(m) }
 
 // seedDDL renders both seed tables under s, for migrations.
 func seedDDL(t *testing.T, s tidb.Strategy) []*tidb.DDL {
@@ -253,7 +251,7 @@ type target struct {
 // targets returns MariaDB (skipping when absent outside CI) and, when
 // TIDB_TEST_DSN is set, TiDB.
 func targets(t *testing.T) []target {
-	s := mariadb.Need(t, server)
+	s := testsrv.MariaDB(t)
 	out := []target{{name: "mariadb", database: func(t *testing.T, name string) string {
 		dsn, err := s.CreateDatabase(context.Background(), fmt.Sprintf("%s_%d", name, dbSeq.next()))
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/internal/pgserver"
 	"github.com/shardid/shardid/pgfunc"
 )
@@ -51,7 +52,7 @@ func runDemo(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer db.Close()
-	l := pgfunc.Instagram()
+	l := shardid.Instagram()
 	m, err := pgfunc.NewMigrator(db, pgfunc.Options{Layout: l})
 	if err != nil {
 		return err

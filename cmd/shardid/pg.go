@@ -15,6 +15,7 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx" for goose
 
+	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/pgfunc"
 )
 
@@ -50,18 +51,18 @@ type layoutFlags struct {
 
 func (f *layoutFlags) register(env *cliEnv, fs *flag.FlagSet) {
 	fs.StringVar(&f.layout, "layout", envDefault(env, envLayout, "instagram"),
-		"ID layout: "+strings.Join(pgfunc.LayoutNames(), ", ")+" (env "+envLayout+")")
+		"ID layout: "+strings.Join(shardid.LayoutNames(), ", ")+" (env "+envLayout+")")
 	fs.StringVar(&f.epoch, "epoch", envDefault(env, envEpoch, ""),
-		"custom epoch, RFC 3339 or Unix ms (default "+pgfunc.DefaultEpoch.Format(time.RFC3339)+"; env "+envEpoch+")")
+		"custom epoch, RFC 3339 or Unix ms (default "+shardid.DefaultEpoch().Format(time.RFC3339)+"; env "+envEpoch+")")
 }
 
-func (f *layoutFlags) resolve() (pgfunc.Layout, error) {
-	l, err := pgfunc.LayoutByName(f.layout)
+func (f *layoutFlags) resolve() (shardid.Layout, error) {
+	l, err := shardid.LayoutByName(f.layout)
 	if err != nil {
 		return l, usagef("--layout: %v", err)
 	}
 	if f.epoch != "" {
-		e, err := pgfunc.ParseEpoch(f.epoch)
+		e, err := shardid.ParseEpoch(f.epoch)
 		if err != nil {
 			return l, usagef("--epoch: %v", err)
 		}
@@ -102,11 +103,11 @@ func (f *genFlags) options() (pgfunc.Options, error) {
 	return pgfunc.Options{Layout: l, Mode: mode}, nil
 }
 
-func (f *genFlags) shardList(l pgfunc.Layout, spec string) ([]pgfunc.Shard, error) {
+func (f *genFlags) shardList(l shardid.Layout, spec string) ([]pgfunc.Shard, error) {
 	if spec == "" {
 		return nil, usagef("--shards is required (e.g. --shards 0-63 or 0-3,8,10-12)")
 	}
-	ids, err := pgfunc.ParseShards(spec, l)
+	ids, err := shardid.ParseShards(spec, l)
 	if err != nil {
 		return nil, usagef("--shards: %v", err)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -10,25 +9,18 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/shardid/shardid/internal/pgserver"
+	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/pgfunc"
 )
-
-var pgDBs atomic.Int64
 
 // pgDSN creates a fresh database on the test server and returns its DSN.
 func pgDSN(t *testing.T) string {
 	t.Helper()
-	s := pgserver.Need(t, pgServer)
-	name := fmt.Sprintf("cli%d", pgDBs.Add(1))
-	if err := s.CreateDatabase(context.Background(), name); err != nil {
-		t.Fatal(err)
-	}
-	return s.DSN(name)
+	return testsrv.Database(t, testsrv.PG(t))
 }
 
 func openPG(t *testing.T, dsn string) *sql.DB {
@@ -84,7 +76,7 @@ func TestPGRenderEnvAndFlags(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	want, _ := pgfunc.Render(pgfunc.Shard{Schema: "insta5", ID: 5}, pgfunc.Options{Layout: pgfunc.Snowflake(), Mode: pgfunc.ModeClassic})
+	want, _ := pgfunc.Render(pgfunc.Shard{Schema: "insta5", ID: 5}, pgfunc.Options{Layout: shardid.Snowflake(), Mode: pgfunc.ModeClassic})
 	if out != string(want) {
 		t.Fatal("pg render with SHARDID_LAYOUT=snowflake SHARDID_MODE=classic differs from pgfunc.Render")
 	}
@@ -150,7 +142,7 @@ func TestPGUpStatusDown(t *testing.T) {
 // TestDecodeStdin decodes IDs one per line from standard input, the same as
 // from arguments, and reports the line of a bad one.
 func TestDecodeStdin(t *testing.T) {
-	l := pgfunc.Instagram()
+	l := shardid.Instagram()
 	at := time.Date(2026, 5, 4, 3, 2, 1, 5e6, time.UTC)
 	id, _ := l.Compose(at, 77, 12)
 	code, out, _ := runCLI(t, fmt.Sprintf("%d\n\n%d\n", id, id), nil, "decode")
@@ -162,7 +154,7 @@ func TestDecodeStdin(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, "stdin line 2: bad ID \"x\"") {
 		t.Fatalf("bad stdin line: exit %d %q", code, stderr)
 	}
-	sf, _ := pgfunc.Snowflake().Compose(at, 1000, 4000)
+	sf, _ := shardid.Snowflake().Compose(at, 1000, 4000)
 	code, out, _ = runCLI(t, "", nil, "decode", "--layout", "snowflake", fmt.Sprint(sf))
 	if code != 0 || !strings.Contains(out, "shard 1000\tseq 4000") {
 		t.Fatalf("decode --layout snowflake: %d %q", code, out)
@@ -178,7 +170,7 @@ func gooseBinary(t *testing.T) string {
 		"github.com/pressly/goose/v3/cmd/goose@v3.29.0")
 	cmd.Env = append(os.Environ(), "GOBIN="+dir, "GOFLAGS=")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		if pgserver.InCI() {
+		if testsrv.InCI() {
 			t.Fatalf("build the stock goose CLI: %v\n%s", err, out)
 		}
 		t.Skipf("cannot build the stock goose CLI here: %v", err)
@@ -224,7 +216,7 @@ func TestPGGenWithStockGoose(t *testing.T) {
 // TestDemo runs the embedded demo against its own throwaway server, the way
 // `go run ./cmd/shardid demo` does on a fresh machine.
 func TestDemo(t *testing.T) {
-	pgserver.Need(t, pgServer) // the same binaries the demo will look for
+	testsrv.PG(t) // the same binaries the demo will look for
 	code, out, stderr := runCLI(t, "", nil, "demo")
 	if code != 0 {
 		t.Fatalf("demo: exit %d\n%s%s", code, out, stderr)

@@ -8,10 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shardid/shardid/internal/mariadb"
+	"github.com/shardid/shardid/internal/testsrv"
 )
-
-var tidbServer *mariadb.Server
 
 const seedInput = "../../testdata/tidb/global_tx_list/input.sql"
 
@@ -86,7 +84,7 @@ func TestTiDBRenderPreSplitZero(t *testing.T) {
 // applies them to a real MariaDB with up (DSN from SHARDID_TIDB_DSN), runs
 // up again (nothing to apply) and checks status lists every file applied.
 func TestTiDBGenUpStatus(t *testing.T) {
-	s := mariadb.Need(t, tidbServer)
+	s := testsrv.MariaDB(t)
 	dsn, err := s.CreateDatabase(context.Background(), "cli_gen")
 	if err != nil {
 		t.Fatal(err)
@@ -120,7 +118,7 @@ func TestTiDBGenUpStatus(t *testing.T) {
 // TestTiDBUpFromFiles renders FILE arguments in memory and applies them;
 // status on another version table shows them pending.
 func TestTiDBUpFromFiles(t *testing.T) {
-	s := mariadb.Need(t, tidbServer)
+	s := testsrv.MariaDB(t)
 	dsn, err := s.CreateDatabase(context.Background(), "cli_files")
 	if err != nil {
 		t.Fatal(err)

@@ -27,3 +27,11 @@ func LastLines(s string, n int) string {
 	}
 	return strings.Join(lines, " | ")
 }
+
+// PlainName reports whether name is a non-empty run of lower-case letters,
+// digits and _, safe to use unquoted as a database name.
+func PlainName(name string) bool {
+	return name != "" && !strings.ContainsFunc(name, func(r rune) bool {
+		return r != '_' && (r < 'a' || r > 'z') && (r < '0' || r > '9')
+	})
+}

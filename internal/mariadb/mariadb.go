@@ -4,13 +4,7 @@
 // password. Nothing is mocked; callers talk to a real server over the MySQL
 // protocol.
 //
-// A test package uses it once, from TestMain:
-//
-//	var server *mariadb.Server
-//
-//	func TestMain(m *testing.M) { mariadb.Main(m, &server) }
-//
-// and each test that needs the server calls mariadb.Need(t, server).
+// Tests get one through internal/testsrv, which starts it on first use.
 package mariadb
 
 import (
@@ -24,6 +18,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -49,6 +44,8 @@ type Options struct {
 type Server struct {
 	dir  string
 	port int
+	bin  string   // mariadbd
+	args []string // mariadbd's arguments, for Restart
 	cmd  *exec.Cmd
 	done chan error
 	log  string
@@ -140,17 +137,53 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if os.Geteuid() == 0 {
 		args = append(args, "--user=root")
 	}
-	s.cmd = exec.Command(mariadbd, args...)
+	s.bin, s.args = mariadbd, args
+	if err := s.run(ctx, timeout); err != nil {
+		return nil, err
+	}
+	ok = true
+	return s, nil
+}
+
+// run starts mariadbd and waits until it answers.
+func (s *Server) run(ctx context.Context, timeout time.Duration) error {
+	s.cmd = exec.Command(s.bin, s.args...)
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // no orphaned server if we die
 	if err := s.cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start mariadb: %w", err)
+		return fmt.Errorf("start mariadb: %w", err)
 	}
 	s.done = make(chan error, 1)
 	go func() { s.done <- s.cmd.Wait() }()
 	if err := s.wait(ctx, timeout); err != nil {
-		return nil, fmt.Errorf("start mariadb: %w", err)
+		return fmt.Errorf("start mariadb: %w", err)
 	}
-	ok = true
-	return s, nil
+	return nil
+}
+
+// Crash kills the server (SIGKILL) and keeps its data directory, as a
+// power cut or the OOM killer would; Restart brings it back on the same
+// port, running InnoDB crash recovery.
+func (s *Server) Crash() {
+	s.kill()
+}
+
+// Restart starts a crashed server again on the same port and data
+// directory and waits up to a minute until it answers.
+func (s *Server) Restart(ctx context.Context) error {
+	if s.cmd != nil {
+		return errors.New("restart mariadb: server is still running")
+	}
+	return s.run(ctx, 60*time.Second)
+}
+
+// kill ends the process, if it runs.
+func (s *Server) kill() {
+	if s.cmd != nil && s.cmd.Process != nil {
+		_ = s.cmd.Process.Kill()
+		<-s.done
+		s.done <- nil
+		s.cmd = nil
+	}
 }
 
 // wait pings the server until it answers, it exits, or the time is up.
@@ -200,9 +233,7 @@ func (s *Server) Port() int { return s.port }
 // CreateDatabase creates a database named name (a plain identifier) and
 // returns a DSN for it.
 func (s *Server) CreateDatabase(ctx context.Context, name string) (string, error) {
-	if name == "" || strings.ContainsFunc(name, func(r rune) bool {
-		return r != '_' && (r < 'a' || r > 'z') && (r < '0' || r > '9')
-	}) {
+	if !localsrv.PlainName(name) {
 		return "", fmt.Errorf("create database %q: want lower-case letters, digits and _", name)
 	}
 	db, err := sql.Open("mysql", s.DSN(""))
@@ -218,20 +249,16 @@ func (s *Server) CreateDatabase(ctx context.Context, name string) (string, error
 
 // Stop kills the server and removes its directory. It is safe to call on a
 // nil Server and more than once.
-func (s *Server) Stop() {
+func (s *Server) Stop() error {
 	if s == nil {
-		return
+		return nil
 	}
-	if s.cmd != nil && s.cmd.Process != nil {
-		_ = s.cmd.Process.Kill()
-		<-s.done
-		s.done <- nil
-		s.cmd = nil
-	}
+	s.kill()
 	if s.dir != "" {
 		_ = os.RemoveAll(s.dir)
 		s.dir = ""
 	}
+	return nil
 }
 
 func (s *Server) logTail() string {

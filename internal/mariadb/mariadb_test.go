@@ -5,17 +5,15 @@ import (
 	"database/sql"
 	"testing"
 
-	"github.com/shardid/shardid/internal/mariadb"
+	"github.com/shardid/shardid/internal/testsrv"
 )
 
-var server *mariadb.Server
-
-func TestMain(m *testing.M) { mariadb.Main(m, &server) }
+func TestMain(m *testing.M) { testsrv.Main(m) }
 
 // TestServerAnswers proves the harness gives a real server that takes DDL
 // and data in a database of its own, with parseTime in the DSN.
 func TestServerAnswers(t *testing.T) {
-	s := mariadb.Need(t, server)
+	s := testsrv.MariaDB(t)
 	ctx := context.Background()
 	dsn, err := s.CreateDatabase(ctx, "harness")
 	if err != nil {
@@ -49,20 +47,41 @@ func TestServerAnswers(t *testing.T) {
 	}
 }
 
-// TestStopRemovesEverything starts a second server and checks that Stop
-// leaves nothing answering on its port.
-func TestStopRemovesEverything(t *testing.T) {
-	mariadb.Need(t, server)
-	s, err := mariadb.Start(context.Background(), mariadb.Options{})
+// TestCrashRestartStop kills a server of its own, checks that it is gone,
+// restarts it on the same port with its committed rows, and checks that
+// Stop leaves nothing answering.
+func TestCrashRestartStop(t *testing.T) {
+	s := testsrv.NewMariaDB(t)
+	ctx := context.Background()
+	dsn, err := s.CreateDatabase(ctx, "crash")
 	if err != nil {
 		t.Fatal(err)
 	}
-	dsn := s.DSN("")
-	s.Stop()
-	s.Stop() // twice is fine
-	db, _ := sql.Open("mysql", dsn)
-	defer db.Close()
-	if err := db.Ping(); err == nil {
+	db := testsrv.Open(t, "mysql", dsn)
+	db.SetMaxIdleConns(0)
+	if _, err := db.ExecContext(ctx, "CREATE TABLE t (id BIGINT PRIMARY KEY) ENGINE=InnoDB"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, "INSERT INTO t VALUES (1), (2), (3)"); err != nil {
+		t.Fatal(err)
+	}
+	s.Crash()
+	if err := db.PingContext(ctx); err == nil {
+		t.Fatal("server still answers after Crash")
+	}
+	if err := s.Restart(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM t").Scan(&n); err != nil || n != 3 {
+		t.Fatalf("after restart: %d rows, %v; want the 3 committed", n, err)
+	}
+	if err := s.Restart(ctx); err == nil {
+		t.Fatal("Restart of a running server succeeded")
+	}
+	_ = s.Stop()
+	_ = s.Stop() // twice is fine
+	if err := db.PingContext(ctx); err == nil {
 		t.Fatal("server still answers after Stop")
 	}
 }

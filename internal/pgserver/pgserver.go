@@ -27,9 +27,9 @@ import (
 	"github.com/shardid/shardid/internal/localsrv"
 )
 
-// ErrNoServer is returned by Start when no PostgreSQL server binaries
+// ErrNotInstalled is returned by Start when no PostgreSQL server binaries
 // (initdb and postgres) can be found.
-var ErrNoServer = errors.New("no PostgreSQL server binaries found")
+var ErrNotInstalled = errors.New("no PostgreSQL server binaries found")
 
 // Options configures Start. The zero value is ready to use.
 type Options struct {
@@ -54,7 +54,7 @@ type Server struct {
 }
 
 // FindBinDir returns the directory holding the server binaries, or
-// ErrNoServer.
+// ErrNotInstalled.
 func FindBinDir(explicit string) (string, error) {
 	var candidates []string
 	if explicit != "" {
@@ -74,7 +74,7 @@ func FindBinDir(explicit string) (string, error) {
 			return d, nil
 		}
 	}
-	return "", fmt.Errorf("%w (looked in %s; install Debian's postgresql-15 or set PG_BINDIR)", ErrNoServer, strings.Join(candidates, ", "))
+	return "", fmt.Errorf("%w (looked in %s; install Debian's postgresql-15 or set PG_BINDIR)", ErrNotInstalled, strings.Join(candidates, ", "))
 }
 
 func versionOf(binDir string) int {
@@ -232,16 +232,21 @@ func (s *Server) DSN(db string) string {
 	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", s.port, db)
 }
 
-// CreateDatabase creates database name (a plain identifier chosen by the
-// caller's code, not user input).
-func (s *Server) CreateDatabase(ctx context.Context, name string) error {
+// CreateDatabase creates database name (lower-case letters, digits and _)
+// and returns a DSN for it.
+func (s *Server) CreateDatabase(ctx context.Context, name string) (string, error) {
+	if !localsrv.PlainName(name) {
+		return "", fmt.Errorf("create database %q: want lower-case letters, digits and _", name)
+	}
 	conn, err := pgx.Connect(ctx, s.DSN("postgres"))
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer conn.Close(ctx)
-	_, err = conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
-	return err
+	if _, err = conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
+		return "", fmt.Errorf("create database %s: %w", name, err)
+	}
+	return s.DSN(name), nil
 }
 
 // Crash stops the server the way a power cut would look to PostgreSQL:

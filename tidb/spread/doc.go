@@ -1,7 +1,7 @@
 // Package spread measures how a stream of primary keys spreads its writes
 // over TiKV regions.
 //
-// It feeds keys from a Source (raw Snowflake IDs made by idgen on a
+// It feeds keys from a Source (raw Snowflake IDs made by shardid.Generator on a
 // simulated clock, the same IDs digit-rotated by k = 1, 2 or 3, or random
 // shard bits in the top S bits as SHARD_ROW_ID_BITS and AUTO_RANDOM place
 // them) into a key space that starts as one region and splits the way TiKV

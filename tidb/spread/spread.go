@@ -8,7 +8,8 @@ import (
 	"sort"
 	"time"
 
-	"github.com/shardid/shardid/tidb/idgen"
+	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/tidb/rotate"
 )
 
 // Kind selects how a Source makes keys.
@@ -16,7 +17,7 @@ type Kind int
 
 // The key sources.
 const (
-	// Raw is Snowflake IDs from idgen, in the order they are made.
+	// Raw is Snowflake IDs from shardid.Generator, in the order they are made.
 	Raw Kind = iota
 	// Rotated is the same IDs with their last Digits digits rotated to
 	// just after the leading digit (rotate.Rotate).
@@ -196,10 +197,9 @@ func keys(src Source, cfg Config) (func() (int64, error), error) {
 		}
 		now := cfg.Start
 		interval := time.Second / time.Duration(cfg.Rate)
-		g, err := idgen.New(idgen.Settings{
-			RotateDigits: digits,
-			Clock:        func() time.Time { return now },
-			Sleep:        func(d time.Duration) { now = now.Add(d) },
+		g, err := shardid.NewGenerator(shardid.Settings{
+			Clock: func() time.Time { return now },
+			Sleep: func(d time.Duration) { now = now.Add(d) },
 		})
 		if err != nil {
 			return nil, err
@@ -210,7 +210,11 @@ func keys(src Source, cfg Config) (func() (int64, error), error) {
 				now = now.Add(interval)
 			}
 			first = false
-			return g.Next()
+			id, err := g.Next()
+			if err != nil || digits == 0 {
+				return id, err
+			}
+			return rotate.Rotate(id, digits)
 		}, nil
 	case Shard:
 		if src.ShardBits < 1 || src.ShardBits > 15 {

@@ -1,4 +1,4 @@
-package idgen
+package shardid
 
 import (
 	"errors"
@@ -6,9 +6,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/shardid/shardid/pgfunc"
-	"github.com/shardid/shardid/tidb/rotate"
 )
 
 // fakeClock is a clock that only moves when told to or when slept on, so
@@ -54,7 +51,7 @@ func (c *fakeClock) Sleeps() []time.Duration {
 func newGen(t *testing.T, c *fakeClock, s Settings) *Generator {
 	t.Helper()
 	s.Clock, s.Sleep = c.Now, c.Sleep
-	g, err := New(s)
+	g, err := NewGenerator(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,18 +59,18 @@ func newGen(t *testing.T, c *fakeClock, s Settings) *Generator {
 }
 
 func TestNewDefaults(t *testing.T) {
-	g, err := New(Settings{})
+	g, err := NewGenerator(Settings{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.Layout() != pgfunc.Snowflake() || g.maxBack != DefaultMaxBackwardStep {
+	if g.Layout() != Snowflake() || g.maxBack != DefaultMaxBackwardStep {
 		t.Errorf("defaults: layout %v, max backward step %s", g.Layout(), g.maxBack)
 	}
 	id, err := g.Next()
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := g.Decompose(id)
+	p, err := g.Layout().Decompose(id)
 	if err != nil || time.Since(p.Time) > time.Minute || p.Time.After(time.Now()) {
 		t.Errorf("Decompose(%d) = %+v, %v; want a time within the last minute", id, p, err)
 	}
@@ -81,25 +78,23 @@ func TestNewDefaults(t *testing.T) {
 
 func TestNewErrors(t *testing.T) {
 	c := newFakeClock()
-	bad := pgfunc.Snowflake()
+	bad := Snowflake()
 	bad.SeqBits = 0
 	tests := []struct {
 		name string
 		s    Settings
 		want error
 	}{
-		{"invalid layout", Settings{Layout: bad}, pgfunc.ErrInvalidLayout},
-		{"node too big", Settings{Node: 1024}, pgfunc.ErrShardRange},
-		{"negative node", Settings{Node: -1}, pgfunc.ErrShardRange},
-		{"rotate digits 4", Settings{RotateDigits: 4}, ErrSettings},
-		{"rotate digits -1", Settings{RotateDigits: -1}, ErrSettings},
-		{"clock before epoch", Settings{Clock: func() time.Time { return pgfunc.DefaultEpoch.Add(-time.Second) }}, pgfunc.ErrTimeRange},
+		{"invalid layout", Settings{Layout: bad}, ErrInvalidLayout},
+		{"node too big", Settings{Node: 1024}, ErrShardRange},
+		{"negative node", Settings{Node: -1}, ErrShardRange},
+		{"clock before epoch", Settings{Clock: func() time.Time { return DefaultEpoch().Add(-time.Second) }}, ErrTimeRange},
 	}
 	for _, tt := range tests {
 		if tt.s.Clock == nil {
 			tt.s.Clock = c.Now
 		}
-		if _, err := New(tt.s); !errors.Is(err, tt.want) {
+		if _, err := NewGenerator(tt.s); !errors.Is(err, tt.want) {
 			t.Errorf("%s: New = %v; want %v", tt.name, err, tt.want)
 		}
 	}
@@ -110,7 +105,7 @@ func TestNodeID(t *testing.T) {
 	if err != nil || n != 3<<5|17 {
 		t.Errorf("NodeID(3, 17) = %d, %v", n, err)
 	}
-	if n, err := NodeID(31, 31); err != nil || pgfunc.Snowflake().CheckShard(n) != nil {
+	if n, err := NodeID(31, 31); err != nil || Snowflake().CheckShard(n) != nil {
 		t.Errorf("NodeID(31, 31) = %d, %v; want the largest Snowflake node", n, err)
 	}
 	for _, p := range [][2]int64{{32, 0}, {0, 32}, {-1, 0}, {0, -1}} {
@@ -211,7 +206,7 @@ func TestBackwardStillBehindFails(t *testing.T) {
 	c := newFakeClock()
 	var mu sync.Mutex
 	sleeps := 0
-	g, err := New(Settings{Clock: c.Now, Sleep: func(d time.Duration) {
+	g, err := NewGenerator(Settings{Clock: c.Now, Sleep: func(d time.Duration) {
 		mu.Lock()
 		sleeps++
 		mu.Unlock()
@@ -232,7 +227,7 @@ func TestBackwardStillBehindFails(t *testing.T) {
 func TestConcurrentUnique(t *testing.T) {
 	c := newFakeClock()
 	c.step = 50 * time.Nanosecond // the clock moves as it is read
-	g := newGen(t, c, Settings{Node: 513, RotateDigits: 2})
+	g := newGen(t, c, Settings{Node: 513})
 	const workers, each = 8, 20000
 	out := make([][]int64, workers)
 	var wg sync.WaitGroup
@@ -259,15 +254,14 @@ func TestConcurrentUnique(t *testing.T) {
 				t.Fatalf("duplicate id %d", id)
 			}
 			seen[id] = true
-			p, err := g.Decompose(id)
+			p, err := g.Layout().Decompose(id)
 			if err != nil || p.Shard != 513 {
 				t.Fatalf("Decompose(%d) = %+v, %v; want node 513", id, p, err)
 			}
-			raw, _ := rotate.Unrotate(id, 2)
-			if raw <= lastRaw {
-				t.Fatalf("ids of one goroutine out of order: %d after %d", raw, lastRaw)
+			if id <= lastRaw {
+				t.Fatalf("ids of one goroutine out of order: %d after %d", id, lastRaw)
 			}
-			lastRaw = raw
+			lastRaw = id
 		}
 	}
 	if len(seen) != workers*each {
@@ -278,7 +272,7 @@ func TestConcurrentUnique(t *testing.T) {
 // Many IDs over a moving clock, in every preset layout: all unique,
 // increasing, and each decodes to the tick the clock showed.
 func TestUniqueAndDecode(t *testing.T) {
-	for _, l := range []pgfunc.Layout{pgfunc.Snowflake(), pgfunc.Instagram(), pgfunc.JS53()} {
+	for _, l := range []Layout{Snowflake(), Instagram(), JS53()} {
 		c := newFakeClock()
 		c.step = 700 * time.Nanosecond
 		g := newGen(t, c, Settings{Layout: l, Node: l.MaxShard()})
@@ -293,7 +287,7 @@ func TestUniqueAndDecode(t *testing.T) {
 				t.Fatalf("%s: id %d after %d", l.Name, id, last)
 			}
 			last = id
-			p, err := g.Decompose(id)
+			p, err := g.Layout().Decompose(id)
 			if err != nil || p.Shard != l.MaxShard() || p.Time.After(c.now) || p.Time.Before(before.Truncate(l.TimeUnit).Add(-l.TimeUnit)) {
 				t.Fatalf("%s: id #%d %d decodes to %+v, %v; clock was %s", l.Name, i, id, p, err, before)
 			}

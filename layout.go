@@ -1,4 +1,4 @@
-package pgfunc
+package shardid
 
 import (
 	"errors"
@@ -10,10 +10,15 @@ import (
 	"time"
 )
 
-// DefaultEpoch is the custom epoch used by every preset unless the caller
-// sets another: 2025-01-01T00:00:00Z. A recent epoch gives the time field
-// its whole range ahead of us (41 bits of milliseconds last 69 years).
-var DefaultEpoch = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+// DefaultEpochMillis is the custom epoch of every preset, in Unix
+// milliseconds: 2025-01-01T00:00:00Z. A recent epoch gives the time field
+// its whole range ahead of us (41 bits of milliseconds last 69 years). It is
+// a constant, so no code can change what the presets mean; set
+// Layout.Epoch for another epoch.
+const DefaultEpochMillis = 1735689600000
+
+// DefaultEpoch returns DefaultEpochMillis as a time in UTC.
+func DefaultEpoch() time.Time { return time.UnixMilli(DefaultEpochMillis).UTC() }
 
 // Layout describes how a 63-bit ID is split into a time field, a shard field
 // and a sequence field, from the most significant bit down:
@@ -28,8 +33,8 @@ var DefaultEpoch = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 //
 // The time field counts TimeUnit ticks since Epoch. One Layout value drives
 // every generator and decoder in this module: the PostgreSQL functions
-// rendered by this package, the SQL decode helpers, Go-side Compose and
-// Decompose, and the application-side generator for TiDB.
+// rendered by package pgfunc and their SQL decode helpers, Compose and
+// Decompose here, and the application-side Generator.
 //
 // A Layout is a plain value; copy it freely. Use a preset (Instagram,
 // Snowflake, JS53, or LayoutByName) or fill the fields and call Validate.
@@ -78,14 +83,14 @@ var (
 // The 41+13+10 bits fill all 64, so the time field's top bit is the sign:
 // IDs stay positive for 2^40 ms (34.8 years) after the epoch.
 func Instagram() Layout {
-	return Layout{Name: "instagram", Epoch: DefaultEpoch, TimeUnit: time.Millisecond, TimeBits: 41, ShardBits: 13, SeqBits: 10}
+	return Layout{Name: "instagram", Epoch: DefaultEpoch(), TimeUnit: time.Millisecond, TimeBits: 41, ShardBits: 13, SeqBits: 10}
 }
 
 // Snowflake is Twitter Snowflake's layout: 41 bits of milliseconds, 10 bits
 // of node (often split as 5 bits of datacenter and 5 of worker) and 12 bits
 // of sequence (4096 IDs per millisecond per node).
 func Snowflake() Layout {
-	return Layout{Name: "snowflake", Epoch: DefaultEpoch, TimeUnit: time.Millisecond, TimeBits: 41, ShardBits: 10, SeqBits: 12}
+	return Layout{Name: "snowflake", Epoch: DefaultEpoch(), TimeUnit: time.Millisecond, TimeBits: 41, ShardBits: 10, SeqBits: 12}
 }
 
 // JS53 keeps every ID at or below 2^53-1, so JavaScript's Number (and JSON
@@ -93,7 +98,7 @@ func Snowflake() Layout {
 // years), 8 bits of shard (256 shards) and 8 bits of sequence (256 IDs per
 // 10ms, 25,600 per second per shard, before borrowing).
 func JS53() Layout {
-	return Layout{Name: "js53", Epoch: DefaultEpoch, TimeUnit: 10 * time.Millisecond, TimeBits: 37, ShardBits: 8, SeqBits: 8}
+	return Layout{Name: "js53", Epoch: DefaultEpoch(), TimeUnit: 10 * time.Millisecond, TimeBits: 37, ShardBits: 8, SeqBits: 8}
 }
 
 var presets = map[string]func() Layout{

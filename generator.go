@@ -1,4 +1,4 @@
-package idgen
+package shardid
 
 import (
 	"errors"
@@ -6,9 +6,6 @@ import (
 	"runtime"
 	"sync"
 	"time"
-
-	"github.com/shardid/shardid/pgfunc"
-	"github.com/shardid/shardid/tidb/rotate"
 )
 
 // DefaultMaxBackwardStep is the largest backward clock step a Generator
@@ -19,9 +16,9 @@ const DefaultMaxBackwardStep = 5 * time.Millisecond
 // documented default, so Settings{} is a valid Snowflake generator for node 0.
 type Settings struct {
 	// Layout splits the ID into time, node and sequence fields. The zero
-	// Layout means pgfunc.Snowflake(): 41 bits of milliseconds, 10 bits of
-	// node and 12 bits of sequence. The node is the layout's shard field.
-	Layout pgfunc.Layout
+	// Layout means Snowflake(): 41 bits of milliseconds, 10 bits of node
+	// and 12 bits of sequence. The node is the layout's shard field.
+	Layout Layout
 	// Node is this generator's id, 0..Layout.MaxShard(). Every generator
 	// that writes to the same table needs its own. For Snowflake's
 	// datacenter/worker split, compute it with NodeID.
@@ -39,17 +36,10 @@ type Settings struct {
 	// until the deadline, because time.Sleep's wake-up overshoot alone
 	// costs a busy Snowflake node over 10% of its 4096 IDs per millisecond.
 	Sleep func(time.Duration)
-	// RotateDigits, when 1, 2 or 3, rotates each ID's last RotateDigits
-	// decimal digits to just after its leading digit (rotate.Rotate) before
-	// returning it, spreading consecutive IDs over 10^RotateDigits key
-	// ranges. Zero means no rotation.
-	RotateDigits int
 }
 
-// Sentinel errors of this package. Errors from the layout are pgfunc's
-// sentinels (pgfunc.ErrInvalidLayout, pgfunc.ErrShardRange,
-// pgfunc.ErrTimeRange) and rotation errors are rotate's; check all of them
-// with errors.Is.
+// Sentinel errors of the Generator; the layout's own (ErrInvalidLayout,
+// ErrShardRange, ErrTimeRange) are returned too. Check them with errors.Is.
 var (
 	// ErrClockBackward is returned by Next when the clock has moved back
 	// further than MaxBackwardStep, or is still behind after waiting.
@@ -57,19 +47,16 @@ var (
 	// ErrNodeRange is returned by NodeID when a datacenter or worker id
 	// does not fit its 5 bits.
 	ErrNodeRange = errors.New("node part out of range")
-	// ErrSettings is returned by New when RotateDigits is outside 0..3.
-	ErrSettings = errors.New("invalid settings")
 )
 
 // Generator makes unique, time-ordered IDs for one node. It is safe for
 // concurrent use.
 type Generator struct {
-	layout   pgfunc.Layout
+	layout   Layout
 	node     int64
 	maxBack  time.Duration
 	clock    func() time.Time
 	sleep    func(time.Duration)
-	digits   int
 	epochMs  int64
 	unitMs   int64
 	maxSeq   int64
@@ -80,25 +67,22 @@ type Generator struct {
 	seq      int64
 }
 
-// New validates s and returns a Generator. It returns an error wrapping
-//   - pgfunc.ErrInvalidLayout when s.Layout is set and fails Validate;
-//   - pgfunc.ErrShardRange when s.Node is outside 0..Layout.MaxShard();
-//   - ErrSettings when s.RotateDigits is outside 0..3;
-//   - pgfunc.ErrTimeRange when the clock reads before the layout's epoch
-//     or past its last tick.
-func New(s Settings) (*Generator, error) {
+// NewGenerator validates s and returns a Generator. It returns an error
+// wrapping
+//   - ErrInvalidLayout when s.Layout is set and fails Validate;
+//   - ErrShardRange when s.Node is outside 0..Layout.MaxShard();
+//   - ErrTimeRange when the clock reads before the layout's epoch or past
+//     its last tick.
+func NewGenerator(s Settings) (*Generator, error) {
 	l := s.Layout
-	if l == (pgfunc.Layout{}) {
-		l = pgfunc.Snowflake()
+	if l == (Layout{}) {
+		l = Snowflake()
 	}
 	if err := l.Validate(); err != nil {
-		return nil, fmt.Errorf("idgen: %w", err)
+		return nil, fmt.Errorf("generator: %w", err)
 	}
 	if err := l.CheckShard(s.Node); err != nil {
-		return nil, fmt.Errorf("idgen: node: %w", err)
-	}
-	if s.RotateDigits != 0 && (s.RotateDigits < rotate.MinDigits || s.RotateDigits > rotate.MaxDigits) {
-		return nil, fmt.Errorf("idgen: %w: rotate digits %d (allowed 0 for none, %d-%d)", ErrSettings, s.RotateDigits, rotate.MinDigits, rotate.MaxDigits)
+		return nil, fmt.Errorf("generator: node: %w", err)
 	}
 	g := &Generator{
 		layout:   l,
@@ -106,7 +90,6 @@ func New(s Settings) (*Generator, error) {
 		maxBack:  s.MaxBackwardStep,
 		clock:    s.Clock,
 		sleep:    s.Sleep,
-		digits:   s.RotateDigits,
 		epochMs:  l.EpochMillis(),
 		unitMs:   l.UnitMillis(),
 		maxSeq:   l.MaxSeq(),
@@ -123,21 +106,19 @@ func New(s Settings) (*Generator, error) {
 		g.sleep = preciseSleep
 	}
 	if _, err := l.Ticks(g.clock()); err != nil {
-		return nil, fmt.Errorf("idgen: clock: %w", err)
+		return nil, fmt.Errorf("generator: clock: %w", err)
 	}
 	return g, nil
 }
 
 // Layout returns the layout the generator packs IDs with.
-func (g *Generator) Layout() pgfunc.Layout { return g.layout }
+func (g *Generator) Layout() Layout { return g.layout }
 
-// Next returns a new ID. IDs from one Generator are unique and, without
-// rotation, strictly increasing. Next waits for the next tick when the
-// tick's sequence is used up and waits out small backward clock steps. It
-// returns an error wrapping ErrClockBackward for a larger step,
-// pgfunc.ErrTimeRange when the clock is outside the layout's range, and
-// rotate.ErrOverflow in the (far-future) case that a rotated 19-digit ID
-// would not fit in an int64.
+// Next returns a new ID. IDs from one Generator are unique and strictly
+// increasing. Next waits for the next tick when the tick's sequence is used
+// up and waits out small backward clock steps. It returns an error
+// wrapping ErrClockBackward for a larger step and ErrTimeRange when the
+// clock is outside the layout's range.
 func (g *Generator) Next() (int64, error) {
 	g.mu.Lock()
 	tick, seq, err := g.reserve()
@@ -145,15 +126,7 @@ func (g *Generator) Next() (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	id := tick<<(g.layout.ShardBits+g.layout.SeqBits) | g.node<<g.layout.SeqBits | seq
-	if g.digits == 0 {
-		return id, nil
-	}
-	r, err := rotate.Rotate(id, g.digits)
-	if err != nil {
-		return 0, fmt.Errorf("idgen: %w", err)
-	}
-	return r, nil
+	return tick<<(g.layout.ShardBits+g.layout.SeqBits) | g.node<<g.layout.SeqBits | seq, nil
 }
 
 // reserve picks the tick and sequence number of the next ID. g.mu is held.
@@ -181,7 +154,7 @@ func (g *Generator) reserve() (tick, seq int64, err error) {
 			// how long until it reaches that tick again.
 			offset := g.layout.TickTime(g.lastTick).Sub(now)
 			if waited || g.maxBack < 0 || offset > g.maxBack {
-				return 0, 0, fmt.Errorf("idgen: %w by %s (allowed up to %s)", ErrClockBackward, offset, max(g.maxBack, 0))
+				return 0, 0, fmt.Errorf("generator: %w by %s (allowed up to %s)", ErrClockBackward, offset, max(g.maxBack, 0))
 			}
 			waited = true
 			g.sleep(2 * offset)
@@ -194,21 +167,9 @@ func (g *Generator) tickOf(t time.Time) (int64, error) {
 	ms := t.UnixMilli() - g.epochMs
 	if ms < 0 || ms/g.unitMs > g.maxTicks {
 		_, err := g.layout.Ticks(t)
-		return 0, fmt.Errorf("idgen: %w", err)
+		return 0, fmt.Errorf("generator: %w", err)
 	}
 	return ms / g.unitMs, nil
-}
-
-// Decompose takes apart an ID made by this generator, undoing the rotation
-// first when RotateDigits is set.
-func (g *Generator) Decompose(id int64) (pgfunc.Parts, error) {
-	if g.digits != 0 {
-		var err error
-		if id, err = rotate.Unrotate(id, g.digits); err != nil {
-			return pgfunc.Parts{}, fmt.Errorf("idgen: %w", err)
-		}
-	}
-	return g.layout.Decompose(id)
 }
 
 // Snowflake's customary split of its 10 node bits.
@@ -224,10 +185,10 @@ const (
 func NodeID(datacenter, worker int64) (int64, error) {
 	const maxDC, maxWorker = 1<<DatacenterBits - 1, 1<<WorkerBits - 1
 	if datacenter < 0 || datacenter > maxDC {
-		return 0, fmt.Errorf("idgen: %w: datacenter %d (allowed 0-%d)", ErrNodeRange, datacenter, maxDC)
+		return 0, fmt.Errorf("generator: %w: datacenter %d (allowed 0-%d)", ErrNodeRange, datacenter, maxDC)
 	}
 	if worker < 0 || worker > maxWorker {
-		return 0, fmt.Errorf("idgen: %w: worker %d (allowed 0-%d)", ErrNodeRange, worker, maxWorker)
+		return 0, fmt.Errorf("generator: %w: worker %d (allowed 0-%d)", ErrNodeRange, worker, maxWorker)
 	}
 	return datacenter<<WorkerBits | worker, nil
 }

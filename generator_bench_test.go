@@ -1,4 +1,4 @@
-package idgen
+package shardid
 
 import (
 	"testing"
@@ -15,32 +15,24 @@ func reportRate(b *testing.B, start time.Time, n int) {
 }
 
 func BenchmarkNext(b *testing.B) {
-	for _, k := range []int{0, 1} {
-		name := "raw"
-		if k > 0 {
-			name = "rotated"
-		}
-		b.Run(name, func(b *testing.B) {
-			g, err := New(Settings{RotateDigits: k})
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			start := time.Now()
-			n := 0
-			for b.Loop() {
-				if _, err := g.Next(); err != nil {
-					b.Fatal(err)
-				}
-				n++
-			}
-			reportRate(b, start, n)
-		})
+	g, err := NewGenerator(Settings{})
+	if err != nil {
+		b.Fatal(err)
 	}
+	b.ReportAllocs()
+	start := time.Now()
+	n := 0
+	for b.Loop() {
+		if _, err := g.Next(); err != nil {
+			b.Fatal(err)
+		}
+		n++
+	}
+	reportRate(b, start, n)
 }
 
 func BenchmarkNextParallel(b *testing.B) {
-	g, err := New(Settings{})
+	g, err := NewGenerator(Settings{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -62,7 +54,7 @@ func BenchmarkNextParallel(b *testing.B) {
 // never runs out and nothing waits.
 func BenchmarkNextCost(b *testing.B) {
 	t := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
-	g, err := New(Settings{Clock: func() time.Time { t = t.Add(time.Microsecond); return t }})
+	g, err := NewGenerator(Settings{Clock: func() time.Time { t = t.Add(time.Microsecond); return t }})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,12 +1,10 @@
-package pgfunc_test
+package shardid
 
 import (
 	"errors"
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/shardid/shardid/pgfunc"
 )
 
 // FuzzComposeDecompose: for any valid layout and in-range parts, Compose
@@ -17,7 +15,7 @@ func FuzzComposeDecompose(f *testing.F) {
 	f.Add(uint8(37), uint8(8), uint8(8), int64(0), int64(255), int64(255))
 	f.Add(uint8(1), uint8(1), uint8(1), int64(1), int64(1), int64(1))
 	f.Fuzz(func(t *testing.T, tb, sb, qb uint8, ticks, shard, seq int64) {
-		l := pgfunc.Layout{Epoch: pgfunc.DefaultEpoch, TimeUnit: time.Millisecond, TimeBits: uint(tb), ShardBits: uint(sb), SeqBits: uint(qb)}
+		l := Layout{Epoch: DefaultEpoch(), TimeUnit: time.Millisecond, TimeBits: uint(tb), ShardBits: uint(sb), SeqBits: uint(qb)}
 		if l.Validate() != nil {
 			return
 		}
@@ -51,14 +49,14 @@ func FuzzParseShards(f *testing.F) {
 	for _, s := range []string{"0-3,8,10-12", "", "5-1", "0-8191", "1,,2", " 7 "} {
 		f.Add(s)
 	}
-	l := pgfunc.Instagram()
+	l := Instagram()
 	f.Fuzz(func(t *testing.T, s string) {
 		if len(s) > 64 { // keep ranges small enough to expand
 			return
 		}
-		ids, err := pgfunc.ParseShards(s, l)
+		ids, err := ParseShards(s, l)
 		if err != nil {
-			if !errors.Is(err, pgfunc.ErrShardRange) {
+			if !errors.Is(err, ErrShardRange) {
 				t.Fatalf("%q: error %v does not wrap ErrShardRange", s, err)
 			}
 			return

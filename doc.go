@@ -1,0 +1,16 @@
+// Package shardid is the dependency-free core of the shardid toolkit: the
+// Layout of a 64-bit ID (time, shard and sequence fields), its presets
+// (Instagram, Snowflake, JS53), Compose and Decompose, shard lists, and an
+// application-side Generator for processes that make IDs themselves.
+//
+// It imports only the standard library, so an application that wants IDs
+// (or wants to decode the IDs a database made) links nothing else. It needs
+// nothing at run time but a clock: the Generator reads time.Now unless
+// Settings.Clock says otherwise.
+//
+// The database-side generators build on the same Layout: package pgfunc
+// renders per-schema PostgreSQL next_id() functions and applies them with
+// goose; package tidb renders TiDB tables without write hotspots; package
+// tidb/rotate rewrites integer IDs so consecutive ones spread over TiKV
+// regions (rotate.Rotate(g.Next())).
+package shardid

@@ -1,0 +1,72 @@
+package shardid_test
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/shardid/shardid"
+)
+
+func ExampleLayout_Decompose() {
+	l := shardid.Instagram() // 41 bits of ms since 2025-01-01, 13 shard bits, 10 sequence bits
+	p, err := l.Decompose(499680437493301249)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(p.Time.Format(time.RFC3339Nano), p.Shard, p.Seq)
+	// Output: 2026-11-21T10:15:49.956Z 0 1
+}
+
+func ExampleLayout_Compose() {
+	l := shardid.JS53()
+	id, err := l.Compose(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC), 7, 3)
+	if err != nil {
+		panic(err)
+	}
+	p, _ := l.Decompose(id)
+	fmt.Println(id, id <= 1<<53-1, p.Time.Format(time.RFC3339), p.Shard, p.Seq)
+	// Output: 1034576494593795 true 2030-01-02T03:04:05Z 7 3
+}
+
+func ExampleParseShards() {
+	ids, err := shardid.ParseShards("0-3,8,10-12", shardid.Instagram())
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(ids)
+	_, err = shardid.ParseShards("0-8192", shardid.Instagram())
+	fmt.Println(err)
+	// Output:
+	// [0 1 2 3 8 10 11 12]
+	// shard id out of range: 8192 (allowed 0-8191 for 13 shard bits)
+}
+
+func ExampleGenerator() {
+	node, err := shardid.NodeID(1, 3) // datacenter 1, worker 3
+	if err != nil {
+		panic(err)
+	}
+	// A fixed clock keeps the output stable; leave Clock nil in real use.
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	g, err := shardid.NewGenerator(shardid.Settings{
+		Node:  node,
+		Clock: func() time.Time { return now },
+	})
+	if err != nil {
+		panic(err)
+	}
+	for range 3 {
+		id, err := g.Next()
+		if err != nil {
+			panic(err)
+		}
+		p, _ := g.Layout().Decompose(id)
+		fmt.Println(id, p.Time.Format(time.RFC3339), "node", p.Shard, "seq", p.Seq)
+	}
+	fmt.Println(g.Layout() == shardid.Snowflake())
+	// Output:
+	// 153833648947343360 2026-03-01T12:00:00Z node 35 seq 0
+	// 153833648947343361 2026-03-01T12:00:00Z node 35 seq 1
+	// 153833648947343362 2026-03-01T12:00:00Z node 35 seq 2
+	// true
+}

@@ -1,0 +1,250 @@
+// Package testsrv gives tests real, throwaway database servers: PostgreSQL
+// (internal/pgserver), MariaDB (internal/mariadb) and TiDB
+// (internal/tidbserver), each started on first use and shared by the
+// tests of one package, and fresh databases on them, one per test.
+//
+// A package that uses it calls Main from its TestMain, so that the servers
+// it started are stopped:
+//
+//	func TestMain(m *testing.M) { testsrv.Main(m) }
+//
+// Policy, the same for every server: when the server's binaries are not
+// installed, a test that needs it fails when CI=true and skips otherwise
+// (a laptop without MariaDB still runs the rest); any other start failure
+// fails the test. Only tests import this package, so the shipped binary
+// never links package testing.
+package testsrv
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	_ "github.com/go-sql-driver/mysql" // database/sql driver "mysql"
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
+
+	"github.com/shardid/shardid/internal/mariadb"
+	"github.com/shardid/shardid/internal/pgserver"
+	"github.com/shardid/shardid/internal/tidbserver"
+)
+
+// InCI reports whether the process runs under CI (CI=true), where a test
+// that cannot get its server fails rather than skips.
+func InCI() bool { return os.Getenv("CI") == "true" }
+
+// server is one lazily started shared server.
+type server[S any] struct {
+	name      string
+	installed error // the "not installed" sentinel of the server's package
+	start     func(context.Context) (S, error)
+	stop      func(S) error
+
+	once sync.Once
+	srv  S
+	err  error
+	ok   bool
+}
+
+// get starts the server on first use and returns it, or ends tb.
+func (s *server[S]) get(tb testing.TB) S {
+	tb.Helper()
+	s.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		s.srv, s.err = s.start(ctx)
+		s.ok = s.err == nil
+		if s.ok {
+			mu.Lock()
+			stops = append(stops, func() error { return s.stop(s.srv) })
+			mu.Unlock()
+		}
+	})
+	if !s.ok {
+		need(tb, s.name, s.installed, s.err)
+	}
+	return s.srv
+}
+
+// need fails or skips tb for a server that could not start.
+func need(tb testing.TB, name string, installed, err error) {
+	tb.Helper()
+	switch {
+	case errors.Is(err, installed) && !InCI():
+		tb.Skipf("no %s on this machine: %v", name, err)
+	case errors.Is(err, installed):
+		tb.Fatalf("CI=true and no %s: %v", name, err)
+	default:
+		tb.Fatalf("%s: %v", name, err)
+	}
+}
+
+var (
+	mu    sync.Mutex
+	stops []func() error
+
+	pg = &server[*pgserver.Server]{name: "PostgreSQL", installed: pgserver.ErrNotInstalled,
+		start: func(ctx context.Context) (*pgserver.Server, error) { return pgserver.Start(ctx, pgserver.Options{}) },
+		stop:  (*pgserver.Server).Stop}
+	my = &server[*mariadb.Server]{name: "MariaDB", installed: mariadb.ErrNotInstalled,
+		start: func(ctx context.Context) (*mariadb.Server, error) { return mariadb.Start(ctx, mariadb.Options{}) },
+		stop:  (*mariadb.Server).Stop}
+	ti = &server[*tidbserver.Server]{name: "TiDB", installed: tidbserver.ErrNotInstalled,
+		start: func(ctx context.Context) (*tidbserver.Server, error) {
+			return tidbserver.Start(ctx, tidbserver.Options{})
+		},
+		stop: (*tidbserver.Server).Stop}
+)
+
+// Main runs the package's tests and then stops every server they started.
+func Main(m *testing.M) {
+	code := m.Run()
+	mu.Lock()
+	for _, stop := range stops {
+		if err := stop(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+		}
+	}
+	mu.Unlock()
+	os.Exit(code)
+}
+
+// PG returns the package's shared PostgreSQL server, starting it on first
+// use. Tests must not stop or crash it: use NewPG for that.
+func PG(tb testing.TB) *pgserver.Server { return pg.get(tb) }
+
+// MariaDB returns the package's shared MariaDB server, starting it on
+// first use. Tests must not stop or crash it: use NewMariaDB for that.
+func MariaDB(tb testing.TB) *mariadb.Server { return my.get(tb) }
+
+// TiDB returns the package's shared TiDB server, starting it on first use.
+func TiDB(tb testing.TB) *tidbserver.Server { return ti.get(tb) }
+
+// NewPG starts a PostgreSQL server of the test's own (for tests that crash,
+// restart or reconfigure it), stopped when the test ends.
+func NewPG(tb testing.TB, o pgserver.Options) *pgserver.Server {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	s, err := pgserver.Start(ctx, o)
+	if err != nil {
+		need(tb, "PostgreSQL", pgserver.ErrNotInstalled, err)
+	}
+	tb.Cleanup(func() { _ = s.Stop() })
+	return s
+}
+
+// NewMariaDB starts a MariaDB server of the test's own (for tests that
+// crash or restart it), stopped when the test ends.
+func NewMariaDB(tb testing.TB) *mariadb.Server {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	s, err := mariadb.Start(ctx, mariadb.Options{})
+	if err != nil {
+		need(tb, "MariaDB", mariadb.ErrNotInstalled, err)
+	}
+	tb.Cleanup(func() { _ = s.Stop() })
+	return s
+}
+
+// NewTiDB starts a TiDB server of the test's own, stopped when the test
+// ends.
+func NewTiDB(tb testing.TB) *tidbserver.Server {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	s, err := tidbserver.Start(ctx, tidbserver.Options{})
+	if err != nil {
+		need(tb, "TiDB", tidbserver.ErrNotInstalled, err)
+	}
+	tb.Cleanup(func() { _ = s.Stop() })
+	return s
+}
+
+// creator is what every harness server offers.
+type creator interface {
+	CreateDatabase(ctx context.Context, name string) (string, error)
+}
+
+// Database creates a fresh database named after tb on srv (a server from
+// PG, MariaDB, TiDB or their New… forms) and returns its DSN.
+func Database(tb testing.TB, srv creator) string {
+	tb.Helper()
+	dsn, err := srv.CreateDatabase(context.Background(), DBName(tb))
+	if err != nil {
+		tb.Fatalf("create database: %v", err)
+	}
+	return dsn
+}
+
+// Open opens dsn with driver ("pgx" or "mysql") and closes it when the
+// test ends.
+func Open(tb testing.TB, driver, dsn string) *sql.DB {
+	tb.Helper()
+	db, err := sql.Open(driver, dsn)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
+}
+
+// PGDB creates a fresh database for tb on the shared PostgreSQL server and
+// returns a pool over it and its DSN.
+func PGDB(tb testing.TB) (*sql.DB, string) {
+	tb.Helper()
+	dsn := Database(tb, PG(tb))
+	return Open(tb, "pgx", dsn), dsn
+}
+
+// MariaDBDB creates a fresh database for tb on the shared MariaDB server
+// and returns a pool over it and its DSN.
+func MariaDBDB(tb testing.TB) (*sql.DB, string) {
+	tb.Helper()
+	dsn := Database(tb, MariaDB(tb))
+	return Open(tb, "mysql", dsn), dsn
+}
+
+// TiDBDB creates a fresh database for tb on the shared TiDB server and
+// returns a pool over it and its DSN.
+func TiDBDB(tb testing.TB) (*sql.DB, string) {
+	tb.Helper()
+	dsn := Database(tb, TiDB(tb))
+	return Open(tb, "mysql", dsn), dsn
+}
+
+var (
+	namesMu sync.Mutex
+	names   = map[string]int{}
+)
+
+// DBName turns a test name into a database name (lower-case letters,
+// digits and _, at most 60 bytes), distinct within the test binary.
+func DBName(tb testing.TB) string {
+	var b strings.Builder
+	b.WriteString("t_")
+	for _, r := range strings.ToLower(tb.Name()) {
+		if r == '_' || (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	name := b.String()
+	if len(name) > 50 {
+		name = name[:50]
+	}
+	namesMu.Lock()
+	defer namesMu.Unlock()
+	names[name]++
+	if n := names[name]; n > 1 {
+		name = fmt.Sprintf("%s_%d", name, n)
+	}
+	return name
+}

@@ -1,0 +1,234 @@
+// Package tidbserver starts a throwaway TiDB server for tests, demos and
+// benchmarks: TiDB's own tidb-server binary with its embedded unistore
+// storage engine (one process, no PD or TiKV, data in memory), on a free
+// loopback port, user root without a password. Nothing is mocked; callers
+// talk to the same SQL layer a production cluster runs.
+//
+// The binary is found in Options.Bin, else $TIDB_BIN, else tidb-server on
+// PATH. .ci/run unpacks the shared TiDB v8.5 build and sets TIDB_BIN.
+package tidbserver
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/shardid/shardid/internal/localsrv"
+)
+
+// ErrNotInstalled is returned by Start when no tidb-server binary is found.
+var ErrNotInstalled = errors.New("tidb-server binary not found (set TIDB_BIN; .ci/run unpacks ../shared/tidb/tidb-server.xz)")
+
+// Options configures Start. The zero value finds the binary and waits up
+// to 60 seconds for the server.
+type Options struct {
+	// Bin is the tidb-server binary; "" means $TIDB_BIN, else tidb-server
+	// on PATH.
+	Bin string
+	// StartTimeout bounds the wait for the server to answer; 0 means 60s.
+	StartTimeout time.Duration
+}
+
+// Server is a running throwaway TiDB server.
+type Server struct {
+	dir  string
+	port int
+	cmd  *exec.Cmd
+	done chan error
+	log  string
+}
+
+// Find returns the tidb-server binary Start would use, or an error
+// wrapping ErrNotInstalled.
+func Find(bin string) (string, error) {
+	if bin == "" {
+		bin = os.Getenv("TIDB_BIN")
+	}
+	if bin == "" {
+		p, err := exec.LookPath("tidb-server")
+		if err != nil {
+			return "", ErrNotInstalled
+		}
+		return p, nil
+	}
+	if st, err := os.Stat(bin); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+		return "", fmt.Errorf("%w: %s is not an executable file", ErrNotInstalled, bin)
+	}
+	return bin, nil
+}
+
+// Start starts tidb-server with the unistore engine on a free 127.0.0.1
+// port (and a free status port) and waits until it answers. It returns an
+// error wrapping ErrNotInstalled when the binary is missing. Call Stop when
+// done.
+func Start(ctx context.Context, o Options) (*Server, error) {
+	bin, err := Find(o.Bin)
+	if err != nil {
+		return nil, err
+	}
+	timeout := o.StartTimeout
+	if timeout == 0 {
+		timeout = 60 * time.Second
+	}
+	dir, err := os.MkdirTemp("", "shardid-tidb-")
+	if err != nil {
+		return nil, fmt.Errorf("start tidb: %w", err)
+	}
+	s := &Server{dir: dir, log: filepath.Join(dir, "tidb.log")}
+	var lastErr error
+	for attempt := 0; attempt < 3; attempt++ {
+		if lastErr = s.start(ctx, bin, timeout); lastErr == nil {
+			return s, nil
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	_ = s.Stop()
+	return nil, lastErr
+}
+
+// start runs the server on fresh free ports and waits for it.
+func (s *Server) start(ctx context.Context, bin string, timeout time.Duration) error {
+	port, err := localsrv.FreePort()
+	if err != nil {
+		return fmt.Errorf("start tidb: %w", err)
+	}
+	status, err := localsrv.FreePort()
+	if err != nil {
+		return fmt.Errorf("start tidb: %w", err)
+	}
+	s.port = port
+	cmd := exec.Command(bin, "-store", "unistore", "-path", "", "-host", "127.0.0.1", "-P", strconv.Itoa(port),
+		"-status-host", "127.0.0.1", "-status", strconv.Itoa(status), "-log-file", s.log,
+		"-temp-dir", filepath.Join(s.dir, "tmp"), "-socket", filepath.Join(s.dir, "tidb.sock"))
+	cmd.Dir = s.dir
+	out, err := os.OpenFile(filepath.Join(s.dir, "stdout.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("start tidb: %w", err)
+	}
+	defer out.Close()
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start tidb: %w", err)
+	}
+	s.cmd = cmd
+	s.done = make(chan error, 1)
+	go func() { s.done <- cmd.Wait() }()
+	if err := s.wait(ctx, timeout); err != nil {
+		s.kill()
+		return fmt.Errorf("start tidb: %w", err)
+	}
+	return nil
+}
+
+// wait pings the server until it answers, it exits, or the time is up.
+func (s *Server) wait(ctx context.Context, timeout time.Duration) error {
+	db, err := sql.Open("mysql", s.DSN(""))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	deadline := time.Now().Add(timeout)
+	for {
+		pctx, cancel := context.WithTimeout(ctx, time.Second)
+		err = db.PingContext(pctx)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		select {
+		case werr := <-s.done:
+			s.done <- werr
+			return fmt.Errorf("tidb-server exited (%v): %s", werr, s.logTail())
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("no answer within %s: %v: %s", timeout, err, s.logTail())
+		}
+	}
+}
+
+// DSN returns a go-sql-driver/mysql DSN for root on the server, with db as
+// the default database ("" for none) and parseTime=true.
+func (s *Server) DSN(db string) string {
+	cfg := mysql.NewConfig()
+	cfg.User = "root"
+	cfg.Net = "tcp"
+	cfg.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port))
+	cfg.DBName = db
+	cfg.ParseTime = true
+	return cfg.FormatDSN()
+}
+
+// Port returns the server's TCP port on 127.0.0.1.
+func (s *Server) Port() int { return s.port }
+
+// CreateDatabase creates a database named name (lower-case letters, digits
+// and _) and returns a DSN for it.
+func (s *Server) CreateDatabase(ctx context.Context, name string) (string, error) {
+	if !localsrv.PlainName(name) {
+		return "", fmt.Errorf("create database %q: want lower-case letters, digits and _", name)
+	}
+	db, err := sql.Open("mysql", s.DSN(""))
+	if err != nil {
+		return "", err
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, "CREATE DATABASE `"+name+"`"); err != nil {
+		return "", fmt.Errorf("create database %s: %w", name, err)
+	}
+	return s.DSN(name), nil
+}
+
+// kill ends the process, if it runs.
+func (s *Server) kill() {
+	if s.cmd != nil && s.cmd.Process != nil {
+		_ = s.cmd.Process.Kill()
+		<-s.done
+		s.done <- nil
+		s.cmd = nil
+	}
+}
+
+// Stop kills the server (its data lives in memory only) and removes its
+// directory. It is safe to call on a nil Server and more than once.
+func (s *Server) Stop() error {
+	if s == nil {
+		return nil
+	}
+	s.kill()
+	if s.dir != "" {
+		_ = os.RemoveAll(s.dir)
+		s.dir = ""
+	}
+	return nil
+}
+
+func (s *Server) logTail() string {
+	b, _ := os.ReadFile(s.log)
+	var keep []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.Contains(l, "[FATAL]") || strings.Contains(l, "[ERROR]") {
+			keep = append(keep, l)
+		}
+	}
+	if len(keep) == 0 {
+		return localsrv.LastLines(string(b), 3)
+	}
+	return localsrv.LastLines(strings.Join(keep, "\n"), 3)
+}

@@ -1,0 +1,106 @@
+package shardid
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestLayoutValidate(t *testing.T) {
+	now := time.Now()
+	ok := Instagram()
+	cases := []struct {
+		name string
+		mod  func(*Layout)
+		want string
+	}{
+		{"zero time bits", func(l *Layout) { l.TimeBits = 0 }, "at least 1"},
+		{"zero shard bits", func(l *Layout) { l.ShardBits = 0 }, "at least 1"},
+		{"zero seq bits", func(l *Layout) { l.SeqBits = 0 }, "at least 1"},
+		{"65 bits", func(l *Layout) { l.TimeBits = 42 }, "at most 64"},
+		{"unit 0", func(l *Layout) { l.TimeUnit = 0 }, "time unit"},
+		{"unit 1.5ms", func(l *Layout) { l.TimeUnit = 1500 * time.Microsecond }, "time unit"},
+		{"unit 2s", func(l *Layout) { l.TimeUnit = 2 * time.Second }, "time unit"},
+		{"future epoch", func(l *Layout) { l.Epoch = now.Add(time.Hour) }, "future"},
+		{"no epoch", func(l *Layout) { l.Epoch = time.Time{} }, "not set"},
+		{"pre-1970 epoch", func(l *Layout) { l.Epoch = time.Date(1969, 1, 1, 0, 0, 0, 0, time.UTC) }, "1970"},
+	}
+	for _, c := range cases {
+		l := ok
+		c.mod(&l)
+		err := l.Validate()
+		if !errors.Is(err, ErrInvalidLayout) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v (want ErrInvalidLayout mentioning %q, one line)", c.name, err, c.want)
+		}
+	}
+	for _, name := range LayoutNames() {
+		l, _ := LayoutByName(name)
+		if err := l.Validate(); err != nil {
+			t.Errorf("preset %s: %v", name, err)
+		}
+	}
+}
+
+func TestComposeDecompose(t *testing.T) {
+	for _, name := range LayoutNames() {
+		l, _ := LayoutByName(name)
+		at := l.Epoch.Add(1234567 * l.TimeUnit)
+		id, err := l.Compose(at, l.MaxShard(), l.MaxSeq())
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := l.Decompose(id)
+		if err != nil || !p.Time.Equal(at) || p.Shard != l.MaxShard() || p.Seq != l.MaxSeq() {
+			t.Fatalf("%s: %d -> %+v, %v", name, id, p, err)
+		}
+		if _, err := l.Compose(l.Epoch.Add(-time.Millisecond), 0, 0); !errors.Is(err, ErrTimeRange) {
+			t.Errorf("%s: before epoch: %v", name, err)
+		}
+		if _, err := l.Compose(l.End(), 0, 0); !errors.Is(err, ErrTimeRange) {
+			t.Errorf("%s: at the end: %v", name, err)
+		}
+		if _, err := l.Compose(at, l.MaxShard()+1, 0); !errors.Is(err, ErrShardRange) {
+			t.Errorf("%s: shard too big: %v", name, err)
+		}
+		if _, err := l.Compose(at, 0, l.MaxSeq()+1); !errors.Is(err, ErrSeqRange) {
+			t.Errorf("%s: seq too big: %v", name, err)
+		}
+		if _, err := l.Decompose(-1); !errors.Is(err, ErrNegativeID) {
+			t.Errorf("%s: negative id: %v", name, err)
+		}
+		last, err := l.ComposeTicks(l.MaxTicks(), l.MaxShard(), l.MaxSeq())
+		if err != nil || last != l.MaxID() || last < 0 {
+			t.Errorf("%s: last id %d, MaxID %d, %v", name, last, l.MaxID(), err)
+		}
+	}
+	if got := Instagram().End().Sub(DefaultEpoch()); got != (1<<40)*time.Millisecond {
+		t.Errorf("instagram time range %v, want 2^40 ms (its top bit is the sign)", got)
+	}
+}
+
+func TestParsing(t *testing.T) {
+	l := Instagram()
+	got, err := ParseShards("0-3, 8,10-12,3", l)
+	if err != nil || len(got) != 8 || got[0] != 0 || got[7] != 12 {
+		t.Fatalf("ParseShards: %v %v", got, err)
+	}
+	for _, bad := range []string{"", "a", "3-1", "-1", "1-", "0-8192", "8192", "1,,2"} {
+		if _, err := ParseShards(bad, l); !errors.Is(err, ErrShardRange) {
+			t.Errorf("ParseShards(%q): %v", bad, err)
+		}
+	}
+	if _, err := LayoutByName("twitter"); !errors.Is(err, ErrUnknownLayout) {
+		t.Errorf("LayoutByName: %v", err)
+	}
+	e1, err1 := ParseEpoch("2025-01-01T00:00:00Z")
+	e2, err2 := ParseEpoch("1735689600000")
+	if err1 != nil || err2 != nil || !e1.Equal(e2) || !e1.Equal(DefaultEpoch()) {
+		t.Errorf("ParseEpoch: %v %v %v %v", e1, e2, err1, err2)
+	}
+	for _, bad := range []string{"yesterday", "-5", "2025-01-01"} {
+		if _, err := ParseEpoch(bad); !errors.Is(err, ErrInvalidEpoch) {
+			t.Errorf("ParseEpoch(%q): %v", bad, err)
+		}
+	}
+}
