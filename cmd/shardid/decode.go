@@ -9,10 +9,6 @@ import (
 	"strings"
 )
 
-func init() {
-	commands["decode"] = command{"decode IDs into time, shard and sequence", runDecode}
-}
-
 // decoded is one line of decode's --json output.
 type decoded struct {
 	ID    int64  `json:"id"`
@@ -24,7 +20,7 @@ type decoded struct {
 func runDecode(_ context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "decode")
 	var lf layoutFlags
-	lf.register(env, fs)
+	lf.register(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object per ID")
 	if err := parseFlags(env, fs, args); err != nil {
 		return err

@@ -12,10 +12,6 @@ import (
 	"github.com/shardid/shardid/pgfunc"
 )
 
-func init() {
-	commands["demo"] = command{"start a throwaway PostgreSQL, apply shards, insert and decode rows", runDemo}
-}
-
 // runDemo shows the whole path on a real server: goose applies four
 // shards, a table per shard takes DEFAULT next_id(), rows go in and come
 // back decoded. Without --dsn the server is a throwaway one started from
@@ -23,7 +19,8 @@ func init() {
 // demo's schemas (shardid_demo0..3) are dropped at the end.
 func runDemo(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "demo")
-	dsn := fs.String("dsn", envDefault(env, envPGDSN, ""), "use this PostgreSQL instead of a throwaway one (env "+envPGDSN+")")
+	dsn := fs.String("dsn", "", "use this PostgreSQL instead of a throwaway one (env "+envPGDSN+")")
+	fs.envVar("dsn", envPGDSN)
 	rows := fs.Int("rows", 3, "rows to insert per shard")
 	if err := parseFlags(env, fs, args); err != nil {
 		return err

@@ -22,8 +22,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/signal"
+	"regexp"
 	"sort"
 	"strings"
 	"syscall"
@@ -35,10 +37,42 @@ type command struct {
 	run     func(ctx context.Context, env *cliEnv, args []string) error
 }
 
-// commands is the top-level command table. Each command lives in its own
-// file (pg.go, decode.go, demo.go, tidb.go, rotate.go) and adds itself from
-// that file's init function, so files stay self-contained.
-var commands = map[string]command{}
+// commands is the top-level command table, the one place that lists what
+// shardid can do; each command's code lives in the file named after it.
+var commands = map[string]command{
+	"pg":     {"render, apply and inspect PostgreSQL shard generators", runPG},
+	"decode": {"decode IDs into time, shard and sequence", runDecode},
+	"demo":   {"start a throwaway PostgreSQL, apply shards, insert and decode rows", runDemo},
+	"tidb":   {"render and apply TiDB tables without write hotspots; measure write spread", runTiDB},
+	"rotate": {"rotate the last digits of IDs to spread TiDB writes (IDs as arguments or one per line on stdin)", runRotate},
+}
+
+// pgCommands are the "shardid pg" subcommands (pg.go).
+var pgCommands = map[string]command{
+	"render": {"print one shard's generator SQL (a goose migration)", runPGRender},
+	"up":     {"apply the generator to each shard's schema", runPGUp},
+	"status": {"show each shard's goose version and generator (without --shards: every generator on the server)", runPGStatus},
+	"down":   {"remove the generator from each shard's schema", runPGDown},
+	"gen":    {"write a goose directory for the stock goose CLI", runPGGen},
+}
+
+// tidbCommands are the "shardid tidb" subcommands (tidb_ddl.go,
+// tidb_spread.go).
+var tidbCommands = map[string]command{
+	"render": {"print hotspot-free DDL for a CREATE TABLE (FILE or - for stdin)", runTiDBRender},
+	"gen":    {"write the DDL as goose migration files into --dir", runTiDBGen},
+	"up":     {"apply migrations (--dir, or rendered from FILEs) with goose to --dsn", runTiDBUp},
+	"status": {"show goose migration status for --dir or FILEs on --dsn", runTiDBStatus},
+	"spread": {"simulate region splits and show how raw, rotated and shard-bit keys spread writes", runTiDBSpread},
+}
+
+func runPG(ctx context.Context, env *cliEnv, args []string) error {
+	return subcommand(ctx, env, "pg", pgCommands, args)
+}
+
+func runTiDB(ctx context.Context, env *cliEnv, args []string) error {
+	return subcommand(ctx, env, "tidb", tidbCommands, args)
+}
 
 // cliEnv is what a command may touch: its output streams, its input and the
 // environment. Tests build one over buffers.
@@ -94,12 +128,18 @@ func exitCode(env *cliEnv, err error) int {
 	case errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.As(err, &ue):
-		fmt.Fprintf(env.stderr, "shardid: %s\n", ue.msg)
+		fmt.Fprintf(env.stderr, "shardid: %s\n", oneLine(ue.msg))
 		return 2
 	default:
-		fmt.Fprintf(env.stderr, "shardid: %v\n", err)
+		fmt.Fprintf(env.stderr, "shardid: %s\n", oneLine(err.Error()))
 		return 1
 	}
+}
+
+// oneLine folds a multi-line error (pgx lists each address it tried on a
+// line of its own) into one line.
+func oneLine(msg string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(strings.TrimSpace(msg), "\n", " | ")), " ")
 }
 
 func commandNames() []string {
@@ -144,17 +184,38 @@ func subcommand(ctx context.Context, env *cliEnv, group string, subs map[string]
 	return sub.run(ctx, env, args[1:])
 }
 
-// newFlagSet returns a flag set that reports errors instead of exiting, so
-// that a bad flag becomes a usageError with exit status 2.
-func newFlagSet(env *cliEnv, name string) *flag.FlagSet {
-	fs := flag.NewFlagSet("shardid "+name, flag.ContinueOnError)
-	fs.SetOutput(env.stderr)
-	return fs
+// flagSet is a command's flags plus the environment variables some of them
+// fall back to. The environment is read after parsing, only for flags the
+// command line did not set (flags > environment > defaults, as goose's CLI
+// does), so -h prints the real defaults and never an environment value
+// such as a DSN with its password.
+type flagSet struct {
+	*flag.FlagSet
+	env     *cliEnv
+	fromEnv [][2]string // flag name, environment variable
 }
 
-// parseFlags parses args, turning flag-package errors into one-line usage
-// errors; -h prints the flags and returns flag.ErrHelp (exit status 0).
-func parseFlags(env *cliEnv, fs *flag.FlagSet, args []string) error {
+// newFlagSet returns a flag set that reports errors instead of exiting, so
+// that a bad flag becomes a usageError with exit status 2.
+func newFlagSet(env *cliEnv, name string) *flagSet {
+	fs := flag.NewFlagSet("shardid "+name, flag.ContinueOnError)
+	fs.SetOutput(env.stderr)
+	return &flagSet{FlagSet: fs, env: env}
+}
+
+// envVar makes the flag called name (already defined) fall back to the
+// environment variable variable when the command line does not set it.
+func (fs *flagSet) envVar(name, variable string) {
+	if fs.Lookup(name) == nil {
+		panic("envVar: no flag " + name)
+	}
+	fs.fromEnv = append(fs.fromEnv, [2]string{name, variable})
+}
+
+// parseFlags parses args, then fills unset flags from their environment
+// variables, turning errors into one-line usage errors; -h prints the
+// flags and returns flag.ErrHelp (exit status 0).
+func parseFlags(env *cliEnv, fs *flagSet, args []string) error {
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -165,14 +226,41 @@ func parseFlags(env *cliEnv, fs *flag.FlagSet, args []string) error {
 		}
 		return usagef("%s: %v", strings.TrimPrefix(fs.Name(), "shardid "), err)
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for _, fe := range fs.fromEnv {
+		v := env.getenv(fe[1])
+		if set[fe[0]] || v == "" {
+			continue
+		}
+		if err := fs.Set(fe[0], v); err != nil {
+			return usagef("%s: environment variable %s: %v", strings.TrimPrefix(fs.Name(), "shardid "), fe[1], err)
+		}
+	}
 	return nil
 }
 
-// envDefault returns the environment variable's value, or def when it is
-// unset or empty: flags > environment > defaults.
-func envDefault(env *cliEnv, name, def string) string {
-	if v := env.getenv(name); v != "" {
-		return v
+// redactDSN returns dsn with any password replaced by "xxxxx", for
+// progress lines and errors: a PostgreSQL URL (postgres://user:pw@host/db),
+// a key/value string (password=pw) or a go-sql-driver/mysql DSN
+// (user:pw@tcp(host)/db).
+func redactDSN(dsn string) string {
+	if u, err := url.Parse(dsn); err == nil && u.User != nil && u.Scheme != "" {
+		if _, has := u.User.Password(); has {
+			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+		}
+		return u.String()
 	}
-	return def
+	if kv := passwordKV.ReplaceAllString(dsn, "${1}xxxxx"); kv != dsn {
+		return kv
+	}
+	if at := strings.LastIndex(dsn, "@"); at >= 0 {
+		if colon := strings.Index(dsn[:at], ":"); colon >= 0 {
+			return dsn[:colon+1] + "xxxxx" + dsn[at:]
+		}
+	}
+	return dsn
 }
+
+// passwordKV finds the value of password= in a key/value connection string.
+var passwordKV = regexp.MustCompile(`(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)`)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,22 +17,6 @@ import (
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/pgfunc"
 )
-
-func init() {
-	commands["pg"] = command{"render, apply and inspect PostgreSQL shard generators", runPG}
-}
-
-var pgCommands = map[string]command{
-	"render": {"print one shard's generator SQL (a goose migration)", runPGRender},
-	"up":     {"apply the generator to each shard's schema", runPGUp},
-	"status": {"show each shard's goose version and generator (without --shards: every generator on the server)", runPGStatus},
-	"down":   {"remove the generator from each shard's schema", runPGDown},
-	"gen":    {"write a goose directory for the stock goose CLI", runPGGen},
-}
-
-func runPG(ctx context.Context, env *cliEnv, args []string) error {
-	return subcommand(ctx, env, "pg", pgCommands, args)
-}
 
 // Environment variables read by the pg commands; flags win over them.
 const (
@@ -49,11 +32,13 @@ type layoutFlags struct {
 	layout, epoch string
 }
 
-func (f *layoutFlags) register(env *cliEnv, fs *flag.FlagSet) {
-	fs.StringVar(&f.layout, "layout", envDefault(env, envLayout, "instagram"),
+func (f *layoutFlags) register(fs *flagSet) {
+	fs.StringVar(&f.layout, "layout", "instagram",
 		"ID layout: "+strings.Join(shardid.LayoutNames(), ", ")+" (env "+envLayout+")")
-	fs.StringVar(&f.epoch, "epoch", envDefault(env, envEpoch, ""),
+	fs.envVar("layout", envLayout)
+	fs.StringVar(&f.epoch, "epoch", "",
 		"custom epoch, RFC 3339 or Unix ms (default "+shardid.DefaultEpoch().Format(time.RFC3339)+"; env "+envEpoch+")")
+	fs.envVar("epoch", envEpoch)
 }
 
 func (f *layoutFlags) resolve() (shardid.Layout, error) {
@@ -80,12 +65,14 @@ type genFlags struct {
 	mode, schemaFormat, shards string
 }
 
-func (f *genFlags) register(env *cliEnv, fs *flag.FlagSet, shardsRequired bool) {
-	f.layoutFlags.register(env, fs)
-	fs.StringVar(&f.mode, "mode", envDefault(env, envMode, string(pgfunc.ModeUnique)),
+func (f *genFlags) register(fs *flagSet, shardsRequired bool) {
+	f.layoutFlags.register(fs)
+	fs.StringVar(&f.mode, "mode", string(pgfunc.ModeUnique),
 		"next_id() body: unique (never repeats), classic or classic-sql (lock-free, repeat past 2^seq IDs per tick; env "+envMode+")")
-	fs.StringVar(&f.schemaFormat, "schema-format", envDefault(env, envSchemaFm, pgfunc.DefaultSchemaFormat),
+	fs.envVar("mode", envMode)
+	fs.StringVar(&f.schemaFormat, "schema-format", pgfunc.DefaultSchemaFormat,
 		"schema name of shard N, with one %d (env "+envSchemaFm+")")
+	fs.envVar("schema-format", envSchemaFm)
 	if shardsRequired {
 		fs.StringVar(&f.shards, "shards", "", "shard ids, e.g. 0-63 or 0-3,8,10-12 (required)")
 	}
@@ -125,7 +112,7 @@ func (f *genFlags) shardList(l shardid.Layout, spec string) ([]pgfunc.Shard, err
 func runPGRender(_ context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "pg render")
 	var f genFlags
-	f.register(env, fs, false)
+	f.register(fs, false)
 	shard := fs.Int64("shard", -1, "the logical shard id (required)")
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
@@ -182,8 +169,9 @@ func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string
 func migrateCommandShards(ctx context.Context, env *cliEnv, name string, args []string, shardsRequired bool) (*pgfunc.Migrator, []pgfunc.Shard, func(), error) {
 	fs := newFlagSet(env, "pg "+name)
 	var f genFlags
-	f.register(env, fs, true)
-	dsn := fs.String("dsn", envDefault(env, envPGDSN, ""), "PostgreSQL connection URL (env "+envPGDSN+")")
+	f.register(fs, true)
+	dsn := fs.String("dsn", "", "PostgreSQL connection URL (env "+envPGDSN+")")
+	fs.envVar("dsn", envPGDSN)
 	parallel := fs.Int("parallel", pgfunc.DefaultParallel, "schemas to migrate at once, each on its own connection")
 	if err := parseFlags(env, fs, args); err != nil {
 		return nil, nil, nil, err
@@ -268,8 +256,6 @@ func runMigrate(ctx context.Context, env *cliEnv, name string, args []string,
 	return nil
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
 func runPGStatus(ctx context.Context, env *cliEnv, args []string) error {
 	m, shards, done, err := migrateCommandShards(ctx, env, "status", args, false)
 	if err != nil {
@@ -304,7 +290,7 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) error {
 func runPGGen(_ context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "pg gen")
 	var f genFlags
-	f.register(env, fs, true)
+	f.register(fs, true)
 	dir := fs.String("dir", "", "directory to write the goose migrations to (required)")
 	force := fs.Bool("force", false, "overwrite files whose content differs")
 	if err := parseFlags(env, fs, args); err != nil {

@@ -11,10 +11,6 @@ import (
 	"github.com/shardid/shardid/tidb/rotate"
 )
 
-func init() {
-	commands["rotate"] = command{"rotate the last digits of IDs to spread TiDB writes (IDs as arguments or one per line on stdin)", runRotate}
-}
-
 // runRotate rewrites IDs given as arguments, or streams them from stdin one
 // per line, so existing keys can be converted in bulk.
 func runRotate(ctx context.Context, env *cliEnv, args []string) error {

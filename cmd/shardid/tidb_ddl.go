@@ -16,13 +16,6 @@ import (
 	"github.com/shardid/shardid/tidb"
 )
 
-func init() {
-	tidbCommands["render"] = command{"print hotspot-free DDL for a CREATE TABLE (FILE or - for stdin)", runTiDBRender}
-	tidbCommands["gen"] = command{"write the DDL as goose migration files into --dir", runTiDBGen}
-	tidbCommands["up"] = command{"apply migrations (--dir, or rendered from FILEs) with goose to --dsn", runTiDBUp}
-	tidbCommands["status"] = command{"show goose migration status for --dir or FILEs on --dsn", runTiDBStatus}
-}
-
 // renderFlags are the flags shared by render, gen, up and status.
 type renderFlags struct {
 	strategy                       string
@@ -30,10 +23,10 @@ type renderFlags struct {
 	digits, idDigits, lead         int
 	alter                          bool
 	setPreSplit                    bool
-	fs                             *flag.FlagSet
+	fs                             *flagSet
 }
 
-func addRenderFlags(fs *flag.FlagSet, withAlter bool) *renderFlags {
+func addRenderFlags(fs *flagSet, withAlter bool) *renderFlags {
 	r := &renderFlags{fs: fs}
 	fs.StringVar(&r.strategy, "strategy", "shard-rowid", "shard-rowid, auto-random or rotated-int")
 	fs.IntVar(&r.shardBits, "shard-bits", 0, "SHARD_ROW_ID_BITS or AUTO_RANDOM shard bits, 1-15 (default 4 for shard-rowid, 5 for auto-random)")
@@ -201,13 +194,15 @@ type migrationFlags struct {
 	table *string
 }
 
-func addMigrationFlags(env *cliEnv, fs *flag.FlagSet) *migrationFlags {
-	return &migrationFlags{
+func addMigrationFlags(fs *flagSet) *migrationFlags {
+	m := &migrationFlags{
 		r:     addRenderFlags(fs, false),
-		dsn:   fs.String("dsn", envDefault(env, "SHARDID_TIDB_DSN", ""), "go-sql-driver/mysql DSN, e.g. root@tcp(127.0.0.1:4000)/app (env SHARDID_TIDB_DSN); parseTime=true is added"),
+		dsn:   fs.String("dsn", "", "go-sql-driver/mysql DSN, e.g. root@tcp(127.0.0.1:4000)/app (env SHARDID_TIDB_DSN); parseTime=true is added"),
 		dir:   fs.String("dir", "", "goose migration directory (from tidb gen); instead of FILE arguments"),
 		table: fs.String("table", "", "goose version table, name or schema.name (default goose_db_version)"),
 	}
+	fs.envVar("dsn", "SHARDID_TIDB_DSN")
+	return m
 }
 
 // provider opens the database and builds the goose provider from --dir or
@@ -257,7 +252,7 @@ func (m *migrationFlags) provider(env *cliEnv, name string, files []string) (*go
 
 func runTiDBUp(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "tidb up")
-	m := addMigrationFlags(env, fs)
+	m := addMigrationFlags(fs)
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
@@ -289,7 +284,7 @@ func describe(r *goose.MigrationResult) string {
 
 func runTiDBStatus(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "tidb status")
-	m := addMigrationFlags(env, fs)
+	m := addMigrationFlags(fs)
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}

@@ -12,10 +12,6 @@ import (
 	"github.com/shardid/shardid/tidb/spread"
 )
 
-func init() {
-	tidbCommands["spread"] = command{"simulate region splits and show how raw, rotated and shard-bit keys spread writes", runTiDBSpread}
-}
-
 func runTiDBSpread(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "tidb spread")
 	var cfg spread.Config

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestHelpHidesEnvironment: -h prints the real defaults, never a value
+// from the environment (a DSN there carries a password).
+func TestHelpHidesEnvironment(t *testing.T) {
+	env := map[string]string{
+		"SHARDID_PG_DSN":   "postgres://app:s3cret@db1:5432/app",
+		"SHARDID_TIDB_DSN": "app:s3cret@tcp(db1:4000)/app",
+		"SHARDID_LAYOUT":   "js53",
+	}
+	for _, args := range [][]string{{"pg", "up", "-h"}, {"pg", "status", "-h"}, {"pg", "down", "-h"}, {"demo", "-h"},
+		{"tidb", "up", "-h"}, {"tidb", "status", "-h"}} {
+		code, out, errOut := runCLI(t, "", env, args...)
+		if code != 0 || strings.Contains(out+errOut, "s3cret") || strings.Contains(out+errOut, "js53\"") {
+			t.Errorf("%v: exit %d, output shows the environment:\n%s%s", args, code, out, errOut)
+		}
+		if !strings.Contains(errOut, "env SHARDID_") {
+			t.Errorf("%v: help does not name the environment variables:\n%s", args, errOut)
+		}
+	}
+}
+
+// TestEnvironmentFallback: an unset flag takes the environment's value,
+// a set flag wins over it, and a bad environment value names the variable.
+func TestEnvironmentFallback(t *testing.T) {
+	code, out, _ := runCLI(t, "", map[string]string{"SHARDID_LAYOUT": "js53"}, "pg", "render", "--shard", "1")
+	if code != 0 || !strings.Contains(out, "layout: js53") {
+		t.Fatalf("env layout not used: exit %d\n%.300s", code, out)
+	}
+	code, out, _ = runCLI(t, "", map[string]string{"SHARDID_LAYOUT": "js53"}, "pg", "render", "--shard", "1", "--layout", "snowflake")
+	if code != 0 || !strings.Contains(out, "layout: snowflake") {
+		t.Fatalf("flag did not win over env: exit %d\n%.300s", code, out)
+	}
+	code, _, errOut := runCLI(t, "", map[string]string{"SHARDID_LAYOUT": "twitter"}, "pg", "render", "--shard", "1")
+	if code != 2 || !strings.Contains(errOut, "twitter") || strings.Count(errOut, "\n") != 1 {
+		t.Fatalf("bad env layout: exit %d %q", code, errOut)
+	}
+}
+
+// TestSecretsNeverPrinted: connection failures and unparsable DSNs, from
+// a flag or the environment, never echo the password, and stay one line.
+func TestSecretsNeverPrinted(t *testing.T) {
+	pgDSNs := []string{
+		"postgres://app:s3cret@127.0.0.1:1/x?connect_timeout=2",
+		"postgres://app:s3cret@127.0.0.1:badport/x",
+		"host=127.0.0.1 port=1 user=app password=s3cret dbname=x connect_timeout=2",
+		"postgres://app:s3cret@[::1/x",
+	}
+	for _, d := range pgDSNs {
+		for _, viaEnv := range []bool{false, true} {
+			args := []string{"pg", "up", "--shards", "0"}
+			env := map[string]string{}
+			if viaEnv {
+				env["SHARDID_PG_DSN"] = d
+			} else {
+				args = append(args, "--dsn", d)
+			}
+			code, out, errOut := runCLI(t, "", env, args...)
+			if code == 0 || strings.Contains(out+errOut, "s3cret") || strings.Count(errOut, "\n") != 1 {
+				t.Errorf("pg up with %q (env %v): exit %d\n%s%s", d, viaEnv, code, out, errOut)
+			}
+		}
+	}
+	for _, d := range []string{"app:s3cret@tcp(127.0.0.1:1)/x", "mysql://app:s3cret@127.0.0.1:1/x", "app:s3cret@tcp(127.0.0.1:1)/x?p=%zz"} {
+		code, out, errOut := runCLI(t, "", nil, "tidb", "up", "--dsn", d, "../../testdata/tidb/global_tx_list/input.sql")
+		if code == 0 || strings.Contains(out+errOut, "s3cret") || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("tidb up with %q: exit %d\n%s%s", d, code, out, errOut)
+		}
+	}
+}
+
+func TestRedactDSN(t *testing.T) {
+	for in, want := range map[string]string{
+		"postgres://app:s3cret@db1:5432/app?sslmode=disable": "postgres://app:xxxxx@db1:5432/app?sslmode=disable",
+		"postgres://app@db1/app":                             "postgres://app@db1/app",
+		"host=db1 user=app password=s3cret dbname=app":       "host=db1 user=app password=xxxxx dbname=app",
+		"host=db1 password='s3 cret' dbname=app":             "host=db1 password=xxxxx dbname=app",
+		"app:s3cret@tcp(db1:4000)/app?parseTime=true":        "app:xxxxx@tcp(db1:4000)/app?parseTime=true",
+		"root@tcp(127.0.0.1:4000)/app":                       "root@tcp(127.0.0.1:4000)/app",
+	} {
+		if got := redactDSN(in); got != want {
+			t.Errorf("redactDSN(%q) = %q; want %q", in, got, want)
+		}
+	}
+}
+
+// TestCommandTable: the usage lists every command of the table, and
+// every group lists its subcommands.
+func TestCommandTable(t *testing.T) {
+	code, _, errOut := runCLI(t, "", nil, "help")
+	if code != 0 {
+		t.Fatalf("help: exit %d", code)
+	}
+	for name := range commands {
+		if !strings.Contains(errOut, "  "+name+" ") {
+			t.Errorf("usage lacks %q:\n%s", name, errOut)
+		}
+	}
+	for group, subs := range map[string]map[string]command{"pg": pgCommands, "tidb": tidbCommands} {
+		_, _, errOut := runCLI(t, "", nil, group, "-h")
+		for name := range subs {
+			if !strings.Contains(errOut, "  "+name+" ") {
+				t.Errorf("%s usage lacks %q:\n%s", group, name, errOut)
+			}
+		}
+	}
+}
