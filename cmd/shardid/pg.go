@@ -1,20 +1,17 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx" for goose
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/internal/migdir"
 	"github.com/shardid/shardid/pgfunc"
 )
 
@@ -314,26 +311,11 @@ func runPGGen(_ context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	names := make([]string, 0, len(files))
-	for name := range files {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	// Check every file before writing any, so a refusal leaves nothing half-written.
-	for _, name := range names {
-		old, err := os.ReadFile(filepath.Join(*dir, name))
-		if err == nil && !bytes.Equal(old, files[name]) && !*force {
-			return fmt.Errorf("%s exists with different content (an applied migration must not change; use a new directory, or --force)", filepath.Join(*dir, name))
-		}
-	}
-	if err := os.MkdirAll(*dir, 0o755); err != nil {
+	res, err := migdir.Write(*dir, files, *force)
+	if err != nil {
 		return err
 	}
-	for _, name := range names {
-		if err := os.WriteFile(filepath.Join(*dir, name), files[name], 0o644); err != nil {
-			return err
-		}
-	}
-	fmt.Fprintf(env.stdout, "wrote %d migrations to %s; apply with: goose -dir %s postgres \"$DSN\" up\n", len(names), *dir, *dir)
+	fmt.Fprintf(env.stdout, "wrote %d migrations to %s (%d already there, unchanged); apply with: goose -dir %s postgres \"$DSN\" up\n",
+		len(res.Written), *dir, len(res.Unchanged), *dir)
 	return nil
 }
