@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"strings"
 	"sync"
 	"testing/fstest"
 	"time"
@@ -37,19 +38,48 @@ var (
 // (<schema>.goose_db_version) and whose session lock id is derived from the
 // schema name, so shards migrate independently and concurrently.
 type Migrator struct {
-	db   *sql.DB
-	opts Options
+	db       *sql.DB
+	opts     Options
+	parallel int
 }
 
-// NewMigrator validates o and returns a Migrator over db, which must use a
-// PostgreSQL driver registered as "pgx" (github.com/jackc/pgx/v5/stdlib)
-// or any other database/sql PostgreSQL driver.
-func NewMigrator(db *sql.DB, o Options) (*Migrator, error) {
+// MigrateOptions says how a Migrator applies generators. The zero value
+// migrates DefaultParallel schemas at once.
+type MigrateOptions struct {
+	// Parallel is how many schemas Up and Down migrate at once, each on
+	// its own connection: 1 to MaxParallel. Zero means DefaultParallel.
+	Parallel int
+}
+
+// DefaultParallel is how many schemas a Migrator migrates at once unless
+// MigrateOptions.Parallel says otherwise; MaxParallel is the most it
+// accepts (each one holds a connection).
+const (
+	DefaultParallel = 4
+	MaxParallel     = 64
+)
+
+// ErrInvalidParallel is returned by NewMigrator when
+// MigrateOptions.Parallel is outside 0..MaxParallel.
+var ErrInvalidParallel = errors.New("invalid parallelism")
+
+// NewMigrator validates o and mo and returns a Migrator that installs the
+// generator o renders, over db, which must use a PostgreSQL driver
+// registered as "pgx" (github.com/jackc/pgx/v5/stdlib) or any other
+// database/sql PostgreSQL driver. It returns the errors of Render's option
+// checks and ErrInvalidParallel.
+func NewMigrator(db *sql.DB, o Options, mo MigrateOptions) (*Migrator, error) {
 	o, err := o.normalize()
 	if err != nil {
 		return nil, err
 	}
-	return &Migrator{db: db, opts: o}, nil
+	switch {
+	case mo.Parallel < 0 || mo.Parallel > MaxParallel:
+		return nil, fmt.Errorf("%w %d (allowed: 1-%d, or 0 for %d)", ErrInvalidParallel, mo.Parallel, MaxParallel, DefaultParallel)
+	case mo.Parallel == 0:
+		mo.Parallel = DefaultParallel
+	}
+	return &Migrator{db: db, opts: o, parallel: mo.Parallel}, nil
 }
 
 // Result is the outcome of one shard's Up or Down.
@@ -57,8 +87,12 @@ type Result struct {
 	// Shard is the shard this result is about.
 	Shard Shard
 	// Applied is true when a migration ran; false means the schema was
-	// already in the requested state (a rerun is a no-op).
+	// already in the requested state (a rerun is a no-op), and Note says
+	// how.
 	Applied bool
+	// Note says, when nothing was applied, why: "current", or for Down
+	// "no schema" or "no generator applied".
+	Note string
 	// Duration is how long the shard took, checks included.
 	Duration time.Duration
 	// Err is nil on success. Other shards' results stand when one fails.
@@ -111,14 +145,23 @@ func (m *Migrator) provider(sh Shard) (*goose.Provider, error) {
 	)
 }
 
-// Discover lists every shardid generator on the server, found through the
-// metadata comment on each schema's next_id().
+// query renders the named template of sql/pg/catalog.sql.tmpl.
+func query(name string, data any) (string, error) {
+	var b strings.Builder
+	if err := pgTemplates.ExecuteTemplate(&b, name, data); err != nil {
+		return "", fmt.Errorf("render %s query: %w", name, err)
+	}
+	return b.String(), nil
+}
+
+// Discover lists every shardid generator in the database, found through
+// the metadata comment on each schema's next_id().
 func (m *Migrator) Discover(ctx context.Context) ([]Installed, error) {
-	rows, err := m.db.QueryContext(ctx, `
-		SELECT n.nspname, pg_catalog.obj_description(p.oid, 'pg_proc')
-		FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
-		WHERE p.proname = 'next_id' AND p.pronargs = 0
-		ORDER BY n.nspname`)
+	q, err := query("discover", nil)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := m.db.QueryContext(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("discover generators: %w", err)
 	}
@@ -172,7 +215,11 @@ func (m *Migrator) Up(ctx context.Context, shards []Shard, each func(Result)) []
 		if err := m.check(sh, installed); err != nil {
 			return false, err
 		}
-		if _, err := m.db.ExecContext(ctx, "CREATE SCHEMA IF NOT EXISTS "+quoteIdent(sh.Schema)); err != nil {
+		create, err := query("create_schema", quoteIdent(sh.Schema))
+		if err != nil {
+			return false, err
+		}
+		if _, err := m.db.ExecContext(ctx, create); err != nil {
 			return false, fmt.Errorf("create schema: %w", err)
 		}
 		p, err := m.provider(sh)
@@ -184,21 +231,107 @@ func (m *Migrator) Up(ctx context.Context, shards []Shard, each func(Result)) []
 	})
 }
 
+// history is what the catalog says about one schema's goose history.
+type history struct {
+	schema  bool  // the schema exists
+	table   bool  // it holds goose_db_version
+	version int64 // the latest version applied (0: none)
+}
+
+// histories reads, for each schema, whether it exists, whether it holds a
+// goose history table and the latest version applied: one catalog query
+// and one query over the history tables that exist. Unlike goose's own
+// GetDBVersion it creates nothing and takes no lock; every failure is an
+// error, never "nothing applied".
+func (m *Migrator) histories(ctx context.Context, schemas []string) (map[string]history, error) {
+	q, err := query("histories", nil)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := m.db.QueryContext(ctx, q, schemas)
+	if err != nil {
+		return nil, fmt.Errorf("read goose histories: %w", err)
+	}
+	out := make(map[string]history, len(schemas))
+	type table struct{ Literal, Ident string }
+	var tables []table
+	for rows.Next() {
+		var name string
+		var h history
+		if err := rows.Scan(&name, &h.schema, &h.table); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("read goose histories: %w", err)
+		}
+		out[name] = h
+		if h.table {
+			if err := CheckSchema(name); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			tables = append(tables, table{Literal: quoteLiteral(name), Ident: quoteIdent(name)})
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read goose histories: %w", err)
+	}
+	if len(tables) == 0 {
+		return out, nil
+	}
+	if q, err = query("versions", tables); err != nil {
+		return nil, err
+	}
+	vrows, err := m.db.QueryContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("read goose versions: %w", err)
+	}
+	defer vrows.Close()
+	for vrows.Next() {
+		var name string
+		var v sql.NullInt64
+		if err := vrows.Scan(&name, &v); err != nil {
+			return nil, fmt.Errorf("read goose versions: %w", err)
+		}
+		h := out[name]
+		h.version = v.Int64
+		out[name] = h
+	}
+	if err := vrows.Err(); err != nil {
+		return nil, fmt.Errorf("read goose versions: %w", err)
+	}
+	return out, nil
+}
+
 // Down removes the generator from each shard's schema (goose down by one).
 // PostgreSQL refuses, and the shard reports, while a table still uses
 // next_id() as a DEFAULT. The schema, its tables and its goose history
 // table stay.
+//
+// A schema that does not exist, or holds no applied generator, is reported
+// with Applied false and a Note saying so; nothing is created in it. Any
+// failure to find out (a dead connection, a cancelled context) is an error.
 func (m *Migrator) Down(ctx context.Context, shards []Shard, each func(Result)) []Result {
-	return m.forEach(shards, each, func(sh Shard) (bool, error) {
+	schemas := make([]string, len(shards))
+	for i, sh := range shards {
+		schemas[i] = sh.Schema
+	}
+	hist, histErr := m.histories(ctx, schemas)
+	return m.forEachNoted(shards, each, func(sh Shard) (bool, string, error) {
+		if histErr != nil {
+			return false, "", histErr
+		}
+		switch h := hist[sh.Schema]; {
+		case !h.schema:
+			return false, "no schema", nil
+		case !h.table || h.version == 0:
+			return false, "no generator applied", nil
+		}
 		p, err := m.provider(sh)
 		if err != nil {
-			return false, err
-		}
-		if v, err := p.GetDBVersion(ctx); err != nil || v == 0 {
-			return false, nil // nothing applied (or no history table): nothing to undo
+			return false, "", err
 		}
 		_, err = p.Down(ctx)
-		return err == nil, err
+		return err == nil, "", err
 	})
 }
 
@@ -207,24 +340,34 @@ func (m *Migrator) Down(ctx context.Context, shards []Shard, each func(Result)) 
 // as shards finish, one call at a time, and returns the results in the
 // order of shards.
 func (m *Migrator) forEach(shards []Shard, each func(Result), do func(Shard) (bool, error)) []Result {
+	return m.forEachNoted(shards, each, func(sh Shard) (bool, string, error) {
+		applied, err := do(sh)
+		return applied, "", err
+	})
+}
+
+// forEachNoted is forEach for a do that also says why nothing was applied.
+func (m *Migrator) forEachNoted(shards []Shard, each func(Result), do func(Shard) (bool, string, error)) []Result {
 	out := make([]Result, len(shards))
 	var (
 		mu   sync.Mutex
 		wg   sync.WaitGroup
 		next = make(chan int)
 	)
-	for range min(m.opts.Parallel, len(shards)) {
+	for range min(m.parallel, len(shards)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
 				sh := shards[i]
 				start := time.Now()
-				applied, err := do(sh)
+				applied, note, err := do(sh)
 				if err != nil {
 					err = fmt.Errorf("schema %s: %w", sh.Schema, err)
+				} else if !applied && note == "" {
+					note = "current"
 				}
-				out[i] = Result{Shard: sh, Applied: applied, Duration: time.Since(start), Err: err}
+				out[i] = Result{Shard: sh, Applied: applied, Note: note, Duration: time.Since(start), Err: err}
 				if each != nil {
 					mu.Lock()
 					each(out[i])
@@ -257,26 +400,20 @@ func (m *Migrator) Status(ctx context.Context, shards []Shard) ([]Status, error)
 	for _, in := range installed {
 		bySchema[in.Schema] = in.Meta
 	}
+	schemas := make([]string, len(shards))
+	for i, sh := range shards {
+		schemas[i] = sh.Schema
+	}
+	hist, err := m.histories(ctx, schemas)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]Status, 0, len(shards))
 	for _, sh := range shards {
-		st := Status{Shard: sh}
+		st := Status{Shard: sh, Version: hist[sh.Schema].version}
 		if meta, ok := bySchema[sh.Schema]; ok {
 			st.Installed = &meta
 			st.Matches = meta.sameGenerator(metaFor(sh, m.opts))
-		}
-		var exists bool
-		if err := m.db.QueryRowContext(ctx, `SELECT pg_catalog.to_regclass($1) IS NOT NULL`,
-			quoteIdent(sh.Schema)+".goose_db_version").Scan(&exists); err != nil {
-			return nil, fmt.Errorf("status %s: %w", sh.Schema, err)
-		}
-		if exists {
-			p, err := m.provider(sh)
-			if err != nil {
-				return nil, fmt.Errorf("status %s: %w", sh.Schema, err)
-			}
-			if st.Version, err = p.GetDBVersion(ctx); err != nil {
-				return nil, fmt.Errorf("status %s: %w", sh.Schema, err)
-			}
 		}
 		out = append(out, st)
 	}

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/pgfunc"
 )
 
@@ -34,7 +36,7 @@ func shardsFor(t testing.TB, spec string) []pgfunc.Shard {
 func TestUpKeepsHistoryInSchema(t *testing.T) {
 	db, _ := newDB(t)
 	ctx := context.Background()
-	m, err := pgfunc.NewMigrator(db, pgfunc.Options{})
+	m, err := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +110,7 @@ func TestFailedSchemaLeavesOthers(t *testing.T) {
 	if _, err := db.Exec(`CREATE SCHEMA insta1; CREATE FUNCTION insta1.next_id_jump() RETURNS text LANGUAGE sql AS 'SELECT 1::text'`); err != nil {
 		t.Fatal(err)
 	}
-	m, err := pgfunc.NewMigrator(db, pgfunc.Options{})
+	m, err := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,15 +144,15 @@ func TestFailedSchemaLeavesOthers(t *testing.T) {
 func TestRefusals(t *testing.T) {
 	db, _ := newDB(t)
 	ctx := context.Background()
-	m, _ := pgfunc.NewMigrator(db, pgfunc.Options{})
+	m, _ := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{})
 	if r := m.Up(ctx, shardsFor(t, "3"), nil); r[0].Err != nil {
 		t.Fatal(r[0].Err)
 	}
-	classic, _ := pgfunc.NewMigrator(db, pgfunc.Options{Mode: pgfunc.ModeClassic})
+	classic, _ := pgfunc.NewMigrator(db, pgfunc.Options{Mode: pgfunc.ModeClassic}, pgfunc.MigrateOptions{})
 	if r := classic.Up(ctx, shardsFor(t, "3"), nil); !errors.Is(r[0].Err, pgfunc.ErrGeneratorMismatch) {
 		t.Fatalf("mode change: %v", r[0].Err)
 	}
-	snow, _ := pgfunc.NewMigrator(db, pgfunc.Options{Layout: shardid.Snowflake()})
+	snow, _ := pgfunc.NewMigrator(db, pgfunc.Options{Layout: shardid.Snowflake()}, pgfunc.MigrateOptions{})
 	if r := snow.Up(ctx, shardsFor(t, "3"), nil); !errors.Is(r[0].Err, pgfunc.ErrGeneratorMismatch) {
 		t.Fatalf("layout change: %v", r[0].Err)
 	}
@@ -168,7 +170,7 @@ func TestRefusals(t *testing.T) {
 func TestDown(t *testing.T) {
 	db, _ := newDB(t)
 	ctx := context.Background()
-	m, _ := pgfunc.NewMigrator(db, pgfunc.Options{})
+	m, _ := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{})
 	shards := shardsFor(t, "4")
 	m.Up(ctx, shards, nil)
 	if _, err := db.Exec("CREATE TABLE insta4.t (id bigint DEFAULT insta4.next_id())"); err != nil {
@@ -183,11 +185,51 @@ func TestDown(t *testing.T) {
 	if r := m.Down(ctx, shards, nil); r[0].Err != nil || !r[0].Applied {
 		t.Fatalf("down: %+v", r[0])
 	}
-	if r := m.Down(ctx, shards, nil); r[0].Err != nil || r[0].Applied {
-		t.Fatalf("second down should be a no-op: %+v", r[0])
+	if r := m.Down(ctx, shards, nil); r[0].Err != nil || r[0].Applied || r[0].Note != "no generator applied" {
+		t.Fatalf("second down should be a no-op saying why: %+v", r[0])
 	}
 	if r := m.Up(ctx, shards, nil); r[0].Err != nil || !r[0].Applied {
 		t.Fatalf("up after down: %+v", r[0])
+	}
+}
+
+// TestDownReportsAndFails: where nothing is applied Down says so and
+// creates nothing; where it cannot find out, it fails instead of
+// reporting success.
+func TestDownReportsAndFails(t *testing.T) {
+	t.Parallel()
+	db, dsn := newDB(t)
+	ctx := context.Background()
+	m, _ := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{})
+	missing := []pgfunc.Shard{{Schema: "nowhere", ID: 7}}
+	r := m.Down(ctx, missing, nil)
+	if r[0].Err != nil || r[0].Applied || r[0].Note != "no schema" || r[0].Duration > 2*time.Second {
+		t.Fatalf("down of a missing schema: %+v", r[0])
+	}
+	if _, err := db.Exec("CREATE SCHEMA empty"); err != nil {
+		t.Fatal(err)
+	}
+	r = m.Down(ctx, []pgfunc.Shard{{Schema: "empty", ID: 8}}, nil)
+	if r[0].Err != nil || r[0].Applied || r[0].Note != "no generator applied" {
+		t.Fatalf("down of a schema without a generator: %+v", r[0])
+	}
+	var tables int
+	if err := db.QueryRow("SELECT count(*) FROM pg_tables WHERE schemaname IN ('nowhere', 'empty')").Scan(&tables); err != nil || tables != 0 {
+		t.Fatalf("down created %d tables (%v); want none", tables, err)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if r := m.Down(cancelled, missing, nil); !errors.Is(r[0].Err, context.Canceled) {
+		t.Fatalf("down with a cancelled context: %+v; want context.Canceled", r[0])
+	}
+	dead := testsrv.Open(t, "pgx", dsn)
+	dm, _ := pgfunc.NewMigrator(dead, pgfunc.Options{}, pgfunc.MigrateOptions{})
+	dead.Close()
+	if r := dm.Down(ctx, missing, nil); r[0].Err == nil {
+		t.Fatalf("down over a closed pool: %+v; want an error", r[0])
+	}
+	if _, err := dm.Status(ctx, missing); err == nil {
+		t.Fatal("status over a closed pool succeeded")
 	}
 }
 
@@ -198,10 +240,10 @@ func TestUpManyShardsInParallel(t *testing.T) {
 	db, _ := newDB(t)
 	db.SetMaxOpenConns(20)
 	ctx := context.Background()
-	if _, err := pgfunc.NewMigrator(db, pgfunc.Options{Parallel: -1}); !errors.Is(err, pgfunc.ErrInvalidParallel) {
+	if _, err := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{Parallel: -1}); !errors.Is(err, pgfunc.ErrInvalidParallel) {
 		t.Fatalf("Parallel -1: %v", err)
 	}
-	m, err := pgfunc.NewMigrator(db, pgfunc.Options{Parallel: 8})
+	m, err := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{Parallel: 8})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -72,7 +72,7 @@ func TestMoveShardWithPgDump(t *testing.T) {
 		t.Fatalf("%d duplicates after the move", dups)
 	}
 	checkShards(t, dst, sh)
-	m, err := pgfunc.NewMigrator(dst, pgfunc.WithClock(pgfunc.Options{}, testClock))
+	m, err := pgfunc.NewMigrator(dst, pgfunc.WithClock(pgfunc.Options{}, testClock), pgfunc.MigrateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

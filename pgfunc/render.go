@@ -104,16 +104,14 @@ type Shard struct {
 	ID int64
 }
 
-// Options configures rendering and applying. The zero value renders the
-// Instagram layout in ModeUnique.
+// Options says which generator to render: the ID layout and the body of
+// next_id(). The zero value renders the Instagram layout in ModeUnique.
+// How generators are applied is a separate concern (MigrateOptions).
 type Options struct {
-	// Layout is the ID layout. The zero value means Instagram().
+	// Layout is the ID layout. The zero value means shardid.Instagram().
 	Layout shardid.Layout
 	// Mode is the next_id() body. Empty means ModeUnique.
 	Mode Mode
-	// Parallel is how many schemas Migrator.Up and Down migrate at once,
-	// each on its own connection. Zero means DefaultParallel.
-	Parallel int
 
 	// clock is the SQL expression next_id() reads the time from; empty
 	// means clock_timestamp(). Only tests set it (see export_test.go), to
@@ -121,21 +119,8 @@ type Options struct {
 	clock string
 }
 
-// DefaultParallel is how many schemas a Migrator migrates at once unless
-// Options.Parallel says otherwise.
-const DefaultParallel = 4
-
-// ErrInvalidParallel is returned by NewMigrator for a negative Parallel.
-var ErrInvalidParallel = errors.New("invalid parallelism")
-
 // normalize fills defaults and validates; the result is ready to render.
 func (o Options) normalize() (Options, error) {
-	switch {
-	case o.Parallel < 0:
-		return o, fmt.Errorf("%w %d (allowed: 1 or more, 0 for %d)", ErrInvalidParallel, o.Parallel, DefaultParallel)
-	case o.Parallel == 0:
-		o.Parallel = DefaultParallel
-	}
 	if o.Layout == (shardid.Layout{}) {
 		o.Layout = shardid.Instagram()
 	}

@@ -50,7 +50,7 @@ func runDemo(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	defer db.Close()
 	l := shardid.Instagram()
-	m, err := pgfunc.NewMigrator(db, pgfunc.Options{Layout: l})
+	m, err := pgfunc.NewMigrator(db, pgfunc.Options{Layout: l}, pgfunc.MigrateOptions{})
 	if err != nil {
 		return err
 	}

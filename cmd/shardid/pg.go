@@ -173,9 +173,6 @@ func migrateCommandShards(ctx context.Context, env *cliEnv, name string, args []
 	if err := parseFlags(env, fs, args); err != nil {
 		return nil, nil, nil, err
 	}
-	if *parallel < 1 || *parallel > 64 {
-		return nil, nil, nil, usagef("--parallel: %d is out of range (allowed 1-64)", *parallel)
-	}
 	if fs.NArg() > 0 {
 		return nil, nil, nil, usagef("pg %s: unexpected argument %q", name, fs.Arg(0))
 	}
@@ -183,18 +180,23 @@ func migrateCommandShards(ctx context.Context, env *cliEnv, name string, args []
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	o.Parallel = *parallel
 	var shards []pgfunc.Shard
 	if f.shards != "" || shardsRequired {
 		if shards, err = f.shardList(o.Layout, f.shards); err != nil {
 			return nil, nil, nil, err
 		}
 	}
+	if *parallel < 1 {
+		return nil, nil, nil, usagef("--parallel: %d is out of range (allowed 1-%d)", *parallel, pgfunc.MaxParallel)
+	}
+	if _, err := pgfunc.NewMigrator(nil, o, pgfunc.MigrateOptions{Parallel: *parallel}); err != nil {
+		return nil, nil, nil, usagef("--parallel: %v", err)
+	}
 	db, err := connect(ctx, *dsn)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	m, err := pgfunc.NewMigrator(db, o)
+	m, err := pgfunc.NewMigrator(db, o, pgfunc.MigrateOptions{Parallel: *parallel})
 	if err != nil {
 		db.Close()
 		return nil, nil, nil, err
@@ -226,18 +228,16 @@ func runMigrate(ctx context.Context, env *cliEnv, name string, args []string,
 	width := len(fmt.Sprint(len(shards)))
 	do(m, ctx, shards, func(r pgfunc.Result) {
 		n++
-		state := "ok     "
+		state := r.Note
 		switch {
 		case r.Err != nil:
 			failed++
-			state = "FAILED "
+			state = "FAILED"
 		case r.Applied:
 			changed++
-			state = "applied"
-		default:
-			state = "current"
+			state = map[string]string{"up": "applied", "down": "removed"}[name]
 		}
-		line := fmt.Sprintf("[%*d/%d] %s %-20s shard %-5d %6.1fms", width, n, len(shards), state, r.Shard.Schema, r.Shard.ID,
+		line := fmt.Sprintf("[%*d/%d] %-20s %-20s shard %-5d %6.1fms", width, n, len(shards), state, r.Shard.Schema, r.Shard.ID,
 			float64(r.Duration.Microseconds())/1000)
 		if r.Err != nil {
 			line += "  " + oneLine(r.Err.Error())
@@ -245,7 +245,7 @@ func runMigrate(ctx context.Context, env *cliEnv, name string, args []string,
 		fmt.Fprintln(env.stdout, line)
 	})
 	verb := map[string]string{"up": "applied", "down": "removed"}[name]
-	fmt.Fprintf(env.stdout, "%d shards: %d %s, %d already current, %d failed (%s)\n",
+	fmt.Fprintf(env.stdout, "%d shards: %d %s, %d unchanged, %d failed (%s)\n",
 		len(shards), changed, verb, len(shards)-changed-failed, failed, time.Since(start).Round(time.Millisecond))
 	if failed > 0 {
 		return errSomeFailed

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -98,14 +99,15 @@ func TestPGUpStatusDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, stderr := runCLI(t, "", env, "pg", "up", "--shards", "0-3")
-	if code != 1 || !strings.Contains(out, "FAILED  insta2") || !strings.Contains(out, "4 shards: 3 applied, 0 already current, 1 failed") {
+	if code != 1 || !regexp.MustCompile(`FAILED +insta2 `).MatchString(out) || !strings.Contains(out, "4 shards: 3 applied, 0 unchanged, 1 failed") {
 		t.Fatalf("up with one broken schema: exit %d\n%s%s", code, out, stderr)
 	}
 	if _, err := db.Exec("DROP FUNCTION insta2.next_id_jump()"); err != nil {
 		t.Fatal(err)
 	}
 	code, out, stderr = runCLI(t, "", env, "pg", "up", "--shards", "0-3")
-	if code != 0 || !strings.Contains(out, "4 shards: 1 applied, 3 already current, 0 failed") || !strings.Contains(out, "[4/4]") {
+	if code != 0 || !strings.Contains(out, "4 shards: 1 applied, 3 unchanged, 0 failed") || !strings.Contains(out, "[4/4]") ||
+		strings.Count(out, "current ") != 3 {
 		t.Fatalf("rerun: exit %d\n%s%s", code, out, stderr)
 	}
 	code, out, _ = runCLI(t, "", env, "pg", "status", "--shards", "0-4")
@@ -123,6 +125,17 @@ func TestPGUpStatusDown(t *testing.T) {
 	code, out, _ = runCLI(t, "", env, "pg", "down", "--shards", "3")
 	if code != 0 || !strings.Contains(out, "1 removed") {
 		t.Fatalf("down: exit %d\n%s", code, out)
+	}
+	// Down reports what it found where there is nothing to undo, and
+	// creates nothing there.
+	code, out, _ = runCLI(t, "", env, "pg", "down", "--shards", "3,9")
+	if code != 0 || !regexp.MustCompile(`no generator applied +insta3 `).MatchString(out) ||
+		!regexp.MustCompile(`no schema +insta9 `).MatchString(out) || !strings.Contains(out, "0 removed, 2 unchanged, 0 failed") {
+		t.Fatalf("down where nothing is applied: exit %d\n%s", code, out)
+	}
+	var exists bool
+	if err := db.QueryRow("SELECT to_regnamespace('insta9') IS NOT NULL").Scan(&exists); err != nil || exists {
+		t.Fatalf("down created schema insta9: %v %v", exists, err)
 	}
 	var id int64
 	if err := db.QueryRow("SELECT insta1.next_id()").Scan(&id); err != nil {
