@@ -15,36 +15,29 @@ import (
 func runTiDBSpread(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "tidb spread")
 	var cfg spread.Config
-	fs.IntVar(&cfg.Rate, "rate", 20000, "keys inserted per simulated second (at 1000 or less every Snowflake ID has sequence 0)")
-	fs.IntVar(&cfg.Writes, "writes", 1000000, "keys to insert")
-	fs.IntVar(&cfg.Window, "window", 50000, "writes per reporting window")
-	fs.IntVar(&cfg.SplitRows, "split-rows", 256, "rows past which a region splits at its median key")
-	seed := fs.Uint64("seed", 1, "seed for the random shard bits")
-	shardBits := fs.Int("shard-bits", 4, "SHARD_ROW_ID_BITS / AUTO_RANDOM shard bits of the shard source, 1-15")
-	batch := fs.Int("batch", 1, "rows per transaction sharing their shard bits, ≥ 1")
+	fs.IntVar(&cfg.Rate, "rate", spread.DefaultRate, "keys inserted per simulated second, 1-1000000000 (at 1000 or less every Snowflake ID has sequence 0)")
+	fs.IntVar(&cfg.Writes, "writes", spread.DefaultWrites, "keys to insert")
+	fs.IntVar(&cfg.Window, "window", spread.DefaultWindow, "writes per reporting window, at most --writes")
+	fs.IntVar(&cfg.SplitRows, "split-rows", spread.DefaultSplitRows, "rows past which a region splits at its median key, ≥ 2")
+	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed for the random shard bits")
+	shard := spread.Source{Kind: spread.Shard}
+	fs.IntVar(&shard.ShardBits, "shard-bits", 4, "SHARD_ROW_ID_BITS / AUTO_RANDOM shard bits of the shard source, 1-15")
+	fs.IntVar(&shard.Batch, "batch", 1, "rows per transaction sharing their shard bits, ≥ 1")
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
-	switch {
-	case fs.NArg() > 0:
+	if fs.NArg() > 0 {
 		return usagef("tidb spread: unexpected argument %q (allowed: flags only)", fs.Arg(0))
-	case cfg.Rate < 1 || cfg.Rate > 1e9:
-		return usagef("tidb spread: --rate %d (allowed 1-1000000000)", cfg.Rate)
-	case cfg.Writes < 1:
-		return usagef("tidb spread: --writes %d (allowed ≥ 1)", cfg.Writes)
-	case cfg.Window < 1 || cfg.Window > cfg.Writes:
-		return usagef("tidb spread: --window %d (allowed 1 to --writes, %d)", cfg.Window, cfg.Writes)
-	case cfg.SplitRows < 2:
-		return usagef("tidb spread: --split-rows %d (allowed ≥ 2)", cfg.SplitRows)
-	case *shardBits < 1 || *shardBits > 15:
-		return usagef("tidb spread: --shard-bits %d (allowed 1-15)", *shardBits)
-	case *batch < 1:
-		return usagef("tidb spread: --batch %d (allowed ≥ 1)", *batch)
 	}
-	cfg.Seed = max(*seed, 1)
+	if err := cfg.Validate(); err != nil {
+		return usagef("tidb spread: %v", err)
+	}
+	if err := shard.Validate(); err != nil {
+		return usagef("tidb spread: %v", err)
+	}
 
 	sources := spread.Standard()
-	sources[len(sources)-1] = spread.Source{Kind: spread.Shard, ShardBits: *shardBits, Batch: *batch}
+	sources[len(sources)-1] = shard
 	results := make([]spread.Result, 0, len(sources))
 	for _, src := range sources {
 		if err := ctx.Err(); err != nil {

@@ -33,12 +33,12 @@ func TestTiDBSpread(t *testing.T) {
 
 func TestTiDBSpreadBadFlags(t *testing.T) {
 	for _, tt := range []struct{ args, msg string }{
-		{"--rate 0", "--rate 0 (allowed 1-1000000000)"},
-		{"--window 0", "--window 0 (allowed 1 to --writes"},
-		{"--writes 10 --window 20", "--window 20 (allowed 1 to --writes, 10)"},
-		{"--split-rows 1", "--split-rows 1 (allowed ≥ 2)"},
-		{"--shard-bits 16", "--shard-bits 16 (allowed 1-15)"},
-		{"--batch 0", "--batch 0 (allowed ≥ 1)"},
+		{"--rate 0", "rate 0 (allowed 1-1000000000"},
+		{"--window 0", "window 0 (allowed 1 to writes"},
+		{"--writes 10 --window 20", "window 20 (allowed 1 to writes, 10)"},
+		{"--split-rows 1", "split-rows 1 (allowed ≥ 2)"},
+		{"--shard-bits 16", "shard-bits 16 (allowed 1-15)"},
+		{"--batch -1", "batch -1 (allowed ≥ 1"},
 		{"extra", `unexpected argument "extra"`},
 	} {
 		args := append([]string{"tidb", "spread"}, strings.Fields(tt.args)...)

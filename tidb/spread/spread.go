@@ -58,25 +58,52 @@ func (s Source) String() string {
 	return fmt.Sprintf("kind %d", int(s.Kind))
 }
 
+// Validate returns an error wrapping ErrConfig naming the first field of s
+// out of range (by its shardid tidb spread flag) and what is allowed. A
+// zero Batch means 1.
+func (s Source) Validate() error {
+	switch {
+	case s.Kind == Rotated && (s.Digits < 1 || s.Digits > 3):
+		return fmt.Errorf("%w: digits %d (allowed 1-3)", ErrConfig, s.Digits)
+	case s.Kind == Shard && (s.ShardBits < 1 || s.ShardBits > 15):
+		return fmt.Errorf("%w: shard-bits %d (allowed 1-15)", ErrConfig, s.ShardBits)
+	case s.Kind == Shard && s.Batch < 0:
+		return fmt.Errorf("%w: batch %d (allowed ≥ 1, or 0 for 1)", ErrConfig, s.Batch)
+	case s.Kind != Raw && s.Kind != Rotated && s.Kind != Shard:
+		return fmt.Errorf("%w: source kind %d (allowed Raw, Rotated, Shard)", ErrConfig, int(s.Kind))
+	}
+	return nil
+}
+
 // Standard returns the sources the digit-rotation article compares: raw
 // Snowflake IDs, rotation by 1, 2 and 3 digits, and 4 shard bits.
 func Standard() []Source {
 	return []Source{{Kind: Raw}, {Kind: Rotated, Digits: 1}, {Kind: Rotated, Digits: 2}, {Kind: Rotated, Digits: 3}, {Kind: Shard, ShardBits: 4}}
 }
 
+// The defaults of Config's fields.
+const (
+	DefaultRate      = 20000
+	DefaultWrites    = 1000000
+	DefaultWindow    = 50000
+	DefaultSplitRows = 256
+)
+
 // Config sets the size of a run. The zero value of each field means its
 // documented default.
 type Config struct {
-	// Rate is the number of keys made per simulated second; 0 means
-	// 20,000. It sets the Snowflake clock: at 1,000/s or less every ID
-	// has sequence number 0.
+	// Rate is the number of keys made per simulated second, 1 to 10^9;
+	// 0 means DefaultRate. It sets the Snowflake clock: at 1,000/s or
+	// less every ID has sequence number 0.
 	Rate int
-	// Writes is the number of keys fed; 0 means 1,000,000.
+	// Writes is the number of keys fed; 0 means DefaultWrites.
 	Writes int
-	// Window is the number of writes per reporting window; 0 means 50,000.
+	// Window is the number of writes per reporting window, at most
+	// Writes; 0 means DefaultWindow (or Writes, when fewer).
 	Window int
 	// SplitRows is the row count past which a region splits at its median
-	// key (TiKV's 96 MiB scaled down); 0 means 256.
+	// key (TiKV's 96 MiB scaled down), at least 2; 0 means
+	// DefaultSplitRows.
 	SplitRows int
 	// Seed seeds the random shard bits; 0 means 1.
 	Seed uint64
@@ -89,33 +116,44 @@ type Config struct {
 // out of range.
 var ErrConfig = errors.New("invalid spread config")
 
-func (c Config) withDefaults() (Config, error) {
+// Normalize returns c with its zero fields set to their defaults, or an
+// error wrapping ErrConfig that names the first field out of range (by the
+// name of its shardid tidb spread flag) and what is allowed. Run and
+// Measure call it; callers that check input early may too.
+func (c Config) Normalize() (Config, error) {
 	def := func(v *int, d int) {
 		if *v == 0 {
 			*v = d
 		}
 	}
-	def(&c.Rate, 20000)
-	def(&c.Writes, 1000000)
-	def(&c.Window, 50000)
-	def(&c.SplitRows, 256)
+	def(&c.Rate, DefaultRate)
+	def(&c.Writes, DefaultWrites)
+	def(&c.Window, min(DefaultWindow, c.Writes))
+	def(&c.SplitRows, DefaultSplitRows)
 	if c.Seed == 0 {
 		c.Seed = 1
 	}
 	if c.Start.IsZero() {
 		c.Start = time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	}
+	return c, c.Validate()
+}
+
+// Validate returns an error wrapping ErrConfig that names the first field
+// out of range (by the name of its shardid tidb spread flag) and what is
+// allowed. Unlike Normalize it takes zero literally, as out of range.
+func (c Config) Validate() error {
 	switch {
-	case c.Rate < 0 || c.Rate > 1e9:
-		return c, fmt.Errorf("%w: rate %d (allowed 1-1000000000 keys per second)", ErrConfig, c.Rate)
-	case c.Writes < 0:
-		return c, fmt.Errorf("%w: writes %d (allowed ≥ 1)", ErrConfig, c.Writes)
-	case c.Window < 0 || c.Window > c.Writes:
-		return c, fmt.Errorf("%w: window %d (allowed 1-%d, the number of writes)", ErrConfig, c.Window, c.Writes)
+	case c.Rate < 1 || c.Rate > 1e9:
+		return fmt.Errorf("%w: rate %d (allowed 1-1000000000 keys per second)", ErrConfig, c.Rate)
+	case c.Writes < 1:
+		return fmt.Errorf("%w: writes %d (allowed ≥ 1)", ErrConfig, c.Writes)
+	case c.Window < 1 || c.Window > c.Writes:
+		return fmt.Errorf("%w: window %d (allowed 1 to writes, %d)", ErrConfig, c.Window, c.Writes)
 	case c.SplitRows < 2:
-		return c, fmt.Errorf("%w: split rows %d (allowed ≥ 2)", ErrConfig, c.SplitRows)
+		return fmt.Errorf("%w: split-rows %d (allowed ≥ 2)", ErrConfig, c.SplitRows)
 	}
-	return c, nil
+	return nil
 }
 
 // Window is what one window of writes did.
@@ -171,7 +209,7 @@ func (r Result) Steady() Window {
 // Run measures src under cfg. It returns an error wrapping ErrConfig for
 // an out-of-range field, or the key source's error.
 func Run(src Source, cfg Config) (Result, error) {
-	cfg, err := cfg.withDefaults()
+	cfg, err := cfg.Normalize()
 	if err != nil {
 		return Result{}, err
 	}
@@ -186,13 +224,13 @@ func Run(src Source, cfg Config) (Result, error) {
 
 // keys returns the key stream of src.
 func keys(src Source, cfg Config) (func() (int64, error), error) {
+	if err := src.Validate(); err != nil {
+		return nil, err
+	}
 	switch src.Kind {
 	case Raw, Rotated:
 		digits := 0
 		if src.Kind == Rotated {
-			if src.Digits < 1 || src.Digits > 3 {
-				return nil, fmt.Errorf("%w: rotate digits %d (allowed 1-3)", ErrConfig, src.Digits)
-			}
 			digits = src.Digits
 		}
 		now := cfg.Start
@@ -217,9 +255,6 @@ func keys(src Source, cfg Config) (func() (int64, error), error) {
 			return rotate.Rotate(id, digits)
 		}, nil
 	case Shard:
-		if src.ShardBits < 1 || src.ShardBits > 15 {
-			return nil, fmt.Errorf("%w: shard bits %d (allowed 1-15)", ErrConfig, src.ShardBits)
-		}
 		batch := max(src.Batch, 1)
 		rng := rand.New(rand.NewPCG(cfg.Seed, 0x5eed))
 		shift := 63 - src.ShardBits
@@ -232,7 +267,7 @@ func keys(src Source, cfg Config) (func() (int64, error), error) {
 			return shard<<shift | row, nil
 		}, nil
 	}
-	return nil, fmt.Errorf("%w: source kind %d (allowed Raw, Rotated, Shard)", ErrConfig, int(src.Kind))
+	panic("unreachable: Validate accepted kind " + src.String())
 }
 
 // Measure feeds cfg.Writes keys from next into a key space that starts as
@@ -240,7 +275,7 @@ func keys(src Source, cfg Config) (func() (int64, error), error) {
 // must be unique. It returns an error wrapping ErrConfig for an
 // out-of-range field, or the first error from next.
 func Measure(next func() (int64, error), cfg Config) (Result, error) {
-	cfg, err := cfg.withDefaults()
+	cfg, err := cfg.Normalize()
 	if err != nil {
 		return Result{}, err
 	}

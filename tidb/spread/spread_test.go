@@ -98,7 +98,7 @@ func TestDeterministic(t *testing.T) {
 func TestSplitterInvariants(t *testing.T) {
 	var sp splitter
 	sp.init(16)
-	cfg, err := Config{Rate: 5000}.withDefaults()
+	cfg, err := Config{Rate: 5000}.Normalize()
 	if err != nil {
 		t.Fatal(err)
 	}
