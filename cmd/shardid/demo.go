@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
+	"text/template"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -10,6 +12,7 @@ import (
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/internal/pgserver"
 	"github.com/shardid/shardid/pgfunc"
+	shardsql "github.com/shardid/shardid/sql"
 )
 
 // runDemo shows the whole path on a real server: goose applies four
@@ -62,7 +65,9 @@ func runDemo(ctx context.Context, env *cliEnv, args []string) error {
 	if format != pgfunc.DefaultSchemaFormat {
 		defer func() {
 			for _, sh := range shards {
-				db.ExecContext(context.Background(), "DROP SCHEMA IF EXISTS "+pgx.Identifier{sh.Schema}.Sanitize()+" CASCADE")
+				if q, err := demoSQL("demo_drop", sh.Schema); err == nil {
+					db.ExecContext(context.Background(), q)
+				}
 			}
 			fmt.Fprintln(env.stdout, "dropped the demo schemas")
 		}()
@@ -77,19 +82,27 @@ func runDemo(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	fmt.Fprintln(env.stdout, "\nCREATE TABLE <schema>.photos (id bigint PRIMARY KEY DEFAULT <schema>.next_id(), caption text)")
 	for _, sh := range shards {
-		s := pgx.Identifier{sh.Schema}.Sanitize()
-		if _, err := db.ExecContext(ctx, "CREATE TABLE "+s+".photos (id bigint PRIMARY KEY DEFAULT "+s+".next_id(), caption text, at timestamptz DEFAULT clock_timestamp())"); err != nil {
-			return err
-		}
-		if _, err := db.ExecContext(ctx, "INSERT INTO "+s+".photos (caption) SELECT 'photo ' || g FROM generate_series(1, $1) g", *rows); err != nil {
-			return err
+		for _, step := range []struct {
+			name string
+			args []any
+		}{{"demo_table", nil}, {"demo_insert", []any{*rows}}} {
+			q, err := demoSQL(step.name, sh.Schema)
+			if err != nil {
+				return err
+			}
+			if _, err := db.ExecContext(ctx, q, step.args...); err != nil {
+				return err
+			}
 		}
 	}
 	fmt.Fprintf(env.stdout, "INSERT INTO <schema>.photos (caption) ... %d rows per shard\n\n", *rows)
 	fmt.Fprintf(env.stdout, "%-20s %-8s %-26s %-6s %-5s %s\n", "id", "schema", "decoded time (Go)", "shard", "seq", "SQL id_timestamp / inserted at")
 	for _, sh := range shards {
-		s := pgx.Identifier{sh.Schema}.Sanitize()
-		rs, err := db.QueryContext(ctx, "SELECT id, "+s+".id_timestamp(id), at FROM "+s+".photos ORDER BY id")
+		q, err := demoSQL("demo_rows", sh.Schema)
+		if err != nil {
+			return err
+		}
+		rs, err := db.QueryContext(ctx, q)
 		if err != nil {
 			return err
 		}
@@ -114,9 +127,25 @@ func runDemo(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	var burst, distinct int64
-	if err := db.QueryRowContext(ctx, "SELECT count(*), count(DISTINCT id) FROM (SELECT "+pgx.Identifier{shards[0].Schema}.Sanitize()+".next_id() AS id FROM generate_series(1, 200000)) s").Scan(&burst, &distinct); err != nil {
+	q, err := demoSQL("demo_burst", shards[0].Schema)
+	if err != nil {
+		return err
+	}
+	if err := db.QueryRowContext(ctx, q, 200000).Scan(&burst, &distinct); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.stdout, "\n200000 IDs from one statement on shard 0 (well past 1024 per ms): %d distinct\n", distinct)
 	return nil
+}
+
+// demoTemplates are the demo's statements (sql/pg/demo.sql.tmpl).
+var demoTemplates = template.Must(template.ParseFS(shardsql.PG, "pg/demo.sql.tmpl"))
+
+// demoSQL renders the named demo statement for schema, quoted.
+func demoSQL(name, schema string) (string, error) {
+	var b strings.Builder
+	if err := demoTemplates.ExecuteTemplate(&b, name, pgx.Identifier{schema}.Sanitize()); err != nil {
+		return "", fmt.Errorf("render %s: %w", name, err)
+	}
+	return b.String(), nil
 }
