@@ -1,22 +1,83 @@
 package pgfunc_test
 
 import (
+	"context"
+	"database/sql"
 	"fmt"
+	"os"
+	"strings"
 
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
+
+	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/pgfunc"
 )
 
+// Render gives one shard's generator as a goose migration (Up, then
+// Down); its header says what it makes.
 func ExampleRender() {
-	sql, err := pgfunc.Render(pgfunc.Shard{Schema: "insta5", ID: 5}, pgfunc.Options{})
+	sh := pgfunc.Shard{Schema: "insta5", ID: 5}
+	text, err := pgfunc.Render(sh, pgfunc.Options{Layout: shardid.Instagram(), Mode: pgfunc.ModeUnique})
 	if err != nil {
 		panic(err)
 	}
-	// A goose migration: apply it with Migrator.Up, or write a directory
-	// of them with Files for the goose CLI.
-	fmt.Println(len(sql) > 0)
-	_, err = pgfunc.Render(pgfunc.Shard{Schema: "insta5", ID: 5}, pgfunc.Options{Mode: "fast"})
+	for _, line := range strings.SplitN(string(text), "\n", 4)[:3] {
+		fmt.Println(line)
+	}
+	_, err = pgfunc.Render(sh, pgfunc.Options{Mode: "fast"})
 	fmt.Println(err)
 	// Output:
-	// true
+	// -- shardid: ID generator for logical shard 5 in schema "insta5"
+	// -- layout: instagram (time 41 bits of 1ms since 2025-01-01T00:00:00Z, shard 13 bits, sequence 10 bits)
+	// -- mode:   unique
 	// invalid mode "fast" (allowed: unique, classic, classic-sql)
+}
+
+// A Migrator applies generators to a server: here shards 0-3 into
+// schemas insta0..insta3 of the database SHARDID_PG_DSN names, then a
+// table keyed by DEFAULT next_id(). It needs a PostgreSQL server, so it is
+// not run by go test as an example; TestExampleMigrator runs it against a
+// throwaway server and checks what it prints.
+func ExampleMigrator() {
+	ctx := context.Background()
+	db, err := sql.Open("pgx", os.Getenv("SHARDID_PG_DSN"))
+	if err != nil {
+		panic(err)
+	}
+	defer db.Close()
+	m, err := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{})
+	if err != nil {
+		panic(err)
+	}
+	var shards []pgfunc.Shard
+	for id := int64(0); id < 4; id++ {
+		schema, err := pgfunc.SchemaName(pgfunc.DefaultSchemaFormat, id)
+		if err != nil {
+			panic(err)
+		}
+		shards = append(shards, pgfunc.Shard{Schema: schema, ID: id})
+	}
+	for _, r := range m.Up(ctx, shards, nil) {
+		if r.Err != nil {
+			panic(r.Err) // the other shards' results stand; a rerun completes this one
+		}
+		fmt.Println(r.Shard.Schema, "applied:", r.Applied)
+	}
+	// Any client's plain INSERT now gets an ID.
+	if _, err := db.ExecContext(ctx, `CREATE TABLE insta2.photos (id bigint PRIMARY KEY DEFAULT insta2.next_id(), caption text)`); err != nil {
+		panic(err)
+	}
+	var id int64
+	if err := db.QueryRowContext(ctx, `INSERT INTO insta2.photos (caption) VALUES ('hello') RETURNING id`).Scan(&id); err != nil {
+		panic(err)
+	}
+	p, err := shardid.Instagram().Decompose(id)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("shard", p.Shard)
+	// A rerun changes nothing.
+	for _, r := range m.Up(ctx, shards[:1], nil) {
+		fmt.Println(r.Shard.Schema, "applied:", r.Applied, r.Note)
+	}
 }
