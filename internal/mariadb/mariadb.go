@@ -9,10 +9,8 @@ package mariadb
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,8 +18,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/go-sql-driver/mysql"
 
 	"github.com/shardid/shardid/internal/localsrv"
 )
@@ -46,8 +42,7 @@ type Server struct {
 	port int
 	bin  string   // mariadbd
 	args []string // mariadbd's arguments, for Restart
-	cmd  *exec.Cmd
-	done chan error
+	proc *localsrv.Proc
 	log  string
 }
 
@@ -147,14 +142,14 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 
 // run starts mariadbd and waits until it answers.
 func (s *Server) run(ctx context.Context, timeout time.Duration) error {
-	s.cmd = exec.Command(s.bin, s.args...)
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // no orphaned server if we die
-	if err := s.cmd.Start(); err != nil {
+	cmd := exec.Command(s.bin, s.args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // no orphaned server if we die
+	p, err := localsrv.StartProc(cmd)
+	if err != nil {
 		return fmt.Errorf("start mariadb: %w", err)
 	}
-	s.done = make(chan error, 1)
-	go func() { s.done <- s.cmd.Wait() }()
-	if err := s.wait(ctx, timeout); err != nil {
+	s.proc = p
+	if err := localsrv.WaitMySQL(ctx, p, s.DSN(""), timeout, s.logTail); err != nil {
 		return fmt.Errorf("start mariadb: %w", err)
 	}
 	return nil
@@ -164,87 +159,29 @@ func (s *Server) run(ctx context.Context, timeout time.Duration) error {
 // power cut or the OOM killer would; Restart brings it back on the same
 // port, running InnoDB crash recovery.
 func (s *Server) Crash() {
-	s.kill()
+	s.proc.Kill()
 }
 
 // Restart starts a crashed server again on the same port and data
 // directory and waits up to a minute until it answers.
 func (s *Server) Restart(ctx context.Context) error {
-	if s.cmd != nil {
+	if s.proc.Running() {
 		return errors.New("restart mariadb: server is still running")
 	}
 	return s.run(ctx, 60*time.Second)
 }
 
-// kill ends the process, if it runs.
-func (s *Server) kill() {
-	if s.cmd != nil && s.cmd.Process != nil {
-		_ = s.cmd.Process.Kill()
-		<-s.done
-		s.done <- nil
-		s.cmd = nil
-	}
-}
-
-// wait pings the server until it answers, it exits, or the time is up.
-func (s *Server) wait(ctx context.Context, timeout time.Duration) error {
-	db, err := sql.Open("mysql", s.DSN(""))
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	deadline := time.Now().Add(timeout)
-	for {
-		pctx, cancel := context.WithTimeout(ctx, time.Second)
-		err = db.PingContext(pctx)
-		cancel()
-		if err == nil {
-			return nil
-		}
-		select {
-		case werr := <-s.done:
-			s.done <- werr
-			return fmt.Errorf("mariadbd exited (%v): %s", werr, s.logTail())
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("no answer within %s: %v: %s", timeout, err, s.logTail())
-		}
-	}
-}
-
 // DSN returns a go-sql-driver/mysql DSN for root on the server, with db as
 // the default database ("" for none) and parseTime=true.
-func (s *Server) DSN(db string) string {
-	cfg := mysql.NewConfig()
-	cfg.User = "root"
-	cfg.Net = "tcp"
-	cfg.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port))
-	cfg.DBName = db
-	cfg.ParseTime = true
-	return cfg.FormatDSN()
-}
+func (s *Server) DSN(db string) string { return localsrv.MySQLDSN(s.port, db) }
 
 // Port returns the server's TCP port on 127.0.0.1.
 func (s *Server) Port() int { return s.port }
 
-// CreateDatabase creates a database named name (a plain identifier) and
-// returns a DSN for it.
+// CreateDatabase creates a database named name (lower-case letters,
+// digits and _) and returns a DSN for it.
 func (s *Server) CreateDatabase(ctx context.Context, name string) (string, error) {
-	if !localsrv.PlainName(name) {
-		return "", fmt.Errorf("create database %q: want lower-case letters, digits and _", name)
-	}
-	db, err := sql.Open("mysql", s.DSN(""))
-	if err != nil {
-		return "", err
-	}
-	defer db.Close()
-	if _, err := db.ExecContext(ctx, "CREATE DATABASE `"+name+"`"); err != nil {
-		return "", fmt.Errorf("create database %s: %w", name, err)
-	}
-	return s.DSN(name), nil
+	return localsrv.CreateMySQLDatabase(ctx, s.port, name)
 }
 
 // Stop kills the server and removes its directory. It is safe to call on a
@@ -253,7 +190,7 @@ func (s *Server) Stop() error {
 	if s == nil {
 		return nil
 	}
-	s.kill()
+	s.proc.Kill()
 	if s.dir != "" {
 		_ = os.RemoveAll(s.dir)
 		s.dir = ""

@@ -10,10 +10,8 @@ package tidbserver
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,8 +19,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/go-sql-driver/mysql"
 
 	"github.com/shardid/shardid/internal/localsrv"
 )
@@ -44,8 +40,7 @@ type Options struct {
 type Server struct {
 	dir  string
 	port int
-	cmd  *exec.Cmd
-	done chan error
+	proc *localsrv.Proc
 	log  string
 }
 
@@ -121,88 +116,29 @@ func (s *Server) start(ctx context.Context, bin string, timeout time.Duration) e
 	defer out.Close()
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
+	p, err := localsrv.StartProc(cmd)
+	if err != nil {
 		return fmt.Errorf("start tidb: %w", err)
 	}
-	s.cmd = cmd
-	s.done = make(chan error, 1)
-	go func() { s.done <- cmd.Wait() }()
-	if err := s.wait(ctx, timeout); err != nil {
-		s.kill()
+	s.proc = p
+	if err := localsrv.WaitMySQL(ctx, p, s.DSN(""), timeout, s.logTail); err != nil {
+		p.Kill()
 		return fmt.Errorf("start tidb: %w", err)
 	}
 	return nil
 }
 
-// wait pings the server until it answers, it exits, or the time is up.
-func (s *Server) wait(ctx context.Context, timeout time.Duration) error {
-	db, err := sql.Open("mysql", s.DSN(""))
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	deadline := time.Now().Add(timeout)
-	for {
-		pctx, cancel := context.WithTimeout(ctx, time.Second)
-		err = db.PingContext(pctx)
-		cancel()
-		if err == nil {
-			return nil
-		}
-		select {
-		case werr := <-s.done:
-			s.done <- werr
-			return fmt.Errorf("tidb-server exited (%v): %s", werr, s.logTail())
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("no answer within %s: %v: %s", timeout, err, s.logTail())
-		}
-	}
-}
-
 // DSN returns a go-sql-driver/mysql DSN for root on the server, with db as
 // the default database ("" for none) and parseTime=true.
-func (s *Server) DSN(db string) string {
-	cfg := mysql.NewConfig()
-	cfg.User = "root"
-	cfg.Net = "tcp"
-	cfg.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port))
-	cfg.DBName = db
-	cfg.ParseTime = true
-	return cfg.FormatDSN()
-}
+func (s *Server) DSN(db string) string { return localsrv.MySQLDSN(s.port, db) }
 
 // Port returns the server's TCP port on 127.0.0.1.
 func (s *Server) Port() int { return s.port }
 
-// CreateDatabase creates a database named name (lower-case letters, digits
-// and _) and returns a DSN for it.
+// CreateDatabase creates a database named name (lower-case letters,
+// digits and _) and returns a DSN for it.
 func (s *Server) CreateDatabase(ctx context.Context, name string) (string, error) {
-	if !localsrv.PlainName(name) {
-		return "", fmt.Errorf("create database %q: want lower-case letters, digits and _", name)
-	}
-	db, err := sql.Open("mysql", s.DSN(""))
-	if err != nil {
-		return "", err
-	}
-	defer db.Close()
-	if _, err := db.ExecContext(ctx, "CREATE DATABASE `"+name+"`"); err != nil {
-		return "", fmt.Errorf("create database %s: %w", name, err)
-	}
-	return s.DSN(name), nil
-}
-
-// kill ends the process, if it runs.
-func (s *Server) kill() {
-	if s.cmd != nil && s.cmd.Process != nil {
-		_ = s.cmd.Process.Kill()
-		<-s.done
-		s.done <- nil
-		s.cmd = nil
-	}
+	return localsrv.CreateMySQLDatabase(ctx, s.port, name)
 }
 
 // Stop kills the server (its data lives in memory only) and removes its
@@ -211,7 +147,7 @@ func (s *Server) Stop() error {
 	if s == nil {
 		return nil
 	}
-	s.kill()
+	s.proc.Kill()
 	if s.dir != "" {
 		_ = os.RemoveAll(s.dir)
 		s.dir = ""
