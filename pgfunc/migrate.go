@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/database"
 	"github.com/pressly/goose/v3/lock"
 )
 
@@ -41,14 +42,30 @@ type Migrator struct {
 	db       *sql.DB
 	opts     Options
 	parallel int
+	connect  func(context.Context, string) (*sql.DB, error)
+	lockDB   string
 }
 
 // MigrateOptions says how a Migrator applies generators. The zero value
-// migrates DefaultParallel schemas at once.
+// migrates DefaultParallel schemas at once and looks after the Migrator's
+// own database only.
 type MigrateOptions struct {
 	// Parallel is how many schemas Up and Down migrate at once, each on
 	// its own connection: 1 to MaxParallel. Zero means DefaultParallel.
 	Parallel int
+	// Connect opens a pool on another database of the same server (the
+	// database name is the argument); the Migrator closes what it opens.
+	// With it, Up takes its server-wide lock in LockDatabase and refuses
+	// a shard id that a schema in any database of the server (that the
+	// role may connect to) already holds, and Status reports such copies.
+	// Nil means the Migrator's own database is all it sees and locks:
+	// another database of the same server could then hold the same shard
+	// id unnoticed.
+	Connect func(ctx context.Context, database string) (*sql.DB, error)
+	// LockDatabase is the database whose advisory lock serialises Up runs
+	// on a server when Connect is set. Empty means "postgres", the
+	// database every PostgreSQL server has and PUBLIC may connect to.
+	LockDatabase string
 }
 
 // DefaultParallel is how many schemas a Migrator migrates at once unless
@@ -79,7 +96,10 @@ func NewMigrator(db *sql.DB, o Options, mo MigrateOptions) (*Migrator, error) {
 	case mo.Parallel == 0:
 		mo.Parallel = DefaultParallel
 	}
-	return &Migrator{db: db, opts: o, parallel: mo.Parallel}, nil
+	if mo.LockDatabase == "" {
+		mo.LockDatabase = "postgres"
+	}
+	return &Migrator{db: db, opts: o, parallel: mo.Parallel, connect: mo.Connect, lockDB: mo.LockDatabase}, nil
 }
 
 // Result is the outcome of one shard's Up or Down.
@@ -101,6 +121,9 @@ type Result struct {
 
 // Installed is a generator found on a server.
 type Installed struct {
+	// Database is the database holding the schema; empty for the
+	// Migrator's own.
+	Database string
 	// Schema holds the generator.
 	Schema string
 	// Meta is what its next_id() comment records.
@@ -118,6 +141,10 @@ type Status struct {
 	// Matches is true when the installed generator is the one these
 	// options render.
 	Matches bool
+	// Elsewhere lists the other schemas on the server (in this database
+	// or, with MigrateOptions.Connect, any other) whose generator carries
+	// this shard id: copies that hand out the same IDs.
+	Elsewhere []Installed
 }
 
 // LockID is the goose session-lock id for schema: distinct per schema, so
@@ -137,12 +164,37 @@ func (m *Migrator) provider(sh Shard) (*goose.Provider, error) {
 	if err != nil {
 		return nil, err
 	}
+	table := sh.Schema + ".goose_db_version"
+	store, err := database.NewStore(database.DialectPostgres, table)
+	if err != nil {
+		return nil, err
+	}
 	fsys := fstest.MapFS{MigrationName: {Data: text, Mode: 0o644}}
-	return goose.NewProvider(goose.DialectPostgres, m.db, fsys,
-		goose.WithTableName(sh.Schema+".goose_db_version"),
+	return goose.NewProvider("", m.db, fsys,
+		goose.WithStore(indexedStore{Store: store, table: quoteIdent(sh.Schema) + ".goose_db_version"}),
 		goose.WithSessionLocker(locker),
 		goose.WithDisableGlobalRegistry(true),
 	)
+}
+
+// indexedStore is goose's PostgreSQL store with a cheaper TableExists:
+// goose's own scans pg_tables, whose cost grows with every table on the
+// server (2 ms a schema with 5,000 shards, and every schema asks), while
+// to_regclass is one index lookup.
+type indexedStore struct {
+	database.Store
+	table string // quoted schema.table
+}
+
+// TableExists reports whether the version table exists.
+func (s indexedStore) TableExists(ctx context.Context, db database.DBTxConn) (bool, error) {
+	q, err := query("table_exists", nil)
+	if err != nil {
+		return false, err
+	}
+	var ok bool
+	err = db.QueryRowContext(ctx, q, s.table).Scan(&ok)
+	return ok, err
 }
 
 // query renders the named template of sql/pg/catalog.sql.tmpl.
@@ -191,10 +243,12 @@ func (m *Migrator) check(sh Shard, installed []Installed) error {
 	want := metaFor(sh, m.opts)
 	for _, in := range installed {
 		switch {
-		case in.Schema == sh.Schema && !in.Meta.sameGenerator(want):
+		case in.Database == "" && in.Schema == sh.Schema && !in.Meta.sameGenerator(want):
 			return fmt.Errorf("%w: %s has shard %d, mode %s, layout %d/%d/%d bits of %dms since %s; requested shard %d, mode %s, %s",
 				ErrGeneratorMismatch, sh.Schema, in.Meta.Shard, in.Meta.Mode, in.Meta.TimeBits, in.Meta.ShardBits, in.Meta.SeqBits,
 				in.Meta.UnitMS, time.UnixMilli(in.Meta.EpochMS).UTC().Format(time.RFC3339), sh.ID, m.opts.Mode, m.opts.Layout)
+		case in.Database != "" && in.Meta.Shard == sh.ID:
+			return fmt.Errorf("%w: shard %d is already in schema %s of database %s", ErrShardConflict, sh.ID, in.Schema, in.Database)
 		case in.Schema != sh.Schema && in.Meta.Shard == sh.ID:
 			return fmt.Errorf("%w: shard %d is already in schema %s", ErrShardConflict, sh.ID, in.Schema)
 		}
@@ -202,33 +256,162 @@ func (m *Migrator) check(sh Shard, installed []Installed) error {
 	return nil
 }
 
+// discoverServer lists the generators of the Migrator's database and,
+// with Connect, of every other database of the server the role may
+// connect to (Installed.Database set).
+func (m *Migrator) discoverServer(ctx context.Context) ([]Installed, error) {
+	found, err := m.Discover(ctx)
+	if err != nil || m.connect == nil {
+		return found, err
+	}
+	q, err := query("databases", nil)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := m.db.QueryContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("list databases: %w", err)
+	}
+	var names []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("list databases: %w", err)
+		}
+		names = append(names, name)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list databases: %w", err)
+	}
+	for _, name := range names {
+		other, err := m.connect(ctx, name)
+		if err != nil {
+			return nil, fmt.Errorf("database %s: %w", name, err)
+		}
+		gens, err := (&Migrator{db: other, opts: m.opts}).Discover(ctx)
+		other.Close()
+		if err != nil {
+			return nil, fmt.Errorf("database %s: %w", name, err)
+		}
+		for _, g := range gens {
+			g.Database = name
+			found = append(found, g)
+		}
+	}
+	return found, nil
+}
+
+// serverLockKey is the second key of Up's server-wide advisory lock; the
+// first is serverLockClass ("SID2"), apart from the jump locks' class and
+// from goose's single-bigint lock ids.
+const (
+	serverLockClass = 0x53494432
+	serverLockKey   = 0
+)
+
+// lockServer takes Up's server-wide lock on a connection of its own, in
+// LockDatabase when Connect is set and in the Migrator's database
+// otherwise, waiting while another run holds it. unlock releases it.
+func (m *Migrator) lockServer(ctx context.Context) (unlock func(), err error) {
+	db, closeDB := m.db, func() {}
+	if m.connect != nil {
+		if db, err = m.connect(ctx, m.lockDB); err != nil {
+			return nil, fmt.Errorf("server lock: database %s: %w", m.lockDB, err)
+		}
+		closeDB = func() { db.Close() }
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		closeDB()
+		return nil, fmt.Errorf("server lock: %w", err)
+	}
+	lock, err := query("server_lock", nil)
+	if err != nil {
+		conn.Close()
+		closeDB()
+		return nil, err
+	}
+	if _, err := conn.ExecContext(ctx, lock, serverLockClass, serverLockKey); err != nil {
+		conn.Close()
+		closeDB()
+		return nil, fmt.Errorf("server lock: %w", err)
+	}
+	return func() {
+		if q, err := query("server_unlock", nil); err == nil {
+			_, _ = conn.ExecContext(context.WithoutCancel(ctx), q, serverLockClass, serverLockKey)
+		}
+		conn.Close() // a session lock never outlives its connection
+		closeDB()
+	}, nil
+}
+
 // Up installs the generator in each shard's schema, creating the schema
 // first. Each shard runs in its own goose transaction: a failed shard is
 // reported in its Result and rolled back, the others' results stand, and a
 // rerun completes the rest. each, if not nil, is called after every shard.
+//
+// Up holds a server-wide lock for the whole run (see MigrateOptions), so
+// two runs cannot both create one shard id, and reads the catalog once:
+// a shard whose schema already holds this generator, applied, is reported
+// current without another round trip.
 func (m *Migrator) Up(ctx context.Context, shards []Shard, each func(Result)) []Result {
-	installed, discoverErr := m.Discover(ctx)
-	return m.forEach(shards, each, func(sh Shard) (bool, error) {
-		if discoverErr != nil {
-			return false, discoverErr
+	var installed []Installed
+	var hist map[string]history
+	unlock, err := m.lockServer(ctx)
+	if err == nil {
+		defer unlock()
+		installed, err = m.discoverServer(ctx)
+	}
+	if err == nil {
+		hist, err = m.histories(ctx, schemaNames(shards))
+	}
+	bySchema := map[string]Meta{}
+	for _, in := range installed {
+		if in.Database == "" {
+			bySchema[in.Schema] = in.Meta
+		}
+	}
+	return m.forEachNoted(shards, each, func(sh Shard) (bool, string, error) {
+		if err != nil {
+			return false, "", err
 		}
 		if err := m.check(sh, installed); err != nil {
-			return false, err
+			return false, "", err
 		}
-		create, err := query("create_schema", quoteIdent(sh.Schema))
-		if err != nil {
-			return false, err
+		if meta, ok := bySchema[sh.Schema]; ok && hist[sh.Schema].version >= 1 && meta.sameGenerator(metaFor(sh, m.opts)) {
+			return false, "current", nil
 		}
-		if _, err := m.db.ExecContext(ctx, create); err != nil {
-			return false, fmt.Errorf("create schema: %w", err)
-		}
-		p, err := m.provider(sh)
-		if err != nil {
-			return false, err
-		}
-		res, err := p.Up(ctx)
-		return len(res) > 0, err
+		applied, err := m.apply(ctx, sh)
+		return applied, "", err
 	})
+}
+
+// schemaNames lists the shards' schemas.
+func schemaNames(shards []Shard) []string {
+	out := make([]string, len(shards))
+	for i, sh := range shards {
+		out[i] = sh.Schema
+	}
+	return out
+}
+
+// apply creates sh's schema and runs its goose migration.
+func (m *Migrator) apply(ctx context.Context, sh Shard) (bool, error) {
+	create, err := query("create_schema", quoteIdent(sh.Schema))
+	if err != nil {
+		return false, err
+	}
+	if _, err := m.db.ExecContext(ctx, create); err != nil {
+		return false, fmt.Errorf("create schema: %w", err)
+	}
+	p, err := m.provider(sh)
+	if err != nil {
+		return false, err
+	}
+	res, err := p.Up(ctx)
+	return len(res) > 0, err
 }
 
 // history is what the catalog says about one schema's goose history.
@@ -311,11 +494,7 @@ func (m *Migrator) histories(ctx context.Context, schemas []string) (map[string]
 // with Applied false and a Note saying so; nothing is created in it. Any
 // failure to find out (a dead connection, a cancelled context) is an error.
 func (m *Migrator) Down(ctx context.Context, shards []Shard, each func(Result)) []Result {
-	schemas := make([]string, len(shards))
-	for i, sh := range shards {
-		schemas[i] = sh.Schema
-	}
-	hist, histErr := m.histories(ctx, schemas)
+	hist, histErr := m.histories(ctx, schemaNames(shards))
 	return m.forEachNoted(shards, each, func(sh Shard) (bool, string, error) {
 		if histErr != nil {
 			return false, "", histErr
@@ -386,25 +565,29 @@ func (m *Migrator) forEachNoted(shards []Shard, each func(Result), do func(Shard
 
 // Status reports each shard's goose version and installed generator. With
 // no shards it reports every generator Discover finds on the server.
+//
+// With MigrateOptions.Connect it also reads every other database of the
+// server, and each Status lists in Elsewhere the other schemas whose
+// generator carries its shard id.
 func (m *Migrator) Status(ctx context.Context, shards []Shard) ([]Status, error) {
-	installed, err := m.Discover(ctx)
+	installed, err := m.discoverServer(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if len(shards) == 0 {
 		for _, in := range installed {
-			shards = append(shards, Shard{Schema: in.Schema, ID: in.Meta.Shard})
+			if in.Database == "" {
+				shards = append(shards, Shard{Schema: in.Schema, ID: in.Meta.Shard})
+			}
 		}
 	}
 	bySchema := map[string]Meta{}
 	for _, in := range installed {
-		bySchema[in.Schema] = in.Meta
+		if in.Database == "" {
+			bySchema[in.Schema] = in.Meta
+		}
 	}
-	schemas := make([]string, len(shards))
-	for i, sh := range shards {
-		schemas[i] = sh.Schema
-	}
-	hist, err := m.histories(ctx, schemas)
+	hist, err := m.histories(ctx, schemaNames(shards))
 	if err != nil {
 		return nil, err
 	}
@@ -414,6 +597,11 @@ func (m *Migrator) Status(ctx context.Context, shards []Shard) ([]Status, error)
 		if meta, ok := bySchema[sh.Schema]; ok {
 			st.Installed = &meta
 			st.Matches = meta.sameGenerator(metaFor(sh, m.opts))
+		}
+		for _, in := range installed {
+			if in.Meta.Shard == sh.ID && (in.Database != "" || in.Schema != sh.Schema) {
+				st.Elsewhere = append(st.Elsewhere, in)
+			}
 		}
 		out = append(out, st)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -313,6 +314,98 @@ func TestLeastPrivilege(t *testing.T) {
 	for id := range seen {
 		if p, err := shardid.Instagram().Decompose(id); err != nil || p.Shard != sh.ID {
 			t.Fatalf("id %d decodes to %+v, %v", id, p, err)
+		}
+	}
+}
+
+// serverMigrator returns a Migrator over database dbName of the shared
+// server that sees and locks the whole server, as the CLI builds it.
+func serverMigrator(t *testing.T, dsn string, o pgfunc.Options) *pgfunc.Migrator {
+	t.Helper()
+	srv := testsrv.PG(t)
+	m, err := pgfunc.NewMigrator(testsrv.Open(t, "pgx", dsn), o, pgfunc.MigrateOptions{
+		Connect: func(ctx context.Context, name string) (*sql.DB, error) { return sql.Open("pgx", srv.DSN(name)) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestShardIDUniqueAcrossDatabases: a shard id held in one database of the
+// server is refused in another (both ways round), and Status there names
+// the copy.
+func TestShardIDUniqueAcrossDatabases(t *testing.T) {
+	_, dsnA := newDB(t)
+	_, dsnB := newDB(t)
+	ctx := context.Background()
+	a, b := serverMigrator(t, dsnA, pgfunc.Options{}), serverMigrator(t, dsnB, pgfunc.Options{})
+	if r := a.Up(ctx, []pgfunc.Shard{{Schema: "insta0", ID: 4100}}, nil); r[0].Err != nil {
+		t.Fatal(r[0].Err)
+	}
+	r := b.Up(ctx, []pgfunc.Shard{{Schema: "s4100", ID: 4100}}, nil)
+	if !errors.Is(r[0].Err, pgfunc.ErrShardConflict) || !strings.Contains(r[0].Err.Error(), "database "+dbNameOf(t, testsrv.Open(t, "pgx", dsnA))) {
+		t.Fatalf("up of shard 4100 in a second database: %+v; want ErrShardConflict naming the first", r[0])
+	}
+	// Without Connect the Migrator sees its own database only: the
+	// negative control that the refusal above comes from the server scan.
+	own, _ := pgfunc.NewMigrator(testsrv.Open(t, "pgx", dsnB), pgfunc.Options{}, pgfunc.MigrateOptions{})
+	if r := own.Up(ctx, []pgfunc.Shard{{Schema: "s4100", ID: 4100}}, nil); r[0].Err != nil {
+		t.Fatalf("own-database Migrator: %v", r[0].Err)
+	}
+	st, err := a.Status(ctx, []pgfunc.Shard{{Schema: "insta0", ID: 4100}})
+	if err != nil || len(st[0].Elsewhere) != 1 || st[0].Elsewhere[0].Schema != "s4100" {
+		t.Fatalf("status: %+v, %v; want the copy in the other database", st, err)
+	}
+	if r := a.Up(ctx, []pgfunc.Shard{{Schema: "insta0", ID: 4100}}, nil); !errors.Is(r[0].Err, pgfunc.ErrShardConflict) {
+		t.Fatalf("rerun with a copy elsewhere: %+v; want ErrShardConflict", r[0])
+	}
+}
+
+// TestConcurrentUpOneShardID races two runs creating the same shard id
+// under different schema names, in the same database and in two
+// databases: each time exactly one may win.
+func TestConcurrentUpOneShardID(t *testing.T) {
+	if testing.Short() {
+		t.Skip("races 10 pairs of runs")
+	}
+	ctx := context.Background()
+	for round := range 10 {
+		_, dsnA := newDB(t)
+		dsnB := dsnA
+		if round%2 == 1 {
+			_, dsnB = newDB(t)
+		}
+		id := int64(7000 + round)
+		runs := []struct {
+			m  *pgfunc.Migrator
+			sh pgfunc.Shard
+		}{
+			{serverMigrator(t, dsnA, pgfunc.Options{}), pgfunc.Shard{Schema: fmt.Sprintf("a%d", id), ID: id}},
+			{serverMigrator(t, dsnB, pgfunc.Options{}), pgfunc.Shard{Schema: fmt.Sprintf("b%d", id), ID: id}},
+		}
+		errs := make([]error, 2)
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for i, r := range runs {
+			wg.Go(func() {
+				<-start
+				errs[i] = r.m.Up(ctx, []pgfunc.Shard{r.sh}, nil)[0].Err
+			})
+		}
+		close(start)
+		wg.Wait()
+		won := 0
+		for _, err := range errs {
+			switch {
+			case err == nil:
+				won++
+			case !errors.Is(err, pgfunc.ErrShardConflict):
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
+		if won != 1 {
+			t.Fatalf("round %d (two databases: %v): %d runs created shard %d; want exactly 1 (%v)", round, dsnA != dsnB, won, id, errs)
 		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx" for goose
 
 	"github.com/shardid/shardid"
@@ -157,6 +159,26 @@ func connect(ctx context.Context, dsn string) (*sql.DB, error) {
 	return db, nil
 }
 
+// otherDatabases returns a MigrateOptions.Connect that opens the database
+// named by its argument on the server dsn points at, as the same role.
+func otherDatabases(dsn string) func(context.Context, string) (*sql.DB, error) {
+	return func(ctx context.Context, database string) (*sql.DB, error) {
+		cfg, err := pgx.ParseConfig(dsn)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Database = database
+		db := stdlib.OpenDB(*cfg)
+		pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		defer cancel()
+		if err := db.PingContext(pctx); err != nil {
+			db.Close()
+			return nil, err
+		}
+		return db, nil
+	}
+}
+
 // migrateCommand parses the flags common to up, status and down and opens
 // the database and the migrator.
 func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string) (*pgfunc.Migrator, []pgfunc.Shard, func(), error) {
@@ -170,6 +192,7 @@ func migrateCommandShards(ctx context.Context, env *cliEnv, name string, args []
 	dsn := fs.String("dsn", "", "PostgreSQL connection URL (env "+envPGDSN+")")
 	fs.envVar("dsn", envPGDSN)
 	parallel := fs.Int("parallel", pgfunc.DefaultParallel, "schemas to migrate at once, each on its own connection")
+	lockDB := fs.String("lock-database", "postgres", "database of the server where up takes its server-wide lock (every run on a server must use the same one)")
 	if err := parseFlags(env, fs, args); err != nil {
 		return nil, nil, nil, err
 	}
@@ -196,7 +219,7 @@ func migrateCommandShards(ctx context.Context, env *cliEnv, name string, args []
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	m, err := pgfunc.NewMigrator(db, o, pgfunc.MigrateOptions{Parallel: *parallel})
+	m, err := pgfunc.NewMigrator(db, o, pgfunc.MigrateOptions{Parallel: *parallel, Connect: otherDatabases(*dsn), LockDatabase: *lockDB})
 	if err != nil {
 		db.Close()
 		return nil, nil, nil, err
@@ -264,7 +287,7 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	fmt.Fprintf(env.stdout, "%-20s %-6s %-8s %-12s %s\n", "SCHEMA", "SHARD", "VERSION", "MODE", "GENERATOR")
-	mismatched := 0
+	mismatched, copies := 0, 0
 	for _, s := range st {
 		gen, mode := "none", "-"
 		if s.Installed != nil {
@@ -277,8 +300,19 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) error {
 			}
 		}
 		fmt.Fprintf(env.stdout, "%-20s %-6d %-8d %-12s %s\n", s.Shard.Schema, s.Shard.ID, s.Version, mode, gen)
+		for _, e := range s.Elsewhere {
+			where := e.Schema
+			if e.Database != "" {
+				where = e.Database + "." + e.Schema
+			}
+			fmt.Fprintf(env.stdout, "%-20s %-6d ALSO IN %s: two schemas with one shard id hand out the same IDs\n", "", s.Shard.ID, where)
+			copies++
+		}
 	}
-	if mismatched > 0 {
+	switch {
+	case copies > 0:
+		return fmt.Errorf("%d shard ids are held by more than one schema on the server", copies)
+	case mismatched > 0:
 		return fmt.Errorf("%d schemas hold a generator that differs from the requested options", mismatched)
 	}
 	return nil
