@@ -264,26 +264,9 @@ func (m *Migrator) discoverServer(ctx context.Context) ([]Installed, error) {
 	if err != nil || m.connect == nil {
 		return found, err
 	}
-	q, err := query("databases", nil)
+	names, err := m.names(ctx, "databases")
 	if err != nil {
 		return nil, err
-	}
-	rows, err := m.db.QueryContext(ctx, q)
-	if err != nil {
-		return nil, fmt.Errorf("list databases: %w", err)
-	}
-	var names []string
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("list databases: %w", err)
-		}
-		names = append(names, name)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list databases: %w", err)
 	}
 	for _, name := range names {
 		other, err := m.connect(ctx, name)
@@ -301,6 +284,81 @@ func (m *Migrator) discoverServer(ctx context.Context) ([]Installed, error) {
 		}
 	}
 	return found, nil
+}
+
+// names runs the named catalog query, which returns one text column.
+func (m *Migrator) names(ctx context.Context, name string) ([]string, error) {
+	q, err := query(name, nil)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := m.db.QueryContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return out, nil
+}
+
+// Census is every shardid generator found on a server.
+type Census struct {
+	// Database is the name of the Migrator's own database.
+	Database string
+	// Generators are the generators of every database looked into;
+	// Installed.Database is empty for the Migrator's own database.
+	Generators []Installed
+	// Closed lists the databases of the server the role may not look into
+	// (no CONNECT privilege, or connections not allowed): a copy of a
+	// shard there would go unseen.
+	Closed []string
+}
+
+// Census reads the generators of the Migrator's database and, with
+// MigrateOptions.Connect, of every other database of the server the role
+// may connect to.
+func (m *Migrator) Census(ctx context.Context) (Census, error) {
+	var c Census
+	q, err := query("current_database", nil)
+	if err != nil {
+		return c, err
+	}
+	if err := m.db.QueryRowContext(ctx, q).Scan(&c.Database); err != nil {
+		return c, fmt.Errorf("current database: %w", err)
+	}
+	if c.Generators, err = m.discoverServer(ctx); err != nil {
+		return c, err
+	}
+	if m.connect != nil {
+		if c.Closed, err = m.names(ctx, "closed_databases"); err != nil {
+			return c, err
+		}
+	}
+	return c, nil
+}
+
+// Versions returns the goose version applied in each schema (0: none,
+// or no such schema), reading the catalog without creating anything.
+func (m *Migrator) Versions(ctx context.Context, schemas []string) (map[string]int64, error) {
+	hist, err := m.histories(ctx, schemas)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]int64, len(hist))
+	for name, h := range hist {
+		out[name] = h.version
+	}
+	return out, nil
 }
 
 // serverLockKey is the second key of Up's server-wide advisory lock; the

@@ -158,12 +158,27 @@ type Meta struct {
 	SeqBits   uint   `json:"seq_bits"`   // Layout.SeqBits
 }
 
-// metaFor describes shard rendered with o.
+// MetaFor returns the metadata Render records for shard rendered with o
+// (whose zero fields mean their defaults), to compare with what Discover
+// finds; it returns Render's option errors.
+func MetaFor(sh Shard, o Options) (Meta, error) {
+	o, err := o.normalize()
+	if err != nil {
+		return Meta{}, err
+	}
+	return metaFor(sh, o), nil
+}
+
+// metaFor describes shard rendered with o, normalized.
 func metaFor(sh Shard, o Options) Meta {
 	l := o.Layout
 	return Meta{Tool: "shardid", Shard: sh.ID, Mode: o.Mode, Layout: l.Name, EpochMS: l.EpochMillis(),
 		UnitMS: l.UnitMillis(), TimeBits: l.TimeBits, ShardBits: l.ShardBits, SeqBits: l.SeqBits}
 }
+
+// SameGenerator reports whether two metas describe the same IDs: the same
+// shard id, mode and layout (its informational name aside).
+func (m Meta) SameGenerator(o Meta) bool { return m.sameGenerator(o) }
 
 // sameGenerator reports whether two metas describe the same IDs (the
 // informational layout name aside).

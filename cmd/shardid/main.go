@@ -54,6 +54,7 @@ var pgCommands = map[string]command{
 	"status": {"show each shard's goose version and generator (without --shards: every generator on the server)", runPGStatus},
 	"down":   {"remove the generator from each shard's schema", runPGDown},
 	"gen":    {"write a goose directory for the stock goose CLI", runPGGen},
+	"verify": {"prove a shard map against the live servers: each shard id in one schema on one server", runPGVerify},
 }
 
 // tidbCommands are the "shardid tidb" subcommands (tidb_ddl.go,
@@ -192,8 +193,13 @@ func subcommand(ctx context.Context, env *cliEnv, group string, subs map[string]
 type flagSet struct {
 	*flag.FlagSet
 	env     *cliEnv
-	fromEnv [][2]string // flag name, environment variable
+	fromEnv [][2]string     // flag name, environment variable
+	cmdline map[string]bool // flags set on the command line
 }
+
+// set reports whether the command line set the flag called name (a value
+// from the environment does not count).
+func (fs *flagSet) set(name string) bool { return fs.cmdline[name] }
 
 // newFlagSet returns a flag set that reports errors instead of exiting, so
 // that a bad flag becomes a usageError with exit status 2.
@@ -226,11 +232,11 @@ func parseFlags(env *cliEnv, fs *flagSet, args []string) error {
 		}
 		return usagef("%s: %v", strings.TrimPrefix(fs.Name(), "shardid "), err)
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	fs.cmdline = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { fs.cmdline[f.Name] = true })
 	for _, fe := range fs.fromEnv {
 		v := env.getenv(fe[1])
-		if set[fe[0]] || v == "" {
+		if fs.cmdline[fe[0]] || v == "" {
 			continue
 		}
 		if err := fs.Set(fe[0], v); err != nil {

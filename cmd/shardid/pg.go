@@ -15,6 +15,7 @@ import (
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/internal/migdir"
 	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/pgfunc/fleet"
 )
 
 // Environment variables read by the pg commands; flags win over them.
@@ -181,11 +182,18 @@ func otherDatabases(dsn string) func(context.Context, string) (*sql.DB, error) {
 
 // migrateCommand parses the flags common to up, status and down and opens
 // the database and the migrator.
-func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string) (*pgfunc.Migrator, []pgfunc.Shard, func(), error) {
-	return migrateCommandShards(ctx, env, name, args, true)
+// pgTarget is what up, status and down work on: one database's Migrator
+// and shards, or (--map) a whole fleet.
+type pgTarget struct {
+	m      *pgfunc.Migrator
+	shards []pgfunc.Shard
+	fleet  *fleet.Map
+	close  func()
 }
 
-func migrateCommandShards(ctx context.Context, env *cliEnv, name string, args []string, shardsRequired bool) (*pgfunc.Migrator, []pgfunc.Shard, func(), error) {
+// migrateCommand parses the flags of up, status and down and opens the
+// database and the migrator, or loads the shard map.
+func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string, shardsRequired bool) (*pgTarget, error) {
 	fs := newFlagSet(env, "pg "+name)
 	var f genFlags
 	f.register(fs, true)
@@ -193,38 +201,47 @@ func migrateCommandShards(ctx context.Context, env *cliEnv, name string, args []
 	fs.envVar("dsn", envPGDSN)
 	parallel := fs.Int("parallel", pgfunc.DefaultParallel, "schemas to migrate at once, each on its own connection")
 	lockDB := fs.String("lock-database", "postgres", "database of the server where up takes its server-wide lock (every run on a server must use the same one)")
+	mapPath := fs.String("map", "", "shard map file (TOML): every server of a fleet at once, instead of --dsn and --shards")
 	if err := parseFlags(env, fs, args); err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	if fs.NArg() > 0 {
-		return nil, nil, nil, usagef("pg %s: unexpected argument %q", name, fs.Arg(0))
+		return nil, usagef("pg %s: unexpected argument %q", name, fs.Arg(0))
+	}
+	if *mapPath != "" {
+		m, err := loadMap(env, fs, *mapPath)
+		if err != nil {
+			return nil, err
+		}
+		return &pgTarget{fleet: m, close: func() {}}, nil
 	}
 	o, err := f.options()
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	var shards []pgfunc.Shard
 	if f.shards != "" || shardsRequired {
 		if shards, err = f.shardList(o.Layout, f.shards); err != nil {
-			return nil, nil, nil, err
+			return nil, err
 		}
 	}
+	mo := pgfunc.MigrateOptions{Parallel: *parallel, Connect: otherDatabases(*dsn), LockDatabase: *lockDB}
 	if *parallel < 1 {
-		return nil, nil, nil, usagef("--parallel: %d is out of range (allowed 1-%d)", *parallel, pgfunc.MaxParallel)
+		return nil, usagef("--parallel: %d is out of range (allowed 1-%d)", *parallel, pgfunc.MaxParallel)
 	}
-	if _, err := pgfunc.NewMigrator(nil, o, pgfunc.MigrateOptions{Parallel: *parallel}); err != nil {
-		return nil, nil, nil, usagef("--parallel: %v", err)
+	if _, err := pgfunc.NewMigrator(nil, o, mo); err != nil {
+		return nil, usagef("--parallel: %v", err)
 	}
 	db, err := connect(ctx, *dsn)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	m, err := pgfunc.NewMigrator(db, o, pgfunc.MigrateOptions{Parallel: *parallel, Connect: otherDatabases(*dsn), LockDatabase: *lockDB})
+	m, err := pgfunc.NewMigrator(db, o, mo)
 	if err != nil {
 		db.Close()
-		return nil, nil, nil, err
+		return nil, err
 	}
-	return m, shards, func() { db.Close() }, nil
+	return &pgTarget{m: m, shards: shards, close: func() { db.Close() }}, nil
 }
 
 func runPGUp(ctx context.Context, env *cliEnv, args []string) error {
@@ -241,11 +258,15 @@ var errSomeFailed = errors.New("some shards failed; the others' results stand, a
 
 func runMigrate(ctx context.Context, env *cliEnv, name string, args []string,
 	do func(*pgfunc.Migrator, context.Context, []pgfunc.Shard, func(pgfunc.Result)) []pgfunc.Result) error {
-	m, shards, done, err := migrateCommand(ctx, env, name, args)
+	t, err := migrateCommand(ctx, env, name, args, true)
 	if err != nil {
 		return err
 	}
-	defer done()
+	defer t.close()
+	if t.fleet != nil {
+		return runMapMigrate(ctx, env, name, t.fleet)
+	}
+	m, shards := t.m, t.shards
 	start := time.Now()
 	var n, failed, changed int
 	width := len(fmt.Sprint(len(shards)))
@@ -277,11 +298,15 @@ func runMigrate(ctx context.Context, env *cliEnv, name string, args []string,
 }
 
 func runPGStatus(ctx context.Context, env *cliEnv, args []string) error {
-	m, shards, done, err := migrateCommandShards(ctx, env, "status", args, false)
+	t, err := migrateCommand(ctx, env, "status", args, false)
 	if err != nil {
 		return err
 	}
-	defer done()
+	defer t.close()
+	if t.fleet != nil {
+		return runMapStatus(ctx, env, t.fleet)
+	}
+	m, shards := t.m, t.shards
 	st, err := m.Status(ctx, shards)
 	if err != nil {
 		return err

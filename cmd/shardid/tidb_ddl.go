@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/pressly/goose/v3"
+
 	"github.com/shardid/shardid/tidb"
 )
 

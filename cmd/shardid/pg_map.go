@@ -1,0 +1,203 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+	"golang.org/x/term"
+
+	"github.com/shardid/shardid/pgfunc/fleet"
+)
+
+// envMap is the environment fallback of --map.
+const envMap = "SHARDID_MAP"
+
+// loadMap reads the shard map of --map, refusing the per-server flags that
+// the map replaces.
+func loadMap(env *cliEnv, fs *flagSet, path string) (*fleet.Map, error) {
+	var clash []string
+	for _, name := range []string{"dsn", "shards", "layout", "epoch", "mode", "schema-format", "parallel", "lock-database"} {
+		if fs.set(name) {
+			clash = append(clash, "--"+name)
+		}
+	}
+	if len(clash) > 0 {
+		return nil, usagef("%s: --map holds the servers, shards and generator; drop %s", strings.TrimPrefix(fs.Name(), "shardid "), strings.Join(clash, ", "))
+	}
+	m, err := fleet.Load(path, env.getenv)
+	if err != nil {
+		return nil, usagef("--map: %v", err)
+	}
+	return m, nil
+}
+
+// isTerminal reports whether w is a terminal, where progress bars make sense.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// runMapMigrate runs up or down over every server of the map, with one
+// progress bar per server on a terminal and a line per shard otherwise,
+// then a summary table; it fails when any shard failed.
+func runMapMigrate(ctx context.Context, env *cliEnv, name string, m *fleet.Map) error {
+	verb := map[string]string{"up": "applied", "down": "removed"}[name]
+	start := time.Now()
+	var each func(fleet.Event)
+	var wait func()
+	if isTerminal(env.stdout) {
+		p := mpb.NewWithContext(ctx, mpb.WithOutput(env.stdout), mpb.WithWidth(40))
+		bars := map[string]*mpb.Bar{}
+		for _, s := range m.Servers {
+			bars[s.Name] = p.AddBar(int64(len(s.Shards)),
+				mpb.PrependDecorators(decor.Name(s.Name, decor.WCSyncSpaceR), decor.CountersNoUnit("%d/%d", decor.WCSyncSpace)),
+				mpb.AppendDecorators(decor.Percentage(decor.WCSyncSpace), decor.Elapsed(decor.ET_STYLE_GO, decor.WCSyncSpace)))
+		}
+		each = func(e fleet.Event) { bars[e.Server].Increment() }
+		wait = p.Wait
+	} else {
+		each = func(e fleet.Event) {
+			r := e.Result
+			state := r.Note
+			switch {
+			case r.Err != nil:
+				state = "FAILED"
+			case r.Applied:
+				state = verb
+			}
+			line := fmt.Sprintf("%s %-8s %-20s shard %-5d %6.1fms", e.Server, state, r.Shard.Schema, r.Shard.ID, float64(r.Duration.Microseconds())/1000)
+			if r.Err != nil {
+				line += "  " + oneLine(r.Err.Error())
+			}
+			fmt.Fprintln(env.stdout, line)
+		}
+		wait = func() {}
+	}
+	op := m.Up
+	if name == "down" {
+		op = m.Down
+	}
+	results := op(ctx, each)
+	wait()
+	fmt.Fprintln(env.stdout)
+	tw := tabwriter.NewWriter(env.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "SERVER\tADDRESS\tSHARDS\t%s\tUNCHANGED\tFAILED\tTIME\n", strings.ToUpper(verb))
+	failed := 0
+	var firstErr error
+	for _, sr := range results {
+		changed := 0
+		for _, r := range sr.Results {
+			if r.Applied {
+				changed++
+			}
+			if r.Err != nil && firstErr == nil {
+				firstErr = r.Err
+			}
+		}
+		f := sr.Failed()
+		failed += f
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\n", sr.Server.Name, sr.Server.Address, len(sr.Results), changed,
+			len(sr.Results)-changed-f, f, sr.Duration.Round(time.Millisecond))
+	}
+	tw.Flush()
+	fmt.Fprintf(env.stdout, "%d servers in %s\n", len(results), time.Since(start).Round(time.Millisecond))
+	if failed > 0 {
+		return fmt.Errorf("%d shards failed (first: %v); rerun to finish them", failed, firstErr)
+	}
+	return nil
+}
+
+// runMapStatus prints every mapped shard's state, server by server.
+func runMapStatus(ctx context.Context, env *cliEnv, m *fleet.Map) error {
+	tw := tabwriter.NewWriter(env.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SERVER\tSCHEMA\tSHARD\tVERSION\tMODE\tSTATE")
+	bad := 0
+	for _, ss := range m.Status(ctx) {
+		if ss.Err != nil {
+			bad++
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\tUNREACHABLE: %s\n", ss.Server.Name, oneLine(ss.Err.Error()))
+			continue
+		}
+		for _, st := range ss.Shards {
+			mode, state := "-", "missing"
+			if st.Installed != nil {
+				mode, state = string(st.Installed.Mode), "ok"
+				if !st.Matches {
+					state = "DIFFERS from the map"
+				}
+			}
+			for _, e := range st.Elsewhere {
+				state += fmt.Sprintf("; ALSO IN %s.%s", e.Database, e.Schema)
+			}
+			if state != "ok" {
+				bad++
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", ss.Server.Name, st.Shard.Schema, st.Shard.ID, st.Version, mode, state)
+		}
+	}
+	tw.Flush()
+	if bad > 0 {
+		return fmt.Errorf("%d shards are missing, differ from the map, have copies or sit on unreachable servers (see shardid pg verify)", bad)
+	}
+	return nil
+}
+
+// runPGVerify proves the map's invariant against the live servers.
+func runPGVerify(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "pg verify")
+	path := fs.String("map", "", "shard map file (TOML; env "+envMap+"; required)")
+	fs.envVar("map", envMap)
+	asJSON := fs.Bool("json", false, "print one JSON document instead of tables")
+	if err := parseFlags(env, fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("pg verify: unexpected argument %q", fs.Arg(0))
+	}
+	if *path == "" {
+		return usagef("pg verify: --map is required: the shard map to check the servers against")
+	}
+	m, err := loadMap(env, fs, *path)
+	if err != nil {
+		return err
+	}
+	rep := m.Verify(ctx)
+	if *asJSON {
+		enc := json.NewEncoder(env.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		tw := tabwriter.NewWriter(env.stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "SERVER\tADDRESS\tDATABASES\tGENERATORS\tNOT READ")
+		for _, s := range rep.Servers {
+			closed := strings.Join(s.Closed, ",")
+			if s.Error != "" {
+				closed = "everything: " + oneLine(s.Error)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\n", s.Name, s.Address, s.Databases, s.Generators, closed)
+		}
+		tw.Flush()
+		fmt.Fprintln(env.stdout)
+		for _, p := range rep.Problems {
+			fmt.Fprintf(env.stdout, "%-11s %s\n", strings.ToUpper(p.Kind), p.Message)
+		}
+		if rep.OK {
+			fmt.Fprintf(env.stdout, "OK: %d shards on %d servers, each in one schema on one server, with the map's generator (%s)\n",
+				rep.Shards, len(rep.Servers), rep.Took.Round(time.Millisecond))
+		}
+	}
+	if !rep.OK {
+		return fmt.Errorf("the servers break the shard map in %d places", len(rep.Problems))
+	}
+	return nil
+}

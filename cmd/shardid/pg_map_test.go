@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/internal/pgserver"
+	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/pgfunc/fleet"
+)
+
+// TestPGMap drives up, status and verify over a shard map whose two
+// servers are two databases of one server, with passwords in the DSNs
+// (the test server trusts local connections, so they are ignored): no
+// output may show them.
+func TestPGMap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server of its own")
+	}
+	t.Parallel()
+	srv := testsrv.NewPG(t, pgserver.Options{})
+	withPassword := func(dsn string) string { return strings.Replace(dsn, "postgres@", "postgres:s3cret@", 1) }
+	env := map[string]string{
+		"DB1_DSN": withPassword(testsrv.Database(t, srv)),
+		"DB2_DSN": withPassword(testsrv.Database(t, srv)),
+	}
+	path := filepath.Join(t.TempDir(), "fleet.toml")
+	if err := os.WriteFile(path, []byte(`layout = "js53"
+[[servers]]
+name = "db1"
+dsn_env = "DB1_DSN"
+shards = "0-3"
+[[servers]]
+name = "db2"
+dsn_env = "DB2_DSN"
+shards = "4-7"
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check := func(what string, code, wantCode int, out, errOut string) {
+		t.Helper()
+		if code != wantCode || strings.Contains(out+errOut, "s3cret") {
+			t.Fatalf("%s: exit %d (want %d)\n%s%s", what, code, wantCode, out, errOut)
+		}
+	}
+	code, out, errOut := runCLI(t, "", env, "pg", "up", "--map", path)
+	check("up", code, 0, out, errOut)
+	if strings.Count(out, " applied ") != 8 || !regexp.MustCompile(`db2\s+\S+\s+4\s+4\s+0\s+0`).MatchString(out) {
+		t.Fatalf("up: want 8 applied lines and a summary row for db2:\n%s", out)
+	}
+	code, out, errOut = runCLI(t, "", env, "pg", "up", "--map", path)
+	check("rerun", code, 0, out, errOut)
+	if strings.Count(out, " current ") != 8 {
+		t.Fatalf("rerun: want 8 current lines:\n%s", out)
+	}
+	code, out, errOut = runCLI(t, "", env, "pg", "status", "--map", path)
+	check("status", code, 0, out, errOut)
+	if strings.Count(out, " ok\n") != 8 {
+		t.Fatalf("status: want 8 ok rows:\n%s", out)
+	}
+	code, out, errOut = runCLI(t, "", env, "pg", "verify", "--map", path, "--json")
+	check("verify", code, 0, out, errOut)
+	var rep fleet.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || !rep.OK || rep.Shards != 8 || len(rep.Servers) != 2 {
+		t.Fatalf("verify --json: %v\n%s", err, out)
+	}
+	// up refuses a copy of shard 2 in a third database of the server, and
+	// fails rather than run unlocked when its lock database is not there.
+	third := testsrv.Database(t, srv)
+	code, out, errOut = runCLI(t, "", nil, "pg", "up", "--dsn", third, "--shards", "2", "--layout", "js53", "--schema-format", "copy%d")
+	if code != 1 || !strings.Contains(out, "shard id already used by another schema: shard 2 is already in schema insta2 of database") {
+		t.Fatalf("a copy of shard 2 in a third database: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, "", nil, "pg", "up", "--dsn", third, "--lock-database", "nowhere", "--shards", "9", "--layout", "js53")
+	if code != 1 || !strings.Contains(out, "server lock: database nowhere") {
+		t.Fatalf("up with a missing lock database: exit %d\n%s%s", code, out, errOut)
+	}
+	// A copy planted behind shardid's back is what verify reports.
+	mig, err := pgfunc.NewMigrator(testsrv.Open(t, "pgx", third), pgfunc.Options{Layout: shardid.JS53()}, pgfunc.MigrateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := mig.Up(context.Background(), []pgfunc.Shard{{Schema: "copy2", ID: 2}}, nil); r[0].Err != nil {
+		t.Fatal(r[0].Err)
+	}
+	code, out, errOut = runCLI(t, "", env, "pg", "verify", "--map", path)
+	if code != 1 || strings.Count(out, "DUPLICATE") != 2 || !strings.Contains(out, "copy2") || !strings.Contains(errOut, "break the shard map in 2 places") {
+		t.Fatalf("verify with a copy: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, "", env, "pg", "status", "--map", path, "--dsn", "x")
+	if code != 2 || !strings.Contains(errOut, "--map holds the servers, shards and generator; drop --dsn") {
+		t.Fatalf("--map with --dsn: exit %d %q", code, errOut)
+	}
+	code, _, errOut = runCLI(t, "", nil, "pg", "verify", "--map", path)
+	if code != 2 || !strings.Contains(errOut, "environment variable DB1_DSN is not set") {
+		t.Fatalf("verify without the DSN variables: exit %d %q", code, errOut)
+	}
+}

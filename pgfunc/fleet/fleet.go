@@ -1,0 +1,170 @@
+package fleet
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/shardid/shardid/pgfunc"
+)
+
+// Open opens a pool on the database dsn names, as database (empty: the
+// DSN's own), and pings it within 15 seconds. Errors never show the DSN's
+// password.
+func Open(ctx context.Context, dsn, database string) (*sql.DB, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, err
+	}
+	if database != "" {
+		cfg.Database = database
+	}
+	db := stdlib.OpenDB(*cfg)
+	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	if err := db.PingContext(pctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// ServerResult is what one server of the map did in Up or Down.
+type ServerResult struct {
+	// Server is the map's server.
+	Server Server
+	// Results has one entry per shard of the server, in map order. When
+	// the server could not be reached every shard fails with that error.
+	Results []pgfunc.Result
+	// Duration is how long the server took.
+	Duration time.Duration
+}
+
+// Failed counts the shards of r that failed.
+func (r ServerResult) Failed() int {
+	n := 0
+	for _, x := range r.Results {
+		if x.Err != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// Event is one shard finished on one server, for progress displays.
+type Event struct {
+	// Server is the server's name in the map.
+	Server string
+	// Result is the shard's result.
+	Result pgfunc.Result
+}
+
+// migrator opens server s and builds its Migrator, which sees and locks
+// the whole server.
+func (m *Map) migrator(ctx context.Context, s Server) (*pgfunc.Migrator, *sql.DB, error) {
+	db, err := Open(ctx, s.DSN, "")
+	if err != nil {
+		return nil, nil, fmt.Errorf("server %s (%s): %w", s.Name, s.Address, err)
+	}
+	mig, err := pgfunc.NewMigrator(db, m.Options(), pgfunc.MigrateOptions{
+		Parallel:     m.Parallel,
+		LockDatabase: m.LockDatabase,
+		Connect: func(ctx context.Context, database string) (*sql.DB, error) {
+			return Open(ctx, s.DSN, database)
+		},
+	})
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	return mig, db, nil
+}
+
+// run applies op to every server at once and returns the servers'
+// results in map order; each, if not nil, is called (one call at a time)
+// as shards finish.
+func (m *Map) run(ctx context.Context, each func(Event),
+	op func(*pgfunc.Migrator, context.Context, []pgfunc.Shard, func(pgfunc.Result)) []pgfunc.Result) []ServerResult {
+	out := make([]ServerResult, len(m.Servers))
+	var mu sync.Mutex
+	report := func(server string, r pgfunc.Result) {
+		if each != nil {
+			mu.Lock()
+			each(Event{Server: server, Result: r})
+			mu.Unlock()
+		}
+	}
+	var wg sync.WaitGroup
+	for i, s := range m.Servers {
+		wg.Go(func() {
+			start := time.Now()
+			shards := m.Schemas(s)
+			mig, db, err := m.migrator(ctx, s)
+			var results []pgfunc.Result
+			if err != nil {
+				for _, sh := range shards {
+					r := pgfunc.Result{Shard: sh, Err: err}
+					results = append(results, r)
+					report(s.Name, r)
+				}
+			} else {
+				results = op(mig, ctx, shards, func(r pgfunc.Result) { report(s.Name, r) })
+				db.Close()
+			}
+			out[i] = ServerResult{Server: s, Results: results, Duration: time.Since(start)}
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// Up installs the map's generator in every shard's schema on its server:
+// all servers at once, Map.Parallel schemas at a time within a server,
+// under each server's lock (see pgfunc.MigrateOptions). A server that is
+// down or fails does not stop the others; a rerun applies what is missing
+// and touches nothing already done.
+func (m *Map) Up(ctx context.Context, each func(Event)) []ServerResult {
+	return m.run(ctx, each, (*pgfunc.Migrator).Up)
+}
+
+// Down removes the generator from every shard's schema of the map (see
+// pgfunc.Migrator.Down), all servers at once.
+func (m *Map) Down(ctx context.Context, each func(Event)) []ServerResult {
+	return m.run(ctx, each, (*pgfunc.Migrator).Down)
+}
+
+// ServerStatus is the status of one server's shards.
+type ServerStatus struct {
+	// Server is the map's server.
+	Server Server
+	// Shards has one entry per shard of the server, in map order.
+	Shards []pgfunc.Status
+	// Err is why the server could not be read; Shards is then empty.
+	Err error
+}
+
+// Status reads every server's shards (pgfunc.Migrator.Status), all servers
+// at once.
+func (m *Map) Status(ctx context.Context) []ServerStatus {
+	out := make([]ServerStatus, len(m.Servers))
+	var wg sync.WaitGroup
+	for i, s := range m.Servers {
+		wg.Go(func() {
+			out[i].Server = s
+			mig, db, err := m.migrator(ctx, s)
+			if err != nil {
+				out[i].Err = err
+				return
+			}
+			defer db.Close()
+			out[i].Shards, out[i].Err = mig.Status(ctx, m.Schemas(s))
+		})
+	}
+	wg.Wait()
+	return out
+}

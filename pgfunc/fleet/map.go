@@ -1,0 +1,277 @@
+package fleet
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/pgfunc"
+)
+
+// ErrMap is returned by Load and Parse for a shard map that cannot be
+// used; the message names the file, the line where it can, the key and
+// what is allowed.
+var ErrMap = errors.New("invalid shard map")
+
+// Map is a validated shard map: the generator every shard of the fleet
+// gets, and which server holds which shard ids.
+type Map struct {
+	// Layout is the ID layout of every shard (key "layout", a preset name,
+	// with "epoch").
+	Layout shardid.Layout
+	// Mode is the next_id() body of every shard (key "mode").
+	Mode pgfunc.Mode
+	// SchemaFormat names shard N's schema (key "schema_format").
+	SchemaFormat string
+	// Parallel is how many schemas of one server are migrated at once
+	// (key "parallel"; 0 means pgfunc.DefaultParallel).
+	Parallel int
+	// LockDatabase is where Up takes each server's lock (key
+	// "lock_database"; "" means "postgres").
+	LockDatabase string
+	// Servers are the map's servers, in file order.
+	Servers []Server
+}
+
+// Server is one PostgreSQL server (one database on it) of a Map.
+type Server struct {
+	// Name is the server's name in the map: reports use it, never the DSN.
+	Name string
+	// DSN is the connection string, from key "dsn" or from the environment
+	// variable key "dsn_env" names. It may hold a password: never print it.
+	DSN string
+	// Address is host:port/database from the DSN, without user or
+	// password, for reports.
+	Address string
+	// Shards are the shard ids the server holds, ascending.
+	Shards []int64
+}
+
+// Schemas returns the server's shards with their schema names.
+func (m *Map) Schemas(s Server) []pgfunc.Shard {
+	out := make([]pgfunc.Shard, len(s.Shards))
+	for i, id := range s.Shards {
+		name, _ := pgfunc.SchemaName(m.SchemaFormat, id) // checked by Parse
+		out[i] = pgfunc.Shard{Schema: name, ID: id}
+	}
+	return out
+}
+
+// Options returns the render options of every shard of the map.
+func (m *Map) Options() pgfunc.Options { return pgfunc.Options{Layout: m.Layout, Mode: m.Mode} }
+
+// Owner returns the server the map puts shard id on, and false if none.
+func (m *Map) Owner(id int64) (Server, bool) {
+	for _, s := range m.Servers {
+		if _, ok := slices.BinarySearch(s.Shards, id); ok {
+			return s, true
+		}
+	}
+	return Server{}, false
+}
+
+// file is the TOML document; unknown keys are refused.
+type file struct {
+	Layout       string       `toml:"layout"`
+	Epoch        string       `toml:"epoch"`
+	Mode         string       `toml:"mode"`
+	SchemaFormat string       `toml:"schema_format"`
+	Parallel     int          `toml:"parallel"`
+	LockDatabase string       `toml:"lock_database"`
+	Servers      []fileServer `toml:"servers"`
+}
+
+type fileServer struct {
+	Name   string `toml:"name"`
+	DSN    string `toml:"dsn"`
+	DSNEnv string `toml:"dsn_env"`
+	Shards string `toml:"shards"`
+}
+
+// Load reads and validates the shard map in path; getenv (nil means
+// os.Getenv) resolves dsn_env keys.
+func Load(path string, getenv func(string) string) (*Map, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrMap, err)
+	}
+	return Parse(path, b, getenv)
+}
+
+var (
+	nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$`)
+	envRE  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+)
+
+// Parse validates a shard map read from the file called name. Its keys:
+//
+//	layout = "instagram"            # optional: a preset name (default instagram)
+//	epoch = "2025-01-01T00:00:00Z"  # optional: RFC 3339 or Unix ms (default the preset's)
+//	mode = "unique"                 # optional: unique, classic or classic-sql
+//	schema_format = "insta%d"       # optional: shard N's schema
+//	parallel = 4                    # optional: schemas migrated at once per server
+//	lock_database = "postgres"      # optional: where up takes each server's lock
+//
+//	[[servers]]                     # one or more
+//	name = "db1"                    # required, unique: letters, digits, _ . -
+//	dsn = "postgres://app@db1:5432/app"   # or dsn_env = "DB1_DSN", not both
+//	shards = "0-4095"               # required: ids within the layout's shard bits
+//
+// Every shard id may appear on one server only; unknown keys, a missing or
+// empty environment variable and an unparsable DSN are refused. Errors
+// wrap ErrMap and never show a DSN.
+func Parse(name string, data []byte, getenv func(string) string) (*Map, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	lines := strings.Split(string(data), "\n")
+	fail := func(key, format string, args ...any) error {
+		where := name
+		if line := lineOf(lines, key); line > 0 {
+			where = fmt.Sprintf("%s:%d", name, line)
+		}
+		return fmt.Errorf("%w: %s: %s: %s", ErrMap, where, key, fmt.Sprintf(format, args...))
+	}
+	var f file
+	md, err := toml.Decode(string(data), &f)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("%w: %s:%d: %s", ErrMap, name, pe.Position.Line, pe.Message)
+		}
+		return nil, fmt.Errorf("%w: %s: %v", ErrMap, name, err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		return nil, fail(und[0].String(), "unknown key (allowed: layout, epoch, mode, schema_format, parallel, lock_database, servers with name, dsn, dsn_env, shards)")
+	}
+	m := &Map{SchemaFormat: f.SchemaFormat, Parallel: f.Parallel, LockDatabase: f.LockDatabase}
+	if m.Layout, err = shardid.LayoutByName(f.Layout); err != nil {
+		return nil, fail("layout", "%v", err)
+	}
+	if f.Epoch != "" {
+		if m.Layout.Epoch, err = shardid.ParseEpoch(f.Epoch); err != nil {
+			return nil, fail("epoch", "%v", err)
+		}
+	}
+	if err := m.Layout.Validate(); err != nil {
+		return nil, fail("epoch", "%v", err)
+	}
+	if m.Mode, err = pgfunc.ParseMode(f.Mode); err != nil {
+		return nil, fail("mode", "%v", err)
+	}
+	if m.SchemaFormat == "" {
+		m.SchemaFormat = pgfunc.DefaultSchemaFormat
+	}
+	if _, err := pgfunc.SchemaName(m.SchemaFormat, 0); err != nil {
+		return nil, fail("schema_format", "%v", err)
+	}
+	if m.Parallel < 0 || m.Parallel > pgfunc.MaxParallel {
+		return nil, fail("parallel", "%d is out of range (allowed 1-%d, or 0 for %d)", m.Parallel, pgfunc.MaxParallel, pgfunc.DefaultParallel)
+	}
+	if m.LockDatabase != "" && !envRE.MatchString(m.LockDatabase) {
+		return nil, fail("lock_database", "%q is not a plain database name", m.LockDatabase)
+	}
+	if len(f.Servers) == 0 {
+		return nil, fail("servers", "no [[servers]] table: a map needs at least one server")
+	}
+	owner := map[int64]string{}
+	names := map[string]bool{}
+	for i, fs := range f.Servers {
+		key := func(k string) string { return fmt.Sprintf("servers[%d].%s", i+1, k) }
+		switch {
+		case !nameRE.MatchString(fs.Name):
+			return nil, fail(key("name"), "%q: want 1-63 letters, digits, _ . - (a name for reports)", fs.Name)
+		case names[fs.Name]:
+			return nil, fail(key("name"), "%q names two servers", fs.Name)
+		case fs.DSN != "" && fs.DSNEnv != "":
+			return nil, fail(key("dsn"), "server %s has both dsn and dsn_env: give one", fs.Name)
+		case fs.DSN == "" && fs.DSNEnv == "":
+			return nil, fail(key("dsn"), "server %s has neither dsn nor dsn_env", fs.Name)
+		case fs.DSNEnv != "" && !envRE.MatchString(fs.DSNEnv):
+			return nil, fail(key("dsn_env"), "%q is not an environment variable name", fs.DSNEnv)
+		}
+		names[fs.Name] = true
+		s := Server{Name: fs.Name, DSN: fs.DSN}
+		if fs.DSNEnv != "" {
+			if s.DSN = getenv(fs.DSNEnv); s.DSN == "" {
+				return nil, fail(key("dsn_env"), "environment variable %s is not set (or empty) for server %s", fs.DSNEnv, fs.Name)
+			}
+		}
+		cfg, err := pgx.ParseConfig(s.DSN)
+		if err != nil {
+			return nil, fail(key("dsn"), "server %s: not a PostgreSQL connection string (%s)", fs.Name, redactedParseError(err))
+		}
+		s.Address = fmt.Sprintf("%s:%d/%s", cfg.Host, cfg.Port, cfg.Database)
+		if s.Shards, err = shardid.ParseShards(fs.Shards, m.Layout); err != nil {
+			return nil, fail(key("shards"), "server %s: %v", fs.Name, err)
+		}
+		for _, id := range s.Shards {
+			if other, ok := owner[id]; ok {
+				return nil, fail(key("shards"), "shard %d is on server %s and on server %s: each shard id lives on one server", id, other, fs.Name)
+			}
+			owner[id] = fs.Name
+		}
+		m.Servers = append(m.Servers, s)
+	}
+	return m, nil
+}
+
+// redactedParseError says why pgx refused a DSN without quoting it (pgx
+// masks the password, but the rest of the DSN is the user's business).
+func redactedParseError(err error) string {
+	msg := err.Error()
+	if i := strings.LastIndex(msg, ": "); i >= 0 {
+		return msg[i+2:]
+	}
+	return "unparsable"
+}
+
+// lineOf finds the line (from 1) of a key path in the TOML text: a top-level
+// key, or "servers[N].key" in the N-th [[servers]] table; 0 when not found.
+func lineOf(lines []string, path string) int {
+	key, table := path, 0
+	if rest, ok := strings.CutPrefix(path, "servers."); ok {
+		// An unknown key of some [[servers]] table: its first such line.
+		for n := 1; n <= len(lines); n++ {
+			if line := lineOf(lines, fmt.Sprintf("servers[%d].%s", n, rest)); line > 0 && !strings.HasPrefix(strings.TrimSpace(lines[line-1]), "[[") {
+				return line
+			}
+		}
+		return 0
+	}
+	if rest, ok := strings.CutPrefix(path, "servers["); ok {
+		if _, err := fmt.Sscanf(rest, "%d]", &table); err != nil {
+			return 0
+		}
+		_, key, _ = strings.Cut(rest, "].")
+	}
+	keyRE := regexp.MustCompile(`^\s*"?` + regexp.QuoteMeta(key) + `"?\s*=`)
+	serversRE := regexp.MustCompile(`^\s*\[\[\s*servers\s*\]\]`)
+	seen := 0
+	for i, l := range lines {
+		if serversRE.MatchString(l) {
+			seen++
+			if table > 0 && seen == table && key == "" {
+				return i + 1
+			}
+			continue
+		}
+		if strings.HasPrefix(strings.TrimSpace(l), "[") && !serversRE.MatchString(l) && table == 0 {
+			break
+		}
+		if seen == table && keyRE.MatchString(l) {
+			return i + 1
+		}
+	}
+	if table > 0 {
+		return lineOf(lines, fmt.Sprintf("servers[%d].", table))
+	}
+	return 0
+}

@@ -1,0 +1,71 @@
+package fleet_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/pgfunc/fleet"
+)
+
+const goodMap = `layout = "instagram"            # optional
+epoch = "2025-01-01T00:00:00Z"
+mode = "unique"
+schema_format = "insta%d"
+
+[[servers]]
+name = "db1"
+dsn = "postgres://app:s3cret@db1:5432/app"
+shards = "0-4095"
+
+[[servers]]
+name = "db2"
+dsn_env = "DB2_DSN"
+shards = "4096-8191"
+`
+
+func env(vars map[string]string) func(string) string {
+	return func(k string) string { return vars[k] }
+}
+
+func TestParse(t *testing.T) {
+	m, err := fleet.Parse("fleet.toml", []byte(goodMap), env(map[string]string{"DB2_DSN": "postgres://app:pw2@db2/app"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Servers) != 2 || len(m.Servers[0].Shards) != 4096 || m.Servers[1].Shards[0] != 4096 || m.Mode != pgfunc.ModeUnique ||
+		m.Servers[1].Address != "db2:5432/app" || m.SchemaFormat != "insta%d" {
+		t.Fatalf("parsed %+v", m)
+	}
+	if s, ok := m.Owner(5000); !ok || s.Name != "db2" {
+		t.Fatalf("Owner(5000) = %v %v", s.Name, ok)
+	}
+	if sh := m.Schemas(m.Servers[1]); sh[0] != (pgfunc.Shard{Schema: "insta4096", ID: 4096}) {
+		t.Fatalf("Schemas: %v", sh[0])
+	}
+	// Each refusal: one line, naming the place (line or key) and what is
+	// allowed, wrapping ErrMap, never showing a password.
+	for _, c := range []struct{ name, text, want string }{
+		{"unknown key", strings.Replace(goodMap, `mode = "unique"`, `mdoe = "unique"`, 1), "fleet.toml:3: mdoe: unknown key"},
+		{"unknown server key", strings.Replace(goodMap, `name = "db2"`, "name = \"db2\"\nport = 5", 1), "fleet.toml:13: servers.port: unknown key"},
+		{"shard past 13 bits", strings.Replace(goodMap, `4096-8191`, `4096-8192`, 1), "fleet.toml:14: servers[2].shards: server db2: shard id out of range: 8192 (allowed 0-8191"},
+		{"shard on two servers", strings.Replace(goodMap, `4096-8191`, `4095-8191`, 1), "servers[2].shards: shard 4095 is on server db1 and on server db2"},
+		{"dsn and dsn_env", strings.Replace(goodMap, `dsn_env = "DB2_DSN"`, "dsn_env = \"DB2_DSN\"\ndsn = \"postgres://x:s3cret@h/d\"", 1), "server db2 has both dsn and dsn_env"},
+		{"missing env", strings.Replace(goodMap, `DB2_DSN`, `DB3_DSN`, 1), "fleet.toml:13: servers[2].dsn_env: environment variable DB3_DSN is not set"},
+		{"bad dsn", strings.Replace(goodMap, `postgres://app:s3cret@db1:5432/app`, `postgres://app:s3cret@db1:port/app`, 1), "fleet.toml:8: servers[1].dsn: server db1: not a PostgreSQL connection string"},
+		{"layout", strings.Replace(goodMap, `"instagram"`, `"twitter"`, 1), `fleet.toml:1: layout: unknown layout "twitter" (allowed: instagram, js53, snowflake)`},
+		{"epoch", strings.Replace(goodMap, `2025-01-01T00:00:00Z`, `2099-01-01T00:00:00Z`, 1), "fleet.toml:2: epoch: invalid layout: epoch 2099-01-01T00:00:00Z is in the future"},
+		{"mode", strings.Replace(goodMap, `"unique"`, `"fast"`, 1), `fleet.toml:3: mode: invalid mode "fast"`},
+		{"schema format", strings.Replace(goodMap, `insta%d`, `Insta%d`, 1), `fleet.toml:4: schema_format: invalid schema name "Insta0"`},
+		{"no servers", "layout = \"js53\"\n", "servers: no [[servers]] table"},
+		{"two names", strings.Replace(goodMap, `name = "db2"`, `name = "db1"`, 1), `servers[2].name: "db1" names two servers`},
+		{"syntax", goodMap + "\n[[servers]\n", "fleet.toml:17:"},
+		{"shards missing", strings.Replace(goodMap, "shards = \"4096-8191\"\n", "", 1), "servers[2].shards: server db2: shard id out of range: empty shard list"},
+	} {
+		_, err := fleet.Parse("fleet.toml", []byte(c.text), env(map[string]string{"DB2_DSN": "postgres://app:pw2@db2/app"}))
+		if !errors.Is(err, fleet.ErrMap) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("%s: %v\nwant ErrMap, one line, containing %q, no password", c.name, err, c.want)
+		}
+	}
+}

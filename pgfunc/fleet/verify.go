@@ -1,0 +1,290 @@
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/shardid/shardid/pgfunc"
+)
+
+// Problem kinds reported by Verify.
+const (
+	// ProblemUnreachable: a server of the map could not be read.
+	ProblemUnreachable = "unreachable"
+	// ProblemMissing: a mapped shard has no generator in its schema on its
+	// server.
+	ProblemMissing = "missing"
+	// ProblemMismatch: a mapped shard's generator carries another shard
+	// id, layout, epoch or mode than the map says.
+	ProblemMismatch = "mismatch"
+	// ProblemDuplicate: one shard id is held by more than one schema
+	// across the fleet (other servers, other databases included): both
+	// hand out the same IDs.
+	ProblemDuplicate = "duplicate"
+	// ProblemMisplaced: a generator holds a mapped shard id somewhere the
+	// map does not put it.
+	ProblemMisplaced = "misplaced"
+	// ProblemUnmapped: a generator holds a shard id the map does not
+	// mention.
+	ProblemUnmapped = "unmapped"
+)
+
+// Place is where a generator lives.
+type Place struct {
+	// Server is the map's name of the server the place was read through.
+	Server string `json:"server"`
+	// Host is the server's host:port.
+	Host string `json:"host"`
+	// Database and Schema locate the generator on the server.
+	Database string `json:"database"`
+	Schema   string `json:"schema"`
+}
+
+// String is server (host) database.schema.
+func (p Place) String() string {
+	return fmt.Sprintf("server %s (%s) %s.%s", p.Server, p.Host, p.Database, p.Schema)
+}
+
+// Problem is one way the live servers break the invariant or differ from
+// the map.
+type Problem struct {
+	// Kind is one of the Problem… constants.
+	Kind string `json:"kind"`
+	// Shard is the shard id concerned, -1 for none.
+	Shard int64 `json:"shard"`
+	// Place is where the problem is (Server only, for an unreachable one).
+	Place Place `json:"place"`
+	// Message says what is wrong, in one line.
+	Message string `json:"message"`
+}
+
+// ServerCheck is what Verify read on one server of the map.
+type ServerCheck struct {
+	// Name and Address identify the server (Address has no credentials).
+	Name    string `json:"name"`
+	Address string `json:"address"`
+	// Generators is how many generators its databases hold.
+	Generators int `json:"generators"`
+	// Databases is how many databases were read.
+	Databases int `json:"databases"`
+	// Closed are the databases the role may not look into: a copy there
+	// would go unseen, so grant CONNECT to prove the invariant for them.
+	Closed []string `json:"closed,omitempty"`
+	// Error is why the server could not be read.
+	Error string `json:"error,omitempty"`
+}
+
+// Report is Verify's answer.
+type Report struct {
+	// OK is true when there are no problems: every mapped shard is in
+	// place with the map's generator, and no shard id is held twice.
+	OK bool `json:"ok"`
+	// Shards is how many shard ids the map holds.
+	Shards int `json:"shards"`
+	// Servers has one entry per server of the map, in map order.
+	Servers []ServerCheck `json:"servers"`
+	// Problems lists every problem, by shard id, then place.
+	Problems []Problem `json:"problems"`
+	// Took is how long the check took.
+	Took time.Duration `json:"took_ns"`
+}
+
+// found is one generator read from a server.
+type found struct {
+	place   Place
+	meta    pgfunc.Meta
+	version int64 // goose version in its schema; -1 when not read
+}
+
+// Verify proves the map's invariant against the live servers: every
+// mapped shard present on its server, in its schema, with the generator
+// the map says (shard id, layout, epoch, mode, read back from the
+// database), and no shard id held by two schemas anywhere — across
+// servers, and across every database of each server that the role may
+// connect to, schemas the map does not mention included. Servers are read
+// at once.
+func (m *Map) Verify(ctx context.Context) Report {
+	start := time.Now()
+	rep := Report{Servers: make([]ServerCheck, len(m.Servers))}
+	var (
+		mu  sync.Mutex
+		all = map[string]found{} // by host, database, schema: servers listed twice are read once
+		wg  sync.WaitGroup
+	)
+	for i, s := range m.Servers {
+		rep.Shards += len(s.Shards)
+		wg.Go(func() {
+			check, gens, err := m.read(ctx, s)
+			rep.Servers[i] = check
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				rep.Servers[i].Error = err.Error()
+				rep.Problems = append(rep.Problems, Problem{Kind: ProblemUnreachable, Shard: -1, Place: Place{Server: s.Name, Host: hostOf(s)},
+					Message: fmt.Sprintf("server %s (%s) could not be read: %v", s.Name, s.Address, err)})
+				return
+			}
+			for _, g := range gens {
+				k := g.place.Host + "/" + g.place.Database + "/" + g.place.Schema
+				if old, ok := all[k]; !ok || old.version < g.version {
+					all[k] = g
+				}
+			}
+		})
+	}
+	wg.Wait()
+	rep.Problems = append(rep.Problems, m.judge(all)...)
+	sort.SliceStable(rep.Problems, func(i, j int) bool {
+		a, b := rep.Problems[i], rep.Problems[j]
+		if a.Shard != b.Shard {
+			return a.Shard < b.Shard
+		}
+		return a.Place.String() < b.Place.String()
+	})
+	rep.OK = len(rep.Problems) == 0
+	rep.Took = time.Since(start)
+	return rep
+}
+
+// hostOf is the server's host:port, its identity across map entries.
+func hostOf(s Server) string {
+	host, _, _ := strings.Cut(s.Address, "/")
+	return host
+}
+
+// read takes the census of one server.
+func (m *Map) read(ctx context.Context, s Server) (ServerCheck, []found, error) {
+	check := ServerCheck{Name: s.Name, Address: s.Address}
+	mig, db, err := m.migrator(ctx, s)
+	if err != nil {
+		return check, nil, err
+	}
+	defer db.Close()
+	c, err := mig.Census(ctx)
+	if err != nil {
+		return check, nil, err
+	}
+	check.Closed = c.Closed
+	var own []string
+	dbs := map[string]bool{c.Database: true}
+	for _, g := range c.Generators {
+		if g.Database == "" {
+			own = append(own, g.Schema)
+		}
+		dbs[g.Database] = true
+	}
+	versions, err := mig.Versions(ctx, own)
+	if err != nil {
+		return check, nil, err
+	}
+	out := make([]found, 0, len(c.Generators))
+	for _, g := range c.Generators {
+		f := found{place: Place{Server: s.Name, Host: hostOf(s), Database: g.Database, Schema: g.Schema}, meta: g.Meta, version: -1}
+		if g.Database == "" {
+			f.place.Database = c.Database
+			f.version = versions[g.Schema]
+		}
+		out = append(out, f)
+	}
+	check.Generators = len(out)
+	check.Databases = len(dbs)
+	return check, out, nil
+}
+
+// judge compares what the servers hold with the map.
+func (m *Map) judge(all map[string]found) []Problem {
+	var out []Problem
+	byShard := map[int64][]found{}
+	for _, f := range all {
+		byShard[f.meta.Shard] = append(byShard[f.meta.Shard], f)
+	}
+	for id := range byShard {
+		slices.SortFunc(byShard[id], func(a, b found) int { return strings.Compare(a.place.String(), b.place.String()) })
+	}
+	o := m.Options()
+	for _, s := range m.Servers {
+		db := databaseOf(s)
+		for _, sh := range m.Schemas(s) {
+			want, _ := pgfunc.MetaFor(sh, o) // the map's options are valid
+			here := Place{Server: s.Name, Host: hostOf(s), Database: db, Schema: sh.Schema}
+			var at *found
+			for _, f := range byShard[sh.ID] {
+				if f.place.Host == here.Host && f.place.Database == here.Database && f.place.Schema == here.Schema {
+					at = &f
+				}
+			}
+			if at == nil {
+				for _, f := range all {
+					if f.place.Host == here.Host && f.place.Database == here.Database && f.place.Schema == here.Schema {
+						at = &f // the right schema, holding another shard id
+					}
+				}
+			}
+			switch {
+			case at == nil:
+				out = append(out, Problem{Kind: ProblemMissing, Shard: sh.ID, Place: here,
+					Message: fmt.Sprintf("shard %d: no generator in %s (run shardid pg up --map)", sh.ID, here)})
+			case !at.meta.SameGenerator(want):
+				out = append(out, Problem{Kind: ProblemMismatch, Shard: sh.ID, Place: here,
+					Message: fmt.Sprintf("shard %d: %s holds %s; the map says %s", sh.ID, here, describe(at.meta), describe(want))})
+			}
+		}
+	}
+	ids := make([]int64, 0, len(byShard))
+	for id := range byShard {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		places := byShard[id]
+		owner, mapped := m.Owner(id)
+		for i, f := range places {
+			schema, _ := pgfunc.SchemaName(m.SchemaFormat, id)
+			expected := mapped && f.place.Host == hostOf(owner) && f.place.Database == databaseOf(owner) && f.place.Schema == schema
+			switch {
+			case len(places) > 1:
+				others := make([]string, 0, len(places)-1)
+				for j, g := range places {
+					if j != i {
+						others = append(others, g.place.String())
+					}
+				}
+				out = append(out, Problem{Kind: ProblemDuplicate, Shard: id, Place: f.place,
+					Message: fmt.Sprintf("shard %d is held by %s and by %s: they hand out the same IDs", id, f.place, strings.Join(others, ", "))})
+			case !mapped:
+				out = append(out, Problem{Kind: ProblemUnmapped, Shard: id, Place: f.place,
+					Message: fmt.Sprintf("shard %d in %s is not in the map", id, f.place)})
+			case !expected:
+				out = append(out, Problem{Kind: ProblemMisplaced, Shard: id, Place: f.place,
+					Message: fmt.Sprintf("shard %d is in %s; the map puts it on server %s in schema %s", id, f.place, owner.Name, schema)})
+			}
+		}
+	}
+	return out
+}
+
+// databaseOf is the database a server's DSN names (the server's default,
+// the user's name, when it names none).
+func databaseOf(s Server) string {
+	cfg, err := pgx.ParseConfig(s.DSN)
+	if err != nil {
+		return ""
+	}
+	if cfg.Database == "" {
+		return cfg.User
+	}
+	return cfg.Database
+}
+
+// describe renders a generator's metadata in one phrase.
+func describe(m pgfunc.Meta) string {
+	return fmt.Sprintf("shard %d, mode %s, %d/%d/%d bits of %dms since %s", m.Shard, m.Mode, m.TimeBits, m.ShardBits, m.SeqBits,
+		m.UnitMS, time.UnixMilli(m.EpochMS).UTC().Format(time.RFC3339))
+}
