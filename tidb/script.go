@@ -345,11 +345,11 @@ type chunk struct {
 func splitScript(text string) []chunk {
 	var out []chunk
 	delim := ";"
-	start, line, startLine := 0, 1, 1
-	blank := true // nothing but space and comments since start
+	start, line, startLine := 0, 1, 1 // start: the statement's first byte that is not space or a comment
+	blank := true                     // nothing but space and comments since the last delimiter
 	emit := func(end int) {
-		if t := text[start:end]; strings.TrimSpace(t) != "" {
-			out = append(out, chunk{text: t, line: startLine})
+		if !blank {
+			out = append(out, chunk{text: text[start:end], line: startLine})
 		}
 	}
 	for i := 0; i < len(text); {
@@ -374,7 +374,6 @@ func splitScript(text string) []chunk {
 				delim = f[0]
 			}
 			i += end
-			start = i
 			continue
 		case c == '#' || (c == '-' && strings.HasPrefix(text[i:], "--") && (i+2 == len(text) || strings.ContainsRune(" \t\r\n", rune(text[i+2])))):
 			end := strings.IndexByte(text[i:], '\n')
@@ -390,14 +389,14 @@ func splitScript(text string) []chunk {
 			}
 			seg := text[i : i+end+4]
 			if blank && (strings.HasPrefix(seg, "/*!") || strings.HasPrefix(seg, "/*T!")) {
-				blank, startLine = false, line
+				blank, startLine, start = false, line, i
 			}
 			line += strings.Count(seg, "\n")
 			i += len(seg)
 			continue
 		case c == '\'' || c == '"' || c == '`':
 			if blank {
-				blank, startLine = false, line
+				blank, startLine, start = false, line, i
 			}
 			j := i + 1
 			for j < len(text) {
@@ -421,11 +420,11 @@ func splitScript(text string) []chunk {
 		case strings.HasPrefix(text[i:], delim):
 			emit(i)
 			i += len(delim)
-			start, blank, startLine = i, true, line
+			blank, startLine = true, line
 			continue
 		}
 		if blank {
-			blank, startLine = false, line
+			blank, startLine, start = false, line, i
 		}
 		i++
 	}
