@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"text/tabwriter"
+	"time"
 
 	"github.com/shardid/shardid/internal/migdir"
 	"github.com/shardid/shardid/tidb"
@@ -264,7 +265,7 @@ func addMigrationFlags(fs *flagSet) *migrationFlags {
 
 // migrator opens the database and builds the migrator from --dir or from
 // FILEs rendered in memory (their versions derived from their statements).
-func (m *migrationFlags) migrator(env *cliEnv, name string, files []string) (*tidb.Migrator, func(), error) {
+func (m *migrationFlags) migrator(ctx context.Context, env *cliEnv, name string, files []string) (*tidb.Migrator, func(), error) {
 	if *m.dsn == "" {
 		return nil, nil, usagef("%s: --dsn is required (or set SHARDID_TIDB_DSN)", name)
 	}
@@ -275,36 +276,34 @@ func (m *migrationFlags) migrator(env *cliEnv, name string, files []string) (*ti
 	if err := popts.Validate(); err != nil {
 		return nil, nil, usagef("%s: --table: %v", name, err)
 	}
-	var ms []tidb.Migration
 	switch {
 	case *m.dir != "" && len(files) > 0:
 		return nil, nil, usagef("%s: give --dir or FILE arguments, not both", name)
+	case *m.dir == "" && len(files) == 0:
+		return nil, nil, usagef("%s: want --dir DIR or one or more FILE.sql", name)
 	case *m.dir != "":
 		if st, err := os.Stat(*m.dir); err != nil || !st.IsDir() {
 			return nil, nil, usagef("%s: --dir %s: no such directory (write one with shardid tidb gen --dir %s FILE.sql)", name, *m.dir, *m.dir)
 		}
-		var err error
-		if ms, err = tidb.ReadDir(os.DirFS(*m.dir)); err != nil {
-			return nil, nil, fmt.Errorf("%s: --dir %s: %w", name, *m.dir, err)
-		}
-	case len(files) > 0:
-		o, err := m.r.options()
-		if err != nil {
-			return nil, nil, err
-		}
-		ddls, err := renderFiles(env, m.r, o, files)
-		if err != nil {
-			return nil, nil, err
-		}
-		if ms, err = tidb.Migrations(ddls, tidb.MigrationOptions{}); err != nil {
-			return nil, nil, err
-		}
 	default:
-		return nil, nil, usagef("%s: want --dir DIR or one or more FILE.sql", name)
+		if _, err := m.r.options(); err != nil {
+			return nil, nil, err
+		}
 	}
 	db, err := tidb.Open(*m.dsn)
 	if err != nil {
 		return nil, nil, usagef("%s: --dsn %s: %v", name, redactDSN(*m.dsn), err)
+	}
+	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	if err := db.PingContext(pctx); err != nil { // before rendering, so a dead server is one line
+		db.Close()
+		return nil, nil, fmt.Errorf("%s: connect to %s: %w", name, redactDSN(*m.dsn), err)
+	}
+	ms, err := m.migrations(env, name, files)
+	if err != nil {
+		db.Close()
+		return nil, nil, err
 	}
 	mg, err := tidb.NewMigrator(db, ms, popts)
 	if err != nil {
@@ -314,13 +313,34 @@ func (m *migrationFlags) migrator(env *cliEnv, name string, files []string) (*ti
 	return mg, func() { db.Close() }, nil
 }
 
+// migrations reads --dir, or renders the FILEs in memory (their versions
+// derived from their statements).
+func (m *migrationFlags) migrations(env *cliEnv, name string, files []string) ([]tidb.Migration, error) {
+	if *m.dir != "" {
+		ms, err := tidb.ReadDir(os.DirFS(*m.dir))
+		if err != nil {
+			return nil, fmt.Errorf("%s: --dir %s: %w", name, *m.dir, err)
+		}
+		return ms, nil
+	}
+	o, err := m.r.options()
+	if err != nil {
+		return nil, err
+	}
+	ddls, err := renderFiles(env, m.r, o, files)
+	if err != nil {
+		return nil, err
+	}
+	return tidb.Migrations(ddls, tidb.MigrationOptions{})
+}
+
 func runTiDBUp(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "tidb up")
 	m := addMigrationFlags(fs)
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
-	mg, done, err := m.migrator(env, "tidb up", fs.Args())
+	mg, done, err := m.migrator(ctx, env, "tidb up", fs.Args())
 	if err != nil {
 		return err
 	}
@@ -354,7 +374,7 @@ func runTiDBStatus(ctx context.Context, env *cliEnv, args []string) error {
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
-	mg, done, err := m.migrator(env, "tidb status", fs.Args())
+	mg, done, err := m.migrator(ctx, env, "tidb status", fs.Args())
 	if err != nil {
 		return err
 	}
