@@ -113,7 +113,7 @@ func checkDDL(t *testing.T, d *tidb.DDL, alter bool) {
 					t.Errorf("SHARD_ROW_ID_BITS = %d, want %d", f.shardRowIDBits, o.ShardBits)
 				}
 				wantPre := o.PreSplit
-				if wantPre == tidb.NoPreSplit {
+				if o.NoPreSplit {
 					wantPre = -1
 				}
 				if f.preSplit != wantPre {

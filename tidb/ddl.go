@@ -3,6 +3,7 @@ package tidb
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"text/template"
@@ -20,6 +21,8 @@ const (
 	KindAlter Kind = "alter"
 	// KindSplit is a SPLIT TABLE statement.
 	KindSplit Kind = "split"
+	// KindIndex is a CREATE INDEX statement of a schema script.
+	KindIndex Kind = "index"
 )
 
 // Statement is one rendered SQL statement, without the final semicolon.
@@ -32,14 +35,27 @@ type Statement struct {
 	// TABLE, ALTER … SHARD_ROW_ID_BITS, … AUTO_RANDOM); the others run
 	// everywhere, with their TiDB clauses in comments.
 	TiDBOnly bool
+
+	plain string // a CREATE without the input's IF NOT EXISTS, for Migrations
+	down  string // the undo of a script statement, for Migrations
 }
 
 // DDL is the rendered result for one table.
 type DDL struct {
 	// Table is the parsed input.
 	Table *Table
-	// Options are the options used, defaults filled in.
+	// Options are the options used: the strategy picked, defaults filled
+	// in.
 	Options Options
+	// Reason says why the strategy was picked (StrategyAuto), or that it
+	// was asked for.
+	Reason string
+	// Notes list what the strategy changed in the input, e.g. "AUTO_INCREMENT
+	// on id replaced by AUTO_RANDOM".
+	Notes []string
+	// Warnings list the hotspots that remain: indexes led by a growing
+	// column.
+	Warnings []string
 	// Statements in the order they must run.
 	Statements []Statement
 }
@@ -59,7 +75,7 @@ func (d *DDL) String() string {
 }
 
 // templates are the parsed sql/tidb templates.
-var templates = template.Must(template.New("tidb").Funcs(template.FuncMap{"ident": quoteIdent}).ParseFS(shardsql.TiDB, "tidb/*.sql.tmpl"))
+var templates = template.Must(template.New("tidb").Funcs(template.FuncMap{"ident": quoteIdent, "has": slices.Contains[[]string]}).ParseFS(shardsql.TiDB, "tidb/*.sql.tmpl"))
 
 // quoteIdent backquotes a name after checking it (checkIdent); templates
 // call it for every name they write.
@@ -76,7 +92,10 @@ type createView struct {
 	IfNotExists    bool
 	Clustering     string // CLUSTERED or NONCLUSTERED
 	ShardRowIDBits int    // shard-rowid
-	PreSplit       int    // shard-rowid; ≤ 0 means none
+	PreSplit       int    // shard-rowid; 0 means none
+	// DropTableOptions are table options to leave out (AUTO_INCREMENT=N
+	// beside AUTO_RANDOM).
+	DropTableOptions []string
 	// AutoRandomColumn names the AUTO_RANDOM column (auto-random).
 	AutoRandomColumn          string
 	AutoRandomBits, RangeBits int
@@ -106,63 +125,134 @@ func execute(name string, data any) (string, error) {
 }
 
 // Render returns the CREATE TABLE statement for t under o (and, for
-// rotated-int, the SPLIT TABLE statement that pre-splits it). The input's
-// own SHARD_ROW_ID_BITS, PRE_SPLIT_REGIONS and CLUSTERED/NONCLUSTERED are
-// replaced by the strategy's. It returns the errors of Options.Validate and
-// errors wrapping ErrKey and ErrConflict.
+// rotated-int, the SPLIT TABLE statement that pre-splits it). StrategyAuto
+// (the zero value) picks the strategy for t with Choose. Every clause of
+// the input is kept except what the strategy must change, and each such
+// change is listed in DDL.Notes: the key's CLUSTERED/NONCLUSTERED, the
+// input's SHARD_ROW_ID_BITS and PRE_SPLIT_REGIONS, an AUTO_INCREMENT that
+// AUTO_RANDOM replaces. It returns the errors of Options.Validate and
+// errors wrapping ErrKey, ErrConflict and ErrRangeBits.
 func Render(t *Table, o Options) (*DDL, error) {
-	if err := o.Validate(); err != nil {
-		return nil, fmt.Errorf("render %s: %w", t.Name, err)
-	}
-	o = o.withDefaults()
-	v := createView{T: t, IfNotExists: o.IfNotExists}
-	d := &DDL{Table: t, Options: o}
-	var split []uint64
-	switch o.Strategy {
-	case StrategyShardRowID:
-		for _, c := range t.Columns {
-			if c.AutoRandom {
-				return nil, fmt.Errorf("render %s: %w: column %s is AUTO_RANDOM, which needs a clustered key; shard-rowid makes the key NONCLUSTERED (remove AUTO_RANDOM, or use --strategy auto-random)", t.Name, ErrConflict, c.Name)
-			}
-		}
-		v.Clustering = "NONCLUSTERED"
-		v.ShardRowIDBits, v.PreSplit = o.ShardBits, o.PreSplit
-	case StrategyAutoRandom:
-		c, err := keyColumn(t, o.Strategy)
-		if err != nil {
-			return nil, fmt.Errorf("render %s: %w", t.Name, err)
-		}
-		if err := autoRandomConflicts(t, c); err != nil {
-			return nil, fmt.Errorf("render %s: %w", t.Name, err)
-		}
-		v.Clustering = "CLUSTERED"
-		v.AutoRandomColumn, v.AutoRandomBits, v.RangeBits = c.Name, o.ShardBits, o.RangeBits
-	case StrategyRotatedInt:
-		c, err := keyColumn(t, o.Strategy)
-		if err != nil {
-			return nil, fmt.Errorf("render %s: %w", t.Name, err)
-		}
-		if err := rotatedConflicts(t, c); err != nil {
-			return nil, fmt.Errorf("render %s: %w", t.Name, err)
-		}
-		if split, err = RotatedSplitPoints(o.Digits, o.IDDigits, o.Lead, c.Unsigned); err != nil {
-			return nil, fmt.Errorf("render %s: %w", t.Name, err)
-		}
-		v.Clustering = "CLUSTERED"
-	}
-	create, err := execute("create_table.sql.tmpl", v)
+	d, err := render(t, o)
 	if err != nil {
 		return nil, fmt.Errorf("render %s: %w", t.Name, err)
 	}
-	d.Statements = append(d.Statements, Statement{Kind: KindCreate, SQL: create})
+	return d, nil
+}
+
+// resolve picks the strategy (Choose for auto), drops the options auto
+// does not apply to the pick, fills in defaults and validates the result.
+func resolve(t *Table, o Options) (Options, string, error) {
+	if err := o.Validate(); err != nil {
+		return o, "", err
+	}
+	reason := "chosen with --strategy"
+	if o.Strategy == "" || o.Strategy == StrategyAuto {
+		o.Strategy, reason = Choose(t)
+		if o.Strategy == StrategyAutoRandom {
+			o.PreSplit, o.NoPreSplit = 0, false
+		} else {
+			o.RangeBits = 0
+		}
+	}
+	o = o.withDefaults(autoRandomColumn(t))
+	if err := o.Validate(); err != nil {
+		return o, "", err
+	}
+	return o, reason, nil
+}
+
+func render(t *Table, o Options) (*DDL, error) {
+	o, reason, err := resolve(t, o)
+	if err != nil {
+		return nil, err
+	}
+	v := createView{T: t, IfNotExists: t.IfNotExists}
+	d := &DDL{Table: t, Options: o, Reason: reason}
+	note := func(format string, args ...any) { d.Notes = append(d.Notes, fmt.Sprintf(format, args...)) }
+	var split []uint64
+	switch o.Strategy {
+	case StrategyShardRowID:
+		if c := autoRandomColumn(t); c != nil {
+			return nil, fmt.Errorf("%w: column %s is AUTO_RANDOM, which needs a clustered key; shard-rowid makes the key NONCLUSTERED (remove AUTO_RANDOM, or use --strategy auto-random)", ErrConflict, c.Name)
+		}
+		v.Clustering = "NONCLUSTERED"
+		v.ShardRowIDBits = o.ShardBits
+		if !o.NoPreSplit {
+			v.PreSplit = o.PreSplit
+		}
+		if t.ShardRowIDBits > 0 && (t.ShardRowIDBits != v.ShardRowIDBits || t.PreSplitRegions != v.PreSplit) {
+			note("SHARD_ROW_ID_BITS=%d PRE_SPLIT_REGIONS=%d of the input replaced", t.ShardRowIDBits, t.PreSplitRegions)
+		}
+	case StrategyAutoRandom:
+		c, err := keyColumn(t, o.Strategy)
+		if err != nil {
+			return nil, err
+		}
+		if err := autoRandomConflicts(t, c); err != nil {
+			return nil, err
+		}
+		if err := checkIncrementBits(o.ShardBits, o.RangeBits, !c.Unsigned); err != nil {
+			return nil, err
+		}
+		v.Clustering = "CLUSTERED"
+		v.AutoRandomColumn, v.AutoRandomBits, v.RangeBits = c.Name, o.ShardBits, o.RangeBits
+		if c.AutoIncrement {
+			note("AUTO_INCREMENT on %s replaced by AUTO_RANDOM", c.Name)
+		}
+		v.DropTableOptions = autoIncrementOptions(t)
+		for _, s := range v.DropTableOptions {
+			note("table option %s left out (AUTO_RANDOM allocates the key)", s)
+		}
+	case StrategyRotatedInt:
+		c, err := keyColumn(t, o.Strategy)
+		if err != nil {
+			return nil, err
+		}
+		if err := rotatedConflicts(t, c); err != nil {
+			return nil, err
+		}
+		if split, err = RotatedSplitPoints(o.Digits, o.IDDigits, o.Lead, c.Unsigned); err != nil {
+			return nil, err
+		}
+		v.Clustering = "CLUSTERED"
+	}
+	if pk := t.PrimaryKey; pk != nil {
+		if (pk.Clustering == ClusteringClustered && v.Clustering != "CLUSTERED") || (pk.Clustering == ClusteringNonClustered && v.Clustering != "NONCLUSTERED") {
+			note("primary key made %s (the input said otherwise)", v.Clustering)
+		}
+	}
+	create, err := execute("create_table.sql.tmpl", v)
+	if err != nil {
+		return nil, err
+	}
+	v.IfNotExists = false
+	plain, err := execute("create_table.sql.tmpl", v)
+	if err != nil {
+		return nil, err
+	}
+	d.Statements = append(d.Statements, Statement{Kind: KindCreate, SQL: create, plain: plain})
 	if split != nil {
 		s, err := renderSplit(t, split)
 		if err != nil {
-			return nil, fmt.Errorf("render %s: %w", t.Name, err)
+			return nil, err
 		}
 		d.Statements = append(d.Statements, s)
 	}
+	d.Warnings = hotspots(t, o.Strategy)
 	return d, nil
+}
+
+// autoIncrementOptions returns the input's AUTO_INCREMENT=N table options
+// as printed.
+func autoIncrementOptions(t *Table) []string {
+	var out []string
+	for _, s := range t.Options {
+		if strings.HasPrefix(s, "AUTO_INCREMENT ") || strings.HasPrefix(s, "AUTO_INCREMENT=") {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // RenderAlter returns the statements that give an existing TiDB table,
@@ -181,12 +271,11 @@ func Render(t *Table, o Options) (*DDL, error) {
 // to a column that is not AUTO_INCREMENT) returns an error wrapping
 // ErrAlterNotAllowed that says to create a new table and copy the rows.
 func RenderAlter(t *Table, o Options) (*DDL, error) {
-	if err := o.Validate(); err != nil {
+	o, reason, err := resolve(t, o)
+	if err != nil {
 		return nil, fmt.Errorf("render alter %s: %w", t.Name, err)
 	}
-	o = o.withDefaults()
-	o.IfNotExists = false
-	d := &DDL{Table: t, Options: o}
+	d := &DDL{Table: t, Options: o, Reason: reason}
 	recreate := fmt.Sprintf("create the table anew (shardid tidb render --strategy %s without --alter) under another name, copy the rows with INSERT … SELECT, then RENAME TABLE", o.Strategy)
 	pk := t.PrimaryKey
 	switch o.Strategy {
@@ -210,7 +299,7 @@ func RenderAlter(t *Table, o Options) (*DDL, error) {
 			return nil, fmt.Errorf("render alter %s: %w", t.Name, err)
 		}
 		d.Statements = append(d.Statements, Statement{Kind: KindAlter, SQL: s, TiDBOnly: true})
-		if o.PreSplit > 0 {
+		if !o.NoPreSplit {
 			sp, err := renderSplit(t, ShardRowIDSplitPoints(o.PreSplit))
 			if err != nil {
 				return nil, fmt.Errorf("render alter %s: %w", t.Name, err)
@@ -233,7 +322,13 @@ func RenderAlter(t *Table, o Options) (*DDL, error) {
 			return nil, fmt.Errorf("render alter %s: %w: column %s has a DEFAULT, which AUTO_RANDOM excludes", t.Name, ErrConflict, c.Name)
 		case t.ShardRowIDBits > 0:
 			return nil, fmt.Errorf("render alter %s: %w: the table has SHARD_ROW_ID_BITS, which AUTO_RANDOM excludes", t.Name, ErrConflict)
+		case o.RangeBits != DefaultRangeBits:
+			return nil, fmt.Errorf("render alter %s: %w: TiDB does not change the range bits of an existing column (it has %d); leave --range out, or %s", t.Name, ErrRangeBits, DefaultRangeBits, recreate)
 		}
+		if err := checkIncrementBits(o.ShardBits, o.RangeBits, !c.Unsigned); err != nil {
+			return nil, fmt.Errorf("render alter %s: %w", t.Name, err)
+		}
+		d.Notes = append(d.Notes, fmt.Sprintf("AUTO_INCREMENT on %s replaced by AUTO_RANDOM", c.Name))
 		s, err := execute("alter_table.sql.tmpl", alterView{T: t, Column: c, AutoRandomBits: o.ShardBits, RangeBits: o.RangeBits})
 		if err != nil {
 			return nil, fmt.Errorf("render alter %s: %w", t.Name, err)
@@ -303,11 +398,10 @@ func keyColumn(t *Table, s Strategy) (*Column, error) {
 	return c, nil
 }
 
-// autoRandomConflicts refuses what TiDB does not allow beside AUTO_RANDOM.
+// autoRandomConflicts refuses what TiDB does not allow beside AUTO_RANDOM
+// (an AUTO_INCREMENT is replaced, not refused).
 func autoRandomConflicts(t *Table, c *Column) error {
 	switch {
-	case c.AutoIncrement:
-		return fmt.Errorf("%w: column %s is AUTO_INCREMENT, which AUTO_RANDOM replaces; remove AUTO_INCREMENT from the input", ErrConflict, c.Name)
 	case c.HasDefault:
 		return fmt.Errorf("%w: column %s has a DEFAULT, which AUTO_RANDOM excludes; remove it from the input", ErrConflict, c.Name)
 	case t.ShardRowIDBits > 0:

@@ -95,7 +95,7 @@ func TestSeedTablesRenderEverywhere(t *testing.T) {
 				t.Fatalf("%s %s: %v", c, s, err)
 			}
 			checkDDL(t, d, false)
-			if s == tidb.StrategyShardRowID && (d.Options.ShardBits != 4 || d.Options.PreSplit != 4) {
+			if s == tidb.StrategyShardRowID && (d.Options.ShardBits != 4 || d.Options.PreSplit != 4 || d.Options.NoPreSplit) {
 				t.Errorf("default shard-rowid options %+v, want 4/4", d.Options)
 			}
 		}
@@ -110,15 +110,15 @@ func TestOptionsReachTheAST(t *testing.T) {
 		t.Fatal(err)
 	}
 	for s := 1; s <= tidb.MaxShardBits; s++ {
-		for _, p := range []int{tidb.NoPreSplit, 1, s} {
-			d, err := tidb.Render(tb, tidb.Options{ShardBits: s, PreSplit: p})
+		for _, p := range []int{-1, 1, s} {
+			d, err := tidb.Render(tb, tidb.Options{Strategy: tidb.StrategyShardRowID, ShardBits: s, PreSplit: max(p, 0), NoPreSplit: p < 0})
 			if err != nil {
 				t.Fatal(err)
 			}
 			checkDDL(t, d, false)
 		}
-		for _, r := range []int{tidb.MinRangeBits, tidb.JSSafeRangeBits, tidb.MaxRangeBits} {
-			d, err := tidb.Render(tb, tidb.Options{Strategy: tidb.StrategyAutoRandom, ShardBits: s, RangeBits: r})
+		for _, r := range []int{tidb.MinIncrementBits + 1 + s, tidb.JSSafeRangeBits, tidb.MaxRangeBits} {
+			d, err := tidb.Render(tb, tidb.Options{Strategy: tidb.StrategyAutoRandom, ShardBits: s, RangeBits: max(r, tidb.MinRangeBits)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -126,14 +126,11 @@ func TestOptionsReachTheAST(t *testing.T) {
 		}
 	}
 	for k := 1; k <= tidb.MaxRotateDigits; k++ {
-		d, err := tidb.Render(tb, tidb.Options{Strategy: tidb.StrategyRotatedInt, Digits: k, Lead: 5, IfNotExists: true})
+		d, err := tidb.Render(tb, tidb.Options{Strategy: tidb.StrategyRotatedInt, Digits: k, Lead: 5})
 		if err != nil {
 			t.Fatal(err)
 		}
 		checkDDL(t, d, false)
-		if !strings.HasPrefix(d.Statements[0].SQL, "CREATE TABLE IF NOT EXISTS ") {
-			t.Errorf("IfNotExists ignored: %.40s", d.Statements[0].SQL)
-		}
 	}
 }
 
@@ -156,18 +153,22 @@ func TestRefusals(t *testing.T) {
 		{"auto-random int key", "CREATE TABLE t (id INT PRIMARY KEY)", tidb.Options{Strategy: tidb.StrategyAutoRandom}, false, tidb.ErrKey},
 		{"auto-random composite key", "CREATE TABLE t (a BIGINT, b BIGINT, PRIMARY KEY (a, b))", tidb.Options{Strategy: tidb.StrategyAutoRandom}, false, tidb.ErrKey},
 		{"auto-random no key", "CREATE TABLE t (a BIGINT)", tidb.Options{Strategy: tidb.StrategyAutoRandom}, false, tidb.ErrKey},
-		{"auto-random with auto_increment", "CREATE TABLE t (id BIGINT AUTO_INCREMENT PRIMARY KEY)", tidb.Options{Strategy: tidb.StrategyAutoRandom}, false, tidb.ErrConflict},
+		{"auto-random range 32 leaves 26 increment bits", "CREATE TABLE t (id BIGINT PRIMARY KEY)", tidb.Options{Strategy: tidb.StrategyAutoRandom, RangeBits: 32}, false, tidb.ErrRangeBits},
+		{"auto-random unsigned 31+5 bits", "CREATE TABLE t (id BIGINT UNSIGNED PRIMARY KEY)", tidb.Options{Strategy: tidb.StrategyAutoRandom, RangeBits: 32, ShardBits: 6}, false, tidb.ErrRangeBits},
+		{"alter auto-random with a range", "CREATE TABLE t (id BIGINT AUTO_INCREMENT PRIMARY KEY CLUSTERED)", tidb.Options{Strategy: tidb.StrategyAutoRandom, RangeBits: 54}, true, tidb.ErrRangeBits},
+		{"pre-split negative", "CREATE TABLE t (a INT)", tidb.Options{PreSplit: -1}, false, tidb.ErrPreSplit},
+		{"pre-split and none", "CREATE TABLE t (a INT)", tidb.Options{PreSplit: 2, NoPreSplit: true}, false, tidb.ErrPreSplit},
 		{"auto-random with default", "CREATE TABLE t (id BIGINT DEFAULT 1 PRIMARY KEY)", tidb.Options{Strategy: tidb.StrategyAutoRandom}, false, tidb.ErrConflict},
 		{"auto-random with shard_row_id_bits", "CREATE TABLE t (id BIGINT PRIMARY KEY) SHARD_ROW_ID_BITS=4", tidb.Options{Strategy: tidb.StrategyAutoRandom}, false, tidb.ErrConflict},
-		{"shard-rowid with auto_random column", "CREATE TABLE t (id BIGINT AUTO_RANDOM PRIMARY KEY)", tidb.Options{}, false, tidb.ErrConflict},
+		{"shard-rowid with auto_random column", "CREATE TABLE t (id BIGINT AUTO_RANDOM PRIMARY KEY)", tidb.Options{Strategy: tidb.StrategyShardRowID}, false, tidb.ErrConflict},
 		{"rotated-int varchar key", "CREATE TABLE t (id VARCHAR(20) PRIMARY KEY)", tidb.Options{Strategy: tidb.StrategyRotatedInt}, false, tidb.ErrKey},
 		{"rotated-int 4 digits", "CREATE TABLE t (id BIGINT PRIMARY KEY)", tidb.Options{Strategy: tidb.StrategyRotatedInt, Digits: 4}, false, tidb.ErrDigits},
 		{"rotated-int lead 9 of 19 digits past int64", "CREATE TABLE t (id BIGINT PRIMARY KEY)", tidb.Options{Strategy: tidb.StrategyRotatedInt, IDDigits: 20, Lead: 9}, false, tidb.ErrDigits},
 		{"rotated-int with auto_increment", "CREATE TABLE t (id BIGINT AUTO_INCREMENT PRIMARY KEY)", tidb.Options{Strategy: tidb.StrategyRotatedInt}, false, tidb.ErrConflict},
-		{"range on shard-rowid", "CREATE TABLE t (a INT)", tidb.Options{RangeBits: 54}, false, tidb.ErrOptionNotApplicable},
+		{"range on shard-rowid", "CREATE TABLE t (a INT)", tidb.Options{Strategy: tidb.StrategyShardRowID, RangeBits: 54}, false, tidb.ErrOptionNotApplicable},
 		{"digits on auto-random", "CREATE TABLE t (id BIGINT PRIMARY KEY)", tidb.Options{Strategy: tidb.StrategyAutoRandom, Digits: 2}, false, tidb.ErrOptionNotApplicable},
 		{"unknown strategy", "CREATE TABLE t (a INT)", tidb.Options{Strategy: "hash"}, false, tidb.ErrInvalidStrategy},
-		{"alter clustered key to shard-rowid", "CREATE TABLE t (id BIGINT PRIMARY KEY CLUSTERED)", tidb.Options{}, true, tidb.ErrAlterNotAllowed},
+		{"alter clustered key to shard-rowid", "CREATE TABLE t (id BIGINT PRIMARY KEY CLUSTERED)", tidb.Options{Strategy: tidb.StrategyShardRowID}, true, tidb.ErrAlterNotAllowed},
 		{"alter key of unknown clustering", "CREATE TABLE t (id VARCHAR(9) PRIMARY KEY)", tidb.Options{}, true, tidb.ErrAlterNotAllowed},
 		{"alter lowers shard bits", "CREATE TABLE t (a INT) SHARD_ROW_ID_BITS=6", tidb.Options{}, true, tidb.ErrShardBits},
 		{"alter adds auto_random to plain column", "CREATE TABLE t (id BIGINT PRIMARY KEY CLUSTERED)", tidb.Options{Strategy: tidb.StrategyAutoRandom}, true, tidb.ErrAlterNotAllowed},
@@ -201,6 +202,7 @@ func TestParseRefusals(t *testing.T) {
 		"CREATE TABLE": tidb.ErrParse,
 		"SELECT 1":     tidb.ErrNotCreateTable,
 		"CREATE TABLE a (x INT); CREATE TABLE b (y INT)": tidb.ErrNotCreateTable,
+		"ALTER TABLE a ADD COLUMN b INT":                 tidb.ErrNotCreateTable,
 		"CREATE TABLE a LIKE b":                          tidb.ErrNotCreateTable,
 		"CREATE TABLE a AS SELECT 1 AS x":                tidb.ErrNotCreateTable,
 		"CREATE TEMPORARY TABLE a (x INT)":               tidb.ErrNotCreateTable,

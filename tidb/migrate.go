@@ -2,16 +2,22 @@ package tidb
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
 	"path"
-	"sort"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing/fstest"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/pingcap/tidb/pkg/parser"
 	"github.com/pressly/goose/v3"
 )
 
@@ -20,27 +26,41 @@ var (
 	// ErrInvalidDSN is returned by DSN and Open when go-sql-driver/mysql
 	// cannot parse the DSN.
 	ErrInvalidDSN = errors.New("invalid MySQL DSN")
-	// ErrInvalidTableName is returned by NewProvider when the goose version
+	// ErrInvalidTableName is returned by NewMigrator when the goose version
 	// table name is not a plain identifier (optionally schema-qualified).
 	ErrInvalidTableName = errors.New("invalid goose version table name")
-	// ErrMigrationFile is returned by NewProvider when a TiDB-only migration
-	// file does not hold exactly one Up statement.
+	// ErrMigrationFile is returned by ReadDir and NewMigrator when a file
+	// is not a goose migration shardid can run (a TiDB-only file must hold
+	// exactly one Up statement), and by Migrations when two steps would get
+	// the same file name or version.
 	ErrMigrationFile = errors.New("malformed migration file")
+	// ErrNoMigrations is returned by ReadDir when the directory is missing
+	// or holds no NNNNN_name.sql file.
+	ErrNoMigrations = errors.New("no goose migrations")
+	// ErrTableExists is returned by Migrator.Up when a CREATE TABLE
+	// migration meets a table that already exists. Nothing is recorded:
+	// shardid creates tables, it never adopts one, because the migration's
+	// Down would drop a table (and its rows) it did not create.
+	ErrTableExists = errors.New("table already exists")
 )
 
 // TiDBOnlyMarker is the comment line that marks a migration file whose
 // statement only TiDB accepts (SPLIT TABLE). The stock goose CLI runs such a
-// file as plain SQL, so point it at TiDB; NewProvider runs it only when the
+// file as plain SQL, so point it at TiDB; a Migrator runs it only when the
 // server is TiDB and records it as applied everywhere.
 const TiDBOnlyMarker = "shardid: TiDB only; on other servers `shardid tidb up` records this migration without running it."
 
 // DSN returns dsn with parseTime=true added (goose's tidb dialect scans
 // timestamps into time.Time), checked by go-sql-driver/mysql. It returns an
-// error wrapping ErrInvalidDSN.
+// error wrapping ErrInvalidDSN; a URL (mysql://…) gets a hint at the form
+// go-sql-driver/mysql wants.
 func DSN(dsn string) (string, error) {
+	if strings.Contains(dsn, "://") {
+		return "", fmt.Errorf("%w: a URL; go-sql-driver/mysql wants user:password@tcp(host:4000)/db", ErrInvalidDSN)
+	}
 	cfg, err := mysql.ParseDSN(dsn)
 	if err != nil {
-		return "", fmt.Errorf("%w: %v", ErrInvalidDSN, err)
+		return "", fmt.Errorf("%w: %v (want user:password@tcp(host:4000)/db)", ErrInvalidDSN, err)
 	}
 	cfg.ParseTime = true
 	return cfg.FormatDSN(), nil
@@ -63,47 +83,151 @@ func Open(dsn string) (*sql.DB, error) {
 	return sql.OpenDB(conn), nil
 }
 
+// Migration is one goose migration file holding one statement.
+type Migration struct {
+	// Version is the goose version.
+	Version int64
+	// Name is the file name, VERSION_KIND_TABLE.sql.
+	Name string
+	// Kind is what the statement does ("" for a file shardid did not
+	// write).
+	Kind Kind
+	// Table is the table the statement works on, schema-qualified when the
+	// input was ("" for a file shardid did not write).
+	Table string
+	// TiDBOnly marks a statement only TiDB runs (TiDBOnlyMarker).
+	TiDBOnly bool
+	// Text is the file's content.
+	Text string
+}
+
+// MigrationOptions says how Migrations numbers the files. The zero value
+// derives each version from the statement.
+type MigrationOptions struct {
+	// Dir is an existing goose directory to continue (tidb gen), or nil.
+	//
+	// Nil derives each file's version from its statement text (a hash, at
+	// most 2^53): the same statement always gets the same version, so the
+	// goose history says whether exactly that statement was applied,
+	// whatever was applied before or after it, and a changed table is a new
+	// version (whose CREATE then meets the existing table and is refused).
+	// Such versions are not in apply order: run them with a Migrator, which
+	// applies them in the order given.
+	//
+	// A directory keeps the numbering the stock goose CLI expects: a step
+	// (kind and table) that already has a file there keeps that file's name
+	// and version, so rendering the same input again gives identical files
+	// and a changed step gives a changed file (which internal/migdir
+	// refuses to overwrite); new steps are numbered after the highest
+	// version present.
+	Dir fs.FS
+}
+
 // migrationView is the data of migration.sql.tmpl.
 type migrationView struct {
-	Comment        string
+	Comment        []string
 	TiDBOnly       bool
 	TiDBOnlyMarker string
 	Up, Down       string
 }
 
-// Migrations returns goose migration files for the rendered tables, one
-// statement per file, numbered from first (00001_create_t.sql,
-// 00002_split_t.sql, …) and keyed by file name. Every file runs outside a
-// transaction (TiDB DDL is not transactional); CREATE TABLE files use IF
-// NOT EXISTS, so a rerun after a failure completes, and drop the table on
-// Down. SPLIT TABLE files carry TiDBOnlyMarker.
-func Migrations(ddls []*DDL, first int64) (map[string]string, error) {
-	files := map[string]string{}
-	v := first
+// Migrations returns goose migration files for the rendered tables, in the
+// order they must run: one statement per file, each outside a transaction
+// (TiDB DDL is not transactional), wrapped in StatementBegin/End so that
+// goose never splits it. A CREATE TABLE file creates the table without IF
+// NOT EXISTS (a table that already exists is refused, never adopted) and
+// drops it on Down; SPLIT TABLE files carry TiDBOnlyMarker. It returns
+// errors wrapping ErrMigrationFile.
+func Migrations(ddls []*DDL, o MigrationOptions) ([]Migration, error) {
+	var existing map[string]string // step → file name in o.Dir
+	var next int64 = 1
+	if o.Dir != nil {
+		var err error
+		if existing, next, err = steps(o.Dir); err != nil {
+			return nil, err
+		}
+	}
+	var out []Migration
+	seen := map[string]string{} // name or version → table
 	for _, d := range ddls {
 		drop, err := execute("drop_table.sql.tmpl", d.Table)
 		if err != nil {
 			return nil, fmt.Errorf("migrations %s: %w", d.Table.Name, err)
 		}
 		for _, s := range d.Statements {
-			mv := migrationView{Up: s.SQL, TiDBOnly: s.TiDBOnly, TiDBOnlyMarker: TiDBOnlyMarker}
-			mv.Comment = fmt.Sprintf("%s %s, strategy %s", s.Kind, d.Table.QualifiedName(), d.Options.Strategy)
+			mv := migrationView{TiDBOnly: s.TiDBOnly, TiDBOnlyMarker: TiDBOnlyMarker, Up: s.SQL, Down: s.down}
+			mv.Comment = append(mv.Comment, fmt.Sprintf("%s %s, strategy %s: %s", s.Kind, d.Table.QualifiedName(), d.Options.Strategy, d.Reason))
 			if s.Kind == KindCreate {
-				if !strings.Contains(s.SQL, "CREATE TABLE IF NOT EXISTS") {
-					return nil, fmt.Errorf("migrations %s: %w: CREATE TABLE without IF NOT EXISTS would fail on a rerun; render with Options.IfNotExists", d.Table.Name, ErrMigrationFile)
+				mv.Up, mv.Down = s.plain, drop
+				for _, n := range d.Notes {
+					mv.Comment = append(mv.Comment, "changed: "+n)
 				}
-				mv.Down = drop
+				if d.Table.IfNotExists {
+					mv.Comment = append(mv.Comment, "changed: IF NOT EXISTS left out: a table that already exists is refused, never adopted")
+				}
+				for _, w := range d.Warnings {
+					mv.Comment = append(mv.Comment, "hotspot: "+w)
+				}
+			}
+			for i, c := range mv.Comment { // keep goose from reading a name as an annotation
+				mv.Comment[i] = strings.ReplaceAll(c, "+goose", "+ goose")
 			}
 			text, err := execute("migration.sql.tmpl", mv)
 			if err != nil {
 				return nil, fmt.Errorf("migrations %s: %w", d.Table.Name, err)
 			}
-			name := fmt.Sprintf("%05d_%s_%s.sql", v, s.Kind, fileWord(d.Table.Name))
-			files[name] = text + "\n"
-			v++
+			step := string(s.Kind) + "_" + fileWord(d.Table.QualifiedName())
+			m := Migration{Kind: s.Kind, Table: d.Table.QualifiedName(), TiDBOnly: s.TiDBOnly, Text: text + "\n"}
+			switch name, ok := existing[step]; {
+			case o.Dir == nil:
+				m.Version = contentVersion(mv.Up)
+				m.Name = fmt.Sprintf("%d_%s.sql", m.Version, step)
+			case ok:
+				m.Name = name
+				m.Version, _ = goose.NumericComponent(name)
+			default:
+				m.Version, next = next, next+1
+				m.Name = fmt.Sprintf("%05d_%s.sql", m.Version, step)
+			}
+			for _, key := range []string{step, strconv.FormatInt(m.Version, 10)} {
+				if other, dup := seen[key]; dup {
+					return nil, fmt.Errorf("%w: %s %s and %s would share the migration %s (tables must differ in more than case and punctuation, and appear once)", ErrMigrationFile, s.Kind, other, m.Table, m.Name)
+				}
+				seen[key] = m.Table
+			}
+			out = append(out, m)
 		}
 	}
-	return files, nil
+	return out, nil
+}
+
+// contentVersion derives a goose version from a statement: the first 53
+// bits of its SHA-256, plus one (versions start at 1). 53 bits keep it
+// exact wherever the version table is read as a double (JavaScript, JSON).
+func contentVersion(stmt string) int64 {
+	h := sha256.Sum256([]byte(stmt))
+	return int64(binary.BigEndian.Uint64(h[:8])>>11) + 1
+}
+
+// steps maps each migration file in dir to its step (the name after the
+// version) and returns one more than the highest version.
+func steps(dir fs.FS) (map[string]string, int64, error) {
+	names, err := fs.Glob(dir, "*.sql")
+	if err != nil {
+		return nil, 0, fmt.Errorf("list migrations: %w", err)
+	}
+	out := map[string]string{}
+	var top int64
+	for _, n := range names {
+		v, err := goose.NumericComponent(n)
+		if err != nil {
+			continue
+		}
+		top = max(top, v)
+		_, step, _ := strings.Cut(strings.TrimSuffix(n, ".sql"), "_")
+		out[step] = n
+	}
+	return out, top + 1, nil
 }
 
 // fileWord lower-cases a table name and keeps letters, digits and _, so it
@@ -120,16 +244,64 @@ func fileWord(s string) string {
 	return sb.String()
 }
 
-// MapFS returns files (name → content) as a file system for NewProvider.
-func MapFS(files map[string]string) fs.FS {
+// Files returns the migrations as file name → content, for
+// internal/migdir.Write or MapFS.
+func Files(ms []Migration) map[string][]byte {
+	out := make(map[string][]byte, len(ms))
+	for _, m := range ms {
+		out[m.Name] = []byte(m.Text)
+	}
+	return out
+}
+
+// ReadDir reads the goose migration files (NNNNN_name.sql) at the root of
+// fsys, in version order, as tidb gen writes them (files written by hand
+// are read too; their Kind and Table stay empty). It returns errors
+// wrapping ErrNoMigrations and ErrMigrationFile.
+func ReadDir(fsys fs.FS) ([]Migration, error) {
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNoMigrations, err)
+	}
+	var out []Migration
+	for _, e := range entries {
+		if e.IsDir() || path.Ext(e.Name()) != ".sql" {
+			continue
+		}
+		v, err := goose.NumericComponent(e.Name())
+		if err != nil {
+			return nil, fmt.Errorf("%w %s: %v (want NNNNN_name.sql)", ErrMigrationFile, e.Name(), err)
+		}
+		b, err := fs.ReadFile(fsys, e.Name())
+		if err != nil {
+			return nil, fmt.Errorf("read migration: %w", err)
+		}
+		m := Migration{Version: v, Name: e.Name(), Text: string(b), TiDBOnly: strings.Contains(string(b), TiDBOnlyMarker)}
+		_, step, _ := strings.Cut(strings.TrimSuffix(e.Name(), ".sql"), "_")
+		for _, k := range []Kind{KindCreate, KindAlter, KindSplit, KindIndex} {
+			if rest, ok := strings.CutPrefix(step, string(k)+"_"); ok && strings.Contains(m.Text, "-- Rendered by shardid: ") {
+				m.Kind, m.Table = k, rest
+			}
+		}
+		out = append(out, m)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w: no NNNNN_name.sql files (write them with shardid tidb gen)", ErrNoMigrations)
+	}
+	slices.SortFunc(out, func(a, b Migration) int { return int(min(max(a.Version-b.Version, -1), 1)) })
+	return out, nil
+}
+
+// MapFS returns files (name → content) as a file system.
+func MapFS(files map[string][]byte) fs.FS {
 	m := fstest.MapFS{}
 	for name, text := range files {
-		m[name] = &fstest.MapFile{Data: []byte(text), Mode: 0o644}
+		m[name] = &fstest.MapFile{Data: text, Mode: 0o644}
 	}
 	return m
 }
 
-// ProviderOptions configures NewProvider. The zero value uses goose's
+// ProviderOptions configures NewMigrator. The zero value uses goose's
 // default version table, goose_db_version, in the DSN's database.
 type ProviderOptions struct {
 	// TableName is the goose version table, unquoted: name or
@@ -140,64 +312,173 @@ type ProviderOptions struct {
 	Verbose bool
 }
 
-// NewProvider returns a goose Provider (tidb dialect) over db for the
-// migrations at the root of fsys. Files marked with TiDBOnlyMarker become Go
+// Validate returns an error wrapping ErrInvalidTableName for a bad
+// TableName.
+func (o ProviderOptions) Validate() error {
+	if o.TableName == "" {
+		return nil
+	}
+	return checkTableName(o.TableName)
+}
+
+// Migrator applies a list of migrations, in the list's order, with goose's
+// tidb dialect over go-sql-driver/mysql. TiDB-only files become Go
 // migrations that run their statement only when the server says it is
 // TiDB (SELECT VERSION()), so the same migrations apply to MySQL and
-// MariaDB. It returns errors wrapping ErrInvalidTableName and
-// ErrMigrationFile, and goose's own errors.
-func NewProvider(db *sql.DB, fsys fs.FS, o ProviderOptions) (*goose.Provider, error) {
-	opts := []goose.ProviderOption{goose.WithDisableGlobalRegistry(true), goose.WithVerbose(o.Verbose)}
+// MariaDB, where they are recorded without running.
+type Migrator struct {
+	db   *sql.DB
+	p    *goose.Provider
+	list []Migration
+
+	mu      sync.Mutex
+	tidb    *bool          // whether the server is TiDB, asked once
+	skipped map[int64]bool // TiDB-only versions recorded without running
+}
+
+// NewMigrator returns a Migrator for ms (from Migrations or ReadDir) over
+// db. It returns errors wrapping ErrInvalidTableName and ErrMigrationFile,
+// and goose's own errors.
+func NewMigrator(db *sql.DB, ms []Migration, o ProviderOptions) (*Migrator, error) {
+	m := &Migrator{db: db, list: ms, skipped: map[int64]bool{}}
+	opts := []goose.ProviderOption{goose.WithDisableGlobalRegistry(true), goose.WithVerbose(o.Verbose), goose.WithAllowOutofOrder(true)}
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
 	if o.TableName != "" {
-		if err := checkTableName(o.TableName); err != nil {
-			return nil, err
-		}
 		opts = append(opts, goose.WithTableName(o.TableName))
 	}
-	names, err := fs.Glob(fsys, "*.sql")
-	if err != nil {
-		return nil, fmt.Errorf("list migrations: %w", err)
-	}
-	sort.Strings(names)
+	files := map[string][]byte{}
 	var exclude []string
 	var gos []*goose.Migration
-	for _, name := range names {
-		b, err := fs.ReadFile(fsys, name)
-		if err != nil {
-			return nil, fmt.Errorf("read migration: %w", err)
-		}
-		text := string(b)
-		if !strings.Contains(text, TiDBOnlyMarker) {
+	for _, mg := range ms {
+		files[mg.Name] = []byte(mg.Text)
+		if !mg.TiDBOnly {
 			continue
 		}
-		version, err := goose.NumericComponent(name)
+		stmt, err := upStatement(mg.Text)
 		if err != nil {
-			return nil, fmt.Errorf("%w %s: %v", ErrMigrationFile, name, err)
+			return nil, fmt.Errorf("%w %s: %v", ErrMigrationFile, mg.Name, err)
 		}
-		stmt, err := upStatement(text)
-		if err != nil {
-			return nil, fmt.Errorf("%w %s: %v", ErrMigrationFile, name, err)
-		}
-		exclude = append(exclude, path.Base(name))
-		gos = append(gos, goose.NewGoMigration(version, &goose.GoFunc{RunDB: tidbOnly(stmt)}, &goose.GoFunc{RunDB: func(context.Context, *sql.DB) error { return nil }}))
+		exclude = append(exclude, mg.Name)
+		gos = append(gos, goose.NewGoMigration(mg.Version, &goose.GoFunc{RunDB: m.tidbOnly(mg.Version, stmt)}, &goose.GoFunc{RunDB: func(context.Context, *sql.DB) error { return nil }}))
 	}
 	if len(exclude) > 0 {
 		opts = append(opts, goose.WithExcludeNames(exclude), goose.WithGoMigrations(gos...))
 	}
-	p, err := goose.NewProvider(goose.DialectTiDB, db, fsys, opts...)
+	p, err := goose.NewProvider(goose.DialectTiDB, db, MapFS(files), opts...)
 	if err != nil {
 		return nil, fmt.Errorf("goose provider: %w", err)
 	}
-	return p, nil
+	m.p = p
+	return m, nil
 }
 
-// tidbOnly returns a migration function that runs stmt on TiDB and does
-// nothing elsewhere.
-func tidbOnly(stmt string) func(context.Context, *sql.DB) error {
+// Provider returns the goose Provider underneath, for what Migrator does
+// not offer (Down, DownTo); its Up applies in version order, which for
+// content versions (MigrationOptions.Dir nil) is not the order needed.
+func (m *Migrator) Provider() *goose.Provider { return m.p }
+
+// Result is what Up did with one migration.
+type Result struct {
+	// Migration is the file.
+	Migration Migration
+	// Applied is false when goose's history already held it (nothing ran).
+	Applied bool
+	// Skipped reports a TiDB-only statement recorded without running
+	// because the server is not TiDB.
+	Skipped bool
+	// Duration is how long it took.
+	Duration time.Duration
+}
+
+// Up applies the pending migrations in the list's order and returns a
+// result for every migration, applied now or before. It stops at the first
+// failure, which leaves that migration unrecorded; an existing table gives
+// an error wrapping ErrTableExists.
+func (m *Migrator) Up(ctx context.Context) ([]Result, error) {
+	st, err := m.Status(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []Result
+	for _, s := range st {
+		if s.Applied {
+			out = append(out, Result{Migration: s.Migration})
+			continue
+		}
+		r, err := m.p.ApplyVersion(ctx, s.Migration.Version, true)
+		if errors.Is(err, goose.ErrAlreadyApplied) { // applied meanwhile by another run
+			out = append(out, Result{Migration: s.Migration})
+			continue
+		}
+		if err != nil {
+			var me *mysql.MySQLError
+			if errors.As(err, &me) && me.Number == 1050 {
+				return out, fmt.Errorf("%s: %w: %s (error %d); shardid tidb up creates tables, it never adopts one, because its Down would drop a table it did not create. Compare SHOW CREATE TABLE with shardid tidb render; for an existing table use render --alter; if an earlier run created it and stopped before recording, drop it and run up again", s.Migration.Name, ErrTableExists, me.Message, me.Number)
+			}
+			return out, fmt.Errorf("%s: %w", s.Migration.Name, err)
+		}
+		m.mu.Lock()
+		skipped := m.skipped[s.Migration.Version]
+		m.mu.Unlock()
+		out = append(out, Result{Migration: s.Migration, Applied: true, Skipped: skipped, Duration: r.Duration})
+	}
+	return out, nil
+}
+
+// Status is one migration's state in the goose history.
+type Status struct {
+	// Migration is the file.
+	Migration Migration
+	// Applied reports that the history holds it, since AppliedAt.
+	Applied   bool
+	AppliedAt time.Time
+}
+
+// Status returns the state of every migration, in the list's order.
+func (m *Migrator) Status(ctx context.Context) ([]Status, error) {
+	st, err := m.p.Status(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("goose status: %w", err)
+	}
+	byVersion := map[int64]*goose.MigrationStatus{}
+	for _, s := range st {
+		byVersion[s.Source.Version] = s
+	}
+	out := make([]Status, 0, len(m.list))
+	for _, mg := range m.list {
+		s := Status{Migration: mg}
+		if gs := byVersion[mg.Version]; gs != nil && gs.State == goose.StateApplied {
+			s.Applied, s.AppliedAt = true, gs.AppliedAt
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// tidbOnly returns a migration function that runs stmt on TiDB and records
+// the version as skipped elsewhere.
+func (m *Migrator) tidbOnly(version int64, stmt string) func(context.Context, *sql.DB) error {
 	return func(ctx context.Context, db *sql.DB) error {
-		ok, err := IsTiDB(ctx, db)
-		if err != nil || !ok {
-			return err
+		m.mu.Lock()
+		known := m.tidb
+		m.mu.Unlock()
+		if known == nil {
+			ok, err := IsTiDB(ctx, db)
+			if err != nil {
+				return err
+			}
+			known = &ok
+			m.mu.Lock()
+			m.tidb = known
+			m.mu.Unlock()
+		}
+		if !*known {
+			m.mu.Lock()
+			m.skipped[version] = true
+			m.mu.Unlock()
+			return nil
 		}
 		if _, err := db.ExecContext(ctx, stmt); err != nil {
 			return fmt.Errorf("run %.40s…: %w", stmt, err)
@@ -217,7 +498,8 @@ func IsTiDB(ctx context.Context, db *sql.DB) (bool, error) {
 }
 
 // upStatement returns the single statement between "-- +goose Up" and
-// "-- +goose Down", without comment lines and the final semicolon.
+// "-- +goose Down", without comment lines and the final semicolon,
+// checked with TiDB's parser.
 func upStatement(text string) (string, error) {
 	_, up, ok := strings.Cut(text, "-- +goose Up\n")
 	if !ok {
@@ -230,11 +512,12 @@ func upStatement(text string) (string, error) {
 			lines = append(lines, l)
 		}
 	}
-	stmt := strings.TrimSpace(strings.Join(lines, "\n"))
-	if !strings.HasSuffix(stmt, ";") || strings.Count(stmt, ";") != 1 {
-		return "", errors.New("want exactly one Up statement ending in ;")
+	stmt := strings.TrimSuffix(strings.TrimSpace(strings.Join(lines, "\n")), ";")
+	stmts, _, err := parser.New().Parse(stmt, "", "")
+	if err != nil || len(stmts) != 1 {
+		return "", fmt.Errorf("want exactly one Up statement (%d found, %v)", len(stmts), err)
 	}
-	return strings.TrimSuffix(stmt, ";"), nil
+	return stmt, nil
 }
 
 // checkTableName returns an error wrapping ErrInvalidTableName unless name
@@ -252,22 +535,4 @@ func checkTableName(name string) error {
 		}
 	}
 	return nil
-}
-
-// NextVersion returns one more than the highest goose version among the
-// *.sql files at the root of fsys, or 1 when there are none.
-func NextVersion(fsys fs.FS) (int64, error) {
-	names, err := fs.Glob(fsys, "*.sql")
-	if err != nil {
-		return 0, err
-	}
-	var top int64
-	for _, n := range names {
-		v, err := goose.NumericComponent(n)
-		if err != nil {
-			continue
-		}
-		top = max(top, v)
-	}
-	return top + 1, nil
 }

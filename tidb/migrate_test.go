@@ -10,12 +10,9 @@ import (
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
-	"github.com/pressly/goose/v3"
 	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/tidb"
 )
-
-func TestMain(m *testing.M) { testsrv.Main(m) }
 
 // seedDDL renders both seed tables under s, for migrations.
 func seedDDL(t *testing.T, s tidb.Strategy) []*tidb.DDL {
@@ -26,14 +23,28 @@ func seedDDL(t *testing.T, s tidb.Strategy) []*tidb.DDL {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tb, err := tidb.Parse(string(b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		o := tidb.Options{Strategy: s, IfNotExists: true}
-		if s == tidb.StrategyRotatedInt {
-			o.Lead = 5
-		}
+		out = append(out, renderSQL(t, string(b), seedOptions(s))...)
+	}
+	return out
+}
+
+func seedOptions(s tidb.Strategy) tidb.Options {
+	o := tidb.Options{Strategy: s}
+	if s == tidb.StrategyRotatedInt {
+		o.Lead = 5
+	}
+	return o
+}
+
+// renderSQL parses a script and renders every table under o.
+func renderSQL(t *testing.T, script string, o tidb.Options) []*tidb.DDL {
+	t.Helper()
+	s, err := tidb.ParseScript(script, tidb.ScriptOptions{SkipData: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*tidb.DDL
+	for _, tb := range s.Tables {
 		d, err := tidb.Render(tb, o)
 		if err != nil {
 			t.Fatal(err)
@@ -43,49 +54,51 @@ func seedDDL(t *testing.T, s tidb.Strategy) []*tidb.DDL {
 	return out
 }
 
-// TestMigrationsOnePerFile checks the goose files: one statement each, no
-// transaction, IF NOT EXISTS on CREATE, the TiDB-only marker on SPLIT only.
-func TestMigrationsOnePerFile(t *testing.T) {
-	files, err := tidb.Migrations(seedDDL(t, tidb.StrategyRotatedInt), 1)
+func migrations(t *testing.T, ddls []*tidb.DDL) []tidb.Migration {
+	t.Helper()
+	ms, err := tidb.Migrations(ddls, tidb.MigrationOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) != 4 {
-		t.Fatalf("got %d files, want create+split for two tables", len(files))
-	}
-	for name, text := range files {
-		if !strings.HasPrefix(text, "-- +goose NO TRANSACTION\n") {
-			t.Errorf("%s does not start with NO TRANSACTION", name)
-		}
-		up, _, _ := strings.Cut(text[strings.Index(text, "-- +goose Up"):], "-- +goose Down")
-		if n := strings.Count(up, ";"); n != 1 {
-			t.Errorf("%s has %d Up statements, want 1", name, n)
-		}
-		split := strings.Contains(name, "_split_")
-		if split != strings.Contains(text, tidb.TiDBOnlyMarker) {
-			t.Errorf("%s: TiDB-only marker %v, want %v", name, !split, split)
-		}
-		if strings.Contains(name, "_create_") && !strings.Contains(text, "CREATE TABLE IF NOT EXISTS") {
-			t.Errorf("%s: CREATE without IF NOT EXISTS", name)
-		}
-	}
-	if _, ok := files["00001_create_t_tx_global_list.sql"]; !ok {
-		t.Errorf("names: %v", keys(files))
-	}
-	// Without IfNotExists a rerun would fail: refused.
-	d := seedDDL(t, tidb.StrategyShardRowID)[0]
-	d.Statements[0].SQL = strings.Replace(d.Statements[0].SQL, "IF NOT EXISTS ", "", 1)
-	if _, err := tidb.Migrations([]*tidb.DDL{d}, 1); !errors.Is(err, tidb.ErrMigrationFile) {
-		t.Errorf("CREATE without IF NOT EXISTS: %v", err)
-	}
+	return ms
 }
 
-func keys(m map[string]string) []string {
-	var k []string
-	for n := range m {
-		k = append(k, n)
+// TestMigrationsOnePerFile checks the goose files: one statement each
+// between StatementBegin/End, no transaction, plain CREATE (no IF NOT
+// EXISTS), the TiDB-only marker on SPLIT only, versions that follow the
+// statement alone.
+func TestMigrationsOnePerFile(t *testing.T) {
+	ms := migrations(t, seedDDL(t, tidb.StrategyRotatedInt))
+	if len(ms) != 4 {
+		t.Fatalf("got %d files, want create+split for two tables", len(ms))
 	}
-	return k
+	for _, m := range ms {
+		text := m.Text
+		if !strings.HasPrefix(text, "-- +goose NO TRANSACTION\n") {
+			t.Errorf("%s does not start with NO TRANSACTION", m.Name)
+		}
+		if !strings.Contains(text, "-- +goose Up\n-- +goose StatementBegin\n") || strings.Count(text, "-- +goose StatementEnd") < 1 {
+			t.Errorf("%s: Up not wrapped in StatementBegin/End:\n%s", m.Name, text)
+		}
+		if m.TiDBOnly != (m.Kind == tidb.KindSplit) || m.TiDBOnly != strings.Contains(text, tidb.TiDBOnlyMarker) {
+			t.Errorf("%s: TiDB-only %v, kind %s", m.Name, m.TiDBOnly, m.Kind)
+		}
+		if strings.Contains(text, "IF NOT EXISTS") {
+			t.Errorf("%s: a migration must not adopt an existing table:\n%s", m.Name, text)
+		}
+		if !strings.HasPrefix(m.Name, fmt.Sprint(m.Version, "_", m.Kind, "_")) || m.Version < 1 || m.Version > 1<<53 {
+			t.Errorf("name %s, version %d", m.Name, m.Version)
+		}
+	}
+	again := migrations(t, seedDDL(t, tidb.StrategyRotatedInt))
+	other := migrations(t, seedDDL(t, tidb.StrategyShardRowID))
+	if again[0].Version != ms[0].Version || other[0].Version == ms[0].Version {
+		t.Errorf("versions must follow the statement: %d, again %d, other strategy %d", ms[0].Version, again[0].Version, other[0].Version)
+	}
+	// The same table twice is refused, not silently merged.
+	if _, err := tidb.Migrations(append(seedDDL(t, tidb.StrategyShardRowID), seedDDL(t, tidb.StrategyShardRowID)...), tidb.MigrationOptions{}); !errors.Is(err, tidb.ErrMigrationFile) {
+		t.Errorf("duplicate tables: %v", err)
+	}
 }
 
 // TestDSNAddsParseTime checks that parseTime=true is added and the rest kept.
@@ -101,62 +114,82 @@ func TestDSNAddsParseTime(t *testing.T) {
 	if !cfg.ParseTime || cfg.User != "u" || cfg.Addr != "db:4000" || cfg.DBName != "app" || !strings.Contains(got, "charset=utf8mb4") {
 		t.Errorf("DSN(%q) = %q", "u:p@tcp(db:4000)/app?charset=utf8mb4", got)
 	}
-	if _, err := tidb.DSN("no slash here"); !errors.Is(err, tidb.ErrInvalidDSN) {
-		t.Errorf("bad DSN: %v", err)
+	for _, bad := range []string{"no slash here", "mysql://u:p@db:4000/app", "u@db:4000/app"} {
+		_, err := tidb.DSN(bad)
+		if !errors.Is(err, tidb.ErrInvalidDSN) || !strings.Contains(err.Error(), "@tcp(host:4000)/db") || strings.Contains(err.Error(), ":p@") {
+			t.Errorf("DSN(%q): %v", bad, err)
+		}
 	}
 }
 
-// applyAll runs goose Up for the files over dsn and returns the results.
-func applyAll(t *testing.T, dsn string, files map[string]string, table string) (*goose.Provider, []*goose.MigrationResult) {
+// up applies ms to dsn with a Migrator and returns it with the results.
+func up(t *testing.T, dsn string, ms []tidb.Migration, table string) (*tidb.Migrator, []tidb.Result, error) {
 	t.Helper()
 	db, err := tidb.Open(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	p, err := tidb.NewProvider(db, tidb.MapFS(files), tidb.ProviderOptions{TableName: table})
+	m, err := tidb.NewMigrator(db, ms, tidb.ProviderOptions{TableName: table})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := p.Up(context.Background())
-	if err != nil {
-		t.Fatalf("goose up: %v", err)
+	res, err := m.Up(context.Background())
+	return m, res, err
+}
+
+func countApplied(res []tidb.Result) int {
+	n := 0
+	for _, r := range res {
+		if r.Applied {
+			n++
+		}
 	}
-	return p, res
+	return n
+}
+
+// showCreate returns SHOW CREATE TABLE, or "" when the table is missing.
+func showCreate(t *testing.T, dsn, table string) string {
+	t.Helper()
+	db, err := tidb.Open(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var name, create string
+	if err := db.QueryRow("SHOW CREATE TABLE `"+table+"`").Scan(&name, &create); err != nil {
+		return ""
+	}
+	return create
 }
 
 // TestSeedTablesThroughGoose applies both seed tables under every strategy
-// through goose's tidb dialect and go-sql-driver/mysql to a real MariaDB
-// (the TiDB clauses are comments there, SPLIT TABLE is recorded without
-// running), then checks: the tables exist with their key and indexes, a
-// second Up applies nothing, and Status reports every version applied in
-// the named version table. With TIDB_TEST_DSN set, the same runs on TiDB.
+// through goose's tidb dialect to a real TiDB and a real MariaDB (the TiDB
+// clauses are comments there, SPLIT TABLE is recorded without running),
+// then checks: the tables exist with their key, indexes and (on TiDB) the
+// strategy's options in SHOW CREATE TABLE, a second Up applies nothing,
+// and the named version table holds every version.
 func TestSeedTablesThroughGoose(t *testing.T) {
 	for _, target := range targets(t) {
 		for _, s := range tidb.Strategies() {
 			t.Run(target.name+"/"+string(s), func(t *testing.T) {
-				dsn := target.database(t, "seed_"+strings.ReplaceAll(string(s), "-", "_"))
-				files, err := tidb.Migrations(seedDDL(t, s), 1)
-				if err != nil {
-					t.Fatal(err)
+				t.Parallel()
+				dsn := target.database(t)
+				ms := migrations(t, seedDDL(t, s))
+				m, res, err := up(t, dsn, ms, "shardid_goose")
+				if err != nil || countApplied(res) != len(ms) {
+					t.Fatalf("applied %d of %d migrations: %v", countApplied(res), len(ms), err)
 				}
-				p, res := applyAll(t, dsn, files, "shardid_goose")
-				if len(res) != len(files) {
-					t.Fatalf("applied %d migrations, want %d", len(res), len(files))
+				for _, r := range res {
+					if r.Skipped != (r.Migration.TiDBOnly && !target.tidb) {
+						t.Errorf("%s: skipped %v on %s", r.Migration.Name, r.Skipped, target.name)
+					}
 				}
-				db, err := tidb.Open(dsn)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer db.Close()
 				for _, tc := range []struct{ table, key, index string }{
 					{"T_TX_GLOBAL_LIST", "global_tx_no", "index1"},
 					{"T_TX_BRANCH_LIST", "branch_tx_no", "index3"},
 				} {
-					var name, create string
-					if err := db.QueryRow("SHOW CREATE TABLE "+tc.table).Scan(&name, &create); err != nil {
-						t.Fatal(err)
-					}
+					create := showCreate(t, dsn, tc.table)
 					if !strings.Contains(create, "PRIMARY KEY (`"+tc.key+"`)") || !strings.Contains(create, "KEY `"+tc.index+"`") {
 						t.Errorf("%s lacks its key or index:\n%s", tc.table, create)
 					}
@@ -164,64 +197,126 @@ func TestSeedTablesThroughGoose(t *testing.T) {
 						assertTiDBOptions(t, s, create)
 					}
 				}
-				again, err := p.Up(context.Background())
-				if err != nil || len(again) != 0 {
-					t.Fatalf("rerun applied %d migrations (%v), want none", len(again), err)
+				again, err := m.Up(context.Background())
+				if err != nil || countApplied(again) != 0 || len(again) != len(ms) {
+					t.Fatalf("rerun applied %d migrations (%v), want none", countApplied(again), err)
 				}
-				st, err := p.Status(context.Background())
+				st, err := m.Status(context.Background())
 				if err != nil {
 					t.Fatal(err)
 				}
-				for _, m := range st {
-					if m.State != goose.StateApplied {
-						t.Errorf("version %d is %s", m.Source.Version, m.State)
+				for _, x := range st {
+					if !x.Applied {
+						t.Errorf("%s is pending", x.Migration.Name)
 					}
 				}
+				db, _ := tidb.Open(dsn)
+				defer db.Close()
 				var n int
-				if err := db.QueryRow("SELECT COUNT(*) FROM shardid_goose WHERE version_id > 0 AND is_applied").Scan(&n); err != nil || n != len(files) {
-					t.Errorf("version table holds %d applied versions (%v), want %d", n, err, len(files))
+				if err := db.QueryRow("SELECT COUNT(*) FROM shardid_goose WHERE version_id > 0 AND is_applied").Scan(&n); err != nil || n != len(ms) {
+					t.Errorf("version table holds %d applied versions (%v), want %d", n, err, len(ms))
 				}
 			})
 		}
 	}
 }
 
-// TestRerunAfterFailureCompletes breaks the second of two migrations,
-// checks the first stays applied, repairs the file, and checks a rerun
-// finishes: one statement per file and IF NOT EXISTS make that safe.
-func TestRerunAfterFailureCompletes(t *testing.T) {
+// TestUpSequences runs the sequences of file-based ups a user runs: up A,
+// up B, up A B. Each must do what it says: B is created by the second run
+// (every file used to be version 1, so B was silently "applied"), the third
+// applies nothing, and a changed A is refused because its table exists.
+func TestUpSequences(t *testing.T) {
 	for _, target := range targets(t) {
 		t.Run(target.name, func(t *testing.T) {
-			dsn := target.database(t, "rerun")
-			files, err := tidb.Migrations(seedDDL(t, tidb.StrategyShardRowID), 1)
-			if err != nil {
-				t.Fatal(err)
+			t.Parallel()
+			dsn := target.database(t)
+			a := seedDDL(t, tidb.StrategyShardRowID)[:1]
+			b := seedDDL(t, tidb.StrategyShardRowID)[1:]
+			if _, res, err := up(t, dsn, migrations(t, a), ""); err != nil || countApplied(res) != 1 {
+				t.Fatalf("up A: %d applied, %v", countApplied(res), err)
 			}
-			good := files["00002_create_t_tx_branch_list.sql"]
-			files["00002_create_t_tx_branch_list.sql"] = strings.Replace(good, "`input_data` LONGTEXT", "`input_data` NO_SUCH_TYPE", 1)
+			if _, res, err := up(t, dsn, migrations(t, b), ""); err != nil || countApplied(res) != 1 {
+				t.Fatalf("up B after A: %d applied, %v", countApplied(res), err)
+			}
+			if showCreate(t, dsn, "T_TX_BRANCH_LIST") == "" {
+				t.Fatal("up B reported success but the table is missing")
+			}
+			if _, res, err := up(t, dsn, migrations(t, append(a, b...)), ""); err != nil || countApplied(res) != 0 || len(res) != 2 {
+				t.Fatalf("up A B: %d applied of %d, %v; want none", countApplied(res), len(res), err)
+			}
+			changed := seedDDL(t, tidb.StrategyAutoRandom)[:1]
+			m, res, err := up(t, dsn, migrations(t, changed), "")
+			if !errors.Is(err, tidb.ErrTableExists) || countApplied(res) != 0 {
+				t.Fatalf("changed A: %d applied, %v; want ErrTableExists", countApplied(res), err)
+			}
+			if st, _ := m.Status(context.Background()); len(st) != 1 || st[0].Applied {
+				t.Errorf("the refused migration is recorded: %+v", st)
+			}
+		})
+	}
+}
+
+// TestExistingTableRefused creates a table by hand with another layout and
+// checks that up neither reports it created nor records a migration whose
+// Down would drop it; the table and its row stay as they were.
+func TestExistingTableRefused(t *testing.T) {
+	for _, target := range targets(t) {
+		t.Run(target.name, func(t *testing.T) {
+			t.Parallel()
+			dsn := target.database(t)
 			db, err := tidb.Open(dsn)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer db.Close()
-			p, err := tidb.NewProvider(db, tidb.MapFS(files), tidb.ProviderOptions{})
-			if err != nil {
+			if _, err := db.Exec("CREATE TABLE orders (id BIGINT PRIMARY KEY, note VARCHAR(10))"); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := p.Up(context.Background()); err == nil {
-				t.Fatal("broken migration applied")
-			}
-			if v, err := p.GetDBVersion(context.Background()); err != nil || v != 1 {
-				t.Fatalf("after the failure the version is %d (%v), want 1", v, err)
-			}
-			files["00002_create_t_tx_branch_list.sql"] = good
-			p, err = tidb.NewProvider(db, tidb.MapFS(files), tidb.ProviderOptions{})
-			if err != nil {
+			if _, err := db.Exec("INSERT INTO orders VALUES (1, 'mine')"); err != nil {
 				t.Fatal(err)
 			}
-			res, err := p.Up(context.Background())
-			if err != nil || len(res) != 1 {
-				t.Fatalf("rerun: %d results, %v; want 1", len(res), err)
+			before := showCreate(t, dsn, "orders")
+			ms := migrations(t, renderSQL(t, "CREATE TABLE IF NOT EXISTS orders (id BIGINT AUTO_INCREMENT PRIMARY KEY, note VARCHAR(10), total INT)", tidb.Options{}))
+			m, res, err := up(t, dsn, ms, "")
+			if !errors.Is(err, tidb.ErrTableExists) || countApplied(res) != 0 {
+				t.Fatalf("up over an existing table: %d applied, %v", countApplied(res), err)
+			}
+			if !strings.Contains(err.Error(), "never adopts") || strings.Contains(err.Error(), "\n") {
+				t.Errorf("message: %q", err)
+			}
+			st, err := m.Status(context.Background())
+			if err != nil || st[0].Applied {
+				t.Errorf("recorded as applied: %+v %v", st, err)
+			}
+			var n int
+			if err := db.QueryRow("SELECT COUNT(*) FROM orders").Scan(&n); err != nil || n != 1 || showCreate(t, dsn, "orders") != before {
+				t.Errorf("the existing table changed: %d rows, %v", n, err)
+			}
+		})
+	}
+}
+
+// TestRerunAfterFailureCompletes breaks the second of two migrations,
+// checks the first stays applied and the second unrecorded, repairs it,
+// and checks a rerun finishes: one statement per file makes that safe.
+func TestRerunAfterFailureCompletes(t *testing.T) {
+	for _, target := range targets(t) {
+		t.Run(target.name, func(t *testing.T) {
+			t.Parallel()
+			dsn := target.database(t)
+			ms := migrations(t, seedDDL(t, tidb.StrategyShardRowID))
+			good := ms[1].Text
+			ms[1].Text = strings.Replace(good, "`input_data` LONGTEXT", "`input_data` NO_SUCH_TYPE", 1)
+			m, res, err := up(t, dsn, ms, "")
+			if err == nil || countApplied(res) != 1 {
+				t.Fatalf("broken migration: %d applied, %v", countApplied(res), err)
+			}
+			if st, _ := m.Status(context.Background()); !st[0].Applied || st[1].Applied {
+				t.Fatalf("after the failure: %+v", st)
+			}
+			ms[1].Text = good
+			if _, res, err := up(t, dsn, ms, ""); err != nil || countApplied(res) != 1 {
+				t.Fatalf("rerun: %d applied, %v; want 1", countApplied(res), err)
 			}
 		})
 	}
@@ -234,10 +329,21 @@ func TestBadVersionTableName(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
+	ms := migrations(t, seedDDL(t, tidb.StrategyShardRowID))
 	for _, name := range []string{"a-b", "a.b.c", "x;DROP TABLE y", "`q`"} {
-		if _, err := tidb.NewProvider(db, tidb.MapFS(map[string]string{"00001_x.sql": "-- +goose Up\nSELECT 1;\n"}), tidb.ProviderOptions{TableName: name}); !errors.Is(err, tidb.ErrInvalidTableName) {
+		if _, err := tidb.NewMigrator(db, ms, tidb.ProviderOptions{TableName: name}); !errors.Is(err, tidb.ErrInvalidTableName) {
 			t.Errorf("table name %q: %v", name, err)
 		}
+	}
+}
+
+// TestReadDir checks a missing or empty directory is named as such.
+func TestReadDir(t *testing.T) {
+	if _, err := tidb.ReadDir(os.DirFS(filepath.Join(t.TempDir(), "missing"))); !errors.Is(err, tidb.ErrNoMigrations) {
+		t.Errorf("missing dir: %v", err)
+	}
+	if _, err := tidb.ReadDir(os.DirFS(t.TempDir())); !errors.Is(err, tidb.ErrNoMigrations) || !strings.Contains(err.Error(), "tidb gen") {
+		t.Errorf("empty dir: %v", err)
 	}
 }
 
@@ -245,33 +351,24 @@ func TestBadVersionTableName(t *testing.T) {
 type target struct {
 	name     string
 	tidb     bool
-	database func(t *testing.T, name string) string
+	database func(t *testing.T) string
 }
 
-// targets returns MariaDB (skipping when absent outside CI) and, when
-// TIDB_TEST_DSN is set, TiDB.
+// targets returns the throwaway TiDB and MariaDB (each failing under
+// CI=true when missing, skipping elsewhere) and, when TIDB_TEST_DSN is set,
+// the user's own TiDB.
 func targets(t *testing.T) []target {
-	s := testsrv.MariaDB(t)
-	out := []target{{name: "mariadb", database: func(t *testing.T, name string) string {
-		dsn, err := s.CreateDatabase(context.Background(), fmt.Sprintf("%s_%d", name, dbSeq.next()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return dsn
-	}}}
+	out := []target{
+		{name: "tidb", tidb: true, database: func(t *testing.T) string { return testsrv.Database(t, testsrv.TiDB(t)) }},
+		{name: "mariadb", database: func(t *testing.T) string { return testsrv.Database(t, testsrv.MariaDB(t)) }},
+	}
 	if dsn := os.Getenv("TIDB_TEST_DSN"); dsn != "" {
-		out = append(out, target{name: "tidb", tidb: true, database: func(t *testing.T, name string) string {
-			return tidbDatabase(t, dsn, fmt.Sprintf("shardid_%s_%d", name, dbSeq.next()))
+		out = append(out, target{name: "own-tidb", tidb: true, database: func(t *testing.T) string {
+			return tidbDatabase(t, dsn, testsrv.DBName(t))
 		}})
 	}
 	return out
 }
-
-type seq struct{ n int }
-
-func (s *seq) next() int { s.n++; return s.n }
-
-var dbSeq seq
 
 // tidbDatabase creates a fresh database on the TiDB behind dsn, dropped
 // when the test ends, and returns a DSN for it.
@@ -290,5 +387,6 @@ func tidbDatabase(t *testing.T, dsn, name string) string {
 	}
 	t.Cleanup(func() { db.Exec("DROP DATABASE " + name); db.Close() })
 	cfg.DBName = name
+	cfg.ParseTime = true
 	return cfg.FormatDSN()
 }

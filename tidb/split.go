@@ -53,7 +53,15 @@ func RotatedSplitPoints(k, idDigits, lead int, unsigned bool) ([]uint64, error) 
 		}
 	}
 	if len(points) == 0 {
-		return nil, fmt.Errorf("%w: no %d-digit ID led by %d fits the column", ErrDigits, idDigits, lead)
+		col, most := "a signed BIGINT", "9223372036854775807, 19 digits"
+		if unsigned {
+			col, most = "a BIGINT UNSIGNED", "18446744073709551615, 20 digits"
+		}
+		led := ""
+		if lead != 0 {
+			led = fmt.Sprintf(" led by %d", lead)
+		}
+		return nil, fmt.Errorf("%w: no %d-digit ID%s fits %s (at most %s): use fewer ID digits or an UNSIGNED column", ErrDigits, idDigits, led, col, most)
 	}
 	return points, nil
 }

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/shardid/shardid/tidb"
@@ -95,5 +96,14 @@ func TestShardRowIDSplitPoints(t *testing.T) {
 				t.Fatalf("P=%d: point %d = %d is not shard %d's start", p, i, v, i+1)
 			}
 		}
+	}
+}
+
+// TestRotatedSplitPointsMessage checks the refusal names the column's limit
+// rather than a leading digit the user never gave.
+func TestRotatedSplitPointsMessage(t *testing.T) {
+	_, err := tidb.RotatedSplitPoints(1, 20, 0, false)
+	if err == nil || !strings.Contains(err.Error(), "no 20-digit ID fits a signed BIGINT (at most 9223372036854775807, 19 digits)") || strings.Contains(err.Error(), "led by 0") {
+		t.Errorf("got %v", err)
 	}
 }

@@ -63,6 +63,13 @@ type Table struct {
 	// ShardRowIDBits and PreSplitRegions are the values the input set
 	// (0 when absent).
 	ShardRowIDBits, PreSplitRegions int
+	// IfNotExists reports CREATE TABLE IF NOT EXISTS in the input; Render
+	// keeps it, Migrations leaves it out (a migration refuses a table that
+	// already exists rather than reporting it created).
+	IfNotExists bool
+	// Line is the input line the statement starts on (1 for a single
+	// statement; the script line for ParseScript).
+	Line int
 }
 
 // Column is one column definition.
@@ -80,8 +87,14 @@ type Column struct {
 	Unsigned bool
 	// NotNull, AutoIncrement and HasDefault report those options.
 	NotNull, AutoIncrement, HasDefault bool
-	// AutoRandom reports an AUTO_RANDOM option in the input.
-	AutoRandom bool
+	// AutoRandom reports an AUTO_RANDOM option in the input, with its
+	// shard and range bits (0 where the input left them to TiDB).
+	AutoRandom                               bool
+	AutoRandomShardBits, AutoRandomRangeBits int
+	// Growing reports a column whose values grow with time or insert
+	// order: AUTO_INCREMENT, or a date/time type defaulting to the current
+	// time. An index led by it takes every insert at one end.
+	Growing bool
 }
 
 // PrimaryKey is the table's primary key.
@@ -92,6 +105,9 @@ type PrimaryKey struct {
 	Parts []IndexPart
 	// Clustering is how the input declared it.
 	Clustering Clustering
+	// Option is the key's other index options as TiDB prints them (USING
+	// BTREE, COMMENT '…'), or "".
+	Option string
 }
 
 // Index is a secondary key or another table constraint.
@@ -107,6 +123,9 @@ type Index struct {
 	Option string
 	// Text is the whole clause when Kind is "".
 	Text string
+	// References and ReferencesSchema name the table a FOREIGN KEY points
+	// at ("" for other clauses).
+	References, ReferencesSchema string
 }
 
 // IndexPart is one column of a key: a column name with an optional prefix
@@ -122,11 +141,14 @@ type IndexPart struct {
 	Expr string
 }
 
-// restoreFlags prints TiDB-only syntax in /*T! … */ comments and strings
-// without charset introducers, so the text runs on MySQL and MariaDB too.
-const restoreFlags = format.DefaultRestoreFlags | format.RestoreTiDBSpecialComment | format.RestoreStringWithoutCharset
+// restoreFlags prints TiDB-only syntax in /*T! … */ comments, strings
+// without charset introducers and with backslashes doubled, so the text
+// runs on MySQL and MariaDB too and a string reads back as it was written.
+const restoreFlags = format.DefaultRestoreFlags | format.RestoreTiDBSpecialComment | format.RestoreStringWithoutCharset | format.RestoreStringEscapeBackslash
 
-// restore prints a node with TiDB's restorer.
+// restore prints a node with TiDB's restorer, then writes control
+// characters inside string literals as backslash escapes (see
+// escapeStrings).
 func restore(n interface {
 	Restore(*format.RestoreCtx) error
 }) (string, error) {
@@ -134,24 +156,104 @@ func restore(n interface {
 	if err := n.Restore(format.NewRestoreCtx(restoreFlags, &sb)); err != nil {
 		return "", err
 	}
-	return sb.String(), nil
+	return escapeStrings(sb.String()), nil
 }
 
-// Parse reads exactly one CREATE TABLE statement with TiDB's parser.
-// It returns errors wrapping ErrParse, ErrNotCreateTable and
+// escapeStrings rewrites a newline, carriage return, NUL or Ctrl-Z inside a
+// single-quoted string literal of restored SQL as \n, \r, \0 or \Z, so no
+// rendered line ends inside a string: goose splits statements at a line
+// ending in ";" and reads a line starting with "-- +goose" as an
+// annotation, and TiDB's restorer writes the characters raw. It relies on
+// the restorer's quoting: strings in single quotes with ' doubled and every
+// backslash doubled (restoreFlags), names in backquotes with ` doubled.
+func escapeStrings(sql string) string {
+	if !strings.ContainsAny(sql, "\n\r\x00\x1a") {
+		return sql
+	}
+	var sb strings.Builder
+	var quote byte // 0 outside a literal, else ' or `
+	for i := 0; i < len(sql); i++ {
+		c := sql[i]
+		switch {
+		case quote == 0 && (c == '\'' || c == '`'):
+			quote = c
+		case quote == c && i+1 < len(sql) && sql[i+1] == c:
+			sb.WriteByte(c) // doubled quote inside the literal
+			i++
+		case quote == c:
+			quote = 0
+		case quote == '\'' && c == '\\' && i+1 < len(sql):
+			sb.WriteByte(c) // an escaped backslash: keep both bytes
+			i++
+			c = sql[i]
+		case quote == '\'':
+			if e, ok := stringEscapes[c]; ok {
+				sb.WriteString(e)
+				continue
+			}
+		}
+		sb.WriteByte(c)
+	}
+	return sb.String()
+}
+
+// stringEscapes are the MySQL escapes escapeStrings writes.
+var stringEscapes = map[byte]string{'\n': `\n`, '\r': `\r`, 0: `\0`, 0x1a: `\Z`}
+
+// bom is the UTF-8 byte order mark some editors put at the start of a file.
+const bom = "\uFEFF"
+
+// Parse reads exactly one CREATE TABLE statement with TiDB's parser (a
+// leading UTF-8 byte order mark is ignored; ParseScript reads schema
+// scripts). It returns errors wrapping ErrParse, ErrNotCreateTable and
 // ErrInvalidIdentifier.
 func Parse(sql string) (*Table, error) {
-	stmts, _, err := parser.New().Parse(sql, "", "")
+	stmts, _, err := parser.New().Parse(strings.TrimPrefix(sql, bom), "", "")
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s", ErrParse, firstLine(err.Error()))
 	}
 	if len(stmts) != 1 {
-		return nil, fmt.Errorf("%w: found %d statements", ErrNotCreateTable, len(stmts))
+		return nil, fmt.Errorf("%w: found %d statements (a schema script goes through ParseScript: shardid tidb reads FILEs as scripts)", ErrNotCreateTable, len(stmts))
 	}
 	ct, ok := stmts[0].(*ast.CreateTableStmt)
 	if !ok {
-		return nil, fmt.Errorf("%w: found %T", ErrNotCreateTable, stmts[0])
+		return nil, fmt.Errorf("%w: found %s", ErrNotCreateTable, statementWords(stmts[0]))
 	}
+	t, err := fromCreate(ct)
+	if err != nil {
+		return nil, err
+	}
+	t.Line = 1
+	return t, nil
+}
+
+// statementWords names a statement by its first words as written, e.g.
+// "ALTER TABLE `t` ADD …".
+func statementWords(s ast.StmtNode) string {
+	text := strings.TrimSpace(s.Text())
+	for strings.HasPrefix(text, "--") || strings.HasPrefix(text, "#") || (strings.HasPrefix(text, "/*") && !strings.HasPrefix(text, "/*!")) {
+		end, skip := "\n", 1
+		if strings.HasPrefix(text, "/*") {
+			end, skip = "*/", 2
+		}
+		i := strings.Index(text, end)
+		if i < 0 {
+			break
+		}
+		text = strings.TrimSpace(text[i+skip:])
+	}
+	words := strings.Fields(text)
+	if len(words) == 0 {
+		return "an empty statement"
+	}
+	if len(words) > 3 {
+		words = append(words[:3], "…")
+	}
+	return `"` + strings.Join(words, " ") + `"`
+}
+
+// fromCreate turns a parsed CREATE TABLE into a Table.
+func fromCreate(ct *ast.CreateTableStmt) (*Table, error) {
 	switch {
 	case ct.ReferTable != nil:
 		return nil, fmt.Errorf("%w: CREATE TABLE … LIKE copies another table; give that table's SHOW CREATE TABLE", ErrNotCreateTable)
@@ -160,7 +262,7 @@ func Parse(sql string) (*Table, error) {
 	case ct.TemporaryKeyword != ast.TemporaryNone:
 		return nil, fmt.Errorf("%w: temporary tables are not supported", ErrNotCreateTable)
 	}
-	t := &Table{Schema: ct.Table.Schema.O, Name: ct.Table.Name.O}
+	t := &Table{Schema: ct.Table.Schema.O, Name: ct.Table.Name.O, IfNotExists: ct.IfNotExists}
 	if t.Schema != "" {
 		if err := checkIdent("schema", t.Schema); err != nil {
 			return nil, err
@@ -182,6 +284,7 @@ func Parse(sql string) (*Table, error) {
 		}
 		t.Columns = append(t.Columns, c)
 	}
+	var err error
 	for _, cons := range ct.Constraints {
 		if cons.Tp == ast.ConstraintPrimaryKey {
 			if t.PrimaryKey != nil {
@@ -190,6 +293,13 @@ func Parse(sql string) (*Table, error) {
 			pk := &PrimaryKey{Name: cons.Name}
 			if cons.Option != nil {
 				pk.Clustering = clustering(cons.Option.PrimaryKeyTp)
+				opt := *cons.Option
+				opt.PrimaryKeyTp = ast.PrimaryKeyTypeDefault
+				if !opt.IsEmpty() {
+					if pk.Option, err = restore(&opt); err != nil {
+						return nil, fmt.Errorf("table %s: print primary key option: %w", t.Name, err)
+					}
+				}
 			}
 			if pk.Parts, err = parseParts(cons.Keys); err != nil {
 				return nil, err
@@ -255,13 +365,19 @@ func parseColumn(cd *ast.ColumnDef) (Column, *PrimaryKey, error) {
 			continue
 		case ast.ColumnOptionAutoRandom:
 			c.AutoRandom = true
+			c.AutoRandomShardBits = max(o.AutoRandOpt.ShardBits, 0)
+			c.AutoRandomRangeBits = max(o.AutoRandOpt.RangeBits, 0)
 			continue
 		case ast.ColumnOptionNotNull:
 			c.NotNull = true
 		case ast.ColumnOptionAutoIncrement:
 			c.AutoIncrement = true
+			c.Growing = true
 		case ast.ColumnOptionDefaultValue:
 			c.HasDefault = true
+			if isNow(o.Expr) && isTimeType(cd.Tp.GetType()) {
+				c.Growing = true
+			}
 		}
 		s, err := restore(o)
 		if err != nil {
@@ -270,6 +386,27 @@ func parseColumn(cd *ast.ColumnDef) (Column, *PrimaryKey, error) {
 		c.Options = append(c.Options, s)
 	}
 	return c, pk, nil
+}
+
+// isNow reports CURRENT_TIMESTAMP, NOW() and their synonyms.
+func isNow(e ast.ExprNode) bool {
+	f, ok := e.(*ast.FuncCallExpr)
+	if !ok {
+		return false
+	}
+	switch f.FnName.L {
+	case "current_timestamp", "now", "localtime", "localtimestamp", "utc_timestamp", "sysdate", "current_date", "curdate":
+		return true
+	}
+	return false
+}
+
+func isTimeType(tp byte) bool {
+	switch tp {
+	case mysql.TypeTimestamp, mysql.TypeDatetime, mysql.TypeDate:
+		return true
+	}
+	return false
 }
 
 func parseIndex(cons *ast.Constraint) (Index, error) {
@@ -286,7 +423,12 @@ func parseIndex(cons *ast.Constraint) (Index, error) {
 		if err != nil {
 			return ix, fmt.Errorf("print constraint: %w", err)
 		}
-		return Index{Text: s}, nil
+		ix := Index{Text: s}
+		if cons.Tp == ast.ConstraintForeignKey && cons.Refer != nil {
+			ix.References = cons.Refer.Table.Name.O
+			ix.ReferencesSchema = cons.Refer.Table.Schema.O
+		}
+		return ix, nil
 	}
 	if ix.Name != "" {
 		if err := checkIdent("index", ix.Name); err != nil {

@@ -10,6 +10,10 @@ import (
 type Strategy string
 
 const (
+	// StrategyAuto picks one of the others for each table (see Choose):
+	// auto-random for a single BIGINT AUTO_INCREMENT (or AUTO_RANDOM) key,
+	// shard-rowid for every other table. It is the default.
+	StrategyAuto Strategy = "auto"
 	// StrategyShardRowID keys rows by TiDB's hidden _tidb_rowid, scattered
 	// by SHARD_ROW_ID_BITS and pre-split by PRE_SPLIT_REGIONS; the primary
 	// key (any type, or none) becomes NONCLUSTERED. The measured choice for
@@ -17,6 +21,8 @@ const (
 	StrategyShardRowID Strategy = "shard-rowid"
 	// StrategyAutoRandom makes a single BIGINT primary key clustered and
 	// AUTO_RANDOM(S[,R]): TiDB puts S random shard bits under the sign bit.
+	// An AUTO_INCREMENT on the key is replaced, as TiDB documents for
+	// moving from AUTO_INCREMENT.
 	StrategyAutoRandom Strategy = "auto-random"
 	// StrategyRotatedInt keeps a clustered BIGINT primary key whose values
 	// the application rotates (the last k decimal digits moved behind the
@@ -27,32 +33,46 @@ const (
 
 // Strategies lists the strategies, default first.
 func Strategies() []Strategy {
-	return []Strategy{StrategyShardRowID, StrategyAutoRandom, StrategyRotatedInt}
+	return []Strategy{StrategyAuto, StrategyShardRowID, StrategyAutoRandom, StrategyRotatedInt}
 }
 
 // ParseStrategy returns the strategy with that name ("" means
-// StrategyShardRowID), or an error wrapping ErrInvalidStrategy.
+// StrategyAuto), or an error wrapping ErrInvalidStrategy.
 func ParseStrategy(s string) (Strategy, error) {
 	if s == "" {
-		return StrategyShardRowID, nil
+		return StrategyAuto, nil
 	}
 	for _, st := range Strategies() {
 		if string(st) == s {
 			return st, nil
 		}
 	}
-	return "", fmt.Errorf("%w %q (allowed: shard-rowid, auto-random, rotated-int)", ErrInvalidStrategy, s)
+	return "", fmt.Errorf("%w %q (allowed: auto, shard-rowid, auto-random, rotated-int)", ErrInvalidStrategy, s)
 }
 
-// Limits TiDB puts on the options. TiDB clamps SHARD_ROW_ID_BITS above 15
-// and PRE_SPLIT_REGIONS above SHARD_ROW_ID_BITS without an error; this
-// package refuses those values instead.
+// Limits TiDB puts on the options, from TiDB's source (v8.5):
+//   - SHARD_ROW_ID_BITS: pkg/ddl clamps values above 15
+//     (shardRowIDBitsMax) without an error, and keeps PRE_SPLIT_REGIONS at
+//     most SHARD_ROW_ID_BITS, again silently; this package refuses both.
+//   - AUTO_RANDOM(S, R): pkg/meta/autoid has AutoRandomShardBitsMax = 15,
+//     AutoRandomRangeBitsMin = 32, AutoRandomRangeBitsMax = 64 and
+//     AutoRandomIncBitsMin = 27: the bits left for the increment, R - S
+//     minus the sign bit of a signed column (autoid.NewShardIDFormat),
+//     must be at least 27, else "auto_random ID space is too small".
+//   - ALTER … MODIFY to AUTO_RANDOM: pkg/ddl (checkAndApplyAutoRandomBits)
+//     refuses to change the range bits ("alter the range bits of
+//     auto_random column is not supported"); a column that had none has
+//     the default 64.
 const (
 	// MaxShardBits is the largest SHARD_ROW_ID_BITS and AUTO_RANDOM shard
 	// bit count.
 	MaxShardBits = 15
 	// MinRangeBits and MaxRangeBits bound AUTO_RANDOM's range bits.
 	MinRangeBits, MaxRangeBits = 32, 64
+	// MinIncrementBits is the fewest bits TiDB leaves for AUTO_RANDOM's
+	// increment: range bits minus shard bits minus the sign bit of a
+	// signed column.
+	MinIncrementBits = 27
 	// JSSafeRangeBits keeps AUTO_RANDOM values of a signed BIGINT below
 	// 2^53, the largest integer a JavaScript number holds exactly (one of
 	// the 54 bits is the sign bit, always 0). Use 53 for UNSIGNED.
@@ -61,8 +81,6 @@ const (
 	// ranges already wrote slower than 10 in the measurement this project
 	// starts from.
 	MaxRotateDigits = 3
-	// NoPreSplit in Options.PreSplit asks for no PRE_SPLIT_REGIONS.
-	NoPreSplit = -1
 )
 
 // Defaults the zero values of Options stand for.
@@ -80,22 +98,27 @@ const (
 	DefaultIDDigits = 19
 )
 
-// Options chooses a strategy and its numbers. The zero value renders the
-// measured shard-rowid layout (SHARD_ROW_ID_BITS=4 PRE_SPLIT_REGIONS=4).
-// A field that does not belong to the chosen strategy must stay zero.
+// Options chooses a strategy and its numbers. Every zero value means the
+// documented default, never "none": the zero Options picks a strategy per
+// table (StrategyAuto) with the measured numbers. A field that does not
+// belong to the chosen strategy must stay zero.
 type Options struct {
-	// Strategy; "" means StrategyShardRowID.
+	// Strategy; "" means StrategyAuto.
 	Strategy Strategy
 	// ShardBits is SHARD_ROW_ID_BITS (shard-rowid) or AUTO_RANDOM's S
-	// (auto-random), 1–15. Zero means DefaultShardRowIDBits (4) or
-	// DefaultAutoRandomBits (5).
+	// (auto-random), 1–15; auto applies it to whichever it picks. Zero
+	// means DefaultShardRowIDBits (4) or DefaultAutoRandomBits (5), or,
+	// for a column the input already made AUTO_RANDOM(S), the input's S.
 	ShardBits int
-	// PreSplit is PRE_SPLIT_REGIONS (shard-rowid), 0–ShardBits: TiDB splits
-	// the new table into 2^PreSplit regions. Zero means ShardBits;
-	// NoPreSplit (-1) means none.
+	// PreSplit is PRE_SPLIT_REGIONS (shard-rowid), 1–ShardBits: TiDB splits
+	// the new table into 2^PreSplit regions. Zero means ShardBits.
 	PreSplit int
-	// RangeBits is AUTO_RANDOM's R (auto-random), 32–64. Zero means
-	// DefaultRangeBits (64); JSSafeRangeBits (54) keeps signed values
+	// NoPreSplit leaves PRE_SPLIT_REGIONS out (shard-rowid); PreSplit must
+	// then be zero.
+	NoPreSplit bool
+	// RangeBits is AUTO_RANDOM's R (auto-random), 32–64, leaving at least
+	// MinIncrementBits for the increment. Zero means DefaultRangeBits (64)
+	// or the input's own R; JSSafeRangeBits (54) keeps signed values
 	// JavaScript-safe.
 	RangeBits int
 	// Digits is k, the number of rotated digits (rotated-int), 1–3; the
@@ -107,9 +130,6 @@ type Options struct {
 	// Lead is the leading decimal digit of the IDs (rotated-int), 1–9. Zero
 	// splits for every leading digit 1–9 (9·10^k ranges).
 	Lead int
-	// IfNotExists writes CREATE TABLE IF NOT EXISTS, so that a rerun after a
-	// failure completes. Migrations set it.
-	IfNotExists bool
 }
 
 // Sentinel errors returned by Options.Validate, Render and RenderAlter.
@@ -121,10 +141,12 @@ var (
 	// AUTO_RANDOM's shard bits are outside 1–15.
 	ErrShardBits = errors.New("shard bits out of range")
 	// ErrPreSplit is returned by Options.Validate when PRE_SPLIT_REGIONS is
-	// negative or above SHARD_ROW_ID_BITS.
+	// negative, above SHARD_ROW_ID_BITS, or set beside NoPreSplit.
 	ErrPreSplit = errors.New("PRE_SPLIT_REGIONS out of range")
-	// ErrRangeBits is returned by Options.Validate when AUTO_RANDOM's range
-	// bits are outside 32–64.
+	// ErrRangeBits is returned by Options.Validate, Render and RenderAlter
+	// when AUTO_RANDOM's range bits are outside 32–64, leave fewer than
+	// MinIncrementBits for the increment, or (RenderAlter) differ from the
+	// 64 an existing column has.
 	ErrRangeBits = errors.New("AUTO_RANDOM range bits out of range")
 	// ErrDigits is returned by Options.Validate and Render when the rotated
 	// digit count, the ID length or the leading digit is out of range.
@@ -138,28 +160,33 @@ var (
 	ErrKey = errors.New("primary key does not suit the strategy")
 	// ErrConflict is returned by Render and RenderAlter when the input
 	// carries something the strategy cannot coexist with: AUTO_RANDOM next
-	// to AUTO_INCREMENT, a DEFAULT or SHARD_ROW_ID_BITS; SHARD_ROW_ID_BITS
-	// on a clustered key; AUTO_RANDOM on a nonclustered key.
+	// to a DEFAULT or SHARD_ROW_ID_BITS; SHARD_ROW_ID_BITS on a clustered
+	// key; AUTO_RANDOM on a nonclustered key.
 	ErrConflict = errors.New("conflicting table options")
 	// ErrAlterNotAllowed is returned by RenderAlter when TiDB cannot make
 	// the change on an existing table; the message says what to do instead.
 	ErrAlterNotAllowed = errors.New("TiDB cannot alter the existing table this way")
 )
 
-// withDefaults returns o with zero fields replaced by their defaults.
-func (o Options) withDefaults() Options {
-	if o.Strategy == "" {
-		o.Strategy = StrategyShardRowID
-	}
+// withDefaults returns o, for a strategy other than auto, with zero fields
+// replaced by their defaults; a column already AUTO_RANDOM in the input
+// (ar, may be nil) lends its own bits.
+func (o Options) withDefaults(ar *Column) Options {
 	switch o.Strategy {
 	case StrategyShardRowID:
 		if o.ShardBits == 0 {
 			o.ShardBits = DefaultShardRowIDBits
 		}
-		if o.PreSplit == 0 {
+		if o.PreSplit == 0 && !o.NoPreSplit {
 			o.PreSplit = o.ShardBits
 		}
 	case StrategyAutoRandom:
+		if o.ShardBits == 0 && ar != nil {
+			o.ShardBits = ar.AutoRandomShardBits
+		}
+		if o.RangeBits == 0 && ar != nil {
+			o.RangeBits = ar.AutoRandomRangeBits
+		}
 		if o.ShardBits == 0 {
 			o.ShardBits = DefaultAutoRandomBits
 		}
@@ -182,7 +209,8 @@ func (o Options) withDefaults() Options {
 // ErrShardBits, ErrPreSplit, ErrRangeBits, ErrDigits and
 // ErrOptionNotApplicable.
 func (o Options) Validate() error {
-	if _, err := ParseStrategy(string(o.Strategy)); err != nil {
+	s, err := ParseStrategy(string(o.Strategy))
+	if err != nil {
 		return err
 	}
 	var foreign []string
@@ -191,42 +219,62 @@ func (o Options) Validate() error {
 			foreign = append(foreign, name)
 		}
 	}
-	d := o.withDefaults()
-	switch d.Strategy {
+	noPreSplit := 0
+	if o.NoPreSplit {
+		noPreSplit = 1
+	}
+	switch s {
+	case StrategyAuto:
+		set("rotated digits", o.Digits)
+		set("ID digits", o.IDDigits)
+		set("leading digit", o.Lead)
 	case StrategyShardRowID:
 		set("range bits", o.RangeBits)
 		set("rotated digits", o.Digits)
 		set("ID digits", o.IDDigits)
 		set("leading digit", o.Lead)
 	case StrategyAutoRandom:
-		set("pre-split", o.PreSplit)
+		set("pre-split", o.PreSplit+noPreSplit)
 		set("rotated digits", o.Digits)
 		set("ID digits", o.IDDigits)
 		set("leading digit", o.Lead)
 	case StrategyRotatedInt:
 		set("shard bits", o.ShardBits)
-		set("pre-split", o.PreSplit)
+		set("pre-split", o.PreSplit+noPreSplit)
 		set("range bits", o.RangeBits)
 	}
 	if len(foreign) > 0 {
-		return fmt.Errorf("%w: %s cannot take %s", ErrOptionNotApplicable, d.Strategy, strings.Join(foreign, ", "))
+		return fmt.Errorf("%w: %s cannot take %s", ErrOptionNotApplicable, s, strings.Join(foreign, ", "))
 	}
-	switch d.Strategy {
-	case StrategyShardRowID:
-		if d.ShardBits < 1 || d.ShardBits > MaxShardBits {
-			return fmt.Errorf("%w: SHARD_ROW_ID_BITS=%d (allowed: 1–%d)", ErrShardBits, d.ShardBits, MaxShardBits)
+	if o.ShardBits < 0 || o.ShardBits > MaxShardBits {
+		return fmt.Errorf("%w: %d (allowed: 1–%d; 0 means the default)", ErrShardBits, o.ShardBits, MaxShardBits)
+	}
+	shard := o.ShardBits
+	if shard == 0 {
+		shard = DefaultShardRowIDBits
+	}
+	switch {
+	case o.PreSplit < 0:
+		return fmt.Errorf("%w: PRE_SPLIT_REGIONS=%d (allowed: 1–%d, at most SHARD_ROW_ID_BITS; 0 means SHARD_ROW_ID_BITS; NoPreSplit for none)", ErrPreSplit, o.PreSplit, shard)
+	case o.PreSplit > shard:
+		return fmt.Errorf("%w: PRE_SPLIT_REGIONS=%d above SHARD_ROW_ID_BITS=%d (TiDB would silently lower it; allowed: 1–%d)", ErrPreSplit, o.PreSplit, shard, shard)
+	case o.PreSplit > 0 && o.NoPreSplit:
+		return fmt.Errorf("%w: PRE_SPLIT_REGIONS=%d and no pre-split both asked for", ErrPreSplit, o.PreSplit)
+	}
+	if o.RangeBits != 0 {
+		if o.RangeBits < MinRangeBits || o.RangeBits > MaxRangeBits {
+			return fmt.Errorf("%w: %d (allowed: %d–%d; 0 means %d)", ErrRangeBits, o.RangeBits, MinRangeBits, MaxRangeBits, DefaultRangeBits)
 		}
-		if d.PreSplit != NoPreSplit && (d.PreSplit < 0 || d.PreSplit > d.ShardBits) {
-			return fmt.Errorf("%w: PRE_SPLIT_REGIONS=%d (allowed: 0–%d, at most SHARD_ROW_ID_BITS)", ErrPreSplit, d.PreSplit, d.ShardBits)
+		bits := o.ShardBits
+		if bits == 0 {
+			bits = DefaultAutoRandomBits
 		}
-	case StrategyAutoRandom:
-		if d.ShardBits < 1 || d.ShardBits > MaxShardBits {
-			return fmt.Errorf("%w: AUTO_RANDOM shard bits %d (allowed: 1–%d)", ErrShardBits, d.ShardBits, MaxShardBits)
+		if err := checkIncrementBits(bits, o.RangeBits, false); err != nil { // Render checks the sign bit
+			return err
 		}
-		if d.RangeBits < MinRangeBits || d.RangeBits > MaxRangeBits {
-			return fmt.Errorf("%w: %d (allowed: %d–%d)", ErrRangeBits, d.RangeBits, MinRangeBits, MaxRangeBits)
-		}
-	case StrategyRotatedInt:
+	}
+	if s == StrategyRotatedInt {
+		d := o.withDefaults(nil)
 		if d.Digits < 1 || d.Digits > MaxRotateDigits {
 			return fmt.Errorf("%w: %d rotated digits (allowed: 1–%d)", ErrDigits, d.Digits, MaxRotateDigits)
 		}
@@ -236,6 +284,22 @@ func (o Options) Validate() error {
 		if d.Lead < 0 || d.Lead > 9 {
 			return fmt.Errorf("%w: leading digit %d (allowed: 1–9, or 0 for all)", ErrDigits, d.Lead)
 		}
+	}
+	return nil
+}
+
+// checkIncrementBits applies TiDB's AutoRandomIncBitsMin rule: range bits
+// minus shard bits minus the sign bit (signed columns) must leave 27.
+func checkIncrementBits(shard, rangeBits int, signed bool) error {
+	inc := rangeBits - shard
+	sign := ""
+	if signed {
+		inc--
+		sign = " minus the sign bit"
+	}
+	if inc < MinIncrementBits {
+		return fmt.Errorf("%w: AUTO_RANDOM(%d, %d) leaves %d increment bits (range%s minus shard bits; TiDB needs at least %d: use a range of at least %d or fewer shard bits)",
+			ErrRangeBits, shard, rangeBits, inc, sign, MinIncrementBits, MinIncrementBits+shard+(rangeBits-shard-inc))
 	}
 	return nil
 }

@@ -54,10 +54,11 @@ func runDecode(_ context.Context, env *cliEnv, args []string) error {
 		}
 		return nil
 	}
+	stdinHint(env, "decode")
 	sc := bufio.NewScanner(env.stdin)
 	for line := 1; sc.Scan(); line++ {
-		if strings.TrimSpace(sc.Text()) == "" {
-			continue
+		if t := strings.TrimSpace(sc.Text()); t == "" || (line == 1 && isHeader(t)) {
+			continue // blank lines and a header line carry no ID
 		}
 		if err := decodeOne(sc.Text(), fmt.Sprintf("stdin line %d: ", line)); err != nil {
 			return err

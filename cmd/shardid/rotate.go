@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -14,6 +16,14 @@ import (
 // runRotate rewrites IDs given as arguments, or streams them from stdin one
 // per line, so existing keys can be converted in bulk.
 func runRotate(ctx context.Context, env *cliEnv, args []string) error {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if negativeNumber.MatchString(a) {
+			return usagef("rotate: %s is not an ID (allowed: decimal integers 0-9223372036854775807; IDs are never negative)", a)
+		}
+	}
 	fs := newFlagSet(env, "rotate")
 	digits := fs.Int("digits", 1, "number of trailing digits to move after the leading digit: 1, 2 or 3 (10, 100 or 1000 key ranges)")
 	reverse := fs.Bool("reverse", false, "undo the rotation (rotated ID back to the original)")
@@ -49,6 +59,7 @@ func runRotate(ctx context.Context, env *cliEnv, args []string) error {
 		return out.Flush()
 	}
 
+	stdinHint(env, "rotate")
 	sc := bufio.NewScanner(env.stdin)
 	buf := make([]byte, 0, 32)
 	for line := 1; sc.Scan(); line++ {
@@ -56,7 +67,14 @@ func runRotate(ctx context.Context, env *cliEnv, args []string) error {
 			return ctx.Err()
 		}
 		text := strings.TrimSpace(sc.Text())
+		if text == "" {
+			continue // blank lines carry no ID
+		}
 		id, err := strconv.ParseInt(text, 10, 64)
+		if err != nil && line == 1 && isHeader(text) {
+			fmt.Fprintln(out, text) // a header line (e.g. "id") passes through
+			continue
+		}
 		if err != nil || id < 0 {
 			out.Flush()
 			return fmt.Errorf("stdin line %d: %q is not an ID (allowed: decimal integers 0-9223372036854775807)", line, text)
@@ -79,4 +97,24 @@ func runRotate(ctx context.Context, env *cliEnv, args []string) error {
 		return fmt.Errorf("stdin: %w", err)
 	}
 	return out.Flush()
+}
+
+// negativeNumber matches an argument like -5, which the flag package would
+// take for an unknown flag.
+var negativeNumber = regexp.MustCompile(`^-[0-9]+$`)
+
+// isHeader reports a first stdin line that names a column rather than
+// holding a number: it starts with a letter.
+func isHeader(s string) bool {
+	return s != "" && (s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z' || s[0] == '_')
+}
+
+// stdinHint tells a user at a terminal that the command waits for IDs on
+// stdin, instead of waiting without a word.
+func stdinHint(env *cliEnv, cmd string) {
+	if f, ok := env.stdin.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			fmt.Fprintf(env.stderr, "shardid %s: reading IDs from the terminal, one per line; end with Ctrl-D (or give IDs as arguments)\n", cmd)
+		}
+	}
 }

@@ -79,11 +79,11 @@ func TestRotateBadInput(t *testing.T) {
 		{"digits 4", "", []string{"rotate", "--digits", "4", "123"}, 2, "--digits 4 (allowed 1, 2 or 3)"},
 		{"unknown flag", "", []string{"rotate", "--k", "1"}, 2, "flag provided but not defined: -k"},
 		{"bad argument", "", []string{"rotate", "12", "x1"}, 2, `argument 2 "x1" is not an ID`},
-		{"negative argument", "", []string{"rotate", "-5"}, 2, "flag provided but not defined: -5"},
+		{"negative argument", "", []string{"rotate", "-5"}, 2, "rotate: -5 is not an ID (allowed: decimal integers 0-9223372036854775807; IDs are never negative)"},
 		{"negative after --", "", []string{"rotate", "--", "-5"}, 2, `argument 1 "-5" is not an ID`},
 		{"overflow", "", []string{"rotate", "9223372036854775807"}, 1, "result overflows int64"},
 		{"bad line", "123456\n654321\nabc\n1\n", []string{"rotate"}, 1, `stdin line 3: "abc" is not an ID`},
-		{"blank line", "123456\n\n1\n", []string{"rotate"}, 1, `stdin line 2: "" is not an ID`},
+		{"header not first", "123456\nid\n", []string{"rotate"}, 1, `stdin line 2: "id" is not an ID`},
 		{"overflow line", "1\n9223372036854775807\n", []string{"rotate"}, 1, "stdin line 2: rotate 9223372036854775807 by 1 digits: result overflows int64"},
 	}
 	for _, tt := range tests {
@@ -97,9 +97,26 @@ func TestRotateBadInput(t *testing.T) {
 	}
 }
 
+// TestRotateStdinHeaderAndBlanks checks that a header line passes through
+// and blank lines are skipped instead of stopping the stream.
+func TestRotateStdinHeaderAndBlanks(t *testing.T) {
+	code, out, errs := cli(t, "id\n123456\n\n654321\n", "rotate")
+	if code != 0 || out != "id\n162345\n615432\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
 func TestRotateHelp(t *testing.T) {
 	code, _, errs := cli(t, "", "rotate", "-h")
 	if code != 0 || !strings.Contains(errs, "-digits") || !strings.Contains(errs, "-reverse") {
 		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestDecodeStdinHeader checks decode skips a header line and blank lines.
+func TestDecodeStdinHeader(t *testing.T) {
+	code, out, errs := cli(t, "id\n\n0\n", "decode")
+	if code != 0 || strings.Count(out, "\n") != 1 || !strings.HasPrefix(out, "0\t") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }

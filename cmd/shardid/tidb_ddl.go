@@ -6,14 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
-	"sort"
-	"strings"
+	"strconv"
+	"text/tabwriter"
+	"time"
 
-	"github.com/pressly/goose/v3"
-
+	"github.com/shardid/shardid/internal/migdir"
 	"github.com/shardid/shardid/tidb"
 )
 
@@ -21,44 +19,73 @@ import (
 type renderFlags struct {
 	strategy                       string
 	shardBits, preSplit, rangeBits int
+	noPreSplit                     bool
 	digits, idDigits, lead         int
-	alter                          bool
-	setPreSplit                    bool
+	alter, skipData                bool
 	fs                             *flagSet
+}
+
+// preSplitValue is --pre-split: N or "none".
+type preSplitValue struct{ r *renderFlags }
+
+func (v preSplitValue) String() string {
+	if v.r == nil || (v.r.preSplit == 0 && !v.r.noPreSplit) {
+		return ""
+	}
+	if v.r.noPreSplit {
+		return "none"
+	}
+	return strconv.Itoa(v.r.preSplit)
+}
+
+func (v preSplitValue) Set(s string) error {
+	if s == "none" {
+		v.r.noPreSplit = true
+		return nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		return errors.New("want 1 to the shard bits, or none")
+	}
+	v.r.preSplit = n
+	return nil
 }
 
 func addRenderFlags(fs *flagSet, withAlter bool) *renderFlags {
 	r := &renderFlags{fs: fs}
-	fs.StringVar(&r.strategy, "strategy", "shard-rowid", "shard-rowid, auto-random or rotated-int")
+	fs.StringVar(&r.strategy, "strategy", "auto", "auto (per table; prints each choice), shard-rowid, auto-random or rotated-int")
 	fs.IntVar(&r.shardBits, "shard-bits", 0, "SHARD_ROW_ID_BITS or AUTO_RANDOM shard bits, 1-15 (default 4 for shard-rowid, 5 for auto-random)")
-	fs.IntVar(&r.preSplit, "pre-split", 0, "PRE_SPLIT_REGIONS, 0 to shard bits (default: the shard bits)")
+	fs.Var(preSplitValue{r}, "pre-split", "PRE_SPLIT_REGIONS, 1 to the shard bits, or none (default: the shard bits)")
 	fs.IntVar(&r.rangeBits, "range", 0, "AUTO_RANDOM range bits, 32-64 (default 64; 54 keeps signed IDs JavaScript-safe)")
 	fs.IntVar(&r.digits, "digits", 0, "rotated-int: rotated digits k, 1-3 (default 1)")
 	fs.IntVar(&r.idDigits, "id-digits", 0, "rotated-int: decimal digits of the IDs (default 19)")
 	fs.IntVar(&r.lead, "lead", 0, "rotated-int: leading digit of the IDs, 1-9 (default: split for every leading digit)")
+	fs.BoolVar(&r.skipData, "skip-data", false, "skip INSERT/REPLACE/LOAD DATA/UPDATE/DELETE in the scripts instead of refusing them")
 	if withAlter {
-		fs.BoolVar(&r.alter, "alter", false, "render ALTER TABLE for an existing TiDB table (give its SHOW CREATE TABLE output)")
+		fs.BoolVar(&r.alter, "alter", false, "render ALTER TABLE for existing TiDB tables (give their SHOW CREATE TABLE output)")
 	}
 	return r
 }
 
 // options turns the flags into tidb.Options; bad values become usage
-// errors naming the flag.
+// errors naming the flag. A number flag given as 0 is refused: 0 is no
+// value any of them takes.
 func (r *renderFlags) options() (tidb.Options, error) {
 	s, err := tidb.ParseStrategy(r.strategy)
 	if err != nil {
-		return tidb.Options{}, usagef("tidb: --strategy %q: allowed: shard-rowid, auto-random, rotated-int", r.strategy)
+		return tidb.Options{}, usagef("tidb: --strategy %q: allowed: auto, shard-rowid, auto-random, rotated-int", r.strategy)
 	}
-	o := tidb.Options{Strategy: s, ShardBits: r.shardBits, PreSplit: r.preSplit, RangeBits: r.rangeBits,
-		Digits: r.digits, IDDigits: r.idDigits, Lead: r.lead}
+	var zero []string
 	r.fs.Visit(func(f *flag.Flag) {
-		if f.Name == "pre-split" {
-			r.setPreSplit = true
+		if f.Value.String() == "0" {
+			zero = append(zero, "--"+f.Name)
 		}
 	})
-	if r.setPreSplit && r.preSplit == 0 {
-		o.PreSplit = tidb.NoPreSplit
+	if len(zero) > 0 {
+		return tidb.Options{}, usagef("tidb: %s 0: leave the flag out for its default (see -h for the values allowed)", zero[0])
 	}
+	o := tidb.Options{Strategy: s, ShardBits: r.shardBits, PreSplit: r.preSplit, NoPreSplit: r.noPreSplit, RangeBits: r.rangeBits,
+		Digits: r.digits, IDDigits: r.idDigits, Lead: r.lead}
 	if err := o.Validate(); err != nil {
 		return o, usagef("tidb: %s", flagHint(err))
 	}
@@ -92,30 +119,60 @@ func readInput(env *cliEnv, name string) (string, error) {
 	return string(b), err
 }
 
-// renderFiles parses and renders each input file.
+// renderFiles reads each input file as a schema script and renders every
+// table, then prints to stderr what was chosen for each table and why,
+// what changed, the hotspots left and what the scripts' other statements
+// became.
 func renderFiles(env *cliEnv, r *renderFlags, o tidb.Options, files []string) ([]*tidb.DDL, error) {
 	var out []*tidb.DDL
+	var notes []string
 	for _, f := range files {
 		text, err := readInput(env, f)
 		if err != nil {
 			return nil, err
 		}
-		t, err := tidb.Parse(text)
+		s, err := tidb.ParseScript(text, tidb.ScriptOptions{SkipData: r.skipData})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f, err)
 		}
-		var d *tidb.DDL
-		if r.alter {
-			d, err = tidb.RenderAlter(t, o)
-		} else {
-			d, err = tidb.Render(t, o)
+		for _, n := range s.Notes {
+			notes = append(notes, f+": "+n)
 		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f, err)
+		for _, t := range s.Tables {
+			var d *tidb.DDL
+			if r.alter {
+				d, err = tidb.RenderAlter(t, o)
+			} else {
+				d, err = tidb.Render(t, o)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s: line %d: %w", f, t.Line, err)
+			}
+			out = append(out, d)
 		}
-		out = append(out, d)
 	}
+	printChoices(env.stderr, out, notes)
 	return out, nil
+}
+
+// printChoices prints one line per table (strategy and why), its changes
+// and hotspot warnings, then the scripts' notes.
+func printChoices(w io.Writer, ddls []*tidb.DDL, notes []string) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "table\tstrategy\twhy")
+	for _, d := range ddls {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", d.Table.QualifiedName(), d.Options.Strategy, d.Reason)
+		for _, n := range d.Notes {
+			fmt.Fprintf(tw, "\t\t  changed: %s\n", n)
+		}
+		for _, n := range d.Warnings {
+			fmt.Fprintf(tw, "\t\t  warning: %s\n", n)
+		}
+	}
+	tw.Flush()
+	for _, n := range notes {
+		fmt.Fprintln(w, "note: "+n)
+	}
 }
 
 func runTiDBRender(ctx context.Context, env *cliEnv, args []string) error {
@@ -124,8 +181,8 @@ func runTiDBRender(ctx context.Context, env *cliEnv, args []string) error {
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
-		return usagef("tidb render: want one FILE.sql (or - for stdin), got %d arguments", fs.NArg())
+	if fs.NArg() == 0 {
+		return usagef("tidb render: want one or more FILE.sql (a CREATE TABLE or a schema script; - for stdin)")
 	}
 	o, err := r.options()
 	if err != nil {
@@ -135,14 +192,22 @@ func runTiDBRender(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	_, err = io.WriteString(env.stdout, ddls[0].String())
-	return err
+	for i, d := range ddls {
+		if i > 0 {
+			io.WriteString(env.stdout, "\n")
+		}
+		if _, err := io.WriteString(env.stdout, d.String()); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func runTiDBGen(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "tidb gen")
 	r := addRenderFlags(fs, true)
-	dir := fs.String("dir", "", "directory for the goose migration files (created if missing; new files are numbered after the existing ones)")
+	dir := fs.String("dir", "", "directory for the goose migration files (created if missing; a table's files keep their names and versions, new ones are numbered after the existing ones)")
+	force := fs.Bool("force", false, "overwrite files whose content differs")
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
@@ -156,34 +221,26 @@ func runTiDBGen(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	o.IfNotExists = !r.alter
 	ddls, err := renderFiles(env, r, o, fs.Args())
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(*dir, 0o755); err != nil {
-		return err
-	}
-	next, err := tidb.NextVersion(os.DirFS(*dir))
+	ms, err := tidb.Migrations(ddls, tidb.MigrationOptions{Dir: os.DirFS(*dir)})
 	if err != nil {
 		return fmt.Errorf("gen: %w", err)
 	}
-	files, err := tidb.Migrations(ddls, next)
+	res, err := migdir.Write(*dir, tidb.Files(ms), *force)
 	if err != nil {
 		return fmt.Errorf("gen: %w", err)
 	}
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
+	for _, n := range res.Written {
+		fmt.Fprintln(env.stdout, "wrote     "+n)
 	}
-	sort.Strings(names)
-	for _, n := range names {
-		p := filepath.Join(*dir, n)
-		if err := os.WriteFile(p, []byte(files[n]), 0o644); err != nil {
-			return fmt.Errorf("gen: %w", err)
-		}
-		fmt.Fprintln(env.stdout, p)
+	for _, n := range res.Unchanged {
+		fmt.Fprintln(env.stdout, "unchanged "+n)
 	}
+	fmt.Fprintf(env.stdout, "%d written, %d unchanged in %s; apply with: shardid tidb up --dir %s (or goose -dir %s tidb \"$DSN\" up)\n",
+		len(res.Written), len(res.Unchanged), *dir, *dir, *dir)
 	return nil
 }
 
@@ -206,49 +263,75 @@ func addMigrationFlags(fs *flagSet) *migrationFlags {
 	return m
 }
 
-// provider opens the database and builds the goose provider from --dir or
-// from FILEs rendered in memory.
-func (m *migrationFlags) provider(env *cliEnv, name string, files []string) (*goose.Provider, func(), error) {
+// migrator opens the database and builds the migrator from --dir or from
+// FILEs rendered in memory (their versions derived from their statements).
+func (m *migrationFlags) migrator(ctx context.Context, env *cliEnv, name string, files []string) (*tidb.Migrator, func(), error) {
 	if *m.dsn == "" {
 		return nil, nil, usagef("%s: --dsn is required (or set SHARDID_TIDB_DSN)", name)
 	}
-	var fsys fs.FS
+	if _, err := tidb.DSN(*m.dsn); err != nil {
+		return nil, nil, usagef("%s: --dsn %s: %v", name, redactDSN(*m.dsn), err)
+	}
+	popts := tidb.ProviderOptions{TableName: *m.table}
+	if err := popts.Validate(); err != nil {
+		return nil, nil, usagef("%s: --table: %v", name, err)
+	}
 	switch {
 	case *m.dir != "" && len(files) > 0:
 		return nil, nil, usagef("%s: give --dir or FILE arguments, not both", name)
-	case *m.dir != "":
-		fsys = os.DirFS(*m.dir)
-	case len(files) > 0:
-		o, err := m.r.options()
-		if err != nil {
-			return nil, nil, err
-		}
-		o.IfNotExists = true
-		ddls, err := renderFiles(env, m.r, o, files)
-		if err != nil {
-			return nil, nil, err
-		}
-		mf, err := tidb.Migrations(ddls, 1)
-		if err != nil {
-			return nil, nil, err
-		}
-		fsys = tidb.MapFS(mf)
-	default:
+	case *m.dir == "" && len(files) == 0:
 		return nil, nil, usagef("%s: want --dir DIR or one or more FILE.sql", name)
+	case *m.dir != "":
+		if st, err := os.Stat(*m.dir); err != nil || !st.IsDir() {
+			return nil, nil, usagef("%s: --dir %s: no such directory (write one with shardid tidb gen --dir %s FILE.sql)", name, *m.dir, *m.dir)
+		}
+	default:
+		if _, err := m.r.options(); err != nil {
+			return nil, nil, err
+		}
 	}
 	db, err := tidb.Open(*m.dsn)
 	if err != nil {
-		return nil, nil, usagef("%s: --dsn: %v", name, err)
+		return nil, nil, usagef("%s: --dsn %s: %v", name, redactDSN(*m.dsn), err)
 	}
-	p, err := tidb.NewProvider(db, fsys, tidb.ProviderOptions{TableName: *m.table})
+	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	if err := db.PingContext(pctx); err != nil { // before rendering, so a dead server is one line
+		db.Close()
+		return nil, nil, fmt.Errorf("%s: connect to %s: %w", name, redactDSN(*m.dsn), err)
+	}
+	ms, err := m.migrations(env, name, files)
 	if err != nil {
 		db.Close()
-		if errors.Is(err, tidb.ErrInvalidTableName) {
-			return nil, nil, usagef("%s: --table: %v", name, err)
-		}
 		return nil, nil, err
 	}
-	return p, func() { db.Close() }, nil
+	mg, err := tidb.NewMigrator(db, ms, popts)
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	return mg, func() { db.Close() }, nil
+}
+
+// migrations reads --dir, or renders the FILEs in memory (their versions
+// derived from their statements).
+func (m *migrationFlags) migrations(env *cliEnv, name string, files []string) ([]tidb.Migration, error) {
+	if *m.dir != "" {
+		ms, err := tidb.ReadDir(os.DirFS(*m.dir))
+		if err != nil {
+			return nil, fmt.Errorf("%s: --dir %s: %w", name, *m.dir, err)
+		}
+		return ms, nil
+	}
+	o, err := m.r.options()
+	if err != nil {
+		return nil, err
+	}
+	ddls, err := renderFiles(env, m.r, o, files)
+	if err != nil {
+		return nil, err
+	}
+	return tidb.Migrations(ddls, tidb.MigrationOptions{})
 }
 
 func runTiDBUp(ctx context.Context, env *cliEnv, args []string) error {
@@ -257,30 +340,32 @@ func runTiDBUp(ctx context.Context, env *cliEnv, args []string) error {
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
-	p, done, err := m.provider(env, "tidb up", fs.Args())
+	mg, done, err := m.migrator(ctx, env, "tidb up", fs.Args())
 	if err != nil {
 		return err
 	}
 	defer done()
-	res, err := p.Up(ctx)
+	res, err := mg.Up(ctx)
+	applied := 0
 	for _, r := range res {
-		fmt.Fprintln(env.stdout, describe(r))
+		switch {
+		case r.Skipped:
+			applied++
+			fmt.Fprintf(env.stdout, "SKIP  %s (TiDB-only statement, recorded without running: the server is not TiDB)\n", r.Migration.Name)
+		case r.Applied:
+			applied++
+			fmt.Fprintf(env.stdout, "OK    %s (%s)\n", r.Migration.Name, r.Duration.Round(1e6))
+		default:
+			fmt.Fprintf(env.stdout, "-     %s (already applied)\n", r.Migration.Name)
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("up: %w", err)
 	}
-	if len(res) == 0 {
-		fmt.Fprintln(env.stdout, "no migrations to apply")
+	if applied == 0 {
+		fmt.Fprintf(env.stdout, "no migrations to apply (%d already applied)\n", len(res))
 	}
 	return nil
-}
-
-// describe prints a result; Go migrations (TiDB-only SPLIT TABLE) have no path.
-func describe(r *goose.MigrationResult) string {
-	if r.Source.Path == "" {
-		return fmt.Sprintf("OK    %s %05d (TiDB-only statement; skipped on other servers)", r.Direction, r.Source.Version)
-	}
-	return r.String()
 }
 
 func runTiDBStatus(ctx context.Context, env *cliEnv, args []string) error {
@@ -289,25 +374,25 @@ func runTiDBStatus(ctx context.Context, env *cliEnv, args []string) error {
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
-	p, done, err := m.provider(env, "tidb status", fs.Args())
+	mg, done, err := m.migrator(ctx, env, "tidb status", fs.Args())
 	if err != nil {
 		return err
 	}
 	defer done()
-	st, err := p.Status(ctx)
+	st, err := mg.Status(ctx)
 	if err != nil {
 		return fmt.Errorf("status: %w", err)
 	}
 	for _, s := range st {
-		at := "-"
-		if !s.AppliedAt.IsZero() {
-			at = s.AppliedAt.UTC().Format("2006-01-02 15:04:05Z")
+		state, at := "pending", "-"
+		if s.Applied {
+			state, at = "applied", s.AppliedAt.UTC().Format("2006-01-02 15:04:05Z")
 		}
-		name := filepath.Base(s.Source.Path)
-		if s.Source.Path == "" {
-			name = "(TiDB-only statement)"
+		only := ""
+		if s.Migration.TiDBOnly {
+			only = " (TiDB only)"
 		}
-		fmt.Fprintf(env.stdout, "%05d  %-8s %-21s %s\n", s.Source.Version, s.State, at, strings.TrimSpace(name))
+		fmt.Fprintf(env.stdout, "%-8s %-21s %s%s\n", state, at, s.Migration.Name, only)
 	}
 	return nil
 }

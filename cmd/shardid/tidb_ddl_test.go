@@ -11,7 +11,10 @@ import (
 	"github.com/shardid/shardid/internal/testsrv"
 )
 
-const seedInput = "../../testdata/tidb/global_tx_list/input.sql"
+const (
+	seedInput   = "../../testdata/tidb/global_tx_list/input.sql"
+	branchInput = "../../testdata/tidb/branch_tx_list/input.sql"
+)
 
 // runCLI runs one shardid command line over buffers.
 func runCLI(t *testing.T, stdin string, env map[string]string, args ...string) (code int, stdout, stderr string) {
@@ -23,19 +26,19 @@ func runCLI(t *testing.T, stdin string, env map[string]string, args ...string) (
 }
 
 // TestTiDBRenderMatchesGolden checks that render prints the golden DDL for
-// each strategy, from a file and from stdin.
+// each strategy, from a file and from stdin, and the choice on stderr.
 func TestTiDBRenderMatchesGolden(t *testing.T) {
 	in, err := os.ReadFile(seedInput)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"shard-rowid", "auto-random", "rotated-int"} {
+	for _, s := range []string{"auto", "shard-rowid", "auto-random", "rotated-int"} {
 		want, err := os.ReadFile(filepath.Join(filepath.Dir(seedInput), s+".sql"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		code, out, errOut := runCLI(t, "", nil, "tidb", "render", "--strategy", s, seedInput)
-		if code != 0 || out != string(want) {
+		if code != 0 || out != string(want) || !strings.Contains(errOut, "T_TX_GLOBAL_LIST") {
 			t.Errorf("%s from file: exit %d, stderr %q, output differs from golden", s, code, errOut)
 		}
 		code, out, _ = runCLI(t, string(in), nil, "tidb", "render", "--strategy", s, "-")
@@ -46,7 +49,8 @@ func TestTiDBRenderMatchesGolden(t *testing.T) {
 }
 
 // TestTiDBRenderBadInput checks exit status 2 and a one-line message naming
-// the flag for bad flags, and exit status 1 for a refused table.
+// the flag for bad flags, and exit status 1 with the file and line for a
+// refused table.
 func TestTiDBRenderBadInput(t *testing.T) {
 	cases := []struct {
 		args []string
@@ -55,92 +59,158 @@ func TestTiDBRenderBadInput(t *testing.T) {
 	}{
 		{[]string{"--strategy", "hash", seedInput}, 2, "--strategy"},
 		{[]string{"--shard-bits", "16", seedInput}, 2, "--shard-bits"},
+		{[]string{"--shard-bits", "0", seedInput}, 2, "--shard-bits 0: leave the flag out"},
 		{[]string{"--shard-bits", "3", "--pre-split", "4", seedInput}, 2, "--pre-split"},
+		{[]string{"--pre-split", "0", seedInput}, 2, "-pre-split: want 1 to the shard bits, or none"},
+		{[]string{"--pre-split", "-1", seedInput}, 2, "-pre-split: want 1 to the shard bits, or none"},
 		{[]string{"--strategy", "auto-random", "--range", "20", seedInput}, 2, "--range"},
+		{[]string{"--strategy", "auto-random", "--range", "32", seedInput}, 1, "leaves 26 increment bits"},
 		{[]string{"--strategy", "rotated-int", "--digits", "4", seedInput}, 2, "--digits"},
-		{[]string{"--range", "54", seedInput}, 2, "--strategy"},
+		{[]string{"--strategy", "shard-rowid", "--range", "54", seedInput}, 2, "--strategy"},
 		{[]string{}, 2, "FILE"},
 		{[]string{"--strategy", "auto-random", "../../testdata/tidb/varchar_key/input.sql"}, 1, "BIGINT"},
 		{[]string{"--alter", seedInput}, 1, "SHOW CREATE TABLE"},
+		{[]string{"--alter", "--strategy", "auto-random", "--range", "54", "../../testdata/tidb/auto_increment_clustered/input.sql"}, 1, "range bits of an existing column"},
+		{[]string{"-"}, 1, "-: schema script: line 1: ALTER TABLE t, which the script does not create (for an existing table use shardid tidb render --alter)"},
 	}
 	for _, c := range cases {
-		code, out, errOut := runCLI(t, "", nil, append([]string{"tidb", "render"}, c.args...)...)
+		code, out, errOut := runCLI(t, "ALTER TABLE t ADD COLUMN x INT;", nil, append([]string{"tidb", "render"}, c.args...)...)
 		if code != c.code || !strings.Contains(errOut, c.want) || strings.Count(errOut, "\n") != 1 || out != "" {
 			t.Errorf("render %v: exit %d, stderr %q, stdout %q; want exit %d and one line naming %q", c.args, code, errOut, out, c.code, c.want)
 		}
 	}
 }
 
-// TestTiDBRenderPreSplitZero checks that --pre-split 0 drops
-// PRE_SPLIT_REGIONS instead of meaning the default.
-func TestTiDBRenderPreSplitZero(t *testing.T) {
-	code, out, _ := runCLI(t, "", nil, "tidb", "render", "--pre-split", "0", seedInput)
+// TestTiDBRenderPreSplitNone checks that --pre-split none drops
+// PRE_SPLIT_REGIONS and --pre-split 2 sets it.
+func TestTiDBRenderPreSplitNone(t *testing.T) {
+	code, out, _ := runCLI(t, "", nil, "tidb", "render", "--pre-split", "none", seedInput)
 	if code != 0 || strings.Contains(out, "PRE_SPLIT_REGIONS") || !strings.Contains(out, "SHARD_ROW_ID_BITS=4") {
-		t.Errorf("exit %d:\n%s", code, out)
+		t.Errorf("none: exit %d:\n%s", code, out)
+	}
+	code, out, _ = runCLI(t, "", nil, "tidb", "render", "--pre-split", "2", seedInput)
+	if code != 0 || !strings.Contains(out, "SHARD_ROW_ID_BITS=4 PRE_SPLIT_REGIONS=2") {
+		t.Errorf("2: exit %d:\n%s", code, out)
+	}
+}
+
+// TestTiDBRenderScript renders a mysqldump-style script with a BOM: every
+// table in order, the choice table and the notes on stderr.
+func TestTiDBRenderScript(t *testing.T) {
+	script := "\uFEFF-- dump\n/*!40101 SET NAMES utf8mb4 */;\nSET FOREIGN_KEY_CHECKS=0;\nDROP TABLE IF EXISTS `b`;\n" +
+		"CREATE TABLE `b` (`id` bigint NOT NULL AUTO_INCREMENT, `a_id` varchar(9), PRIMARY KEY (`id`), CONSTRAINT `fk` FOREIGN KEY (`a_id`) REFERENCES `a` (`k`)) ENGINE=InnoDB AUTO_INCREMENT=17;\n" +
+		"CREATE TABLE `a` (`k` varchar(9) NOT NULL PRIMARY KEY, `at` timestamp DEFAULT CURRENT_TIMESTAMP, KEY `by_at` (`at`));\n"
+	code, out, errOut := runCLI(t, script, nil, "tidb", "render", "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if strings.Index(out, "CREATE TABLE `a`") > strings.Index(out, "CREATE TABLE `b`") || !strings.Contains(out, "AUTO_RANDOM(5)") || strings.Contains(out, "AUTO_INCREMENT") {
+		t.Errorf("output:\n%s", out)
+	}
+	for _, w := range []string{"auto-random  BIGINT AUTO_INCREMENT key", "shard-rowid  VARCHAR key", "changed: AUTO_INCREMENT on id replaced by AUTO_RANDOM", "warning: index by_at leads with at", "moved after the tables its FOREIGN KEYs reference", "DROP statements never run", "lines 2, 3: session statements"} {
+		if !strings.Contains(errOut, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, errOut)
+		}
 	}
 }
 
 // TestTiDBGenUpStatus writes goose files for both seed tables with gen,
-// applies them to a real MariaDB with up (DSN from SHARDID_TIDB_DSN), runs
-// up again (nothing to apply) and checks status lists every file applied.
+// reruns gen (no-op), refuses a changed rerun, applies with up (DSN from
+// SHARDID_TIDB_DSN) on TiDB and MariaDB, runs up again (nothing to apply)
+// and checks status names every file applied.
 func TestTiDBGenUpStatus(t *testing.T) {
-	s := testsrv.MariaDB(t)
-	dsn, err := s.CreateDatabase(context.Background(), "cli_gen")
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
-	for _, in := range []string{seedInput, "../../testdata/tidb/branch_tx_list/input.sql"} {
-		code, out, errOut := runCLI(t, "", nil, "tidb", "gen", "--dir", dir, "--strategy", "rotated-int", "--lead", "5", in)
-		if code != 0 || strings.Count(out, "\n") != 2 {
+	gen := func(args ...string) (int, string, string) {
+		return runCLI(t, "", nil, append([]string{"tidb", "gen", "--dir", dir, "--strategy", "rotated-int", "--lead", "5"}, args...)...)
+	}
+	for _, in := range []string{seedInput, branchInput} {
+		if code, out, errOut := gen(in); code != 0 || strings.Count(out, "wrote ") != 2 {
 			t.Fatalf("gen %s: exit %d, %q %q", in, code, out, errOut)
 		}
+	}
+	if code, out, _ := gen(seedInput, branchInput); code != 0 || strings.Count(out, "unchanged 0000") != 4 || strings.Contains(out, "wrote ") {
+		t.Fatalf("rerun of gen: exit %d\n%s", code, out)
+	}
+	if code, _, errOut := gen("--digits", "2", seedInput); code != 1 || !strings.Contains(errOut, "different content") {
+		t.Fatalf("changed gen: exit %d, %q", code, errOut)
 	}
 	names, _ := filepath.Glob(filepath.Join(dir, "*.sql"))
 	if len(names) != 4 || filepath.Base(names[3]) != "00004_split_t_tx_branch_list.sql" {
 		t.Fatalf("gen wrote %v", names)
 	}
-	env := map[string]string{"SHARDID_TIDB_DSN": dsn}
-	code, out, errOut := runCLI(t, "", env, "tidb", "up", "--dir", dir, "--table", "shardid_versions")
-	if code != 0 || strings.Count(out, "\n") != 4 {
-		t.Fatalf("up: exit %d\n%s\n%s", code, out, errOut)
-	}
-	code, out, _ = runCLI(t, "", env, "tidb", "up", "--dir", dir, "--table", "shardid_versions")
-	if code != 0 || !strings.Contains(out, "no migrations to apply") {
-		t.Fatalf("second up: exit %d\n%s", code, out)
-	}
-	code, out, errOut = runCLI(t, "", env, "tidb", "status", "--dir", dir, "--table", "shardid_versions")
-	if code != 0 || strings.Count(out, "applied") != 4 || strings.Contains(out, "pending") {
-		t.Fatalf("status: exit %d\n%s\n%s", code, out, errOut)
+	for _, srv := range []string{"tidb", "mariadb"} {
+		t.Run(srv, func(t *testing.T) {
+			dsn := serverDSN(t, srv)
+			env := map[string]string{"SHARDID_TIDB_DSN": dsn}
+			code, out, errOut := runCLI(t, "", env, "tidb", "up", "--dir", dir, "--table", "shardid_versions")
+			if code != 0 || strings.Count(out, "\n") != 4 || (srv == "mariadb") != strings.Contains(out, "SKIP  00002_split") {
+				t.Fatalf("up: exit %d\n%s\n%s", code, out, errOut)
+			}
+			code, out, _ = runCLI(t, "", env, "tidb", "up", "--dir", dir, "--table", "shardid_versions")
+			if code != 0 || !strings.Contains(out, "no migrations to apply (4 already applied)") {
+				t.Fatalf("second up: exit %d\n%s", code, out)
+			}
+			code, out, errOut = runCLI(t, "", env, "tidb", "status", "--dir", dir, "--table", "shardid_versions")
+			if code != 0 || strings.Count(out, "applied") != 4 || strings.Contains(out, "pending") || !strings.Contains(out, "00004_split_t_tx_branch_list.sql (TiDB only)") {
+				t.Fatalf("status: exit %d\n%s\n%s", code, out, errOut)
+			}
+		})
 	}
 }
 
-// TestTiDBUpFromFiles renders FILE arguments in memory and applies them;
-// status on another version table shows them pending.
+func serverDSN(t *testing.T, srv string) string {
+	if srv == "tidb" {
+		return testsrv.Database(t, testsrv.TiDB(t))
+	}
+	return testsrv.Database(t, testsrv.MariaDB(t))
+}
+
+// TestTiDBUpFromFiles runs up over files the way a user does: A, then B,
+// then A and B, then A changed. Every run does what it says.
 func TestTiDBUpFromFiles(t *testing.T) {
-	s := testsrv.MariaDB(t)
-	dsn, err := s.CreateDatabase(context.Background(), "cli_files")
-	if err != nil {
-		t.Fatal(err)
+	t.Parallel()
+	dsn := serverDSN(t, "tidb")
+	up := func(args ...string) (int, string, string) {
+		return runCLI(t, "", nil, append([]string{"tidb", "up", "--dsn", dsn}, args...)...)
 	}
-	code, out, errOut := runCLI(t, "", nil, "tidb", "up", "--dsn", dsn, "--strategy", "auto-random", "--range", "54", seedInput)
-	if code != 0 || !strings.Contains(out, "00001_create_t_tx_global_list.sql") {
-		t.Fatalf("up: exit %d\n%s\n%s", code, out, errOut)
+	if code, out, errOut := up(seedInput); code != 0 || !strings.Contains(out, "OK    ") || !strings.Contains(out, "_create_t_tx_global_list.sql") {
+		t.Fatalf("up A: exit %d\n%s\n%s", code, out, errOut)
 	}
-	code, out, _ = runCLI(t, "", nil, "tidb", "status", "--dsn", dsn, "--table", "other_versions", "--strategy", "auto-random", "--range", "54", seedInput)
-	if code != 0 || !strings.Contains(out, "pending") {
-		t.Fatalf("status on a fresh version table: exit %d\n%s", code, out)
+	if code, out, errOut := up(branchInput); code != 0 || !strings.Contains(out, "_create_t_tx_branch_list.sql") || !strings.Contains(out, "OK    ") {
+		t.Fatalf("up B: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if code, out, _ := up(seedInput, branchInput); code != 0 || !strings.Contains(out, "no migrations to apply (2 already applied)") {
+		t.Fatalf("up A B: exit %d\n%s", code, out)
+	}
+	code, out, errOut := up("--strategy", "auto-random", seedInput)
+	if code != 1 || !strings.Contains(errOut, "table already exists") || strings.Contains(out, "OK") {
+		t.Fatalf("changed A: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, _ = runCLI(t, "", nil, "tidb", "status", "--dsn", dsn, "--strategy", "auto-random", seedInput)
+	if code != 0 || !strings.HasPrefix(out, "pending") || !strings.Contains(out, "_create_t_tx_global_list.sql") {
+		t.Fatalf("status of the refused file: exit %d\n%s", code, out)
 	}
 }
 
-// TestTiDBUpNeedsDSN checks the DSN requirement and flag errors.
-func TestTiDBUpNeedsDSN(t *testing.T) {
-	code, _, errOut := runCLI(t, "", nil, "tidb", "up", seedInput)
-	if code != 2 || !strings.Contains(errOut, "--dsn") {
-		t.Errorf("exit %d, %q", code, errOut)
+// TestTiDBUpBadInput checks the DSN requirement and the messages for
+// inputs users get wrong.
+func TestTiDBUpBadInput(t *testing.T) {
+	env := map[string]string{"SHARDID_TIDB_DSN": "root@tcp(127.0.0.1:1)/x"}
+	cases := []struct {
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{nil, []string{"up", seedInput}, "--dsn is required"},
+		{env, []string{"status", "--table", "a-b", seedInput}, "--table"},
+		{env, []string{"up", "--dir", "/nonexistent/migrations"}, "--dir /nonexistent/migrations: no such directory"},
+		{nil, []string{"up", "--dsn", "mysql://root:secret@127.0.0.1:4000/app", seedInput}, "go-sql-driver/mysql wants user:password@tcp(host:4000)/db"},
+		{nil, []string{"up", "--dsn", "root:secret@127.0.0.1:4000/app", seedInput}, "want user:password@tcp(host:4000)/db"},
 	}
-	code, _, errOut = runCLI(t, "", map[string]string{"SHARDID_TIDB_DSN": "root@tcp(127.0.0.1:1)/x"}, "tidb", "status", "--table", "a-b", seedInput)
-	if code != 2 || !strings.Contains(errOut, "--table") {
-		t.Errorf("bad --table: exit %d, %q", code, errOut)
+	for _, c := range cases {
+		code, _, errOut := runCLI(t, "", c.env, append([]string{"tidb"}, c.args...)...)
+		if code != 2 || !strings.Contains(errOut, c.want) || strings.Contains(errOut, "secret") || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%v: exit %d, %q; want exit 2 naming %q", c.args, code, errOut, c.want)
+		}
 	}
 }

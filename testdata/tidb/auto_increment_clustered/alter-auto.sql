@@ -1,0 +1,1 @@
+ALTER TABLE `events` MODIFY COLUMN `id` BIGINT(20) NOT NULL /*T![auto_rand] AUTO_RANDOM(5) */;

@@ -1,0 +1,42 @@
+package tidb_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/internal/tidbserver"
+)
+
+// exampleDSN is the database Example_migrate applies to: on a throwaway
+// TiDB started here, since an Example has no *testing.T.
+var exampleDSN string
+
+// TestMain starts a TiDB for Example_migrate (skipping that example, and
+// saying so, when no tidb-server is installed outside CI), runs the tests
+// and stops every server they started.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	srv, err := tidbserver.Start(ctx, tidbserver.Options{})
+	if err == nil {
+		exampleDSN, err = srv.CreateDatabase(ctx, "example_migrate")
+	}
+	cancel()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "Example_migrate skipped: it needs a TiDB: %v\n", err)
+		if !testsrv.InCI() {
+			skip := "^Example_migrate$"
+			if old := flag.Lookup("test.skip").Value.String(); old != "" {
+				skip = old + "|" + skip
+			}
+			flag.Set("test.skip", skip)
+		}
+	}
+	defer srv.Stop()
+	testsrv.Main(m)
+}
