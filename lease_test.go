@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
+
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/internal/leasemig"
 	"github.com/shardid/shardid/internal/testsrv"
@@ -580,5 +582,35 @@ func TestLeaseTableMissing(t *testing.T) {
 	_, err := shardid.AcquireLease(context.Background(), db, shardid.LeaseSettings{Table: "nowhere"})
 	if err == nil || !strings.Contains(err.Error(), "shardid worker up") {
 		t.Fatalf("missing table: %v", err)
+	}
+}
+
+// TestLeaseClaimDenied: a role that may read the lease table but not
+// write it gets the database's refusal, after a few retries, with the node
+// named; a failed claim is never mistaken for a lost race.
+func TestLeaseClaimDenied(t *testing.T) {
+	db, dsn := testsrv.MariaDBDB(t)
+	ctx := context.Background()
+	if _, err := leasemig.Up(ctx, db, shardid.DialectMySQL, ""); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := testsrv.DBName(t)[:20]
+	for _, stmt := range []string{
+		"CREATE USER '" + user + "'@'%'",
+		"GRANT SELECT ON `" + cfg.DBName + "`.shardid_worker_lease TO '" + user + "'@'%'",
+	} {
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg.User = user
+	reader := testsrv.Open(t, "mysql", cfg.FormatDSN())
+	_, err = shardid.AcquireLease(ctx, reader, shardid.LeaseSettings{})
+	if err == nil || !strings.Contains(err.Error(), "claim node 0 in shardid_worker_lease") || !strings.Contains(err.Error(), "denied") {
+		t.Fatalf("read-only role: %v", err)
 	}
 }
