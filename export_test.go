@@ -56,3 +56,7 @@ func DropFloor(l *Lease) {
 	defer l.gen.mu.Unlock()
 	l.gen.lastTick, l.gen.seq = -1, 0
 }
+
+// ReportRate reports a benchmark's IDs per millisecond and its share of
+// the Snowflake ceiling, as the generator's own benchmarks do.
+var ReportRate = reportRate
