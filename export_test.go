@@ -22,13 +22,7 @@ func AcquireLeaseWithHook(ctx context.Context, db *sql.DB, s LeaseSettings, befo
 		if !unchecked {
 			return l.tryClaim(ctx, c)
 		}
-		ttl := l.s.TTL.Microseconds()
-		var err error
-		if c.exists {
-			_, err = l.db.ExecContext(ctx, l.q.takeover, l.s.Holder, l.token, ttl, c.node, l.layoutText)
-		} else {
-			_, err = l.db.ExecContext(ctx, l.q.insert, c.node, l.s.Holder, l.token, l.layoutText, ttl)
-		}
+		_, err := l.claimStatement(ctx, c)
 		return err == nil, c.lastMs, err
 	})
 }
@@ -57,6 +51,6 @@ func DropFloor(l *Lease) {
 	l.gen.lastTick, l.gen.seq = -1, 0
 }
 
-// ReportRate reports a benchmark's IDs per millisecond and its share of
-// the Snowflake ceiling, as the generator's own benchmarks do.
-var ReportRate = reportRate
+// BenchNext is BenchmarkNext's loop over any generator: IDs per
+// millisecond and the share of the Snowflake ceiling.
+var BenchNext = benchNext

@@ -463,14 +463,7 @@ func (l *Lease) candidates(rows []leaseRow) ([]candidate, error) {
 // ours when the row carries our token. A statement that changed nothing
 // needs no read.
 func (l *Lease) tryClaim(ctx context.Context, c candidate) (bool, int64, error) {
-	ttl := l.s.TTL.Microseconds()
-	var res sql.Result
-	var err error
-	if c.exists {
-		res, err = l.db.ExecContext(ctx, l.q.takeover, l.s.Holder, l.token, ttl, c.node, l.layoutText)
-	} else {
-		res, err = l.db.ExecContext(ctx, l.q.insert, c.node, l.s.Holder, l.token, l.layoutText, ttl)
-	}
+	res, err := l.claimStatement(ctx, c)
 	if err != nil {
 		return false, 0, err
 	}
@@ -483,6 +476,16 @@ func (l *Lease) tryClaim(ctx context.Context, c candidate) (bool, int64, error) 
 		return false, 0, err
 	}
 	return token == l.token, lastMs, nil
+}
+
+// claimStatement runs the statement that claims c: an INSERT for an id
+// nobody leased yet, an UPDATE of an ended lease otherwise.
+func (l *Lease) claimStatement(ctx context.Context, c candidate) (sql.Result, error) {
+	ttl := l.s.TTL.Microseconds()
+	if c.exists {
+		return l.db.ExecContext(ctx, l.q.takeover, l.s.Holder, l.token, ttl, c.node, l.layoutText)
+	}
+	return l.db.ExecContext(ctx, l.q.insert, c.node, l.s.Holder, l.token, l.layoutText, ttl)
 }
 
 // tickAtMs is the layout's tick at Unix millisecond ms, or -1 before the

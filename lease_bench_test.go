@@ -87,17 +87,7 @@ func leasedGenerator(b *testing.B, s shardid.LeaseSettings) *shardid.Lease {
 // that renews itself in the background: IDs per millisecond against the
 // 4096 ceiling of a Snowflake node.
 func BenchmarkLeasedNext(b *testing.B) {
-	g := leasedGenerator(b, shardid.LeaseSettings{}).Generator()
-	b.ReportAllocs()
-	start := time.Now()
-	n := 0
-	for b.Loop() {
-		if _, err := g.Next(); err != nil {
-			b.Fatal(err)
-		}
-		n++
-	}
-	shardid.ReportRate(b, start, n)
+	shardid.BenchNext(b, leasedGenerator(b, shardid.LeaseSettings{}).Generator())
 }
 
 // BenchmarkLeasedNextCost is BenchmarkNextCost with a lease: the

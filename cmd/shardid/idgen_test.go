@@ -128,58 +128,51 @@ func TestIDGenProcesses(t *testing.T) {
 	}
 	bin := buildShardid(t, t.TempDir())
 	const n = 300000 // about 300ms of one instagram node's 1024 IDs/ms
-	for _, b := range leaseBackends {
-		t.Run(b.name, func(t *testing.T) {
-			t.Parallel()
-			dsn := b.dsn(t)
-			if code, _, errOut := runCLI(t, "", nil, "worker", "up", "--dsn", dsn); code != 0 {
+	withLeaseTable(t, func(t *testing.T, dsn string) {
+		wave := func() []*idgenProc {
+			var ps []*idgenProc
+			for range 5 {
+				ps = append(ps, startIDGen(t, bin, "--dsn", dsn, "-n", strconv.Itoa(n)))
+			}
+			return ps
+		}
+		first := wave()
+		for _, p := range first {
+			<-p.drawing
+		}
+		second := wave() // while the first wave still draws
+		nodes := map[int64]bool{}
+		var lists [][]int64
+		for _, p := range append(first, second...) {
+			nodes[p.wait(t, n)] = true
+			lists = append(lists, p.ids)
+		}
+		if len(nodes) != 10 {
+			t.Errorf("two overlapping waves of 5 used %d distinct nodes, want 10", len(nodes))
+		}
+		for _, p := range wave() {
+			if node := p.wait(t, n); node > 9 {
+				t.Errorf("a later process got node %d, want a released one (0-9)", node)
+			}
+			lists = append(lists, p.ids)
+		}
+		if d := duplicates(lists...); d > 0 {
+			t.Fatalf("%d repeated IDs across 15 processes", d)
+		}
+
+		// Negative control: two tables for one ID space hand out node 0 twice.
+		var pair []*idgenProc
+		for _, table := range []string{"lease_a", "lease_b"} {
+			if code, _, errOut := runCLI(t, "", nil, "worker", "up", "--dsn", dsn, "--table", table); code != 0 {
 				t.Fatal(errOut)
 			}
-			wave := func() []*idgenProc {
-				var ps []*idgenProc
-				for range 5 {
-					ps = append(ps, startIDGen(t, bin, "--dsn", dsn, "-n", strconv.Itoa(n)))
-				}
-				return ps
-			}
-			first := wave()
-			for _, p := range first {
-				<-p.drawing
-			}
-			second := wave() // while the first wave still draws
-			nodes := map[int64]bool{}
-			var lists [][]int64
-			for _, p := range append(first, second...) {
-				nodes[p.wait(t, n)] = true
-				lists = append(lists, p.ids)
-			}
-			if len(nodes) != 10 {
-				t.Errorf("two overlapping waves of 5 used %d distinct nodes, want 10", len(nodes))
-			}
-			for _, p := range wave() {
-				if node := p.wait(t, n); node > 9 {
-					t.Errorf("a later process got node %d, want a released one (0-9)", node)
-				}
-				lists = append(lists, p.ids)
-			}
-			if d := duplicates(lists...); d > 0 {
-				t.Fatalf("%d repeated IDs across 15 processes", d)
-			}
-
-			// Negative control: two tables for one ID space hand out node 0 twice.
-			var pair []*idgenProc
-			for _, table := range []string{"lease_a", "lease_b"} {
-				if code, _, errOut := runCLI(t, "", nil, "worker", "up", "--dsn", dsn, "--table", table); code != 0 {
-					t.Fatal(errOut)
-				}
-				pair = append(pair, startIDGen(t, bin, "--dsn", dsn, "--table", table, "-n", "1000000"))
-			}
-			a, b := pair[0].wait(t, 1000000), pair[1].wait(t, 1000000)
-			if d := duplicates(pair[0].ids, pair[1].ids); a != b || d == 0 {
-				t.Fatalf("two tables gave nodes %d and %d and %d repeated IDs: the check would not catch a shared node", a, b, d)
-			}
-		})
-	}
+			pair = append(pair, startIDGen(t, bin, "--dsn", dsn, "--table", table, "-n", "1000000"))
+		}
+		a, b := pair[0].wait(t, 1000000), pair[1].wait(t, 1000000)
+		if d := duplicates(pair[0].ids, pair[1].ids); a != b || d == 0 {
+			t.Fatalf("two tables gave nodes %d and %d and %d repeated IDs: the check would not catch a shared node", a, b, d)
+		}
+	})
 }
 
 // TestIDGenKilled kills a drawing idgen process: its node stays held until
@@ -191,6 +184,41 @@ func TestIDGenKilled(t *testing.T) {
 		t.Skip("waits for a killed process's lease to end")
 	}
 	bin := buildShardid(t, t.TempDir())
+	withLeaseTable(t, func(t *testing.T, dsn string) {
+		victim := startIDGen(t, bin, "--dsn", dsn, "-n", "1000000000000", "--ttl", "3s", "--holder", "victim")
+		<-victim.drawing
+		if err := victim.cmd.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		<-victim.done
+		victim.ids = victim.ids[:len(victim.ids)-1] // the kill may have cut the last line short
+		dead := nodeOf(t, victim.ids)
+
+		other := startIDGen(t, bin, "--dsn", dsn, "-n", "1000")
+		if node := other.wait(t, 1000); node == dead && liveNode(t, dsn, dead) {
+			t.Fatalf("node %d handed out while the killed process's lease is live", dead)
+		}
+		var row leaseJSON
+		for row = leaseOf(t, dsn, dead); row.Live; row = leaseOf(t, dsn, dead) {
+			time.Sleep(100 * time.Millisecond)
+		}
+		next := startIDGen(t, bin, "--dsn", dsn, "-n", "1000")
+		if node := next.wait(t, 1000); node != dead {
+			t.Fatalf("after the lease ended the next process got node %d, want the lowest free %d", node, dead)
+		}
+		p, _ := shardid.Instagram().Decompose(next.ids[0])
+		lastDrawn, err := time.Parse(time.RFC3339Nano, row.LastDrawn)
+		if err != nil || next.ids[0] <= slices.Max(victim.ids) || !p.Time.After(lastDrawn) {
+			t.Fatalf("next holder's first ID %d (%s) is not above the killed one's %d and its recorded last time %s (%v)",
+				next.ids[0], p.Time, slices.Max(victim.ids), row.LastDrawn, err)
+		}
+	})
+}
+
+// withLeaseTable runs f as a parallel subtest per database family, on a
+// fresh database where worker up has created the lease table.
+func withLeaseTable(t *testing.T, f func(t *testing.T, dsn string)) {
+	t.Helper()
 	for _, b := range leaseBackends {
 		t.Run(b.name, func(t *testing.T) {
 			t.Parallel()
@@ -198,33 +226,7 @@ func TestIDGenKilled(t *testing.T) {
 			if code, _, errOut := runCLI(t, "", nil, "worker", "up", "--dsn", dsn); code != 0 {
 				t.Fatal(errOut)
 			}
-			victim := startIDGen(t, bin, "--dsn", dsn, "-n", "1000000000000", "--ttl", "3s", "--holder", "victim")
-			<-victim.drawing
-			if err := victim.cmd.Process.Kill(); err != nil {
-				t.Fatal(err)
-			}
-			<-victim.done
-			victim.ids = victim.ids[:len(victim.ids)-1] // the kill may have cut the last line short
-			dead := nodeOf(t, victim.ids)
-
-			other := startIDGen(t, bin, "--dsn", dsn, "-n", "1000")
-			if node := other.wait(t, 1000); node == dead && liveNode(t, dsn, dead) {
-				t.Fatalf("node %d handed out while the killed process's lease is live", dead)
-			}
-			var row leaseJSON
-			for row = leaseOf(t, dsn, dead); row.Live; row = leaseOf(t, dsn, dead) {
-				time.Sleep(100 * time.Millisecond)
-			}
-			next := startIDGen(t, bin, "--dsn", dsn, "-n", "1000")
-			if node := next.wait(t, 1000); node != dead {
-				t.Fatalf("after the lease ended the next process got node %d, want the lowest free %d", node, dead)
-			}
-			p, _ := shardid.Instagram().Decompose(next.ids[0])
-			lastDrawn, err := time.Parse(time.RFC3339Nano, row.LastDrawn)
-			if err != nil || next.ids[0] <= slices.Max(victim.ids) || !p.Time.After(lastDrawn) {
-				t.Fatalf("next holder's first ID %d (%s) is not above the killed one's %d and its recorded last time %s (%v)",
-					next.ids[0], p.Time, slices.Max(victim.ids), row.LastDrawn, err)
-			}
+			f(t, dsn)
 		})
 	}
 }
