@@ -150,10 +150,10 @@ func (c *offsetClock) settings(s shardid.LeaseSettings) shardid.LeaseSettings {
 	return s
 }
 
-// acquireAll starts n acquirers at once, lined up so that all of them have
-// read the table before any claims a node, and returns each one's lease or
-// error.
-func acquireAll(db *sql.DB, n int, s shardid.LeaseSettings, unchecked bool) ([]*shardid.Lease, []error) {
+// acquireAll starts n acquirers at once, named prefix-000 and up, lined up
+// so that all of them have read the table before any claims a node, and
+// returns each one's lease or error.
+func acquireAll(db *sql.DB, n int, prefix string, s shardid.LeaseSettings, unchecked bool) ([]*shardid.Lease, []error) {
 	leases, errs := make([]*shardid.Lease, n), make([]error, n)
 	var ready, done sync.WaitGroup
 	ready.Add(n)
@@ -165,7 +165,7 @@ func acquireAll(db *sql.DB, n int, s shardid.LeaseSettings, unchecked bool) ([]*
 				ready.Wait()
 			}
 			s := s
-			s.Holder = fmt.Sprintf("acquirer-%03d", i)
+			s.Holder = fmt.Sprintf("%s-%03d", prefix, i)
 			leases[i], errs[i] = shardid.AcquireLeaseWithHook(context.Background(), db, s, hook, unchecked)
 			arrived.Do(ready.Done) // one that failed before claiming must not hold the others up
 		})
@@ -192,42 +192,46 @@ func distinctNodes(leases []*shardid.Lease, errs []error) []string {
 	return problems
 }
 
-// TestLeaseConcurrentAcquirers: 100 acquirers that all read the empty table
-// before any of them claims get 100 distinct node ids, the lowest ones, and
-// their generators draw no ID twice. The same race run with claims that
-// are believed without reading the row back fails the check.
+// TestLeaseConcurrentAcquirers: 100 acquirers that all read the table
+// before any of them claims get 100 distinct node ids, the lowest ones:
+// first on an empty table (racing INSERTs), then, after all were released,
+// under new names (racing takeovers of ended leases). No ID is drawn twice
+// across both rounds. The first race run with claims that are believed
+// without reading the row back fails the check.
 func TestLeaseConcurrentAcquirers(t *testing.T) {
 	if testing.Short() {
-		t.Skip("100 acquirers on each of three servers")
+		t.Skip("100 acquirers, twice, on each of three servers")
 	}
 	const n = 100
 	forEachBackend(t, func(t *testing.T, db *sql.DB) {
 		db.SetMaxOpenConns(30) // below PostgreSQL's max_connections of 100
 		s := shardid.LeaseSettings{TTL: time.Minute, RenewEvery: -1}
-		start := time.Now()
-		leases, errs := acquireAll(db, n, s, false)
-		if p := distinctNodes(leases, errs); len(p) > 0 {
-			t.Fatalf("%d problems, first: %s", len(p), p[0])
-		}
-		t.Logf("%d acquirers lined up: all done in %s", n, time.Since(start))
-		var nodes []int64
 		seen := map[int64]bool{}
-		for _, l := range leases {
-			nodes = append(nodes, l.Node())
-			for _, id := range draw(t, l, 50) {
-				if seen[id] {
-					t.Fatalf("ID %d drawn twice", id)
-				}
-				seen[id] = true
+		for _, round := range []string{"insert", "takeover"} {
+			start := time.Now()
+			leases, errs := acquireAll(db, n, round, s, false)
+			if p := distinctNodes(leases, errs); len(p) > 0 {
+				t.Fatalf("%s race: %d problems, first: %s", round, len(p), p[0])
 			}
-		}
-		slices.Sort(nodes)
-		if nodes[0] != 0 || nodes[n-1] != n-1 {
-			t.Errorf("nodes %d..%d, want the lowest free ids 0..%d", nodes[0], nodes[n-1], n-1)
-		}
-		for _, l := range leases {
-			if err := l.Close(); err != nil {
-				t.Error(err)
+			t.Logf("%s race of %d acquirers: all done in %s", round, n, time.Since(start))
+			var nodes []int64
+			for _, l := range leases {
+				nodes = append(nodes, l.Node())
+				for _, id := range draw(t, l, 50) {
+					if seen[id] {
+						t.Fatalf("ID %d drawn twice", id)
+					}
+					seen[id] = true
+				}
+			}
+			slices.Sort(nodes)
+			if nodes[0] != 0 || nodes[n-1] != n-1 {
+				t.Errorf("%s race: nodes %d..%d, want the lowest free ids 0..%d", round, nodes[0], nodes[n-1], n-1)
+			}
+			for _, l := range leases {
+				if err := l.Close(); err != nil {
+					t.Error(err)
+				}
 			}
 		}
 
@@ -237,7 +241,7 @@ func TestLeaseConcurrentAcquirers(t *testing.T) {
 		if _, err := leasemig.Up(context.Background(), db, dialectOf(t, db), s.Table); err != nil {
 			t.Fatal(err)
 		}
-		leases, errs = acquireAll(db, n, s, true)
+		leases, errs := acquireAll(db, n, "unchecked", s, true)
 		p := distinctNodes(leases, errs)
 		if len(p) == 0 {
 			t.Fatal("unchecked claims passed the check: it would not catch two acquirers sharing a node")
