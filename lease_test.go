@@ -620,3 +620,46 @@ func TestLeaseClaimDenied(t *testing.T) {
 		t.Fatalf("read-only role: %v", err)
 	}
 }
+
+// TestLeaseUserDSNOptions: the lease behaves the same over a MySQL DSN as
+// users write them: no parseTime, times in the local zone, a session time
+// zone with daylight saving, and clientFoundRows=true (an UPDATE that
+// matches counts as affected, and so does an INSERT … ON DUPLICATE KEY
+// UPDATE that changed nothing).
+func TestLeaseUserDSNOptions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two races of 30 acquirers")
+	}
+	for _, b := range leaseBackends[1:] {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			_, dsn := b.open(t)
+			cfg, err := mysql.ParseDSN(dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.ParseTime, cfg.Loc, cfg.ClientFoundRows = false, time.Local, true
+			cfg.Params = map[string]string{"time_zone": "'-05:00'"}
+			db := testsrv.Open(t, "mysql", cfg.FormatDSN())
+			if _, err := leasemig.Up(context.Background(), db, b.dialect, ""); err != nil {
+				t.Fatal(err)
+			}
+			s := shardid.LeaseSettings{RenewEvery: -1}
+			for _, round := range []string{"insert", "takeover"} {
+				leases, errs := acquireAll(db, 30, round, s, false)
+				if p := distinctNodes(leases, errs); len(p) > 0 {
+					t.Fatalf("%s race: %d problems, first: %s", round, len(p), p[0])
+				}
+				for _, l := range leases {
+					if err := l.Close(); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			row := leaseRow(t, db, 0)
+			if row.Live || time.Since(row.Until).Abs() > time.Minute {
+				t.Fatalf("released lease reads %+v: the lease end is not the database's UTC time", row)
+			}
+		})
+	}
+}
