@@ -117,6 +117,6 @@ func runWorkerStatus(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		fmt.Fprintf(env.stdout, "%-6d %-5s %-32s %-27s %s\n", l.Node, state, l.Holder, l.Until, l.LastDrawn)
 	}
-	fmt.Fprintf(env.stdout, "%d node ids leased so far, %d live, in %s\n", len(out), live, f.table)
+	fmt.Fprintf(env.stdout, "node ids leased so far: %d; live now: %d (table %s)\n", len(out), live, f.table)
 	return nil
 }

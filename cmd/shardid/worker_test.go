@@ -80,7 +80,7 @@ func TestWorkerUpStatusIDGen(t *testing.T) {
 				t.Fatalf("after idgen: %+v", leases)
 			}
 			code, out, _ = runCLI(t, "", nil, "worker", "status", "--dsn", dsn)
-			if code != 0 || !strings.Contains(out, "cli-test") || !strings.Contains(out, "1 node ids leased so far, 0 live") {
+			if code != 0 || !strings.Contains(out, "cli-test") || !strings.Contains(out, "node ids leased so far: 1; live now: 0") {
 				t.Fatalf("worker status: exit %d\n%s", code, out)
 			}
 
