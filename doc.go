@@ -8,6 +8,14 @@
 // nothing at run time but a clock: the Generator reads time.Now unless
 // Settings.Clock says otherwise.
 //
+// A Generator needs a node id no other live generator uses. AcquireLease
+// leases one from a table in a database the application already runs
+// (PostgreSQL, MySQL, MariaDB or TiDB, through database/sql; the
+// application links the driver: pgx's stdlib or go-sql-driver/mysql) and
+// binds a Generator that stops drawing before its lease could end. That
+// needs the lease table (LeaseMigrations, or `shardid worker up`) and the
+// database at acquire and every few seconds after.
+//
 // The database-side generators build on the same Layout: package pgfunc
 // renders per-schema PostgreSQL next_id() functions and applies them with
 // goose; package tidb renders TiDB tables without write hotspots; package

@@ -65,6 +65,17 @@ type Generator struct {
 	mu       sync.Mutex
 	lastTick int64 // -1 before the first ID
 	seq      int64
+
+	// Fencing, for a generator bound to a Lease (lease.go): Next draws only
+	// while the clock reads before stopAt and at ticks up to capTick. The
+	// lease moves both forward after each renewal and clears stopAt when it
+	// is lost or closed; lease explains why drawing stopped. They are
+	// guarded by mu, so the check costs Next no lock and no clock reading
+	// of its own.
+	leased  bool
+	stopAt  time.Time
+	capTick int64
+	lease   *Lease
 }
 
 // NewGenerator validates s and returns a Generator. It returns an error
@@ -118,7 +129,9 @@ func (g *Generator) Layout() Layout { return g.layout }
 // increasing. Next waits for the next tick when the tick's sequence is used
 // up and waits out small backward clock steps. It returns an error
 // wrapping ErrClockBackward for a larger step and ErrTimeRange when the
-// clock is outside the layout's range.
+// clock is outside the layout's range. A generator bound to a Lease
+// (Lease.Generator) also returns ErrLeaseExpired, ErrLeaseLost or
+// ErrLeaseClosed once its lease no longer covers drawing.
 func (g *Generator) Next() (int64, error) {
 	g.mu.Lock()
 	tick, seq, err := g.reserve()
@@ -137,6 +150,9 @@ func (g *Generator) reserve() (tick, seq int64, err error) {
 		tick, err = g.tickOf(now)
 		if err != nil {
 			return 0, 0, err
+		}
+		if g.leased && (tick > g.capTick || !now.Before(g.stopAt)) {
+			return 0, 0, g.lease.fenceError(now, tick)
 		}
 		switch {
 		case tick > g.lastTick:

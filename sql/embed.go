@@ -1,7 +1,7 @@
 // Package sql holds every SQL text shardid emits, as text/template files
-// embedded in the binary: pg/ for PostgreSQL generators and tidb/ for TiDB
-// table DDL. Go code renders these templates; it never builds SQL by
-// pasting strings.
+// embedded in the binary: pg/ for PostgreSQL generators, tidb/ for TiDB
+// table DDL and lease/ for worker-id leases. Go code renders these
+// templates; it never builds SQL by pasting strings.
 package sql
 
 import "embed"
@@ -17,3 +17,10 @@ var PG embed.FS
 //
 //go:embed tidb/*.sql.tmpl
 var TiDB embed.FS
+
+// Lease holds the worker-id lease templates (lease/*.sql.tmpl), one file per
+// dialect family: the lease table's goose migration and the statements that
+// acquire, renew, release and list leases.
+//
+//go:embed lease/*.sql.tmpl
+var Lease embed.FS

@@ -9,6 +9,8 @@
 //	shardid demo [flags]
 //	shardid tidb render|gen|up|status|spread [flags]
 //	shardid rotate [flags] [ID...]
+//	shardid worker up|status [flags]
+//	shardid idgen [flags] -n COUNT
 //
 // Every command takes -h for its flags. Flags win over environment
 // variables, which win over defaults. Bad input exits with status 2 and a
@@ -45,6 +47,8 @@ var commands = map[string]command{
 	"demo":   {"start a throwaway PostgreSQL, apply shards, insert and decode rows", runDemo},
 	"tidb":   {"render and apply TiDB tables without write hotspots; measure write spread", runTiDB},
 	"rotate": {"rotate the last digits of IDs to spread TiDB writes (IDs as arguments or one per line on stdin)", runRotate},
+	"worker": {"create and list the worker-id lease table of app-side generators", runWorker},
+	"idgen":  {"lease a node id from the database and print IDs from it", runIDGen},
 }
 
 // pgCommands are the "shardid pg" subcommands (pg.go).
@@ -65,6 +69,16 @@ var tidbCommands = map[string]command{
 	"up":     {"apply migrations (--dir, or rendered from FILEs) with goose to --dsn", runTiDBUp},
 	"status": {"show goose migration status for --dir or FILEs on --dsn", runTiDBStatus},
 	"spread": {"simulate region splits and show how raw, rotated and shard-bit keys spread writes", runTiDBSpread},
+}
+
+// workerCommands are the "shardid worker" subcommands (worker.go).
+var workerCommands = map[string]command{
+	"up":     {"create the lease table (a goose migration with a history table of its own)", runWorkerUp},
+	"status": {"list the leases: node, holder, lease end, last drawn time", runWorkerStatus},
+}
+
+func runWorker(ctx context.Context, env *cliEnv, args []string) error {
+	return subcommand(ctx, env, "worker", workerCommands, args)
 }
 
 func runPG(ctx context.Context, env *cliEnv, args []string) error {

@@ -1,0 +1,246 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/shardid/shardid"
+)
+
+// buildShardid builds the command into dir and returns the binary's path.
+func buildShardid(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "shardid")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// idgenProc is one running `shardid idgen` process.
+type idgenProc struct {
+	cmd     *exec.Cmd
+	ids     []int64
+	drawing chan struct{} // closed once 10000 IDs are read, or the output ends
+	done    chan struct{} // closed once stdout is drained and the process has exited
+	err     error         // exit error, bad output
+	stderr  strings.Builder
+}
+
+// startIDGen starts bin idgen with args and reads its IDs as they come.
+func startIDGen(t *testing.T, bin string, args ...string) *idgenProc {
+	t.Helper()
+	p := &idgenProc{cmd: exec.Command(bin, append([]string{"idgen"}, args...)...), drawing: make(chan struct{}), done: make(chan struct{})}
+	p.cmd.Stderr = &p.stderr
+	out, err := p.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		defer close(p.done)
+		var once sync.Once
+		defer once.Do(func() { close(p.drawing) })
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			id, err := strconv.ParseInt(sc.Text(), 10, 64)
+			if err != nil {
+				p.err = fmt.Errorf("bad line %q", sc.Text())
+				io.Copy(io.Discard, out)
+				break
+			}
+			if p.ids = append(p.ids, id); len(p.ids) == 10000 {
+				once.Do(func() { close(p.drawing) })
+			}
+		}
+		if err := p.cmd.Wait(); err != nil && p.err == nil {
+			p.err = err
+		}
+	}()
+	return p
+}
+
+// wait waits for the process and fails t unless it exited 0 having
+// printed n increasing IDs of one node.
+func (p *idgenProc) wait(t *testing.T, n int) int64 {
+	t.Helper()
+	<-p.done
+	if p.err != nil || len(p.ids) != n {
+		t.Fatalf("idgen %v: %v, %d IDs of %d\n%s", p.cmd.Args[1:], p.err, len(p.ids), n, p.stderr.String())
+	}
+	return nodeOf(t, p.ids)
+}
+
+// nodeOf checks that ids increase and share one node of the instagram
+// layout, and returns it.
+func nodeOf(t *testing.T, ids []int64) int64 {
+	t.Helper()
+	l := shardid.Instagram()
+	first, err := l.Decompose(ids[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(ids); i++ {
+		p, _ := l.Decompose(ids[i])
+		if ids[i] <= ids[i-1] || p.Shard != first.Shard {
+			t.Fatalf("ID %d after %d: not increasing on node %d", ids[i], ids[i-1], first.Shard)
+		}
+	}
+	return first.Shard
+}
+
+// duplicates counts the IDs that occur more than once across all lists.
+func duplicates(lists ...[]int64) int {
+	var all []int64
+	for _, l := range lists {
+		all = append(all, l...)
+	}
+	slices.Sort(all)
+	d := 0
+	for i := 1; i < len(all); i++ {
+		if all[i] == all[i-1] {
+			d++
+		}
+	}
+	return d
+}
+
+// TestIDGenProcesses runs the built command as separate processes against
+// one database: five at once, five more while those still draw (ten
+// distinct nodes at once), then five after the first five have released
+// theirs (the same nodes again, above the earlier IDs). No ID repeats. Two
+// processes leasing from two tables of one ID space (a misconfiguration the
+// lease cannot see) repeat IDs, which the same check catches.
+func TestIDGenProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command and runs processes against three servers")
+	}
+	bin := buildShardid(t, t.TempDir())
+	const n = 300000 // about 300ms of one instagram node's 1024 IDs/ms
+	withLeaseTable(t, func(t *testing.T, dsn string) {
+		wave := func() []*idgenProc {
+			var ps []*idgenProc
+			for range 5 {
+				ps = append(ps, startIDGen(t, bin, "--dsn", dsn, "-n", strconv.Itoa(n)))
+			}
+			return ps
+		}
+		first := wave()
+		for _, p := range first {
+			<-p.drawing
+		}
+		second := wave() // while the first wave still draws
+		nodes := map[int64]bool{}
+		var lists [][]int64
+		for _, p := range append(first, second...) {
+			nodes[p.wait(t, n)] = true
+			lists = append(lists, p.ids)
+		}
+		if len(nodes) != 10 {
+			t.Errorf("two overlapping waves of 5 used %d distinct nodes, want 10", len(nodes))
+		}
+		for _, p := range wave() {
+			if node := p.wait(t, n); node > 9 {
+				t.Errorf("a later process got node %d, want a released one (0-9)", node)
+			}
+			lists = append(lists, p.ids)
+		}
+		if d := duplicates(lists...); d > 0 {
+			t.Fatalf("%d repeated IDs across 15 processes", d)
+		}
+
+		// Negative control: two tables for one ID space hand out node 0 twice.
+		var pair []*idgenProc
+		for _, table := range []string{"lease_a", "lease_b"} {
+			if code, _, errOut := runCLI(t, "", nil, "worker", "up", "--dsn", dsn, "--table", table); code != 0 {
+				t.Fatal(errOut)
+			}
+			pair = append(pair, startIDGen(t, bin, "--dsn", dsn, "--table", table, "-n", "1000000"))
+		}
+		a, b := pair[0].wait(t, 1000000), pair[1].wait(t, 1000000)
+		if d := duplicates(pair[0].ids, pair[1].ids); a != b || d == 0 {
+			t.Fatalf("two tables gave nodes %d and %d and %d repeated IDs: the check would not catch a shared node", a, b, d)
+		}
+	})
+}
+
+// TestIDGenKilled kills a drawing idgen process: its node stays held until
+// its lease ends (another process gets another node meanwhile), then the
+// next process gets it and draws above everything the dead one printed and
+// above the time the table says it may have drawn at.
+func TestIDGenKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for a killed process's lease to end")
+	}
+	bin := buildShardid(t, t.TempDir())
+	withLeaseTable(t, func(t *testing.T, dsn string) {
+		victim := startIDGen(t, bin, "--dsn", dsn, "-n", "1000000000000", "--ttl", "3s", "--holder", "victim")
+		<-victim.drawing
+		if err := victim.cmd.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		<-victim.done
+		victim.ids = victim.ids[:len(victim.ids)-1] // the kill may have cut the last line short
+		dead := nodeOf(t, victim.ids)
+
+		other := startIDGen(t, bin, "--dsn", dsn, "-n", "1000")
+		if node := other.wait(t, 1000); node == dead && liveNode(t, dsn, dead) {
+			t.Fatalf("node %d handed out while the killed process's lease is live", dead)
+		}
+		var row leaseJSON
+		for row = leaseOf(t, dsn, dead); row.Live; row = leaseOf(t, dsn, dead) {
+			time.Sleep(100 * time.Millisecond)
+		}
+		next := startIDGen(t, bin, "--dsn", dsn, "-n", "1000")
+		if node := next.wait(t, 1000); node != dead {
+			t.Fatalf("after the lease ended the next process got node %d, want the lowest free %d", node, dead)
+		}
+		p, _ := shardid.Instagram().Decompose(next.ids[0])
+		lastDrawn, err := time.Parse(time.RFC3339Nano, row.LastDrawn)
+		if err != nil || next.ids[0] <= slices.Max(victim.ids) || !p.Time.After(lastDrawn) {
+			t.Fatalf("next holder's first ID %d (%s) is not above the killed one's %d and its recorded last time %s (%v)",
+				next.ids[0], p.Time, slices.Max(victim.ids), row.LastDrawn, err)
+		}
+	})
+}
+
+// withLeaseTable runs f as a parallel subtest per database family, on a
+// fresh database where worker up has created the lease table.
+func withLeaseTable(t *testing.T, f func(t *testing.T, dsn string)) {
+	t.Helper()
+	for _, b := range leaseBackends {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			dsn := b.dsn(t)
+			if code, _, errOut := runCLI(t, "", nil, "worker", "up", "--dsn", dsn); code != 0 {
+				t.Fatal(errOut)
+			}
+			f(t, dsn)
+		})
+	}
+}
+
+// leaseOf returns node's row from worker status.
+func leaseOf(t *testing.T, dsn string, node int64) leaseJSON {
+	t.Helper()
+	for _, l := range statusJSON(t, dsn) {
+		if l.Node == node {
+			return l
+		}
+	}
+	t.Fatalf("no lease row for node %d", node)
+	return leaseJSON{}
+}
+
+func liveNode(t *testing.T, dsn string, node int64) bool { return leaseOf(t, dsn, node).Live }

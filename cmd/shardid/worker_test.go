@@ -1,0 +1,145 @@
+package main
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/internal/testsrv"
+)
+
+// leaseBackends are the servers the worker and idgen commands are tried
+// on; dsn creates a fresh database and returns its DSN.
+var leaseBackends = []struct {
+	name string
+	dsn  func(t *testing.T) string
+}{
+	{"postgres", func(t *testing.T) string { return testsrv.Database(t, testsrv.PG(t)) }},
+	{"mariadb", func(t *testing.T) string { return testsrv.Database(t, testsrv.MariaDB(t)) }},
+	{"tidb", func(t *testing.T) string { return testsrv.Database(t, testsrv.TiDB(t)) }},
+}
+
+// statusJSON runs worker status --json and decodes it.
+func statusJSON(t *testing.T, dsn string, extra ...string) []leaseJSON {
+	t.Helper()
+	code, out, errOut := runCLI(t, "", nil, append([]string{"worker", "status", "--json", "--dsn", dsn}, extra...)...)
+	if code != 0 {
+		t.Fatalf("worker status: exit %d: %s", code, errOut)
+	}
+	var leases []leaseJSON
+	if err := json.Unmarshal([]byte(out), &leases); err != nil {
+		t.Fatalf("worker status --json: %v\n%s", err, out)
+	}
+	return leases
+}
+
+// TestWorkerUpStatusIDGen: worker up creates the table once, status lists
+// nothing, idgen prints IDs of node 0 and releases it, and status shows
+// the released lease with its holder and last drawn time.
+func TestWorkerUpStatusIDGen(t *testing.T) {
+	for _, b := range leaseBackends {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			dsn := b.dsn(t)
+			code, out, errOut := runCLI(t, "", nil, "worker", "up", "--dsn", dsn)
+			if code != 0 || !strings.Contains(out, "shardid_worker_lease") || !strings.Contains(out, ": created; goose history in shardid_worker_lease_goose_db_version") {
+				t.Fatalf("worker up: exit %d\n%s%s", code, out, errOut)
+			}
+			code, out, _ = runCLI(t, "", map[string]string{"SHARDID_WORKER_DSN": dsn}, "worker", "up")
+			if code != 0 || !strings.Contains(out, "already up to date") {
+				t.Fatalf("worker up again: exit %d\n%s", code, out)
+			}
+			if l := statusJSON(t, dsn); len(l) != 0 {
+				t.Fatalf("fresh table lists %+v", l)
+			}
+
+			code, out, errOut = runCLI(t, "", nil, "idgen", "--dsn", dsn, "-n", "5000", "--holder", "cli-test")
+			if code != 0 || !strings.Contains(errOut, `node 0 leased from shardid_worker_lease as "cli-test"`) {
+				t.Fatalf("idgen: exit %d\n%s", code, errOut)
+			}
+			lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+			if len(lines) != 5000 {
+				t.Fatalf("idgen -n 5000 printed %d lines", len(lines))
+			}
+			prev := int64(-1)
+			for _, line := range lines {
+				id, err := strconv.ParseInt(line, 10, 64)
+				if err != nil || id <= prev {
+					t.Fatalf("line %q after %d: not an increasing ID (%v)", line, prev, err)
+				}
+				if p, err := shardid.Instagram().Decompose(id); err != nil || p.Shard != 0 {
+					t.Fatalf("ID %d: %+v, %v; want node 0 of the instagram layout", id, p, err)
+				}
+				prev = id
+			}
+
+			leases := statusJSON(t, dsn)
+			if len(leases) != 1 || leases[0].Node != 0 || leases[0].Live || leases[0].Holder != "cli-test" || leases[0].LastDrawn == "" {
+				t.Fatalf("after idgen: %+v", leases)
+			}
+			code, out, _ = runCLI(t, "", nil, "worker", "status", "--dsn", dsn)
+			if code != 0 || !strings.Contains(out, "cli-test") || !strings.Contains(out, "node ids leased so far: 1; live now: 0") {
+				t.Fatalf("worker status: exit %d\n%s", code, out)
+			}
+
+			code, _, errOut = runCLI(t, "", nil, "idgen", "--dsn", dsn, "-n", "1", "--layout", "snowflake")
+			if code != 1 || !strings.Contains(errOut, "lease table serves another layout") || strings.Count(errOut, "\n") != 1 {
+				t.Fatalf("idgen with another layout: exit %d %q", code, errOut)
+			}
+			code, _, errOut = runCLI(t, "", nil, "worker", "status", "--dsn", dsn, "--table", "nosuch")
+			if code != 1 || !strings.Contains(errOut, "`shardid worker up` creates the table") {
+				t.Fatalf("status of a missing table: exit %d %q", code, errOut)
+			}
+		})
+	}
+}
+
+// TestWorkerBadInput: bad flags exit 2 with one line naming the flag.
+func TestWorkerBadInput(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"worker"}, "worker needs a subcommand (allowed: status, up)"},
+		{[]string{"worker", "down"}, `unknown worker subcommand "down" (allowed: status, up)`},
+		{[]string{"worker", "up"}, "--dsn is required"},
+		{[]string{"worker", "up", "--dsn", "postgres://x", "--table", "Leases"}, `--table: invalid lease table name "Leases"`},
+		{[]string{"worker", "status", "--dsn", "postgres://x", "extra"}, `worker status: unexpected argument "extra"`},
+		{[]string{"worker", "status", "--dsn", "mysql://root@db/x"}, "go-sql-driver/mysql wants user:password@tcp(host:3306)/db"},
+		{[]string{"idgen", "--dsn", "postgres://x"}, "-n is required"},
+		{[]string{"idgen", "--dsn", "postgres://x", "-n", "0"}, "-n is required: how many IDs to print, at least 1"},
+		{[]string{"idgen", "-n", "abc"}, `invalid value "abc" for flag -n`},
+		{[]string{"idgen", "-n", "5"}, "--dsn is required"},
+		{[]string{"idgen", "-n", "5", "--ttl", "1ms", "--dsn", "postgres://x"}, "--ttl: 1ms is too short (allowed 100ms or more)"},
+		{[]string{"idgen", "-n", "5", "--layout", "twitter", "--dsn", "postgres://x"}, `--layout: unknown layout "twitter"`},
+		{[]string{"idgen", "-n", "5", "--dsn", "postgres://x", "more"}, `idgen: unexpected argument "more"`},
+	} {
+		code, out, errOut := runCLI(t, "", nil, c.args...)
+		last := errOut[strings.LastIndex(strings.TrimSuffix(errOut, "\n"), "\n")+1:] // after the subcommand list "worker" alone prints
+		if code != 2 || out != "" || !strings.Contains(last, c.want) || len(c.args) > 1 && last != errOut {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line with %q", c.args, code, errOut, c.want)
+		}
+	}
+}
+
+// TestWorkerSecrets: help never shows the environment's DSN, and failed
+// connections never print the password.
+func TestWorkerSecrets(t *testing.T) {
+	env := map[string]string{"SHARDID_WORKER_DSN": "postgres://app:s3cret@db1:5432/app"}
+	for _, args := range [][]string{{"worker", "up", "-h"}, {"worker", "status", "-h"}, {"idgen", "-h"}} {
+		code, out, errOut := runCLI(t, "", env, args...)
+		if code != 0 || strings.Contains(out+errOut, "s3cret") || !strings.Contains(errOut, "env SHARDID_WORKER_DSN") {
+			t.Errorf("%v: exit %d\n%s%s", args, code, out, errOut)
+		}
+	}
+	for _, dsn := range []string{"postgres://app:s3cret@127.0.0.1:1/x?connect_timeout=2", "app:s3cret@tcp(127.0.0.1:1)/x"} {
+		for _, args := range [][]string{{"worker", "up"}, {"worker", "status"}, {"idgen", "-n", "3"}} {
+			code, out, errOut := runCLI(t, "", nil, append(args, "--dsn", dsn)...)
+			if code != 1 || strings.Contains(out+errOut, "s3cret") || strings.Count(errOut, "\n") != 1 {
+				t.Errorf("%v with %q: exit %d\n%s%s", args, dsn, code, out, errOut)
+			}
+		}
+	}
+}

@@ -1,0 +1,128 @@
+package shardid_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/internal/leasebench"
+	"github.com/shardid/shardid/internal/leasemig"
+)
+
+// The lease benchmarks run against the test servers (CI=true makes a
+// missing one fail):
+//
+//	go test -run '^$' -bench 'LeaseAcquire' -benchtime 200x .
+//	go test -run '^$' -bench 'Leased' -benchtime 2s .
+//	go test -run '^$' -bench 'LeasedVsPlain' -benchtime 9x .
+
+// BenchmarkLeaseAcquire measures acquiring and releasing a node id per
+// database: "restart" takes the holder's released node back (an UPDATE),
+// "new" claims a node nobody leased before (an INSERT) and keeps it.
+func BenchmarkLeaseAcquire(b *testing.B) {
+	ctx := context.Background()
+	for _, be := range leaseBackends {
+		b.Run(be.name+"/restart", func(b *testing.B) {
+			db, _ := be.open(b)
+			if _, err := leasemig.Up(ctx, db, be.dialect, ""); err != nil {
+				b.Fatal(err)
+			}
+			var lat leasebench.Latency
+			for b.Loop() {
+				l, err := leasebench.Cycle(ctx, db, shardid.LeaseSettings{Holder: "bench", RenewEvery: -1}, 1)
+				if err != nil {
+					b.Fatal(err)
+				}
+				lat.Acquire, lat.Release = append(lat.Acquire, l.Acquire...), append(lat.Release, l.Release...)
+			}
+			b.ReportMetric(float64(leasebench.Median(lat.Acquire).Microseconds()), "µs/acquire")
+			b.ReportMetric(float64(leasebench.Median(lat.Release).Microseconds()), "µs/release")
+		})
+		b.Run(be.name+"/new", func(b *testing.B) {
+			db, _ := be.open(b)
+			if _, err := leasemig.Up(ctx, db, be.dialect, ""); err != nil {
+				b.Fatal(err)
+			}
+			s := shardid.LeaseSettings{Generator: shardid.Settings{Layout: shardid.Instagram()}, RenewEvery: -1}
+			var acq []time.Duration
+			var held []*shardid.Lease
+			for i := 0; b.Loop(); i++ {
+				s.Holder = fmt.Sprintf("bench-%d", i)
+				start := time.Now()
+				l, err := shardid.AcquireLease(ctx, db, s)
+				if err != nil {
+					b.Fatal(err)
+				}
+				acq = append(acq, time.Since(start))
+				held = append(held, l)
+			}
+			b.ReportMetric(float64(leasebench.Median(acq).Microseconds()), "µs/acquire")
+			for _, l := range held {
+				l.Close()
+			}
+		})
+	}
+}
+
+// leasedGenerator acquires a lease on a fresh PostgreSQL database for a
+// benchmark; the database only renews it, drawing never waits for it.
+func leasedGenerator(b *testing.B, s shardid.LeaseSettings) *shardid.Lease {
+	b.Helper()
+	be := leaseBackends[0]
+	db, _ := be.open(b)
+	if _, err := leasemig.Up(context.Background(), db, be.dialect, ""); err != nil {
+		b.Fatal(err)
+	}
+	l, err := shardid.AcquireLease(context.Background(), db, s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { l.Close() })
+	return l
+}
+
+// BenchmarkLeasedNext is BenchmarkNext with the generator bound to a lease
+// that renews itself in the background: IDs per millisecond against the
+// 4096 ceiling of a Snowflake node.
+func BenchmarkLeasedNext(b *testing.B) {
+	shardid.BenchNext(b, leasedGenerator(b, shardid.LeaseSettings{}).Generator())
+}
+
+// BenchmarkLeasedNextCost is BenchmarkNextCost with a lease: the
+// generator's own cost per ID, fence check included, on a clock that moves
+// 1µs per reading so the sequence never runs out.
+func BenchmarkLeasedNextCost(b *testing.B) {
+	t := time.Now().Round(0)
+	clock := func() time.Time { t = t.Add(time.Microsecond); return t }
+	g := leasedGenerator(b, shardid.LeaseSettings{Generator: shardid.Settings{Clock: clock}, TTL: time.Hour, RenewEvery: -1}).Generator()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := g.Next(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkLeasedVsPlain alternates 200ms of a plain generator and 200ms
+// of a leased one per iteration on the real clock and reports the medians
+// and their ratio, so both see the same load.
+func BenchmarkLeasedVsPlain(b *testing.B) {
+	leased := leasedGenerator(b, shardid.LeaseSettings{}).Generator()
+	plain, err := shardid.NewGenerator(shardid.Settings{Node: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var p, l []float64
+	for b.Loop() {
+		pr, lr, err := leasebench.Rates(plain.Next, leased.Next, 200*time.Millisecond, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		p, l = append(p, pr...), append(l, lr...)
+	}
+	b.ReportMetric(leasebench.Median(p), "plain-ids/ms")
+	b.ReportMetric(leasebench.Median(l), "leased-ids/ms")
+	b.ReportMetric(leasebench.Median(l)/leasebench.Median(p), "leased/plain")
+}

@@ -1,0 +1,142 @@
+package shardid
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pingcap/tidb/pkg/parser"
+	_ "github.com/pingcap/tidb/pkg/parser/test_driver" // value expressions for the parser
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/lease")
+
+// fencedGen is a generator bound to a lease that no database backs: the
+// tests move its fence by hand.
+func fencedGen(t *testing.T, c *fakeClock) (*Generator, *Lease) {
+	t.Helper()
+	g := newGen(t, c, Settings{})
+	l := &Lease{node: 7, s: LeaseSettings{Table: "t", TTL: 10 * time.Second, Margin: time.Second}, layout: g.layout, gen: g}
+	g.leased, g.lease, g.capTick = true, l, -1
+	return g, l
+}
+
+// TestGeneratorFence: a leased generator draws only before stopAt and up
+// to capTick, and says which bound stopped it; a closed or lost lease
+// stops it for good.
+func TestGeneratorFence(t *testing.T) {
+	c := newFakeClock()
+	g, l := fencedGen(t, c)
+	if _, err := g.Next(); !errors.Is(err, ErrLeaseExpired) {
+		t.Fatalf("before the first renewal: %v", err)
+	}
+	sent := c.Now()
+	g.mu.Lock()
+	g.stopAt, g.capTick, l.lastSent = sent.Add(9*time.Second), g.layout.MaxTicks(), sent
+	g.mu.Unlock()
+	c.Set(sent.Add(9*time.Second - time.Millisecond))
+	if _, err := g.Next(); err != nil {
+		t.Fatalf("inside the fence: %v", err)
+	}
+	c.Set(sent.Add(9 * time.Second))
+	if _, err := g.Next(); !errors.Is(err, ErrLeaseExpired) || !strings.Contains(err.Error(), "sent 9s ago") {
+		t.Fatalf("at the fence: %v", err)
+	}
+
+	// The wall clock jumps past the tick the table allows while the
+	// monotonic deadline is still ahead.
+	tick, _ := g.layout.Ticks(sent.Add(9 * time.Second))
+	g.mu.Lock()
+	g.stopAt, g.capTick = sent.Add(time.Hour), tick+100
+	g.mu.Unlock()
+	c.Set(g.layout.TickTime(tick + 100))
+	if _, err := g.Next(); err != nil {
+		t.Fatalf("at the last allowed tick: %v", err)
+	}
+	c.Set(g.layout.TickTime(tick + 101))
+	if _, err := g.Next(); !errors.Is(err, ErrLeaseExpired) || !strings.Contains(err.Error(), "jumped forward") {
+		t.Fatalf("past the last allowed tick: %v", err)
+	}
+
+	for _, st := range []struct {
+		state leaseState
+		want  error
+	}{{leaseLost, ErrLeaseLost}, {leaseClosed, ErrLeaseClosed}} {
+		g.mu.Lock()
+		l.state, g.stopAt = st.state, time.Time{}
+		g.mu.Unlock()
+		c.Set(g.layout.TickTime(tick + 100))
+		if _, err := g.Next(); !errors.Is(err, st.want) || !strings.Contains(err.Error(), "node 7") {
+			t.Fatalf("state %d: %v, want %v", st.state, err, st.want)
+		}
+	}
+}
+
+// leaseSQLText renders the migration and every statement for d, as the
+// golden files hold them.
+func leaseSQLText(t *testing.T, d Dialect, table string) (migration string, stmts map[string]string) {
+	t.Helper()
+	files, err := LeaseMigrations(d, table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := leaseStatements(d, table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(files[LeaseMigrationName]), map[string]string{
+		"now": q.now, "list": q.list, "insert": q.insert, "takeover": q.takeover,
+		"readback": q.readback, "renew": q.renew, "release": q.release,
+	}
+}
+
+// TestLeaseSQLGolden pins the rendered SQL per dialect family
+// (go test -run TestLeaseSQLGolden -update . rewrites it).
+func TestLeaseSQLGolden(t *testing.T) {
+	for _, d := range []Dialect{DialectPostgres, DialectMySQL} {
+		mig, stmts := leaseSQLText(t, d, "app.shardid_worker_lease")
+		var b strings.Builder
+		b.WriteString(mig)
+		for _, name := range []string{"now", "list", "insert", "takeover", "readback", "renew", "release"} {
+			b.WriteString("\n-- statement " + name + "\n" + stmts[name] + ";\n")
+		}
+		path := filepath.Join("testdata", "lease", string(d)+".sql")
+		if *update {
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != string(want) {
+			t.Errorf("%s: rendered SQL differs from %s (rerun with -update and review the diff)", d, path)
+		}
+	}
+	if _, err := LeaseMigrations(DialectTiDB, "Bad-Name"); !errors.Is(err, ErrInvalidLeaseTable) {
+		t.Errorf("bad table name: %v", err)
+	}
+}
+
+// TestLeaseSQLParsesOnTiDB: TiDB's own parser reads every statement the
+// lease API sends to TiDB, one statement each.
+func TestLeaseSQLParsesOnTiDB(t *testing.T) {
+	mig, stmts := leaseSQLText(t, DialectTiDB, "app.shardid_worker_lease")
+	_, up, _ := strings.Cut(mig, "-- +goose Up\n")
+	up, _, _ = strings.Cut(up, "-- +goose Down")
+	stmts["migration up"] = up
+	for name, s := range stmts {
+		nodes, _, err := parser.New().Parse(s, "", "")
+		if err != nil || len(nodes) != 1 {
+			t.Errorf("%s: %d statements, %v\n%s", name, len(nodes), err, s)
+		}
+	}
+}

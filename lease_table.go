@@ -1,0 +1,222 @@
+package shardid
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"text/template"
+	"time"
+
+	shardsql "github.com/shardid/shardid/sql"
+)
+
+// DefaultLeaseTable is the lease table's name when LeaseSettings.Table (or
+// the table argument of LeaseMigrations and ListLeases) is empty.
+const DefaultLeaseTable = "shardid_worker_lease"
+
+// LeaseMigrationName is the file name of the lease table's goose migration
+// in the map LeaseMigrations returns.
+const LeaseMigrationName = "00001_create_lease_table.sql"
+
+// maxTableNamePart leaves room for a suffix such as "_goose_db_version"
+// within PostgreSQL's 63-byte identifiers.
+const maxTableNamePart = 40
+
+// ErrInvalidLeaseTable is returned by AcquireLease, LeaseMigrations and
+// ListLeases when the table name is not [schema.]name in lower-case
+// letters, digits and _.
+var ErrInvalidLeaseTable = errors.New("invalid lease table name")
+
+// CheckLeaseTable returns an error wrapping ErrInvalidLeaseTable unless
+// table is name or schema.name, each part a lower-case letter or _
+// followed by up to 39 lower-case letters, digits and _.
+func CheckLeaseTable(table string) error {
+	parts := strings.Split(table, ".")
+	if len(parts) > 2 {
+		return fmt.Errorf("%w %q: want name or schema.name", ErrInvalidLeaseTable, table)
+	}
+	for _, p := range parts {
+		ok := p != "" && len(p) <= maxTableNamePart && (p[0] == '_' || p[0] >= 'a' && p[0] <= 'z')
+		for i := 0; ok && i < len(p); i++ {
+			c := p[i]
+			ok = c == '_' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
+		}
+		if !ok {
+			return fmt.Errorf("%w %q: want name or schema.name, each part a lower-case letter or _ then up to %d lower-case letters, digits and _", ErrInvalidLeaseTable, table, maxTableNamePart-1)
+		}
+	}
+	return nil
+}
+
+// quoteTable quotes a checked [schema.]name for d.
+func quoteTable(d Dialect, table string) string {
+	q := `"`
+	if d != DialectPostgres {
+		q = "`"
+	}
+	parts := strings.Split(table, ".")
+	for i, p := range parts {
+		parts[i] = q + p + q // p holds only [a-z0-9_]: nothing to escape
+	}
+	return strings.Join(parts, ".")
+}
+
+// leaseTemplates parses the lease templates once: one set per dialect
+// family, each defining the same names.
+var leaseTemplates = sync.OnceValues(func() (map[Dialect]*template.Template, error) {
+	pg, err := template.ParseFS(shardsql.Lease, "lease/postgres.sql.tmpl")
+	if err != nil {
+		return nil, err
+	}
+	my, err := template.ParseFS(shardsql.Lease, "lease/mysql.sql.tmpl")
+	if err != nil {
+		return nil, err
+	}
+	return map[Dialect]*template.Template{DialectPostgres: pg, DialectMySQL: my, DialectTiDB: my}, nil
+})
+
+// leaseSQL is every statement of the lease API, rendered for one dialect
+// and table.
+type leaseSQL struct {
+	now, list, insert, takeover, readback, renew, release string
+}
+
+// renderLease renders the named lease templates for d and table.
+func renderLease(d Dialect, table string, names ...string) ([]string, error) {
+	if table == "" {
+		table = DefaultLeaseTable
+	}
+	if err := CheckLeaseTable(table); err != nil {
+		return nil, err
+	}
+	ts, err := leaseTemplates()
+	if err != nil {
+		return nil, fmt.Errorf("lease templates: %w", err)
+	}
+	t, ok := ts[d]
+	if !ok {
+		return nil, fmt.Errorf("%w %q (allowed: postgres, mysql, tidb)", ErrUnknownDialect, d)
+	}
+	out := make([]string, len(names))
+	for i, name := range names {
+		var b bytes.Buffer
+		if err := t.ExecuteTemplate(&b, name, struct{ Table string }{quoteTable(d, table)}); err != nil {
+			return nil, fmt.Errorf("render lease %s: %w", name, err)
+		}
+		out[i] = b.String()
+	}
+	return out, nil
+}
+
+// leaseStatements renders the statements the lease API runs.
+func leaseStatements(d Dialect, table string) (*leaseSQL, error) {
+	s, err := renderLease(d, table, "now", "list", "insert", "takeover", "readback", "renew", "release")
+	if err != nil {
+		return nil, err
+	}
+	return &leaseSQL{now: s[0], list: s[1], insert: s[2], takeover: s[3], readback: s[4], renew: s[5], release: s[6]}, nil
+}
+
+// LeaseMigrations returns the goose migration that creates the lease table
+// for dialect d, keyed by file name (LeaseMigrationName), ready for a goose
+// Provider (over an fs.FS such as testing/fstest.MapFS) or a migration
+// directory. table "" means DefaultLeaseTable. Keep the table's goose
+// history apart from other histories in the database (`shardid worker up`
+// uses <table>_goose_db_version). It returns errors wrapping
+// ErrInvalidLeaseTable and ErrUnknownDialect.
+func LeaseMigrations(d Dialect, table string) (map[string][]byte, error) {
+	s, err := renderLease(d, table, "migration")
+	if err != nil {
+		return nil, err
+	}
+	return map[string][]byte{LeaseMigrationName: []byte(s[0])}, nil
+}
+
+// LeaseInfo is one row of the lease table, as ListLeases reports it.
+type LeaseInfo struct {
+	// Node is the node id.
+	Node int64
+	// Holder is who holds it, or held it last.
+	Holder string
+	// Live is true while the lease has not ended by the database's clock.
+	Live bool
+	// Until is when the lease ends (or ended), by the database's clock, in
+	// UTC.
+	Until time.Time
+	// LastDrawn is the latest instant any holder of the node may have drawn
+	// an ID at (by that holder's clock), in UTC: the next holder draws only
+	// once its clock is past it. Zero when nobody has drawn yet.
+	LastDrawn time.Time
+	// Layout describes the ID layout of the generators leasing the node.
+	Layout string
+}
+
+// leaseRow is a row of the lease table with its token, which only the
+// lease API sees.
+type leaseRow struct {
+	LeaseInfo
+	token  string
+	lastMs int64
+}
+
+// listLeases reads every row of the lease table in node order, with the
+// database's current time in Unix microseconds.
+func listLeases(ctx context.Context, db *sql.DB, q *leaseSQL) ([]leaseRow, error) {
+	rows, err := db.QueryContext(ctx, q.list)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []leaseRow
+	for rows.Next() {
+		var r leaseRow
+		var untilUs, nowUs int64
+		if err := rows.Scan(&r.Node, &r.Holder, &r.token, &r.Layout, &r.lastMs, &untilUs, &nowUs); err != nil {
+			return nil, err
+		}
+		r.Live = untilUs > nowUs
+		r.Until = time.UnixMicro(untilUs).UTC()
+		if r.lastMs > 0 {
+			r.LastDrawn = time.UnixMilli(r.lastMs).UTC()
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// ListLeases returns every row of the lease table in node order. d ""
+// asks the server (DetectDialect); table "" means DefaultLeaseTable. It
+// returns errors wrapping ErrInvalidLeaseTable and the database's own.
+func ListLeases(ctx context.Context, db *sql.DB, d Dialect, table string) ([]LeaseInfo, error) {
+	if d == "" {
+		var err error
+		if d, err = DetectDialect(ctx, db); err != nil {
+			return nil, err
+		}
+	}
+	q, err := leaseStatements(d, table)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := listLeases(ctx, db, q)
+	if err != nil {
+		return nil, fmt.Errorf("list leases: %w", err)
+	}
+	out := make([]LeaseInfo, len(rows))
+	for i, r := range rows {
+		out[i] = r.LeaseInfo
+	}
+	return out, nil
+}
+
+// leaseLayoutText is the layout as the lease table records it: every field
+// that decides which IDs a node may produce, and no name, so a preset and
+// the same custom layout agree.
+func leaseLayoutText(l Layout) string {
+	return fmt.Sprintf("%d/%d/%d bits, %s ticks since %s", l.TimeBits, l.ShardBits, l.SeqBits, l.TimeUnit,
+		l.Epoch.UTC().Format("2006-01-02T15:04:05.000Z07:00"))
+}

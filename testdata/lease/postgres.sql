@@ -1,0 +1,51 @@
+-- shardid: worker-id lease table "app"."shardid_worker_lease" (one row per node id ever leased)
+--
+-- +goose Up
+CREATE TABLE IF NOT EXISTS "app"."shardid_worker_lease" (
+    node_id   bigint      NOT NULL PRIMARY KEY, -- the layout's node (shard) field
+    holder    text        NOT NULL,             -- who holds or last held it: stable names make ids sticky
+    token     text        NOT NULL,             -- random per acquisition; '' once released
+    layout    text        NOT NULL,             -- the ID layout of the generators leasing from this table
+    lease_end timestamptz NOT NULL,             -- database time; the id is free from then on
+    last_ms   bigint      NOT NULL,             -- Unix ms: no holder of this id drew an ID after it (holder's clock)
+    renewals  bigint      NOT NULL DEFAULT 0    -- bumped by every write, so each write changes the row
+);
+
+-- +goose Down
+-- Dropping the table forgets the latest time each id was drawn at; the next
+-- holders then rely on their clocks alone.
+DROP TABLE IF EXISTS "app"."shardid_worker_lease";
+
+-- statement now
+SELECT (EXTRACT(EPOCH FROM pg_catalog.now()) * 1000000)::bigint;
+
+-- statement list
+SELECT node_id, holder, token, layout, last_ms,
+       (EXTRACT(EPOCH FROM lease_end) * 1000000)::bigint,
+       (EXTRACT(EPOCH FROM pg_catalog.now()) * 1000000)::bigint
+FROM "app"."shardid_worker_lease" ORDER BY node_id;
+
+-- statement insert
+INSERT INTO "app"."shardid_worker_lease" (node_id, holder, token, layout, lease_end, last_ms)
+VALUES ($1, $2, $3, $4, pg_catalog.now() + $5::bigint * interval '1 microsecond', 0)
+ON CONFLICT (node_id) DO NOTHING;
+
+-- statement takeover
+UPDATE "app"."shardid_worker_lease"
+SET holder = $1, token = $2, lease_end = pg_catalog.now() + $3::bigint * interval '1 microsecond',
+    renewals = renewals + 1
+WHERE node_id = $4 AND layout = $5 AND lease_end <= pg_catalog.now();
+
+-- statement readback
+SELECT token, last_ms FROM "app"."shardid_worker_lease" WHERE node_id = $1;
+
+-- statement renew
+UPDATE "app"."shardid_worker_lease"
+SET lease_end = pg_catalog.now() + $1::bigint * interval '1 microsecond',
+    last_ms = GREATEST(last_ms, $2), renewals = renewals + 1
+WHERE node_id = $3 AND token = $4;
+
+-- statement release
+UPDATE "app"."shardid_worker_lease"
+SET lease_end = pg_catalog.now(), token = '', last_ms = $1, renewals = renewals + 1
+WHERE node_id = $2 AND token = $3;
