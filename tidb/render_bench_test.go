@@ -1,0 +1,27 @@
+package tidb_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/shardid/shardid/tidb"
+)
+
+// BenchmarkParseRender parses a seed table with TiDB's parser and renders
+// it under the default strategy, as tidb render does per table.
+func BenchmarkParseRender(b *testing.B) {
+	in, err := os.ReadFile("../testdata/tidb/global_tx_list/input.sql")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		t, err := tidb.Parse(string(in))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := tidb.Render(t, tidb.Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
