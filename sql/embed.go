@@ -1,7 +1,8 @@
 // Package sql holds every SQL text shardid emits, as text/template files
-// embedded in the binary: pg/ for PostgreSQL generators and tidb/ for TiDB
-// table DDL. Go code renders these templates; it never builds SQL by
-// pasting strings.
+// embedded in the binary: pg/ for PostgreSQL generators, tidb/ for TiDB
+// table DDL, segment/ for the segment allocator and tickets/ for ticket
+// servers. Go code renders these templates; it never builds SQL by pasting
+// strings.
 package sql
 
 import "embed"
@@ -17,3 +18,16 @@ var PG embed.FS
 //
 //go:embed tidb/*.sql.tmpl
 var TiDB embed.FS
+
+// Segment holds the segment allocator's templates (segment/*.sql.tmpl):
+// the allocation table's goose migration per dialect and the statements
+// the allocator runs.
+//
+//go:embed segment/*.sql.tmpl
+var Segment embed.FS
+
+// Tickets holds the ticket server templates (tickets/*.sql.tmpl): a ticket
+// table's goose migration, the draw and the read-back of its settings.
+//
+//go:embed tickets/*.sql.tmpl
+var Tickets embed.FS
