@@ -2,6 +2,7 @@ package shardid
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -177,12 +178,13 @@ type SegmentTag struct {
 const DefaultSegmentStep = 1000
 
 // EnsureSegmentTag makes sure allocation table table (DefaultSegmentTable
-// when "") on db has tag want.Tag with base step want.Step
-// (DefaultSegmentStep when 0) and hands out no ID below start (1 when 0):
-// it creates the tag when missing, sets its step when it differs, and
-// raises its max_id to start-1 when lower, never lowering it. It returns
-// the row as it was (nil when created) and as it is. Other tags and other
-// clients' segments are untouched; concurrent callers are safe.
+// when "") on db has tag want.Tag: it creates the tag when missing (base
+// step want.Step, or DefaultSegmentStep when 0; first ID start, or 1 when
+// 0); for an existing tag it sets the base step when want.Step is not 0
+// and, when start is not 0, raises max_id to start-1 if it is lower, never
+// lowering it. It returns the row as it was (nil when created) and as it
+// is. Other tags and clients' segments are untouched; concurrent callers
+// are safe.
 func EnsureSegmentTag(ctx context.Context, db *sql.DB, d Dialect, table string, want SegmentTag, start int64) (before *SegmentTag, after SegmentTag, err error) {
 	v, err := newSegmentView(d, table)
 	if err != nil {
@@ -191,27 +193,24 @@ func EnsureSegmentTag(ctx context.Context, db *sql.DB, d Dialect, table string, 
 	if err := CheckTag(want.Tag); err != nil {
 		return nil, after, err
 	}
-	if want.Step == 0 {
-		want.Step = DefaultSegmentStep
-	}
-	if start == 0 {
-		start = 1
-	}
-	if want.Step < 0 || start < 1 {
-		return nil, after, fmt.Errorf("segment tag %s: step %d and start %d must be positive", want.Tag, want.Step, start)
+	if want.Step < 0 || start < 0 {
+		return nil, after, fmt.Errorf("segment tag %s: step %d and start %d must not be negative", want.Tag, want.Step, start)
 	}
 	if old, err := v.getTag(ctx, db, want.Tag); err == nil {
 		before = &old
 	} else if !errors.Is(err, ErrUnknownTag) {
 		return nil, after, err
 	}
-	stmts := []struct {
+	type stmt struct {
 		name string
 		args []any
-	}{
-		{"add", []any{want.Tag, start - 1, want.Step, want.Description}},
-		{"raise", []any{start - 1, want.Tag, start - 1}},
-		{"setstep", []any{want.Step, want.Tag}},
+	}
+	stmts := []stmt{{"add", []any{want.Tag, max(start, 1) - 1, cmp.Or(want.Step, DefaultSegmentStep), want.Description}}}
+	if start > 0 {
+		stmts = append(stmts, stmt{"raise", []any{start - 1, want.Tag, start - 1}})
+	}
+	if want.Step > 0 {
+		stmts = append(stmts, stmt{"setstep", []any{want.Step, want.Tag}})
 	}
 	for _, s := range stmts {
 		q, err := v.render(s.name)

@@ -227,9 +227,9 @@ func TestSegmentTagsAndDraws(t *testing.T) {
 			if err != nil || after.MaxID != allocated || after.Step != 50 {
 				t.Fatalf("lower start, new step: %+v %v; want max_id %d kept, step 50", after, err, allocated)
 			}
-			_, after, err = shardid.EnsureSegmentTag(ctx, s.db, s.dialect, "", shardid.SegmentTag{Tag: "orders", Step: 50}, allocated+5001)
-			if err != nil || after.MaxID != allocated+5000 {
-				t.Fatalf("raise: %+v %v", after, err)
+			_, after, err = shardid.EnsureSegmentTag(ctx, s.db, s.dialect, "", shardid.SegmentTag{Tag: "orders"}, allocated+5001)
+			if err != nil || after.MaxID != allocated+5000 || after.Step != 50 {
+				t.Fatalf("raise, step 0 keeps the step: %+v %v", after, err)
 			}
 			c2, err := shardid.NewSegments(ctx, s.db, shardid.SegmentSettings{Tag: "orders"})
 			if err != nil {

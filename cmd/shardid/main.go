@@ -9,6 +9,8 @@
 //	shardid demo [flags]
 //	shardid tidb render|gen|up|status|spread [flags]
 //	shardid rotate [flags] [ID...]
+//	shardid tickets up|next|status [flags]
+//	shardid segment up|next|status [flags]
 //
 // Every command takes -h for its flags. Flags win over environment
 // variables, which win over defaults. Bad input exits with status 2 and a
@@ -45,6 +47,9 @@ var commands = map[string]command{
 	"demo":   {"start a throwaway PostgreSQL, apply shards, insert and decode rows", runDemo},
 	"tidb":   {"render and apply TiDB tables without write hotspots; measure write spread", runTiDB},
 	"rotate": {"rotate the last digits of IDs to spread TiDB writes (IDs as arguments or one per line on stdin)", runRotate},
+
+	"tickets": {"Flickr-style ticket servers on MySQL, MariaDB, TiDB: create, draw, check", runTickets},
+	"segment": {"segment allocation (Meituan Leaf) on PostgreSQL and the MySQL family: create, draw, list", runSegment},
 }
 
 // pgCommands are the "shardid pg" subcommands (pg.go).

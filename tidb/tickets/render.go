@@ -92,6 +92,24 @@ func CheckName(name string) error {
 	return nil
 }
 
+// Validate returns an error wrapping ErrInvalidSettings when s has a bad
+// name, increment, offset, start, kind or cache, naming the value and what
+// is allowed.
+func (s Settings) Validate() error {
+	_, err := s.normalize()
+	return err
+}
+
+// First returns the first ticket s hands out: the smallest value at or
+// above Start in the server's class.
+func (s Settings) First() (int64, error) {
+	s, err := s.normalize()
+	if err != nil {
+		return 0, err
+	}
+	return s.first(), nil
+}
+
 // normalize fills the defaults and checks s.
 func (s Settings) normalize() (Settings, error) {
 	if err := CheckName(s.Name); err != nil {
