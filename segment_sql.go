@@ -243,12 +243,10 @@ func SegmentTags(ctx context.Context, db *sql.DB, d Dialect, table string) ([]Se
 	defer rows.Close()
 	var out []SegmentTag
 	for rows.Next() {
-		var t SegmentTag
-		var updated any
-		if err := rows.Scan(&t.Tag, &t.MaxID, &t.Step, &t.Description, &updated); err != nil {
+		t, err := scanTag(rows)
+		if err != nil {
 			return nil, fmt.Errorf("list segment tags: %w", err)
 		}
-		t.UpdateTime = scanTime(updated)
 		out = append(out, t)
 	}
 	if err := rows.Err(); err != nil {
@@ -263,10 +261,7 @@ func (v segmentView) getTag(ctx context.Context, q querier, tag string) (Segment
 	if err != nil {
 		return SegmentTag{}, err
 	}
-	var t SegmentTag
-	var updated any
-	err = q.QueryRowContext(ctx, text, tag).Scan(&t.Tag, &t.MaxID, &t.Step, &t.Description, &updated)
-	t.UpdateTime = scanTime(updated)
+	t, err := scanTag(q.QueryRowContext(ctx, text, tag))
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return t, fmt.Errorf("%w %q", ErrUnknownTag, tag)
@@ -274,6 +269,15 @@ func (v segmentView) getTag(ctx context.Context, q querier, tag string) (Segment
 		return t, fmt.Errorf("read segment tag %s: %w", tag, err)
 	}
 	return t, nil
+}
+
+// scanTag reads one row of the get and list statements.
+func scanTag(row interface{ Scan(...any) error }) (SegmentTag, error) {
+	var t SegmentTag
+	var updated any
+	err := row.Scan(&t.Tag, &t.MaxID, &t.Step, &t.Description, &updated)
+	t.UpdateTime = scanTime(updated)
+	return t, err
 }
 
 // querier is what getTag needs of a *sql.DB or *sql.Conn.

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"fmt"
 	"time"
 
@@ -26,28 +27,56 @@ func runSegment(ctx context.Context, env *cliEnv, args []string) error {
 
 // segmentFlags are the flags every segment command shares.
 type segmentFlags struct {
-	dsn, table string
+	dsn, table, tag string
 }
 
-func (f *segmentFlags) register(fs *flagSet) {
+// register defines --dsn and --table, and --tag with usage tagUsage unless
+// that is "".
+func (f *segmentFlags) register(fs *flagSet, tagUsage string) {
 	fs.StringVar(&f.dsn, "dsn", "", "PostgreSQL URL or go-sql-driver/mysql DSN (MySQL, MariaDB, TiDB) (env "+envSegmentDSN+")")
 	fs.envVar("dsn", envSegmentDSN)
 	fs.StringVar(&f.table, "table", shardid.DefaultSegmentTable, "allocation table, [schema.]name")
+	if tagUsage != "" {
+		fs.StringVar(&f.tag, "tag", "", tagUsage)
+	}
 }
 
-// check validates the table name before anything connects.
-func (f *segmentFlags) check() error {
+// open checks the table name (and the tag, when the command takes one)
+// before anything connects, then connects.
+func (f *segmentFlags) open(ctx context.Context, fs *flagSet) (*sql.DB, shardid.Dialect, error) {
 	if err := shardid.CheckTableName(f.table); err != nil {
-		return usagef("--table: %v", err)
+		return nil, "", usagef("--table: %v", err)
 	}
-	return nil
+	if fs.Lookup("tag") != nil {
+		if f.tag == "" {
+			return nil, "", usagef("--tag is required: the ID space, e.g. orders")
+		}
+		if err := shardid.CheckTag(f.tag); err != nil {
+			return nil, "", usagef("--tag: %v", err)
+		}
+	}
+	return openAnyDSN(ctx, "--dsn", f.dsn)
+}
+
+// printIDs prints count IDs from next, one per line; when next fails it
+// prints the IDs it has and says how far it got.
+func printIDs(ctx context.Context, env *cliEnv, count int, next func(context.Context) (int64, error)) error {
+	out := bufio.NewWriter(env.stdout)
+	for i := range count {
+		id, err := next(ctx)
+		if err != nil {
+			out.Flush()
+			return fmt.Errorf("after %d of %d IDs: %w", i, count, err)
+		}
+		fmt.Fprintln(out, id)
+	}
+	return out.Flush()
 }
 
 func runSegmentUp(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "segment up")
 	var f segmentFlags
-	f.register(fs)
-	tag := fs.String("tag", "", "the ID space to create: 1-128 letters, digits, _ . : - (required)")
+	f.register(fs, "the ID space to create: 1-128 letters, digits, _ . : - (required)")
 	step := fs.Int64("step", 0, fmt.Sprintf("the tag's base step, a client's first and smallest segment (default %d for a new tag; 0 keeps an existing tag's)", shardid.DefaultSegmentStep))
 	start := fs.Int64("start", 0, "no ID below this: a new tag starts here, an existing one is raised to it (never lowered); 0: 1 for a new tag")
 	desc := fs.String("description", "", "free text stored with a new tag")
@@ -57,20 +86,12 @@ func runSegmentUp(ctx context.Context, env *cliEnv, args []string) error {
 	switch {
 	case fs.NArg() > 0:
 		return usagef("segment up: unexpected argument %q", fs.Arg(0))
-	case *tag == "":
-		return usagef("--tag is required: the ID space, e.g. orders")
 	case *step < 0:
 		return usagef("--step: %d is out of range (allowed: 1 or more, or 0 to keep)", *step)
 	case *start < 0:
 		return usagef("--start: %d is out of range (allowed: 1 or more, or 0)", *start)
 	}
-	if err := shardid.CheckTag(*tag); err != nil {
-		return usagef("--tag: %v", err)
-	}
-	if err := f.check(); err != nil {
-		return err
-	}
-	db, d, err := openAnyDSN(ctx, "--dsn", f.dsn)
+	db, d, err := f.open(ctx, fs)
 	if err != nil {
 		return err
 	}
@@ -88,17 +109,17 @@ func runSegmentUp(ctx context.Context, env *cliEnv, args []string) error {
 		state = "created"
 	}
 	fmt.Fprintf(env.stdout, "allocation table %s on %s (%s): %s\n", f.table, redactDSN(f.dsn), d, state)
-	before, after, err := shardid.EnsureSegmentTag(ctx, db, d, f.table, shardid.SegmentTag{Tag: *tag, Step: *step, Description: *desc}, *start)
+	before, after, err := shardid.EnsureSegmentTag(ctx, db, d, f.table, shardid.SegmentTag{Tag: f.tag, Step: *step, Description: *desc}, *start)
 	if err != nil {
 		return err
 	}
 	switch {
 	case before == nil:
-		fmt.Fprintf(env.stdout, "tag %s: created, step %d, first ID %d\n", *tag, after.Step, after.MaxID+1)
+		fmt.Fprintf(env.stdout, "tag %s: created, step %d, first ID %d\n", f.tag, after.Step, after.MaxID+1)
 	case *before == after:
-		fmt.Fprintf(env.stdout, "tag %s: already there, unchanged (step %d, IDs handed out up to %d)\n", *tag, after.Step, after.MaxID)
+		fmt.Fprintf(env.stdout, "tag %s: already there, unchanged (step %d, IDs handed out up to %d)\n", f.tag, after.Step, after.MaxID)
 	default:
-		fmt.Fprintf(env.stdout, "tag %s: step %d → %d, IDs handed out up to %d → %d\n", *tag, before.Step, after.Step, before.MaxID, after.MaxID)
+		fmt.Fprintf(env.stdout, "tag %s: step %d → %d, IDs handed out up to %d → %d\n", f.tag, before.Step, after.Step, before.MaxID, after.MaxID)
 	}
 	return nil
 }
@@ -106,8 +127,7 @@ func runSegmentUp(ctx context.Context, env *cliEnv, args []string) error {
 func runSegmentNext(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "segment next")
 	var f segmentFlags
-	f.register(fs)
-	tag := fs.String("tag", "", "the ID space (required)")
+	f.register(fs, "the ID space (required)")
 	count := fs.Int("n", 1, "number of IDs to print")
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
@@ -115,53 +135,33 @@ func runSegmentNext(ctx context.Context, env *cliEnv, args []string) error {
 	switch {
 	case fs.NArg() > 0:
 		return usagef("segment next: unexpected argument %q", fs.Arg(0))
-	case *tag == "":
-		return usagef("--tag is required: the ID space")
 	case *count < 1:
 		return usagef("-n: %d is out of range (allowed: 1 or more)", *count)
 	}
-	if err := shardid.CheckTag(*tag); err != nil {
-		return usagef("--tag: %v", err)
-	}
-	if err := f.check(); err != nil {
-		return err
-	}
-	db, d, err := openAnyDSN(ctx, "--dsn", f.dsn)
+	db, d, err := f.open(ctx, fs)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	c, err := shardid.NewSegments(ctx, db, shardid.SegmentSettings{Tag: *tag, Table: f.table, Dialect: d})
+	c, err := shardid.NewSegments(ctx, db, shardid.SegmentSettings{Tag: f.tag, Table: f.table, Dialect: d})
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	out := bufio.NewWriter(env.stdout)
-	for i := range *count {
-		id, err := c.Next(ctx)
-		if err != nil {
-			out.Flush()
-			return fmt.Errorf("after %d of %d IDs: %w", i, *count, err)
-		}
-		fmt.Fprintln(out, id)
-	}
-	return out.Flush()
+	return printIDs(ctx, env, *count, c.Next)
 }
 
 func runSegmentStatus(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "segment status")
 	var f segmentFlags
-	f.register(fs)
+	f.register(fs, "")
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("segment status: unexpected argument %q", fs.Arg(0))
 	}
-	if err := f.check(); err != nil {
-		return err
-	}
-	db, d, err := openAnyDSN(ctx, "--dsn", f.dsn)
+	db, d, err := f.open(ctx, fs)
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -100,16 +99,38 @@ func lastTicket(got tickets.ServerSettings, first int64) string {
 	return fmt.Sprintf("last ticket %d", got.Last)
 }
 
-// ticketServers opens a pool per --dsn without waiting for the servers, so
-// that a server that is down does not stop the others.
-func ticketServers(dsns []string) ([]tickets.Server, func(), error) {
+// serverFlags are the flags of the commands that talk to every server of
+// a ticket name.
+type serverFlags struct {
+	dsns dsnList
+	name string
+}
+
+func (f *serverFlags) register(fs *flagSet) {
+	fs.Var(&f.dsns, "dsn", "go-sql-driver/mysql DSN of a ticket server, user:password@tcp(host:3306)/db; repeat for each server (env "+envTicketsDSN+": one server)")
+	fs.envVar("dsn", envTicketsDSN)
+	fs.StringVar(&f.name, "name", "", "ticket name (required)")
+}
+
+// open checks the flags, then opens a pool per server without waiting for
+// it, so that a server that is down does not stop the others.
+func (f *serverFlags) open() ([]tickets.Server, func(), error) {
+	switch {
+	case len(f.dsns) == 0:
+		return nil, nil, usagef("--dsn is required: one per ticket server (or set %s)", envTicketsDSN)
+	case f.name == "":
+		return nil, nil, usagef("--name is required: the ticket name")
+	}
+	if err := tickets.CheckName(f.name); err != nil {
+		return nil, nil, usagef("--name: %v", err)
+	}
 	var servers []tickets.Server
 	closeAll := func() {
 		for _, s := range servers {
 			s.DB.Close()
 		}
 	}
-	for _, dsn := range dsns {
+	for _, dsn := range f.dsns {
 		db, err := tidb.Open(dsn)
 		if err != nil {
 			closeAll()
@@ -122,33 +143,23 @@ func ticketServers(dsns []string) ([]tickets.Server, func(), error) {
 
 func runTicketsNext(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "tickets next")
-	var dsns dsnList
-	fs.Var(&dsns, "dsn", "go-sql-driver/mysql DSN of a ticket server; repeat for each server (env "+envTicketsDSN+": one server)")
-	fs.envVar("dsn", envTicketsDSN)
-	name := fs.String("name", "", "ticket name (required)")
+	var f serverFlags
+	f.register(fs)
 	count := fs.Int("n", 1, "number of tickets to print")
 	retry := fs.Duration("retry-after", tickets.DefaultRetryAfter, "how long a server that failed is passed over")
 	timeout := fs.Duration("timeout", tickets.DefaultTimeout, "bound on one draw from one server")
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return usagef("tickets next: unexpected argument %q", fs.Arg(0))
-	}
 	switch {
-	case len(dsns) == 0:
-		return usagef("--dsn is required: one per ticket server (or set %s)", envTicketsDSN)
-	case *name == "":
-		return usagef("--name is required: the ticket name")
+	case fs.NArg() > 0:
+		return usagef("tickets next: unexpected argument %q", fs.Arg(0))
 	case *count < 1:
 		return usagef("-n: %d is out of range (allowed: 1 or more)", *count)
 	case *retry <= 0 || *timeout <= 0:
 		return usagef("--retry-after and --timeout must be positive")
 	}
-	if err := tickets.CheckName(*name); err != nil {
-		return usagef("--name: %v", err)
-	}
-	servers, closeAll, err := ticketServers(dsns)
+	servers, closeAll, err := f.open()
 	if err != nil {
 		return err
 	}
@@ -156,7 +167,7 @@ func runTicketsNext(ctx context.Context, env *cliEnv, args []string) error {
 	// The driver logs every broken connection; the errors that matter
 	// reach the user through the client.
 	mysql.SetLogger(log.New(io.Discard, "", 0))
-	cl, err := tickets.NewClient(ctx, servers, tickets.ClientSettings{Name: *name, RetryAfter: *retry, Timeout: *timeout})
+	cl, err := tickets.NewClient(ctx, servers, tickets.ClientSettings{Name: f.name, RetryAfter: *retry, Timeout: *timeout})
 	if err != nil {
 		return err
 	}
@@ -165,16 +176,7 @@ func runTicketsNext(ctx context.Context, env *cliEnv, args []string) error {
 			fmt.Fprintf(env.stderr, "shardid: tickets next: %s does not answer, going on without it for now: %s\n", st.Name, oneLine(st.LastErr.Error()))
 		}
 	}
-	out := bufio.NewWriter(env.stdout)
-	for i := range *count {
-		id, err := cl.Next(ctx)
-		if err != nil {
-			out.Flush()
-			return fmt.Errorf("after %d of %d tickets: %w", i, *count, err)
-		}
-		fmt.Fprintln(out, id)
-	}
-	if err := out.Flush(); err != nil {
+	if err := printIDs(ctx, env, *count, cl.Next); err != nil {
 		return err
 	}
 	for _, st := range cl.Servers() {
@@ -187,25 +189,15 @@ func runTicketsNext(ctx context.Context, env *cliEnv, args []string) error {
 
 func runTicketsStatus(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "tickets status")
-	var dsns dsnList
-	fs.Var(&dsns, "dsn", "go-sql-driver/mysql DSN of a ticket server; repeat for each server (env "+envTicketsDSN+": one server)")
-	fs.envVar("dsn", envTicketsDSN)
-	name := fs.String("name", "", "ticket name (required)")
+	var f serverFlags
+	f.register(fs)
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
-	switch {
-	case fs.NArg() > 0:
+	if fs.NArg() > 0 {
 		return usagef("tickets status: unexpected argument %q", fs.Arg(0))
-	case len(dsns) == 0:
-		return usagef("--dsn is required: one per ticket server (or set %s)", envTicketsDSN)
-	case *name == "":
-		return usagef("--name is required: the ticket name")
 	}
-	if err := tickets.CheckName(*name); err != nil {
-		return usagef("--name: %v", err)
-	}
-	servers, closeAll, err := ticketServers(dsns)
+	servers, closeAll, err := f.open()
 	if err != nil {
 		return err
 	}
@@ -215,7 +207,7 @@ func runTicketsStatus(ctx context.Context, env *cliEnv, args []string) error {
 	fmt.Fprintf(env.stdout, "%-40s %-8s %-9s %-6s %s\n", "SERVER", "KIND", "INCREMENT", "OFFSET", "LAST")
 	for _, s := range servers {
 		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		got, err := tickets.Read(rctx, s.DB, *name)
+		got, err := tickets.Read(rctx, s.DB, f.name)
 		cancel()
 		if err != nil {
 			fmt.Fprintf(env.stdout, "%-40s %s\n", s.Name, oneLine(err.Error()))

@@ -201,7 +201,8 @@ func (c *Client) Next(ctx context.Context) (int64, error) {
 	n := len(c.servers)
 	first := int(c.turn.Add(1) % uint64(n))
 	now := c.set.Clock()
-	var later []*server // down, tried after the others
+	order := make([]*server, 0, n)
+	var later []*server // down: asked after the others
 	var errs []error
 	for i := range n {
 		srv := c.servers[(first+i)%n]
@@ -211,21 +212,13 @@ func (c *Client) Next(ctx context.Context) (int64, error) {
 		switch {
 		case refused != nil:
 			errs = append(errs, fmt.Errorf("%s: %w", srv.Name, refused))
-			continue
 		case down:
 			later = append(later, srv)
-			continue
+		default:
+			order = append(order, srv)
 		}
-		id, err := c.drawFrom(ctx, srv)
-		if err == nil {
-			return id, nil
-		}
-		if ctx.Err() != nil {
-			return 0, ctx.Err()
-		}
-		errs = append(errs, fmt.Errorf("%s: %w", srv.Name, err))
 	}
-	for _, srv := range later {
+	for _, srv := range append(order, later...) {
 		id, err := c.drawFrom(ctx, srv)
 		if err == nil {
 			return id, nil
