@@ -40,7 +40,8 @@ type SegmentSettings struct {
 	// EnsureSegmentTag (shardid segment up).
 	Tag string
 	// Table is the allocation table, [schema.]name; "" means
-	// DefaultSegmentTable.
+	// DefaultSegmentTable. Unqualified, PostgreSQL finds it through the
+	// session's search_path; a schema-qualified name pins it.
 	Table string
 	// Dialect is the database's SQL family; "" asks the server
 	// (DetectDialect).
