@@ -193,8 +193,9 @@ func odd(ids []int64) (n int) {
 
 // TestFailover: two MariaDB servers of their own, increment 2, offsets 1
 // and 2, four goroutines drawing. Server a is killed mid-stream: the draws
-// go on from b. a restarts (InnoDB crash recovery): the client comes back
-// to it within RetryAfter. Then a's row is tampered with so that its next
+// go on from b. A second client starts while a is down. a restarts (InnoDB
+// crash recovery): the first client comes back to it within RetryAfter, the
+// second reads and checks a's settings then and uses it too. Then a's row is tampered with so that its next
 // tickets fall in b's class: the client refuses a for good and goes on with
 // b. Across it all, no ticket twice. The negative control repeats the
 // tampering with the client's checks turned off, and the same count finds
@@ -219,16 +220,30 @@ func TestFailover(t *testing.T) {
 	srvA.Crash()
 	atCrash := l.total.Load()
 	waitFor(t, "2,000 tickets with a down", func() bool { return l.total.Load() >= atCrash+2000 })
+	// A client started while a is down reads a's settings when a answers
+	// again, from several goroutines at once.
+	late, err := tickets.NewClient(ctx, servers, tickets.ClientSettings{Name: "tickets64", RetryAfter: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := late.Servers()[0]; st.Settings != nil || st.LastErr == nil {
+		t.Fatalf("a client started with a down knows a: %+v", st)
+	}
+	ll := startLoop(late, 4)
 	if err := srvA.Restart(ctx); err != nil {
 		t.Fatal(err)
 	}
 	drawsA := cl.Servers()[0].Draws
 	waitFor(t, "the client back on a", func() bool { return cl.Servers()[0].Draws >= drawsA+500 })
-	ids := l.finish()
+	waitFor(t, "the late client on a", func() bool { st := late.Servers()[0]; return st.Draws >= 500 || st.Refused != nil })
+	if st := late.Servers()[0]; st.Refused != nil {
+		t.Errorf("the late client refused a: %v", st.Refused)
+	}
+	ids := append(l.finish(), ll.finish()...)
 	if n := duplicates(ids); n != 0 {
 		t.Fatalf("%d duplicate tickets among %d", n, len(ids))
 	}
-	for _, err := range l.errs {
+	for _, err := range append(l.errs, ll.errs...) {
 		if !errors.Is(err, tickets.ErrNoServer) {
 			t.Errorf("unexpected error: %v", err)
 		}
