@@ -3,6 +3,7 @@ package shardid
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"math"
 	"time"
 )
@@ -54,3 +55,49 @@ func DropFloor(l *Lease) {
 // BenchNext is BenchmarkNext's loop over any generator: IDs per
 // millisecond and the share of the Snowflake ceiling.
 var BenchNext = benchNext
+
+// SegmentStatement renders one of the allocator's statements (alloc,
+// explain, get, list, add, raise, setstep) for d and table, for TiDB's
+// parser.
+func SegmentStatement(d Dialect, table, name string) (string, error) {
+	v, err := newSegmentView(d, table)
+	if err != nil {
+		return "", err
+	}
+	return v.render(name)
+}
+
+// NextStep exposes the step rule.
+var NextStep = nextStep
+
+// BreakSegments makes c take segments a wrong way, for negative controls:
+//
+//   - "no-write" reads max_id and hands out the range above it without
+//     moving it, so two clients, or a client and its restarted self, get
+//     the same segment;
+//   - "read-then-write" reads max_id, then writes max_id + step in a second
+//     statement, so concurrent clients can read the same max_id.
+func BreakSegments(c *Segments, how string) {
+	read := "SELECT max_id FROM shardid_segments WHERE tag = ?"
+	write := "UPDATE shardid_segments SET max_id = ? WHERE tag = ?"
+	if c.view.Dialect == DialectPostgres {
+		read = "SELECT max_id FROM shardid_segments WHERE tag = $1"
+		write = "UPDATE shardid_segments SET max_id = $1 WHERE tag = $2"
+	}
+	c.take = func(step int64) (int64, error) {
+		var maxID int64
+		if err := c.db.QueryRowContext(context.Background(), read, c.set.Tag).Scan(&maxID); err != nil {
+			return 0, err
+		}
+		switch how {
+		case "no-write":
+		case "read-then-write":
+			if _, err := c.db.ExecContext(context.Background(), write, maxID+step, c.set.Tag); err != nil {
+				return 0, err
+			}
+		default:
+			panic(fmt.Sprintf("BreakSegments: unknown way %q", how))
+		}
+		return maxID + step, nil
+	}
+}

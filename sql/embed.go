@@ -1,6 +1,7 @@
 // Package sql holds every SQL text shardid emits, as text/template files
 // embedded in the binary: pg/ for PostgreSQL generators, tidb/ for TiDB
-// table DDL and lease/ for worker-id leases. Go code renders these
+// table DDL, lease/ for worker-id leases, segment/ for the segment
+// allocator and tickets/ for ticket servers. Go code renders these
 // templates; it never builds SQL by pasting strings.
 package sql
 
@@ -24,3 +25,16 @@ var TiDB embed.FS
 //
 //go:embed lease/*.sql.tmpl
 var Lease embed.FS
+
+// Segment holds the segment allocator's templates (segment/*.sql.tmpl):
+// the allocation table's goose migration per dialect and the statements
+// the allocator runs.
+//
+//go:embed segment/*.sql.tmpl
+var Segment embed.FS
+
+// Tickets holds the ticket server templates (tickets/*.sql.tmpl): a ticket
+// table's goose migration, the draw and the read-back of its settings.
+//
+//go:embed tickets/*.sql.tmpl
+var Tickets embed.FS

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/shardid/shardid"
@@ -47,7 +45,7 @@ func runIDGen(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	fmt.Fprintf(env.stderr, "shardid idgen: node %d leased from %s as %q\n", lease.Node(), f.table, lease.Holder())
-	printed, drawErr := printIDs(ctx, env, lease, *n)
+	printed, drawErr := printIDs(ctx, env, *n, func(context.Context) (int64, error) { return lease.Next() })
 	closeErr := lease.Close()
 	switch {
 	case drawErr != nil:
@@ -56,33 +54,4 @@ func runIDGen(ctx context.Context, env *cliEnv, args []string) error {
 		return fmt.Errorf("printed %d IDs, then: %w", printed, closeErr)
 	}
 	return nil
-}
-
-// printIDs streams n IDs from lease to stdout, one per line, and returns
-// how many it printed.
-func printIDs(ctx context.Context, env *cliEnv, lease *shardid.Lease, n int64) (int64, error) {
-	w := bufio.NewWriterSize(env.stdout, 64<<10)
-	line := make([]byte, 0, 24)
-	var i int64
-	for ; i < n; i++ {
-		if i%4096 == 0 && ctx.Err() != nil {
-			break
-		}
-		id, err := lease.Next()
-		if err != nil {
-			w.Flush()
-			return i, err
-		}
-		line = append(strconv.AppendInt(line[:0], id, 10), '\n')
-		if _, err := w.Write(line); err != nil {
-			return i, err
-		}
-	}
-	if err := w.Flush(); err != nil {
-		return i, err
-	}
-	if i < n {
-		return i, ctx.Err()
-	}
-	return i, nil
 }

@@ -11,6 +11,8 @@
 //	shardid rotate [flags] [ID...]
 //	shardid worker up|status [flags]
 //	shardid idgen [flags] -n COUNT
+//	shardid tickets up|next|status [flags]
+//	shardid segment up|next|status [flags]
 //
 // Every command takes -h for its flags. Flags win over environment
 // variables, which win over defaults. Bad input exits with status 2 and a
@@ -42,13 +44,15 @@ type command struct {
 // commands is the top-level command table, the one place that lists what
 // shardid can do; each command's code lives in the file named after it.
 var commands = map[string]command{
-	"pg":     {"render, apply and inspect PostgreSQL shard generators", runPG},
-	"decode": {"decode IDs into time, shard and sequence", runDecode},
-	"demo":   {"start a throwaway PostgreSQL, apply shards, insert and decode rows", runDemo},
-	"tidb":   {"render and apply TiDB tables without write hotspots; measure write spread", runTiDB},
-	"rotate": {"rotate the last digits of IDs to spread TiDB writes (IDs as arguments or one per line on stdin)", runRotate},
-	"worker": {"create and list the worker-id lease table of app-side generators", runWorker},
-	"idgen":  {"lease a node id from the database and print IDs from it", runIDGen},
+	"pg":      {"render, apply and inspect PostgreSQL shard generators", runPG},
+	"decode":  {"decode IDs into time, shard and sequence", runDecode},
+	"demo":    {"start a throwaway PostgreSQL, apply shards, insert and decode rows", runDemo},
+	"tidb":    {"render and apply TiDB tables without write hotspots; measure write spread", runTiDB},
+	"rotate":  {"rotate the last digits of IDs to spread TiDB writes (IDs as arguments or one per line on stdin)", runRotate},
+	"worker":  {"create and list the worker-id lease table of app-side generators", runWorker},
+	"idgen":   {"lease a node id from the database and print IDs from it", runIDGen},
+	"tickets": {"Flickr-style ticket servers on MySQL, MariaDB, TiDB: create, draw, check", runTickets},
+	"segment": {"segment allocation (Meituan Leaf) on PostgreSQL and the MySQL family: create, draw, list", runSegment},
 }
 
 // pgCommands are the "shardid pg" subcommands (pg.go).

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/internal/gooseup"
+)
+
+// envSegmentDSN is read by the segment commands when no --dsn is given.
+const envSegmentDSN = "SHARDID_SEGMENT_DSN"
+
+// segmentCommands are the "shardid segment" subcommands.
+var segmentCommands = map[string]command{
+	"up":     {"create the allocation table (goose) and a tag in it", runSegmentUp},
+	"next":   {"take segments for a tag and print IDs, one per line", runSegmentNext},
+	"status": {"list the tags of the allocation table", runSegmentStatus},
+}
+
+func runSegment(ctx context.Context, env *cliEnv, args []string) error {
+	return subcommand(ctx, env, "segment", segmentCommands, args)
+}
+
+// segmentFlags are the flags every segment command shares.
+type segmentFlags struct {
+	dsn, table, tag string
+}
+
+// register defines --dsn and --table, and --tag with usage tagUsage unless
+// that is "".
+func (f *segmentFlags) register(fs *flagSet, tagUsage string) {
+	fs.StringVar(&f.dsn, "dsn", "", "PostgreSQL URL or go-sql-driver/mysql DSN (MySQL, MariaDB, TiDB) (env "+envSegmentDSN+")")
+	fs.envVar("dsn", envSegmentDSN)
+	fs.StringVar(&f.table, "table", shardid.DefaultSegmentTable, "allocation table, [schema.]name")
+	if tagUsage != "" {
+		fs.StringVar(&f.tag, "tag", "", tagUsage)
+	}
+}
+
+// open checks the table name (and the tag, when the command takes one)
+// before anything connects, then connects.
+func (f *segmentFlags) open(ctx context.Context, fs *flagSet) (*sql.DB, shardid.Dialect, error) {
+	if err := shardid.CheckTableName(f.table); err != nil {
+		return nil, "", usagef("--table: %v", err)
+	}
+	if fs.Lookup("tag") != nil {
+		if f.tag == "" {
+			return nil, "", usagef("--tag is required: the ID space, e.g. orders")
+		}
+		if err := shardid.CheckTag(f.tag); err != nil {
+			return nil, "", usagef("--tag: %v", err)
+		}
+	}
+	return openAnyDSN(ctx, "--dsn", f.dsn)
+}
+
+func runSegmentUp(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "segment up")
+	var f segmentFlags
+	f.register(fs, "the ID space to create: 1-128 letters, digits, _ . : - (required)")
+	step := fs.Int64("step", 0, fmt.Sprintf("the tag's base step, a client's first and smallest segment (default %d for a new tag; 0 keeps an existing tag's)", shardid.DefaultSegmentStep))
+	start := fs.Int64("start", 0, "no ID below this: a new tag starts here, an existing one is raised to it (never lowered); 0: 1 for a new tag")
+	desc := fs.String("description", "", "free text stored with a new tag")
+	if err := parseFlags(env, fs, args); err != nil {
+		return err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return usagef("segment up: unexpected argument %q", fs.Arg(0))
+	case *step < 0:
+		return usagef("--step: %d is out of range (allowed: 1 or more, or 0 to keep)", *step)
+	case *start < 0:
+		return usagef("--start: %d is out of range (allowed: 1 or more, or 0)", *start)
+	}
+	db, d, err := f.open(ctx, fs)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	files, err := shardid.SegmentMigrations(d, f.table)
+	if err != nil {
+		return err
+	}
+	ran, err := gooseup.Up(ctx, db, d, shardid.SegmentHistoryTable(f.table), files)
+	if err != nil {
+		return fmt.Errorf("allocation table %s: %w", f.table, err)
+	}
+	state := "already there"
+	if len(ran) > 0 {
+		state = "created"
+	}
+	fmt.Fprintf(env.stdout, "allocation table %s on %s (%s): %s\n", f.table, redactDSN(f.dsn), d, state)
+	before, after, err := shardid.EnsureSegmentTag(ctx, db, d, f.table, shardid.SegmentTag{Tag: f.tag, Step: *step, Description: *desc}, *start)
+	if err != nil {
+		return err
+	}
+	switch {
+	case before == nil:
+		fmt.Fprintf(env.stdout, "tag %s: created, step %d, first ID %d\n", f.tag, after.Step, after.MaxID+1)
+	case *before == after:
+		fmt.Fprintf(env.stdout, "tag %s: already there, unchanged (step %d, IDs handed out up to %d)\n", f.tag, after.Step, after.MaxID)
+	default:
+		fmt.Fprintf(env.stdout, "tag %s: step %d → %d, IDs handed out up to %d → %d\n", f.tag, before.Step, after.Step, before.MaxID, after.MaxID)
+	}
+	return nil
+}
+
+func runSegmentNext(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "segment next")
+	var f segmentFlags
+	f.register(fs, "the ID space (required)")
+	count := fs.Int("n", 1, "number of IDs to print")
+	if err := parseFlags(env, fs, args); err != nil {
+		return err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return usagef("segment next: unexpected argument %q", fs.Arg(0))
+	case *count < 1:
+		return usagef("-n: %d is out of range (allowed: 1 or more)", *count)
+	}
+	db, d, err := f.open(ctx, fs)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	c, err := shardid.NewSegments(ctx, db, shardid.SegmentSettings{Tag: f.tag, Table: f.table, Dialect: d})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	printed, err := printIDs(ctx, env, int64(*count), c.Next)
+	if err != nil {
+		return fmt.Errorf("after %d of %d IDs: %w", printed, *count, err)
+	}
+	return nil
+}
+
+func runSegmentStatus(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "segment status")
+	var f segmentFlags
+	f.register(fs, "")
+	if err := parseFlags(env, fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("segment status: unexpected argument %q", fs.Arg(0))
+	}
+	db, d, err := f.open(ctx, fs)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	tags, err := shardid.SegmentTags(ctx, db, d, f.table)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "%-24s %-20s %-10s %s\n", "TAG", "HANDED OUT UP TO", "STEP", "LAST SEGMENT TAKEN")
+	for _, t := range tags {
+		fmt.Fprintf(env.stdout, "%-24s %-20d %-10d %s\n", t.Tag, t.MaxID, t.Step, t.UpdateTime.UTC().Format(time.RFC3339))
+	}
+	return nil
+}

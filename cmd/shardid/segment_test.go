@@ -1,0 +1,86 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/shardid/shardid/internal/testsrv"
+)
+
+// TestSegmentBadInput: each invalid flag exits 2 with one line naming the
+// flag and what it allows, before anything connects.
+func TestSegmentBadInput(t *testing.T) {
+	dsn := "postgres://u@127.0.0.1:1/x"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"segment", "up", "--dsn", dsn}, "--tag is required"},
+		{[]string{"segment", "up", "--dsn", dsn, "--tag", "a b"}, `--tag: invalid segment tag "a b": want 1 to 128 letters, digits, _ . : or -`},
+		{[]string{"segment", "up", "--dsn", dsn, "--tag", "t", "--step", "-1"}, "--step: -1 is out of range"},
+		{[]string{"segment", "up", "--dsn", dsn, "--tag", "t", "--start", "-1"}, "--start: -1 is out of range"},
+		{[]string{"segment", "up", "--dsn", dsn, "--tag", "t", "--table", "Ids"}, `--table: invalid table name "Ids"`},
+		{[]string{"segment", "up", "--tag", "t"}, "--dsn is required"},
+		{[]string{"segment", "next", "--dsn", dsn}, "--tag is required"},
+		{[]string{"segment", "next", "--dsn", dsn, "--tag", "t", "-n", "-3"}, "-n: -3 is out of range"},
+		{[]string{"segment", "status", "--dsn", dsn, "--table", "a.b.c"}, `--table: invalid table name "a.b.c"`},
+		{[]string{"segment", "next", "--dsn", "mysql://u@h/db", "--tag", "t"}, "go-sql-driver/mysql wants user:password@tcp(host:3306)/db"},
+	} {
+		code, _, stderr := runCLI(t, "", nil, c.args...)
+		if code != 2 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line containing %q", c.args, code, stderr, c.want)
+		}
+	}
+	for _, d := range []string{"postgres://app:s3cret@127.0.0.1:1/x?connect_timeout=2", "app:s3cret@tcp(127.0.0.1:1)/x?timeout=2s"} {
+		code, out, stderr := runCLI(t, "", nil, "segment", "up", "--dsn", d, "--tag", "t")
+		if code != 1 || strings.Contains(out+stderr, "s3cret") || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%s: exit %d, %q %q; want exit 1, one line, no password", redactDSN(d), code, out, stderr)
+		}
+	}
+}
+
+// TestSegmentUpNextStatus on PostgreSQL, MariaDB and TiDB: up creates the
+// table and the tag and reruns as a no-op; a new step is applied and
+// reported; next prints consecutive IDs from 1; status lists the tag and
+// how far IDs were handed out; next, run again, starts above that.
+func TestSegmentUpNextStatus(t *testing.T) {
+	for name, dsn := range map[string]string{
+		"postgres": testsrv.Database(t, testsrv.PG(t)),
+		"mariadb":  testsrv.Database(t, testsrv.MariaDB(t)),
+		"tidb":     testsrv.Database(t, testsrv.TiDB(t)),
+	} {
+		t.Run(name, func(t *testing.T) {
+			code, out, stderr := runCLI(t, "", nil, "segment", "up", "--dsn", dsn, "--tag", "orders")
+			if code != 0 || !strings.Contains(out, ": created\n") || !strings.Contains(out, "tag orders: created, step 1000, first ID 1") {
+				t.Fatalf("up: exit %d\n%s%s", code, out, stderr)
+			}
+			code, out, _ = runCLI(t, "", nil, "segment", "up", "--dsn", dsn, "--tag", "orders")
+			if code != 0 || !strings.Contains(out, ": already there\n") || !strings.Contains(out, "tag orders: already there, unchanged (step 1000, IDs handed out up to 0)") {
+				t.Fatalf("rerun: exit %d\n%s", code, out)
+			}
+			code, out, _ = runCLI(t, "", nil, "segment", "up", "--dsn", dsn, "--tag", "orders", "--step", "100")
+			if code != 0 || !strings.Contains(out, "tag orders: step 1000 → 100, IDs handed out up to 0 → 0") {
+				t.Fatalf("new step: exit %d\n%s", code, out)
+			}
+			code, out, stderr = runCLI(t, "", nil, "segment", "next", "--dsn", dsn, "--tag", "orders", "-n", "2500")
+			ids := parseIDs(t, out)
+			if code != 0 || len(ids) != 2500 || ids[0] != 1 || ids[2499] != 2500 {
+				t.Fatalf("next: exit %d, %d IDs; stderr %q", code, len(ids), stderr)
+			}
+			code, out, _ = runCLI(t, "", nil, "segment", "status", "--dsn", dsn)
+			fields := strings.Fields(strings.Split(out, "\n")[1])
+			if code != 0 || len(fields) != 4 || fields[0] != "orders" {
+				t.Fatalf("status: exit %d\n%s", code, out)
+			}
+			code, out, _ = runCLI(t, "", nil, "segment", "next", "--dsn", dsn, "--tag", "orders", "-n", "3")
+			again := parseIDs(t, out)
+			if code != 0 || len(again) != 3 || again[0] <= 2500 || again[0] <= parseIDs(t, fields[1])[0] {
+				t.Errorf("second run: exit %d, %v; want to start above %s", code, again, fields[1])
+			}
+			code, _, stderr = runCLI(t, "", nil, "segment", "next", "--dsn", dsn, "--tag", "missing")
+			if code != 1 || !strings.Contains(stderr, `unknown segment tag "missing"`) {
+				t.Errorf("unknown tag: exit %d %q", code, stderr)
+			}
+		})
+	}
+}

@@ -1,0 +1,233 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/tidb"
+	"github.com/shardid/shardid/tidb/tickets"
+)
+
+// envTicketsDSN is read by the tickets commands when no --dsn is given.
+const envTicketsDSN = "SHARDID_TICKETS_DSN"
+
+// ticketsCommands are the "shardid tickets" subcommands.
+var ticketsCommands = map[string]command{
+	"up":     {"create a ticket name on one server with its increment and offset (goose)", runTicketsUp},
+	"next":   {"draw tickets from one or more servers, one per line", runTicketsNext},
+	"status": {"show each server's settings for a ticket name and check that they do not overlap", runTicketsStatus},
+}
+
+func runTickets(ctx context.Context, env *cliEnv, args []string) error {
+	return subcommand(ctx, env, "tickets", ticketsCommands, args)
+}
+
+// dsnList is a repeatable --dsn flag.
+type dsnList []string
+
+func (l *dsnList) String() string { return fmt.Sprintf("%d DSNs", len(*l)) }
+
+func (l *dsnList) Set(v string) error {
+	*l = append(*l, v)
+	return nil
+}
+
+func runTicketsUp(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "tickets up")
+	dsn := fs.String("dsn", "", "go-sql-driver/mysql DSN of the ticket server, user:password@tcp(host:3306)/db (env "+envTicketsDSN+")")
+	fs.envVar("dsn", envTicketsDSN)
+	name := fs.String("name", "", "ticket name: the table (or TiDB sequence), lower-case letters, digits and _ (required)")
+	inc := fs.Int64("increment", 0, fmt.Sprintf("number of ticket servers of the name, the same on each: 1-%d (required)", tickets.MaxIncrement))
+	off := fs.Int64("offset", 0, "this server's offset, 1 to the increment, different on each server (required)")
+	start := fs.Int64("start", 1, "the first ticket is the smallest value ≥ start in the server's class (to take over from an existing counter)")
+	kind := fs.String("kind", string(tickets.KindTable), "table (MySQL, MariaDB, TiDB) or sequence (TiDB)")
+	cache := fs.Int64("cache", tickets.DefaultCache, "values each TiDB instance caches (kind sequence)")
+	if err := parseFlags(env, fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("tickets up: unexpected argument %q", fs.Arg(0))
+	}
+	switch {
+	case *name == "":
+		return usagef("--name is required: the ticket name, e.g. tickets64")
+	case *inc == 0:
+		return usagef("--increment is required: the number of ticket servers of the name, the same on each (Flickr: 2)")
+	case *off == 0:
+		return usagef("--offset is required: 1 to %d, different on each server", *inc)
+	}
+	s := tickets.Settings{Name: *name, Increment: *inc, Offset: *off, Start: *start, Kind: tickets.Kind(*kind), Cache: *cache}
+	if err := s.Validate(); err != nil {
+		return usagef("tickets up: %v", err)
+	}
+	db, d, err := openAnyDSN(ctx, "--dsn", *dsn)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if d == shardid.DialectPostgres {
+		return fmt.Errorf("%s is PostgreSQL; ticket servers are MySQL, MariaDB or TiDB (on PostgreSQL use shardid segment, or shardid pg)", redactDSN(*dsn))
+	}
+	ran, got, err := tickets.Up(ctx, db, s)
+	if err != nil {
+		return fmt.Errorf("%s: %w", redactDSN(*dsn), err)
+	}
+	first, _ := s.First()
+	state := "already there, unchanged"
+	if len(ran) > 0 {
+		state = "created"
+	}
+	fmt.Fprintf(env.stdout, "%s on %s: %s (%s, increment %d, offset %d; %s)\n", s.Name, redactDSN(*dsn), state, got.Kind, got.Increment, got.Offset, lastTicket(got, first))
+	return nil
+}
+
+// lastTicket describes where a server's counter stands.
+func lastTicket(got tickets.ServerSettings, first int64) string {
+	switch {
+	case got.Kind == tickets.KindSequence:
+		return "a sequence tells its position only by drawing"
+	case got.Last < first && got.Last+got.Increment == first:
+		return fmt.Sprintf("first ticket %d", first)
+	}
+	return fmt.Sprintf("last ticket %d", got.Last)
+}
+
+// serverFlags are the flags of the commands that talk to every server of
+// a ticket name.
+type serverFlags struct {
+	dsns dsnList
+	name string
+}
+
+func (f *serverFlags) register(fs *flagSet) {
+	fs.Var(&f.dsns, "dsn", "go-sql-driver/mysql DSN of a ticket server, user:password@tcp(host:3306)/db; repeat for each server (env "+envTicketsDSN+": one server)")
+	fs.envVar("dsn", envTicketsDSN)
+	fs.StringVar(&f.name, "name", "", "ticket name (required)")
+}
+
+// open checks the flags, then opens a pool per server without waiting for
+// it, so that a server that is down does not stop the others.
+func (f *serverFlags) open() ([]tickets.Server, func(), error) {
+	switch {
+	case len(f.dsns) == 0:
+		return nil, nil, usagef("--dsn is required: one per ticket server (or set %s)", envTicketsDSN)
+	case f.name == "":
+		return nil, nil, usagef("--name is required: the ticket name")
+	}
+	if err := tickets.CheckName(f.name); err != nil {
+		return nil, nil, usagef("--name: %v", err)
+	}
+	var servers []tickets.Server
+	closeAll := func() {
+		for _, s := range servers {
+			s.DB.Close()
+		}
+	}
+	for _, dsn := range f.dsns {
+		db, err := tidb.Open(dsn)
+		if err != nil {
+			closeAll()
+			return nil, nil, usagef("--dsn %s: want a go-sql-driver/mysql DSN, user:password@tcp(host:3306)/db: %v", redactDSN(dsn), err)
+		}
+		servers = append(servers, tickets.Server{Name: redactDSN(dsn), DB: db})
+	}
+	return servers, closeAll, nil
+}
+
+func runTicketsNext(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "tickets next")
+	var f serverFlags
+	f.register(fs)
+	count := fs.Int("n", 1, "number of tickets to print")
+	retry := fs.Duration("retry-after", tickets.DefaultRetryAfter, "how long a server that failed is passed over")
+	timeout := fs.Duration("timeout", tickets.DefaultTimeout, "bound on one draw from one server")
+	if err := parseFlags(env, fs, args); err != nil {
+		return err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return usagef("tickets next: unexpected argument %q", fs.Arg(0))
+	case *count < 1:
+		return usagef("-n: %d is out of range (allowed: 1 or more)", *count)
+	case *retry <= 0 || *timeout <= 0:
+		return usagef("--retry-after and --timeout must be positive")
+	}
+	servers, closeAll, err := f.open()
+	if err != nil {
+		return err
+	}
+	defer closeAll()
+	// The driver logs every broken connection; the errors that matter
+	// reach the user through the client.
+	mysql.SetLogger(log.New(io.Discard, "", 0))
+	cl, err := tickets.NewClient(ctx, servers, tickets.ClientSettings{Name: f.name, RetryAfter: *retry, Timeout: *timeout})
+	if err != nil {
+		return err
+	}
+	for _, st := range cl.Servers() {
+		if st.LastErr != nil {
+			fmt.Fprintf(env.stderr, "shardid: tickets next: %s does not answer, going on without it for now: %s\n", st.Name, oneLine(st.LastErr.Error()))
+		}
+	}
+	if printed, err := printIDs(ctx, env, int64(*count), cl.Next); err != nil {
+		return fmt.Errorf("after %d of %d IDs: %w", printed, *count, err)
+	}
+	for _, st := range cl.Servers() {
+		if st.Refused != nil {
+			return fmt.Errorf("%s was refused mid-stream (the tickets printed are unique): %w", st.Name, st.Refused)
+		}
+	}
+	return nil
+}
+
+func runTicketsStatus(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "tickets status")
+	var f serverFlags
+	f.register(fs)
+	if err := parseFlags(env, fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("tickets status: unexpected argument %q", fs.Arg(0))
+	}
+	servers, closeAll, err := f.open()
+	if err != nil {
+		return err
+	}
+	defer closeAll()
+	var read []tickets.ServerSettings
+	var failed []string
+	fmt.Fprintf(env.stdout, "%-40s %-8s %-9s %-6s %s\n", "SERVER", "KIND", "INCREMENT", "OFFSET", "LAST")
+	for _, s := range servers {
+		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		got, err := tickets.Read(rctx, s.DB, f.name)
+		cancel()
+		if err != nil {
+			fmt.Fprintf(env.stdout, "%-40s %s\n", s.Name, oneLine(err.Error()))
+			failed = append(failed, s.Name)
+			continue
+		}
+		got.Server = s.Name
+		read = append(read, got)
+		last := "-"
+		if got.Kind == tickets.KindTable {
+			last = fmt.Sprint(got.Last)
+		}
+		fmt.Fprintf(env.stdout, "%-40s %-8s %-9d %-6d %s\n", s.Name, got.Kind, got.Increment, got.Offset, last)
+	}
+	if err := tickets.Check(read); err != nil {
+		return err
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%d of %d servers could not be read: %s", len(failed), len(servers), strings.Join(failed, ", "))
+	}
+	fmt.Fprintf(env.stdout, "%d servers, increment %d, no two in one class\n", len(read), read[0].Increment)
+	return nil
+}

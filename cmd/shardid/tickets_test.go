@@ -1,0 +1,203 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/shardid/shardid/internal/testsrv"
+)
+
+// TestTicketsBadInput: each invalid flag exits 2 with one line naming the
+// flag and what it allows, before anything connects.
+func TestTicketsBadInput(t *testing.T) {
+	dsn := "root@tcp(127.0.0.1:1)/x"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"tickets", "up", "--dsn", dsn, "--increment", "2", "--offset", "1"}, "--name is required"},
+		{[]string{"tickets", "up", "--dsn", dsn, "--name", "t", "--offset", "1"}, "--increment is required"},
+		{[]string{"tickets", "up", "--dsn", dsn, "--name", "t", "--increment", "2"}, "--offset is required: 1 to 2"},
+		{[]string{"tickets", "up", "--dsn", dsn, "--name", "t", "--increment", "2", "--offset", "3"}, "offset 3 out of range (allowed 1-2, the increment)"},
+		{[]string{"tickets", "up", "--dsn", dsn, "--name", "t", "--increment", "70000", "--offset", "1"}, "increment 70000 out of range (allowed 1-65535)"},
+		{[]string{"tickets", "up", "--dsn", dsn, "--name", "Tickets64", "--increment", "2", "--offset", "1"}, `name "Tickets64": want lower-case letters`},
+		{[]string{"tickets", "up", "--dsn", dsn, "--name", "t", "--increment", "2", "--offset", "1", "--kind", "queue"}, `kind "queue" (allowed: table, sequence)`},
+		{[]string{"tickets", "up", "--name", "t", "--increment", "2", "--offset", "1"}, "--dsn is required"},
+		{[]string{"tickets", "next", "--name", "t"}, "--dsn is required: one per ticket server"},
+		{[]string{"tickets", "next", "--dsn", dsn}, "--name is required"},
+		{[]string{"tickets", "next", "--dsn", dsn, "--name", "t", "-n", "0"}, "-n: 0 is out of range"},
+		{[]string{"tickets", "next", "--dsn", "postgres://u@h/db", "--name", "t"}, "want a go-sql-driver/mysql DSN"},
+		{[]string{"tickets", "status", "--dsn", dsn, "--name", "a-b"}, `--name: invalid ticket settings: name "a-b"`},
+	} {
+		code, _, stderr := runCLI(t, "", nil, c.args...)
+		if code != 2 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line containing %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// TestTicketsSecretsNeverPrinted: servers that cannot be reached make the
+// commands fail with one line that never shows the password.
+func TestTicketsSecretsNeverPrinted(t *testing.T) {
+	dsn := "app:s3cret@tcp(127.0.0.1:1)/x?timeout=2s"
+	for _, args := range [][]string{
+		{"tickets", "up", "--dsn", dsn, "--name", "t", "--increment", "2", "--offset", "1"},
+		{"tickets", "next", "--dsn", dsn, "--dsn", dsn, "--name", "t", "--timeout", "2s"},
+		{"tickets", "status", "--dsn", dsn, "--name", "t"},
+	} {
+		code, out, stderr := runCLI(t, "", nil, args...)
+		if code != 1 || strings.Contains(out+stderr, "s3cret") || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 1, one line, no password", args, code, out, stderr)
+		}
+	}
+}
+
+// TestTicketsUpNextStatus on two databases of the shared MariaDB standing
+// in for two servers: up creates and reruns as a no-op, refuses other
+// settings; next prints unique tickets from both classes; status shows
+// both and the check; a third server that shares a class makes next and
+// status fail before any ticket is printed.
+func TestTicketsUpNextStatus(t *testing.T) {
+	srv := testsrv.MariaDB(t)
+	a, b, c := testsrv.Database(t, srv), testsrv.Database(t, srv), testsrv.Database(t, srv)
+	for _, s := range []struct {
+		dsn, off string
+	}{{a, "1"}, {b, "2"}, {c, "1"}} {
+		code, out, stderr := runCLI(t, "", nil, "tickets", "up", "--dsn", s.dsn, "--name", "tickets64", "--increment", "2", "--offset", s.off)
+		if code != 0 || !strings.Contains(out, "created (table, increment 2, offset "+s.off+"; first ticket "+s.off+")") {
+			t.Fatalf("up: exit %d\n%s%s", code, out, stderr)
+		}
+	}
+	code, out, _ := runCLI(t, "", nil, "tickets", "up", "--dsn", a, "--name", "tickets64", "--increment", "2", "--offset", "1")
+	if code != 0 || !strings.Contains(out, "already there, unchanged") {
+		t.Errorf("rerun: exit %d %q", code, out)
+	}
+	code, _, stderr := runCLI(t, "", nil, "tickets", "up", "--dsn", a, "--name", "tickets64", "--increment", "2", "--offset", "2")
+	if code != 1 || !strings.Contains(stderr, "increment 2, offset 1; asked for a table with increment 2, offset 2: left as it is") {
+		t.Errorf("other offset: exit %d %q", code, stderr)
+	}
+	code, out, stderr = runCLI(t, "", nil, "tickets", "next", "--dsn", a, "--dsn", b, "--name", "tickets64", "-n", "100")
+	ids := parseIDs(t, out)
+	if code != 0 || len(ids) != 100 || dupCount(ids) != 0 || oddCount(ids) != 50 {
+		t.Errorf("next: exit %d, %d tickets, %d duplicates, %d odd; stderr %q", code, len(ids), dupCount(ids), oddCount(ids), stderr)
+	}
+	code, out, _ = runCLI(t, "", nil, "tickets", "status", "--dsn", a, "--dsn", b, "--name", "tickets64")
+	if code != 0 || !strings.Contains(out, "2 servers, increment 2, no two in one class") || !strings.Contains(out, "table    2         1      ") {
+		t.Errorf("status: exit %d\n%s", code, out)
+	}
+	for _, args := range [][]string{
+		{"tickets", "next", "--dsn", a, "--dsn", b, "--dsn", c, "--name", "tickets64", "-n", "5"},
+		{"tickets", "status", "--dsn", a, "--dsn", c, "--name", "tickets64"},
+	} {
+		code, out, stderr = runCLI(t, "", nil, args...)
+		if code != 1 || !strings.Contains(stderr, "ticket servers overlap") || strings.Contains(out, "\n1") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args[:2], code, out, stderr)
+		}
+	}
+	pg := testsrv.Database(t, testsrv.PG(t))
+	code, _, stderr = runCLI(t, "", nil, "tickets", "up", "--dsn", pg, "--name", "t", "--increment", "1", "--offset", "1")
+	if code != 1 || !strings.Contains(stderr, "is PostgreSQL; ticket servers are MySQL, MariaDB or TiDB") {
+		t.Errorf("PostgreSQL: exit %d %q", code, stderr)
+	}
+}
+
+// lineWriter collects output and calls at(n) once the n-th line has been
+// written, for each n in at: the test acts on the servers mid-stream,
+// from the command's own goroutine.
+type lineWriter struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	lines int
+	at    map[int]func()
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	w.lines += bytes.Count(p, []byte("\n"))
+	for n, f := range w.at {
+		if w.lines >= n {
+			delete(w.at, n)
+			f()
+		}
+	}
+	return len(p), nil
+}
+
+// TestTicketsNextSurvivesServerStop: two MariaDB servers of the test's own;
+// `tickets next` draws 8,000 tickets; after 1,000 are printed server a is
+// killed, after 3,000 it is restarted. The stream goes on, every ticket is
+// unique, the command succeeds, and tickets of a's class come again after
+// the restart.
+func TestTicketsNextSurvivesServerStop(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts two servers of its own and kills one")
+	}
+	srvA, srvB := testsrv.NewMariaDB(t), testsrv.NewMariaDB(t)
+	a, b := testsrv.Database(t, srvA), testsrv.Database(t, srvB)
+	for i, dsn := range []string{a, b} {
+		if code, out, stderr := runCLI(t, "", nil, "tickets", "up", "--dsn", dsn, "--name", "tickets64", "--increment", "2", "--offset", strconv.Itoa(i+1)); code != 0 {
+			t.Fatalf("up: %s%s", out, stderr)
+		}
+	}
+	restartedAt := -1
+	w := &lineWriter{}
+	w.at = map[int]func(){
+		1000: srvA.Crash,
+		3000: func() {
+			if err := srvA.Restart(context.Background()); err != nil {
+				t.Error(err)
+			}
+			restartedAt = w.lines
+		},
+	}
+	var errb bytes.Buffer
+	e := &cliEnv{stdin: strings.NewReader(""), stdout: w, stderr: &errb, getenv: func(string) string { return "" }}
+	code := run(context.Background(), e, []string{"tickets", "next", "--dsn", a, "--dsn", b, "--name", "tickets64", "-n", "8000", "--retry-after", "100ms"})
+	ids := parseIDs(t, w.buf.String())
+	if code != 0 || len(ids) != 8000 || dupCount(ids) != 0 {
+		t.Fatalf("exit %d, %d tickets, %d duplicates; stderr %q", code, len(ids), dupCount(ids), errb.String())
+	}
+	if restartedAt < 0 || oddCount(ids[restartedAt:]) == 0 {
+		t.Errorf("no ticket of a's class after its restart (at line %d)", restartedAt)
+	}
+	t.Logf("8000 tickets, %d from a, %d of them after its restart at line %d; stderr %q", oddCount(ids), oddCount(ids[max(restartedAt, 0):]), restartedAt, errb.String())
+}
+
+func parseIDs(t *testing.T, out string) []int64 {
+	t.Helper()
+	var ids []int64
+	for _, l := range strings.Fields(out) {
+		id, err := strconv.ParseInt(l, 10, 64)
+		if err != nil {
+			t.Fatalf("not an ID: %q", l)
+		}
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+func dupCount(ids []int64) int {
+	seen := map[int64]bool{}
+	n := 0
+	for _, id := range ids {
+		if seen[id] {
+			n++
+		}
+		seen[id] = true
+	}
+	return n
+}
+
+func oddCount(ids []int64) int {
+	n := 0
+	for _, id := range ids {
+		n += int(id & 1)
+	}
+	return n
+}

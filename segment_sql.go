@@ -1,0 +1,304 @@
+package shardid
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"text/template"
+	"time"
+
+	shardsql "github.com/shardid/shardid/sql"
+)
+
+// DefaultSegmentTable is the allocation table's name when none is given.
+const DefaultSegmentTable = "shardid_segments"
+
+// SegmentMigrationName is the file name of the allocation table's goose
+// migration.
+const SegmentMigrationName = "00001_shardid_segments.sql"
+
+// Sentinel errors of the segment allocator and its table; check them with
+// errors.Is.
+var (
+	// ErrInvalidTable is returned when a table name is not [schema.]name
+	// with each part a plain lower-case identifier.
+	ErrInvalidTable = errors.New("invalid table name")
+	// ErrInvalidTag is returned for a tag that is empty, longer than 128
+	// bytes, or holds other than letters, digits, _ . : and -.
+	ErrInvalidTag = errors.New("invalid segment tag")
+	// ErrUnknownTag is returned by NewSegments and Segments.Next when the
+	// allocation table has no row for the tag.
+	ErrUnknownTag = errors.New("unknown segment tag")
+	// ErrLossyCommit is returned by NewSegments and Segments.Next when the
+	// server may acknowledge a commit that a crash then loses
+	// (PostgreSQL synchronous_commit=off; MySQL or MariaDB with
+	// innodb_flush_log_at_trx_commit other than 1, or a binary log without
+	// sync_binlog=1): a segment handed out just before such a crash would
+	// be handed out again after it. SegmentSettings.AllowLossyCommit opts
+	// out of the check.
+	ErrLossyCommit = errors.New("server may lose acknowledged commits")
+)
+
+// tableRE is one part of a table name. Plain lower-case identifiers are
+// the same name quoted or not, which goose's WithTableName (unquoted)
+// needs.
+var tableRE = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
+
+// historySuffix makes the goose version table's name from the allocation
+// table's.
+const historySuffix = "_goose_db_version"
+
+// CheckTableName returns an error wrapping ErrInvalidTable unless name is
+// name or schema.name, each part lower-case letters, digits and _, starting
+// with a letter or _, and the table part short enough (at most 46 bytes)
+// that its goose version table's name (SegmentHistoryTable) fits 63 bytes.
+func CheckTableName(name string) error {
+	parts := strings.Split(name, ".")
+	last := parts[len(parts)-1]
+	ok := len(parts) <= 2 && len(last)+len(historySuffix) <= 63
+	for _, p := range parts {
+		ok = ok && tableRE.MatchString(p) && !strings.HasPrefix(p, "pg_")
+	}
+	if !ok {
+		return fmt.Errorf("%w %q: want name or schema.name, lower-case letters, digits and _, starting with a letter or _, not pg_*, the name at most %d bytes", ErrInvalidTable, name, 63-len(historySuffix))
+	}
+	return nil
+}
+
+// SegmentHistoryTable returns the goose version table that records the
+// migrations of allocation table table (DefaultSegmentTable when ""): its
+// own, beside it, so it never mixes with another goose history in the same
+// database.
+func SegmentHistoryTable(table string) string {
+	if table == "" {
+		table = DefaultSegmentTable
+	}
+	return table + historySuffix
+}
+
+var tagRE = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,128}$`)
+
+// CheckTag returns an error wrapping ErrInvalidTag unless tag is 1 to 128
+// letters, digits, _ . : or -.
+func CheckTag(tag string) error {
+	if !tagRE.MatchString(tag) {
+		return fmt.Errorf("%w %q: want 1 to 128 letters, digits, _ . : or -", ErrInvalidTag, tag)
+	}
+	return nil
+}
+
+// segmentView is the data of the sql/segment templates.
+type segmentView struct {
+	Dialect Dialect
+	Table   string // quoted, possibly schema-qualified
+	Guard   bool   // alloc refuses a server that may lose acknowledged commits
+}
+
+// segmentTemplates holds the parsed sql/segment templates twice: with
+// PostgreSQL's numbered placeholders and with the MySQL family's "?".
+var segmentTemplates = map[bool]*template.Template{
+	true:  parseSegmentTemplates(func(n int) string { return fmt.Sprintf("$%d", n) }),
+	false: parseSegmentTemplates(func(int) string { return "?" }),
+}
+
+func parseSegmentTemplates(arg func(int) string) *template.Template {
+	return template.Must(template.New("segment").Funcs(template.FuncMap{"arg": arg}).ParseFS(shardsql.Segment, "segment/*.sql.tmpl"))
+}
+
+// render executes one named segment template for v.
+func (v segmentView) render(name string) (string, error) {
+	var b bytes.Buffer
+	if err := segmentTemplates[v.Dialect == DialectPostgres].ExecuteTemplate(&b, name, v); err != nil {
+		return "", fmt.Errorf("render %s: %w", name, err)
+	}
+	return strings.TrimSpace(b.String()), nil
+}
+
+// newSegmentView checks the dialect and table name and quotes the name.
+func newSegmentView(d Dialect, table string) (segmentView, error) {
+	if table == "" {
+		table = DefaultSegmentTable
+	}
+	if _, err := ParseDialect(string(d)); err != nil {
+		return segmentView{}, err
+	}
+	if err := CheckTableName(table); err != nil {
+		return segmentView{}, err
+	}
+	q := `"`
+	if d != DialectPostgres {
+		q = "`"
+	}
+	parts := strings.Split(table, ".")
+	for i, p := range parts {
+		parts[i] = q + p + q // p is a plain identifier: nothing to escape
+	}
+	return segmentView{Dialect: d, Table: strings.Join(parts, "."), Guard: d != DialectTiDB}, nil
+}
+
+// SegmentMigrations returns the goose migration that creates allocation
+// table table (DefaultSegmentTable when "") for dialect d, keyed by file
+// name (SegmentMigrationName). Hand it to a goose Provider whose version
+// table is SegmentHistoryTable(table) and whose dialect matches d
+// (postgres, mysql or tidb).
+func SegmentMigrations(d Dialect, table string) (map[string][]byte, error) {
+	v, err := newSegmentView(d, table)
+	if err != nil {
+		return nil, err
+	}
+	text, err := v.render("migration.sql.tmpl")
+	if err != nil {
+		return nil, err
+	}
+	return map[string][]byte{SegmentMigrationName: []byte(text + "\n")}, nil
+}
+
+// SegmentTag is one row of an allocation table.
+type SegmentTag struct {
+	// Tag names the ID space (Leaf's biz_tag).
+	Tag string
+	// MaxID is the highest ID handed out to any client so far: the next
+	// segment starts above it.
+	MaxID int64
+	// Step is the tag's base step: the size of a client's first segment,
+	// and the least its adaptive step shrinks to.
+	Step int64
+	// Description is free text.
+	Description string
+	// UpdateTime is when a segment was last taken (or the tag created).
+	UpdateTime time.Time
+}
+
+// DefaultSegmentStep is the base step of a tag created without one.
+const DefaultSegmentStep = 1000
+
+// EnsureSegmentTag makes sure allocation table table (DefaultSegmentTable
+// when "") on db has tag want.Tag: it creates the tag when missing (base
+// step want.Step, or DefaultSegmentStep when 0; first ID start, or 1 when
+// 0); for an existing tag it sets the base step when want.Step is not 0
+// and, when start is not 0, raises max_id to start-1 if it is lower, never
+// lowering it. It returns the row as it was (nil when created) and as it
+// is. Other tags and clients' segments are untouched; concurrent callers
+// are safe.
+func EnsureSegmentTag(ctx context.Context, db *sql.DB, d Dialect, table string, want SegmentTag, start int64) (before *SegmentTag, after SegmentTag, err error) {
+	v, err := newSegmentView(d, table)
+	if err != nil {
+		return nil, after, err
+	}
+	if err := CheckTag(want.Tag); err != nil {
+		return nil, after, err
+	}
+	if want.Step < 0 || start < 0 {
+		return nil, after, fmt.Errorf("segment tag %s: step %d and start %d must not be negative", want.Tag, want.Step, start)
+	}
+	if old, err := v.getTag(ctx, db, want.Tag); err == nil {
+		before = &old
+	} else if !errors.Is(err, ErrUnknownTag) {
+		return nil, after, err
+	}
+	type stmt struct {
+		name string
+		args []any
+	}
+	stmts := []stmt{{"add", []any{want.Tag, max(start, 1) - 1, cmp.Or(want.Step, DefaultSegmentStep), want.Description}}}
+	if start > 0 {
+		stmts = append(stmts, stmt{"raise", []any{start - 1, want.Tag, start - 1}})
+	}
+	if want.Step > 0 {
+		stmts = append(stmts, stmt{"setstep", []any{want.Step, want.Tag}})
+	}
+	for _, s := range stmts {
+		q, err := v.render(s.name)
+		if err != nil {
+			return before, after, err
+		}
+		if _, err := db.ExecContext(ctx, q, s.args...); err != nil {
+			return before, after, fmt.Errorf("segment tag %s: %w", want.Tag, err)
+		}
+	}
+	after, err = v.getTag(ctx, db, want.Tag)
+	return before, after, err
+}
+
+// SegmentTags lists every tag of allocation table table
+// (DefaultSegmentTable when "") on db.
+func SegmentTags(ctx context.Context, db *sql.DB, d Dialect, table string) ([]SegmentTag, error) {
+	v, err := newSegmentView(d, table)
+	if err != nil {
+		return nil, err
+	}
+	q, err := v.render("list")
+	if err != nil {
+		return nil, err
+	}
+	rows, err := db.QueryContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("list segment tags: %w", err)
+	}
+	defer rows.Close()
+	var out []SegmentTag
+	for rows.Next() {
+		t, err := scanTag(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list segment tags: %w", err)
+		}
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list segment tags: %w", err)
+	}
+	return out, nil
+}
+
+// getTag reads one tag, or returns an error wrapping ErrUnknownTag.
+func (v segmentView) getTag(ctx context.Context, q querier, tag string) (SegmentTag, error) {
+	text, err := v.render("get")
+	if err != nil {
+		return SegmentTag{}, err
+	}
+	t, err := scanTag(q.QueryRowContext(ctx, text, tag))
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return t, fmt.Errorf("%w %q", ErrUnknownTag, tag)
+	case err != nil:
+		return t, fmt.Errorf("read segment tag %s: %w", tag, err)
+	}
+	return t, nil
+}
+
+// scanTag reads one row of the get and list statements.
+func scanTag(row interface{ Scan(...any) error }) (SegmentTag, error) {
+	var t SegmentTag
+	var updated any
+	err := row.Scan(&t.Tag, &t.MaxID, &t.Step, &t.Description, &updated)
+	t.UpdateTime = scanTime(updated)
+	return t, err
+}
+
+// querier is what getTag needs of a *sql.DB or *sql.Conn.
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// scanTime reads a timestamp column whichever way the driver delivers it:
+// a time.Time (pgx; go-sql-driver/mysql with parseTime=true) or text
+// (go-sql-driver/mysql without it, in the server's time zone, read as
+// UTC). Anything else is the zero time: the column is informational.
+func scanTime(v any) time.Time {
+	switch t := v.(type) {
+	case time.Time:
+		return t
+	case []byte:
+		p, _ := time.Parse("2006-01-02 15:04:05.999999", string(t))
+		return p
+	case string:
+		p, _ := time.Parse("2006-01-02 15:04:05.999999", t)
+		return p
+	}
+	return time.Time{}
+}

@@ -1,0 +1,339 @@
+package shardid_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pingcap/tidb/pkg/parser"
+	_ "github.com/pingcap/tidb/pkg/parser/test_driver" // value expressions for the parser
+
+	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/internal/gooseup"
+	"github.com/shardid/shardid/internal/testsrv"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/segment")
+
+var dialects = []shardid.Dialect{shardid.DialectPostgres, shardid.DialectMySQL, shardid.DialectTiDB}
+
+// TestSegmentMigrationsGolden pins the allocation table's migration for
+// each dialect (go test . -run SegmentMigrationsGolden -update rewrites).
+func TestSegmentMigrationsGolden(t *testing.T) {
+	for _, d := range dialects {
+		files, err := shardid.SegmentMigrations(d, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := files[shardid.SegmentMigrationName]
+		path := filepath.Join("testdata", "segment", string(d)+".sql")
+		if *update {
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("%s: migration differs from %s (rerun with -update after checking):\n%s", d, path, got)
+		}
+	}
+}
+
+// TestSegmentStatementsParseWithTiDB hands every statement the allocator
+// sends to TiDB, the migration's included, to TiDB's own parser.
+func TestSegmentStatementsParseWithTiDB(t *testing.T) {
+	files, err := shardid.SegmentMigrations(shardid.DialectTiDB, "app.ids")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stmts := []string{upStatements(t, string(files[shardid.SegmentMigrationName]))}
+	for _, name := range []string{"alloc", "explain", "get", "list", "add", "raise", "setstep"} {
+		s, err := shardid.SegmentStatement(shardid.DialectTiDB, "app.ids", name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stmts = append(stmts, s)
+	}
+	p := parser.New()
+	for _, s := range stmts {
+		if nodes, _, err := p.Parse(s, "", ""); err != nil || len(nodes) != 1 {
+			t.Errorf("TiDB's parser: %d statements, %v:\n%s", len(nodes), err, s)
+		}
+	}
+}
+
+// upStatements returns the text between "-- +goose Up" and "-- +goose
+// Down" without comment lines.
+func upStatements(t *testing.T, migration string) string {
+	t.Helper()
+	_, up, ok := strings.Cut(migration, "-- +goose Up\n")
+	up, _, ok2 := strings.Cut(up, "-- +goose Down")
+	if !ok || !ok2 {
+		t.Fatalf("no Up/Down sections:\n%s", migration)
+	}
+	var keep []string
+	for _, l := range strings.Split(up, "\n") {
+		if !strings.HasPrefix(strings.TrimSpace(l), "--") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.TrimSpace(strings.Join(keep, "\n"))
+}
+
+// TestSegmentNamesChecked: bad table names and tags are refused with the
+// rule, before any SQL is rendered.
+func TestSegmentNamesChecked(t *testing.T) {
+	for _, name := range []string{"Segments", "a.b.c", "x-y", "pg_ids", "1ids", strings.Repeat("a", 47), "ids; DROP TABLE t", ""} {
+		if name == "" {
+			continue // "" means the default
+		}
+		if _, err := shardid.SegmentMigrations(shardid.DialectPostgres, name); !errors.Is(err, shardid.ErrInvalidTable) {
+			t.Errorf("table %q: %v, want ErrInvalidTable", name, err)
+		}
+	}
+	for _, ok := range []string{"ids", "app.ids", strings.Repeat("a", 46)} {
+		if _, err := shardid.SegmentMigrations(shardid.DialectMySQL, ok); err != nil {
+			t.Errorf("table %q: %v", ok, err)
+		}
+	}
+	for _, tag := range []string{"", "a b", "x'y", strings.Repeat("t", 129), "ünï"} {
+		if err := shardid.CheckTag(tag); !errors.Is(err, shardid.ErrInvalidTag) {
+			t.Errorf("tag %q: %v, want ErrInvalidTag", tag, err)
+		}
+	}
+	if _, err := shardid.SegmentMigrations("oracle", ""); !errors.Is(err, shardid.ErrUnknownDialect) {
+		t.Errorf("dialect oracle: %v", err)
+	}
+}
+
+// TestSegmentStepRule: the step doubles while segments last less than the
+// target, halves when they last twice as long, and stays within bounds.
+func TestSegmentStepRule(t *testing.T) {
+	const lo, hi, target = 100, 1000, time.Minute
+	for _, c := range []struct {
+		step   int64
+		lasted time.Duration
+		want   int64
+	}{
+		{100, 0, 200},
+		{400, 59 * time.Second, 800},
+		{800, time.Second, 1000}, // bounded above
+		{1000, time.Second, 1000},
+		{400, time.Minute, 400}, // within [target, 2×target): unchanged
+		{400, 119 * time.Second, 400},
+		{400, 2 * time.Minute, 200},
+		{150, time.Hour, 100}, // bounded below
+		{100, time.Hour, 100},
+		{400, -time.Hour, 800}, // a clock stepped back counts as fast
+	} {
+		if got := shardid.NextStep(c.step, c.lasted, lo, hi, target); got != c.want {
+			t.Errorf("step %d lasted %v: %d, want %d", c.step, c.lasted, got, c.want)
+		}
+	}
+	if got := shardid.NextStep(1<<62+1, 0, 1, 1<<63-1, target); got != 1<<63-1 {
+		t.Errorf("doubling past MaxInt64: %d", got)
+	}
+}
+
+// segDB is a fresh database with the allocation table applied.
+type segDB struct {
+	dialect shardid.Dialect
+	db      *sql.DB
+	dsn     string
+}
+
+// newSegDB creates a database on srv, opens it with driver and applies the
+// allocation table's migration through goose.
+func newSegDB(t *testing.T, d shardid.Dialect, driver, dsn string) segDB {
+	t.Helper()
+	db := testsrv.Open(t, driver, dsn)
+	files, err := shardid.SegmentMigrations(d, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gooseup.Up(context.Background(), db, d, shardid.SegmentHistoryTable(""), files); err != nil {
+		t.Fatal(err)
+	}
+	return segDB{dialect: d, db: db, dsn: dsn}
+}
+
+// sharedSegDBs returns a fresh database with the allocation table on each
+// shared server: PostgreSQL, MariaDB, TiDB.
+func sharedSegDBs(t *testing.T) map[string]segDB {
+	t.Helper()
+	return map[string]segDB{
+		"postgres": newSegDB(t, shardid.DialectPostgres, "pgx", testsrv.Database(t, testsrv.PG(t))),
+		"mariadb":  newSegDB(t, shardid.DialectMySQL, "mysql", testsrv.Database(t, testsrv.MariaDB(t))),
+		"tidb":     newSegDB(t, shardid.DialectTiDB, "mysql", testsrv.Database(t, testsrv.TiDB(t))),
+	}
+}
+
+// TestSegmentTagsAndDraws: the migration reruns as a no-op; a tag is
+// created, found again unchanged, raised but never lowered, its step
+// changed; a client hands out consecutive IDs from 1 through several
+// segments; a new client starts above every segment taken before and above
+// a raised start.
+func TestSegmentTagsAndDraws(t *testing.T) {
+	ctx := context.Background()
+	for name, s := range sharedSegDBs(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			files, _ := shardid.SegmentMigrations(s.dialect, "")
+			if ran, err := gooseup.Up(ctx, s.db, s.dialect, shardid.SegmentHistoryTable(""), files); err != nil || len(ran) != 0 {
+				t.Fatalf("rerun: ran %v, %v", ran, err)
+			}
+			before, after, err := shardid.EnsureSegmentTag(ctx, s.db, s.dialect, "", shardid.SegmentTag{Tag: "orders", Step: 100}, 0)
+			if err != nil || before != nil || after.MaxID != 0 || after.Step != 100 {
+				t.Fatalf("create: %+v %+v %v", before, after, err)
+			}
+			before, after, err = shardid.EnsureSegmentTag(ctx, s.db, s.dialect, "", shardid.SegmentTag{Tag: "orders", Step: 100}, 0)
+			if err != nil || before == nil || *before != after {
+				t.Fatalf("rerun: %+v %+v %v", before, after, err)
+			}
+			c, err := shardid.NewSegments(ctx, s.db, shardid.SegmentSettings{Tag: "orders"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			for want := int64(1); want <= 1000; want++ {
+				id, err := c.Next(ctx)
+				if err != nil || id != want {
+					t.Fatalf("Next: %d, %v; want %d", id, err, want)
+				}
+			}
+			if st := c.Stats(); st.Loads < 4 || st.Step <= 100 {
+				t.Errorf("stats %+v: want several loads and a grown step", st)
+			}
+			c.Close() // no background load from here on: max_id stays put
+			tags, err := shardid.SegmentTags(ctx, s.db, s.dialect, "")
+			if err != nil || len(tags) != 1 || tags[0].MaxID < 1000 || tags[0].UpdateTime.IsZero() {
+				t.Fatalf("tags %+v, %v", tags, err)
+			}
+			allocated := tags[0].MaxID
+			_, after, err = shardid.EnsureSegmentTag(ctx, s.db, s.dialect, "", shardid.SegmentTag{Tag: "orders", Step: 50}, 10)
+			if err != nil || after.MaxID != allocated || after.Step != 50 {
+				t.Fatalf("lower start, new step: %+v %v; want max_id %d kept, step 50", after, err, allocated)
+			}
+			_, after, err = shardid.EnsureSegmentTag(ctx, s.db, s.dialect, "", shardid.SegmentTag{Tag: "orders"}, allocated+5001)
+			if err != nil || after.MaxID != allocated+5000 || after.Step != 50 {
+				t.Fatalf("raise, step 0 keeps the step: %+v %v", after, err)
+			}
+			c2, err := shardid.NewSegments(ctx, s.db, shardid.SegmentSettings{Tag: "orders"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c2.Close()
+			if id, err := c2.Next(ctx); err != nil || id != allocated+5001 {
+				t.Fatalf("second client: %d, %v; want %d", id, err, allocated+5001)
+			}
+		})
+	}
+}
+
+// TestSegmentsRefuse: an unknown tag, bad settings, and a closed client.
+func TestSegmentsRefuse(t *testing.T) {
+	ctx := context.Background()
+	s := newSegDB(t, shardid.DialectPostgres, "pgx", testsrv.Database(t, testsrv.PG(t)))
+	if _, err := shardid.NewSegments(ctx, s.db, shardid.SegmentSettings{Tag: "nope"}); !errors.Is(err, shardid.ErrUnknownTag) {
+		t.Errorf("unknown tag: %v", err)
+	}
+	if _, _, err := shardid.EnsureSegmentTag(ctx, s.db, s.dialect, "", shardid.SegmentTag{Tag: "t"}, 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []shardid.SegmentSettings{
+		{Tag: "t", Threshold: 1},
+		{Tag: "t", Threshold: -0.5},
+		{Tag: "t", MinStep: 10, MaxStep: 5},
+		{Tag: "t", MinStep: -1},
+		{Tag: "t", TargetInterval: -time.Second},
+		{Tag: "t", Table: "Bad"},
+		{Tag: "t t"},
+	} {
+		if _, err := shardid.NewSegments(ctx, s.db, bad); err == nil {
+			t.Errorf("%+v: accepted", bad)
+		}
+	}
+	c, err := shardid.NewSegments(ctx, s.db, shardid.SegmentSettings{Tag: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.db.ExecContext(ctx, "DELETE FROM shardid_segments"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Next(ctx); !errors.Is(err, shardid.ErrSegmentsExhausted) || !errors.Is(err, shardid.ErrUnknownTag) {
+		t.Errorf("tag deleted under a client: %v", err)
+	}
+	c.Close()
+	if _, err := c.Next(ctx); !errors.Is(err, shardid.ErrClosed) {
+		t.Errorf("after Close: %v", err)
+	}
+}
+
+// TestSegmentsStepAdapts drives the step with a test clock: frozen, every
+// segment runs out at once and the step doubles up to MaxStep; moved ten
+// minutes per ID, every segment lasts far beyond the one-minute target and
+// the step halves down to MinStep. The database's max_id moves by exactly
+// the steps the client chose.
+func TestSegmentsStepAdapts(t *testing.T) {
+	ctx := context.Background()
+	s := newSegDB(t, shardid.DialectPostgres, "pgx", testsrv.Database(t, testsrv.PG(t)))
+	if _, _, err := shardid.EnsureSegmentTag(ctx, s.db, s.dialect, "", shardid.SegmentTag{Tag: "t", Step: 10}, 0); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	c, err := shardid.NewSegments(ctx, s.db, shardid.SegmentSettings{Tag: "t", MaxStep: 80, TargetInterval: time.Minute, Clock: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var steps []int64 // the step after each change
+	draw := func(n int, tick time.Duration) {
+		for range n {
+			mu.Lock()
+			now = now.Add(tick)
+			mu.Unlock()
+			if _, err := c.Next(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if st := c.Stats().Step; len(steps) == 0 || steps[len(steps)-1] != st {
+				steps = append(steps, st)
+			}
+		}
+	}
+	draw(400, 0)
+	draw(400, 10*time.Minute)
+	// The first segment has MinStep (10); the step shown is the next one's.
+	want := []int64{20, 40, 80, 40, 20, 10}
+	if len(steps) != len(want) {
+		t.Fatalf("steps %v, want %v", steps, want)
+	}
+	for i := range want {
+		if steps[i] != want[i] {
+			t.Fatalf("steps %v, want %v", steps, want)
+		}
+	}
+	c.Close()
+	tags, err := shardid.SegmentTags(ctx, s.db, s.dialect, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := c.Stats()
+	if tags[0].MaxID < 800 || tags[0].MaxID > 800+2*80 {
+		t.Errorf("max_id %d after 800 IDs with steps ≤ 80 (stats %+v)", tags[0].MaxID, st)
+	}
+}

@@ -1,0 +1,36 @@
+// Package tickets runs Flickr-style ticket servers on MySQL, MariaDB and
+// TiDB: every server holds a one-row ticket table per name, draws add the
+// server's increment to the row in one autocommit UPDATE, and N servers
+// with the same increment and distinct offsets hand out disjoint residue
+// classes, so any of them can fail while the others go on.
+//
+// Two things differ from the published design, each measured on the real
+// servers the tests start:
+//
+//   - The row carries its server's increment and offset and the draw adds
+//     the increment itself (UPDATE … SET id = LAST_INSERT_ID(id +
+//     increment)), so the guarantee never rests on the server variables
+//     auto_increment_increment/offset: any client may change them for its
+//     session, and on MySQL and MariaDB a SET GLOBAL is lost at the next
+//     restart unless the configuration file says the same, after which the
+//     server's AUTO_INCREMENT values fall into another server's class.
+//   - REPLACE INTO deletes and re-inserts the row, taking locks on both of
+//     the table's indexes; under concurrent draws on InnoDB it waits on
+//     locks and deadlocks (see the package benchmarks). The single-row
+//     UPDATE by primary key neither deadlocks nor needs the AUTO_INCREMENT
+//     lock, and returns the new value in the OK packet: one round trip.
+//
+// On TiDB the same table works; TiDB's own fit, a SEQUENCE (KindSequence),
+// draws without writing a row per ticket. The residue check still holds:
+// the client verifies every ticket against its server's class.
+//
+// The package lives under tidb/ because it is MySQL-family only: its SQL
+// (LAST_INSERT_ID(expr), backquoted names, information_schema, TiDB
+// sequences) has no PostgreSQL form, and PostgreSQL users have pgfunc and
+// the segment allocator in the root package.
+//
+// At run time it needs a database/sql MySQL driver registered by the
+// application (github.com/go-sql-driver/mysql), one *sql.DB per server, and
+// a ticket table (or TiDB sequence) on each, created by Up (shardid
+// tickets up) through goose with a version table of its own per name.
+package tickets

@@ -1,0 +1,221 @@
+package tickets
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"text/template"
+
+	"github.com/shardid/shardid"
+	shardsql "github.com/shardid/shardid/sql"
+)
+
+// Kind is what holds a ticket name's counter on a server.
+type Kind string
+
+const (
+	// KindTable is the one-row ticket table (MySQL, MariaDB, TiDB).
+	KindTable Kind = "table"
+	// KindSequence is a TiDB SEQUENCE object: no row written per ticket;
+	// each TiDB instance caches Settings.Cache values, so tickets are
+	// unique but increase only per TiDB instance, and a restart skips the
+	// unused cache.
+	KindSequence Kind = "sequence"
+)
+
+// Limits and defaults of Settings.
+const (
+	// MaxIncrement is the largest increment, MySQL's own bound for
+	// auto_increment_increment.
+	MaxIncrement = 65535
+	// DefaultCache is the number of values a TiDB instance caches of a
+	// KindSequence counter.
+	DefaultCache = 1000
+)
+
+// Sentinel errors; check them with errors.Is.
+var (
+	// ErrInvalidSettings is returned for a bad name, increment, offset,
+	// start, kind or cache.
+	ErrInvalidSettings = errors.New("invalid ticket settings")
+	// ErrNotMySQL is returned by Up and Read for a server that is not
+	// MySQL, MariaDB or TiDB, and by Up for KindSequence on a server that
+	// is not TiDB.
+	ErrNotMySQL = errors.New("not a MySQL-family server")
+	// ErrNoTickets is returned by Read (and by draws) when the database has
+	// no ticket table or sequence of that name.
+	ErrNoTickets = errors.New("no ticket table")
+	// ErrSettingsDiffer is returned by Up when the server already holds
+	// the name with another kind, increment or offset; nothing is changed.
+	ErrSettingsDiffer = errors.New("ticket settings differ on the server")
+	// ErrLossyCommit is returned by draws on a MySQL or MariaDB server that
+	// may lose acknowledged commits in a crash
+	// (innodb_flush_log_at_trx_commit other than 1, or a binary log
+	// without sync_binlog=1): a ticket drawn just before such a crash
+	// would be drawn again after it.
+	ErrLossyCommit = errors.New("server may lose acknowledged commits")
+)
+
+// Settings describes one ticket name on one server.
+type Settings struct {
+	// Name is the ticket table (or sequence): lower-case letters, digits
+	// and _, starting with a letter or _, at most 47 bytes (its goose
+	// version table, HistoryTable, adds 17).
+	Name string
+	// Increment is the number of residue classes, the same on every
+	// server of the name: 1..MaxIncrement. 0 means 1.
+	Increment int64
+	// Offset is this server's class, 1..Increment: its tickets are
+	// Offset, Offset+Increment, … 0 means 1.
+	Offset int64
+	// Start is the least first ticket: the first ticket is the smallest
+	// value ≥ Start in the server's class (for taking over from an
+	// existing counter). 0 means 1.
+	Start int64
+	// Kind is KindTable ("" means it) or KindSequence (TiDB only).
+	Kind Kind
+	// Cache is the number of values each TiDB instance caches for
+	// KindSequence; 0 means DefaultCache.
+	Cache int64
+}
+
+var nameRE = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,46}$`)
+
+// CheckName returns an error wrapping ErrInvalidSettings unless name is a
+// valid ticket name (see Settings.Name).
+func CheckName(name string) error {
+	if !nameRE.MatchString(name) {
+		return fmt.Errorf("%w: name %q: want lower-case letters, digits and _, starting with a letter or _, at most 47 bytes", ErrInvalidSettings, name)
+	}
+	return nil
+}
+
+// Validate returns an error wrapping ErrInvalidSettings when s has a bad
+// name, increment, offset, start, kind or cache, naming the value and what
+// is allowed.
+func (s Settings) Validate() error {
+	_, err := s.normalize()
+	return err
+}
+
+// First returns the first ticket s hands out: the smallest value at or
+// above Start in the server's class.
+func (s Settings) First() (int64, error) {
+	s, err := s.normalize()
+	if err != nil {
+		return 0, err
+	}
+	return s.first(), nil
+}
+
+// normalize fills the defaults and checks s.
+func (s Settings) normalize() (Settings, error) {
+	if err := CheckName(s.Name); err != nil {
+		return s, err
+	}
+	if s.Increment == 0 {
+		s.Increment = 1
+	}
+	if s.Offset == 0 {
+		s.Offset = 1
+	}
+	if s.Start == 0 {
+		s.Start = 1
+	}
+	if s.Kind == "" {
+		s.Kind = KindTable
+	}
+	if s.Cache == 0 {
+		s.Cache = DefaultCache
+	}
+	switch {
+	case s.Increment < 1 || s.Increment > MaxIncrement:
+		return s, fmt.Errorf("%w: increment %d out of range (allowed 1-%d)", ErrInvalidSettings, s.Increment, MaxIncrement)
+	case s.Offset < 1 || s.Offset > s.Increment:
+		return s, fmt.Errorf("%w: offset %d out of range (allowed 1-%d, the increment)", ErrInvalidSettings, s.Offset, s.Increment)
+	case s.Start < 1 || s.Start > 1<<62:
+		return s, fmt.Errorf("%w: start %d out of range (allowed 1-%d)", ErrInvalidSettings, s.Start, int64(1<<62))
+	case s.Kind != KindTable && s.Kind != KindSequence:
+		return s, fmt.Errorf("%w: kind %q (allowed: table, sequence)", ErrInvalidSettings, s.Kind)
+	case s.Cache < 1 || s.Cache > 1_000_000:
+		return s, fmt.Errorf("%w: cache %d out of range (allowed 1-1000000)", ErrInvalidSettings, s.Cache)
+	}
+	return s, nil
+}
+
+// first returns the first ticket: the smallest value ≥ Start in the class.
+func (s Settings) first() int64 {
+	r := (s.Start - s.Offset) % s.Increment
+	if r < 0 {
+		r += s.Increment
+	}
+	if r == 0 {
+		return s.Start
+	}
+	return s.Start + s.Increment - r
+}
+
+// HistoryTable is the goose version table that records name's migration:
+// one per ticket name, so it mixes with no other goose history.
+func HistoryTable(name string) string { return name + "_goose_db_version" }
+
+// MigrationName is the file name of name's goose migration.
+func MigrationName(name string) string { return "00001_tickets_" + name + ".sql" }
+
+// view is the data of the sql/tickets templates.
+type view struct {
+	Dialect              shardid.Dialect
+	Kind                 Kind
+	Name                 string // quoted
+	Increment, Offset    int64
+	First, Before, Cache int64
+	MaxIncrement         int
+	Guard                bool // draws refuse servers that may lose acknowledged commits
+}
+
+var templates = template.Must(template.New("tickets").ParseFS(shardsql.Tickets, "tickets/*.sql.tmpl"))
+
+// newView returns the template data for s on dialect d. The numbers are
+// only needed by the migration, which passes normalized settings; the
+// runtime statements need the name and kind alone.
+func newView(d shardid.Dialect, s Settings) view {
+	v := view{Dialect: d, Kind: s.Kind, Name: "`" + s.Name + "`", Increment: s.Increment, Offset: s.Offset,
+		Cache: s.Cache, MaxIncrement: MaxIncrement, Guard: d == shardid.DialectMySQL}
+	if s.Increment > 0 {
+		v.First = s.first()
+		v.Before = v.First - s.Increment
+	}
+	return v
+}
+
+func (v view) render(name string) (string, error) {
+	var b bytes.Buffer
+	if err := templates.ExecuteTemplate(&b, name, v); err != nil {
+		return "", fmt.Errorf("render %s: %w", name, err)
+	}
+	return strings.TrimSpace(b.String()), nil
+}
+
+// Migrations returns the goose migration that creates ticket name s.Name
+// on a server of dialect d (mysql or tidb), keyed by file name
+// (MigrationName). Hand it to a goose Provider whose version table is
+// HistoryTable(s.Name); Up does that.
+func Migrations(d shardid.Dialect, s Settings) (map[string][]byte, error) {
+	s, err := s.normalize()
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case d != shardid.DialectMySQL && d != shardid.DialectTiDB:
+		return nil, fmt.Errorf("%w: dialect %q (allowed: mysql, tidb)", ErrNotMySQL, d)
+	case s.Kind == KindSequence && d != shardid.DialectTiDB:
+		return nil, fmt.Errorf("%w: kind sequence needs TiDB (MySQL has no sequences; use kind table)", ErrNotMySQL)
+	}
+	text, err := newView(d, s).render("migration.sql.tmpl")
+	if err != nil {
+		return nil, err
+	}
+	return map[string][]byte{MigrationName(s.Name): []byte(text + "\n")}, nil
+}

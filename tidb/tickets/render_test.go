@@ -1,0 +1,175 @@
+package tickets_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pingcap/tidb/pkg/parser"
+	_ "github.com/pingcap/tidb/pkg/parser/test_driver" // value expressions for the parser
+
+	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/tidb/tickets"
+)
+
+// goldenCases are the migrations pinned under testdata/tickets.
+var goldenCases = []struct {
+	file    string
+	dialect shardid.Dialect
+	set     tickets.Settings
+}{
+	{"mysql_table.sql", shardid.DialectMySQL, tickets.Settings{Name: "tickets64", Increment: 2, Offset: 1}},
+	{"mysql_table_start.sql", shardid.DialectMySQL, tickets.Settings{Name: "photos", Increment: 3, Offset: 2, Start: 72157623227190423}},
+	{"tidb_table.sql", shardid.DialectTiDB, tickets.Settings{Name: "tickets64", Increment: 2, Offset: 2}},
+	{"tidb_sequence.sql", shardid.DialectTiDB, tickets.Settings{Name: "tickets64", Increment: 2, Offset: 2, Kind: tickets.KindSequence, Cache: 500}},
+}
+
+// TestMigrationsGolden pins the migrations (go test ./tidb/tickets -run
+// Golden -update rewrites them).
+func TestMigrationsGolden(t *testing.T) {
+	for _, c := range goldenCases {
+		files, err := tickets.Migrations(c.dialect, c.set)
+		if err != nil {
+			t.Fatalf("%s: %v", c.file, err)
+		}
+		got := files[tickets.MigrationName(c.set.Name)]
+		path := filepath.Join("..", "..", "testdata", "tickets", c.file)
+		if *update {
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("%s differs (rerun with -update after checking):\n%s", path, got)
+		}
+	}
+}
+
+// TestFirstTicket: the first ticket is the smallest value ≥ Start in the
+// server's class; the migration seeds the row one increment below it.
+func TestFirstTicket(t *testing.T) {
+	for _, c := range []struct {
+		inc, off, start int64
+		want            string
+	}{
+		{2, 1, 1, "VALUES ('a', -1, 2, 1)"},
+		{2, 2, 1, "VALUES ('a', 0, 2, 2)"},
+		{3, 2, 10, "VALUES ('a', 8, 3, 2)"}, // first 11
+		{3, 2, 11, "VALUES ('a', 8, 3, 2)"},
+		{3, 2, 12, "VALUES ('a', 11, 3, 2)"}, // first 14
+		{1, 1, 500, "VALUES ('a', 499, 1, 1)"},
+	} {
+		files, err := tickets.Migrations(shardid.DialectMySQL, tickets.Settings{Name: "t", Increment: c.inc, Offset: c.off, Start: c.start})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(files[tickets.MigrationName("t")]); !strings.Contains(got, c.want) {
+			t.Errorf("increment %d offset %d start %d: want %s in\n%s", c.inc, c.off, c.start, c.want, got)
+		}
+	}
+}
+
+// TestSettingsRefused: every bad setting is refused with a message that
+// names the value and what is allowed.
+func TestSettingsRefused(t *testing.T) {
+	for _, c := range []struct {
+		d    shardid.Dialect
+		s    tickets.Settings
+		want string
+	}{
+		{shardid.DialectMySQL, tickets.Settings{Name: "Tickets64"}, `name "Tickets64": want lower-case letters`},
+		{shardid.DialectMySQL, tickets.Settings{Name: "t`; DROP TABLE x; --"}, "want lower-case letters"},
+		{shardid.DialectMySQL, tickets.Settings{Name: strings.Repeat("t", 48)}, "at most 47 bytes"},
+		{shardid.DialectMySQL, tickets.Settings{Name: "t", Increment: 65536}, "increment 65536 out of range (allowed 1-65535)"},
+		{shardid.DialectMySQL, tickets.Settings{Name: "t", Increment: 2, Offset: 3}, "offset 3 out of range (allowed 1-2, the increment)"},
+		{shardid.DialectMySQL, tickets.Settings{Name: "t", Increment: -1}, "increment -1 out of range"},
+		{shardid.DialectMySQL, tickets.Settings{Name: "t", Start: -5}, "start -5 out of range"},
+		{shardid.DialectMySQL, tickets.Settings{Name: "t", Kind: "queue"}, `kind "queue" (allowed: table, sequence)`},
+		{shardid.DialectMySQL, tickets.Settings{Name: "t", Kind: tickets.KindSequence}, "kind sequence needs TiDB"},
+		{shardid.DialectPostgres, tickets.Settings{Name: "t"}, `dialect "postgres" (allowed: mysql, tidb)`},
+	} {
+		_, err := tickets.Migrations(c.d, c.s)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%+v: %v; want one line containing %q", c.s, err, c.want)
+		}
+	}
+}
+
+// TestCheck: different increments and shared classes are refused, with
+// the servers named.
+func TestCheck(t *testing.T) {
+	s := func(name string, inc, off int64) tickets.ServerSettings {
+		return tickets.ServerSettings{Server: name, Increment: inc, Offset: off}
+	}
+	if err := tickets.Check([]tickets.ServerSettings{s("a", 3, 1), s("b", 3, 2), s("c", 3, 3)}); err != nil {
+		t.Errorf("three classes of 3: %v", err)
+	}
+	if err := tickets.Check([]tickets.ServerSettings{s("a", 2, 1), s("b", 3, 2)}); !errors.Is(err, tickets.ErrIncrementMismatch) || !strings.Contains(err.Error(), "a has increment 2, b has 3") {
+		t.Errorf("increments 2 and 3: %v", err)
+	}
+	if err := tickets.Check([]tickets.ServerSettings{s("a", 2, 1), s("b", 2, 2), s("c", 2, 1)}); !errors.Is(err, tickets.ErrOverlap) || !strings.Contains(err.Error(), "a and c both have offset 1") {
+		t.Errorf("a and c share offset 1: %v", err)
+	}
+}
+
+// TestStatementsParseWithTiDB hands every statement sent to TiDB to TiDB's
+// own parser: the migrations' statements and the client's.
+func TestStatementsParseWithTiDB(t *testing.T) {
+	var stmts []string
+	for _, c := range goldenCases {
+		if c.dialect != shardid.DialectTiDB {
+			continue
+		}
+		files, err := tickets.Migrations(c.dialect, c.set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stmts = append(stmts, upStatements(t, string(files[tickets.MigrationName(c.set.Name)]))...)
+		for _, name := range []string{"draw", "explain", "kind", "settings", "sequence"} {
+			s, err := tickets.Statement("tidb", c.set, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stmts = append(stmts, s)
+		}
+	}
+	p := parser.New()
+	for _, s := range stmts {
+		if nodes, _, err := p.Parse(s, "", ""); err != nil || len(nodes) != 1 {
+			t.Errorf("TiDB's parser: %d statements, %v:\n%s", len(nodes), err, s)
+		}
+	}
+}
+
+// upStatements returns the statements between "-- +goose Up" and "--
+// +goose Down", comment lines dropped.
+func upStatements(t *testing.T, migration string) []string {
+	t.Helper()
+	_, up, ok := strings.Cut(migration, "-- +goose Up\n")
+	up, _, ok2 := strings.Cut(up, "-- +goose Down")
+	if !ok || !ok2 {
+		t.Fatalf("no Up/Down sections:\n%s", migration)
+	}
+	var keep []string
+	for _, l := range strings.Split(up, "\n") {
+		if !strings.HasPrefix(strings.TrimSpace(l), "--") {
+			keep = append(keep, l)
+		}
+	}
+	var out []string
+	for _, s := range strings.Split(strings.Join(keep, "\n"), ";\n") {
+		if s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), ";")); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
