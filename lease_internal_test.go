@@ -2,8 +2,6 @@ package shardid
 
 import (
 	"errors"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,9 +9,9 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser"
 	_ "github.com/pingcap/tidb/pkg/parser/test_driver" // value expressions for the parser
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/lease")
+	"github.com/shardid/shardid/internal/golden"
+)
 
 // fencedGen is a generator bound to a lease that no database backs: the
 // tests move its fence by hand.
@@ -104,22 +102,7 @@ func TestLeaseSQLGolden(t *testing.T) {
 		for _, name := range []string{"now", "list", "insert", "takeover", "readback", "renew", "release"} {
 			b.WriteString("\n-- statement " + name + "\n" + stmts[name] + ";\n")
 		}
-		path := filepath.Join("testdata", "lease", string(d)+".sql")
-		if *update {
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if b.String() != string(want) {
-			t.Errorf("%s: rendered SQL differs from %s (rerun with -update and review the diff)", d, path)
-		}
+		golden.Check(t, filepath.Join("testdata", "lease", string(d)+".sql"), []byte(b.String()))
 	}
 	if _, err := LeaseMigrations(DialectTiDB, "Bad-Name"); !errors.Is(err, ErrInvalidLeaseTable) {
 		t.Errorf("bad table name: %v", err)

@@ -4,8 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -16,11 +14,10 @@ import (
 	_ "github.com/pingcap/tidb/pkg/parser/test_driver" // value expressions for the parser
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/internal/golden"
 	"github.com/shardid/shardid/internal/gooseup"
 	"github.com/shardid/shardid/internal/testsrv"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/segment")
 
 var dialects = []shardid.Dialect{shardid.DialectPostgres, shardid.DialectMySQL, shardid.DialectTiDB}
 
@@ -33,22 +30,7 @@ func TestSegmentMigrationsGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := files[shardid.SegmentMigrationName]
-		path := filepath.Join("testdata", "segment", string(d)+".sql")
-		if *update {
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(got) != string(want) {
-			t.Errorf("%s: migration differs from %s (rerun with -update after checking):\n%s", d, path, got)
-		}
+		golden.Check(t, filepath.Join("testdata", "segment", string(d)+".sql"), got)
 	}
 }
 

@@ -2,35 +2,20 @@ package tidb_test
 
 import (
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/shardid/shardid/internal/golden"
 	"github.com/shardid/shardid/tidb"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/tidb")
-
 // golden compares got with testdata/tidb/<case>/<name>, or rewrites the
 // file under -update.
-func golden(t *testing.T, dir, name, got string) {
+func checkGolden(t *testing.T, dir, name, got string) {
 	t.Helper()
-	path := filepath.Join(dir, name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./tidb -update)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from the golden file (run go test ./tidb -update and review the diff)\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
+	golden.Check(t, filepath.Join(dir, name), []byte(got))
 }
 
 // TestGolden renders every testdata/tidb case under each strategy, as
@@ -65,11 +50,11 @@ func TestGolden(t *testing.T) {
 						if strings.Contains(err.Error(), "\n") {
 							t.Errorf("%s: error spans lines: %q", name, err)
 						}
-						golden(t, dir, strings.TrimSuffix(name, ".sql")+".err", err.Error()+"\n")
+						checkGolden(t, dir, strings.TrimSuffix(name, ".sql")+".err", err.Error()+"\n")
 						continue
 					}
 					checkDDL(t, d, alter)
-					golden(t, dir, name, d.String())
+					checkGolden(t, dir, name, d.String())
 				}
 			}
 		})

@@ -2,7 +2,6 @@ package tickets_test
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	_ "github.com/pingcap/tidb/pkg/parser/test_driver" // value expressions for the parser
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/internal/golden"
 	"github.com/shardid/shardid/tidb/tickets"
 )
 
@@ -35,22 +35,7 @@ func TestMigrationsGolden(t *testing.T) {
 			t.Fatalf("%s: %v", c.file, err)
 		}
 		got := files[tickets.MigrationName(c.set.Name)]
-		path := filepath.Join("..", "..", "testdata", "tickets", c.file)
-		if *update {
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(got) != string(want) {
-			t.Errorf("%s differs (rerun with -update after checking):\n%s", path, got)
-		}
+		golden.Check(t, filepath.Join("..", "..", "testdata", "tickets", c.file), got)
 	}
 }
 
