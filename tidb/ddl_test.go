@@ -66,11 +66,7 @@ func TestGolden(t *testing.T) {
 // the measured SHARD_ROW_ID_BITS=4 PRE_SPLIT_REGIONS=4 by default.
 func TestSeedTablesRenderEverywhere(t *testing.T) {
 	for _, c := range []string{"global_tx_list", "branch_tx_list"} {
-		b, err := os.ReadFile(filepath.Join("../testdata/tidb", c, "input.sql"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		tb, err := tidb.Parse(string(b))
+		tb, err := tidb.Parse(seedInput(t, c))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -203,11 +199,7 @@ func TestParseRefusals(t *testing.T) {
 // TestRenderedCreateRoundTrips parses a rendered CREATE TABLE again and
 // renders it once more: the description survives, so the output is stable.
 func TestRenderedCreateRoundTrips(t *testing.T) {
-	b, err := os.ReadFile("../testdata/tidb/varchar_key/input.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tb, err := tidb.Parse(string(b))
+	tb, err := tidb.Parse(seedInput(t, "varchar_key"))
 	if err != nil {
 		t.Fatal(err)
 	}

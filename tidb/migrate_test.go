@@ -15,15 +15,21 @@ import (
 )
 
 // seedDDL renders both seed tables under s, for migrations.
+// seedInput reads testdata/tidb/<name>/input.sql.
+func seedInput(tb testing.TB, name string) string {
+	tb.Helper()
+	b, err := os.ReadFile(filepath.Join("../testdata/tidb", name, "input.sql"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(b)
+}
+
 func seedDDL(t *testing.T, s tidb.Strategy) []*tidb.DDL {
 	t.Helper()
 	var out []*tidb.DDL
 	for _, c := range []string{"global_tx_list", "branch_tx_list"} {
-		b, err := os.ReadFile(filepath.Join("../testdata/tidb", c, "input.sql"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, renderSQL(t, string(b), seedOptions(s))...)
+		out = append(out, renderSQL(t, seedInput(t, c), seedOptions(s))...)
 	}
 	return out
 }

@@ -1,7 +1,6 @@
 package tidb_test
 
 import (
-	"os"
 	"testing"
 
 	"github.com/shardid/shardid/tidb"
@@ -10,13 +9,10 @@ import (
 // BenchmarkParseRender parses a seed table with TiDB's parser and renders
 // it under the default strategy, as tidb render does per table.
 func BenchmarkParseRender(b *testing.B) {
-	in, err := os.ReadFile("../testdata/tidb/global_tx_list/input.sql")
-	if err != nil {
-		b.Fatal(err)
-	}
+	in := seedInput(b, "global_tx_list")
 	b.ReportAllocs()
 	for b.Loop() {
-		t, err := tidb.Parse(string(in))
+		t, err := tidb.Parse(in)
 		if err != nil {
 			b.Fatal(err)
 		}
