@@ -114,7 +114,11 @@ func (m *Migrator) provider(sh Shard) (*goose.Provider, error) {
 // Discover lists every shardid generator on the server, found through the
 // metadata comment on each schema's next_id().
 func (m *Migrator) Discover(ctx context.Context) ([]Installed, error) {
-	rows, err := m.db.QueryContext(ctx, `
+	return discover(ctx, m.db)
+}
+
+func discover(ctx context.Context, db *sql.DB) ([]Installed, error) {
+	rows, err := db.QueryContext(ctx, `
 		SELECT n.nspname, pg_catalog.obj_description(p.oid, 'pg_proc')
 		FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
 		WHERE p.proname = 'next_id' AND p.pronargs = 0

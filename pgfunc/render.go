@@ -21,9 +21,11 @@ const (
 	// ModeUnique (the default) never returns the same ID twice for a
 	// shard: not on bursts past 2^SeqBits IDs per tick (it borrows the
 	// following ticks), not across concurrent sessions, not when the clock
-	// steps back, not after a crash. It costs about two sequence reads per
-	// call over the classic body, plus a short locked jump at most once per
-	// tick per shard.
+	// steps back, not after a crash (see the README for exactly what holds
+	// after a crash). It costs about two sequence reads per call over the
+	// classic body, plus a short locked jump at most once per tick per
+	// shard; a transaction that draws ahead of the clock without a
+	// transaction id takes the slow path once, to commit durably.
 	ModeUnique Mode = "unique"
 	// ModeClassic is Instagram's lock-free design as one PL/pgSQL RETURN
 	// expression: nextval % 2^SeqBits as the sequence field. LIMIT: more
@@ -153,11 +155,6 @@ func (o Options) normalize() (Options, error) {
 	return o, nil
 }
 
-// lockClass is the first key of the two-key advisory lock each shard's
-// jump takes (the second is the shard id): "SID1" in ASCII. The two-int
-// lock space is separate from goose's single-bigint lock ids.
-const lockClass = 0x53494431
-
 // Meta is what next_id()'s comment records about how it was rendered, so
 // that a rerun with different options is refused instead of silently
 // keeping the old generator.
@@ -200,15 +197,20 @@ type renderData struct {
 	ShardSeqBits   uint
 	MaxUnits       int64
 	NextTickMillis int64 // epoch + one unit, in Unix ms: where tick 0's successor starts
-	LockClass      int64
+	UnitMicros     int64 // one tick, in microseconds
+	ClockWeight    int64 // next_id()'s clock term: never a difference of the jump counters
 	Clock          string
 	Comment        string // string literal
+	GrantComment   string // the grant template for <role>, as SQL comment lines
 	EpochText      string
 	EndText        string
 }
 
 var pgTemplates = template.Must(template.New("pg").Funcs(template.FuncMap{
 	"inc": func(v int64) int64 { return v + 1 },
+	// op names a built-in operator by its schema, so that the caller's
+	// search_path cannot put another operator in its place.
+	"op": func(symbol string) string { return "OPERATOR(pg_catalog." + symbol + ")" },
 }).ParseFS(shardsql.PG, "pg/*.sql.tmpl"))
 
 // Render returns the goose migration (Up and Down) that installs shard's
@@ -237,6 +239,10 @@ func render(name string, sh Shard, o Options) ([]byte, error) {
 		return nil, fmt.Errorf("render %s: %w", sh.Schema, err)
 	}
 	q := quoteIdent(sh.Schema)
+	grants, err := renderGrant(sh.Schema, "<role>", o.Mode)
+	if err != nil {
+		return nil, err
+	}
 	d := renderData{
 		Schema:         q,
 		Shard:          sh.ID,
@@ -250,9 +256,11 @@ func render(name string, sh Shard, o Options) ([]byte, error) {
 		ShardSeqBits:   l.ShardBits + l.SeqBits,
 		MaxUnits:       (l.MaxTicks()+1)<<l.SeqBits - 1,
 		NextTickMillis: l.EpochMillis() + l.UnitMillis(),
-		LockClass:      lockClass,
+		UnitMicros:     l.TimeUnit.Microseconds(),
+		ClockWeight:    1<<40 + 1<<19,
 		Clock:          o.clock,
 		Comment:        quoteLiteral(string(meta)),
+		GrantComment:   commentLines(grants),
 		EpochText:      l.Epoch.UTC().Format(time.RFC3339),
 		EndText:        l.End().Format(time.RFC3339),
 	}
@@ -261,6 +269,15 @@ func render(name string, sh Shard, o Options) ([]byte, error) {
 		return nil, fmt.Errorf("render %s: %w", sh.Schema, err)
 	}
 	return buf.Bytes(), nil
+}
+
+// commentLines turns SQL text into "-- " comment lines.
+func commentLines(text string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		b.WriteString("--   " + line + "\n")
+	}
+	return b.String()
 }
 
 // quoteIdent quotes a PostgreSQL identifier.
