@@ -71,7 +71,7 @@ func CheckRole(name string) error {
 // grantData is what the templates in grant.sql.tmpl read.
 type grantData struct {
 	Schema    string // quoted identifier
-	SchemaLit string // string literal of the quoted identifier
+	SchemaLit string // string literal of the schema's name (has_schema_privilege takes it unquoted)
 	Role      string // quoted identifier (or <role> in a comment)
 	Mode      Mode
 	SeqReg    string // string literals naming the generator's objects
@@ -88,7 +88,7 @@ func (d grantData) FuncLit(signature string) string {
 
 func newGrantData(schema, role string, mode Mode) grantData {
 	q := quoteIdent(schema)
-	return grantData{Schema: q, SchemaLit: quoteLiteral(q), Role: role, Mode: mode,
+	return grantData{Schema: q, SchemaLit: quoteLiteral(schema), Role: role, Mode: mode,
 		SeqReg: quoteLiteral(q + ".next_id_seq"), BegunReg: quoteLiteral(q + ".next_id_jumps_begun"),
 		DoneReg: quoteLiteral(q + ".next_id_jumps_done"), LockReg: quoteLiteral(q + ".next_id_jump_lock")}
 }

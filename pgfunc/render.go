@@ -197,7 +197,8 @@ type renderData struct {
 	ShardSeqBits   uint
 	MaxUnits       int64
 	NextTickMillis int64 // epoch + one unit, in Unix ms: where tick 0's successor starts
-	UnitMicros     int64 // one tick, in microseconds
+	DurableMicros  int64 // see durableFrom: where the clock term's third bucket starts
+	DurableUnits   int64 // the same, in counter units past the start of the clock's tick
 	ClockWeight    int64 // next_id()'s clock term: never a difference of the jump counters
 	Clock          string
 	Comment        string // string literal
@@ -239,6 +240,7 @@ func render(name string, sh Shard, o Options) ([]byte, error) {
 		return nil, fmt.Errorf("render %s: %w", sh.Schema, err)
 	}
 	q := quoteIdent(sh.Schema)
+	durable := durableFrom(l)
 	grants, err := renderGrant(sh.Schema, "<role>", o.Mode)
 	if err != nil {
 		return nil, err
@@ -256,7 +258,8 @@ func render(name string, sh Shard, o Options) ([]byte, error) {
 		ShardSeqBits:   l.ShardBits + l.SeqBits,
 		MaxUnits:       (l.MaxTicks()+1)<<l.SeqBits - 1,
 		NextTickMillis: l.EpochMillis() + l.UnitMillis(),
-		UnitMicros:     l.TimeUnit.Microseconds(),
+		DurableMicros:  durable.Microseconds() + 1,
+		DurableUnits:   durable.Milliseconds() / l.UnitMillis() << l.SeqBits,
 		ClockWeight:    1<<40 + 1<<19,
 		Clock:          o.clock,
 		Comment:        quoteLiteral(string(meta)),
@@ -269,6 +272,24 @@ func render(name string, sh Shard, o Options) ([]byte, error) {
 		return nil, fmt.Errorf("render %s: %w", sh.Schema, err)
 	}
 	return buf.Bytes(), nil
+}
+
+// ShortTick is the longest tick whose draws need no flush to stay unique
+// after a crash: a server has never been seen back from one in less than
+// 80 ms (kill -9 of a backend to the next next_id() that succeeded), so
+// the first draw after recovery finds the clock in a later tick than every
+// draw before it, and the counter jumps past them.
+const ShortTick = 10 * time.Millisecond
+
+// durableFrom is how far from the start of the clock's tick a value drawn
+// by a transaction without a transaction id must lie for next_id() to
+// make the transaction durable: the next tick for ticks up to ShortTick,
+// the clock's own tick (every value not behind) for longer ones.
+func durableFrom(l shardid.Layout) time.Duration {
+	if l.TimeUnit <= ShortTick {
+		return l.TimeUnit
+	}
+	return 0
 }
 
 // commentLines turns SQL text into "-- " comment lines.

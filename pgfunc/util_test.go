@@ -1,8 +1,12 @@
 package pgfunc_test
 
 import (
+	"context"
 	"database/sql"
+	"net/url"
 	"testing"
+
+	"github.com/shardid/shardid/internal/testsrv"
 )
 
 // dbNameOf returns the name of the database db is connected to.
@@ -13,4 +17,38 @@ func dbNameOf(t testing.TB, db *sql.DB) string {
 		t.Fatal(err)
 	}
 	return name
+}
+
+// newRole creates a login role for this test (named after its database, so
+// reruns and parallel tests never collide) with the given extra
+// attributes, and drops it and what it owns when the test ends.
+func newRole(t testing.TB, db *sql.DB, suffix, attributes string) string {
+	t.Helper()
+	name := dbNameOf(t, db) + "_" + suffix
+	if _, err := db.Exec("CREATE ROLE " + name + " LOGIN " + attributes); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = db.Exec("DROP OWNED BY " + name)
+		_, _ = db.Exec("DROP ROLE " + name)
+	})
+	return name
+}
+
+// asRole returns a connection to the database of dsn as role (the test
+// servers trust local connections).
+func asRole(t testing.TB, dsn, role string) *sql.Conn {
+	t.Helper()
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = url.User(role)
+	db := testsrv.Open(t, "pgx", u.String())
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
 }
