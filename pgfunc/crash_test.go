@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"slices"
 	"syscall"
 	"testing"
@@ -190,4 +191,89 @@ func queryInt64s(db *sql.DB, query string) ([]int64, error) {
 		return nil, errors.New("no rows")
 	}
 	return out, nil
+}
+
+// TestDurablePathTakenOnce checks, with the clock stopped and PostgreSQL's
+// own count of function calls per transaction, when next_id() takes its
+// slow path to make a transaction durable: for a draw ahead of the clock
+// in a transaction without a transaction id, once (it then has one); never
+// for a draw in the clock's tick with ticks up to ShortTick; for every
+// first draw not behind the clock with longer ticks. The body without the
+// durable path (the negative control) leaves the ahead draw's transaction
+// without a transaction id.
+func TestDurablePathTakenOnce(t *testing.T) {
+	t.Parallel()
+	db, _ := newDB(t)
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	mustExec(t, conn, "SET track_functions = 'pl'")
+	mustExec(t, conn, "SELECT set_config('shardid_test.now', $1, false)", time.Now().UTC().Format(time.RFC3339Nano))
+	long := shardid.Instagram()
+	long.TimeUnit = 100 * time.Millisecond
+	shards := []struct {
+		sh     pgfunc.Shard
+		o      pgfunc.Options
+		broken bool
+	}{
+		{pgfunc.Shard{Schema: "dur", ID: 100}, pgfunc.Options{}, false},
+		{pgfunc.Shard{Schema: "dur_long", ID: 101}, pgfunc.Options{Layout: long}, false},
+		{pgfunc.Shard{Schema: "dur_broken", ID: 102}, pgfunc.Options{}, true},
+	}
+	for _, s := range shards {
+		o := pgfunc.WithClock(s.o, nowClock)
+		if s.broken {
+			installVariant(t, db, s.sh, o, withoutDurability)
+		} else {
+			installWith(t, db, s.sh, o)
+		}
+	}
+	// step draws n IDs from schema in a transaction of its own and returns
+	// how many times it took the slow path and whether it ended with a
+	// transaction id.
+	step := func(schema string, n int) (slow int64, xid bool) {
+		t.Helper()
+		// The counts are this backend's not yet reported to the
+		// statistics, which grow over transactions: take the difference.
+		calls := fmt.Sprintf("coalesce(pg_stat_get_xact_function_calls('%s.next_id_jump'::regproc), 0)", schema)
+		var before int64
+		mustExec(t, conn, "BEGIN")
+		defer mustExec(t, conn, "COMMIT")
+		if err := conn.QueryRowContext(ctx, "SELECT "+calls).Scan(&before); err != nil {
+			t.Fatal(err)
+		}
+		mustExec(t, conn, fmt.Sprintf("SELECT count(%s.next_id()) FROM generate_series(1, %d)", schema, n))
+		if err := conn.QueryRowContext(ctx, "SELECT "+calls+", pg_current_xact_id_if_assigned() IS NOT NULL").Scan(&slow, &xid); err != nil {
+			t.Fatal(err)
+		}
+		return slow - before, xid
+	}
+	expect := func(what, schema string, n int, wantSlow int64, wantXID bool) {
+		t.Helper()
+		if slow, xid := step(schema, n); slow != wantSlow || xid != wantXID {
+			t.Errorf("%s: %s, %d draws: %d slow-path calls, transaction id %v; want %d, %v", schema, what, n, slow, xid, wantSlow, wantXID)
+		}
+	}
+	expect("the first draw jumps to the clock", "dur", 1, 1, true)
+	// (Whether this one gets a transaction id depends on whether its
+	// nextval logs the counter, as the first after a checkpoint does.)
+	if slow, _ := step("dur", 1); slow != 0 {
+		t.Errorf("dur: a draw in the clock's tick took the slow path %d times", slow)
+	}
+	// The rest of the tick's 1024 values, then values ahead of the
+	// clock; the statement's own nextval logs the counter (every 32
+	// values) long before, which gives it a transaction id and WAL.
+	expect("a burst past the clock's tick", "dur", 2000, 0, true)
+	expect("a draw ahead of the clock", "dur", 1, 1, true)
+	expect("draws ahead of the clock", "dur", 3, 1, true)
+	expect("the first draw jumps to the clock", "dur_long", 1, 1, true)
+	expect("a draw in the clock's tick of 100ms", "dur_long", 1, 1, true)
+	expect("the first draw jumps to the clock", "dur_broken", 1, 1, true)
+	expect("a burst past the clock's tick", "dur_broken", 2000, 0, true)
+	if slow, xid := step("dur_broken", 1); slow != 0 || xid {
+		t.Fatalf("%s: a draw ahead of the clock: %d slow-path calls, transaction id %v; the test would not catch a missing durable path", withoutDurability.name, slow, xid)
+	}
 }

@@ -200,14 +200,19 @@ func grantShard(ctx context.Context, db *sql.DB, sh Shard, role string, modes ma
 	if err := tx.Commit(); err != nil {
 		return false, err
 	}
-	var problems []string
+	var problems, remedies []string
 	for _, dg := range dangers {
 		problems = append(problems, fmt.Sprintf("still has %s on %s (%s)", dg.Privilege, dg.Object, dg.Effect))
 	}
-	problems = append(problems, missing...)
+	if len(dangers) > 0 {
+		remedies = append(remedies, "revoke what it still has where it was given (a role it belongs to, PUBLIC, another grantor)")
+	}
+	if len(missing) > 0 {
+		problems = append(problems, missing...)
+		remedies = append(remedies, "grant as the generator's owner")
+	}
 	if len(problems) > 0 {
-		return true, fmt.Errorf("%w: role %s %s; revoke it where it was given (a role it belongs to, PUBLIC, another grantor) or run as the generator's owner",
-			ErrUnsafePrivileges, role, strings.Join(problems, "; "))
+		return true, fmt.Errorf("%w: role %s %s; %s", ErrUnsafePrivileges, role, strings.Join(problems, "; "), strings.Join(remedies, ", and "))
 	}
 	return true, nil
 }

@@ -35,16 +35,22 @@ func newRole(t testing.TB, db *sql.DB, suffix, attributes string) string {
 	return name
 }
 
-// asRole returns a connection to the database of dsn as role (the test
-// servers trust local connections).
-func asRole(t testing.TB, dsn, role string) *sql.Conn {
+// dsnAs returns dsn with role as its user (the test servers trust local
+// connections).
+func dsnAs(t testing.TB, dsn, role string) string {
 	t.Helper()
 	u, err := url.Parse(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	u.User = url.User(role)
-	db := testsrv.Open(t, "pgx", u.String())
+	return u.String()
+}
+
+// asRole returns a connection to the database of dsn as role.
+func asRole(t testing.TB, dsn, role string) *sql.Conn {
+	t.Helper()
+	db := testsrv.Open(t, "pgx", dsnAs(t, dsn, role))
 	conn, err := db.Conn(context.Background())
 	if err != nil {
 		t.Fatal(err)
