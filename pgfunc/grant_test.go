@@ -178,6 +178,26 @@ func TestGrantRefusesAndReports(t *testing.T) {
 		t.Fatalf("dangers: %v, want UPDATE on the counter for %s and %s", dangers, app, wide)
 	}
 
+	// Through PUBLIC: listed once, as PUBLIC, and a grant to any role
+	// reports it.
+	if _, err := db.Exec(fmt.Sprintf("REVOKE %s FROM %s; GRANT TRUNCATE ON gr_unique.next_id_jump_lock TO PUBLIC", wide, app)); err != nil {
+		t.Fatal(err)
+	}
+	dangers, err = pgfunc.Dangers(ctx, db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dangers) != 2 || dangers[0].Role != "PUBLIC" || dangers[0].Privilege != "TRUNCATE" || dangers[1].Role != wide {
+		t.Fatalf("dangers with TRUNCATE to PUBLIC: %v", dangers)
+	}
+	res, err = pgfunc.Grant(ctx, db, []pgfunc.Shard{sh}, app, nil)
+	if err != nil || !errors.Is(res[0].Err, pgfunc.ErrUnsafePrivileges) || !strings.Contains(res[0].Err.Error(), "TRUNCATE") {
+		t.Fatalf("grant with TRUNCATE to PUBLIC: %v; %+v", err, res)
+	}
+	if _, err := db.Exec("REVOKE TRUNCATE ON gr_unique.next_id_jump_lock FROM PUBLIC"); err != nil {
+		t.Fatal(err)
+	}
+
 	// A grant made by a user who may not make it is only a warning in
 	// PostgreSQL: Grant reports what the role still lacks.
 	other := newRole(t, db, "other", "")

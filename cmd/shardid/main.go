@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	shardid pg render|up|status|down|gen [flags]
+//	shardid pg render|up|status|down|gen|grant [flags]
 //	shardid decode [flags] ID...
 //	shardid demo [flags]
 //	shardid tidb render|gen|up|status|spread [flags]
@@ -47,13 +47,14 @@ var commands = map[string]command{
 	"rotate": {"rotate the last digits of IDs to spread TiDB writes (IDs as arguments or one per line on stdin)", runRotate},
 }
 
-// pgCommands are the "shardid pg" subcommands (pg.go).
+// pgCommands are the "shardid pg" subcommands (pg.go, pg_grant.go).
 var pgCommands = map[string]command{
 	"render": {"print one shard's generator SQL (a goose migration)", runPGRender},
 	"up":     {"apply the generator to each shard's schema", runPGUp},
 	"status": {"show each shard's goose version and generator (without --shards: every generator on the server)", runPGStatus},
 	"down":   {"remove the generator from each shard's schema", runPGDown},
 	"gen":    {"write a goose directory for the stock goose CLI", runPGGen},
+	"grant":  {"give an application role exactly what drawing IDs needs on each shard, and check it", runPGGrant},
 }
 
 // tidbCommands are the "shardid tidb" subcommands (tidb_ddl.go,
