@@ -165,7 +165,7 @@ func afterRecovery(t *testing.T, dsn, query string) []int64 {
 		if time.Now().After(deadline) {
 			t.Fatalf("the server did not come back from the crash: %v", err)
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 
