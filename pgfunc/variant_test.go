@@ -28,9 +28,11 @@ var (
 	// transactions that have a transaction id.
 	withoutDurability = replacing("without durability",
 		"pg_catalog.pg_current_xact_id_if_assigned() IS NOT NULL", "true")
-	// unqualified names operators and types without their schema, as the
-	// generator did before, so the caller's search_path decides them.
+	// unqualified is the generator as it was before: SQL bodies kept as
+	// text, parsed at each call with the caller's search_path, operators and
+	// types named without their schema.
 	unqualified = variant{"unqualified", func(up string) string {
+		up = regexp.MustCompile(`(?s)(LANGUAGE sql [A-Z ]+)\n    RETURN (.*?);\n`).ReplaceAllString(up, "$1\nAS $$$$ SELECT $2 $$$$;\n")
 		up = regexp.MustCompile(`OPERATOR\(pg_catalog\.([^)]+)\)`).ReplaceAllString(up, "$1")
 		return strings.ReplaceAll(up, "pg_catalog.timestamptz", "timestamptz")
 	}}

@@ -52,21 +52,15 @@ COMMENT ON FUNCTION "insta5".next_id() IS '{"tool":"shardid","shard":5,"mode":"c
 -- Decode helpers for this layout, usable in queries and indexes.
 CREATE OR REPLACE FUNCTION "insta5".id_timestamp(id bigint) RETURNS pg_catalog.timestamptz
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-AS $shardid$
-    SELECT pg_catalog.to_timestamp(((((id OPERATOR(pg_catalog.>>) 22) OPERATOR(pg_catalog.*) 1) OPERATOR(pg_catalog.+) 1735689600000)::double precision) OPERATOR(pg_catalog./) 1000::double precision)
-$shardid$;
+    RETURN pg_catalog.to_timestamp(((((id OPERATOR(pg_catalog.>>) 22) OPERATOR(pg_catalog.*) 1) OPERATOR(pg_catalog.+) 1735689600000)::double precision) OPERATOR(pg_catalog./) 1000::double precision);
 
 CREATE OR REPLACE FUNCTION "insta5".id_shard(id bigint) RETURNS int
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-AS $shardid$
-    SELECT ((id OPERATOR(pg_catalog.>>) 12) OPERATOR(pg_catalog.&) 1023::bigint)::int
-$shardid$;
+    RETURN ((id OPERATOR(pg_catalog.>>) 12) OPERATOR(pg_catalog.&) 1023::bigint)::int;
 
 CREATE OR REPLACE FUNCTION "insta5".id_seq(id bigint) RETURNS int
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-AS $shardid$
-    SELECT (id OPERATOR(pg_catalog.&) 4095::bigint)::int
-$shardid$;
+    RETURN (id OPERATOR(pg_catalog.&) 4095::bigint)::int;
 
 -- The smallest ID of any shard at instant ts (shard 0, sequence 0 of ts's
 -- tick), for time-range scans: WHERE id >= min_id(now() - interval '1 day').
@@ -74,12 +68,10 @@ $shardid$;
 -- smallest ID of its last tick.
 CREATE OR REPLACE FUNCTION "insta5".min_id(ts pg_catalog.timestamptz) RETURNS bigint
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-AS $shardid$
-    SELECT least(greatest(pg_catalog.floor(
+    RETURN least(greatest(pg_catalog.floor(
         (((pg_catalog.date_part('epoch', ts OPERATOR(pg_catalog.-) '1970-01-01 00:00:00+00'::pg_catalog.timestamptz) OPERATOR(pg_catalog.*) 1000::double precision)
           OPERATOR(pg_catalog.-) 1735689600000::double precision) OPERATOR(pg_catalog./) 1::double precision)
-    ), 0::double precision), 2199023255551::double precision)::bigint OPERATOR(pg_catalog.<<) 22
-$shardid$;
+    ), 0::double precision), 2199023255551::double precision)::bigint OPERATOR(pg_catalog.<<) 22;
 
 -- +goose Down
 DROP FUNCTION IF EXISTS "insta5".min_id(pg_catalog.timestamptz);

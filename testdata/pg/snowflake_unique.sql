@@ -129,23 +129,22 @@ $shardid$;
 -- 2^19, and begun - done is always a multiple of 2^20 plus 0, 1 or 2
 -- (jumps add 1; a role with USAGE on the jump counters can add multiples
 -- of 2^20, however many times it calls nextval), so it is never +-W.
--- currval() then re-reads the value this session drew, so no
--- variable is bound: a bound variable would stop the planner from
--- inlining the function, and inlined it costs about a third of a PL/pgSQL
--- body.
+-- currval() then re-reads the value this session drew, so no variable is
+-- bound: a bound variable would stop the planner from inlining the
+-- function, and inlined it costs about a third of a PL/pgSQL body.
 --
 -- The clock term places the end of the drawn value's tick against the
--- clock (timestamps, exact to the microsecond; turning the clock into
--- ticks would cost a date_part() per call):
---   - in a transaction that has a transaction id, W if the tick has
---     ended (behind: the counter must jump to the clock), else 0: a value
---     ahead of the clock (more than 4096 IDs in one tick, or a clock stepped
---     back) is returned, the ID borrows the following ticks and the clock
+-- clock (timestamps, exact to the microsecond: turning the clock into ticks
+-- would cost a date_part() per call):
+--   - in a transaction that has a transaction id, -W if the tick has ended
+--     (behind: the counter must jump to the clock), else 0: a value ahead
+--     of the clock (more than 4096 IDs in one tick, or a clock stepped back)
+--     is returned, the ID borrows the following ticks and the clock
 --     catches up. A transaction id comes with WAL of the transaction's own
 --     (a row written, or the counter logged by its own nextval), so its
---     commit flushes the WAL that covers the value;
---   - in a transaction without one (the test is made before the draw, so
---     a nextval that logs the counter does not count), -W if behind,
+--     commit flushes the WAL that covers the value. This is the path of
+--     every draw of a burst after its first, at the cost it had before;
+--   - in a transaction without one (tested before the draw), -W if behind,
 --     W if the tick starts after the clock reading (ahead), else 0: a
 --     value ahead of the clock would sit in WAL that nobody need flush, so
 --     next_id_jump() draws instead and gives the transaction a WAL record
@@ -163,8 +162,7 @@ $shardid$;
 -- at most about once per tick per shard.
 CREATE OR REPLACE FUNCTION "insta5".next_id() RETURNS bigint
     LANGUAGE sql VOLATILE
-AS $shardid$
-    SELECT CASE
+    RETURN CASE
         WHEN (((0 OPERATOR(pg_catalog.-) pg_catalog.pg_sequence_last_value('"insta5".next_id_jumps_done'))
               OPERATOR(pg_catalog.+) CASE WHEN pg_catalog.pg_current_xact_id_if_assigned() IS NOT NULL
                   THEN (pg_catalog.to_timestamp(((((pg_catalog.nextval('"insta5".next_id_seq') OPERATOR(pg_catalog.>>) 12) OPERATOR(pg_catalog.*) 1) OPERATOR(pg_catalog.+) 1735689600001)::double precision OPERATOR(pg_catalog./) 1000::double precision)) OPERATOR(pg_catalog.<=) pg_catalog.clock_timestamp())::int OPERATOR(pg_catalog.*) 1099512152064::bigint
@@ -175,8 +173,7 @@ AS $shardid$
         THEN (((pg_catalog.currval('"insta5".next_id_seq') OPERATOR(pg_catalog.>>) 12) OPERATOR(pg_catalog.<<) 22) OPERATOR(pg_catalog.|) 20480::bigint)
              OPERATOR(pg_catalog.|) (pg_catalog.currval('"insta5".next_id_seq') OPERATOR(pg_catalog.&) 4095::bigint)
         ELSE "insta5".next_id_jump()
-    END
-$shardid$;
+    END;
 -- +goose StatementEnd
 
 COMMENT ON FUNCTION "insta5".next_id() IS '{"tool":"shardid","shard":5,"mode":"unique","layout":"snowflake","epoch_ms":1735689600000,"unit_ms":1,"time_bits":41,"shard_bits":10,"seq_bits":12}';
@@ -184,21 +181,15 @@ COMMENT ON FUNCTION "insta5".next_id() IS '{"tool":"shardid","shard":5,"mode":"u
 -- Decode helpers for this layout, usable in queries and indexes.
 CREATE OR REPLACE FUNCTION "insta5".id_timestamp(id bigint) RETURNS pg_catalog.timestamptz
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-AS $shardid$
-    SELECT pg_catalog.to_timestamp(((((id OPERATOR(pg_catalog.>>) 22) OPERATOR(pg_catalog.*) 1) OPERATOR(pg_catalog.+) 1735689600000)::double precision) OPERATOR(pg_catalog./) 1000::double precision)
-$shardid$;
+    RETURN pg_catalog.to_timestamp(((((id OPERATOR(pg_catalog.>>) 22) OPERATOR(pg_catalog.*) 1) OPERATOR(pg_catalog.+) 1735689600000)::double precision) OPERATOR(pg_catalog./) 1000::double precision);
 
 CREATE OR REPLACE FUNCTION "insta5".id_shard(id bigint) RETURNS int
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-AS $shardid$
-    SELECT ((id OPERATOR(pg_catalog.>>) 12) OPERATOR(pg_catalog.&) 1023::bigint)::int
-$shardid$;
+    RETURN ((id OPERATOR(pg_catalog.>>) 12) OPERATOR(pg_catalog.&) 1023::bigint)::int;
 
 CREATE OR REPLACE FUNCTION "insta5".id_seq(id bigint) RETURNS int
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-AS $shardid$
-    SELECT (id OPERATOR(pg_catalog.&) 4095::bigint)::int
-$shardid$;
+    RETURN (id OPERATOR(pg_catalog.&) 4095::bigint)::int;
 
 -- The smallest ID of any shard at instant ts (shard 0, sequence 0 of ts's
 -- tick), for time-range scans: WHERE id >= min_id(now() - interval '1 day').
@@ -206,12 +197,10 @@ $shardid$;
 -- smallest ID of its last tick.
 CREATE OR REPLACE FUNCTION "insta5".min_id(ts pg_catalog.timestamptz) RETURNS bigint
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-AS $shardid$
-    SELECT least(greatest(pg_catalog.floor(
+    RETURN least(greatest(pg_catalog.floor(
         (((pg_catalog.date_part('epoch', ts OPERATOR(pg_catalog.-) '1970-01-01 00:00:00+00'::pg_catalog.timestamptz) OPERATOR(pg_catalog.*) 1000::double precision)
           OPERATOR(pg_catalog.-) 1735689600000::double precision) OPERATOR(pg_catalog./) 1::double precision)
-    ), 0::double precision), 2199023255551::double precision)::bigint OPERATOR(pg_catalog.<<) 22
-$shardid$;
+    ), 0::double precision), 2199023255551::double precision)::bigint OPERATOR(pg_catalog.<<) 22;
 
 -- +goose Down
 DROP FUNCTION IF EXISTS "insta5".min_id(pg_catalog.timestamptz);
