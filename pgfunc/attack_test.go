@@ -61,19 +61,12 @@ func drawDuringFakedJump(t *testing.T, v *variant) (drawn, jumped int64, schema 
 		t.Fatal(err)
 	}
 	d := asRole(t, dsn, att)
-	var pidD int
-	if err := d.QueryRowContext(ctx, "SELECT pg_backend_pid()").Scan(&pidD); err != nil {
-		t.Fatal(err)
-	}
+	pidD := backendPID(t, d)
 	mustExec(t, d, "SELECT set_config('shardid_test.now', $1, false)", time.Now().UTC().Format(time.RFC3339Nano))
 	mustExec(t, d, "SELECT "+s+".next_id()") // the counter jumps to the clock
 	mustExec(t, d, "SELECT "+s+".next_id()") // and this one is current
 
-	j, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.Close()
+	j := newConn(t, db)
 	mustExec(t, j, "BEGIN")
 	mustExec(t, j, "LOCK TABLE "+s+".next_id_jump_lock IN SHARE UPDATE EXCLUSIVE MODE")
 	var begun, done, last int64
@@ -134,7 +127,7 @@ func drawDuringFakedJump(t *testing.T, v *variant) (drawn, jumped int64, schema 
 		t.Fatal(r.err)
 	}
 	l := shardid.Instagram()
-	jumped, err = l.ComposeTicks(w>>l.SeqBits, sh.ID, w&l.MaxSeq())
+	jumped, err := l.ComposeTicks(w>>l.SeqBits, sh.ID, w&l.MaxSeq())
 	if err != nil {
 		t.Fatal(err)
 	}

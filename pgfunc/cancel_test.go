@@ -52,20 +52,9 @@ func TestCancelMidStream(t *testing.T) {
 	db.SetMaxIdleConns(0) // new sessions pick up the setting
 	db.SetMaxIdleConns(2)
 	ctx := context.Background()
-	a, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	var pidA int
-	if err := a.QueryRowContext(ctx, "SELECT pg_backend_pid()").Scan(&pidA); err != nil {
-		t.Fatal(err)
-	}
-	b, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	a := newConn(t, db)
+	pidA := backendPID(t, a)
+	b := newConn(t, db)
 	if _, err := b.ExecContext(ctx, "SET lock_timeout = '500ms'; SET statement_timeout = '2s'"); err != nil {
 		t.Fatal(err)
 	}

@@ -106,26 +106,15 @@ func crashAfterReadOnlyDraws(t *testing.T, v *variant) (given, again []int64, re
 			_ = syscall.Kill(walwriter, syscall.SIGCONT)
 		}
 	}()
-	a, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	var pidA int
-	if err := a.QueryRowContext(ctx, "SELECT pg_backend_pid()").Scan(&pidA); err != nil {
-		t.Fatal(err)
-	}
+	a := newConn(t, db)
+	pidA := backendPID(t, a)
 	if _, err := a.ExecContext(ctx, "BEGIN"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.ExecContext(ctx, "SELECT crash.next_id()"); err != nil {
 		t.Fatal(err)
 	}
-	b, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b := newConn(t, db)
 	for range 5 {
 		var id int64
 		if err := b.QueryRowContext(ctx, "SELECT crash.next_id()").Scan(&id); err != nil {
@@ -205,11 +194,7 @@ func TestDurablePathTakenOnce(t *testing.T) {
 	t.Parallel()
 	db, _ := newDB(t)
 	ctx := context.Background()
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := newConn(t, db)
 	mustExec(t, conn, "SET track_functions = 'pl'")
 	mustExec(t, conn, "SELECT set_config('shardid_test.now', $1, false)", time.Now().UTC().Format(time.RFC3339Nano))
 	long := shardid.Instagram()

@@ -58,3 +58,25 @@ func asRole(t testing.TB, dsn, role string) *sql.Conn {
 	t.Cleanup(func() { conn.Close() })
 	return conn
 }
+
+// newConn returns a connection of its own from db, closed when the test
+// ends.
+func newConn(t testing.TB, db *sql.DB) *sql.Conn {
+	t.Helper()
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
+// backendPID returns the process id of conn's server backend.
+func backendPID(t testing.TB, conn *sql.Conn) int {
+	t.Helper()
+	var pid int
+	if err := conn.QueryRowContext(context.Background(), "SELECT pg_backend_pid()").Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	return pid
+}
