@@ -50,7 +50,9 @@ SELECT pg_catalog.nextval('"insta5".next_id_jumps_begun'), pg_catalog.nextval('"
 -- EXCLUSIVE on it without any privilege (a PREPAREd SELECT ... FOR UPDATE
 -- or INSERT in an open transaction), which does not conflict either.
 -- Unlike an advisory lock, nothing anybody can take for free makes a
--- jump wait.
+-- jump wait. (A role with USAGE on the schema can still queue a stronger
+-- request behind an open transaction, as on any table: CREATE RULE asks
+-- for ACCESS EXCLUSIVE before it checks ownership.)
 CREATE TABLE IF NOT EXISTS "insta5".next_id_jump_lock ();
 
 -- +goose StatementBegin
