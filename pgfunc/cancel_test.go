@@ -23,11 +23,13 @@ import (
 // subtransaction are where cancels land.
 const racingClock = `(pg_catalog.clock_timestamp() + (pg_catalog.clock_timestamp() - pg_catalog.current_setting('shardid_test.base')::timestamptz) * 300)`
 
-// heldAdvisoryLocks counts advisory locks held by the backend pid.
-func heldAdvisoryLocks(t testing.TB, db *sql.DB, pid int) int {
+// heldLocks counts the locks the backend pid holds, its own virtual
+// transaction id aside: advisory locks (which outlive a transaction) and
+// any lock left behind in an open one.
+func heldLocks(t testing.TB, db *sql.DB, pid int) int {
 	t.Helper()
 	var n int
-	if err := db.QueryRow(`SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = $1 AND granted`, pid).Scan(&n); err != nil {
+	if err := db.QueryRow(`SELECT count(*) FROM pg_locks WHERE pid = $1 AND granted AND locktype <> 'virtualxid'`, pid).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n
@@ -50,20 +52,9 @@ func TestCancelMidStream(t *testing.T) {
 	db.SetMaxIdleConns(0) // new sessions pick up the setting
 	db.SetMaxIdleConns(2)
 	ctx := context.Background()
-	a, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	var pidA int
-	if err := a.QueryRowContext(ctx, "SELECT pg_backend_pid()").Scan(&pidA); err != nil {
-		t.Fatal(err)
-	}
-	b, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	a := newConn(t, db)
+	pidA := backendPID(t, a)
+	b := newConn(t, db)
 	if _, err := b.ExecContext(ctx, "SET lock_timeout = '500ms'; SET statement_timeout = '2s'"); err != nil {
 		t.Fatal(err)
 	}
@@ -89,8 +80,8 @@ func TestCancelMidStream(t *testing.T) {
 		default:
 			t.Fatalf("a 5M-row insert finished within %s; the test no longer cancels mid-stream", timeout)
 		}
-		if n := heldAdvisoryLocks(t, db, pidA); n != 0 {
-			t.Fatalf("after cancel %d the cancelled session still holds %d advisory lock(s)", i, n)
+		if n := heldLocks(t, db, pidA); n != 0 {
+			t.Fatalf("after cancel %d the cancelled session still holds %d lock(s)", i, n)
 		}
 		// The other session must get IDs at once: a held lock would hit
 		// lock_timeout, a wait on anything else statement_timeout.

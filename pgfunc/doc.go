@@ -12,4 +12,11 @@
 // default generator mode, ModeUnique, never returns the same ID twice for a
 // shard; ModeClassic and ModeClassicSQL are the lock-free published design,
 // faster but with duplicates past 2^SeqBits IDs per tick (see Mode).
+//
+// Grant gives an application role exactly what drawing IDs needs and
+// checks it; Dangers lists the privileges that let a role break a
+// generator.
+//
+// At run time it needs PostgreSQL 14 or later (the SQL functions have
+// SQL-standard bodies) and a database/sql PostgreSQL driver.
 package pgfunc

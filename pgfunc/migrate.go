@@ -209,11 +209,16 @@ func query(name string, data any) (string, error) {
 // Discover lists every shardid generator in the database, found through
 // the metadata comment on each schema's next_id().
 func (m *Migrator) Discover(ctx context.Context) ([]Installed, error) {
+	return discover(ctx, m.db)
+}
+
+// discover lists the generators of the database db is connected to.
+func discover(ctx context.Context, db *sql.DB) ([]Installed, error) {
 	q, err := query("discover", nil)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := m.db.QueryContext(ctx, q)
+	rows, err := db.QueryContext(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("discover generators: %w", err)
 	}

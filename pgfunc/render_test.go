@@ -2,6 +2,7 @@ package pgfunc_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -48,8 +49,9 @@ func TestGolden(t *testing.T) {
 }
 
 // TestGoldenApplies runs every golden file's Up part on a real server, so
-// the goldens are known-good SQL, and checks the shifts never overflow: the
-// largest ID of each layout decodes back to its parts in SQL.
+// the goldens are known-good SQL, checks that the planner inlines each
+// SQL next_id(), and that the shifts never overflow: the largest ID of each
+// layout decodes back to its parts in SQL.
 func TestGoldenApplies(t *testing.T) {
 	db, _ := newDB(t)
 	i := 0
@@ -71,6 +73,17 @@ func TestGoldenApplies(t *testing.T) {
 			}
 			if d := time.Since(ts); d < -time.Second || d > time.Second+l.TimeUnit {
 				t.Fatalf("%s: id time %v is %v from now", schema, ts, d)
+			}
+			if mode != pgfunc.ModeClassic {
+				conn, err := db.Conn(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				inlined, plan := isInlined(t, conn, schema)
+				conn.Close()
+				if !inlined {
+					t.Fatalf("%s: next_id() is not inlined: %s", schema, plan)
+				}
 			}
 			maxID := l.MaxID()
 			var sqlShard, sqlSeq int64

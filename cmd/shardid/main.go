@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	shardid pg render|up|status|down|gen [flags]
+//	shardid pg render|up|status|down|gen|grant [flags]
 //	shardid decode [flags] ID...
 //	shardid demo [flags]
 //	shardid tidb render|gen|up|status|spread [flags]
@@ -55,7 +55,7 @@ var commands = map[string]command{
 	"segment": {"segment allocation (Meituan Leaf) on PostgreSQL and the MySQL family: create, draw, list", runSegment},
 }
 
-// pgCommands are the "shardid pg" subcommands (pg.go).
+// pgCommands are the "shardid pg" subcommands (pg.go, pg_grant.go).
 var pgCommands = map[string]command{
 	"render": {"print one shard's generator SQL (a goose migration)", runPGRender},
 	"up":     {"apply the generator to each shard's schema", runPGUp},
@@ -63,6 +63,7 @@ var pgCommands = map[string]command{
 	"down":   {"remove the generator from each shard's schema", runPGDown},
 	"gen":    {"write a goose directory for the stock goose CLI", runPGGen},
 	"verify": {"prove a shard map against the live servers: each shard id in one schema on one server", runPGVerify},
+	"grant":  {"give an application role exactly what drawing IDs needs on each shard, and check it", runPGGrant},
 }
 
 // tidbCommands are the "shardid tidb" subcommands (tidb_ddl.go,

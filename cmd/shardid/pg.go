@@ -269,24 +269,17 @@ func runMigrate(ctx context.Context, env *cliEnv, name string, args []string,
 	m, shards := t.m, t.shards
 	start := time.Now()
 	var n, failed, changed int
-	width := len(fmt.Sprint(len(shards)))
 	do(m, ctx, shards, func(r pgfunc.Result) {
 		n++
 		state := r.Note
 		switch {
 		case r.Err != nil:
 			failed++
-			state = "FAILED"
 		case r.Applied:
 			changed++
 			state = map[string]string{"up": "applied", "down": "removed"}[name]
 		}
-		line := fmt.Sprintf("[%*d/%d] %-20s %-20s shard %-5d %6.1fms", width, n, len(shards), state, r.Shard.Schema, r.Shard.ID,
-			float64(r.Duration.Microseconds())/1000)
-		if r.Err != nil {
-			line += "  " + oneLine(r.Err.Error())
-		}
-		fmt.Fprintln(env.stdout, line)
+		fmt.Fprintln(env.stdout, resultLine(n, len(shards), state, r))
 	})
 	verb := map[string]string{"up": "applied", "down": "removed"}[name]
 	fmt.Fprintf(env.stdout, "%d shards: %d %s, %d unchanged, %d failed (%s)\n",
@@ -295,6 +288,20 @@ func runMigrate(ctx context.Context, env *cliEnv, name string, args []string,
 		return errSomeFailed
 	}
 	return nil
+}
+
+// resultLine is the progress line of shard result r, the n-th of total:
+// state, or FAILED and the error.
+func resultLine(n, total int, state string, r pgfunc.Result) string {
+	if r.Err != nil {
+		state = "FAILED"
+	}
+	line := fmt.Sprintf("[%*d/%d] %-7s %-20s shard %-5d %6.1fms", len(fmt.Sprint(total)), n, total, state, r.Shard.Schema, r.Shard.ID,
+		float64(r.Duration.Microseconds())/1000)
+	if r.Err != nil {
+		line += "  " + oneLine(r.Err.Error())
+	}
+	return line
 }
 
 func runPGStatus(ctx context.Context, env *cliEnv, args []string) error {
@@ -334,11 +341,18 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) error {
 			copies++
 		}
 	}
+	dangers, err := m.Dangers(ctx, shards)
+	if err != nil {
+		return err
+	}
+	printDangers(env, dangers)
 	switch {
 	case copies > 0:
 		return fmt.Errorf("%d shard ids are held by more than one schema on the server", copies)
 	case mismatched > 0:
 		return fmt.Errorf("%d schemas hold a generator that differs from the requested options", mismatched)
+	case len(dangers) > 0:
+		return errDangers(dangers)
 	}
 	return nil
 }

@@ -56,7 +56,7 @@ func TestPGBadInput(t *testing.T) {
 		{[]string{"pg", "up", "--dsn", "postgres://x"}, "--shards is required"},
 		{[]string{"pg", "up", "--dsn", "postgres://x", "--shards", "1", "--parallel", "0"}, "--parallel: 0 is out of range (allowed 1-64)"},
 		{[]string{"pg", "gen", "--shards", "0-1"}, "--dir is required"},
-		{[]string{"pg", "frobnicate"}, "unknown pg subcommand \"frobnicate\" (allowed: down, gen, render, status, up, verify)"},
+		{[]string{"pg", "frobnicate"}, "unknown pg subcommand \"frobnicate\" (allowed: down, gen, grant, render, status, up, verify)"},
 		{[]string{"decode", "abc"}, "bad ID \"abc\""},
 		{[]string{"decode", "--", "-5"}, "ID -5: negative id"},
 		{[]string{"nothing"}, "unknown command \"nothing\""},

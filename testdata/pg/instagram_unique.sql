@@ -2,6 +2,18 @@
 -- layout: instagram (time 41 bits of 1ms since 2025-01-01T00:00:00Z, shard 13 bits, sequence 10 bits)
 -- mode:   unique
 --
+-- What an application role needs, and nothing more (shardid pg grant
+-- --role ROLE runs exactly this, takes back anything beyond it, and checks):
+--   REVOKE ALL ON SEQUENCE "insta5".next_id_seq FROM <role>;
+--   REVOKE ALL ON SEQUENCE "insta5".next_id_jumps_begun, "insta5".next_id_jumps_done FROM <role>;
+--   REVOKE ALL ON TABLE "insta5".next_id_jump_lock FROM <role>;
+--   GRANT USAGE ON SCHEMA "insta5" TO <role>;
+--   GRANT USAGE, SELECT ON SEQUENCE "insta5".next_id_seq TO <role>;
+--   GRANT SELECT ON SEQUENCE "insta5".next_id_jumps_begun, "insta5".next_id_jumps_done TO <role>;
+--   GRANT EXECUTE ON FUNCTION "insta5".next_id(), "insta5".next_id_jump() TO <role>;
+--   GRANT EXECUTE ON FUNCTION "insta5".id_timestamp(bigint), "insta5".id_shard(bigint),
+--       "insta5".id_seq(bigint), "insta5".min_id(pg_catalog.timestamptz) TO <role>;
+--
 -- +goose Up
 CREATE SCHEMA IF NOT EXISTS "insta5";
 
@@ -17,25 +29,54 @@ CREATE SEQUENCE IF NOT EXISTS "insta5".next_id_seq
     AS bigint MINVALUE 0 MAXVALUE 1125899906842623 START 0 CACHE 1 NO CYCLE;
 
 -- The jump counters: how many jumps of the counter have begun and how many
--- have finished. Only a session holding the shard's jump lock moves them,
--- and only forward; they differ exactly while a jump is under way.
+-- have finished. Only next_id_jump(), holding the shard's jump lock, moves
+-- them (with setval, and only forward); they differ exactly while a jump
+-- is under way. They step by 2^20: a role that was given USAGE on them
+-- (GRANT USAGE ON ALL SEQUENCES ..., the habit for serial columns) can
+-- only add multiples of 2^20 with nextval, which never makes them equal
+-- while a jump is under way; it can only send draws to the slow path.
+-- UPDATE on them (setval) can fake them: never grant it.
 CREATE SEQUENCE IF NOT EXISTS "insta5".next_id_jumps_begun
-    AS bigint MINVALUE 0 START 0 CACHE 1 NO CYCLE;
+    AS bigint INCREMENT BY 1048576 MINVALUE 0 START 0 CACHE 1 NO CYCLE;
 CREATE SEQUENCE IF NOT EXISTS "insta5".next_id_jumps_done
-    AS bigint MINVALUE 0 START 0 CACHE 1 NO CYCLE;
+    AS bigint INCREMENT BY 1048576 MINVALUE 0 START 0 CACHE 1 NO CYCLE;
 SELECT pg_catalog.nextval('"insta5".next_id_jumps_begun'), pg_catalog.nextval('"insta5".next_id_jumps_done');
+
+-- The jump lock: next_id_jump() takes it in SHARE UPDATE EXCLUSIVE mode.
+-- It holds no rows and nobody needs a privilege on it. A role without
+-- rights on this schema cannot name it, and can lock it by OID only in
+-- ACCESS SHARE mode (pg_relation_size and the like), which does not
+-- conflict; a role with USAGE on the schema can hold ROW SHARE or ROW
+-- EXCLUSIVE on it without any privilege (a PREPAREd SELECT ... FOR UPDATE
+-- or INSERT in an open transaction), which does not conflict either.
+-- Unlike an advisory lock, nothing anybody can take for free makes a
+-- jump wait. (A role with USAGE on the schema can still queue a stronger
+-- request behind an open transaction, as on any table: CREATE RULE asks
+-- for ACCESS EXCLUSIVE before it checks ownership.)
+CREATE TABLE IF NOT EXISTS "insta5".next_id_jump_lock ();
 
 -- +goose StatementBegin
 -- next_id_jump(): the slow path of next_id() (below); on its own it also
--- returns a valid, unique ID. The jump lock is a transaction-level advisory lock
--- taken inside a subtransaction that is always rolled back (RAISE ...
--- SQLSTATE 'SHR01'): sequences are not transactional, so the jump stays,
--- while the lock is released as soon as the jump is over, and on cancel or
--- error as well. Nothing is ever left held for other sessions to wait on.
--- A jump cut short leaves begun > done; the next jump completes it.
--- It runs with its owner's rights (setval needs UPDATE on the sequences),
--- so callers need no more than USAGE on the schema and its sequences; a
--- fixed search_path keeps a caller's objects out of it.
+-- returns a valid, unique ID. The jump lock is taken inside a
+-- subtransaction that is always rolled back (RAISE ... SQLSTATE 'SHR01'):
+-- sequences are not transactional, so the jump stays, while the lock is
+-- released as soon as the jump is over, and on cancel or error as well.
+-- Nothing is ever left held for other sessions to wait on. A jump cut
+-- short leaves begun > done; the next jump completes it.
+--
+-- When the value it returns lies ahead of the clock (its tick starts after
+-- the clock reading) and the counter did not jump, it writes a setval that
+-- changes nothing (the lock is held): that gives the calling transaction a
+-- transaction id and a WAL record of its own, so it commits like a
+-- transaction that wrote a row, and its commit flushes the WAL, which
+-- covers every value it drew before. (A nextval logs the counter 32
+-- values ahead; a session that draws values covered by another session's
+-- record writes no WAL and, without a transaction id, commits without
+-- flushing anything. A jump's own setvals do the same.)
+--
+-- It runs with its owner's rights (setval and the lock need them), so
+-- callers need no more than what shardid pg grant gives; a fixed
+-- search_path keeps a caller's objects out of it.
 CREATE OR REPLACE FUNCTION "insta5".next_id_jump() RETURNS bigint
     LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $shardid$
@@ -46,8 +87,8 @@ DECLARE
     now_units bigint;
 BEGIN
     BEGIN
-        PERFORM pg_catalog.pg_advisory_xact_lock(1397310513, 5);
-        now_units := pg_catalog.floor((pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) * 1000 - 1735689600000) / 1)::bigint << 10;
+        LOCK TABLE "insta5".next_id_jump_lock IN SHARE UPDATE EXCLUSIVE MODE;
+        now_units := pg_catalog.floor((((pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) OPERATOR(pg_catalog.*) 1000::double precision) OPERATOR(pg_catalog.-) 1735689600000::double precision) OPERATOR(pg_catalog./) 1::double precision))::bigint << 10;
         IF now_units > 1125899906842623 THEN
             RAISE EXCEPTION 'shardid: time field exhausted: the layout ends at 2059-11-04T19:53:47Z'
                 USING ERRCODE = 'numeric_value_out_of_range';
@@ -62,6 +103,8 @@ BEGIN
                 greatest(pg_catalog.pg_sequence_last_value('"insta5".next_id_seq') + 1, now_units), false);
             units := pg_catalog.nextval('"insta5".next_id_seq');
             PERFORM pg_catalog.setval('"insta5".next_id_jumps_done', begun);
+        ELSIF units >= now_units + 1024 THEN
+            PERFORM pg_catalog.setval('"insta5".next_id_jumps_done', done);
         END IF;
         RAISE SQLSTATE 'SHR01';
     EXCEPTION WHEN SQLSTATE 'SHR01' THEN
@@ -81,84 +124,98 @@ $shardid$;
 -- Fast path, one inlinable SQL expression: read jumps_done, draw from the
 -- counter, read jumps_begun. If begun (read after the draw) equals done
 -- (read before it), no jump was under way at any moment in between, so no
--- jump can ever move the counter back over the value drawn: it is
--- returned, unless it is behind the clock (the tick after the value's
--- started already). A value ahead of the clock (more than 1024 IDs in
--- one tick, or a clock stepped back) is returned as well: the ID borrows
--- the following ticks and the clock catches up.
--- The test is one sum, evaluated left to right as PostgreSQL evaluates
--- operator arguments: -done + (behind ? 2^40 : 0) + begun, which is 0
--- exactly when begun = done and the value is not behind (begun and done
--- never differ by anything near 2^40). currval() then re-reads the value
--- this session drew, so no variable is bound: a bound variable would stop
--- the planner from inlining the function, and inlined it costs about a
--- third of a PL/pgSQL body. Timestamps are compared rather than the clock
--- turned into ticks, which costs a date_part() per call.
+-- jump can ever move the counter back over the value drawn. The test is
+-- one sum, evaluated left to right as PostgreSQL evaluates operator
+-- arguments: -done + clock term + begun, which is 0 exactly when begun =
+-- done and the clock term is 0. The clock term is 0 or +-W, W = 2^40 +
+-- 2^19, and begun - done is always a multiple of 2^20 plus 0, 1 or 2
+-- (jumps add 1; a role with USAGE on the jump counters can add multiples
+-- of 2^20, however many times it calls nextval), so it is never +-W.
+-- currval() then re-reads the value this session drew, so no variable is
+-- bound: a bound variable would stop the planner from inlining the
+-- function, and inlined it costs about a third of a PL/pgSQL body.
+--
+-- The clock term places the end of the drawn value's tick against the
+-- clock (timestamps, exact to the microsecond: turning the clock into ticks
+-- would cost a date_part() per call):
+--   - in a transaction that has a transaction id, -W if the tick has ended
+--     (behind: the counter must jump to the clock), else 0: a value ahead
+--     of the clock (more than 1024 IDs in one tick, or a clock stepped back)
+--     is returned, the ID borrows the following ticks and the clock
+--     catches up. A transaction id comes with WAL of the transaction's own
+--     (a row written, or the counter logged by its own nextval), so its
+--     commit flushes the WAL that covers the value. This is the path of
+--     every draw of a burst after its first, at the cost it had before;
+--   - in a transaction without one (tested before the draw), -W if behind,
+--     W if the tick starts after the clock reading (ahead), else 0: a
+--     value ahead of the clock would sit in WAL that nobody need flush, so
+--     next_id_jump() draws instead and gives the transaction a WAL record
+--     of its own, once: the next draws find a transaction id.
+-- A value of the clock's current tick needs no flush: after a crash the
+-- first draw finds the counter behind a clock at least one tick later and
+-- jumps past it.
 --
 -- Otherwise next_id_jump() (above) takes the shard's jump lock, bumps
 -- jumps_begun, moves the counter to max(its last value + 1, now) with
--- setval, draws, and sets jumps_done = jumps_begun. Values other sessions
--- drew while the jump was under way fail their begun = done test and are
--- thrown away, so setval can never hand out again a value anybody returned.
--- A jump happens at most about once per tick per shard.
+-- setval, draws, and sets jumps_done = jumps_begun; or, when the counter
+-- needs no jump, draws under the lock. Values other sessions drew while a
+-- jump was under way fail their begun = done test and are thrown away, so
+-- setval can never hand out again a value anybody returned. A jump happens
+-- at most about once per tick per shard.
 CREATE OR REPLACE FUNCTION "insta5".next_id() RETURNS bigint
     LANGUAGE sql VOLATILE
-AS $shardid$
-    SELECT CASE
-        WHEN ((0 - pg_catalog.pg_sequence_last_value('"insta5".next_id_jumps_done'))
-              + (pg_catalog.to_timestamp(((pg_catalog.nextval('"insta5".next_id_seq') >> 10) * 1 + 1735689600001)::double precision / 1000)
-                 <= pg_catalog.clock_timestamp())::int * 1099511627776::bigint)
-              + pg_catalog.pg_sequence_last_value('"insta5".next_id_jumps_begun') = 0
-        THEN (pg_catalog.currval('"insta5".next_id_seq') >> 10) << 23 | 5120::bigint
-             | (pg_catalog.currval('"insta5".next_id_seq') & 1023::bigint)
+    RETURN CASE
+        WHEN (((0 OPERATOR(pg_catalog.-) pg_catalog.pg_sequence_last_value('"insta5".next_id_jumps_done'))
+              OPERATOR(pg_catalog.+) CASE WHEN pg_catalog.pg_current_xact_id_if_assigned() IS NOT NULL
+                  THEN (pg_catalog.to_timestamp(((((pg_catalog.nextval('"insta5".next_id_seq') OPERATOR(pg_catalog.>>) 10) OPERATOR(pg_catalog.*) 1) OPERATOR(pg_catalog.+) 1735689600001)::double precision OPERATOR(pg_catalog./) 1000::double precision)) OPERATOR(pg_catalog.<=) pg_catalog.clock_timestamp())::int OPERATOR(pg_catalog.*) 1099512152064::bigint
+                  ELSE (pg_catalog.width_bucket(pg_catalog.to_timestamp(((((pg_catalog.nextval('"insta5".next_id_seq') OPERATOR(pg_catalog.>>) 10) OPERATOR(pg_catalog.*) 1) OPERATOR(pg_catalog.+) 1735689600001)::double precision OPERATOR(pg_catalog./) 1000::double precision)) OPERATOR(pg_catalog.-) pg_catalog.clock_timestamp(),
+                          ARRAY['1 microsecond'::interval, '1001 microseconds'::interval]) OPERATOR(pg_catalog.-) 1) OPERATOR(pg_catalog.*) 1099512152064::bigint
+              END)
+              OPERATOR(pg_catalog.+) pg_catalog.pg_sequence_last_value('"insta5".next_id_jumps_begun')) OPERATOR(pg_catalog.=) 0
+        THEN (((pg_catalog.currval('"insta5".next_id_seq') OPERATOR(pg_catalog.>>) 10) OPERATOR(pg_catalog.<<) 23) OPERATOR(pg_catalog.|) 5120::bigint)
+             OPERATOR(pg_catalog.|) (pg_catalog.currval('"insta5".next_id_seq') OPERATOR(pg_catalog.&) 1023::bigint)
         ELSE "insta5".next_id_jump()
-    END
-$shardid$;
+    END;
 -- +goose StatementEnd
 
 COMMENT ON FUNCTION "insta5".next_id() IS '{"tool":"shardid","shard":5,"mode":"unique","layout":"instagram","epoch_ms":1735689600000,"unit_ms":1,"time_bits":41,"shard_bits":13,"seq_bits":10}';
 
 -- Decode helpers for this layout, usable in queries and indexes.
-CREATE OR REPLACE FUNCTION "insta5".id_timestamp(id bigint) RETURNS timestamptz
+CREATE OR REPLACE FUNCTION "insta5".id_timestamp(id bigint) RETURNS pg_catalog.timestamptz
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-AS $shardid$
-    SELECT pg_catalog.to_timestamp(((id >> 23) * 1 + 1735689600000)::double precision / 1000)
-$shardid$;
+    RETURN pg_catalog.to_timestamp(((((id OPERATOR(pg_catalog.>>) 23) OPERATOR(pg_catalog.*) 1) OPERATOR(pg_catalog.+) 1735689600000)::double precision) OPERATOR(pg_catalog./) 1000::double precision);
 
 CREATE OR REPLACE FUNCTION "insta5".id_shard(id bigint) RETURNS int
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-AS $shardid$
-    SELECT ((id >> 10) & 8191)::int
-$shardid$;
+    RETURN ((id OPERATOR(pg_catalog.>>) 10) OPERATOR(pg_catalog.&) 8191::bigint)::int;
 
 CREATE OR REPLACE FUNCTION "insta5".id_seq(id bigint) RETURNS int
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-AS $shardid$
-    SELECT (id & 1023)::int
-$shardid$;
+    RETURN (id OPERATOR(pg_catalog.&) 1023::bigint)::int;
 
 -- The smallest ID of any shard at instant ts (shard 0, sequence 0 of ts's
 -- tick), for time-range scans: WHERE id >= min_id(now() - interval '1 day').
 -- Instants before the epoch give 0; instants past the layout's end give the
 -- smallest ID of its last tick.
-CREATE OR REPLACE FUNCTION "insta5".min_id(ts timestamptz) RETURNS bigint
+CREATE OR REPLACE FUNCTION "insta5".min_id(ts pg_catalog.timestamptz) RETURNS bigint
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-AS $shardid$
-    SELECT least(greatest(pg_catalog.floor(
-        (pg_catalog.date_part('epoch', ts - timestamptz '1970-01-01 00:00:00+00') * 1000 - 1735689600000) / 1
-    ), 0), 1099511627775)::bigint << 23
-$shardid$;
+    RETURN least(greatest(pg_catalog.floor(
+        (((pg_catalog.date_part('epoch', ts OPERATOR(pg_catalog.-) '1970-01-01 00:00:00+00'::pg_catalog.timestamptz) OPERATOR(pg_catalog.*) 1000::double precision)
+          OPERATOR(pg_catalog.-) 1735689600000::double precision) OPERATOR(pg_catalog./) 1::double precision)
+    ), 0::double precision), 1099511627775::double precision)::bigint OPERATOR(pg_catalog.<<) 23;
 
 -- +goose Down
-DROP FUNCTION IF EXISTS "insta5".min_id(timestamptz);
+DROP FUNCTION IF EXISTS "insta5".min_id(pg_catalog.timestamptz);
 DROP FUNCTION IF EXISTS "insta5".id_seq(bigint);
 DROP FUNCTION IF EXISTS "insta5".id_shard(bigint);
 DROP FUNCTION IF EXISTS "insta5".id_timestamp(bigint);
 DROP FUNCTION IF EXISTS "insta5".next_id();
 DROP FUNCTION IF EXISTS "insta5".next_id_jump();
+DROP TABLE IF EXISTS "insta5".next_id_jump_lock;
 DROP SEQUENCE IF EXISTS "insta5".next_id_jumps_done;
 DROP SEQUENCE IF EXISTS "insta5".next_id_jumps_begun;
 DROP SEQUENCE IF EXISTS "insta5".next_id_seq;
 DROP DOMAIN IF EXISTS "insta5".next_id_ticks;
+
 
 

@@ -2,6 +2,15 @@
 -- layout: js53 (time 37 bits of 10ms since 2025-01-01T00:00:00Z, shard 8 bits, sequence 8 bits)
 -- mode:   classic-sql
 --
+-- What an application role needs, and nothing more (shardid pg grant
+-- --role ROLE runs exactly this, takes back anything beyond it, and checks):
+--   REVOKE ALL ON SEQUENCE "insta5".next_id_seq FROM <role>;
+--   GRANT USAGE ON SCHEMA "insta5" TO <role>;
+--   GRANT USAGE ON SEQUENCE "insta5".next_id_seq TO <role>;
+--   GRANT EXECUTE ON FUNCTION "insta5".next_id() TO <role>;
+--   GRANT EXECUTE ON FUNCTION "insta5".id_timestamp(bigint), "insta5".id_shard(bigint),
+--       "insta5".id_seq(bigint), "insta5".min_id(pg_catalog.timestamptz) TO <role>;
+--
 -- +goose Up
 CREATE SCHEMA IF NOT EXISTS "insta5";
 
@@ -30,54 +39,47 @@ CREATE DOMAIN "insta5".next_id_ticks AS bigint
 -- back return IDs already handed out.
 CREATE OR REPLACE FUNCTION "insta5".next_id() RETURNS bigint
     LANGUAGE sql VOLATILE
-AS $shardid$
-    SELECT pg_catalog.floor((pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) * 1000 - 1735689600000) / 10)::bigint::"insta5".next_id_ticks << 16 | 1280::bigint | (pg_catalog.nextval('"insta5".next_id_seq') % 256::bigint)
-$shardid$;
+    RETURN (((pg_catalog.floor((((pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) OPERATOR(pg_catalog.*) 1000::double precision) OPERATOR(pg_catalog.-) 1735689600000::double precision) OPERATOR(pg_catalog./) 10::double precision))::bigint)::"insta5".next_id_ticks OPERATOR(pg_catalog.<<) 16) OPERATOR(pg_catalog.|) 1280::bigint) OPERATOR(pg_catalog.|) (pg_catalog.nextval('"insta5".next_id_seq') OPERATOR(pg_catalog.%) 256::bigint);
 -- +goose StatementEnd
 
 COMMENT ON FUNCTION "insta5".next_id() IS '{"tool":"shardid","shard":5,"mode":"classic-sql","layout":"js53","epoch_ms":1735689600000,"unit_ms":10,"time_bits":37,"shard_bits":8,"seq_bits":8}';
 
 -- Decode helpers for this layout, usable in queries and indexes.
-CREATE OR REPLACE FUNCTION "insta5".id_timestamp(id bigint) RETURNS timestamptz
+CREATE OR REPLACE FUNCTION "insta5".id_timestamp(id bigint) RETURNS pg_catalog.timestamptz
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-AS $shardid$
-    SELECT pg_catalog.to_timestamp(((id >> 16) * 10 + 1735689600000)::double precision / 1000)
-$shardid$;
+    RETURN pg_catalog.to_timestamp(((((id OPERATOR(pg_catalog.>>) 16) OPERATOR(pg_catalog.*) 10) OPERATOR(pg_catalog.+) 1735689600000)::double precision) OPERATOR(pg_catalog./) 1000::double precision);
 
 CREATE OR REPLACE FUNCTION "insta5".id_shard(id bigint) RETURNS int
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-AS $shardid$
-    SELECT ((id >> 8) & 255)::int
-$shardid$;
+    RETURN ((id OPERATOR(pg_catalog.>>) 8) OPERATOR(pg_catalog.&) 255::bigint)::int;
 
 CREATE OR REPLACE FUNCTION "insta5".id_seq(id bigint) RETURNS int
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-AS $shardid$
-    SELECT (id & 255)::int
-$shardid$;
+    RETURN (id OPERATOR(pg_catalog.&) 255::bigint)::int;
 
 -- The smallest ID of any shard at instant ts (shard 0, sequence 0 of ts's
 -- tick), for time-range scans: WHERE id >= min_id(now() - interval '1 day').
 -- Instants before the epoch give 0; instants past the layout's end give the
 -- smallest ID of its last tick.
-CREATE OR REPLACE FUNCTION "insta5".min_id(ts timestamptz) RETURNS bigint
+CREATE OR REPLACE FUNCTION "insta5".min_id(ts pg_catalog.timestamptz) RETURNS bigint
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-AS $shardid$
-    SELECT least(greatest(pg_catalog.floor(
-        (pg_catalog.date_part('epoch', ts - timestamptz '1970-01-01 00:00:00+00') * 1000 - 1735689600000) / 10
-    ), 0), 137438953471)::bigint << 16
-$shardid$;
+    RETURN least(greatest(pg_catalog.floor(
+        (((pg_catalog.date_part('epoch', ts OPERATOR(pg_catalog.-) '1970-01-01 00:00:00+00'::pg_catalog.timestamptz) OPERATOR(pg_catalog.*) 1000::double precision)
+          OPERATOR(pg_catalog.-) 1735689600000::double precision) OPERATOR(pg_catalog./) 10::double precision)
+    ), 0::double precision), 137438953471::double precision)::bigint OPERATOR(pg_catalog.<<) 16;
 
 -- +goose Down
-DROP FUNCTION IF EXISTS "insta5".min_id(timestamptz);
+DROP FUNCTION IF EXISTS "insta5".min_id(pg_catalog.timestamptz);
 DROP FUNCTION IF EXISTS "insta5".id_seq(bigint);
 DROP FUNCTION IF EXISTS "insta5".id_shard(bigint);
 DROP FUNCTION IF EXISTS "insta5".id_timestamp(bigint);
 DROP FUNCTION IF EXISTS "insta5".next_id();
 DROP FUNCTION IF EXISTS "insta5".next_id_jump();
+DROP TABLE IF EXISTS "insta5".next_id_jump_lock;
 DROP SEQUENCE IF EXISTS "insta5".next_id_jumps_done;
 DROP SEQUENCE IF EXISTS "insta5".next_id_jumps_begun;
 DROP SEQUENCE IF EXISTS "insta5".next_id_seq;
 DROP DOMAIN IF EXISTS "insta5".next_id_ticks;
+
 
 

@@ -2,6 +2,15 @@
 -- layout: snowflake (time 41 bits of 1ms since 2025-01-01T00:00:00Z, shard 10 bits, sequence 12 bits)
 -- mode:   classic
 --
+-- What an application role needs, and nothing more (shardid pg grant
+-- --role ROLE runs exactly this, takes back anything beyond it, and checks):
+--   REVOKE ALL ON SEQUENCE "insta5".next_id_seq FROM <role>;
+--   GRANT USAGE ON SCHEMA "insta5" TO <role>;
+--   GRANT USAGE ON SEQUENCE "insta5".next_id_seq TO <role>;
+--   GRANT EXECUTE ON FUNCTION "insta5".next_id() TO <role>;
+--   GRANT EXECUTE ON FUNCTION "insta5".id_timestamp(bigint), "insta5".id_shard(bigint),
+--       "insta5".id_seq(bigint), "insta5".min_id(pg_catalog.timestamptz) TO <role>;
+--
 -- +goose Up
 CREATE SCHEMA IF NOT EXISTS "insta5";
 
@@ -33,7 +42,7 @@ CREATE OR REPLACE FUNCTION "insta5".next_id() RETURNS bigint
     LANGUAGE plpgsql VOLATILE
 AS $shardid$
 BEGIN
-    RETURN pg_catalog.floor((pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) * 1000 - 1735689600000) / 1)::bigint::"insta5".next_id_ticks << 22 | 20480::bigint | (pg_catalog.nextval('"insta5".next_id_seq') % 4096::bigint);
+    RETURN (((pg_catalog.floor((((pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) OPERATOR(pg_catalog.*) 1000::double precision) OPERATOR(pg_catalog.-) 1735689600000::double precision) OPERATOR(pg_catalog./) 1::double precision))::bigint)::"insta5".next_id_ticks OPERATOR(pg_catalog.<<) 22) OPERATOR(pg_catalog.|) 20480::bigint) OPERATOR(pg_catalog.|) (pg_catalog.nextval('"insta5".next_id_seq') OPERATOR(pg_catalog.%) 4096::bigint);
 END
 $shardid$;
 -- +goose StatementEnd
@@ -41,46 +50,41 @@ $shardid$;
 COMMENT ON FUNCTION "insta5".next_id() IS '{"tool":"shardid","shard":5,"mode":"classic","layout":"snowflake","epoch_ms":1735689600000,"unit_ms":1,"time_bits":41,"shard_bits":10,"seq_bits":12}';
 
 -- Decode helpers for this layout, usable in queries and indexes.
-CREATE OR REPLACE FUNCTION "insta5".id_timestamp(id bigint) RETURNS timestamptz
+CREATE OR REPLACE FUNCTION "insta5".id_timestamp(id bigint) RETURNS pg_catalog.timestamptz
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-AS $shardid$
-    SELECT pg_catalog.to_timestamp(((id >> 22) * 1 + 1735689600000)::double precision / 1000)
-$shardid$;
+    RETURN pg_catalog.to_timestamp(((((id OPERATOR(pg_catalog.>>) 22) OPERATOR(pg_catalog.*) 1) OPERATOR(pg_catalog.+) 1735689600000)::double precision) OPERATOR(pg_catalog./) 1000::double precision);
 
 CREATE OR REPLACE FUNCTION "insta5".id_shard(id bigint) RETURNS int
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-AS $shardid$
-    SELECT ((id >> 12) & 1023)::int
-$shardid$;
+    RETURN ((id OPERATOR(pg_catalog.>>) 12) OPERATOR(pg_catalog.&) 1023::bigint)::int;
 
 CREATE OR REPLACE FUNCTION "insta5".id_seq(id bigint) RETURNS int
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-AS $shardid$
-    SELECT (id & 4095)::int
-$shardid$;
+    RETURN (id OPERATOR(pg_catalog.&) 4095::bigint)::int;
 
 -- The smallest ID of any shard at instant ts (shard 0, sequence 0 of ts's
 -- tick), for time-range scans: WHERE id >= min_id(now() - interval '1 day').
 -- Instants before the epoch give 0; instants past the layout's end give the
 -- smallest ID of its last tick.
-CREATE OR REPLACE FUNCTION "insta5".min_id(ts timestamptz) RETURNS bigint
+CREATE OR REPLACE FUNCTION "insta5".min_id(ts pg_catalog.timestamptz) RETURNS bigint
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-AS $shardid$
-    SELECT least(greatest(pg_catalog.floor(
-        (pg_catalog.date_part('epoch', ts - timestamptz '1970-01-01 00:00:00+00') * 1000 - 1735689600000) / 1
-    ), 0), 2199023255551)::bigint << 22
-$shardid$;
+    RETURN least(greatest(pg_catalog.floor(
+        (((pg_catalog.date_part('epoch', ts OPERATOR(pg_catalog.-) '1970-01-01 00:00:00+00'::pg_catalog.timestamptz) OPERATOR(pg_catalog.*) 1000::double precision)
+          OPERATOR(pg_catalog.-) 1735689600000::double precision) OPERATOR(pg_catalog./) 1::double precision)
+    ), 0::double precision), 2199023255551::double precision)::bigint OPERATOR(pg_catalog.<<) 22;
 
 -- +goose Down
-DROP FUNCTION IF EXISTS "insta5".min_id(timestamptz);
+DROP FUNCTION IF EXISTS "insta5".min_id(pg_catalog.timestamptz);
 DROP FUNCTION IF EXISTS "insta5".id_seq(bigint);
 DROP FUNCTION IF EXISTS "insta5".id_shard(bigint);
 DROP FUNCTION IF EXISTS "insta5".id_timestamp(bigint);
 DROP FUNCTION IF EXISTS "insta5".next_id();
 DROP FUNCTION IF EXISTS "insta5".next_id_jump();
+DROP TABLE IF EXISTS "insta5".next_id_jump_lock;
 DROP SEQUENCE IF EXISTS "insta5".next_id_jumps_done;
 DROP SEQUENCE IF EXISTS "insta5".next_id_jumps_begun;
 DROP SEQUENCE IF EXISTS "insta5".next_id_seq;
 DROP DOMAIN IF EXISTS "insta5".next_id_ticks;
+
 
 

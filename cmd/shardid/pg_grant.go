@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/shardid/shardid/pgfunc"
+)
+
+// runPGGrant gives an application role exactly what drawing IDs needs on
+// each shard's generator, takes back anything more, and checks the role's
+// effective privileges (pgfunc.Grant).
+func runPGGrant(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "pg grant")
+	var f genFlags
+	f.layoutFlags.register(fs)
+	fs.StringVar(&f.schemaFormat, "schema-format", pgfunc.DefaultSchemaFormat,
+		"schema name of shard N, with one %d (env "+envSchemaFm+")")
+	fs.envVar("schema-format", envSchemaFm)
+	fs.StringVar(&f.shards, "shards", "", "shard ids, e.g. 0-63 or 0-3,8,10-12 (required)")
+	dsn := fs.String("dsn", "", "PostgreSQL connection URL, as the generators' owner (env "+envPGDSN+")")
+	fs.envVar("dsn", envPGDSN)
+	role := fs.String("role", "", "the role the application connects as (required): it must exist and not be a superuser")
+	if err := parseFlags(env, fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("pg grant: unexpected argument %q", fs.Arg(0))
+	}
+	if *role == "" {
+		return usagef("--role is required: the role your application connects as, e.g. --role app")
+	}
+	if err := pgfunc.CheckRole(*role); err != nil {
+		return usagef("--role: %v", err)
+	}
+	l, err := f.resolve()
+	if err != nil {
+		return err
+	}
+	shards, err := f.shardList(l, f.shards)
+	if err != nil {
+		return err
+	}
+	db, err := connect(ctx, *dsn)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	start := time.Now()
+	var n, failed int
+	_, err = pgfunc.Grant(ctx, db, shards, *role, func(r pgfunc.Result) {
+		n++
+		if r.Err != nil {
+			failed++
+		}
+		fmt.Fprintln(env.stdout, resultLine(n, len(shards), "granted", r))
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "%d shards: %d granted to %s, %d failed (%s)\n",
+		len(shards), len(shards)-failed, *role, failed, time.Since(start).Round(time.Millisecond))
+	if failed > 0 {
+		return errSomeFailed
+	}
+	return nil
+}
+
+// printDangers lists, after pg status, the privileges that let roles
+// break the generators.
+func printDangers(env *cliEnv, dangers []pgfunc.Danger) {
+	if len(dangers) == 0 {
+		return
+	}
+	fmt.Fprintln(env.stdout, "\nprivileges that let a role break a generator (revoke them; shardid pg grant --role ROLE gives an application exactly what it needs):")
+	for _, d := range dangers {
+		fmt.Fprintf(env.stdout, "  %-20s %s\n", d.Schema, d)
+	}
+}
+
+// errDangers is pg status's error when printDangers listed something.
+func errDangers(dangers []pgfunc.Danger) error {
+	return fmt.Errorf("%d privileges let roles break the generators (listed above)", len(dangers))
+}

@@ -1,0 +1,264 @@
+package pgfunc_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/internal/pgserver"
+	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/pgfunc"
+)
+
+// TestCrashKeepsReadOnlyDraws: IDs handed out by read-only autocommit
+// SELECTs must not come back after a crash. A nextval logs the counter 32
+// values ahead, and only the session that wrote that record has to flush
+// it; the others commit without a transaction id and flush nothing. So:
+// run the counter far ahead of the clock (js53, a bulk statement), take a
+// checkpoint (the next draw logs the counter anew), stall the WAL writer
+// (as under an I/O stall), let session A draw in an open transaction (it
+// writes the record) and session B draw five IDs in autocommit SELECTs,
+// recorded client-side, then kill A's backend (as the OOM killer would)
+// and the WAL writer: the server resets and recovers from the WAL on disk.
+// No ID B was given may be drawn again. The negative control runs the
+// same steps on the body without the durable path and must see B's IDs
+// again.
+func TestCrashKeepsReadOnlyDraws(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts and crashes servers of its own")
+	}
+	cases := []struct {
+		name string
+		v    *variant
+	}{
+		{"unique", nil},
+		{"negative control: " + withoutDurability.name, &withoutDurability},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			given, again, recovery := crashAfterReadOnlyDraws(t, tc.v)
+			t.Logf("kill -9 of a backend to the next next_id() that succeeded: %v", recovery.Round(time.Millisecond))
+			switch {
+			case tc.v == nil && len(again) > 0:
+				t.Fatalf("IDs given to autocommit SELECTs before the crash were drawn again after it: %v (of %v)", again, given)
+			case tc.v != nil && len(again) == 0:
+				t.Fatalf("%s: none of %v came back; the test would not catch a lost WAL record", tc.v.name, given)
+			case tc.v != nil:
+				t.Logf("%s: %d of the %d IDs given before the crash were drawn again after it", tc.v.name, len(again), len(given))
+			default:
+				t.Logf("none of the %d IDs given before the crash came back among the IDs drawn after it", len(given))
+			}
+		})
+	}
+}
+
+// crashAfterReadOnlyDraws runs the steps of TestCrashKeepsReadOnlyDraws on
+// a server of its own, with the generator as rendered or changed by v. It
+// returns the IDs B was given, those of them drawn again after the crash,
+// and how long the server took from the kill to the first next_id() that
+// succeeded.
+func crashAfterReadOnlyDraws(t *testing.T, v *variant) (given, again []int64, recovery time.Duration) {
+	srv := testsrv.NewPG(t, pgserver.Options{Settings: map[string]string{
+		"autovacuum":            "off", // nothing else writes and flushes
+		"bgwriter_lru_maxpages": "0",   // nor writes a page (which flushes the WAL up to it)
+	}})
+	dsn := testsrv.Database(t, srv)
+	db := testsrv.Open(t, "pgx", dsn)
+	ctx := context.Background()
+	sh := pgfunc.Shard{Schema: "crash", ID: 7}
+	o := pgfunc.Options{Layout: shardid.JS53()}
+	if v == nil {
+		installWith(t, db, sh, o)
+	} else {
+		installVariant(t, db, sh, o, *v)
+	}
+	// 500,000 IDs are 19.5 s of js53 ticks (256 per 10 ms): far more than
+	// the statement and the recovery take, so every ID below is ahead of
+	// the clock, before the crash and after it.
+	var ahead float64
+	if err := db.QueryRow(`SELECT extract(epoch FROM crash.id_timestamp(max(id)) - clock_timestamp())
+		FROM (SELECT crash.next_id() AS id FROM generate_series(1, 500000)) s`).Scan(&ahead); err != nil {
+		t.Fatal(err)
+	}
+	if ahead < 5 {
+		t.Fatalf("the counter is only %.1fs ahead of the clock after 500,000 IDs", ahead)
+	}
+	if _, err := db.Exec("CHECKPOINT"); err != nil {
+		t.Fatal(err)
+	}
+	var walwriter int
+	if err := db.QueryRow("SELECT pid FROM pg_stat_activity WHERE backend_type = 'walwriter'").Scan(&walwriter); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(walwriter, syscall.SIGSTOP); err != nil {
+		t.Fatalf("stop the WAL writer: %v", err)
+	}
+	killed := false
+	defer func() {
+		if !killed {
+			_ = syscall.Kill(walwriter, syscall.SIGCONT)
+		}
+	}()
+	a := newConn(t, db)
+	pidA := backendPID(t, a)
+	if _, err := a.ExecContext(ctx, "BEGIN"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.ExecContext(ctx, "SELECT crash.next_id()"); err != nil {
+		t.Fatal(err)
+	}
+	b := newConn(t, db)
+	for range 5 {
+		var id int64
+		if err := b.QueryRowContext(ctx, "SELECT crash.next_id()").Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		given = append(given, id)
+	}
+	for _, pid := range []int{pidA, walwriter} {
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			t.Fatalf("kill %d: %v", pid, err)
+		}
+	}
+	killed = true
+	start := time.Now()
+	after := afterRecovery(t, dsn, "SELECT crash.next_id() FROM generate_series(1, 20000)")
+	recovery = time.Since(start)
+	for _, id := range given {
+		if slices.Contains(after, id) {
+			again = append(again, id)
+		}
+	}
+	return given, again, recovery
+}
+
+// afterRecovery connects to dsn until the server accepts queries again
+// (it is resetting and replaying its WAL) and returns the bigint column
+// query gives, from its first run that succeeded.
+func afterRecovery(t *testing.T, dsn, query string) []int64 {
+	t.Helper()
+	db := testsrv.Open(t, "pgx", dsn)
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		out, err := queryInt64s(db, query)
+		if err == nil {
+			return out
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server did not come back from the crash: %v", err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// queryInt64s runs query and returns its single bigint column.
+func queryInt64s(db *sql.DB, query string) ([]int64, error) {
+	rows, err := db.Query(query)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var v int64
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no rows")
+	}
+	return out, nil
+}
+
+// TestDurablePathTakenOnce checks, with the clock stopped and PostgreSQL's
+// own count of function calls per transaction, when next_id() takes its
+// slow path to make a transaction durable: for a draw ahead of the clock
+// in a transaction without a transaction id, once (it then has one); never
+// for a draw in the clock's tick with ticks up to ShortTick; for every
+// first draw not behind the clock with longer ticks. The body without the
+// durable path (the negative control) leaves the ahead draw's transaction
+// without a transaction id.
+func TestDurablePathTakenOnce(t *testing.T) {
+	t.Parallel()
+	db, _ := newDB(t)
+	ctx := context.Background()
+	conn := newConn(t, db)
+	mustExec(t, conn, "SET track_functions = 'pl'")
+	mustExec(t, conn, "SELECT set_config('shardid_test.now', $1, false)", time.Now().UTC().Format(time.RFC3339Nano))
+	long := shardid.Instagram()
+	long.TimeUnit = 100 * time.Millisecond
+	shards := []struct {
+		sh     pgfunc.Shard
+		o      pgfunc.Options
+		broken bool
+	}{
+		{pgfunc.Shard{Schema: "dur", ID: 100}, pgfunc.Options{}, false},
+		{pgfunc.Shard{Schema: "dur_long", ID: 101}, pgfunc.Options{Layout: long}, false},
+		{pgfunc.Shard{Schema: "dur_broken", ID: 102}, pgfunc.Options{}, true},
+	}
+	for _, s := range shards {
+		o := pgfunc.WithClock(s.o, nowClock)
+		if s.broken {
+			installVariant(t, db, s.sh, o, withoutDurability)
+		} else {
+			installWith(t, db, s.sh, o)
+		}
+	}
+	// step draws n IDs from schema in a transaction of its own and returns
+	// how many times it took the slow path and whether it ended with a
+	// transaction id.
+	step := func(schema string, n int) (slow int64, xid bool) {
+		t.Helper()
+		// The counts are this backend's not yet reported to the
+		// statistics, which grow over transactions: take the difference.
+		calls := fmt.Sprintf("coalesce(pg_stat_get_xact_function_calls('%s.next_id_jump'::regproc), 0)", schema)
+		var before int64
+		mustExec(t, conn, "BEGIN")
+		defer mustExec(t, conn, "COMMIT")
+		if err := conn.QueryRowContext(ctx, "SELECT "+calls).Scan(&before); err != nil {
+			t.Fatal(err)
+		}
+		mustExec(t, conn, fmt.Sprintf("SELECT count(%s.next_id()) FROM generate_series(1, %d)", schema, n))
+		if err := conn.QueryRowContext(ctx, "SELECT "+calls+", pg_current_xact_id_if_assigned() IS NOT NULL").Scan(&slow, &xid); err != nil {
+			t.Fatal(err)
+		}
+		return slow - before, xid
+	}
+	expect := func(what, schema string, n int, wantSlow int64, wantXID bool) {
+		t.Helper()
+		if slow, xid := step(schema, n); slow != wantSlow || xid != wantXID {
+			t.Errorf("%s: %s, %d draws: %d slow-path calls, transaction id %v; want %d, %v", schema, what, n, slow, xid, wantSlow, wantXID)
+		}
+	}
+	expect("the first draw jumps to the clock", "dur", 1, 1, true)
+	// (Whether this one gets a transaction id depends on whether its
+	// nextval logs the counter, as the first after a checkpoint does.)
+	if slow, _ := step("dur", 1); slow != 0 {
+		t.Errorf("dur: a draw in the clock's tick took the slow path %d times", slow)
+	}
+	// The rest of the tick's 1024 values, then values ahead of the
+	// clock; the statement's own nextval logs the counter (every 32
+	// values) long before, which gives it a transaction id and WAL.
+	expect("a burst past the clock's tick", "dur", 2000, 0, true)
+	expect("a draw ahead of the clock", "dur", 1, 1, true)
+	expect("draws ahead of the clock", "dur", 3, 1, true)
+	expect("the first draw jumps to the clock", "dur_long", 1, 1, true)
+	expect("a draw in the clock's tick of 100ms", "dur_long", 1, 1, true)
+	expect("the first draw jumps to the clock", "dur_broken", 1, 1, true)
+	expect("a burst past the clock's tick", "dur_broken", 2000, 0, true)
+	if slow, xid := step("dur_broken", 1); slow != 0 || xid {
+		t.Fatalf("%s: a draw ahead of the clock: %d slow-path calls, transaction id %v; the test would not catch a missing durable path", withoutDurability.name, slow, xid)
+	}
+}

@@ -1,0 +1,312 @@
+package pgfunc
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Errors returned by Grant and CheckRole.
+var (
+	// ErrInvalidRole is returned by CheckRole and Grant for a role name
+	// PostgreSQL cannot have, a role the server does not know, a superuser
+	// (who can move any counter) or one of PostgreSQL's predefined pg_*
+	// roles.
+	ErrInvalidRole = errors.New("invalid role")
+	// ErrNoGenerator is returned (per shard) by Grant when the schema holds
+	// no shardid generator: apply it first.
+	ErrNoGenerator = errors.New("no shardid generator in schema")
+	// ErrUnsafePrivileges is returned (per shard) by Grant when, after the
+	// grant, the role still holds a privilege that lets it break the
+	// generator (through PUBLIC, a role it belongs to, or a grant made by
+	// another user), or still lacks one it needs (the grant was made by a
+	// user without the right to make it).
+	ErrUnsafePrivileges = errors.New("role's privileges are not the least the generator needs")
+)
+
+// Danger is a privilege a role holds on a shard's generator that lets it
+// break it: move a counter back (IDs repeat), fake the jump bookkeeping
+// (IDs repeat), send draws to the slow path, or hold a lock jumps wait for.
+type Danger struct {
+	// Schema holds the generator.
+	Schema string
+	// Role holds the privilege (directly, through PUBLIC or through a role
+	// it belongs to).
+	Role string
+	// Object is the sequence or table, schema-qualified.
+	Object string
+	// Privilege is the PostgreSQL privilege, e.g. UPDATE.
+	Privilege string
+	// Effect says what the privilege lets the role do.
+	Effect string
+}
+
+// String describes the danger in one line.
+func (d Danger) String() string {
+	return fmt.Sprintf("role %s has %s on %s: %s", d.Role, d.Privilege, d.Object, d.Effect)
+}
+
+// CheckRole returns an error wrapping ErrInvalidRole unless name can be a
+// PostgreSQL role to grant to: 1 to 63 bytes of UTF-8 without NUL, not
+// PUBLIC or NONE (reserved) and not one of PostgreSQL's predefined pg_*
+// roles. Names are quoted, so any other spelling is taken literally.
+func CheckRole(name string) error {
+	lower := strings.ToLower(name)
+	switch {
+	case name == "" || len(name) > 63 || !utf8.ValidString(name) || strings.ContainsRune(name, 0):
+		return fmt.Errorf("%w %q: want 1 to 63 bytes of UTF-8", ErrInvalidRole, name)
+	case lower == "public" || lower == "none":
+		return fmt.Errorf("%w %q: reserved by PostgreSQL; grant to a role of your own", ErrInvalidRole, name)
+	case strings.HasPrefix(lower, "pg_"):
+		return fmt.Errorf("%w %q: pg_* roles are PostgreSQL's own; grant to a role of your own", ErrInvalidRole, name)
+	}
+	return nil
+}
+
+// grantData is what the templates in grant.sql.tmpl read.
+type grantData struct {
+	Schema    string // quoted identifier
+	SchemaLit string // string literal of the schema's name (has_schema_privilege takes it unquoted)
+	Role      string // quoted identifier (or <role> in a comment)
+	Mode      Mode
+	SeqReg    string // string literals naming the generator's objects
+	BegunReg  string
+	DoneReg   string
+	LockReg   string
+}
+
+// FuncLit returns a string literal naming the schema's function with the
+// given signature, for has_function_privilege.
+func (d grantData) FuncLit(signature string) string {
+	return quoteLiteral(d.Schema + "." + signature)
+}
+
+func newGrantData(schema, role string, mode Mode) grantData {
+	q := quoteIdent(schema)
+	return grantData{Schema: q, SchemaLit: quoteLiteral(schema), Role: role, Mode: mode,
+		SeqReg: quoteLiteral(q + ".next_id_seq"), BegunReg: quoteLiteral(q + ".next_id_jumps_begun"),
+		DoneReg: quoteLiteral(q + ".next_id_jumps_done"), LockReg: quoteLiteral(q + ".next_id_jump_lock")}
+}
+
+// execGrantTemplate renders one of the templates in grant.sql.tmpl.
+func execGrantTemplate(name string, d grantData) (string, error) {
+	var buf bytes.Buffer
+	if err := pgTemplates.ExecuteTemplate(&buf, name, d); err != nil {
+		return "", fmt.Errorf("render %s for %s: %w", name, d.Schema, err)
+	}
+	return buf.String(), nil
+}
+
+// renderGrant returns the statements that give role (already quoted, or a
+// placeholder for a comment) what drawing from schema's generator needs.
+func renderGrant(schema, role string, mode Mode) (string, error) {
+	return execGrantTemplate("grant", newGrantData(schema, role, mode))
+}
+
+// Grant gives role exactly what an application needs on each shard's
+// generator: USAGE on the schema, USAGE (nextval) and SELECT on the counter
+// sequence, SELECT on the jump counters (read, never moved), EXECUTE on
+// next_id(), next_id_jump() and the decode helpers; and takes back
+// anything more it had been granted on them (UPDATE lets a role setval a
+// counter, and IDs repeat). The role can then insert with DEFAULT
+// next_id(), call the decode helpers and draw from the counter next_id()
+// reads; it can move nothing.
+//
+// Each shard is granted in a transaction of its own and then checked: the
+// role's effective privileges (through PUBLIC and the roles it belongs to
+// as well) must be exactly these, or the shard's result carries
+// ErrUnsafePrivileges naming what is wrong. A rerun is harmless. Other
+// shards' results stand when one fails; each, if not nil, is called after
+// every shard. The returned error is for what stops every shard: a role
+// that is invalid, unknown or a superuser (ErrInvalidRole), or a failed
+// query.
+func Grant(ctx context.Context, db *sql.DB, shards []Shard, role string, each func(Result)) ([]Result, error) {
+	if err := CheckRole(role); err != nil {
+		return nil, err
+	}
+	var super bool
+	q, err := execGrantTemplate("role", grantData{})
+	if err != nil {
+		return nil, err
+	}
+	switch err := db.QueryRowContext(ctx, q, role).Scan(&super); {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, fmt.Errorf("%w %q: no such role on the server (CREATE ROLE first)", ErrInvalidRole, role)
+	case err != nil:
+		return nil, fmt.Errorf("look up role %q: %w", role, err)
+	case super:
+		return nil, fmt.Errorf("%w %q: a superuser can move any counter; grant to a role without SUPERUSER", ErrInvalidRole, role)
+	}
+	installed, err := discover(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	modes := map[string]Mode{}
+	for _, in := range installed {
+		modes[in.Schema] = in.Meta.Mode
+	}
+	out := make([]Result, 0, len(shards))
+	for _, sh := range shards {
+		start := time.Now()
+		applied, err := grantShard(ctx, db, sh, role, modes)
+		if err != nil {
+			err = fmt.Errorf("schema %s: %w", sh.Schema, err)
+		}
+		r := Result{Shard: sh, Applied: applied, Duration: time.Since(start), Err: err}
+		out = append(out, r)
+		if each != nil {
+			each(r)
+		}
+	}
+	return out, nil
+}
+
+// grantShard grants and checks one shard; applied reports whether the
+// grant was committed.
+func grantShard(ctx context.Context, db *sql.DB, sh Shard, role string, modes map[string]Mode) (applied bool, err error) {
+	if err := CheckSchema(sh.Schema); err != nil {
+		return false, err
+	}
+	mode, ok := modes[sh.Schema]
+	if !ok {
+		return false, fmt.Errorf("%w %s (apply it first: shardid pg up)", ErrNoGenerator, sh.Schema)
+	}
+	d := newGrantData(sh.Schema, quoteIdent(role), mode)
+	stmts, err := execGrantTemplate("grant", d)
+	if err != nil {
+		return false, err
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return false, err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, stmts); err != nil {
+		return false, fmt.Errorf("grant to %s: %w", role, err)
+	}
+	dangers, err := dangers(ctx, tx, sh.Schema, mode, role)
+	if err != nil {
+		return false, err
+	}
+	missing, err := missingPrivileges(ctx, tx, d, role)
+	if err != nil {
+		return false, err
+	}
+	if err := tx.Commit(); err != nil {
+		return false, err
+	}
+	var problems, remedies []string
+	for _, dg := range dangers {
+		problems = append(problems, fmt.Sprintf("still has %s on %s (%s)", dg.Privilege, dg.Object, dg.Effect))
+	}
+	if len(dangers) > 0 {
+		remedies = append(remedies, "revoke what it still has where it was given (a role it belongs to, PUBLIC, another grantor)")
+	}
+	if len(missing) > 0 {
+		problems = append(problems, missing...)
+		remedies = append(remedies, "grant as the generator's owner")
+	}
+	if len(problems) > 0 {
+		return true, fmt.Errorf("%w: role %s %s; %s", ErrUnsafePrivileges, role, strings.Join(problems, "; "), strings.Join(remedies, ", and "))
+	}
+	return true, nil
+}
+
+// queryer is what the checks need: a *sql.DB or a *sql.Tx.
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// dangers lists the dangerous privileges on one schema's generator, for
+// one role or (role "") for all.
+func dangers(ctx context.Context, q queryer, schema string, mode Mode, role string) ([]Danger, error) {
+	text, err := execGrantTemplate("dangers", newGrantData(schema, "", mode))
+	if err != nil {
+		return nil, err
+	}
+	var arg any
+	if role != "" {
+		arg = role
+	}
+	rows, err := q.QueryContext(ctx, text, arg)
+	if err != nil {
+		return nil, fmt.Errorf("check privileges on %s: %w", schema, err)
+	}
+	defer rows.Close()
+	var out []Danger
+	for rows.Next() {
+		d := Danger{Schema: schema}
+		if err := rows.Scan(&d.Role, &d.Object, &d.Privilege, &d.Effect); err != nil {
+			return nil, fmt.Errorf("check privileges on %s: %w", schema, err)
+		}
+		out = append(out, d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("check privileges on %s: %w", schema, err)
+	}
+	return out, nil
+}
+
+// missingPrivileges lists, as "lacks PRIVILEGE on OBJECT", what the grant
+// gives that role still lacks.
+func missingPrivileges(ctx context.Context, q queryer, d grantData, role string) ([]string, error) {
+	text, err := execGrantTemplate("missing", d)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := q.QueryContext(ctx, text, role)
+	if err != nil {
+		return nil, fmt.Errorf("check privileges on %s: %w", d.Schema, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var object, privilege string
+		if err := rows.Scan(&object, &privilege); err != nil {
+			return nil, fmt.Errorf("check privileges on %s: %w", d.Schema, err)
+		}
+		out = append(out, fmt.Sprintf("lacks %s on %s", privilege, object))
+	}
+	return out, rows.Err()
+}
+
+// Dangers lists every privilege a role other than a superuser or the
+// objects' owner holds on the given shards' generators (all generators on
+// the server when shards is empty) that lets it break them: UPDATE on a
+// counter (setval: IDs repeat), USAGE on the jump counters (nextval: every
+// draw takes the slow path), or a privilege on the jump lock's table that
+// lets it hold a lock jumps wait for. Schemas without a generator are
+// skipped. Members of PostgreSQL's predefined roles are listed under their
+// own names (pg_write_all_data, for one, may setval every sequence).
+func Dangers(ctx context.Context, db *sql.DB, shards []Shard) ([]Danger, error) {
+	installed, err := discover(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	want := map[string]bool{}
+	for _, sh := range shards {
+		want[sh.Schema] = true
+	}
+	var out []Danger
+	for _, in := range installed {
+		if len(shards) > 0 && !want[in.Schema] {
+			continue
+		}
+		ds, err := dangers(ctx, db, in.Schema, in.Meta.Mode, "")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ds...)
+	}
+	return out, nil
+}
+
+// Dangers is Dangers on the Migrator's database.
+func (m *Migrator) Dangers(ctx context.Context, shards []Shard) ([]Danger, error) {
+	return Dangers(ctx, m.db, shards)
+}

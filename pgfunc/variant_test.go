@@ -1,0 +1,74 @@
+package pgfunc_test
+
+import (
+	"database/sql"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/shardid/shardid/pgfunc"
+)
+
+// A variant is a deliberate change to the rendered generator: the broken
+// bodies the negative controls run, to show that each test catches the
+// violation it looks for.
+type variant struct {
+	name   string
+	change func(up string) string
+}
+
+// replacing returns a variant that replaces old by new everywhere.
+func replacing(name, old, new string) variant {
+	return variant{name, func(up string) string { return strings.ReplaceAll(up, old, new) }}
+}
+
+var (
+	// withoutDurability is the fast path as it was before draws ahead of
+	// the clock were made durable: every draw takes the branch for
+	// transactions that have a transaction id.
+	withoutDurability = replacing("without durability",
+		"pg_catalog.pg_current_xact_id_if_assigned() IS NOT NULL", "true")
+	// unqualified is the generator as it was before: SQL bodies kept as
+	// text, parsed at each call with the caller's search_path, operators and
+	// types named without their schema.
+	unqualified = variant{"unqualified", func(up string) string {
+		up = regexp.MustCompile(`(?s)(LANGUAGE sql [A-Z ]+)\n    RETURN (.*?);\n`).ReplaceAllString(up, "$1\nAS $$$$ SELECT $2 $$$$;\n")
+		up = regexp.MustCompile(`OPERATOR\(pg_catalog\.([^)]+)\)`).ReplaceAllString(up, "$1")
+		return strings.ReplaceAll(up, "pg_catalog.timestamptz", "timestamptz")
+	}}
+	// jumpCountersStepOne lets nextval move the jump counters by one, as
+	// before, so that USAGE on them can make them equal.
+	jumpCountersStepOne = replacing("jump counters stepping by one", "INCREMENT BY 1048576", "INCREMENT BY 1")
+)
+
+// advisoryJumpLock serializes jumps on the advisory lock the generator
+// used before, which any role can take.
+func advisoryJumpLock(schema string) variant {
+	return replacing("advisory jump lock",
+		`LOCK TABLE "`+schema+`".next_id_jump_lock IN SHARE UPDATE EXCLUSIVE MODE;`,
+		"PERFORM pg_catalog.pg_advisory_xact_lock(1397310513, 0);")
+}
+
+// installVariant applies the Up part of shard's rendered generator with v
+// applied (no goose history is written). It fails the test unless v
+// changes the SQL, so that a template change cannot silently turn a broken
+// body back into the real one.
+func installVariant(t testing.TB, db *sql.DB, sh pgfunc.Shard, o pgfunc.Options, v variant) {
+	t.Helper()
+	text, err := pgfunc.Render(sh, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, up, ok := strings.Cut(string(text), "-- +goose Up\n")
+	up, _, ok2 := strings.Cut(up, "-- +goose Down\n")
+	if !ok || !ok2 {
+		t.Fatalf("%s: no Up part in the rendered migration", sh.Schema)
+	}
+	changed := v.change(up)
+	if changed == up {
+		t.Fatalf("variant %q changes nothing in the rendered SQL: the template changed, update the variant", v.name)
+	}
+	if _, err := db.Exec(changed); err != nil {
+		t.Fatalf("install variant %q in %s: %v", v.name, sh.Schema, err)
+	}
+}
