@@ -35,6 +35,7 @@ func TestPGGrantBadInput(t *testing.T) {
 // grant shows up in pg status, and a rerun of pg grant takes it back; a
 // shard without a generator fails alone; an unknown role is refused.
 func TestPGGrant(t *testing.T) {
+	t.Parallel()
 	dsn := pgDSN(t)
 	db := openPG(t, dsn)
 	u, err := url.Parse(dsn)

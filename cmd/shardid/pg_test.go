@@ -14,14 +14,17 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/internal/pgserver"
 	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/pgfunc"
 )
 
-// pgDSN creates a fresh database on the test server and returns its DSN.
+// pgDSN starts a PostgreSQL server of the test's own and returns the DSN of
+// a fresh database on it. pg up checks shard ids across every database of a
+// server, so tests that create shards must not share one.
 func pgDSN(t *testing.T) string {
 	t.Helper()
-	return testsrv.Database(t, testsrv.PG(t))
+	return testsrv.Database(t, testsrv.NewPG(t, pgserver.Options{}))
 }
 
 func openPG(t *testing.T, dsn string) *sql.DB {
@@ -92,6 +95,7 @@ func TestPGRenderEnvAndFlags(t *testing.T) {
 // from the environment, a rerun, status, a failing shard that leaves the
 // others applied, and a rerun that completes it.
 func TestPGUpStatusDown(t *testing.T) {
+	t.Parallel()
 	dsn := pgDSN(t)
 	db := openPG(t, dsn)
 	env := map[string]string{"SHARDID_PG_DSN": dsn}
@@ -194,6 +198,7 @@ func gooseBinary(t *testing.T) string {
 // TestPGGenWithStockGoose writes a goose directory with `shardid pg gen`
 // and applies it with the stock goose CLI, as a user would.
 func TestPGGenWithStockGoose(t *testing.T) {
+	t.Parallel()
 	dsn := pgDSN(t)
 	goose := gooseBinary(t)
 	dir := filepath.Join(t.TempDir(), "migrations")
