@@ -219,11 +219,15 @@ func TestDurablePathTakenOnce(t *testing.T) {
 	// step draws n IDs from schema in a transaction of its own and returns
 	// how many times it took the slow path and whether it ended with a
 	// transaction id.
+	ids := map[string]int64{}
+	for _, s := range shards {
+		ids[s.sh.Schema] = s.sh.ID
+	}
 	step := func(schema string, n int) (slow int64, xid bool) {
 		t.Helper()
 		// The counts are this backend's not yet reported to the
 		// statistics, which grow over transactions: take the difference.
-		calls := fmt.Sprintf("coalesce(pg_stat_get_xact_function_calls('%s.next_id_jump'::regproc), 0)", schema)
+		calls := fmt.Sprintf("coalesce(pg_stat_get_xact_function_calls('%s.next_id_jump_%d'::regproc), 0)", schema, ids[schema])
 		var before int64
 		mustExec(t, conn, "BEGIN")
 		defer mustExec(t, conn, "COMMIT")

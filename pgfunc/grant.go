@@ -78,6 +78,7 @@ type grantData struct {
 	BegunReg  string
 	DoneReg   string
 	LockReg   string
+	Jump      string // the jump function's name, next_id_jump_<shard>
 }
 
 // FuncLit returns a string literal naming the schema's function with the
@@ -86,9 +87,9 @@ func (d grantData) FuncLit(signature string) string {
 	return quoteLiteral(d.Schema + "." + signature)
 }
 
-func newGrantData(schema, role string, mode Mode) grantData {
-	q := quoteIdent(schema)
-	return grantData{Schema: q, SchemaLit: quoteLiteral(schema), Role: role, Mode: mode,
+func newGrantData(sh Shard, role string, mode Mode) grantData {
+	q := quoteIdent(sh.Schema)
+	return grantData{Schema: q, SchemaLit: quoteLiteral(sh.Schema), Role: role, Mode: mode, Jump: jumpName(sh.ID),
 		SeqReg: quoteLiteral(q + ".next_id_seq"), BegunReg: quoteLiteral(q + ".next_id_jumps_begun"),
 		DoneReg: quoteLiteral(q + ".next_id_jumps_done"), LockReg: quoteLiteral(q + ".next_id_jump_lock")}
 }
@@ -104,14 +105,14 @@ func execGrantTemplate(name string, d grantData) (string, error) {
 
 // renderGrant returns the statements that give role (already quoted, or a
 // placeholder for a comment) what drawing from schema's generator needs.
-func renderGrant(schema, role string, mode Mode) (string, error) {
-	return execGrantTemplate("grant", newGrantData(schema, role, mode))
+func renderGrant(sh Shard, role string, mode Mode) (string, error) {
+	return execGrantTemplate("grant", newGrantData(sh, role, mode))
 }
 
 // Grant gives role exactly what an application needs on each shard's
 // generator: USAGE on the schema, USAGE (nextval) and SELECT on the counter
 // sequence, SELECT on the jump counters (read, never moved), EXECUTE on
-// next_id(), next_id_jump() and the decode helpers; and takes back
+// next_id(), its jump function and the decode helpers; and takes back
 // anything more it had been granted on them (UPDATE lets a role setval a
 // counter, and IDs repeat). The role can then insert with DEFAULT
 // next_id(), call the decode helpers and draw from the counter next_id()
@@ -176,7 +177,7 @@ func grantShard(ctx context.Context, db *sql.DB, sh Shard, role string, modes ma
 	if !ok {
 		return false, fmt.Errorf("%w %s (apply it first: shardid pg up)", ErrNoGenerator, sh.Schema)
 	}
-	d := newGrantData(sh.Schema, quoteIdent(role), mode)
+	d := newGrantData(sh, quoteIdent(role), mode)
 	stmts, err := execGrantTemplate("grant", d)
 	if err != nil {
 		return false, err
@@ -189,7 +190,7 @@ func grantShard(ctx context.Context, db *sql.DB, sh Shard, role string, modes ma
 	if _, err := tx.ExecContext(ctx, stmts); err != nil {
 		return false, fmt.Errorf("grant to %s: %w", role, err)
 	}
-	dangers, err := dangers(ctx, tx, sh.Schema, mode, role)
+	dangers, err := dangers(ctx, tx, sh, mode, role)
 	if err != nil {
 		return false, err
 	}
@@ -224,8 +225,8 @@ type queryer interface {
 
 // dangers lists the dangerous privileges on one schema's generator, for
 // one role or (role "") for all.
-func dangers(ctx context.Context, q queryer, schema string, mode Mode, role string) ([]Danger, error) {
-	text, err := execGrantTemplate("dangers", newGrantData(schema, "", mode))
+func dangers(ctx context.Context, q queryer, sh Shard, mode Mode, role string) ([]Danger, error) {
+	text, err := execGrantTemplate("dangers", newGrantData(sh, "", mode))
 	if err != nil {
 		return nil, err
 	}
@@ -235,19 +236,19 @@ func dangers(ctx context.Context, q queryer, schema string, mode Mode, role stri
 	}
 	rows, err := q.QueryContext(ctx, text, arg)
 	if err != nil {
-		return nil, fmt.Errorf("check privileges on %s: %w", schema, err)
+		return nil, fmt.Errorf("check privileges on %s: %w", sh.Schema, err)
 	}
 	defer rows.Close()
 	var out []Danger
 	for rows.Next() {
-		d := Danger{Schema: schema}
+		d := Danger{Schema: sh.Schema}
 		if err := rows.Scan(&d.Role, &d.Object, &d.Privilege, &d.Effect); err != nil {
-			return nil, fmt.Errorf("check privileges on %s: %w", schema, err)
+			return nil, fmt.Errorf("check privileges on %s: %w", sh.Schema, err)
 		}
 		out = append(out, d)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("check privileges on %s: %w", schema, err)
+		return nil, fmt.Errorf("check privileges on %s: %w", sh.Schema, err)
 	}
 	return out, nil
 }
@@ -297,7 +298,7 @@ func Dangers(ctx context.Context, db *sql.DB, shards []Shard) ([]Danger, error) 
 		if len(shards) > 0 && !want[in.Schema] {
 			continue
 		}
-		ds, err := dangers(ctx, db, in.Schema, in.Meta.Mode, "")
+		ds, err := dangers(ctx, db, Shard{Schema: in.Schema, ID: in.Meta.Shard}, in.Meta.Mode, "")
 		if err != nil {
 			return nil, err
 		}

@@ -76,7 +76,7 @@ func TestGrantLeastPrivilege(t *testing.T) {
 				fmt.Sprintf("SELECT setval('%[1]s.next_id_seq', pg_sequence_last_value('%[1]s.next_id_seq') - 1000)", s),
 			}
 			if sh.Schema == "g_unique" {
-				allowed = append(allowed, "SELECT "+s+".next_id_jump()",
+				allowed = append(allowed, fmt.Sprintf("SELECT %s.next_id_jump_%d()", s, sh.ID),
 					fmt.Sprintf("SELECT pg_sequence_last_value('%[1]s.next_id_jumps_begun'), pg_sequence_last_value('%[1]s.next_id_jumps_done')", s))
 				for _, seq := range []string{"next_id_jumps_begun", "next_id_jumps_done"} {
 					denied = append(denied, fmt.Sprintf("SELECT nextval('%s.%s')", s, seq),

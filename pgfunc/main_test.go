@@ -2,14 +2,10 @@ package pgfunc_test
 
 import (
 	"database/sql"
-	"flag"
 	"testing"
 
 	"github.com/shardid/shardid/internal/testsrv"
 )
-
-// update rewrites the golden files under testdata/ instead of comparing.
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func TestMain(m *testing.M) { testsrv.Main(m) }
 

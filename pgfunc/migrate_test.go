@@ -108,7 +108,7 @@ func TestLockIDsDiffer(t *testing.T) {
 func TestFailedSchemaLeavesOthers(t *testing.T) {
 	db, _ := newDB(t)
 	ctx := context.Background()
-	if _, err := db.Exec(`CREATE SCHEMA insta1; CREATE FUNCTION insta1.next_id_jump() RETURNS text LANGUAGE sql AS 'SELECT 1::text'`); err != nil {
+	if _, err := db.Exec(`CREATE SCHEMA insta1; CREATE FUNCTION insta1.next_id_jump_1() RETURNS text LANGUAGE sql AS 'SELECT 1::text'`); err != nil {
 		t.Fatal(err)
 	}
 	m, err := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{})
@@ -131,7 +131,7 @@ func TestFailedSchemaLeavesOthers(t *testing.T) {
 	if err := db.QueryRow("SELECT to_regclass('insta1.next_id_seq') IS NOT NULL").Scan(&half); err != nil || half {
 		t.Fatalf("failed shard left objects behind (%v)", err)
 	}
-	if _, err := db.Exec("DROP FUNCTION insta1.next_id_jump()"); err != nil {
+	if _, err := db.Exec("DROP FUNCTION insta1.next_id_jump_1()"); err != nil {
 		t.Fatal(err)
 	}
 	res = m.Up(ctx, shards, nil)

@@ -1,16 +1,15 @@
 package pgfunc_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/internal/golden"
 	"github.com/shardid/shardid/pgfunc"
 )
 
@@ -27,23 +26,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join("..", "testdata", "pg", name+"_"+string(mode)+".sql")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				continue
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test ./pgfunc -update)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s differs from the rendered SQL; review the change and run go test ./pgfunc -update", path)
-			}
+			golden.Check(t, filepath.Join("..", "testdata", "pg", name+"_"+string(mode)+".sql"), got)
 		}
 	}
 }

@@ -99,14 +99,14 @@ func TestPGUpStatusDown(t *testing.T) {
 	dsn := pgDSN(t)
 	db := openPG(t, dsn)
 	env := map[string]string{"SHARDID_PG_DSN": dsn}
-	if _, err := db.Exec(`CREATE SCHEMA insta2; CREATE FUNCTION insta2.next_id_jump() RETURNS text LANGUAGE sql AS 'SELECT 1::text'`); err != nil {
+	if _, err := db.Exec(`CREATE SCHEMA insta2; CREATE FUNCTION insta2.next_id_jump_2() RETURNS text LANGUAGE sql AS 'SELECT 1::text'`); err != nil {
 		t.Fatal(err)
 	}
 	code, out, stderr := runCLI(t, "", env, "pg", "up", "--shards", "0-3")
 	if code != 1 || !regexp.MustCompile(`FAILED +insta2 `).MatchString(out) || !strings.Contains(out, "4 shards: 3 applied, 0 unchanged, 1 failed") {
 		t.Fatalf("up with one broken schema: exit %d\n%s%s", code, out, stderr)
 	}
-	if _, err := db.Exec("DROP FUNCTION insta2.next_id_jump()"); err != nil {
+	if _, err := db.Exec("DROP FUNCTION insta2.next_id_jump_2()"); err != nil {
 		t.Fatal(err)
 	}
 	code, out, stderr = runCLI(t, "", env, "pg", "up", "--shards", "0-3")

@@ -10,11 +10,14 @@
 --   GRANT USAGE ON SCHEMA "insta5" TO <role>;
 --   GRANT USAGE, SELECT ON SEQUENCE "insta5".next_id_seq TO <role>;
 --   GRANT SELECT ON SEQUENCE "insta5".next_id_jumps_begun, "insta5".next_id_jumps_done TO <role>;
---   GRANT EXECUTE ON FUNCTION "insta5".next_id(), "insta5".next_id_jump() TO <role>;
+--   GRANT EXECUTE ON FUNCTION "insta5".next_id(), "insta5".next_id_jump_5() TO <role>;
 --   GRANT EXECUTE ON FUNCTION "insta5".id_timestamp(bigint), "insta5".id_shard(bigint),
 --       "insta5".id_seq(bigint), "insta5".min_id(pg_catalog.timestamptz) TO <role>;
 --
 -- +goose Up
+-- The whole Up is one statement for goose, sent in one round trip (inside
+-- goose's transaction): a fleet of 8,192 shards pays per statement.
+-- +goose StatementBegin
 CREATE SCHEMA IF NOT EXISTS "insta5";
 
 -- The counter behind next_id(). CACHE 1 is deliberate: with a per-session
@@ -29,7 +32,7 @@ CREATE SEQUENCE IF NOT EXISTS "insta5".next_id_seq
     AS bigint MINVALUE 0 MAXVALUE 1125899906842623 START 0 CACHE 1 NO CYCLE;
 
 -- The jump counters: how many jumps of the counter have begun and how many
--- have finished. Only next_id_jump(), holding the shard's jump lock, moves
+-- have finished. Only the jump, holding the shard's jump lock, moves
 -- them (with setval, and only forward); they differ exactly while a jump
 -- is under way. They step by 2^20: a role that was given USAGE on them
 -- (GRANT USAGE ON ALL SEQUENCES ..., the habit for serial columns) can
@@ -42,7 +45,7 @@ CREATE SEQUENCE IF NOT EXISTS "insta5".next_id_jumps_done
     AS bigint INCREMENT BY 1048576 MINVALUE 0 START 0 CACHE 1 NO CYCLE;
 SELECT pg_catalog.nextval('"insta5".next_id_jumps_begun'), pg_catalog.nextval('"insta5".next_id_jumps_done');
 
--- The jump lock: next_id_jump() takes it in SHARE UPDATE EXCLUSIVE mode.
+-- The jump lock: the jump takes it in SHARE UPDATE EXCLUSIVE mode.
 -- It holds no rows and nobody needs a privilege on it. A role without
 -- rights on this schema cannot name it, and can lock it by OID only in
 -- ACCESS SHARE mode (pg_relation_size and the like), which does not
@@ -54,9 +57,8 @@ SELECT pg_catalog.nextval('"insta5".next_id_jumps_begun'), pg_catalog.nextval('"
 -- request behind an open transaction, as on any table: CREATE RULE asks
 -- for ACCESS EXCLUSIVE before it checks ownership.)
 CREATE TABLE IF NOT EXISTS "insta5".next_id_jump_lock ();
-
--- +goose StatementBegin
--- next_id_jump(): the slow path of next_id() (below); on its own it also
+-- next_id_jump_5() (next_id_jump_<shard>, below "the jump"): the slow path of
+-- next_id() (below); on its own it also
 -- returns a valid, unique ID. The jump lock is taken inside a
 -- subtransaction that is always rolled back (RAISE ... SQLSTATE 'SHR01'):
 -- sequences are not transactional, so the jump stays, while the lock is
@@ -77,7 +79,7 @@ CREATE TABLE IF NOT EXISTS "insta5".next_id_jump_lock ();
 -- It runs with its owner's rights (setval and the lock need them), so
 -- callers need no more than what shardid pg grant gives; a fixed
 -- search_path keeps a caller's objects out of it.
-CREATE OR REPLACE FUNCTION "insta5".next_id_jump() RETURNS bigint
+CREATE OR REPLACE FUNCTION "insta5".next_id_jump_5() RETURNS bigint
     LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $shardid$
 DECLARE
@@ -149,13 +151,13 @@ $shardid$;
 --   - in a transaction without one (tested before the draw), -W if behind,
 --     W if the tick starts after the clock reading (ahead), else 0: a
 --     value ahead of the clock would sit in WAL that nobody need flush, so
---     next_id_jump() draws instead and gives the transaction a WAL record
+--     the jump draws instead and gives the transaction a WAL record
 --     of its own, once: the next draws find a transaction id.
 -- A value of the clock's current tick needs no flush: after a crash the
 -- first draw finds the counter behind a clock at least one tick later and
 -- jumps past it.
 --
--- Otherwise next_id_jump() (above) takes the shard's jump lock, bumps
+-- Otherwise the jump (above) takes the shard's jump lock, bumps
 -- jumps_begun, moves the counter to max(its last value + 1, now) with
 -- setval, draws, and sets jumps_done = jumps_begun; or, when the counter
 -- needs no jump, draws under the lock. Values other sessions drew while a
@@ -174,11 +176,14 @@ CREATE OR REPLACE FUNCTION "insta5".next_id() RETURNS bigint
               OPERATOR(pg_catalog.+) pg_catalog.pg_sequence_last_value('"insta5".next_id_jumps_begun')) OPERATOR(pg_catalog.=) 0
         THEN (((pg_catalog.currval('"insta5".next_id_seq') OPERATOR(pg_catalog.>>) 10) OPERATOR(pg_catalog.<<) 23) OPERATOR(pg_catalog.|) 5120::bigint)
              OPERATOR(pg_catalog.|) (pg_catalog.currval('"insta5".next_id_seq') OPERATOR(pg_catalog.&) 1023::bigint)
-        ELSE "insta5".next_id_jump()
+        ELSE "insta5".next_id_jump_5()
     END;
--- +goose StatementEnd
 
-COMMENT ON FUNCTION "insta5".next_id() IS '{"tool":"shardid","shard":5,"mode":"unique","layout":"instagram","epoch_ms":1735689600000,"unit_ms":1,"time_bits":41,"shard_bits":13,"seq_bits":10}';
+-- How this generator was rendered, for shardid up, status and verify. It is
+-- the counter's comment rather than next_id()'s: COMMENT ON FUNCTION finds
+-- the function among every schema's next_id() (a cost that grows with the
+-- number of shards on the server), COMMENT ON SEQUENCE by one index lookup.
+COMMENT ON SEQUENCE "insta5".next_id_seq IS '{"tool":"shardid","shard":5,"mode":"unique","layout":"instagram","epoch_ms":1735689600000,"unit_ms":1,"time_bits":41,"shard_bits":13,"seq_bits":10}';
 
 -- Decode helpers for this layout, usable in queries and indexes.
 CREATE OR REPLACE FUNCTION "insta5".id_timestamp(id bigint) RETURNS pg_catalog.timestamptz
@@ -203,19 +208,22 @@ CREATE OR REPLACE FUNCTION "insta5".min_id(ts pg_catalog.timestamptz) RETURNS bi
         (((pg_catalog.date_part('epoch', ts OPERATOR(pg_catalog.-) '1970-01-01 00:00:00+00'::pg_catalog.timestamptz) OPERATOR(pg_catalog.*) 1000::double precision)
           OPERATOR(pg_catalog.-) 1735689600000::double precision) OPERATOR(pg_catalog./) 1::double precision)
     ), 0::double precision), 1099511627775::double precision)::bigint OPERATOR(pg_catalog.<<) 23;
+-- +goose StatementEnd
 
 -- +goose Down
+-- +goose StatementBegin
 DROP FUNCTION IF EXISTS "insta5".min_id(pg_catalog.timestamptz);
 DROP FUNCTION IF EXISTS "insta5".id_seq(bigint);
 DROP FUNCTION IF EXISTS "insta5".id_shard(bigint);
 DROP FUNCTION IF EXISTS "insta5".id_timestamp(bigint);
 DROP FUNCTION IF EXISTS "insta5".next_id();
-DROP FUNCTION IF EXISTS "insta5".next_id_jump();
+DROP FUNCTION IF EXISTS "insta5".next_id_jump_5();
 DROP TABLE IF EXISTS "insta5".next_id_jump_lock;
 DROP SEQUENCE IF EXISTS "insta5".next_id_jumps_done;
 DROP SEQUENCE IF EXISTS "insta5".next_id_jumps_begun;
 DROP SEQUENCE IF EXISTS "insta5".next_id_seq;
 DROP DOMAIN IF EXISTS "insta5".next_id_ticks;
+-- +goose StatementEnd
 
 
 

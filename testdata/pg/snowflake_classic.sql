@@ -12,6 +12,9 @@
 --       "insta5".id_seq(bigint), "insta5".min_id(pg_catalog.timestamptz) TO <role>;
 --
 -- +goose Up
+-- The whole Up is one statement for goose, sent in one round trip (inside
+-- goose's transaction): a fleet of 8,192 shards pays per statement.
+-- +goose StatementBegin
 CREATE SCHEMA IF NOT EXISTS "insta5";
 
 -- The counter behind next_id(). CACHE 1 is deliberate: with a per-session
@@ -24,8 +27,6 @@ CREATE SCHEMA IF NOT EXISTS "insta5";
 -- field ends, so it can never carry into the sign bit.
 CREATE SEQUENCE IF NOT EXISTS "insta5".next_id_seq
     AS bigint MINVALUE 0 MAXVALUE 9007199254740991 START 0 CACHE 1 NO CYCLE;
-
--- +goose StatementBegin
 -- The time field of a classic ID: casting the clock's tick count to this
 -- domain raises, naming the constraint, once the clock leaves the layout's
 -- range (2025-01-01T00:00:00Z to 2094-09-07T15:47:35Z), instead of wrapping into the sign bit.
@@ -45,9 +46,12 @@ BEGIN
     RETURN (((pg_catalog.floor((((pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) OPERATOR(pg_catalog.*) 1000::double precision) OPERATOR(pg_catalog.-) 1735689600000::double precision) OPERATOR(pg_catalog./) 1::double precision))::bigint)::"insta5".next_id_ticks OPERATOR(pg_catalog.<<) 22) OPERATOR(pg_catalog.|) 20480::bigint) OPERATOR(pg_catalog.|) (pg_catalog.nextval('"insta5".next_id_seq') OPERATOR(pg_catalog.%) 4096::bigint);
 END
 $shardid$;
--- +goose StatementEnd
 
-COMMENT ON FUNCTION "insta5".next_id() IS '{"tool":"shardid","shard":5,"mode":"classic","layout":"snowflake","epoch_ms":1735689600000,"unit_ms":1,"time_bits":41,"shard_bits":10,"seq_bits":12}';
+-- How this generator was rendered, for shardid up, status and verify. It is
+-- the counter's comment rather than next_id()'s: COMMENT ON FUNCTION finds
+-- the function among every schema's next_id() (a cost that grows with the
+-- number of shards on the server), COMMENT ON SEQUENCE by one index lookup.
+COMMENT ON SEQUENCE "insta5".next_id_seq IS '{"tool":"shardid","shard":5,"mode":"classic","layout":"snowflake","epoch_ms":1735689600000,"unit_ms":1,"time_bits":41,"shard_bits":10,"seq_bits":12}';
 
 -- Decode helpers for this layout, usable in queries and indexes.
 CREATE OR REPLACE FUNCTION "insta5".id_timestamp(id bigint) RETURNS pg_catalog.timestamptz
@@ -72,19 +76,22 @@ CREATE OR REPLACE FUNCTION "insta5".min_id(ts pg_catalog.timestamptz) RETURNS bi
         (((pg_catalog.date_part('epoch', ts OPERATOR(pg_catalog.-) '1970-01-01 00:00:00+00'::pg_catalog.timestamptz) OPERATOR(pg_catalog.*) 1000::double precision)
           OPERATOR(pg_catalog.-) 1735689600000::double precision) OPERATOR(pg_catalog./) 1::double precision)
     ), 0::double precision), 2199023255551::double precision)::bigint OPERATOR(pg_catalog.<<) 22;
+-- +goose StatementEnd
 
 -- +goose Down
+-- +goose StatementBegin
 DROP FUNCTION IF EXISTS "insta5".min_id(pg_catalog.timestamptz);
 DROP FUNCTION IF EXISTS "insta5".id_seq(bigint);
 DROP FUNCTION IF EXISTS "insta5".id_shard(bigint);
 DROP FUNCTION IF EXISTS "insta5".id_timestamp(bigint);
 DROP FUNCTION IF EXISTS "insta5".next_id();
-DROP FUNCTION IF EXISTS "insta5".next_id_jump();
+DROP FUNCTION IF EXISTS "insta5".next_id_jump_5();
 DROP TABLE IF EXISTS "insta5".next_id_jump_lock;
 DROP SEQUENCE IF EXISTS "insta5".next_id_jumps_done;
 DROP SEQUENCE IF EXISTS "insta5".next_id_jumps_begun;
 DROP SEQUENCE IF EXISTS "insta5".next_id_seq;
 DROP DOMAIN IF EXISTS "insta5".next_id_ticks;
+-- +goose StatementEnd
 
 
 
