@@ -331,6 +331,7 @@ func render(name string, data any) (string, error) {
 // execer runs statements: a *sql.DB or *sql.Conn.
 type execer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 

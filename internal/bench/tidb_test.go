@@ -1,0 +1,105 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/shardid/shardid/internal/testsrv"
+)
+
+// TestRunTiDB runs every part once on the test's TiDB: every strategy's
+// table is rendered by package tidb, its rows land where the strategy
+// sends them (AUTO_INCREMENT in one region, the others over several), no
+// generator repeats, and the bench's database is gone afterwards while a
+// table of the DSN's own database stays.
+func TestRunTiDB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts TiDB and inserts into five tables: slow")
+	}
+	// Not parallel: the bench's database name is one per server.
+	db, dsn := testsrv.TiDBDB(t)
+	if _, err := db.Exec("CREATE TABLE mine (id BIGINT PRIMARY KEY)"); err != nil {
+		t.Fatal(err)
+	}
+	s := tiny
+	s.Rows, s.Batches = 20, 2
+	rep, err := RunTiDB(context.Background(), dsn, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Unistore {
+		t.Error("the test's TiDB runs unistore; the report says otherwise")
+	}
+	var keys []string
+	for _, r := range rep.Regions {
+		keys = append(keys, r.Key)
+		t.Logf("%+v", r)
+		if want := rep.Settings.Clients * (s.Rows + s.Batches*BatchRows); r.Rows != want {
+			t.Errorf("%s: %d rows, want %d", r.Key, r.Rows, want)
+		}
+		if r.Before < 1 || r.After < r.Before || r.Written < 1 || r.Hottest <= 0 || r.Hottest > 1 {
+			t.Errorf("%s: %+v", r.Key, r)
+		}
+		spread := r.Written > 1
+		if spread != (r.Key != "auto_increment" && r.Key != "snowflake") {
+			t.Errorf("%s: writes in %d of %d regions", r.Key, r.Written, r.After)
+		}
+	}
+	if strings.Join(keys, ",") != "auto_increment,auto_random,shard_row_id,snowflake,rotated" {
+		t.Errorf("tables %v", keys)
+	}
+	if !strings.Contains(strings.Join(rep.Regions[1].DDL, " "), "AUTO_RANDOM") || !strings.Contains(strings.Join(rep.Regions[2].DDL, " "), "SHARD_ROW_ID_BITS") {
+		t.Errorf("DDL %q, %q", rep.Regions[1].DDL, rep.Regions[2].DDL)
+	}
+	for _, ph := range rep.Insert {
+		for _, k := range ph.Keys {
+			if k.RowsPerSecond.Median <= 0 || k.DuplicateKeys != 0 {
+				t.Errorf("%s, %s: %+v", ph.Name, k.Key, k)
+			}
+		}
+	}
+	var methods []string
+	for _, r := range rep.IDs {
+		methods = append(methods, r.Method)
+		if r.PerClient.Median <= 0 || r.Duplicates != 0 {
+			t.Errorf("IDs from %s: %+v", r.Method, r)
+		}
+	}
+	if strings.Join(methods, ",") != "auto_increment,tickets,tickets-sequence,segments,leased" {
+		t.Errorf("methods %v", methods)
+	}
+	var n int
+	if err := db.QueryRow("SELECT count(*) FROM information_schema.schemata WHERE schema_name = ?", TiDBDatabase).Scan(&n); err != nil || n != 0 {
+		t.Errorf("database %s left behind (%d, %v)", TiDBDatabase, n, err)
+	}
+	if _, err := db.Exec("SELECT * FROM mine"); err != nil {
+		t.Errorf("the DSN's own table: %v", err)
+	}
+}
+
+// TestRunTiDBRefuses: a server that is not TiDB, and a database of the
+// bench's name that the bench did not create, stop the run before
+// anything is created or dropped.
+func TestRunTiDBRefuses(t *testing.T) {
+	// Not parallel: the bench's database name is one per server.
+	_, mdsn := testsrv.MariaDBDB(t)
+	if _, err := RunTiDB(context.Background(), mdsn, tiny); err == nil || !strings.Contains(err.Error(), "not TiDB") {
+		t.Errorf("MariaDB: %v", err)
+	}
+	db, dsn := testsrv.TiDBDB(t)
+	if _, err := db.Exec("CREATE DATABASE " + TiDBDatabase); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Exec("DROP DATABASE " + TiDBDatabase)
+	if _, err := db.Exec("CREATE TABLE " + TiDBDatabase + ".keep (x int)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := RunTiDB(context.Background(), dsn, tiny); !errors.Is(err, ErrExists) {
+		t.Errorf("existing database: %v, want ErrExists", err)
+	}
+	if _, err := db.Exec("SELECT * FROM " + TiDBDatabase + ".keep"); err != nil {
+		t.Errorf("the existing database's table: %v", err)
+	}
+}
