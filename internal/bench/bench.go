@@ -37,9 +37,9 @@ var (
 const (
 	DefaultRounds  = 5
 	DefaultClients = 2
-	DefaultCalls   = 200_000
-	DefaultRows    = 2000
-	DefaultBatches = 100
+	DefaultCalls   = 500_000
+	DefaultRows    = 4000
+	DefaultBatches = 300
 	DefaultIDs     = 2000
 	// BatchRows is the number of rows of one batched INSERT statement.
 	BatchRows = 100

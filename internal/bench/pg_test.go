@@ -3,8 +3,12 @@ package bench
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/shardid/shardid/internal/testsrv"
 )
@@ -48,6 +52,12 @@ func TestRunPG(t *testing.T) {
 	var steps []Step
 	s := tiny
 	s.Progress = func(st Step) { steps = append(steps, st) }
+	var v7 string
+	var v7Err error
+	s.afterSetup = func(ctx context.Context) error {
+		v7Err = db.QueryRowContext(ctx, "SELECT shardid_bench.uuid_v7()::text").Scan(&v7)
+		return nil
+	}
 	rep, err := RunPG(context.Background(), dsn, s)
 	if err != nil {
 		t.Fatal(err)
@@ -97,12 +107,31 @@ func TestRunPG(t *testing.T) {
 	if len(steps) == 0 || steps[len(steps)-1].Done != steps[len(steps)-1].Total-1 {
 		t.Errorf("progress: %d steps, last %+v", len(steps), steps[len(steps)-1])
 	}
+	checkUUIDv7(t, v7, v7Err)
 	if left := benchSchemas(t, db); len(left) != 0 {
 		t.Errorf("schemas left behind: %v", left)
 	}
 	var n int
 	if err := db.QueryRow("SELECT count(*) FROM mine").Scan(&n); err != nil || n != 1 {
 		t.Errorf("the database's own table: %d rows, %v", n, err)
+	}
+}
+
+// checkUUIDv7 checks that the bench's UUID v7 function made a version 7,
+// variant 10 UUID whose first 48 bits are the Unix time in milliseconds,
+// now: the bench must measure a correct function.
+func checkUUIDv7(t *testing.T, u string, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, herr := hex.DecodeString(strings.ReplaceAll(u, "-", ""))
+	if herr != nil || len(b) != 16 {
+		t.Fatalf("uuid_v7() = %q", u)
+	}
+	ms := int64(binary.BigEndian.Uint64(append([]byte{0, 0}, b[:6]...)))
+	if b[6]>>4 != 7 || b[8]>>6 != 2 || time.Since(time.UnixMilli(ms)).Abs() > time.Minute {
+		t.Errorf("uuid_v7() = %s: version %d, variant %b, time %s", u, b[6]>>4, b[8]>>6, time.UnixMilli(ms).UTC())
 	}
 }
 
