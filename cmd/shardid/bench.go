@@ -88,9 +88,10 @@ func runBenchPG(ctx context.Context, env *cliEnv, args []string) error {
 		f.dsn = srv.DSN("postgres")
 		where = fmt.Sprintf("a throwaway server on 127.0.0.1:%d (%s, fsync on)", srv.Port(), srv.BinDir())
 	}
-	f.s.Progress = progressTo(env.stderr)
+	var end func(bool)
+	f.s.Progress, end = progressTo(env.stderr)
 	rep, err := bench.RunPG(ctx, f.dsn, f.s)
-	f.s.Progress(bench.Step{}) // ends the progress display
+	end(rep != nil)
 	if errors.Is(err, bench.ErrInvalidSettings) {
 		return usagef("bench pg: %v", err)
 	}
@@ -135,9 +136,10 @@ func runBenchTiDB(ctx context.Context, env *cliEnv, args []string) error {
 		f.dsn = srv.DSN("")
 		where = fmt.Sprintf("a throwaway server on 127.0.0.1:%d", srv.Port())
 	}
-	f.s.Progress = progressTo(env.stderr)
+	var end func(bool)
+	f.s.Progress, end = progressTo(env.stderr)
 	rep, err := bench.RunTiDB(ctx, f.dsn, f.s)
-	f.s.Progress(bench.Step{})
+	end(rep != nil)
 	if errors.Is(err, bench.ErrInvalidSettings) {
 		return usagef("bench tidb: %v", err)
 	}
@@ -176,36 +178,41 @@ func writeJSON(w io.Writer, v any) error {
 }
 
 // progressTo returns a Progress that draws a bar on w when w is a
-// terminal and writes a line per step otherwise; a zero Step ends it.
-func progressTo(w io.Writer) func(bench.Step) {
+// terminal and writes a line per step otherwise, and the function that
+// ends it (full when the run finished, left where it stopped otherwise).
+func progressTo(w io.Writer) (progress func(bench.Step), end func(finished bool)) {
 	if !isTerminal(w) {
 		return func(s bench.Step) {
-			if s.Total > 0 {
-				fmt.Fprintf(w, "[%*d/%d] round %d/%d: %s\n", len(fmt.Sprint(s.Total)), s.Done+1, s.Total, s.Round, s.Rounds, s.What)
-			}
-		}
+			fmt.Fprintf(w, "[%*d/%d] round %d/%d: %s\n", len(fmt.Sprint(s.Total)), s.Done+1, s.Total, s.Round, s.Rounds, s.What)
+		}, func(bool) {}
 	}
 	var p *mpb.Progress
 	var bar *mpb.Bar
+	var total int64
 	var what atomic.Value
 	what.Store("")
 	return func(s bench.Step) {
-		if s.Total == 0 {
-			if p != nil {
-				bar.Abort(false) // leave it on the screen
-				p.Wait()
+			if p == nil {
+				total = int64(s.Total)
+				p = mpb.New(mpb.WithOutput(w), mpb.WithWidth(30))
+				bar = p.AddBar(total,
+					mpb.PrependDecorators(decor.CountersNoUnit("%d/%d", decor.WCSyncSpace), decor.Elapsed(decor.ET_STYLE_GO, decor.WCSyncSpace)),
+					mpb.AppendDecorators(decor.Any(func(decor.Statistics) string { return what.Load().(string) })))
 			}
-			return
+			what.Store(fmt.Sprintf("round %d/%d: %s", s.Round, s.Rounds, s.What))
+			bar.SetCurrent(int64(s.Done))
+		}, func(finished bool) {
+			if p == nil {
+				return
+			}
+			if finished {
+				what.Store("done")
+				bar.SetCurrent(total)
+			} else {
+				bar.Abort(false)
+			}
+			p.Wait()
 		}
-		if p == nil {
-			p = mpb.New(mpb.WithOutput(w), mpb.WithWidth(30))
-			bar = p.AddBar(int64(s.Total),
-				mpb.PrependDecorators(decor.CountersNoUnit("%d/%d", decor.WCSyncSpace), decor.Elapsed(decor.ET_STYLE_GO, decor.WCSyncSpace)),
-				mpb.AppendDecorators(decor.Any(func(decor.Statistics) string { return what.Load().(string) })))
-		}
-		what.Store(fmt.Sprintf("round %d/%d: %s", s.Round, s.Rounds, s.What))
-		bar.SetCurrent(int64(s.Done))
-	}
 }
 
 // figure formats a rate or count with three significant digits and a k or

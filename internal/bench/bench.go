@@ -233,6 +233,15 @@ type IDRow struct {
 	Duplicates int64 `json:"duplicates"`
 }
 
+// cause returns err, or ctx's error with err beside it when ctx ended: a
+// query cancelled half-way reports a broken connection, not why.
+func cause(ctx context.Context, err error) error {
+	if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
+		return fmt.Errorf("%w (%v)", ctx.Err(), err)
+	}
+	return err
+}
+
 // rotated returns xs starting at element round%len(xs), wrapping around,
 // so that no body is always measured first or right after another.
 func rotated[T any](xs []T, round int) []T {

@@ -203,15 +203,15 @@ func RunPG(ctx context.Context, dsn string, s Settings) (*PGReport, error) {
 	}
 	for p.round = 1; p.round <= s.Rounds; p.round++ {
 		if err := costRound(ctx, p, cost, bodies, &samples, dups); err != nil {
-			return nil, err
+			return nil, cause(ctx, err)
 		}
 		for _, ph := range phases {
 			if err := pgInsertRound(ctx, p, conns, ph, keys, &samples, dups); err != nil {
-				return nil, err
+				return nil, cause(ctx, err)
 			}
 		}
 		if err := idRound(ctx, p, methods, ctr, &samples, dups); err != nil {
-			return nil, err
+			return nil, cause(ctx, err)
 		}
 	}
 	for _, b := range bodies {

@@ -188,3 +188,24 @@ func TestRunPGCatchesRepeats(t *testing.T) {
 	}
 	t.Logf("caught: %v", err)
 }
+
+// TestRunPGCancelled: a run cancelled in the middle (Ctrl-C) still drops
+// every schema it created.
+func TestRunPGCancelled(t *testing.T) {
+	t.Parallel()
+	db, dsn := testsrv.PGDB(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s := tiny
+	s.Progress = func(st Step) {
+		if st.Done == 10 {
+			cancel()
+		}
+	}
+	if _, err := RunPG(ctx, dsn, s); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want context.Canceled", err)
+	}
+	if left := benchSchemas(t, db); len(left) != 0 {
+		t.Errorf("schemas left behind: %v", left)
+	}
+}

@@ -193,11 +193,11 @@ func RunTiDB(ctx context.Context, dsn string, s Settings) (*TiDBReport, error) {
 				return tidbInserters(byName[key], ph.RowsPerStatement, conns, gens)
 			}, isMySQLDup, &samples, dups)
 			if err != nil {
-				return nil, err
+				return nil, cause(ctx, err)
 			}
 		}
 		if err := idRound(ctx, p, methods, ctr, &samples, dups); err != nil {
-			return nil, err
+			return nil, cause(ctx, err)
 		}
 	}
 	for _, ph := range phases {
