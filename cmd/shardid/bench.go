@@ -88,30 +88,16 @@ func runBenchPG(ctx context.Context, env *cliEnv, args []string) error {
 		f.dsn = srv.DSN("postgres")
 		where = fmt.Sprintf("a throwaway server on 127.0.0.1:%d (%s, fsync on)", srv.Port(), srv.BinDir())
 	}
-	var end func(bool)
-	f.s.Progress, end = progressTo(env.stderr)
-	rep, err := bench.RunPG(ctx, f.dsn, f.s)
-	end(rep != nil)
-	if errors.Is(err, bench.ErrInvalidSettings) {
-		return usagef("bench pg: %v", err)
-	}
-	if rep == nil {
-		return fmt.Errorf("bench pg: %w", err)
-	}
-	if f.json {
-		if jerr := writeJSON(env.stdout, struct {
+	return f.run(env, "bench pg", func(s bench.Settings) (any, func(io.Writer), error) {
+		rep, err := bench.RunPG(ctx, f.dsn, s)
+		if rep == nil {
+			return nil, nil, err
+		}
+		return struct {
 			Where string `json:"where"`
 			*bench.PGReport
-		}{where, rep}); jerr != nil {
-			return jerr
-		}
-	} else {
-		printPGReport(env.stdout, where, rep)
-	}
-	if err != nil {
-		return fmt.Errorf("bench pg: %w", err)
-	}
-	return nil
+		}{where, rep}, func(w io.Writer) { printPGReport(w, where, rep) }, err
+	})
 }
 
 func runBenchTiDB(ctx context.Context, env *cliEnv, args []string) error {
@@ -136,29 +122,41 @@ func runBenchTiDB(ctx context.Context, env *cliEnv, args []string) error {
 		f.dsn = srv.DSN("")
 		where = fmt.Sprintf("a throwaway server on 127.0.0.1:%d", srv.Port())
 	}
-	var end func(bool)
-	f.s.Progress, end = progressTo(env.stderr)
-	rep, err := bench.RunTiDB(ctx, f.dsn, f.s)
-	end(rep != nil)
-	if errors.Is(err, bench.ErrInvalidSettings) {
-		return usagef("bench tidb: %v", err)
-	}
-	if rep == nil {
-		return fmt.Errorf("bench tidb: %w", err)
-	}
-	if f.json {
-		if jerr := writeJSON(env.stdout, struct {
+	return f.run(env, "bench tidb", func(s bench.Settings) (any, func(io.Writer), error) {
+		rep, err := bench.RunTiDB(ctx, f.dsn, s)
+		if rep == nil {
+			return nil, nil, err
+		}
+		return struct {
 			Where string `json:"where"`
 			Note  string `json:"note,omitempty"`
 			*bench.TiDBReport
-		}{where, unistoreNote(rep), rep}); jerr != nil {
+		}{where, unistoreNote(rep), rep}, func(w io.Writer) { printTiDBReport(w, where, rep) }, err
+	})
+}
+
+// run measures with progress on stderr, then prints the report as one JSON
+// document (doc) or as tables (print), and returns the run's error: a
+// report with repeated IDs is printed, then fails.
+func (f *benchFlags) run(env *cliEnv, name string, measure func(bench.Settings) (doc any, print func(io.Writer), err error)) error {
+	var end func(bool)
+	f.s.Progress, end = progressTo(env.stderr)
+	doc, print, err := measure(f.s)
+	end(doc != nil)
+	switch {
+	case errors.Is(err, bench.ErrInvalidSettings):
+		return usagef("%s: %v", name, err)
+	case doc == nil:
+		return fmt.Errorf("%s: %w", name, err)
+	case f.json:
+		if jerr := writeJSON(env.stdout, doc); jerr != nil {
 			return jerr
 		}
-	} else {
-		printTiDBReport(env.stdout, where, rep)
+	default:
+		print(env.stdout)
 	}
 	if err != nil {
-		return fmt.Errorf("bench tidb: %w", err)
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
 }

@@ -85,19 +85,8 @@ func TestRunPG(t *testing.T) {
 		if len(ph.Keys) != 6 || ph.Keys[0].Key != "bigserial" || ph.Keys[1].Key != "unique" {
 			t.Errorf("%s: keys %+v", ph.Name, ph.Keys)
 		}
-		for _, k := range ph.Keys {
-			if k.RowsPerSecond.Median <= 0 || (k.MustBeUnique && k.DuplicateKeys != 0) {
-				t.Errorf("%s, %s: %+v", ph.Name, k.Key, k)
-			}
-		}
 	}
-	var methods []string
-	for _, r := range rep.IDs {
-		methods = append(methods, r.Method)
-		if r.PerClient.Median <= 0 || r.Duplicates != 0 {
-			t.Errorf("IDs from %s: %+v", r.Method, r)
-		}
-	}
+	methods := checkRates(t, rep.Insert, rep.IDs)
 	if len(methods) != 4 || methods[0] != "nextval" || methods[2] != "segments" || methods[3] != "leased" {
 		t.Errorf("methods %v", methods)
 	}
@@ -133,6 +122,27 @@ func checkUUIDv7(t *testing.T, u string, err error) {
 	if b[6]>>4 != 7 || b[8]>>6 != 2 || time.Since(time.UnixMilli(ms)).Abs() > time.Minute {
 		t.Errorf("uuid_v7() = %s: version %d, variant %b, time %s", u, b[6]>>4, b[8]>>6, time.UnixMilli(ms).UTC())
 	}
+}
+
+// checkRates checks that every INSERT and ID figure is there and that
+// nothing that must be unique repeated, and returns the ID methods' names.
+func checkRates(t *testing.T, phases []InsertPhase, ids []IDRow) []string {
+	t.Helper()
+	for _, ph := range phases {
+		for _, k := range ph.Keys {
+			if k.RowsPerSecond.Median <= 0 || k.VsBase.Median <= 0 || (k.MustBeUnique && k.DuplicateKeys != 0) {
+				t.Errorf("%s, %s: %+v", ph.Name, k.Key, k)
+			}
+		}
+	}
+	var methods []string
+	for _, r := range ids {
+		methods = append(methods, r.Method)
+		if r.PerClient.Median <= 0 || r.Duplicates != 0 {
+			t.Errorf("IDs from %s: %+v", r.Method, r)
+		}
+	}
+	return methods
 }
 
 // TestRunPGRefusesExistingSchema: a schema of the bench's names that the

@@ -53,20 +53,7 @@ func TestRunTiDB(t *testing.T) {
 	if !strings.Contains(strings.Join(rep.Regions[1].DDL, " "), "AUTO_RANDOM") || !strings.Contains(strings.Join(rep.Regions[2].DDL, " "), "SHARD_ROW_ID_BITS") {
 		t.Errorf("DDL %q, %q", rep.Regions[1].DDL, rep.Regions[2].DDL)
 	}
-	for _, ph := range rep.Insert {
-		for _, k := range ph.Keys {
-			if k.RowsPerSecond.Median <= 0 || k.DuplicateKeys != 0 {
-				t.Errorf("%s, %s: %+v", ph.Name, k.Key, k)
-			}
-		}
-	}
-	var methods []string
-	for _, r := range rep.IDs {
-		methods = append(methods, r.Method)
-		if r.PerClient.Median <= 0 || r.Duplicates != 0 {
-			t.Errorf("IDs from %s: %+v", r.Method, r)
-		}
-	}
+	methods := checkRates(t, rep.Insert, rep.IDs)
 	if strings.Join(methods, ",") != "auto_increment,tickets,tickets-sequence,segments,leased" {
 		t.Errorf("methods %v", methods)
 	}
