@@ -5,8 +5,11 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/tidb"
 )
 
 // TestRunTiDB runs every part once on the test's TiDB: every strategy's
@@ -89,4 +92,51 @@ func TestRunTiDBRefuses(t *testing.T) {
 	if _, err := db.Exec("SELECT * FROM " + TiDBDatabase + ".keep"); err != nil {
 		t.Errorf("the existing database's table: %v", err)
 	}
+}
+
+// TestRunTiDBCatchesRepeats is the negative control of the TiDB side's
+// duplicate check: a second process with the same node id as the bench's
+// first client, played by rows inserted after setup with that node's
+// sequence-0 IDs for the next 30 seconds. The client's inserts into the
+// Snowflake table must be refused as duplicate keys and the run must end
+// with ErrDuplicates, with the complete report.
+func TestRunTiDBCatchesRepeats(t *testing.T) {
+	if testing.Short() {
+		t.Skip("inserts into five TiDB tables: slow")
+	}
+	// Not parallel: the bench's database name is one per server.
+	_, dsn := testsrv.TiDBDB(t)
+	s := tiny
+	s.Rows, s.Batches = 200, 2
+	s.afterSetup = func(ctx context.Context) error {
+		db, err := tidb.Open(dsn)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		l, now := shardid.Snowflake(), time.Now()
+		for ms := 0; ms < 30_000; ms += 1000 {
+			args := make([]any, 0, 1000)
+			for i := range 1000 {
+				id, err := l.Compose(now.Add(time.Duration(ms+i)*time.Millisecond), 1, 0)
+				if err != nil {
+					return err
+				}
+				args = append(args, id)
+			}
+			q := "INSERT INTO " + TiDBDatabase + ".k_snowflake (id, v) VALUES (?, 0)" + strings.Repeat(", (?, 0)", len(args)-1)
+			if _, err := db.ExecContext(ctx, q, args...); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	rep, err := RunTiDB(context.Background(), dsn, s)
+	if !errors.Is(err, ErrDuplicates) || rep == nil {
+		t.Fatalf("err %v, want ErrDuplicates with a report", err)
+	}
+	if rep.Insert[0].Keys[3].Key != "snowflake" || rep.Insert[0].Keys[3].DuplicateKeys == 0 {
+		t.Errorf("single-row inserts into the Snowflake table: %+v", rep.Insert[0].Keys[3])
+	}
+	t.Logf("caught: %v", err)
 }
