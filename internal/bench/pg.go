@@ -17,11 +17,10 @@ import (
 	"github.com/shardid/shardid/pgfunc"
 )
 
-// The schemas RunPG creates and drops: its own objects, and one per
-// next_id() mode, each applied by pgfunc.Migrator as `shardid pg up` would.
-const (
-	PGSchema = "shardid_bench"
-)
+// PGSchema holds RunPG's own objects; RunPG also creates a schema per
+// next_id() mode beside it, each applied by pgfunc.Migrator as `shardid pg
+// up` would (PGSchemas lists them all).
+const PGSchema = "shardid_bench"
 
 // pgModes are the next_id() modes measured, each in a schema of its own.
 var pgModes = []struct {
