@@ -9,9 +9,3 @@ func WithClock(o Options, clock string) Options {
 	o.clock = clock
 	return o
 }
-
-// RenderPublished renders the benchmark baseline next_id_published(): the
-// body Instagram published, using the shard's counter sequence.
-func RenderPublished(sh Shard, o Options) ([]byte, error) {
-	return render("published.sql.tmpl", sh, o)
-}

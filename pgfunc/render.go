@@ -224,6 +224,18 @@ func Render(sh Shard, o Options) ([]byte, error) {
 	return render("shard.sql.tmpl", sh, o)
 }
 
+// RenderPublished returns one statement that creates
+// <schema>.next_id_published(): the next_id() body Instagram published in
+// 2012 (SELECT … INTO through SPI, EXTRACT returning numeric), with o's
+// layout constants, drawing from the counter sequence of the generator Render
+// installs in the schema, which must be applied first. It is a baseline for
+// measurements (shardid bench), never a generator to use: it repeats IDs
+// like ModeClassic and costs several times as much. It returns Render's
+// errors.
+func RenderPublished(sh Shard, o Options) ([]byte, error) {
+	return render("published.sql.tmpl", sh, o)
+}
+
 // render executes the named template for one shard.
 func render(name string, sh Shard, o Options) ([]byte, error) {
 	o, err := o.normalize()

@@ -1,8 +1,8 @@
 // Package sql holds every SQL text shardid emits, as text/template files
 // embedded in the binary: pg/ for PostgreSQL generators, tidb/ for TiDB
 // table DDL, lease/ for worker-id leases, segment/ for the segment
-// allocator and tickets/ for ticket servers. Go code renders these
-// templates; it never builds SQL by pasting strings.
+// allocator, tickets/ for ticket servers and bench/ for shardid bench. Go
+// code renders these templates; it never builds SQL by pasting strings.
 package sql
 
 import "embed"
@@ -38,3 +38,11 @@ var Segment embed.FS
 //
 //go:embed tickets/*.sql.tmpl
 var Tickets embed.FS
+
+// Bench holds the statements of shardid bench (bench/*.sql.tmpl): the
+// bench's own schemas and tables, the UUID v7 function PostgreSQL users
+// write before version 18, the timed queries and inserts, and the TiDB
+// tables the tidb package renders per strategy.
+//
+//go:embed bench/*.sql.tmpl
+var Bench embed.FS

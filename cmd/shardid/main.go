@@ -13,6 +13,7 @@
 //	shardid idgen [flags] -n COUNT
 //	shardid tickets up|next|status [flags]
 //	shardid segment up|next|status [flags]
+//	shardid bench pg|tidb [flags]
 //
 // Every command takes -h for its flags. Flags win over environment
 // variables, which win over defaults. Bad input exits with status 2 and a
@@ -53,6 +54,7 @@ var commands = map[string]command{
 	"idgen":   {"lease a node id from the database and print IDs from it", runIDGen},
 	"tickets": {"Flickr-style ticket servers on MySQL, MariaDB, TiDB: create, draw, check", runTickets},
 	"segment": {"segment allocation (Meituan Leaf) on PostgreSQL and the MySQL family: create, draw, list", runSegment},
+	"bench":   {"measure every generator side by side on your server, or on a throwaway one", runBench},
 }
 
 // pgCommands are the "shardid pg" subcommands (pg.go, pg_grant.go).

@@ -4,11 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"io"
 	"testing"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/gooseup"
 	"github.com/shardid/shardid/internal/idbench"
 	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/pgfunc"
@@ -17,73 +15,12 @@ import (
 
 func TestMain(m *testing.M) { testsrv.Main(m) }
 
-// method is one way to get IDs.
-type method struct {
-	name string
-	ids  int    // per client per round
-	vs   string // baseline for the ratio; "" means the first method
-	// draw makes one client's draw and what to close after the round.
-	draw func(ctx context.Context) (idbench.Draw, io.Closer, error)
-}
-
-// nopCloser closes nothing.
-type nopCloser struct{}
-
-func (nopCloser) Close() error { return nil }
-
-// execLastID draws with an INSERT or UPDATE whose OK packet carries the ID.
-func execLastID(db *sql.DB, q string) func(context.Context) (idbench.Draw, io.Closer, error) {
-	return func(context.Context) (idbench.Draw, io.Closer, error) {
-		return func(ctx context.Context) (int64, error) {
-			res, err := db.ExecContext(ctx, q)
-			if err != nil {
-				return 0, err
-			}
-			return res.LastInsertId()
-		}, nopCloser{}, nil
-	}
-}
-
-// queryID draws with a statement that returns the ID as a row.
-func queryID(db *sql.DB, q string) func(context.Context) (idbench.Draw, io.Closer, error) {
-	return func(context.Context) (idbench.Draw, io.Closer, error) {
-		return func(ctx context.Context) (int64, error) {
-			var id int64
-			err := db.QueryRowContext(ctx, q).Scan(&id)
-			return id, err
-		}, nopCloser{}, nil
-	}
-}
-
-// segments draws from a Segments client of the client's own, as a separate
-// process would: it starts at the tag's step and adapts.
-func segments(db *sql.DB) func(context.Context) (idbench.Draw, io.Closer, error) {
-	return func(ctx context.Context) (idbench.Draw, io.Closer, error) {
-		c, err := shardid.NewSegments(ctx, db, shardid.SegmentSettings{Tag: "bench"})
-		if err != nil {
-			return nil, nil, err
-		}
-		return c.Next, c, nil
-	}
-}
-
-// ticketDraws draws from a tickets client over one server.
-func ticketDraws(db *sql.DB, name string) func(context.Context) (idbench.Draw, io.Closer, error) {
-	return func(ctx context.Context) (idbench.Draw, io.Closer, error) {
-		c, err := tickets.NewClient(ctx, []tickets.Server{{Name: "bench", DB: db}}, tickets.ClientSettings{Name: name})
-		if err != nil {
-			return nil, nil, err
-		}
-		return c.Next, nopCloser{}, nil
-	}
-}
-
 // runCost measures each method, baseline first, for 1 and 4 concurrent
 // clients: every round runs each method once; the figures are medians over
 // the rounds of IDs per second per client, of each as a multiple of the
 // same round's baseline (the first method, or the one named by vs), and of
 // round trips per 1,000 IDs.
-func runCost(b *testing.B, ctr *idbench.Counter, methods []method) {
+func runCost(b *testing.B, ctr *idbench.Counter, methods []idbench.Method) {
 	ctx := context.Background()
 	for _, clients := range []int{1, 4} {
 		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
@@ -91,28 +28,18 @@ func runCost(b *testing.B, ctr *idbench.Counter, methods []method) {
 			for range b.N {
 				rate := map[string]float64{}
 				for _, m := range methods {
-					var closers []io.Closer
-					r, err := idbench.Drive(ctx, clients, m.ids, ctr, func() (idbench.Draw, error) {
-						d, c, err := m.draw(ctx)
-						closers = append(closers, c)
-						return d, err
-					})
-					for _, c := range closers {
-						if c != nil {
-							c.Close()
-						}
-					}
+					r, _, err := m.Run(ctx, clients, ctr)
 					if err != nil {
-						b.Fatalf("%s: %v", m.name, err)
+						b.Fatal(err)
 					}
-					rate[m.name] = r.PerClient
-					base := methods[0].name
-					if m.vs != "" {
-						base = m.vs
+					rate[m.Name] = r.PerClient
+					base := methods[0].Name
+					if m.Vs != "" {
+						base = m.Vs
 					}
-					s.Add("ids/s/client-"+m.name, r.PerClient)
-					s.Add("x/"+m.name, r.PerClient/rate[base])
-					s.Add("rt/1k-"+m.name, r.RoundTripsPer1000)
+					s.Add("ids/s/client-"+m.Name, r.PerClient)
+					s.Add("x/"+m.Name, r.PerClient/rate[base])
+					s.Add("rt/1k-"+m.Name, r.RoundTripsPer1000)
 				}
 			}
 			for _, name := range s.Names() {
@@ -137,15 +64,7 @@ func mustExec(b *testing.B, db *sql.DB, stmts ...string) {
 // 1000).
 func segmentTag(b *testing.B, db *sql.DB, d shardid.Dialect) {
 	b.Helper()
-	ctx := context.Background()
-	files, err := shardid.SegmentMigrations(d, "")
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := gooseup.Up(ctx, db, d, shardid.SegmentHistoryTable(""), files); err != nil {
-		b.Fatal(err)
-	}
-	if _, _, err := shardid.EnsureSegmentTag(ctx, db, d, "", shardid.SegmentTag{Tag: "bench"}, 0); err != nil {
+	if err := idbench.SegmentTag(context.Background(), db, d, "", "bench"); err != nil {
 		b.Fatal(err)
 	}
 }
@@ -167,10 +86,10 @@ func BenchmarkCostMariaDB(b *testing.B) {
 		b.Fatal(err)
 	}
 	segmentTag(b, db, shardid.DialectMySQL)
-	runCost(b, ctr, []method{
-		{"auto_increment", 2000, "", execLastID(db, "INSERT INTO ai () VALUES ()")},
-		{"tickets", 2000, "", ticketDraws(db, "tickets64")},
-		{"segments", 200_000, "", segments(db)},
+	runCost(b, ctr, []idbench.Method{
+		{"auto_increment", 2000, "", idbench.ExecLastID(db, "INSERT INTO ai () VALUES ()")},
+		{"tickets", 2000, "", idbench.TicketDraws(db, "tickets64")},
+		{"segments", 200_000, "", idbench.SegmentDraws(db, shardid.SegmentSettings{Tag: "bench"})},
 	})
 }
 
@@ -195,11 +114,11 @@ func BenchmarkCostTiDB(b *testing.B) {
 		b.Fatal(err)
 	}
 	segmentTag(b, db, shardid.DialectTiDB)
-	runCost(b, ctr, []method{
-		{"auto_increment", 1000, "", execLastID(db, "INSERT INTO ai () VALUES ()")},
-		{"tickets", 1000, "", ticketDraws(db, "tickets64")},
-		{"tickets-sequence", 2000, "", ticketDraws(db, "tickets64_seq")},
-		{"segments", 200_000, "", segments(db)},
+	runCost(b, ctr, []idbench.Method{
+		{"auto_increment", 1000, "", idbench.ExecLastID(db, "INSERT INTO ai () VALUES ()")},
+		{"tickets", 1000, "", idbench.TicketDraws(db, "tickets64")},
+		{"tickets-sequence", 2000, "", idbench.TicketDraws(db, "tickets64_seq")},
+		{"segments", 200_000, "", idbench.SegmentDraws(db, shardid.SegmentSettings{Tag: "bench"})},
 	})
 }
 
@@ -230,11 +149,11 @@ func BenchmarkCostPostgres(b *testing.B) {
 		"CREATE TABLE k_bigserial (id bigserial PRIMARY KEY)",
 		"CREATE TABLE insta1.k (id bigint PRIMARY KEY DEFAULT insta1.next_id())")
 	segmentTag(b, db, shardid.DialectPostgres)
-	runCost(b, ctr, []method{
-		{"nextval", 2000, "", queryID(db, "SELECT nextval('bench_seq')")},
-		{"segments", 200_000, "", segments(db)},
-		{"next_id", 2000, "", queryID(db, "SELECT insta1.next_id()")},
-		{"insert-bigserial", 2000, "", queryID(db, "INSERT INTO k_bigserial DEFAULT VALUES RETURNING id")},
-		{"insert-default-next_id", 2000, "insert-bigserial", queryID(db, "INSERT INTO insta1.k DEFAULT VALUES RETURNING id")},
+	runCost(b, ctr, []idbench.Method{
+		{"nextval", 2000, "", idbench.QueryID(db, "SELECT nextval('bench_seq')")},
+		{"segments", 200_000, "", idbench.SegmentDraws(db, shardid.SegmentSettings{Tag: "bench"})},
+		{"next_id", 2000, "", idbench.QueryID(db, "SELECT insta1.next_id()")},
+		{"insert-bigserial", 2000, "", idbench.QueryID(db, "INSERT INTO k_bigserial DEFAULT VALUES RETURNING id")},
+		{"insert-default-next_id", 2000, "insert-bigserial", idbench.QueryID(db, "INSERT INTO insta1.k DEFAULT VALUES RETURNING id")},
 	})
 }

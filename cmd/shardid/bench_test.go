@@ -1,0 +1,226 @@
+package main
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/shardid/shardid/internal/bench"
+	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/internal/tidbserver"
+)
+
+// tinyBench are the flags of a run small enough for tests: every body,
+// table and method once.
+var tinyBench = []string{"--rounds", "1", "--calls", "2000", "--rows", "5", "--batches", "2", "--ids", "20"}
+
+// pgJSON is the document of bench pg --json.
+type pgJSON struct {
+	Where string `json:"where"`
+	bench.PGReport
+}
+
+// checkPGReport checks the shape of a bench pg report and that nothing
+// that must be unique repeated.
+func checkPGReport(t *testing.T, rep *pgJSON) {
+	t.Helper()
+	var bodies []string
+	for _, c := range rep.Cost {
+		bodies = append(bodies, c.Body)
+		if c.NsPerID.Median <= 0 || (c.MustBeUnique && c.Duplicates != 0) {
+			t.Errorf("cost of %s: %+v", c.Body, c)
+		}
+	}
+	if got := strings.Join(bodies, ","); got != "nextval,unique,classic,classic-sql,published,uuid-v4,uuid-v7" {
+		t.Errorf("bodies %s", got)
+	}
+	if !rep.Cost[1].MustBeUnique || rep.Cost[1].Duplicates != 0 {
+		t.Errorf("mode unique: %+v", rep.Cost[1])
+	}
+	if len(rep.Insert) != 4 {
+		t.Fatalf("insert phases %+v", rep.Insert)
+	}
+	for _, ph := range rep.Insert {
+		if len(ph.Keys) != 6 || ph.Keys[1].Key != "unique" || ph.Keys[1].DuplicateKeys != 0 || ph.Keys[1].RowsPerSecond.Median <= 0 {
+			t.Errorf("%s: %+v", ph.Name, ph.Keys)
+		}
+	}
+	if len(rep.IDs) != 4 || len(rep.Goals) != 4 {
+		t.Errorf("IDs %+v, goals %+v", rep.IDs, rep.Goals)
+	}
+	for _, r := range rep.IDs {
+		if r.Duplicates != 0 || r.PerClient.Median <= 0 {
+			t.Errorf("IDs from %s: %+v", r.Method, r)
+		}
+	}
+}
+
+// TestBenchPG runs bench pg with tiny counts against the test server, as
+// tables and as JSON: every section and row is there, mode unique
+// repeated nothing, progress goes to stderr, and the password of the DSN
+// appears nowhere.
+func TestBenchPG(t *testing.T) {
+	t.Parallel()
+	_, dsn := testsrv.PGDB(t)
+	code, out, errOut := runCLI(t, "", nil, append([]string{"bench", "pg", "--dsn", dsn}, tinyBench...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"Server-side cost per ID", "INSERT, 2 clients at once", "1 ROW, SYNC OFF", "100 ROWS, SYNC ON", "IDs for a client", "Goals"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, name := range []string{"nextval()", "next_id() unique (default)", "next_id() classic-sql", "Instagram's published body", "gen_random_uuid()", "UUID v7 in PL/pgSQL",
+		"DEFAULT next_id() unique", "uuid DEFAULT UUID v7", "segments", "leased app-side generator"} {
+		if !strings.Contains(out, "\n"+name+" ") {
+			t.Errorf("no row %q:\n%s", name, out)
+		}
+	}
+	// The unique body's last column, its repeated IDs, is 0.
+	if !regexp.MustCompile(`(?m)^next_id\(\) unique \(default\) .* 0$`).MatchString(out) {
+		t.Errorf("mode unique's row does not end in 0 repeats:\n%s", out)
+	}
+	if !strings.Contains(errOut, "round 1/1: server-side cost of") {
+		t.Errorf("no progress on stderr: %q", errOut)
+	}
+
+	// The test server trusts local connections, so any password works:
+	// it must not be shown.
+	withPassword := strings.Replace(dsn, "postgres@", "postgres:s3cret@", 1)
+	code, out, errOut = runCLI(t, "", nil, append([]string{"bench", "pg", "--json", "--dsn", withPassword}, tinyBench...)...)
+	if code != 0 {
+		t.Fatalf("--json: exit %d: %s", code, errOut)
+	}
+	if strings.Contains(out+errOut, "s3cret") || !strings.Contains(out, "xxxxx") {
+		t.Errorf("the DSN's password is shown, or the DSN is not:\n%s", out)
+	}
+	var rep pgJSON
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("--json output is not one JSON document: %v\n%s", err, out)
+	}
+	checkPGReport(t, &rep)
+	if rep.Where == "" || rep.Settings.Calls != 2000 || rep.Settings.Clients != bench.DefaultClients {
+		t.Errorf("where %q, settings %+v", rep.Where, rep.Settings)
+	}
+}
+
+// TestBenchBadInput: bad flags exit 2 with one line naming the flag,
+// before anything connects; a server of the wrong kind exits 1 and says so.
+func TestBenchBadInput(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bench", "pg", "--rounds", "0"}, "--rounds 0 (allowed: 1 or more)"},
+		{[]string{"bench", "tidb", "--clients", "-1"}, "--clients -1 (allowed: 1 or more)"},
+		{[]string{"bench", "pg", "--clients", "65", "--dsn", "postgres://127.0.0.1:1/x"}, "clients 65 (allowed 1-64"},
+		{[]string{"bench", "pg", "extra"}, `unexpected argument "extra"`},
+		{[]string{"bench", "tidb", "--calls", "5"}, "flag provided but not defined: -calls"},
+		{[]string{"bench", "mysql"}, `unknown bench subcommand "mysql"`},
+	} {
+		code, _, errOut := runCLI(t, "", nil, c.args...)
+		if code != 2 || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") > 0 && !strings.Contains(errOut, "subcommands:") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errOut, c.want)
+		}
+	}
+	_, mdsn := testsrv.MariaDBDB(t)
+	code, _, errOut := runCLI(t, "", nil, "bench", "tidb", "--dsn", mdsn)
+	if code != 1 || !strings.Contains(errOut, "not TiDB") {
+		t.Errorf("bench tidb on MariaDB: exit %d, %q", code, errOut)
+	}
+	code, _, errOut = runCLI(t, "", nil, "bench", "tidb", "--dsn", strings.Replace(mdsn, "root@", "root:s3cret@", 1))
+	if code != 1 || strings.Contains(errOut, "s3cret") {
+		t.Errorf("bench tidb with a wrong password: exit %d, %q", code, errOut)
+	}
+	code, _, errOut = runCLI(t, "", map[string]string{"TIDB_BIN": "/nonexistent/tidb-server"}, "bench", "tidb")
+	if code != 1 || !strings.Contains(errOut, "tidb-server binary not found") || !strings.Contains(errOut, "TIDB_BIN") {
+		t.Errorf("bench tidb without a binary: exit %d, %q", code, errOut)
+	}
+}
+
+// TestBenchTiDB runs bench tidb --json with tiny counts against the test
+// TiDB: every strategy's table, its regions and the ID methods are there,
+// nothing repeated, and the unistore note is given.
+func TestBenchTiDB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("inserts into five TiDB tables: slow")
+	}
+	_, dsn := testsrv.TiDBDB(t)
+	code, out, errOut := runCLI(t, "", nil, "bench", "tidb", "--json", "--dsn", dsn, "--rounds", "1", "--rows", "5", "--batches", "1", "--ids", "20")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	checkTiDBJSON(t, out)
+}
+
+// checkTiDBJSON checks the shape of bench tidb --json output.
+func checkTiDBJSON(t *testing.T, out string) {
+	t.Helper()
+	var rep struct {
+		Where string `json:"where"`
+		Note  string `json:"note"`
+		bench.TiDBReport
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("not one JSON document: %v\n%s", err, out)
+	}
+	var keys []string
+	for _, r := range rep.Regions {
+		keys = append(keys, r.Key)
+		if r.Written < 1 || r.After < 1 || len(r.DDL) == 0 {
+			t.Errorf("regions of %s: %+v", r.Key, r)
+		}
+	}
+	if got := strings.Join(keys, ","); got != "auto_increment,auto_random,shard_row_id,snowflake,rotated" {
+		t.Errorf("tables %s", got)
+	}
+	if len(rep.Insert) != 2 || len(rep.IDs) != 5 || rep.Note != bench.UnistoreNote {
+		t.Errorf("insert %+v, IDs %+v, note %q", rep.Insert, rep.IDs, rep.Note)
+	}
+	for _, ph := range rep.Insert {
+		for _, k := range ph.Keys {
+			if k.DuplicateKeys != 0 || k.RowsPerSecond.Median <= 0 {
+				t.Errorf("%s, %s: %+v", ph.Name, k.Key, k)
+			}
+		}
+	}
+	for _, r := range rep.IDs {
+		if r.Duplicates != 0 {
+			t.Errorf("IDs from %s repeated: %+v", r.Method, r)
+		}
+	}
+}
+
+// TestBenchThrowaway runs both commands without --dsn, as on a fresh
+// machine: each starts its own throwaway server and removes it.
+func TestBenchThrowaway(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a PostgreSQL and a TiDB server of its own: slow")
+	}
+	t.Parallel()
+	code, out, errOut := runCLI(t, "", nil, append([]string{"bench", "pg", "--json"}, tinyBench...)...)
+	if code != 0 {
+		t.Fatalf("bench pg: exit %d: %s", code, errOut)
+	}
+	var rep pgJSON
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("bench pg: %v", err)
+	}
+	checkPGReport(t, &rep)
+	if !strings.Contains(rep.Where, "throwaway") || !strings.Contains(errOut, "starting a throwaway PostgreSQL") {
+		t.Errorf("where %q, stderr %q", rep.Where, errOut)
+	}
+	if _, err := tidbserver.Find(""); err != nil && !testsrv.InCI() {
+		t.Skipf("no TiDB on this machine: %v", err)
+	}
+	{
+		code, out, errOut = runCLI(t, "", nil, "bench", "tidb", "--json", "--rounds", "1", "--rows", "5", "--batches", "1", "--ids", "20")
+		if code != 0 {
+			t.Fatalf("bench tidb: exit %d: %s", code, errOut)
+		}
+		checkTiDBJSON(t, out)
+	}
+}

@@ -1,0 +1,221 @@
+package bench
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shardid/shardid/internal/testsrv"
+)
+
+func TestMain(m *testing.M) { testsrv.Main(m) }
+
+// tiny is a run small enough for tests: every body, table and method
+// measured once.
+var tiny = Settings{Rounds: 1, Calls: 2000, Rows: 5, Batches: 2, IDs: 20}
+
+// benchSchemas returns the schemas of the database whose names start with
+// shardid_bench.
+func benchSchemas(t *testing.T, db *sql.DB) []string {
+	t.Helper()
+	rows, err := db.Query("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'shardid\\_bench%' ORDER BY 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// TestRunPG runs every part once on a database that already holds a
+// generator on the highest shard id and a table of its own: the report
+// has every row, the bench's own generators repeat nothing, and afterwards
+// only what was there before is left.
+func TestRunPG(t *testing.T) {
+	t.Parallel()
+	db, dsn := testsrv.PGDB(t)
+	if _, err := db.Exec("CREATE TABLE mine (id bigserial PRIMARY KEY); INSERT INTO mine DEFAULT VALUES"); err != nil {
+		t.Fatal(err)
+	}
+	var steps []Step
+	s := tiny
+	s.Progress = func(st Step) { steps = append(steps, st) }
+	var v7 string
+	var v7Err error
+	s.afterSetup = func(ctx context.Context) error {
+		v7Err = db.QueryRowContext(ctx, "SELECT shardid_bench.uuid_v7()::text").Scan(&v7)
+		return nil
+	}
+	rep, err := RunPG(context.Background(), dsn, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bodies []string
+	for _, c := range rep.Cost {
+		bodies = append(bodies, c.Body)
+		if c.NsPerID.Median <= 0 || c.VsNextval.Median <= 0 {
+			t.Errorf("cost of %s: %+v", c.Body, c)
+		}
+		if c.MustBeUnique && c.Duplicates != 0 {
+			t.Errorf("%s repeated %d IDs", c.Body, c.Duplicates)
+		}
+	}
+	if got, want := len(bodies), 7; got != want || bodies[0] != "nextval" || bodies[1] != "unique" {
+		t.Errorf("bodies %v, want nextval, unique … (7)", bodies)
+	}
+	if rep.Cost[0].VsNextval.Median != 1 {
+		t.Errorf("nextval against itself: %v", rep.Cost[0].VsNextval)
+	}
+	if len(rep.Insert) != 4 {
+		t.Fatalf("%d insert phases, want 4", len(rep.Insert))
+	}
+	for _, ph := range rep.Insert {
+		if len(ph.Keys) != 6 || ph.Keys[0].Key != "bigserial" || ph.Keys[1].Key != "unique" {
+			t.Errorf("%s: keys %+v", ph.Name, ph.Keys)
+		}
+	}
+	methods := checkRates(t, rep.Insert, rep.IDs)
+	if len(methods) != 4 || methods[0] != "nextval" || methods[2] != "segments" || methods[3] != "leased" {
+		t.Errorf("methods %v", methods)
+	}
+	if len(rep.Goals) != 4 {
+		t.Errorf("goals %+v", rep.Goals)
+	}
+	if len(steps) == 0 || steps[len(steps)-1].Done != steps[len(steps)-1].Total-1 {
+		t.Errorf("progress: %d steps, last %+v", len(steps), steps[len(steps)-1])
+	}
+	checkUUIDv7(t, v7, v7Err)
+	if left := benchSchemas(t, db); len(left) != 0 {
+		t.Errorf("schemas left behind: %v", left)
+	}
+	var n int
+	if err := db.QueryRow("SELECT count(*) FROM mine").Scan(&n); err != nil || n != 1 {
+		t.Errorf("the database's own table: %d rows, %v", n, err)
+	}
+}
+
+// checkUUIDv7 checks that the bench's UUID v7 function made a version 7,
+// variant 10 UUID whose first 48 bits are the Unix time in milliseconds,
+// now: the bench must measure a correct function.
+func checkUUIDv7(t *testing.T, u string, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, herr := hex.DecodeString(strings.ReplaceAll(u, "-", ""))
+	if herr != nil || len(b) != 16 {
+		t.Fatalf("uuid_v7() = %q", u)
+	}
+	ms := int64(binary.BigEndian.Uint64(append([]byte{0, 0}, b[:6]...)))
+	if b[6]>>4 != 7 || b[8]>>6 != 2 || time.Since(time.UnixMilli(ms)).Abs() > time.Minute {
+		t.Errorf("uuid_v7() = %s: version %d, variant %b, time %s", u, b[6]>>4, b[8]>>6, time.UnixMilli(ms).UTC())
+	}
+}
+
+// checkRates checks that every INSERT and ID figure is there and that
+// nothing that must be unique repeated, and returns the ID methods' names.
+func checkRates(t *testing.T, phases []InsertPhase, ids []IDRow) []string {
+	t.Helper()
+	for _, ph := range phases {
+		for _, k := range ph.Keys {
+			if k.RowsPerSecond.Median <= 0 || k.VsBase.Median <= 0 || (k.MustBeUnique && k.DuplicateKeys != 0) {
+				t.Errorf("%s, %s: %+v", ph.Name, k.Key, k)
+			}
+		}
+	}
+	var methods []string
+	for _, r := range ids {
+		methods = append(methods, r.Method)
+		if r.PerClient.Median <= 0 || r.Duplicates != 0 {
+			t.Errorf("IDs from %s: %+v", r.Method, r)
+		}
+	}
+	return methods
+}
+
+// TestRunPGRefusesExistingSchema: a schema of the bench's names that the
+// bench did not create stops the run before anything is measured, and is
+// left as it was; the schemas the run had created are dropped.
+func TestRunPGRefusesExistingSchema(t *testing.T) {
+	t.Parallel()
+	db, dsn := testsrv.PGDB(t)
+	if _, err := db.Exec("CREATE SCHEMA shardid_bench_classic; CREATE TABLE shardid_bench_classic.keep (x int)"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := RunPG(context.Background(), dsn, tiny)
+	if !errors.Is(err, ErrExists) {
+		t.Fatalf("err %v, want ErrExists", err)
+	}
+	if left := benchSchemas(t, db); len(left) != 1 || left[0] != "shardid_bench_classic" {
+		t.Errorf("schemas after the refusal: %v, want only shardid_bench_classic", left)
+	}
+	if _, err := db.Exec("SELECT * FROM shardid_bench_classic.keep"); err != nil {
+		t.Errorf("the existing schema's table: %v", err)
+	}
+}
+
+// TestRunPGCatchesRepeats is the negative control of the duplicate check:
+// mode unique's next_id() replaced, after setup, by the classic body with
+// its clock frozen (the bench's own sequence modulo 1024 beside a fixed
+// time), which repeats after 1024 IDs. The run must end with
+// ErrDuplicates and a report that shows the repeats, in the server-side
+// burst and as INSERTs refused for a duplicate key.
+func TestRunPGCatchesRepeats(t *testing.T) {
+	t.Parallel()
+	db, dsn := testsrv.PGDB(t)
+	s := tiny
+	s.Calls, s.Batches = 5000, 8
+	s.afterSetup = func(ctx context.Context) error {
+		_, err := db.ExecContext(ctx, `CREATE OR REPLACE FUNCTION shardid_bench_unique.next_id() RETURNS bigint LANGUAGE sql
+			AS $$ SELECT (1::bigint << 23) | (nextval('shardid_bench.seq') % 1024) $$`)
+		return err
+	}
+	rep, err := RunPG(context.Background(), dsn, s)
+	if !errors.Is(err, ErrDuplicates) {
+		t.Fatalf("err %v, want ErrDuplicates", err)
+	}
+	if rep == nil || rep.Cost[1].Body != "unique" || rep.Cost[1].Duplicates < 5000-1024 {
+		t.Fatalf("report %+v: want unique's burst duplicates counted", rep)
+	}
+	refused := int64(0)
+	for _, ph := range rep.Insert {
+		refused += ph.Keys[1].DuplicateKeys
+	}
+	if refused == 0 {
+		t.Errorf("no INSERT refused for a duplicate key: %+v", rep.Insert)
+	}
+	t.Logf("caught: %v", err)
+}
+
+// TestRunPGCancelled: a run cancelled in the middle (Ctrl-C) still drops
+// every schema it created.
+func TestRunPGCancelled(t *testing.T) {
+	t.Parallel()
+	db, dsn := testsrv.PGDB(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s := tiny
+	s.Progress = func(st Step) {
+		if st.Done == 10 {
+			cancel()
+		}
+	}
+	if _, err := RunPG(ctx, dsn, s); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want context.Canceled", err)
+	}
+	if left := benchSchemas(t, db); len(left) != 0 {
+		t.Errorf("schemas left behind: %v", left)
+	}
+}
