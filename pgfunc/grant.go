@@ -307,6 +307,11 @@ func Dangers(ctx context.Context, db *sql.DB, shards []Shard) ([]Danger, error) 
 	return out, nil
 }
 
+// Grant is Grant on the Migrator's database.
+func (m *Migrator) Grant(ctx context.Context, shards []Shard, role string, each func(Result)) ([]Result, error) {
+	return Grant(ctx, m.db, shards, role, each)
+}
+
 // Dangers is Dangers on the Migrator's database.
 func (m *Migrator) Dangers(ctx context.Context, shards []Shard) ([]Danger, error) {
 	return Dangers(ctx, m.db, shards)

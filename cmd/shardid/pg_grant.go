@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/pgfunc/fleet"
 )
 
 // runPGGrant gives an application role exactly what drawing IDs needs on
@@ -22,6 +23,7 @@ func runPGGrant(ctx context.Context, env *cliEnv, args []string) error {
 	dsn := fs.String("dsn", "", "PostgreSQL connection URL, as the generators' owner (env "+envPGDSN+")")
 	fs.envVar("dsn", envPGDSN)
 	role := fs.String("role", "", "the role the application connects as (required): it must exist and not be a superuser")
+	mapPath := fs.String("map", "", "shard map file (TOML): every shard of a fleet, instead of --dsn and --shards")
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
@@ -33,6 +35,13 @@ func runPGGrant(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	if err := pgfunc.CheckRole(*role); err != nil {
 		return usagef("--role: %v", err)
+	}
+	if *mapPath != "" {
+		m, err := loadMap(env, fs, *mapPath)
+		if err != nil {
+			return err
+		}
+		return runMapOp(ctx, env, "granted", func(each func(fleet.Event)) []fleet.ServerResult { return m.Grant(ctx, *role, each) }, m)
 	}
 	l, err := f.resolve()
 	if err != nil {

@@ -49,7 +49,17 @@ func isTerminal(w io.Writer) bool {
 // progress bar per server on a terminal and a line per shard otherwise,
 // then a summary table; it fails when any shard failed.
 func runMapMigrate(ctx context.Context, env *cliEnv, name string, m *fleet.Map) error {
-	verb := map[string]string{"up": "applied", "down": "removed"}[name]
+	return runMapOp(ctx, env, map[string]string{"up": "applied", "down": "removed"}[name], func(each func(fleet.Event)) []fleet.ServerResult {
+		if name == "down" {
+			return m.Down(ctx, each)
+		}
+		return m.Up(ctx, each)
+	}, m)
+}
+
+// runMapOp runs op over every server of the map, reporting each shard done
+// as verb (applied, removed, granted).
+func runMapOp(ctx context.Context, env *cliEnv, verb string, op func(func(fleet.Event)) []fleet.ServerResult, m *fleet.Map) error {
 	start := time.Now()
 	var each func(fleet.Event)
 	var wait func()
@@ -81,11 +91,7 @@ func runMapMigrate(ctx context.Context, env *cliEnv, name string, m *fleet.Map) 
 		}
 		wait = func() {}
 	}
-	op := m.Up
-	if name == "down" {
-		op = m.Down
-	}
-	results := op(ctx, each)
+	results := op(each)
 	wait()
 	fmt.Fprintln(env.stdout)
 	tw := tabwriter.NewWriter(env.stdout, 0, 0, 2, ' ', 0)

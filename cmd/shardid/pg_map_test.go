@@ -71,6 +71,20 @@ shards = "4-7"
 	if err := json.Unmarshal([]byte(out), &rep); err != nil || !rep.OK || rep.Shards != 8 || len(rep.Servers) != 2 {
 		t.Fatalf("verify --json: %v\n%s", err, out)
 	}
+	// grant over the map: a role that does not exist fails every shard of
+	// every server, then each shard is granted once it does.
+	code, out, errOut = runCLI(t, "", env, "pg", "grant", "--map", path, "--role", "app")
+	if code != 1 || !strings.Contains(errOut, "no such role") || strings.Contains(out+errOut, "s3cret") {
+		t.Fatalf("grant to a missing role: exit %d\n%s%s", code, out, errOut)
+	}
+	if _, err := testsrv.Open(t, "pgx", testsrv.Database(t, srv)).Exec("CREATE ROLE app LOGIN"); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = runCLI(t, "", env, "pg", "grant", "--map", path, "--role", "app")
+	check("grant", code, 0, out, errOut)
+	if strings.Count(out, " granted ") != 8 || !regexp.MustCompile(`db1\s+\S+\s+4\s+4\s+0\s+0`).MatchString(out) {
+		t.Fatalf("grant --map: want 8 granted lines and a summary row for db1:\n%s", out)
+	}
 	// up refuses a copy of shard 2 in a third database of the server, and
 	// fails rather than run unlocked when its lock database is not there.
 	third := testsrv.Database(t, srv)

@@ -138,6 +138,24 @@ func (m *Map) Down(ctx context.Context, each func(Event)) []ServerResult {
 	return m.run(ctx, each, (*pgfunc.Migrator).Down)
 }
 
+// Grant gives role exactly what drawing IDs needs on every shard of the
+// map (pgfunc.Grant), all servers at once. A server where the grant cannot
+// start (no such role there, a superuser) fails all its shards with why.
+func (m *Map) Grant(ctx context.Context, role string, each func(Event)) []ServerResult {
+	return m.run(ctx, each, func(mig *pgfunc.Migrator, ctx context.Context, shards []pgfunc.Shard, cb func(pgfunc.Result)) []pgfunc.Result {
+		res, err := mig.Grant(ctx, shards, role, cb)
+		if err == nil {
+			return res
+		}
+		out := make([]pgfunc.Result, len(shards))
+		for i, sh := range shards {
+			out[i] = pgfunc.Result{Shard: sh, Err: err}
+			cb(out[i])
+		}
+		return out
+	})
+}
+
 // ServerStatus is the status of one server's shards.
 type ServerStatus struct {
 	// Server is the map's server.
