@@ -41,6 +41,9 @@ func heldLocks(t testing.TB, db *sql.DB, pid int) int {
 // held that makes the second session wait, and every ID either session
 // kept is unique.
 func TestCancelMidStream(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a stress test of several seconds; go test without -short runs it")
+	}
 	db, _ := newDB(t)
 	sh := installWith(t, db, pgfunc.Shard{Schema: "cancel", ID: 20}, pgfunc.WithClock(pgfunc.Options{}, racingClock))
 	if _, err := db.Exec("CREATE TABLE cancel.items (id bigint DEFAULT cancel.next_id(), session int)"); err != nil {
@@ -121,6 +124,7 @@ func TestCancelMidStream(t *testing.T) {
 // would (jumps_begun ahead of jumps_done) and checks that calls go on,
 // stay unique, and that the next jump completes the state.
 func TestInterruptedJumpIsCompleted(t *testing.T) {
+	t.Parallel()
 	db, _ := newDB(t)
 	install(t, db, "cut", 21, pgfunc.ModeUnique)
 	var before int64
@@ -150,6 +154,10 @@ func TestInterruptedJumpIsCompleted(t *testing.T) {
 // checkpoint, as a crash) right after committing IDs, restarts it, and
 // checks that every ID made after the restart is new.
 func TestCrashRestart(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("a stress test of several seconds; go test without -short runs it")
+	}
 	srv := testsrv.NewPG(t, pgserver.Options{}) // crashed below: a server of its own
 	dsn := testsrv.Database(t, srv)
 	db := testsrv.Open(t, "pgx", dsn)
@@ -200,6 +208,7 @@ func TestCrashRestart(t *testing.T) {
 // TestTimeFieldExhausted renders a layout whose time field has already run
 // out: every mode must raise a clear error rather than return an ID.
 func TestTimeFieldExhausted(t *testing.T) {
+	t.Parallel()
 	db, _ := newDB(t)
 	l := shardid.Layout{Name: "tiny", Epoch: time.Now().Add(-3 * time.Second), TimeUnit: time.Millisecond, TimeBits: 11, ShardBits: 4, SeqBits: 4}
 	for i, mode := range pgfunc.Modes() {

@@ -30,6 +30,7 @@ import (
 // same steps on the body without the durable path and must see B's IDs
 // again.
 func TestCrashKeepsReadOnlyDraws(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts and crashes servers of its own")
 	}

@@ -35,6 +35,7 @@ func shardsFor(t testing.TB, spec string) []pgfunc.Shard {
 // TestUpKeepsHistoryInSchema applies four shards, checks each schema holds
 // its own goose history and generator, and that a rerun applies nothing.
 func TestUpKeepsHistoryInSchema(t *testing.T) {
+	t.Parallel()
 	db, _ := newDB(t)
 	ctx := context.Background()
 	m, err := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{})
@@ -89,6 +90,7 @@ func TestUpKeepsHistoryInSchema(t *testing.T) {
 
 // TestLockIDsDiffer: each schema migrates under its own goose lock id.
 func TestLockIDsDiffer(t *testing.T) {
+	t.Parallel()
 	seen := map[int64]string{}
 	for _, sh := range shardsFor(t, "0-8191") {
 		id := pgfunc.LockID(sh.Schema)
@@ -106,6 +108,7 @@ func TestLockIDsDiffer(t *testing.T) {
 // the others are applied, the failed one is rolled back whole, and a rerun
 // after the obstacle is gone completes it.
 func TestFailedSchemaLeavesOthers(t *testing.T) {
+	t.Parallel()
 	db, _ := newDB(t)
 	ctx := context.Background()
 	if _, err := db.Exec(`CREATE SCHEMA insta1; CREATE FUNCTION insta1.next_id_jump_1() RETURNS text LANGUAGE sql AS 'SELECT 1::text'`); err != nil {
@@ -143,6 +146,7 @@ func TestFailedSchemaLeavesOthers(t *testing.T) {
 // TestRefusals: a different layout or mode on an applied schema, and a
 // shard id already held by another schema, are refused per shard.
 func TestRefusals(t *testing.T) {
+	t.Parallel()
 	db, _ := newDB(t)
 	ctx := context.Background()
 	m, _ := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{})
@@ -169,6 +173,7 @@ func TestRefusals(t *testing.T) {
 // TestDown removes a generator, refuses while a table uses it, and Up
 // brings it back with IDs above the old ones.
 func TestDown(t *testing.T) {
+	t.Parallel()
 	db, _ := newDB(t)
 	ctx := context.Background()
 	m, _ := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{})
@@ -238,6 +243,7 @@ func TestDownReportsAndFails(t *testing.T) {
 // comes back in request order, applied, and every schema's IDs carry its
 // shard id.
 func TestUpManyShardsInParallel(t *testing.T) {
+	t.Parallel()
 	db, _ := newDB(t)
 	db.SetMaxOpenConns(20)
 	ctx := context.Background()
@@ -270,6 +276,7 @@ func TestUpManyShardsInParallel(t *testing.T) {
 // TestLeastPrivilege: an application role with only USAGE on the schema and
 // its sequences (what a bigserial needs) gets IDs, jumps included.
 func TestLeastPrivilege(t *testing.T) {
+	t.Parallel()
 	db, dsn := newDB(t)
 	sh := install(t, db, "priv", 40, pgfunc.ModeUnique)
 	_, err := db.Exec(`CREATE ROLE shardid_app LOGIN;
@@ -336,6 +343,7 @@ func serverMigrator(t *testing.T, dsn string, o pgfunc.Options) *pgfunc.Migrator
 // server is refused in another (both ways round), and Status there names
 // the copy.
 func TestShardIDUniqueAcrossDatabases(t *testing.T) {
+	t.Parallel()
 	_, dsnA := newDB(t)
 	_, dsnB := newDB(t)
 	ctx := context.Background()
@@ -366,6 +374,7 @@ func TestShardIDUniqueAcrossDatabases(t *testing.T) {
 // under different schema names, in the same database and in two
 // databases: each time exactly one may win.
 func TestConcurrentUpOneShardID(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("races 10 pairs of runs")
 	}

@@ -16,6 +16,7 @@ import (
 // moved shard's next IDs are above every ID it made before the move, and
 // goose sees it as up to date.
 func TestMoveShardWithPgDump(t *testing.T) {
+	t.Parallel()
 	src, srcDSN := newDB(t)
 	dst, dstDSN := newDB(t)
 	sh := install(t, src, "moving", 30, pgfunc.ModeUnique)

@@ -16,6 +16,7 @@ import (
 // TestGolden compares the rendered SQL of every preset and mode with
 // testdata/pg/<layout>_<mode>.sql; go test ./pgfunc -update rewrites them.
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	for _, name := range shardid.LayoutNames() {
 		l, err := shardid.LayoutByName(name)
 		if err != nil {
@@ -36,6 +37,7 @@ func TestGolden(t *testing.T) {
 // SQL next_id(), and that the shifts never overflow: the largest ID of each
 // layout decodes back to its parts in SQL.
 func TestGoldenApplies(t *testing.T) {
+	t.Parallel()
 	db, _ := newDB(t)
 	i := 0
 	for _, name := range shardid.LayoutNames() {
@@ -86,6 +88,7 @@ func TestGoldenApplies(t *testing.T) {
 }
 
 func TestParsing(t *testing.T) {
+	t.Parallel()
 	for _, bad := range []string{"Insta", "1abc", "pg_x", "a-b", strings.Repeat("a", 64), "", `x"y`} {
 		if err := pgfunc.CheckSchema(bad); !errors.Is(err, pgfunc.ErrInvalidSchema) {
 			t.Errorf("CheckSchema(%q): %v", bad, err)

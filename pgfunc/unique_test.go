@@ -92,6 +92,9 @@ func checkShards(t testing.TB, db *sql.DB, sh pgfunc.Shard) {
 // duplicate; the classic body, fed the frozen-clock burst, repeats all but
 // 1024 IDs, which shows the check would catch a violation.
 func TestBurstSingleStatement(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a stress test of several seconds; go test without -short runs it")
+	}
 	db, _ := newDB(t)
 	sh := install(t, db, "burst", 1, pgfunc.ModeUnique)
 	createTable(t, db, sh.Schema)
@@ -146,6 +149,9 @@ func TestBurstSingleStatement(t *testing.T) {
 // inserts (it runs ahead), and some sessions with clocks off by up to
 // 30 ms either way, so jumps and draws interleave all the time.
 func TestConcurrentSessions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a stress test of several seconds; go test without -short runs it")
+	}
 	db, _ := newDB(t)
 	db.SetMaxOpenConns(16)
 	sh := install(t, db, "conc", 3, pgfunc.ModeUnique)
@@ -205,6 +211,7 @@ func TestConcurrentSessions(t *testing.T) {
 // TestDecodedTimeNearInsert checks that at ordinary rates an ID's time lies
 // within the insert that made it, in SQL and in Go.
 func TestDecodedTimeNearInsert(t *testing.T) {
+	t.Parallel()
 	db, _ := newDB(t)
 	sh := install(t, db, "near", 4, pgfunc.ModeUnique)
 	createTable(t, db, sh.Schema)
@@ -270,6 +277,9 @@ func TestDecodedTimeNearInsert(t *testing.T) {
 // unique keeps handing out new IDs, never decreasing within a session; the
 // classic body, run through the same steps, repeats IDs.
 func TestClockSteppedBack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a stress test of several seconds; go test without -short runs it")
+	}
 	db, _ := newDB(t)
 	modes := []pgfunc.Mode{pgfunc.ModeUnique, pgfunc.ModeClassic}
 	shards := map[pgfunc.Mode]pgfunc.Shard{}
