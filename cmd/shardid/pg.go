@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx" for goose
 
 	"github.com/shardid/shardid"
@@ -163,21 +161,7 @@ func connect(ctx context.Context, dsn string) (*sql.DB, error) {
 // otherDatabases returns a MigrateOptions.Connect that opens the database
 // named by its argument on the server dsn points at, as the same role.
 func otherDatabases(dsn string) func(context.Context, string) (*sql.DB, error) {
-	return func(ctx context.Context, database string) (*sql.DB, error) {
-		cfg, err := pgx.ParseConfig(dsn)
-		if err != nil {
-			return nil, err
-		}
-		cfg.Database = database
-		db := stdlib.OpenDB(*cfg)
-		pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-		defer cancel()
-		if err := db.PingContext(pctx); err != nil {
-			db.Close()
-			return nil, err
-		}
-		return db, nil
-	}
+	return func(ctx context.Context, database string) (*sql.DB, error) { return fleet.Open(ctx, dsn, database) }
 }
 
 // migrateCommand parses the flags common to up, status and down and opens

@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -136,4 +137,43 @@ func CreateMySQLDatabase(ctx context.Context, port int, name string) (string, er
 		return "", fmt.Errorf("create database %s: %w", name, err)
 	}
 	return MySQLDSN(port, name), nil
+}
+
+// MySQLServer is what the MariaDB and TiDB harnesses share: a server
+// process speaking MySQL's protocol on a loopback port, user root without
+// a password, with a directory of its own.
+type MySQLServer struct {
+	// Dir is the server's directory, removed by Stop.
+	Dir string
+	// LoopbackPort is the server's TCP port on 127.0.0.1.
+	LoopbackPort int
+	// Proc is the running process, if any.
+	Proc *Proc
+}
+
+// DSN returns a go-sql-driver/mysql DSN for root on the server, with db as
+// the default database ("" for none) and parseTime=true.
+func (s *MySQLServer) DSN(db string) string { return MySQLDSN(s.LoopbackPort, db) }
+
+// Port returns the server's TCP port on 127.0.0.1.
+func (s *MySQLServer) Port() int { return s.LoopbackPort }
+
+// CreateDatabase creates a database named name (lower-case letters,
+// digits and _) and returns a DSN for it.
+func (s *MySQLServer) CreateDatabase(ctx context.Context, name string) (string, error) {
+	return CreateMySQLDatabase(ctx, s.LoopbackPort, name)
+}
+
+// Stop kills the server and removes its directory. It is safe to call on a
+// nil server and more than once.
+func (s *MySQLServer) Stop() error {
+	if s == nil {
+		return nil
+	}
+	s.Proc.Kill()
+	if s.Dir != "" {
+		_ = os.RemoveAll(s.Dir)
+		s.Dir = ""
+	}
+	return nil
 }

@@ -38,11 +38,9 @@ type Options struct {
 
 // Server is a running throwaway MariaDB server.
 type Server struct {
-	dir  string
-	port int
+	localsrv.MySQLServer
 	bin  string   // mariadbd
 	args []string // mariadbd's arguments, for Restart
-	proc *localsrv.Proc
 	log  string
 }
 
@@ -95,7 +93,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start mariadb: %w", err)
 	}
-	s := &Server{dir: dir, log: filepath.Join(dir, "server.log")}
+	s := &Server{MySQLServer: localsrv.MySQLServer{Dir: dir}, log: filepath.Join(dir, "server.log")}
 	data := filepath.Join(dir, "data")
 	ok := false
 	defer func() {
@@ -122,12 +120,12 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 			return nil, fmt.Errorf("start mariadb: %w", err)
 		}
 	}
-	if s.port, err = localsrv.FreePort(); err != nil {
+	if s.LoopbackPort, err = localsrv.FreePort(); err != nil {
 		return nil, fmt.Errorf("start mariadb: %w", err)
 	}
 	args = []string{"--no-defaults", "--datadir=" + data,
 		"--socket=" + filepath.Join(dir, "mysqld.sock"), "--pid-file=" + filepath.Join(dir, "mysqld.pid"), "--tmpdir=" + dir,
-		"--port=" + strconv.Itoa(s.port), "--bind-address=127.0.0.1", "--log-error=" + s.log,
+		"--port=" + strconv.Itoa(s.LoopbackPort), "--bind-address=127.0.0.1", "--log-error=" + s.log,
 		"--skip-log-bin", "--innodb-buffer-pool-size=32M", "--skip-name-resolve"}
 	if os.Geteuid() == 0 {
 		args = append(args, "--user=root")
@@ -148,7 +146,7 @@ func (s *Server) run(ctx context.Context, timeout time.Duration) error {
 	if err != nil {
 		return fmt.Errorf("start mariadb: %w", err)
 	}
-	s.proc = p
+	s.Proc = p
 	if err := localsrv.WaitMySQL(ctx, p, s.DSN(""), timeout, s.logTail); err != nil {
 		return fmt.Errorf("start mariadb: %w", err)
 	}
@@ -159,43 +157,16 @@ func (s *Server) run(ctx context.Context, timeout time.Duration) error {
 // power cut or the OOM killer would; Restart brings it back on the same
 // port, running InnoDB crash recovery.
 func (s *Server) Crash() {
-	s.proc.Kill()
+	s.Proc.Kill()
 }
 
 // Restart starts a crashed server again on the same port and data
 // directory and waits up to a minute until it answers.
 func (s *Server) Restart(ctx context.Context) error {
-	if s.proc.Running() {
+	if s.Proc.Running() {
 		return errors.New("restart mariadb: server is still running")
 	}
 	return s.run(ctx, 60*time.Second)
-}
-
-// DSN returns a go-sql-driver/mysql DSN for root on the server, with db as
-// the default database ("" for none) and parseTime=true.
-func (s *Server) DSN(db string) string { return localsrv.MySQLDSN(s.port, db) }
-
-// Port returns the server's TCP port on 127.0.0.1.
-func (s *Server) Port() int { return s.port }
-
-// CreateDatabase creates a database named name (lower-case letters,
-// digits and _) and returns a DSN for it.
-func (s *Server) CreateDatabase(ctx context.Context, name string) (string, error) {
-	return localsrv.CreateMySQLDatabase(ctx, s.port, name)
-}
-
-// Stop kills the server and removes its directory. It is safe to call on a
-// nil Server and more than once.
-func (s *Server) Stop() error {
-	if s == nil {
-		return nil
-	}
-	s.proc.Kill()
-	if s.dir != "" {
-		_ = os.RemoveAll(s.dir)
-		s.dir = ""
-	}
-	return nil
 }
 
 func (s *Server) logTail() string {

@@ -38,10 +38,8 @@ type Options struct {
 
 // Server is a running throwaway TiDB server.
 type Server struct {
-	dir  string
-	port int
-	proc *localsrv.Proc
-	log  string
+	localsrv.MySQLServer
+	log string
 }
 
 // Find returns the tidb-server binary Start would use, or an error
@@ -80,7 +78,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start tidb: %w", err)
 	}
-	s := &Server{dir: dir, log: filepath.Join(dir, "tidb.log")}
+	s := &Server{MySQLServer: localsrv.MySQLServer{Dir: dir}, log: filepath.Join(dir, "tidb.log")}
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
 		if lastErr = s.start(ctx, bin, timeout); lastErr == nil {
@@ -104,12 +102,12 @@ func (s *Server) start(ctx context.Context, bin string, timeout time.Duration) e
 	if err != nil {
 		return fmt.Errorf("start tidb: %w", err)
 	}
-	s.port = port
+	s.LoopbackPort = port
 	cmd := exec.Command(bin, "-store", "unistore", "-path", "", "-host", "127.0.0.1", "-P", strconv.Itoa(port),
 		"-status-host", "127.0.0.1", "-status", strconv.Itoa(status), "-log-file", s.log,
-		"-temp-dir", filepath.Join(s.dir, "tmp"), "-socket", filepath.Join(s.dir, "tidb.sock"))
-	cmd.Dir = s.dir
-	out, err := os.OpenFile(filepath.Join(s.dir, "stdout.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		"-temp-dir", filepath.Join(s.Dir, "tmp"), "-socket", filepath.Join(s.Dir, "tidb.sock"))
+	cmd.Dir = s.Dir
+	out, err := os.OpenFile(filepath.Join(s.Dir, "stdout.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return fmt.Errorf("start tidb: %w", err)
 	}
@@ -120,37 +118,10 @@ func (s *Server) start(ctx context.Context, bin string, timeout time.Duration) e
 	if err != nil {
 		return fmt.Errorf("start tidb: %w", err)
 	}
-	s.proc = p
+	s.Proc = p
 	if err := localsrv.WaitMySQL(ctx, p, s.DSN(""), timeout, s.logTail); err != nil {
 		p.Kill()
 		return fmt.Errorf("start tidb: %w", err)
-	}
-	return nil
-}
-
-// DSN returns a go-sql-driver/mysql DSN for root on the server, with db as
-// the default database ("" for none) and parseTime=true.
-func (s *Server) DSN(db string) string { return localsrv.MySQLDSN(s.port, db) }
-
-// Port returns the server's TCP port on 127.0.0.1.
-func (s *Server) Port() int { return s.port }
-
-// CreateDatabase creates a database named name (lower-case letters,
-// digits and _) and returns a DSN for it.
-func (s *Server) CreateDatabase(ctx context.Context, name string) (string, error) {
-	return localsrv.CreateMySQLDatabase(ctx, s.port, name)
-}
-
-// Stop kills the server (its data lives in memory only) and removes its
-// directory. It is safe to call on a nil Server and more than once.
-func (s *Server) Stop() error {
-	if s == nil {
-		return nil
-	}
-	s.proc.Kill()
-	if s.dir != "" {
-		_ = os.RemoveAll(s.dir)
-		s.dir = ""
 	}
 	return nil
 }
