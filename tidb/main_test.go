@@ -37,6 +37,8 @@ func TestMain(m *testing.M) {
 			flag.Set("test.skip", skip)
 		}
 	}
-	defer srv.Stop()
+	if srv != nil {
+		testsrv.AtExit(srv.Stop)
+	}
 	testsrv.Main(m)
 }

@@ -101,6 +101,15 @@ var (
 		stop: (*tidbserver.Server).Stop}
 )
 
+// AtExit registers stop to run when Main has run the tests, with the
+// servers' own stops: for a server TestMain starts itself (Main exits the
+// process, so a deferred call would never run).
+func AtExit(stop func() error) {
+	mu.Lock()
+	stops = append(stops, stop)
+	mu.Unlock()
+}
+
 // Main runs the package's tests and then stops every server they started.
 func Main(m *testing.M) {
 	code := m.Run()
