@@ -170,6 +170,49 @@ func TestRefusals(t *testing.T) {
 	}
 }
 
+// TestOlderGenerator: a schema applied by an older shardid (which recorded
+// the generator's metadata on next_id(), not on the counter, and rendered
+// an older body) is neither reported current nor invisible: Up refuses
+// it and refuses its shard id elsewhere, and Status flags it.
+func TestOlderGenerator(t *testing.T) {
+	t.Parallel()
+	db, _ := newDB(t)
+	ctx := context.Background()
+	m, _ := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{})
+	if r := m.Up(ctx, shardsFor(t, "10"), nil); r[0].Err != nil {
+		t.Fatal(r[0].Err)
+	}
+	// What every shardid before the metadata moved to the counter left.
+	if _, err := db.Exec(`DO $$ BEGIN
+		EXECUTE format('COMMENT ON FUNCTION insta10.next_id() IS %L', obj_description('insta10.next_id_seq'::regclass, 'pg_class'));
+		COMMENT ON SEQUENCE insta10.next_id_seq IS NULL;
+	END $$`); err != nil {
+		t.Fatal(err)
+	}
+	if r := m.Up(ctx, shardsFor(t, "10"), nil); !errors.Is(r[0].Err, pgfunc.ErrOutdatedGenerator) {
+		t.Fatalf("rerun over an older generator: applied=%v note=%q err=%v; want ErrOutdatedGenerator", r[0].Applied, r[0].Note, r[0].Err)
+	}
+	if r := m.Up(ctx, []pgfunc.Shard{{Schema: "s10", ID: 10}}, nil); !errors.Is(r[0].Err, pgfunc.ErrShardConflict) {
+		t.Fatalf("shard id of an older generator in a second schema: applied=%v err=%v; want ErrShardConflict", r[0].Applied, r[0].Err)
+	}
+	st, err := m.Status(ctx, shardsFor(t, "10"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st[0].Installed == nil || !st[0].Outdated || st[0].Matches || st[0].Installed.Shard != 10 {
+		t.Fatalf("status of an older generator: %+v", st[0])
+	}
+	found, err := m.Discover(ctx)
+	if err != nil || len(found) != 1 || !found[0].Outdated {
+		t.Fatalf("Discover: %+v, %v", found, err)
+	}
+	role := newRole(t, db, "old", "")
+	res, err := m.Grant(ctx, shardsFor(t, "10"), role, nil)
+	if err != nil || !errors.Is(res[0].Err, pgfunc.ErrOutdatedGenerator) {
+		t.Fatalf("Grant on an older generator: %+v, %v", res, err)
+	}
+}
+
 // TestDown removes a generator, refuses while a table uses it, and Up
 // brings it back with IDs above the old ones.
 func TestDown(t *testing.T) {

@@ -136,7 +136,10 @@ func runMapStatus(ctx context.Context, env *cliEnv, m *fleet.Map) error {
 			mode, state := "-", "missing"
 			if st.Installed != nil {
 				mode, state = string(st.Installed.Mode), "ok"
-				if !st.Matches {
+				switch {
+				case st.Outdated:
+					state = "OUTDATED: applied by an older shardid"
+				case !st.Matches:
 					state = "DIFFERS from the map"
 				}
 			}
@@ -151,7 +154,7 @@ func runMapStatus(ctx context.Context, env *cliEnv, m *fleet.Map) error {
 	}
 	tw.Flush()
 	if bad > 0 {
-		return fmt.Errorf("%d shards are missing, differ from the map, have copies or sit on unreachable servers (see shardid pg verify)", bad)
+		return fmt.Errorf("%d shards are missing, outdated, differ from the map, have copies or sit on unreachable servers (see shardid pg verify)", bad)
 	}
 	return nil
 }
