@@ -124,7 +124,7 @@ func runPGRender(_ context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *shard < 0 {
+	if !fs.set("shard") {
 		return usagef("--shard is required: a shard id from 0 to %d", o.Layout.MaxShard())
 	}
 	if err := o.Layout.CheckShard(*shard); err != nil {
