@@ -242,6 +242,61 @@ func TestDown(t *testing.T) {
 	}
 }
 
+// TestDownWaitsForTheClock: in mode unique the counter can run ahead of
+// the clock (a burst borrows the following ticks), and a generator made
+// anew starts at the clock. Down therefore refuses while the counter is
+// ahead, and once the clock has passed it, Up and the next draws give IDs
+// above every ID handed out before. (Without the check, Down, Up and a
+// draw at the same clock hand the burst's IDs out again.)
+func TestDownWaitsForTheClock(t *testing.T) {
+	t.Parallel()
+	db, dsn := newDB(t)
+	ctx := context.Background()
+	// at opens a pool whose sessions all read the clock t from the
+	// database's default for shardid_test.now.
+	at := func(ts time.Time) *sql.DB {
+		t.Helper()
+		if _, err := db.Exec(fmt.Sprintf("ALTER DATABASE %s SET shardid_test.now = '%s'", dbNameOf(t, db), ts.Format(time.RFC3339Nano))); err != nil {
+			t.Fatal(err)
+		}
+		return testsrv.Open(t, "pgx", dsn)
+	}
+	o := pgfunc.WithClock(pgfunc.Options{}, nowClock)
+	shards := shardsFor(t, "6")
+	t0 := time.Now().UTC().Truncate(time.Second)
+	frozen := at(t0)
+	m, err := pgfunc.NewMigrator(frozen, o, pgfunc.MigrateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := m.Up(ctx, shards, nil); r[0].Err != nil {
+		t.Fatal(r[0].Err)
+	}
+	// 5,000 IDs at a frozen clock: the counter ends 4 ticks ahead of it.
+	var last int64
+	if err := frozen.QueryRow("SELECT max(id) FROM (SELECT insta6.next_id() AS id FROM generate_series(1, 5000)) s").Scan(&last); err != nil {
+		t.Fatal(err)
+	}
+	if r := m.Down(ctx, shards, nil); r[0].Err == nil || !strings.Contains(r[0].Err.Error(), "ahead of the clock") {
+		t.Fatalf("down with the counter ahead of the clock: applied=%v err=%v; want a refusal", r[0].Applied, r[0].Err)
+	}
+	later := at(t0.Add(10 * time.Millisecond))
+	m, _ = pgfunc.NewMigrator(later, o, pgfunc.MigrateOptions{})
+	if r := m.Down(ctx, shards, nil); r[0].Err != nil || !r[0].Applied {
+		t.Fatalf("down once the clock passed the counter: %+v", r[0])
+	}
+	if r := m.Up(ctx, shards, nil); r[0].Err != nil || !r[0].Applied {
+		t.Fatalf("up again: %+v", r[0])
+	}
+	var first int64
+	if err := later.QueryRow("SELECT min(id) FROM (SELECT insta6.next_id() AS id FROM generate_series(1, 1000)) s").Scan(&first); err != nil {
+		t.Fatal(err)
+	}
+	if first <= last {
+		t.Fatalf("after down and up the generator handed out %d, at or below %d from before", first, last)
+	}
+}
+
 // TestDownReportsAndFails: where nothing is applied Down says so and
 // creates nothing; where it cannot find out, it fails instead of
 // reporting success.
