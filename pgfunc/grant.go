@@ -19,7 +19,9 @@ var (
 	// roles.
 	ErrInvalidRole = errors.New("invalid role")
 	// ErrNoGenerator is returned (per shard) by Grant when the schema holds
-	// no shardid generator: apply it first.
+	// no shardid generator: apply it first; and by Migrator.Up when the
+	// schema's goose history records the migration but the generator is
+	// gone.
 	ErrNoGenerator = errors.New("no shardid generator in schema")
 	// ErrUnsafePrivileges is returned (per shard) by Grant when, after the
 	// grant, the role still holds a privilege that lets it break the

@@ -490,6 +490,12 @@ func (m *Migrator) Up(ctx context.Context, shards []Shard, each func(Result)) []
 			return false, "current", nil
 		}
 		applied, err := m.apply(ctx, sh)
+		if err == nil && !applied {
+			// goose's history says applied, yet the census found no
+			// generator here (it returned "current" above otherwise).
+			return false, "", fmt.Errorf("%w %s: %s.goose_db_version records version 1 as applied (the generator's migration, dropped by hand since, or another migration using that table), yet no generator is there; if it is shardid's, pg down clears it and up applies the generator again",
+				ErrNoGenerator, sh.Schema, sh.Schema)
+		}
 		return applied, "", err
 	})
 }

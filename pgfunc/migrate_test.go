@@ -242,6 +242,33 @@ func TestDown(t *testing.T) {
 	}
 }
 
+// TestHistoryWithoutGenerator: a schema whose goose history records the
+// migration but whose generator is gone (dropped by hand) is not
+// "current": Up says what is wrong, and Down still clears the history so
+// that Up can apply it again.
+func TestHistoryWithoutGenerator(t *testing.T) {
+	t.Parallel()
+	db, _ := newDB(t)
+	ctx := context.Background()
+	m, _ := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{})
+	shards := shardsFor(t, "11")
+	if r := m.Up(ctx, shards, nil); r[0].Err != nil {
+		t.Fatal(r[0].Err)
+	}
+	if _, err := db.Exec("DROP FUNCTION insta11.next_id(); DROP SEQUENCE insta11.next_id_seq"); err != nil {
+		t.Fatal(err)
+	}
+	if r := m.Up(ctx, shards, nil); !errors.Is(r[0].Err, pgfunc.ErrNoGenerator) {
+		t.Fatalf("up over a history without a generator: applied=%v note=%q err=%v; want ErrNoGenerator", r[0].Applied, r[0].Note, r[0].Err)
+	}
+	if r := m.Down(ctx, shards, nil); r[0].Err != nil || !r[0].Applied {
+		t.Fatalf("down: %+v", r[0])
+	}
+	if r := m.Up(ctx, shards, nil); r[0].Err != nil || !r[0].Applied {
+		t.Fatalf("up after down: %+v", r[0])
+	}
+}
+
 // TestDownWaitsForTheClock: in mode unique the counter can run ahead of
 // the clock (a burst borrows the following ticks), and a generator made
 // anew starts at the clock. Down therefore refuses while the counter is

@@ -226,6 +226,9 @@ DECLARE
     last bigint;
     now_ticks bigint;
 BEGIN
+    IF pg_catalog.to_regclass('"insta5".next_id_seq') IS NULL THEN
+        RETURN; -- no counter to outrun (the Down is a no-op, like its DROP ... IF EXISTS)
+    END IF;
     ALTER SEQUENCE "insta5".next_id_seq NO CYCLE;
     SELECT s.last_value INTO last FROM "insta5".next_id_seq AS s;
     LOOP
