@@ -149,14 +149,14 @@ func Grant(ctx context.Context, db *sql.DB, shards []Shard, role string, each fu
 	if err != nil {
 		return nil, err
 	}
-	modes := map[string]Installed{}
+	bySchema := map[string]Installed{}
 	for _, in := range installed {
-		modes[in.Schema] = in
+		bySchema[in.Schema] = in
 	}
 	out := make([]Result, 0, len(shards))
 	for _, sh := range shards {
 		start := time.Now()
-		applied, err := grantShard(ctx, db, sh, role, modes)
+		applied, err := grantShard(ctx, db, sh, role, bySchema)
 		if err != nil {
 			err = fmt.Errorf("schema %s: %w", sh.Schema, err)
 		}

@@ -486,7 +486,7 @@ func (m *Migrator) Up(ctx context.Context, shards []Shard, each func(Result)) []
 		// The metadata comment is written in the migration's own
 		// transaction, with goose's version row: a schema that carries
 		// this generator's comment has it applied.
-		if in, ok := found.bySchema[sh.Schema]; ok && !in.Outdated && in.Meta.sameGenerator(metaFor(sh, m.opts)) {
+		if in, ok := found.bySchema[sh.Schema]; ok && in.Meta.sameGenerator(metaFor(sh, m.opts)) {
 			return false, "current", nil
 		}
 		applied, err := m.apply(ctx, sh)
