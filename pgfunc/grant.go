@@ -19,7 +19,9 @@ var (
 	// roles.
 	ErrInvalidRole = errors.New("invalid role")
 	// ErrNoGenerator is returned (per shard) by Grant when the schema holds
-	// no shardid generator: apply it first.
+	// no shardid generator: apply it first; and by Migrator.Up when the
+	// schema's goose history records the migration but the generator is
+	// gone.
 	ErrNoGenerator = errors.New("no shardid generator in schema")
 	// ErrUnsafePrivileges is returned (per shard) by Grant when, after the
 	// grant, the role still holds a privilege that lets it break the
@@ -147,14 +149,14 @@ func Grant(ctx context.Context, db *sql.DB, shards []Shard, role string, each fu
 	if err != nil {
 		return nil, err
 	}
-	modes := map[string]Mode{}
+	bySchema := map[string]Installed{}
 	for _, in := range installed {
-		modes[in.Schema] = in.Meta.Mode
+		bySchema[in.Schema] = in
 	}
 	out := make([]Result, 0, len(shards))
 	for _, sh := range shards {
 		start := time.Now()
-		applied, err := grantShard(ctx, db, sh, role, modes)
+		applied, err := grantShard(ctx, db, sh, role, bySchema)
 		if err != nil {
 			err = fmt.Errorf("schema %s: %w", sh.Schema, err)
 		}
@@ -169,14 +171,18 @@ func Grant(ctx context.Context, db *sql.DB, shards []Shard, role string, each fu
 
 // grantShard grants and checks one shard; applied reports whether the
 // grant was committed.
-func grantShard(ctx context.Context, db *sql.DB, sh Shard, role string, modes map[string]Mode) (applied bool, err error) {
+func grantShard(ctx context.Context, db *sql.DB, sh Shard, role string, installed map[string]Installed) (applied bool, err error) {
 	if err := CheckSchema(sh.Schema); err != nil {
 		return false, err
 	}
-	mode, ok := modes[sh.Schema]
-	if !ok {
+	in, ok := installed[sh.Schema]
+	switch {
+	case !ok:
 		return false, fmt.Errorf("%w %s (apply it first: shardid pg up)", ErrNoGenerator, sh.Schema)
+	case in.Outdated:
+		return false, fmt.Errorf("%w: %s (its objects are not the ones this release grants on)", ErrOutdatedGenerator, sh.Schema)
 	}
+	mode := in.Meta.Mode
 	d := newGrantData(sh, quoteIdent(role), mode)
 	stmts, err := execGrantTemplate("grant", d)
 	if err != nil {
@@ -281,9 +287,10 @@ func missingPrivileges(ctx context.Context, q queryer, d grantData, role string)
 // the server when shards is empty) that lets it break them: UPDATE on a
 // counter (setval: IDs repeat), USAGE on the jump counters (nextval: every
 // draw takes the slow path), or a privilege on the jump lock's table that
-// lets it hold a lock jumps wait for. Schemas without a generator are
-// skipped. Members of PostgreSQL's predefined roles are listed under their
-// own names (pg_write_all_data, for one, may setval every sequence).
+// lets it hold a lock jumps wait for. Schemas without a generator, or
+// with one applied by an older shardid (Installed.Outdated), are skipped.
+// Members of PostgreSQL's predefined roles are listed under their own
+// names (pg_write_all_data, for one, may setval every sequence).
 func Dangers(ctx context.Context, db *sql.DB, shards []Shard) ([]Danger, error) {
 	installed, err := discover(ctx, db)
 	if err != nil {
@@ -295,8 +302,8 @@ func Dangers(ctx context.Context, db *sql.DB, shards []Shard) ([]Danger, error) 
 	}
 	var out []Danger
 	for _, in := range installed {
-		if len(shards) > 0 && !want[in.Schema] {
-			continue
+		if len(shards) > 0 && !want[in.Schema] || in.Outdated {
+			continue // an outdated generator's objects differ; Status flags it
 		}
 		ds, err := dangers(ctx, db, Shard{Schema: in.Schema, ID: in.Meta.Shard}, in.Meta.Mode, "")
 		if err != nil {

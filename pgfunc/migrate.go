@@ -32,6 +32,11 @@ var (
 	// or shard id. Changing a live generator can repeat IDs, so it is never
 	// done silently.
 	ErrGeneratorMismatch = errors.New("schema has a different generator")
+	// ErrOutdatedGenerator is returned (per shard) by Migrator.Up and
+	// Grant when the schema holds a generator applied by an older shardid
+	// (see Installed.Outdated): its body is not the one this release
+	// renders, and neither replaces a live generator's body.
+	ErrOutdatedGenerator = errors.New("schema has a generator made by an older shardid")
 )
 
 // Migrator applies shard generators through goose: one goose Provider per
@@ -128,6 +133,11 @@ type Installed struct {
 	Schema string
 	// Meta is what its counter sequence's comment records.
 	Meta Meta
+	// Outdated is true for a generator applied by an older shardid, which
+	// recorded Meta on next_id() rather than on the counter: its body
+	// predates this release's (durability after a crash, the jump lock,
+	// search_path immunity), whatever its layout and mode.
+	Outdated bool
 }
 
 // Status is one shard's state.
@@ -141,6 +151,9 @@ type Status struct {
 	// Matches is true when the installed generator is the one these
 	// options render.
 	Matches bool
+	// Outdated is true when the installed generator was applied by an
+	// older shardid (Installed.Outdated); it never Matches.
+	Outdated bool
 	// Elsewhere lists the other schemas on the server (in this database
 	// or, with MigrateOptions.Connect, any other) whose generator carries
 	// this shard id: copies that hand out the same IDs.
@@ -226,20 +239,30 @@ func discover(ctx context.Context, db *sql.DB) ([]Installed, error) {
 	var out []Installed
 	for rows.Next() {
 		var schema string
-		var comment sql.NullString
-		if err := rows.Scan(&schema, &comment); err != nil {
+		var comment, older sql.NullString
+		if err := rows.Scan(&schema, &comment, &older); err != nil {
 			return nil, fmt.Errorf("discover generators: %w", err)
 		}
-		var meta Meta
-		if json.Unmarshal([]byte(comment.String), &meta) != nil || meta.Tool != "shardid" {
-			continue
+		if meta, ok := parseMeta(comment); ok {
+			out = append(out, Installed{Schema: schema, Meta: meta})
+		} else if meta, ok := parseMeta(older); ok {
+			out = append(out, Installed{Schema: schema, Meta: meta, Outdated: true})
 		}
-		out = append(out, Installed{Schema: schema, Meta: meta})
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("discover generators: %w", err)
 	}
 	return out, nil
+}
+
+// parseMeta reads a generator's metadata comment; false when there is
+// none, or it is not shardid's.
+func parseMeta(comment sql.NullString) (Meta, bool) {
+	var meta Meta
+	if !comment.Valid || json.Unmarshal([]byte(comment.String), &meta) != nil || meta.Tool != "shardid" {
+		return Meta{}, false
+	}
+	return meta, true
 }
 
 // census indexes the generators found on a server for check: by schema
@@ -271,6 +294,9 @@ func (m *Migrator) check(sh Shard, c census) error {
 	}
 	for _, in := range candidates {
 		switch {
+		case in.Database == "" && in.Schema == sh.Schema && in.Outdated:
+			return fmt.Errorf("%w: %s holds shard %d, mode %s, applied by a release that recorded its metadata on next_id(); its body lacks this release's fixes, and up does not replace a live generator",
+				ErrOutdatedGenerator, sh.Schema, in.Meta.Shard, in.Meta.Mode)
 		case in.Database == "" && in.Schema == sh.Schema && !in.Meta.sameGenerator(want):
 			return fmt.Errorf("%w: %s has shard %d, mode %s, layout %d/%d/%d bits of %dms since %s; requested shard %d, mode %s, %s",
 				ErrGeneratorMismatch, sh.Schema, in.Meta.Shard, in.Meta.Mode, in.Meta.TimeBits, in.Meta.ShardBits, in.Meta.SeqBits,
@@ -464,6 +490,12 @@ func (m *Migrator) Up(ctx context.Context, shards []Shard, each func(Result)) []
 			return false, "current", nil
 		}
 		applied, err := m.apply(ctx, sh)
+		if err == nil && !applied {
+			// goose's history says applied, yet the census found no
+			// generator here (it returned "current" above otherwise).
+			return false, "", fmt.Errorf("%w %s: %s.goose_db_version records version 1 as applied (the generator's migration, dropped by hand since, or another migration using that table), yet no generator is there; if it is shardid's, pg down clears it and up applies the generator again",
+				ErrNoGenerator, sh.Schema, sh.Schema)
+		}
 		return applied, "", err
 	})
 }
@@ -690,7 +722,8 @@ func (m *Migrator) Status(ctx context.Context, shards []Shard) ([]Status, error)
 		if in, ok := found.bySchema[sh.Schema]; ok {
 			meta := in.Meta
 			st.Installed = &meta
-			st.Matches = meta.sameGenerator(metaFor(sh, m.opts))
+			st.Outdated = in.Outdated
+			st.Matches = !in.Outdated && meta.sameGenerator(metaFor(sh, m.opts))
 		}
 		for _, in := range found.byShard[sh.ID] {
 			if in.Meta.Shard == sh.ID && (in.Database != "" || in.Schema != sh.Schema) {

@@ -170,6 +170,49 @@ func TestRefusals(t *testing.T) {
 	}
 }
 
+// TestOlderGenerator: a schema applied by an older shardid (which recorded
+// the generator's metadata on next_id(), not on the counter, and rendered
+// an older body) is neither reported current nor invisible: Up refuses
+// it and refuses its shard id elsewhere, and Status flags it.
+func TestOlderGenerator(t *testing.T) {
+	t.Parallel()
+	db, _ := newDB(t)
+	ctx := context.Background()
+	m, _ := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{})
+	if r := m.Up(ctx, shardsFor(t, "10"), nil); r[0].Err != nil {
+		t.Fatal(r[0].Err)
+	}
+	// What every shardid before the metadata moved to the counter left.
+	if _, err := db.Exec(`DO $$ BEGIN
+		EXECUTE format('COMMENT ON FUNCTION insta10.next_id() IS %L', obj_description('insta10.next_id_seq'::regclass, 'pg_class'));
+		COMMENT ON SEQUENCE insta10.next_id_seq IS NULL;
+	END $$`); err != nil {
+		t.Fatal(err)
+	}
+	if r := m.Up(ctx, shardsFor(t, "10"), nil); !errors.Is(r[0].Err, pgfunc.ErrOutdatedGenerator) {
+		t.Fatalf("rerun over an older generator: applied=%v note=%q err=%v; want ErrOutdatedGenerator", r[0].Applied, r[0].Note, r[0].Err)
+	}
+	if r := m.Up(ctx, []pgfunc.Shard{{Schema: "s10", ID: 10}}, nil); !errors.Is(r[0].Err, pgfunc.ErrShardConflict) {
+		t.Fatalf("shard id of an older generator in a second schema: applied=%v err=%v; want ErrShardConflict", r[0].Applied, r[0].Err)
+	}
+	st, err := m.Status(ctx, shardsFor(t, "10"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st[0].Installed == nil || !st[0].Outdated || st[0].Matches || st[0].Installed.Shard != 10 {
+		t.Fatalf("status of an older generator: %+v", st[0])
+	}
+	found, err := m.Discover(ctx)
+	if err != nil || len(found) != 1 || !found[0].Outdated {
+		t.Fatalf("Discover: %+v, %v", found, err)
+	}
+	role := newRole(t, db, "old", "")
+	res, err := m.Grant(ctx, shardsFor(t, "10"), role, nil)
+	if err != nil || !errors.Is(res[0].Err, pgfunc.ErrOutdatedGenerator) {
+		t.Fatalf("Grant on an older generator: %+v, %v", res, err)
+	}
+}
+
 // TestDown removes a generator, refuses while a table uses it, and Up
 // brings it back with IDs above the old ones.
 func TestDown(t *testing.T) {
@@ -196,6 +239,88 @@ func TestDown(t *testing.T) {
 	}
 	if r := m.Up(ctx, shards, nil); r[0].Err != nil || !r[0].Applied {
 		t.Fatalf("up after down: %+v", r[0])
+	}
+}
+
+// TestHistoryWithoutGenerator: a schema whose goose history records the
+// migration but whose generator is gone (dropped by hand) is not
+// "current": Up says what is wrong, and Down still clears the history so
+// that Up can apply it again.
+func TestHistoryWithoutGenerator(t *testing.T) {
+	t.Parallel()
+	db, _ := newDB(t)
+	ctx := context.Background()
+	m, _ := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{})
+	shards := shardsFor(t, "11")
+	if r := m.Up(ctx, shards, nil); r[0].Err != nil {
+		t.Fatal(r[0].Err)
+	}
+	if _, err := db.Exec("DROP FUNCTION insta11.next_id(); DROP SEQUENCE insta11.next_id_seq"); err != nil {
+		t.Fatal(err)
+	}
+	if r := m.Up(ctx, shards, nil); !errors.Is(r[0].Err, pgfunc.ErrNoGenerator) {
+		t.Fatalf("up over a history without a generator: applied=%v note=%q err=%v; want ErrNoGenerator", r[0].Applied, r[0].Note, r[0].Err)
+	}
+	if r := m.Down(ctx, shards, nil); r[0].Err != nil || !r[0].Applied {
+		t.Fatalf("down: %+v", r[0])
+	}
+	if r := m.Up(ctx, shards, nil); r[0].Err != nil || !r[0].Applied {
+		t.Fatalf("up after down: %+v", r[0])
+	}
+}
+
+// TestDownWaitsForTheClock: in mode unique the counter can run ahead of
+// the clock (a burst borrows the following ticks), and a generator made
+// anew starts at the clock. Down therefore refuses while the counter is
+// ahead, and once the clock has passed it, Up and the next draws give IDs
+// above every ID handed out before. (Without the check, Down, Up and a
+// draw at the same clock hand the burst's IDs out again.)
+func TestDownWaitsForTheClock(t *testing.T) {
+	t.Parallel()
+	db, dsn := newDB(t)
+	ctx := context.Background()
+	// at opens a pool whose sessions all read the clock t from the
+	// database's default for shardid_test.now.
+	at := func(ts time.Time) *sql.DB {
+		t.Helper()
+		if _, err := db.Exec(fmt.Sprintf("ALTER DATABASE %s SET shardid_test.now = '%s'", dbNameOf(t, db), ts.Format(time.RFC3339Nano))); err != nil {
+			t.Fatal(err)
+		}
+		return testsrv.Open(t, "pgx", dsn)
+	}
+	o := pgfunc.WithClock(pgfunc.Options{}, nowClock)
+	shards := shardsFor(t, "6")
+	t0 := time.Now().UTC().Truncate(time.Second)
+	frozen := at(t0)
+	m, err := pgfunc.NewMigrator(frozen, o, pgfunc.MigrateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := m.Up(ctx, shards, nil); r[0].Err != nil {
+		t.Fatal(r[0].Err)
+	}
+	// 5,000 IDs at a frozen clock: the counter ends 4 ticks ahead of it.
+	var last int64
+	if err := frozen.QueryRow("SELECT max(id) FROM (SELECT insta6.next_id() AS id FROM generate_series(1, 5000)) s").Scan(&last); err != nil {
+		t.Fatal(err)
+	}
+	if r := m.Down(ctx, shards, nil); r[0].Err == nil || !strings.Contains(r[0].Err.Error(), "ahead of the clock") {
+		t.Fatalf("down with the counter ahead of the clock: applied=%v err=%v; want a refusal", r[0].Applied, r[0].Err)
+	}
+	later := at(t0.Add(10 * time.Millisecond))
+	m, _ = pgfunc.NewMigrator(later, o, pgfunc.MigrateOptions{})
+	if r := m.Down(ctx, shards, nil); r[0].Err != nil || !r[0].Applied {
+		t.Fatalf("down once the clock passed the counter: %+v", r[0])
+	}
+	if r := m.Up(ctx, shards, nil); r[0].Err != nil || !r[0].Applied {
+		t.Fatalf("up again: %+v", r[0])
+	}
+	var first int64
+	if err := later.QueryRow("SELECT min(id) FROM (SELECT insta6.next_id() AS id FROM generate_series(1, 1000)) s").Scan(&first); err != nil {
+		t.Fatal(err)
+	}
+	if first <= last {
+		t.Fatalf("after down and up the generator handed out %d, at or below %d from before", first, last)
 	}
 }
 

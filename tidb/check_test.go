@@ -86,6 +86,11 @@ func parseFacts(t *testing.T, sql string) parsedFacts {
 	case *ast.SplitRegionStmt:
 		f.kind = "split"
 		f.splitValues = len(s.SplitOpt.ValueLists)
+	case *ast.SetStmt:
+		f.kind = "session"
+		if len(s.Variables) != 1 || s.Variables[0].Name != "tidb_allow_remove_auto_inc" || s.Variables[0].IsGlobal {
+			t.Fatalf("unexpected SET (want the session's tidb_allow_remove_auto_inc):\n%s", sql)
+		}
 	default:
 		t.Fatalf("unexpected statement %T:\n%s", s, sql)
 	}

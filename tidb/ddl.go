@@ -23,6 +23,11 @@ const (
 	KindSplit Kind = "split"
 	// KindIndex is a CREATE INDEX statement of a schema script.
 	KindIndex Kind = "index"
+	// KindSession is a SET of a session variable the next statement
+	// needs, so the statements must run in order on one session:
+	// RenderAlter's switch from AUTO_INCREMENT to AUTO_RANDOM needs
+	// tidb_allow_remove_auto_inc (TiDB 8.5 refuses it otherwise).
+	KindSession Kind = "session"
 )
 
 // Statement is one rendered SQL statement, without the final semicolon.
@@ -56,7 +61,8 @@ type DDL struct {
 	// Warnings list the hotspots that remain: indexes led by a growing
 	// column.
 	Warnings []string
-	// Statements in the order they must run.
+	// Statements in the order they must run, on one session when one of
+	// them is a KindSession.
 	Statements []Statement
 }
 
@@ -109,11 +115,12 @@ type splitView struct {
 
 // alterView is the data of alter_table.sql.tmpl.
 type alterView struct {
-	T              *Table
-	ShardRowIDBits int
-	Column         *Column
-	AutoRandomBits int
-	RangeBits      int
+	T                  *Table
+	ShardRowIDBits     int
+	Column             *Column
+	AutoRandomBits     int
+	RangeBits          int
+	AllowRemoveAutoInc bool // the SET the AUTO_RANDOM switch needs first
 }
 
 func execute(name string, data any) (string, error) {
@@ -329,11 +336,15 @@ func RenderAlter(t *Table, o Options) (*DDL, error) {
 			return nil, fmt.Errorf("render alter %s: %w", t.Name, err)
 		}
 		d.Notes = append(d.Notes, fmt.Sprintf("AUTO_INCREMENT on %s replaced by AUTO_RANDOM", c.Name))
+		set, err := execute("alter_table.sql.tmpl", alterView{AllowRemoveAutoInc: true})
+		if err != nil {
+			return nil, fmt.Errorf("render alter %s: %w", t.Name, err)
+		}
 		s, err := execute("alter_table.sql.tmpl", alterView{T: t, Column: c, AutoRandomBits: o.ShardBits, RangeBits: o.RangeBits})
 		if err != nil {
 			return nil, fmt.Errorf("render alter %s: %w", t.Name, err)
 		}
-		d.Statements = append(d.Statements, Statement{Kind: KindAlter, SQL: s, TiDBOnly: true})
+		d.Statements = append(d.Statements, Statement{Kind: KindSession, SQL: set, TiDBOnly: true}, Statement{Kind: KindAlter, SQL: s, TiDBOnly: true})
 	case StrategyRotatedInt:
 		c, err := keyColumn(t, o.Strategy)
 		if err != nil {

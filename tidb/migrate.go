@@ -155,6 +155,9 @@ func Migrations(ddls []*DDL, o MigrationOptions) ([]Migration, error) {
 			return nil, fmt.Errorf("migrations %s: %w", d.Table.Name, err)
 		}
 		for _, s := range d.Statements {
+			if s.Kind == KindSession {
+				return nil, fmt.Errorf("%w: %s: %s must run on the session of the statement after it, which goose does not promise: run the rendered statements in one session instead", ErrMigrationFile, d.Table.Name, s.SQL)
+			}
 			mv := migrationView{TiDBOnly: s.TiDBOnly, TiDBOnlyMarker: TiDBOnlyMarker, Up: s.SQL, Down: s.down}
 			mv.Comment = append(mv.Comment, fmt.Sprintf("%s %s, strategy %s: %s", s.Kind, d.Table.QualifiedName(), d.Options.Strategy, d.Reason))
 			if s.Kind == KindCreate {

@@ -105,6 +105,19 @@ func TestMigrationsOnePerFile(t *testing.T) {
 	if _, err := tidb.Migrations(append(seedDDL(t, tidb.StrategyShardRowID), seedDDL(t, tidb.StrategyShardRowID)...), tidb.MigrationOptions{}); !errors.Is(err, tidb.ErrMigrationFile) {
 		t.Errorf("duplicate tables: %v", err)
 	}
+	// The AUTO_RANDOM switch needs a session setting on its own
+	// connection, which one goose file per statement cannot keep.
+	tb, err := tidb.Parse("CREATE TABLE t (id BIGINT AUTO_INCREMENT PRIMARY KEY CLUSTERED)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := tidb.RenderAlter(tb, tidb.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tidb.Migrations([]*tidb.DDL{d}, tidb.MigrationOptions{}); !errors.Is(err, tidb.ErrMigrationFile) {
+		t.Errorf("migrations of the AUTO_RANDOM switch: %v", err)
+	}
 }
 
 // TestDSNAddsParseTime checks that parseTime=true is added and the rest kept.

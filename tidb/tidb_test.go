@@ -195,12 +195,67 @@ func TestTiDBRulesMatchTheServer(t *testing.T) {
 				t.Errorf("%s: Render %v, TiDB %v; want accepted=%v", c.sql, rerr, xerr, c.ok)
 			}
 		}
-		// ALTER from AUTO_INCREMENT may not change the range bits.
-		if _, err := db.ExecContext(ctx, "CREATE TABLE r5 (id BIGINT AUTO_INCREMENT PRIMARY KEY)"); err != nil {
+		// ALTER from AUTO_INCREMENT may not change the range bits (asked
+		// with the session setting the switch needs, so that TiDB refuses
+		// the range bits and not the setting's absence).
+		conn, err := db.Conn(ctx)
+		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.ExecContext(ctx, "ALTER TABLE r5 MODIFY COLUMN id BIGINT AUTO_RANDOM(5, 54)"); err == nil {
-			t.Error("TiDB changed the range bits in place; RenderAlter refuses that")
+		defer conn.Close()
+		if _, err := conn.ExecContext(ctx, "CREATE TABLE r5 (id BIGINT AUTO_INCREMENT PRIMARY KEY)"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := conn.ExecContext(ctx, "SET @@SESSION.tidb_allow_remove_auto_inc = ON"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := conn.ExecContext(ctx, "ALTER TABLE r5 MODIFY COLUMN id BIGINT AUTO_RANDOM(5, 54)"); err == nil || !strings.Contains(err.Error(), "range bits") {
+			t.Errorf("TiDB changed the range bits in place, or refused for another reason (%v); RenderAlter refuses that", err)
+		}
+	})
+}
+
+// TestAlterToAutoRandom runs what render --alter prints for the one switch
+// TiDB allows in place, a clustered BIGINT AUTO_INCREMENT key to
+// AUTO_RANDOM, in order on one session of a real TiDB, from the table's
+// SHOW CREATE TABLE: the key becomes AUTO_RANDOM, and rows inserted after
+// the switch do not collide with those before it.
+func TestAlterToAutoRandom(t *testing.T) {
+	eachTiDB(t, func(t *testing.T, db *sql.DB) {
+		ctx := context.Background()
+		conn, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		if _, err := conn.ExecContext(ctx, "CREATE TABLE ai (id BIGINT AUTO_INCREMENT PRIMARY KEY, v INT)"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := conn.ExecContext(ctx, "INSERT INTO ai (v) VALUES (1), (2), (3)"); err != nil {
+			t.Fatal(err)
+		}
+		var name, create string
+		if err := conn.QueryRowContext(ctx, "SHOW CREATE TABLE ai").Scan(&name, &create); err != nil {
+			t.Fatal(err)
+		}
+		tb, err := tidb.Parse(create)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := tidb.RenderAlter(tb, tidb.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range d.Statements {
+			if _, err := conn.ExecContext(ctx, s.SQL); err != nil {
+				t.Fatalf("%v\n%s", err, d)
+			}
+		}
+		if err := conn.QueryRowContext(ctx, "SHOW CREATE TABLE ai").Scan(&name, &create); err != nil || !strings.Contains(create, "AUTO_RANDOM(5)") {
+			t.Fatalf("after the switch (%v):\n%s", err, create)
+		}
+		if _, err := conn.ExecContext(ctx, "INSERT INTO ai (v) VALUES (4), (5), (6)"); err != nil {
+			t.Fatal(err)
 		}
 	})
 }

@@ -272,10 +272,12 @@ func parseFlags(env *cliEnv, fs *flagSet, args []string) error {
 // a key/value string (password=pw) or a go-sql-driver/mysql DSN
 // (user:pw@tcp(host)/db).
 func redactDSN(dsn string) string {
-	if u, err := url.Parse(dsn); err == nil && u.User != nil && u.Scheme != "" {
+	if u, err := url.Parse(dsn); err == nil && u.Scheme != "" && (u.User != nil || u.Host != "") {
 		if _, has := u.User.Password(); has {
 			u.User = url.UserPassword(u.User.Username(), "xxxxx")
 		}
+		// libpq and pgx take the password as a query parameter too.
+		u.RawQuery = passwordParam.ReplaceAllString(u.RawQuery, "${1}xxxxx")
 		return u.String()
 	}
 	if kv := passwordKV.ReplaceAllString(dsn, "${1}xxxxx"); kv != dsn {
@@ -288,6 +290,9 @@ func redactDSN(dsn string) string {
 	}
 	return dsn
 }
+
+// passwordParam finds the value of a URL's password query parameter.
+var passwordParam = regexp.MustCompile(`((?:^|&)password=)[^&]*`)
 
 // passwordKV finds the value of password= in a key/value connection string.
 var passwordKV = regexp.MustCompile(`(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)`)

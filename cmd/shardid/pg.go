@@ -122,7 +122,7 @@ func runPGRender(_ context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *shard < 0 {
+	if !fs.set("shard") {
 		return usagef("--shard is required: a shard id from 0 to %d", o.Layout.MaxShard())
 	}
 	if err := o.Layout.CheckShard(*shard); err != nil {
@@ -310,7 +310,11 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) error {
 			mode = string(s.Installed.Mode)
 			gen = fmt.Sprintf("shard %d, %d/%d/%d bits of %dms since %s", s.Installed.Shard, s.Installed.TimeBits,
 				s.Installed.ShardBits, s.Installed.SeqBits, s.Installed.UnitMS, time.UnixMilli(s.Installed.EpochMS).UTC().Format(time.RFC3339))
-			if !s.Matches {
+			switch {
+			case s.Outdated:
+				gen += "  (OUTDATED: applied by an older shardid, whose body lacks this release's fixes)"
+				mismatched++
+			case !s.Matches:
 				gen += "  (differs from the requested options)"
 				mismatched++
 			}
@@ -334,7 +338,7 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) error {
 	case copies > 0:
 		return fmt.Errorf("%d shard ids are held by more than one schema on the server", copies)
 	case mismatched > 0:
-		return fmt.Errorf("%d schemas hold a generator that differs from the requested options", mismatched)
+		return fmt.Errorf("%d schemas hold a generator that is outdated or differs from the requested options", mismatched)
 	case len(dangers) > 0:
 		return errDangers(dangers)
 	}

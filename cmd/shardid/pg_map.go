@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -98,22 +99,31 @@ func runMapOp(ctx context.Context, env *cliEnv, verb string, op func(func(fleet.
 	fmt.Fprintf(tw, "SERVER\tADDRESS\tSHARDS\t%s\tUNCHANGED\tFAILED\tTIME\n", strings.ToUpper(verb))
 	failed := 0
 	var firstErr error
+	var why []string // per server with failures: its first error
 	for _, sr := range results {
 		changed := 0
+		var serverErr error
 		for _, r := range sr.Results {
 			if r.Applied {
 				changed++
 			}
-			if r.Err != nil && firstErr == nil {
-				firstErr = r.Err
+			if r.Err != nil && serverErr == nil {
+				serverErr = r.Err
 			}
 		}
 		f := sr.Failed()
 		failed += f
+		if serverErr != nil {
+			firstErr = cmp.Or(firstErr, serverErr)
+			why = append(why, fmt.Sprintf("%s: %d shards failed; the first: %s", sr.Server.Name, f, oneLine(serverErr.Error())))
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\n", sr.Server.Name, sr.Server.Address, len(sr.Results), changed,
 			len(sr.Results)-changed-f, f, sr.Duration.Round(time.Millisecond))
 	}
 	tw.Flush()
+	for _, line := range why {
+		fmt.Fprintln(env.stdout, line)
+	}
 	fmt.Fprintf(env.stdout, "%d servers in %s\n", len(results), time.Since(start).Round(time.Millisecond))
 	if failed > 0 {
 		return fmt.Errorf("%d shards failed (first: %v); rerun to finish them", failed, firstErr)
@@ -136,7 +146,10 @@ func runMapStatus(ctx context.Context, env *cliEnv, m *fleet.Map) error {
 			mode, state := "-", "missing"
 			if st.Installed != nil {
 				mode, state = string(st.Installed.Mode), "ok"
-				if !st.Matches {
+				switch {
+				case st.Outdated:
+					state = "OUTDATED: applied by an older shardid"
+				case !st.Matches:
 					state = "DIFFERS from the map"
 				}
 			}
@@ -151,7 +164,7 @@ func runMapStatus(ctx context.Context, env *cliEnv, m *fleet.Map) error {
 	}
 	tw.Flush()
 	if bad > 0 {
-		return fmt.Errorf("%d shards are missing, differ from the map, have copies or sit on unreachable servers (see shardid pg verify)", bad)
+		return fmt.Errorf("%d shards are missing, outdated, differ from the map, have copies or sit on unreachable servers (see shardid pg verify)", bad)
 	}
 	return nil
 }

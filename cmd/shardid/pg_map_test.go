@@ -77,6 +77,13 @@ shards = "4-7"
 	if code != 1 || !strings.Contains(errOut, "no such role") || strings.Contains(out+errOut, "s3cret") {
 		t.Fatalf("grant to a missing role: exit %d\n%s%s", code, out, errOut)
 	}
+	// The summary says why each server failed (on a terminal the bars
+	// show no errors, so it is the only place a second server's is seen).
+	for _, name := range []string{"db1", "db2"} {
+		if !regexp.MustCompile(`(?m)^` + name + `: 4 shards failed; the first: .*no such role`).MatchString(out) {
+			t.Fatalf("grant to a missing role: no failure line for %s:\n%s", name, out)
+		}
+	}
 	if _, err := testsrv.Open(t, "pgx", testsrv.Database(t, srv)).Exec("CREATE ROLE app LOGIN"); err != nil {
 		t.Fatal(err)
 	}

@@ -45,6 +45,7 @@ func TestPGBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"pg", "render"}, "--shard is required"},
+		{[]string{"pg", "render", "--shard", "-1"}, "--shard: shard id out of range: -1 (allowed 0-8191"},
 		{[]string{"pg", "render", "--shard", "8192"}, "--shard: shard id out of range: 8192 (allowed 0-8191"},
 		{[]string{"pg", "render", "--shard", "1", "--layout", "twitter"}, "--layout: unknown layout \"twitter\" (allowed: instagram, js53, snowflake)"},
 		{[]string{"pg", "render", "--shard", "1", "--mode", "fast"}, "--mode: invalid mode \"fast\" (allowed: unique, classic, classic-sql)"},

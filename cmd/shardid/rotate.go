@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/term"
+
 	"github.com/shardid/shardid/tidb/rotate"
 )
 
@@ -112,9 +114,7 @@ func isHeader(s string) bool {
 // stdinHint tells a user at a terminal that the command waits for IDs on
 // stdin, instead of waiting without a word.
 func stdinHint(env *cliEnv, cmd string) {
-	if f, ok := env.stdin.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			fmt.Fprintf(env.stderr, "shardid %s: reading IDs from the terminal, one per line; end with Ctrl-D (or give IDs as arguments)\n", cmd)
-		}
+	if f, ok := env.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		fmt.Fprintf(env.stderr, "shardid %s: reading IDs from the terminal, one per line; end with Ctrl-D (or give IDs as arguments)\n", cmd)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -118,5 +119,23 @@ func TestDecodeStdinHeader(t *testing.T) {
 	code, out, errs := cli(t, "id\n\n0\n", "decode")
 	if code != 0 || strings.Count(out, "\n") != 1 || !strings.HasPrefix(out, "0\t") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+// TestStdinHintOnlyOnATerminal: the hint that a command waits for IDs on
+// stdin is for a terminal; /dev/null (a character device, not a
+// terminal) gets none.
+func TestStdinHintOnlyOnATerminal(t *testing.T) {
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	for _, cmd := range []string{"decode", "rotate"} {
+		var out, errb bytes.Buffer
+		e := &cliEnv{stdin: null, stdout: &out, stderr: &errb, getenv: func(string) string { return "" }}
+		if code := run(context.Background(), e, []string{cmd}); code != 0 || errb.Len() != 0 {
+			t.Errorf("%s < %s: exit %d, stderr %q; want 0 and nothing", cmd, os.DevNull, code, errb.String())
+		}
 	}
 }

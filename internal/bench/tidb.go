@@ -206,6 +206,7 @@ func RunTiDB(ctx context.Context, dsn string, s Settings) (*TiDBReport, error) {
 		}
 		rep.Insert = append(rep.Insert, ph)
 	}
+	p.round = s.Rounds // the regions are read after the last round
 	for _, t := range tables {
 		p.next("regions of " + t.key)
 		r, err := tableRegions(ctx, db, t)

@@ -28,9 +28,19 @@ func TestRunTiDB(t *testing.T) {
 	}
 	s := tiny
 	s.Rows, s.Batches = 20, 2
+	var steps []Step
+	s.Progress = func(st Step) { steps = append(steps, st) }
 	rep, err := RunTiDB(context.Background(), dsn, s)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, st := range steps {
+		if st.Round < 1 || st.Round > st.Rounds || st.Done >= st.Total {
+			t.Errorf("progress step %+v: round or count past the run's", st)
+		}
+	}
+	if len(steps) == 0 || steps[len(steps)-1].Done != steps[len(steps)-1].Total-1 {
+		t.Errorf("progress ends at %+v; want the last of its steps", steps[len(steps)-1:])
 	}
 	if !rep.Unistore {
 		t.Error("the test's TiDB runs unistore; the report says otherwise")

@@ -179,6 +179,18 @@ func TestVerifyCatchesCopies(t *testing.T) {
 	if !strings.Contains(kinds(rep), "mismatch:0") || !strings.Contains(kinds(rep), "missing:1") {
 		t.Fatalf("verify of a map with another mode: %s", kinds(rep))
 	}
+	// A mapped shard applied by an older shardid, which recorded the
+	// metadata on next_id() rather than on the counter.
+	plant(t, dsnC, "fl2", 2, other.Options())
+	if _, err := testsrv.Open(t, "pgx", dsnC).Exec(`DO $$ BEGIN
+		EXECUTE format('COMMENT ON FUNCTION fl2.next_id() IS %L', obj_description('fl2.next_id_seq'::regclass, 'pg_class'));
+		COMMENT ON SEQUENCE fl2.next_id_seq IS NULL;
+	END $$`); err != nil {
+		t.Fatal(err)
+	}
+	if rep = other.Verify(ctx); !strings.Contains(kinds(rep), "outdated:2") {
+		t.Fatalf("verify of an older generator: %s", kinds(rep))
+	}
 }
 
 // TestMoveShard moves shard 3 from server a to server b the documented

@@ -233,45 +233,60 @@ func redactedParseError(err error) string {
 	return "unparsable"
 }
 
-// lineOf finds the line (from 1) of a key path in the TOML text: a top-level
-// key, or "servers[N].key" in the N-th [[servers]] table; 0 when not found.
+// lineOf finds the line (from 1) of a key path in the TOML text: a
+// top-level key; "servers[N].key" in the N-th [[servers]] table, or that
+// table's header when the key is not written there; or "servers.key…", an
+// unknown key, in the first [[servers]] table that writes it (as "key =" or
+// as a sub-table "[servers.key]"). 0 when not found (an inline table, say).
 func lineOf(lines []string, path string) int {
-	key, table := path, 0
 	if rest, ok := strings.CutPrefix(path, "servers."); ok {
-		// An unknown key of some [[servers]] table: its first such line.
+		key, _, _ := strings.Cut(rest, ".")
 		for n := 1; n <= len(lines); n++ {
-			if line := lineOf(lines, fmt.Sprintf("servers[%d].%s", n, rest)); line > 0 && !strings.HasPrefix(strings.TrimSpace(lines[line-1]), "[[") {
+			line, more := keyLine(lines, n, key)
+			if line > 0 || !more {
 				return line
 			}
 		}
 		return 0
 	}
+	table, key := 0, path
 	if rest, ok := strings.CutPrefix(path, "servers["); ok {
 		if _, err := fmt.Sscanf(rest, "%d]", &table); err != nil {
 			return 0
 		}
 		_, key, _ = strings.Cut(rest, "].")
 	}
+	line, _ := keyLine(lines, table, key)
+	if line == 0 && table > 0 {
+		line, _ = keyLine(lines, table, "")
+	}
+	return line
+}
+
+var (
+	serversRE = regexp.MustCompile(`^\s*\[\[\s*servers\s*\]\]`)
+	subRE     = regexp.MustCompile(`^\s*\[\s*servers\s*\.\s*"?([^"\]]*)"?\s*\]`)
+)
+
+// keyLine finds key in the table-th [[servers]] table (0: the top level,
+// before any table): the line of "key =" or of a sub-table [servers.key];
+// with key "", the table's header. 0 when not found; more reports whether
+// the text has that many [[servers]] tables.
+func keyLine(lines []string, table int, key string) (line int, more bool) {
 	keyRE := regexp.MustCompile(`^\s*"?` + regexp.QuoteMeta(key) + `"?\s*=`)
-	serversRE := regexp.MustCompile(`^\s*\[\[\s*servers\s*\]\]`)
 	seen := 0
 	for i, l := range lines {
-		if serversRE.MatchString(l) {
+		switch {
+		case serversRE.MatchString(l):
 			seen++
-			if table > 0 && seen == table && key == "" {
-				return i + 1
+			if seen == table && key == "" {
+				return i + 1, true
 			}
-			continue
-		}
-		if strings.HasPrefix(strings.TrimSpace(l), "[") && !serversRE.MatchString(l) && table == 0 {
-			break
-		}
-		if seen == table && keyRE.MatchString(l) {
-			return i + 1
+		case seen == table && key != "" && (keyRE.MatchString(l) || table > 0 && subRE.FindStringSubmatch(l) != nil && subRE.FindStringSubmatch(l)[1] == key):
+			return i + 1, true
+		case table == 0 && strings.HasPrefix(strings.TrimSpace(l), "["):
+			return 0, true
 		}
 	}
-	if table > 0 {
-		return lineOf(lines, fmt.Sprintf("servers[%d].", table))
-	}
-	return 0
+	return 0, seen >= table
 }

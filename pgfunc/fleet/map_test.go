@@ -62,6 +62,10 @@ func TestParse(t *testing.T) {
 		{"two names", strings.Replace(goodMap, `name = "db2"`, `name = "db1"`, 1), `servers[2].name: "db1" names two servers`},
 		{"syntax", goodMap + "\n[[servers]\n", "fleet.toml:17:"},
 		{"shards missing", strings.Replace(goodMap, "shards = \"4096-8191\"\n", "", 1), "servers[2].shards: server db2: shard id out of range: empty shard list"},
+		// Unknown keys where no "key =" line of a [[servers]] table names
+		// them: a sub-table, and an inline array of tables.
+		{"server sub-table", goodMap + "[servers.extra]\nx = 1\n", "fleet.toml:15: servers.extra"},
+		{"inline servers", "servers = [{name = \"db1\", dsn = \"postgres://app:s3cret@db1/app\", shards = \"0\", bogus = 1}]\n", "fleet.toml: servers.bogus: unknown key"},
 	} {
 		_, err := fleet.Parse("fleet.toml", []byte(c.text), env(map[string]string{"DB2_DSN": "postgres://app:pw2@db2/app"}))
 		if !errors.Is(err, fleet.ErrMap) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") || strings.Contains(err.Error(), "s3cret") {

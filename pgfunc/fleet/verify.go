@@ -34,6 +34,10 @@ const (
 	// ProblemUnmapped: a generator holds a shard id the map does not
 	// mention.
 	ProblemUnmapped = "unmapped"
+	// ProblemOutdated: a mapped shard's generator was applied by an
+	// older shardid (pgfunc.Installed.Outdated): its body lacks this
+	// release's fixes.
+	ProblemOutdated = "outdated"
 )
 
 // Place is where a generator lives.
@@ -98,9 +102,10 @@ type Report struct {
 
 // found is one generator read from a server.
 type found struct {
-	place   Place
-	meta    pgfunc.Meta
-	version int64 // goose version in its schema; -1 when not read
+	place    Place
+	meta     pgfunc.Meta
+	outdated bool  // applied by an older shardid
+	version  int64 // goose version in its schema; -1 when not read
 }
 
 // Verify proves the map's invariant against the live servers: every
@@ -186,7 +191,7 @@ func (m *Map) read(ctx context.Context, s Server) (ServerCheck, []found, error) 
 	}
 	out := make([]found, 0, len(c.Generators))
 	for _, g := range c.Generators {
-		f := found{place: Place{Server: s.Name, Host: hostOf(s), Database: g.Database, Schema: g.Schema}, meta: g.Meta, version: -1}
+		f := found{place: Place{Server: s.Name, Host: hostOf(s), Database: g.Database, Schema: g.Schema}, meta: g.Meta, outdated: g.Outdated, version: -1}
 		if g.Database == "" {
 			f.place.Database = c.Database
 			f.version = versions[g.Schema]
@@ -231,6 +236,9 @@ func (m *Map) judge(all map[string]found) []Problem {
 			case at == nil:
 				out = append(out, Problem{Kind: ProblemMissing, Shard: sh.ID, Place: here,
 					Message: fmt.Sprintf("shard %d: no generator in %s (run shardid pg up --map)", sh.ID, here)})
+			case at.outdated:
+				out = append(out, Problem{Kind: ProblemOutdated, Shard: sh.ID, Place: here,
+					Message: fmt.Sprintf("shard %d: %s holds %s applied by an older shardid, whose body lacks this release's fixes", sh.ID, here, describe(at.meta))})
 			case !at.meta.SameGenerator(want):
 				out = append(out, Problem{Kind: ProblemMismatch, Shard: sh.ID, Place: here,
 					Message: fmt.Sprintf("shard %d: %s holds %s; the map says %s", sh.ID, here, describe(at.meta), describe(want))})

@@ -212,6 +212,37 @@ CREATE OR REPLACE FUNCTION "insta5".min_id(ts pg_catalog.timestamptz) RETURNS bi
 
 -- +goose Down
 -- +goose StatementBegin
+-- The counter can be ahead of the clock (a burst borrows the following
+-- ticks; a clock stepped back), and a generator made anew starts at the
+-- clock: dropping it then would let the next Up hand out its IDs again.
+-- So Down first holds off every draw (ALTER SEQUENCE takes a lock nextval
+-- waits for, until this transaction ends), then goes on only once the
+-- clock's tick is past the counter's, waiting up to a second; otherwise
+-- it refuses. A generator made anew then starts above every ID this one
+-- handed out, provided the clock does not step back below this moment.
+DO $shardid$
+DECLARE
+    deadline pg_catalog.timestamptz := pg_catalog.clock_timestamp() OPERATOR(pg_catalog.+) '1 second'::pg_catalog.interval;
+    last bigint;
+    now_ticks bigint;
+BEGIN
+    IF pg_catalog.to_regclass('"insta5".next_id_seq') IS NULL THEN
+        RETURN; -- no counter to outrun (the Down is a no-op, like its DROP ... IF EXISTS)
+    END IF;
+    ALTER SEQUENCE "insta5".next_id_seq NO CYCLE;
+    SELECT s.last_value INTO last FROM "insta5".next_id_seq AS s;
+    LOOP
+        now_ticks := pg_catalog.floor((((pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) OPERATOR(pg_catalog.*) 1000::double precision) OPERATOR(pg_catalog.-) 1735689600000::double precision) OPERATOR(pg_catalog./) 1::double precision))::bigint;
+        EXIT WHEN (last OPERATOR(pg_catalog.>>) 10) OPERATOR(pg_catalog.<) now_ticks;
+        IF pg_catalog.clock_timestamp() OPERATOR(pg_catalog.>=) deadline THEN
+            RAISE EXCEPTION 'shardid: shard 5''s counter is % ms ahead of the clock, and a generator made anew would hand out its IDs again: run down again once the clock has passed it',
+                    (((last OPERATOR(pg_catalog.>>) 10) OPERATOR(pg_catalog.-) now_ticks) OPERATOR(pg_catalog.+) 1) OPERATOR(pg_catalog.*) 1
+                USING ERRCODE = 'object_not_in_prerequisite_state';
+        END IF;
+        PERFORM pg_catalog.pg_sleep(0.01);
+    END LOOP;
+END
+$shardid$;
 DROP FUNCTION IF EXISTS "insta5".min_id(pg_catalog.timestamptz);
 DROP FUNCTION IF EXISTS "insta5".id_seq(bigint);
 DROP FUNCTION IF EXISTS "insta5".id_shard(bigint);

@@ -41,9 +41,11 @@ var (
 	// start, kind or cache.
 	ErrInvalidSettings = errors.New("invalid ticket settings")
 	// ErrNotMySQL is returned by Up and Read for a server that is not
-	// MySQL, MariaDB or TiDB, and by Up for KindSequence on a server that
-	// is not TiDB.
+	// MySQL, MariaDB or TiDB.
 	ErrNotMySQL = errors.New("not a MySQL-family server")
+	// ErrNotTiDB is returned by Up for KindSequence on a server that is
+	// not TiDB.
+	ErrNotTiDB = errors.New("not a TiDB server")
 	// ErrNoTickets is returned by Read (and by draws) when the database has
 	// no ticket table or sequence of that name.
 	ErrNoTickets = errors.New("no ticket table")
@@ -211,7 +213,7 @@ func Migrations(d shardid.Dialect, s Settings) (map[string][]byte, error) {
 	case d != shardid.DialectMySQL && d != shardid.DialectTiDB:
 		return nil, fmt.Errorf("%w: dialect %q (allowed: mysql, tidb)", ErrNotMySQL, d)
 	case s.Kind == KindSequence && d != shardid.DialectTiDB:
-		return nil, fmt.Errorf("%w: kind sequence needs TiDB (MySQL has no sequences; use kind table)", ErrNotMySQL)
+		return nil, fmt.Errorf("%w: kind sequence needs TiDB (this server speaks MySQL's dialect; use kind table)", ErrNotTiDB)
 	}
 	text, err := newView(d, s).render("migration.sql.tmpl")
 	if err != nil {
