@@ -48,7 +48,7 @@ type Migrator struct {
 	opts     Options
 	parallel int
 	connect  func(context.Context, string) (*sql.DB, error)
-	lockDB   string
+	lockWait time.Duration
 }
 
 // MigrateOptions says how a Migrator applies generators. The zero value
@@ -67,11 +67,28 @@ type MigrateOptions struct {
 	// another database of the same server could then hold the same shard
 	// id unnoticed.
 	Connect func(ctx context.Context, database string) (*sql.DB, error)
-	// LockDatabase is the database whose advisory lock serialises Up runs
-	// on a server when Connect is set. Empty means "postgres", the
-	// database every PostgreSQL server has and PUBLIC may connect to.
-	LockDatabase string
+	// LockTimeout is how long Up waits for the server-wide lock while
+	// another run (or anybody: advisory locks need no privilege) holds
+	// it, before failing with ErrServerLocked naming the holder. Zero
+	// means DefaultLockTimeout.
+	LockTimeout time.Duration
 }
+
+// LockDatabase is the database in which Up takes its server-wide lock
+// when MigrateOptions.Connect is set: "postgres", which every PostgreSQL
+// server has and PUBLIC may connect to. It is fixed, not an option,
+// because advisory locks are scoped to one database: two runs locking in
+// two databases would not exclude each other.
+const LockDatabase = "postgres"
+
+// DefaultLockTimeout is how long Up waits for the server-wide lock unless
+// MigrateOptions.LockTimeout says otherwise.
+const DefaultLockTimeout = time.Minute
+
+// ErrServerLocked is returned (per shard) by Migrator.Up when the
+// server-wide lock stayed held for MigrateOptions.LockTimeout; the message
+// names the sessions holding it.
+var ErrServerLocked = errors.New("server lock held by another session")
 
 // DefaultParallel is how many schemas a Migrator migrates at once unless
 // MigrateOptions.Parallel says otherwise; MaxParallel is the most it
@@ -101,10 +118,10 @@ func NewMigrator(db *sql.DB, o Options, mo MigrateOptions) (*Migrator, error) {
 	case mo.Parallel == 0:
 		mo.Parallel = DefaultParallel
 	}
-	if mo.LockDatabase == "" {
-		mo.LockDatabase = "postgres"
+	if mo.LockTimeout <= 0 {
+		mo.LockTimeout = DefaultLockTimeout
 	}
-	return &Migrator{db: db, opts: o, parallel: mo.Parallel, connect: mo.Connect, lockDB: mo.LockDatabase}, nil
+	return &Migrator{db: db, opts: o, parallel: mo.Parallel, connect: mo.Connect, lockWait: mo.LockTimeout}, nil
 }
 
 // Result is the outcome of one shard's Up or Down.
@@ -425,12 +442,14 @@ const (
 
 // lockServer takes Up's server-wide lock on a connection of its own, in
 // LockDatabase when Connect is set and in the Migrator's database
-// otherwise, waiting while another run holds it. unlock releases it.
+// otherwise. While another session holds it, it tries again every 200 ms
+// for up to MigrateOptions.LockTimeout, then fails naming the holders.
+// unlock releases it.
 func (m *Migrator) lockServer(ctx context.Context) (unlock func(), err error) {
 	db, closeDB := m.db, func() {}
 	if m.connect != nil {
-		if db, err = m.connect(ctx, m.lockDB); err != nil {
-			return nil, fmt.Errorf("server lock: database %s: %w", m.lockDB, err)
+		if db, err = m.connect(ctx, LockDatabase); err != nil {
+			return nil, fmt.Errorf("server lock: database %s: %w", LockDatabase, err)
 		}
 		closeDB = func() { db.Close() }
 	}
@@ -439,16 +458,33 @@ func (m *Migrator) lockServer(ctx context.Context) (unlock func(), err error) {
 		closeDB()
 		return nil, fmt.Errorf("server lock: %w", err)
 	}
-	lock, err := query("server_lock", nil)
-	if err != nil {
+	fail := func(err error) (func(), error) {
 		conn.Close()
 		closeDB()
 		return nil, err
 	}
-	if _, err := conn.ExecContext(ctx, lock, serverLockClass, serverLockKey); err != nil {
-		conn.Close()
-		closeDB()
-		return nil, fmt.Errorf("server lock: %w", err)
+	lock, err := query("server_lock", nil)
+	if err != nil {
+		return fail(err)
+	}
+	deadline := time.Now().Add(m.lockWait)
+	for {
+		var got bool
+		if err := conn.QueryRowContext(ctx, lock, serverLockClass, serverLockKey).Scan(&got); err != nil {
+			return fail(fmt.Errorf("server lock: %w", err))
+		}
+		if got {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fail(fmt.Errorf("%w for %s (in database %s): %s; shardid runs take it while they apply shards, anybody can take it with pg_advisory_lock(%d, %d)",
+				ErrServerLocked, m.lockWait, LockDatabase, holders(ctx, conn), serverLockClass, serverLockKey))
+		}
+		select {
+		case <-ctx.Done():
+			return fail(fmt.Errorf("server lock: %w", ctx.Err()))
+		case <-time.After(200 * time.Millisecond):
+		}
 	}
 	return func() {
 		if q, err := query("server_unlock", nil); err == nil {
@@ -457,6 +493,32 @@ func (m *Migrator) lockServer(ctx context.Context) (unlock func(), err error) {
 		conn.Close() // a session lock never outlives its connection
 		closeDB()
 	}, nil
+}
+
+// holders describes the sessions holding the server-wide lock, as far as
+// this role may see them.
+func holders(ctx context.Context, conn *sql.Conn) string {
+	q, err := query("server_lock_holders", nil)
+	if err != nil {
+		return "holder unknown"
+	}
+	rows, err := conn.QueryContext(ctx, q, serverLockClass, serverLockKey)
+	if err != nil {
+		return "holder unknown (" + err.Error() + ")"
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var pid int64
+		var user, app string
+		if rows.Scan(&pid, &user, &app) == nil {
+			out = append(out, fmt.Sprintf("pid %d, role %s, application %q", pid, user, app))
+		}
+	}
+	if len(out) == 0 {
+		return "its holder has just let it go"
+	}
+	return "held by " + strings.Join(out, "; ")
 }
 
 // Up installs the generator in each shard's schema, creating the schema

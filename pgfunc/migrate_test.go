@@ -543,3 +543,33 @@ func TestConcurrentUpOneShardID(t *testing.T) {
 		}
 	}
 }
+
+// TestServerLockedNamesHolder: while another session holds Up's server
+// lock, Up waits LockTimeout and fails with ErrServerLocked naming it.
+func TestServerLockedNamesHolder(t *testing.T) {
+	t.Parallel()
+	db, _ := newDB(t)
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "SET application_name = 'holder'; SELECT pg_advisory_lock(1397310514, 0)"); err != nil {
+		t.Fatal(err)
+	}
+	m, err := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{LockTimeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := m.Up(ctx, []pgfunc.Shard{{Schema: "locked", ID: 42}}, nil)
+	if !errors.Is(r[0].Err, pgfunc.ErrServerLocked) || !strings.Contains(r[0].Err.Error(), `application "holder"`) {
+		t.Fatalf("up under a held lock: %v; want ErrServerLocked naming the holder", r[0].Err)
+	}
+	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_unlock(1397310514, 0)"); err != nil {
+		t.Fatal(err)
+	}
+	if r := m.Up(ctx, []pgfunc.Shard{{Schema: "locked", ID: 42}}, nil); r[0].Err != nil {
+		t.Fatalf("up once the lock is free: %v", r[0].Err)
+	}
+}

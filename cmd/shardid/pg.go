@@ -184,7 +184,7 @@ func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string
 	dsn := fs.String("dsn", "", "PostgreSQL connection URL (env "+envPGDSN+")")
 	fs.envVar("dsn", envPGDSN)
 	parallel := fs.Int("parallel", pgfunc.DefaultParallel, "schemas to migrate at once, each on its own connection")
-	lockDB := fs.String("lock-database", "postgres", "database of the server where up takes its server-wide lock (every run on a server must use the same one)")
+	lockWait := fs.Duration("lock-timeout", pgfunc.DefaultLockTimeout, "how long up waits for the server-wide lock (in database "+pgfunc.LockDatabase+") while another session holds it")
 	mapPath := fs.String("map", "", "shard map file (TOML): every server of a fleet at once, instead of --dsn and --shards")
 	if err := parseFlags(env, fs, args); err != nil {
 		return nil, err
@@ -209,7 +209,10 @@ func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string
 			return nil, err
 		}
 	}
-	mo := pgfunc.MigrateOptions{Parallel: *parallel, Connect: otherDatabases(*dsn), LockDatabase: *lockDB}
+	mo := pgfunc.MigrateOptions{Parallel: *parallel, Connect: otherDatabases(*dsn), LockTimeout: *lockWait}
+	if *lockWait <= 0 {
+		return nil, usagef("--lock-timeout: %s is not a positive duration (e.g. 30s, 2m)", *lockWait)
+	}
 	if *parallel < 1 {
 		return nil, usagef("--parallel: %d is out of range (allowed 1-%d)", *parallel, pgfunc.MaxParallel)
 	}

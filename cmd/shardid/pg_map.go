@@ -25,7 +25,7 @@ const envMap = "SHARDID_MAP"
 // the map replaces.
 func loadMap(env *cliEnv, fs *flagSet, path string) (*fleet.Map, error) {
 	var clash []string
-	for _, name := range []string{"dsn", "shards", "layout", "epoch", "mode", "schema-format", "parallel", "lock-database"} {
+	for _, name := range []string{"dsn", "shards", "layout", "epoch", "mode", "schema-format", "parallel", "lock-timeout"} {
 		if fs.set(name) {
 			clash = append(clash, "--"+name)
 		}

@@ -99,9 +99,23 @@ shards = "4-7"
 	if code != 1 || !strings.Contains(out, "shard id already used by another schema: shard 2 is already in schema insta2 of database") {
 		t.Fatalf("a copy of shard 2 in a third database: exit %d\n%s%s", code, out, errOut)
 	}
-	code, out, errOut = runCLI(t, "", nil, "pg", "up", "--dsn", third, "--lock-database", "nowhere", "--shards", "9", "--layout", "js53")
-	if code != 1 || !strings.Contains(out, "server lock: database nowhere") {
-		t.Fatalf("up with a missing lock database: exit %d\n%s%s", code, out, errOut)
+	// Anybody can hold the server lock (advisory locks need no privilege):
+	// up waits --lock-timeout, then fails naming the holder.
+	holder := testsrv.Open(t, "pgx", srv.DSN("postgres"))
+	holder.SetMaxOpenConns(1)
+	if _, err := holder.Exec("SET application_name = 'squatter'; SELECT pg_advisory_lock(1397310514, 0)"); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = runCLI(t, "", nil, "pg", "up", "--dsn", third, "--lock-timeout", "300ms", "--shards", "9", "--layout", "js53")
+	if code != 1 || !strings.Contains(out, "server lock held by another session for 300ms") || !strings.Contains(out, `application "squatter"`) {
+		t.Fatalf("up with the server lock held: exit %d\n%s%s", code, out, errOut)
+	}
+	if _, err := holder.Exec("SELECT pg_advisory_unlock(1397310514, 0)"); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut = runCLI(t, "", nil, "pg", "up", "--dsn", third, "--lock-timeout", "0s", "--shards", "9")
+	if code != 2 || !strings.Contains(errOut, "--lock-timeout: 0s is not a positive duration") {
+		t.Fatalf("--lock-timeout 0: exit %d %q", code, errOut)
 	}
 	// A copy planted behind shardid's back is what verify reports.
 	mig, err := pgfunc.NewMigrator(testsrv.Open(t, "pgx", third), pgfunc.Options{Layout: shardid.JS53()}, pgfunc.MigrateOptions{})

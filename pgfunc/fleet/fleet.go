@@ -72,8 +72,7 @@ func (m *Map) migrator(ctx context.Context, s Server) (*pgfunc.Migrator, *sql.DB
 		return nil, nil, fmt.Errorf("server %s (%s): %w", s.Name, s.Address, err)
 	}
 	mig, err := pgfunc.NewMigrator(db, m.Options(), pgfunc.MigrateOptions{
-		Parallel:     m.Parallel,
-		LockDatabase: m.LockDatabase,
+		Parallel: m.Parallel,
 		Connect: func(ctx context.Context, database string) (*sql.DB, error) {
 			return Open(ctx, s.DSN, database)
 		},

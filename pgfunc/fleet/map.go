@@ -33,9 +33,6 @@ type Map struct {
 	// Parallel is how many schemas of one server are migrated at once
 	// (key "parallel"; 0 means pgfunc.DefaultParallel).
 	Parallel int
-	// LockDatabase is where Up takes each server's lock (key
-	// "lock_database"; "" means "postgres").
-	LockDatabase string
 	// Servers are the map's servers, in file order.
 	Servers []Server
 }
@@ -84,7 +81,6 @@ type file struct {
 	Mode         string       `toml:"mode"`
 	SchemaFormat string       `toml:"schema_format"`
 	Parallel     int          `toml:"parallel"`
-	LockDatabase string       `toml:"lock_database"`
 	Servers      []fileServer `toml:"servers"`
 }
 
@@ -117,7 +113,6 @@ var (
 //	mode = "unique"                 # optional: unique, classic or classic-sql
 //	schema_format = "insta%d"       # optional: shard N's schema
 //	parallel = 4                    # optional: schemas migrated at once per server
-//	lock_database = "postgres"      # optional: where up takes each server's lock
 //
 //	[[servers]]                     # one or more
 //	name = "db1"                    # required, unique: letters, digits, _ . -
@@ -149,9 +144,9 @@ func Parse(name string, data []byte, getenv func(string) string) (*Map, error) {
 		return nil, fmt.Errorf("%w: %s: %v", ErrMap, name, err)
 	}
 	if und := md.Undecoded(); len(und) > 0 {
-		return nil, fail(und[0].String(), "unknown key (allowed: layout, epoch, mode, schema_format, parallel, lock_database, servers with name, dsn, dsn_env, shards)")
+		return nil, fail(und[0].String(), "unknown key (allowed: layout, epoch, mode, schema_format, parallel, servers with name, dsn, dsn_env, shards)")
 	}
-	m := &Map{SchemaFormat: f.SchemaFormat, Parallel: f.Parallel, LockDatabase: f.LockDatabase}
+	m := &Map{SchemaFormat: f.SchemaFormat, Parallel: f.Parallel}
 	if m.Layout, err = shardid.LayoutByName(f.Layout); err != nil {
 		return nil, fail("layout", "%v", err)
 	}
@@ -174,9 +169,6 @@ func Parse(name string, data []byte, getenv func(string) string) (*Map, error) {
 	}
 	if m.Parallel < 0 || m.Parallel > pgfunc.MaxParallel {
 		return nil, fail("parallel", "%d is out of range (allowed 1-%d, or 0 for %d)", m.Parallel, pgfunc.MaxParallel, pgfunc.DefaultParallel)
-	}
-	if m.LockDatabase != "" && !envRE.MatchString(m.LockDatabase) {
-		return nil, fail("lock_database", "%q is not a plain database name", m.LockDatabase)
 	}
 	if len(f.Servers) == 0 {
 		return nil, fail("servers", "no [[servers]] table: a map needs at least one server")
