@@ -85,9 +85,14 @@ func TestParsing(t *testing.T) {
 	if err != nil || len(got) != 8 || got[0] != 0 || got[7] != 12 {
 		t.Fatalf("ParseShards: %v %v", got, err)
 	}
-	for _, bad := range []string{"", "a", "3-1", "-1", "1-", "0-8192", "8192", "1,,2"} {
+	for _, bad := range []string{"", "a", "3-1", "-1", "1-", "1,,2"} {
+		if _, err := ParseShards(bad, l); !errors.Is(err, ErrShardList) {
+			t.Errorf("ParseShards(%q): %v; want ErrShardList", bad, err)
+		}
+	}
+	for _, bad := range []string{"0-8192", "8192"} {
 		if _, err := ParseShards(bad, l); !errors.Is(err, ErrShardRange) {
-			t.Errorf("ParseShards(%q): %v", bad, err)
+			t.Errorf("ParseShards(%q): %v; want ErrShardRange", bad, err)
 		}
 	}
 	if _, err := LayoutByName("twitter"); !errors.Is(err, ErrUnknownLayout) {

@@ -1,17 +1,22 @@
 package shardid
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 )
 
+// ErrShardList is returned by ParseShards for text that is not a shard
+// list; ids outside the layout's shard field give ErrShardRange.
+var ErrShardList = errors.New("invalid shard list")
+
 // ParseShards reads a shard list such as "0-3,8,10-12" into ascending,
 // distinct shard ids, each within the layout's shard range.
 func ParseShards(s string, l Layout) ([]int64, error) {
 	if strings.TrimSpace(s) == "" {
-		return nil, fmt.Errorf("%w: empty shard list (want e.g. 0-3,8,10-12)", ErrShardRange)
+		return nil, fmt.Errorf("%w: it is empty (want e.g. 0-3,8,10-12)", ErrShardList)
 	}
 	seen := map[int64]bool{}
 	var out []int64
@@ -25,10 +30,10 @@ func ParseShards(s string, l Layout) ([]int64, error) {
 			b, err2 = strconv.ParseInt(hi, 10, 64)
 		}
 		if err1 != nil || err2 != nil || lo == "" {
-			return nil, fmt.Errorf("%w: bad shard list item %q (want N or N-M, e.g. 0-3,8,10-12)", ErrShardRange, part)
+			return nil, fmt.Errorf("%w: bad item %q (want N or N-M, e.g. 0-3,8,10-12)", ErrShardList, part)
 		}
 		if b < a {
-			return nil, fmt.Errorf("%w: range %q runs backwards", ErrShardRange, part)
+			return nil, fmt.Errorf("%w: range %q runs backwards (want N-M with N ≤ M)", ErrShardList, part)
 		}
 		for _, v := range []int64{a, b} {
 			if err := l.CheckShard(v); err != nil {

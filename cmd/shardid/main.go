@@ -27,6 +27,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log"
 	"net/url"
 	"os"
 	"os/signal"
@@ -34,6 +35,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/go-sql-driver/mysql"
 )
 
 // command is one subcommand: it parses its own flags from args.
@@ -118,6 +121,10 @@ func usagef(format string, args ...any) error {
 }
 
 func main() {
+	// go-sql-driver/mysql logs dropped connections to stderr on its own
+	// ("[mysql] … unexpected EOF") while the commands already report what
+	// failed, in one line each.
+	_ = mysql.SetLogger(log.New(io.Discard, "", 0))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, &cliEnv{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}, os.Args[1:])
 	stop()

@@ -213,11 +213,8 @@ func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string
 	if *lockWait <= 0 {
 		return nil, usagef("--lock-timeout: %s is not a positive duration (e.g. 30s, 2m)", *lockWait)
 	}
-	if *parallel < 1 {
+	if *parallel < 1 || *parallel > pgfunc.MaxParallel {
 		return nil, usagef("--parallel: %d is out of range (allowed 1-%d)", *parallel, pgfunc.MaxParallel)
-	}
-	if _, err := pgfunc.NewMigrator(nil, o, mo); err != nil {
-		return nil, usagef("--parallel: %v", err)
 	}
 	db, err := connect(ctx, *dsn)
 	if err != nil {

@@ -56,7 +56,7 @@ func TestPGBadInput(t *testing.T) {
 		{[]string{"pg", "render", "--shard", "x"}, "invalid value \"x\" for flag -shard"},
 		{[]string{"pg", "render", "--bogus"}, "flag provided but not defined: -bogus"},
 		{[]string{"pg", "up", "--shards", "0-3"}, "--dsn is required (or set SHARDID_PG_DSN)"},
-		{[]string{"pg", "up", "--dsn", "postgres://x", "--shards", "3-1"}, "--shards: shard id out of range: range \"3-1\" runs backwards"},
+		{[]string{"pg", "up", "--dsn", "postgres://x", "--shards", "3-1"}, "--shards: invalid shard list: range \"3-1\" runs backwards"},
 		{[]string{"pg", "up", "--dsn", "postgres://x"}, "--shards is required"},
 		{[]string{"pg", "up", "--dsn", "postgres://x", "--shards", "1", "--parallel", "0"}, "--parallel: 0 is out of range (allowed 1-64)"},
 		{[]string{"pg", "gen", "--shards", "0-1"}, "--dir is required"},

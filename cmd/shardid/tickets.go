@@ -3,12 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"log"
 	"strings"
 	"time"
-
-	"github.com/go-sql-driver/mysql"
 
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/tidb"
@@ -166,7 +162,6 @@ func runTicketsNext(ctx context.Context, env *cliEnv, args []string) error {
 	defer closeAll()
 	// The driver logs every broken connection; the errors that matter
 	// reach the user through the client.
-	mysql.SetLogger(log.New(io.Discard, "", 0))
 	cl, err := tickets.NewClient(ctx, servers, tickets.ClientSettings{Name: f.name, RetryAfter: *retry, Timeout: *timeout})
 	if err != nil {
 		return err

@@ -61,7 +61,7 @@ func TestParse(t *testing.T) {
 		{"no servers", "layout = \"js53\"\n", "servers: no [[servers]] table"},
 		{"two names", strings.Replace(goodMap, `name = "db2"`, `name = "db1"`, 1), `servers[2].name: "db1" names two servers`},
 		{"syntax", goodMap + "\n[[servers]\n", "fleet.toml:17:"},
-		{"shards missing", strings.Replace(goodMap, "shards = \"4096-8191\"\n", "", 1), "servers[2].shards: server db2: shard id out of range: empty shard list"},
+		{"shards missing", strings.Replace(goodMap, "shards = \"4096-8191\"\n", "", 1), "servers[2].shards: server db2: invalid shard list: it is empty"},
 		// Unknown keys where no "key =" line of a [[servers]] table names
 		// them: a sub-table, and an inline array of tables.
 		{"server sub-table", goodMap + "[servers.extra]\nx = 1\n", "fleet.toml:15: servers.extra"},
