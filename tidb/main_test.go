@@ -21,6 +21,10 @@ var exampleDSN string
 // and stops every server they started.
 func TestMain(m *testing.M) {
 	flag.Parse()
+	if !runsExamples() {
+		testsrv.Main(m)
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	srv, err := tidbserver.Start(ctx, tidbserver.Options{})
 	if err == nil {
@@ -41,4 +45,17 @@ func TestMain(m *testing.M) {
 		testsrv.AtExit(srv.Stop)
 	}
 	testsrv.Main(m)
+}
+
+// runsExamples reports whether this test binary may run Example_migrate:
+// not a fuzzing worker, and not a run that selects no tests (-run '^$',
+// as go test -fuzz and -bench runs use).
+func runsExamples() bool {
+	if f := flag.Lookup("test.fuzzworker"); f != nil && f.Value.String() == "true" {
+		return false
+	}
+	if f := flag.Lookup("test.run"); f != nil && f.Value.String() == "^$" {
+		return false
+	}
+	return true
 }
