@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/internal/idcheck"
 	"github.com/shardid/shardid/internal/pgserver"
 	"github.com/shardid/shardid/internal/testsrv"
 )
@@ -68,19 +69,6 @@ func startDraws(clients []*shardid.Segments, perClient int) *draws {
 	return d
 }
 
-// waitFor polls until cond holds, failing t after a generous deadline (a
-// safety net, not a timing assertion).
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(3 * time.Minute)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // finish stops the goroutines and returns their streams.
 func (d *draws) finish() [][]int64 {
 	close(d.stop)
@@ -102,21 +90,6 @@ func (d *draws) span(clients int) (lo, hi []int64) {
 	return lo, hi
 }
 
-// duplicates counts IDs that occur more than once across streams.
-func duplicates(streams ...[]int64) int {
-	seen := map[int64]bool{}
-	dups := 0
-	for _, s := range streams {
-		for _, id := range s {
-			if seen[id] {
-				dups++
-			}
-			seen[id] = true
-		}
-	}
-	return dups
-}
-
 // notIncreasing counts places where a stream does not increase.
 func notIncreasing(streams ...[]int64) int {
 	n := 0
@@ -130,12 +103,9 @@ func notIncreasing(streams ...[]int64) int {
 	return n
 }
 
-// TestStreamChecks: the checks the fault tests rely on catch what they
-// look for.
+// TestStreamChecks: the order check the fault tests rely on catches what
+// it looks for (idcheck tests the repeat count).
 func TestStreamChecks(t *testing.T) {
-	if duplicates([]int64{1, 2, 3}, []int64{4, 5}) != 0 || duplicates([]int64{1, 2, 3}, []int64{3, 4}) != 1 || duplicates([]int64{7, 7}) != 1 {
-		t.Error("duplicates miscounts")
-	}
 	if notIncreasing([]int64{1, 2, 5}) != 0 || notIncreasing([]int64{1, 3, 2, 2}) != 2 {
 		t.Error("notIncreasing miscounts")
 	}
@@ -195,7 +165,7 @@ func TestSegmentsSurviveOutage(t *testing.T) {
 				clients = append(clients, c)
 			}
 			before := startDraws(clients, 3)
-			waitFor(t, "20,000 IDs before the crash", func() bool { return before.total.Load() >= 20_000 })
+			idcheck.WaitFor(t, "20,000 IDs before the crash", func() bool { return before.total.Load() >= 20_000 })
 			streams := before.finish()
 			var buffered int64
 			for _, c := range clients {
@@ -203,7 +173,7 @@ func TestSegmentsSurviveOutage(t *testing.T) {
 			}
 			crash()
 			after := startDraws(clients, 3)
-			waitFor(t, "every buffered ID used", func() bool { return after.exhausted.Load() >= 100 })
+			idcheck.WaitFor(t, "every buffered ID used", func() bool { return after.exhausted.Load() >= 100 })
 			duringOutage := after.total.Load()
 			if buffered == 0 || duringOutage < buffered {
 				t.Errorf("%d IDs drawn while the server was down; the clients had %d buffered", duringOutage, buffered)
@@ -211,7 +181,7 @@ func TestSegmentsSurviveOutage(t *testing.T) {
 			if err := restart(ctx); err != nil {
 				t.Fatal(err)
 			}
-			waitFor(t, "20,000 IDs after the restart", func() bool { return after.total.Load() >= duringOutage+20_000 })
+			idcheck.WaitFor(t, "20,000 IDs after the restart", func() bool { return after.total.Load() >= duringOutage+20_000 })
 			streams = append(streams, after.finish()...)
 			if len(before.others)+len(after.others) > 0 {
 				t.Fatalf("errors other than ErrSegmentsExhausted: %v %v", before.others, after.others)
@@ -251,7 +221,7 @@ func TestSegmentsSurviveOutage(t *testing.T) {
 				total += len(st)
 			}
 			t.Logf("%d IDs; %d drawn while the server was down (%d buffered); %d ErrSegmentsExhausted", total, duringOutage, buffered, after.exhausted.Load())
-			if n := duplicates(streams...); n != 0 {
+			if n := idcheck.Repeats(streams...); n != 0 {
 				t.Errorf("%d duplicate IDs among %d", n, total)
 			}
 			if n := notIncreasing(streams...); n != 0 {
@@ -294,7 +264,7 @@ func TestSegmentsBrokenAllocationCaught(t *testing.T) {
 				return ids
 			}
 			first, restarted := draw(100), draw(100)
-			if n := duplicates(first, restarted); n == 0 {
+			if n := idcheck.Repeats(first, restarted); n == 0 {
 				t.Errorf("a broken allocation went unnoticed: %v… and %v…", first[:3], restarted[:3])
 			}
 		})

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/internal/idcheck"
 )
 
 // buildShardid builds the command into dir and returns the binary's path.
@@ -100,22 +101,6 @@ func nodeOf(t *testing.T, ids []int64) int64 {
 	return first.Shard
 }
 
-// duplicates counts the IDs that occur more than once across all lists.
-func duplicates(lists ...[]int64) int {
-	var all []int64
-	for _, l := range lists {
-		all = append(all, l...)
-	}
-	slices.Sort(all)
-	d := 0
-	for i := 1; i < len(all); i++ {
-		if all[i] == all[i-1] {
-			d++
-		}
-	}
-	return d
-}
-
 // TestIDGenProcesses runs the built command as separate processes against
 // one database: five at once, five more while those still draw (ten
 // distinct nodes at once), then five after the first five have released
@@ -156,7 +141,7 @@ func TestIDGenProcesses(t *testing.T) {
 			}
 			lists = append(lists, p.ids)
 		}
-		if d := duplicates(lists...); d > 0 {
+		if d := idcheck.Repeats(lists...); d > 0 {
 			t.Fatalf("%d repeated IDs across 15 processes", d)
 		}
 
@@ -169,7 +154,7 @@ func TestIDGenProcesses(t *testing.T) {
 			pair = append(pair, startIDGen(t, bin, "--dsn", dsn, "--table", table, "-n", "1000000"))
 		}
 		a, b := pair[0].wait(t, 1000000), pair[1].wait(t, 1000000)
-		if d := duplicates(pair[0].ids, pair[1].ids); a != b || d == 0 {
+		if d := idcheck.Repeats(pair[0].ids, pair[1].ids); a != b || d == 0 {
 			t.Fatalf("two tables gave nodes %d and %d and %d repeated IDs: the check would not catch a shared node", a, b, d)
 		}
 	})
