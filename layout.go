@@ -164,9 +164,9 @@ func (l Layout) validateAt(now time.Time) error {
 	case l.Epoch.IsZero():
 		return fmt.Errorf("%w: epoch is not set", ErrInvalidLayout)
 	case l.Epoch.UnixMilli() < 0:
-		return fmt.Errorf("%w: epoch %s is before 1970-01-01", ErrInvalidLayout, l.Epoch.Format(time.RFC3339))
+		return fmt.Errorf("%w: epoch %s is before 1970-01-01", ErrInvalidLayout, l.Epoch.Format(time.RFC3339Nano))
 	case l.Epoch.After(now):
-		return fmt.Errorf("%w: epoch %s is in the future", ErrInvalidLayout, l.Epoch.UTC().Format(time.RFC3339))
+		return fmt.Errorf("%w: epoch %s is in the future", ErrInvalidLayout, l.Epoch.UTC().Format(time.RFC3339Nano))
 	}
 	return nil
 }
@@ -216,11 +216,11 @@ func (l Layout) CheckShard(shard int64) error {
 func (l Layout) Ticks(t time.Time) (int64, error) {
 	ms := t.UnixMilli() - l.EpochMillis()
 	if ms < 0 {
-		return 0, fmt.Errorf("%w: %s is before the epoch %s", ErrTimeRange, t.UTC().Format(time.RFC3339Nano), l.Epoch.UTC().Format(time.RFC3339))
+		return 0, fmt.Errorf("%w: %s is before the epoch %s", ErrTimeRange, t.UTC().Format(time.RFC3339Nano), l.Epoch.UTC().Format(time.RFC3339Nano))
 	}
 	ticks := ms / l.UnitMillis()
 	if ticks > l.MaxTicks() {
-		return 0, fmt.Errorf("%w: %s is past the layout's end %s", ErrTimeRange, t.UTC().Format(time.RFC3339Nano), l.End().Format(time.RFC3339))
+		return 0, fmt.Errorf("%w: %s is past the layout's end %s", ErrTimeRange, t.UTC().Format(time.RFC3339Nano), l.End().Format(time.RFC3339Nano))
 	}
 	return ticks, nil
 }
@@ -291,5 +291,5 @@ func (l Layout) String() string {
 		name = "custom"
 	}
 	return fmt.Sprintf("%s (time %d bits of %s since %s, shard %d bits, sequence %d bits)",
-		name, l.TimeBits, l.TimeUnit, l.Epoch.UTC().Format(time.RFC3339), l.ShardBits, l.SeqBits)
+		name, l.TimeBits, l.TimeUnit, l.Epoch.UTC().Format(time.RFC3339Nano), l.ShardBits, l.SeqBits)
 }

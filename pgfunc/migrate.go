@@ -37,6 +37,12 @@ var (
 	// (see Installed.Outdated): its body is not the one this release
 	// renders, and neither replaces a live generator's body.
 	ErrOutdatedGenerator = errors.New("schema has a generator made by an older shardid")
+	// ErrHistoryElsewhere is returned (per shard) by Migrator.Down when the
+	// schema holds a generator but its own goose history
+	// (<schema>.goose_db_version) does not record it: it was applied from
+	// a pg gen directory by goose, whose history is that directory's
+	// table. Down leaves it to that history (goose down there).
+	ErrHistoryElsewhere = errors.New("generator applied outside the schema's own goose history")
 )
 
 // Migrator applies shard generators through goose: one goose Provider per
@@ -317,7 +323,7 @@ func (m *Migrator) check(sh Shard, c census) error {
 		case in.Database == "" && in.Schema == sh.Schema && !in.Meta.sameGenerator(want):
 			return fmt.Errorf("%w: %s has shard %d, mode %s, layout %d/%d/%d bits of %dms since %s; requested shard %d, mode %s, %s",
 				ErrGeneratorMismatch, sh.Schema, in.Meta.Shard, in.Meta.Mode, in.Meta.TimeBits, in.Meta.ShardBits, in.Meta.SeqBits,
-				in.Meta.UnitMS, time.UnixMilli(in.Meta.EpochMS).UTC().Format(time.RFC3339), sh.ID, m.opts.Mode, m.opts.Layout)
+				in.Meta.UnitMS, time.UnixMilli(in.Meta.EpochMS).UTC().Format(time.RFC3339Nano), sh.ID, m.opts.Mode, m.opts.Layout)
 		case in.Database != "" && in.Meta.Shard == sh.ID:
 			return fmt.Errorf("%w: shard %d is already in schema %s of database %s", ErrShardConflict, sh.ID, in.Schema, in.Database)
 		case in.Schema != sh.Schema && in.Meta.Shard == sh.ID:
@@ -683,10 +689,18 @@ func (m *Migrator) histories(ctx context.Context, schemas []string) (map[string]
 // table stay.
 //
 // A schema that does not exist, or holds no applied generator, is reported
-// with Applied false and a Note saying so; nothing is created in it. Any
-// failure to find out (a dead connection, a cancelled context) is an error.
+// with Applied false and a Note saying so; nothing is created in it. A
+// generator that the schema's own history does not record is
+// ErrHistoryElsewhere. Any failure to find out (a dead connection, a
+// cancelled context) is an error.
 func (m *Migrator) Down(ctx context.Context, shards []Shard, each func(Result)) []Result {
 	hist, histErr := m.histories(ctx, schemaNames(shards))
+	var found census
+	if histErr == nil {
+		var installed []Installed
+		installed, histErr = m.Discover(ctx)
+		found = newCensus(installed)
+	}
 	return m.forEachNoted(shards, each, func(sh Shard) (bool, string, error) {
 		if histErr != nil {
 			return false, "", histErr
@@ -695,6 +709,9 @@ func (m *Migrator) Down(ctx context.Context, shards []Shard, each func(Result)) 
 		case !h.schema:
 			return false, "no schema", nil
 		case !h.table || h.version == 0:
+			if _, ok := found.bySchema[sh.Schema]; ok {
+				return false, "", fmt.Errorf("%w: %s holds a generator that %s.goose_db_version does not record (applied by goose from a pg gen directory?): remove it with goose down over that directory", ErrHistoryElsewhere, sh.Schema, sh.Schema)
+			}
 			return false, "no generator applied", nil
 		}
 		p, err := m.provider(sh)

@@ -161,6 +161,14 @@ func TestRefusals(t *testing.T) {
 	if r := snow.Up(ctx, shardsFor(t, "3"), nil); !errors.Is(r[0].Err, pgfunc.ErrGeneratorMismatch) {
 		t.Fatalf("layout change: %v", r[0].Err)
 	}
+	// An epoch one millisecond off: the message must show the difference.
+	off := shardid.Instagram()
+	off.Epoch = off.Epoch.Add(time.Millisecond)
+	offBy1, _ := pgfunc.NewMigrator(db, pgfunc.Options{Layout: off}, pgfunc.MigrateOptions{})
+	if r := offBy1.Up(ctx, shardsFor(t, "3"), nil); !errors.Is(r[0].Err, pgfunc.ErrGeneratorMismatch) ||
+		!strings.Contains(r[0].Err.Error(), "since 2025-01-01T00:00:00Z;") || !strings.Contains(r[0].Err.Error(), "since 2025-01-01T00:00:00.001Z") {
+		t.Fatalf("epoch change by 1 ms: %v", r[0].Err)
+	}
 	if r := m.Up(ctx, []pgfunc.Shard{{Schema: "other", ID: 3}}, nil); !errors.Is(r[0].Err, pgfunc.ErrShardConflict) {
 		t.Fatalf("shard id in two schemas: %v", r[0].Err)
 	}

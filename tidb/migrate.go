@@ -437,6 +437,10 @@ type Status struct {
 	// Applied reports that the history holds it, since AppliedAt.
 	Applied   bool
 	AppliedAt time.Time
+	// Skipped reports a TiDB-only migration the history holds although
+	// its statement never ran: the server is not TiDB, so Up recorded it
+	// without running it.
+	Skipped bool
 }
 
 // Status returns the state of every migration, in the list's order.
@@ -455,29 +459,41 @@ func (m *Migrator) Status(ctx context.Context) ([]Status, error) {
 		if gs := byVersion[mg.Version]; gs != nil && gs.State == goose.StateApplied {
 			s.Applied, s.AppliedAt = true, gs.AppliedAt
 		}
+		if s.Applied && mg.TiDBOnly {
+			tidb, err := m.isTiDB(ctx)
+			if err != nil {
+				return nil, err
+			}
+			s.Skipped = !tidb
+		}
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// isTiDB asks the server once whether it is TiDB.
+func (m *Migrator) isTiDB(ctx context.Context) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.tidb == nil {
+		ok, err := IsTiDB(ctx, m.db)
+		if err != nil {
+			return false, err
+		}
+		m.tidb = &ok
+	}
+	return *m.tidb, nil
 }
 
 // tidbOnly returns a migration function that runs stmt on TiDB and records
 // the version as skipped elsewhere.
 func (m *Migrator) tidbOnly(version int64, stmt string) func(context.Context, *sql.DB) error {
 	return func(ctx context.Context, db *sql.DB) error {
-		m.mu.Lock()
-		known := m.tidb
-		m.mu.Unlock()
-		if known == nil {
-			ok, err := IsTiDB(ctx, db)
-			if err != nil {
-				return err
-			}
-			known = &ok
-			m.mu.Lock()
-			m.tidb = known
-			m.mu.Unlock()
+		tidb, err := m.isTiDB(ctx)
+		if err != nil {
+			return err
 		}
-		if !*known {
+		if !tidb {
 			m.mu.Lock()
 			m.skipped[version] = true
 			m.mu.Unlock()

@@ -238,7 +238,7 @@ func runPGDown(ctx context.Context, env *cliEnv, args []string) error {
 
 // errSomeFailed is returned when at least one shard failed; each failure
 // has been printed on its own line already.
-var errSomeFailed = errors.New("some shards failed; the others' results stand, and a rerun completes the rest")
+var errSomeFailed = errors.New("some shards failed (each line says why); the others' results stand: mend what the failures name, then rerun for the rest")
 
 func runMigrate(ctx context.Context, env *cliEnv, name string, args []string,
 	do func(*pgfunc.Migrator, context.Context, []pgfunc.Shard, func(pgfunc.Result)) []pgfunc.Result) error {
@@ -309,7 +309,7 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) error {
 		if s.Installed != nil {
 			mode = string(s.Installed.Mode)
 			gen = fmt.Sprintf("shard %d, %d/%d/%d bits of %dms since %s", s.Installed.Shard, s.Installed.TimeBits,
-				s.Installed.ShardBits, s.Installed.SeqBits, s.Installed.UnitMS, time.UnixMilli(s.Installed.EpochMS).UTC().Format(time.RFC3339))
+				s.Installed.ShardBits, s.Installed.SeqBits, s.Installed.UnitMS, time.UnixMilli(s.Installed.EpochMS).UTC().Format(time.RFC3339Nano))
 			switch {
 			case s.Outdated:
 				gen += "  (OUTDATED: applied by an older shardid, whose body lacks this release's fixes)"

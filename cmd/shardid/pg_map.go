@@ -126,7 +126,7 @@ func runMapOp(ctx context.Context, env *cliEnv, verb string, op func(func(fleet.
 	}
 	fmt.Fprintf(env.stdout, "%d servers in %s\n", len(results), time.Since(start).Round(time.Millisecond))
 	if failed > 0 {
-		return fmt.Errorf("%d shards failed (first: %v); rerun to finish them", failed, firstErr)
+		return fmt.Errorf("%d shards failed (first: %v); mend what the failures name, then rerun for the rest", failed, firstErr)
 	}
 	return nil
 }

@@ -225,6 +225,15 @@ func TestPGGenWithStockGoose(t *testing.T) {
 	if err := db.QueryRow("SELECT max(version_id) FROM goose_db_version").Scan(&version); err != nil || version != 6 {
 		t.Fatalf("goose version %d, %v; want 6 (shard 5 + 1)", version, err)
 	}
+	// pg down must not call these "no generator applied": goose's history
+	// holds them, and only goose down over the directory removes them.
+	code, out, stderr = runCLI(t, "", nil, "pg", "down", "--dsn", dsn, "--shards", "0-2,5", "--schema-format", "shard_%d")
+	if code != 1 || strings.Contains(out, "no generator applied") || !strings.Contains(out+stderr, "goose down over that directory") || !strings.Contains(out, "0 removed, 0 unchanged, 4 failed") {
+		t.Fatalf("pg down over goose-applied generators: exit %d\n%s%s", code, out, stderr)
+	}
+	if err := db.QueryRow("SELECT shard_5.id_shard(shard_5.next_id())").Err(); err != nil {
+		t.Fatalf("pg down removed a generator it refused: %v", err)
+	}
 	// A changed generator must not overwrite an existing migration silently.
 	code, _, stderr = runCLI(t, "", nil, "pg", "gen", "--shards", "0", "--schema-format", "shard_%d", "--mode", "classic", "--dir", dir)
 	if code != 1 || !strings.Contains(stderr, "exists with different content") {

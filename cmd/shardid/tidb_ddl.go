@@ -389,7 +389,10 @@ func runTiDBStatus(ctx context.Context, env *cliEnv, args []string) error {
 			state, at = "applied", s.AppliedAt.UTC().Format("2006-01-02 15:04:05Z")
 		}
 		only := ""
-		if s.Migration.TiDBOnly {
+		switch {
+		case s.Skipped:
+			state, only = "skipped", " (TiDB only: recorded without running, the server is not TiDB)"
+		case s.Migration.TiDBOnly:
 			only = " (TiDB only)"
 		}
 		fmt.Fprintf(env.stdout, "%-8s %-21s %s%s\n", state, at, s.Migration.Name, only)

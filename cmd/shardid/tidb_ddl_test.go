@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -151,7 +152,14 @@ func TestTiDBGenUpStatus(t *testing.T) {
 				t.Fatalf("second up: exit %d\n%s", code, out)
 			}
 			code, out, errOut = runCLI(t, "", env, "tidb", "status", "--dir", dir, "--table", "shardid_versions")
-			if code != 0 || strings.Count(out, "applied") != 4 || strings.Contains(out, "pending") || !strings.Contains(out, "00004_split_t_tx_branch_list.sql (TiDB only)") {
+			// On MariaDB the SPLIT files are recorded but never ran:
+			// status must not call them applied.
+			want, split := 4, "applied  "
+			if srv == "mariadb" {
+				want, split = 2, "skipped  "
+			}
+			if code != 0 || strings.Count(out, "applied  ") != want || strings.Contains(out, "pending") ||
+				!regexp.MustCompile(split+`.*00004_split_t_tx_branch_list\.sql \(TiDB only`).MatchString(out) {
 				t.Fatalf("status: exit %d\n%s\n%s", code, out, errOut)
 			}
 		})

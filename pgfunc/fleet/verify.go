@@ -294,5 +294,5 @@ func databaseOf(s Server) string {
 // describe renders a generator's metadata in one phrase.
 func describe(m pgfunc.Meta) string {
 	return fmt.Sprintf("shard %d, mode %s, %d/%d/%d bits of %dms since %s", m.Shard, m.Mode, m.TimeBits, m.ShardBits, m.SeqBits,
-		m.UnitMS, time.UnixMilli(m.EpochMS).UTC().Format(time.RFC3339))
+		m.UnitMS, time.UnixMilli(m.EpochMS).UTC().Format(time.RFC3339Nano))
 }
