@@ -115,3 +115,33 @@ func TestCommandTable(t *testing.T) {
 		}
 	}
 }
+
+// TestPGHelpSaysWhatEachCommandTakes: status does not call --shards
+// required (it lists every generator without it), only up offers
+// --lock-timeout (the only one that takes the server lock), and verify,
+// which takes nothing but a map, names the map's environment variable.
+func TestPGHelpSaysWhatEachCommandTakes(t *testing.T) {
+	help := func(args ...string) string {
+		t.Helper()
+		code, _, errOut := runCLI(t, "", nil, append(args, "-h")...)
+		if code != 0 {
+			t.Fatalf("%v -h: exit %d", args, code)
+		}
+		return errOut
+	}
+	if h := help("pg", "status"); strings.Contains(h, "(required)") || strings.Contains(h, "-lock-timeout") || strings.Contains(h, "-parallel") {
+		t.Errorf("pg status -h offers what status does not take:\n%s", h)
+	}
+	if h := help("pg", "down"); strings.Contains(h, "-lock-timeout") || !strings.Contains(h, "0-3,8,10-12 (required)") {
+		t.Errorf("pg down -h:\n%s", h)
+	}
+	if h := help("pg", "up"); !strings.Contains(h, "-lock-timeout") || !strings.Contains(h, "0-3,8,10-12 (required)") {
+		t.Errorf("pg up -h:\n%s", h)
+	}
+	if h := help("pg", "verify"); !strings.Contains(h, "env SHARDID_MAP") {
+		t.Errorf("pg verify -h does not name SHARDID_MAP:\n%s", h)
+	}
+	if code, _, errOut := runCLI(t, "", nil, "pg", "verify"); code != 2 || !strings.Contains(errOut, "SHARDID_MAP") {
+		t.Errorf("pg verify without a map: exit %d %q", code, errOut)
+	}
+}

@@ -63,7 +63,9 @@ type genFlags struct {
 	mode, schemaFormat, shards string
 }
 
-func (f *genFlags) register(fs *flagSet, shardsRequired bool) {
+// register defines the flags; shards is the help of --shards after the
+// example ("" leaves --shards out).
+func (f *genFlags) register(fs *flagSet, shards string) {
 	f.layoutFlags.register(fs)
 	fs.StringVar(&f.mode, "mode", string(pgfunc.ModeUnique),
 		"next_id() body: unique (never repeats), classic or classic-sql (lock-free, repeat past 2^seq IDs per tick; env "+envMode+")")
@@ -71,8 +73,8 @@ func (f *genFlags) register(fs *flagSet, shardsRequired bool) {
 	fs.StringVar(&f.schemaFormat, "schema-format", pgfunc.DefaultSchemaFormat,
 		"schema name of shard N, with one %d (env "+envSchemaFm+")")
 	fs.envVar("schema-format", envSchemaFm)
-	if shardsRequired {
-		fs.StringVar(&f.shards, "shards", "", "shard ids, e.g. 0-63 or 0-3,8,10-12 (required)")
+	if shards != "" {
+		fs.StringVar(&f.shards, "shards", "", "shard ids, e.g. 0-63 or 0-3,8,10-12 ("+shards+")")
 	}
 }
 
@@ -110,7 +112,7 @@ func (f *genFlags) shardList(l shardid.Layout, spec string) ([]pgfunc.Shard, err
 func runPGRender(_ context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "pg render")
 	var f genFlags
-	f.register(fs, false)
+	f.register(fs, "")
 	shard := fs.Int64("shard", -1, "the logical shard id (required)")
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
@@ -180,11 +182,23 @@ type pgTarget struct {
 func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string, shardsRequired bool) (*pgTarget, error) {
 	fs := newFlagSet(env, "pg "+name)
 	var f genFlags
-	f.register(fs, true)
+	if shardsRequired {
+		f.register(fs, "required")
+	} else {
+		f.register(fs, "default: every generator in the database")
+	}
 	dsn := fs.String("dsn", "", "PostgreSQL connection URL (env "+envPGDSN+")")
 	fs.envVar("dsn", envPGDSN)
-	parallel := fs.Int("parallel", pgfunc.DefaultParallel, "schemas to migrate at once, each on its own connection")
-	lockWait := fs.Duration("lock-timeout", pgfunc.DefaultLockTimeout, "how long up waits for the server-wide lock (in database "+pgfunc.LockDatabase+") while another session holds it")
+	parallel := new(int)
+	*parallel = pgfunc.DefaultParallel
+	if name != "status" {
+		fs.IntVar(parallel, "parallel", pgfunc.DefaultParallel, "schemas to migrate at once, each on its own connection")
+	}
+	lockWait := new(time.Duration)
+	*lockWait = pgfunc.DefaultLockTimeout
+	if name == "up" { // only up takes the server-wide lock
+		fs.DurationVar(lockWait, "lock-timeout", pgfunc.DefaultLockTimeout, "how long up waits for the server-wide lock (in database "+pgfunc.LockDatabase+") while another session holds it")
+	}
 	mapPath := fs.String("map", "", "shard map file (TOML): every server of a fleet at once, instead of --dsn and --shards")
 	if err := parseFlags(env, fs, args); err != nil {
 		return nil, err
@@ -348,7 +362,7 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) error {
 func runPGGen(_ context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "pg gen")
 	var f genFlags
-	f.register(fs, true)
+	f.register(fs, "required")
 	dir := fs.String("dir", "", "directory to write the goose migrations to (required)")
 	force := fs.Bool("force", false, "overwrite files whose content differs")
 	if err := parseFlags(env, fs, args); err != nil {

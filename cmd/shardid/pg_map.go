@@ -182,7 +182,7 @@ func runPGVerify(ctx context.Context, env *cliEnv, args []string) error {
 		return usagef("pg verify: unexpected argument %q", fs.Arg(0))
 	}
 	if *path == "" {
-		return usagef("pg verify: --map is required: the shard map to check the servers against")
+		return usagef("pg verify: --map is required (or set %s): the shard map to check the servers against", envMap)
 	}
 	m, err := loadMap(env, fs, *path)
 	if err != nil {
