@@ -208,7 +208,7 @@ func runPGVerify(ctx context.Context, env *cliEnv, args []string) error {
 		tw.Flush()
 		fmt.Fprintln(env.stdout)
 		for _, p := range rep.Problems {
-			fmt.Fprintf(env.stdout, "%-11s %s\n", strings.ToUpper(p.Kind), p.Message)
+			fmt.Fprintf(env.stdout, "%-11s %s\n", strings.ToUpper(p.Kind), oneLine(p.Message))
 		}
 		if rep.OK {
 			fmt.Fprintf(env.stdout, "OK: %d shards on %d servers, each in one schema on one server, with the map's generator (%s)\n",
@@ -216,7 +216,11 @@ func runPGVerify(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	if !rep.OK {
-		return fmt.Errorf("the servers break the shard map in %d places", len(rep.Problems))
+		places := "places"
+		if len(rep.Problems) == 1 {
+			places = "place"
+		}
+		return fmt.Errorf("the servers break the shard map in %d %s", len(rep.Problems), places)
 	}
 	return nil
 }

@@ -107,8 +107,14 @@ func TestUpDownServerThenRerun(t *testing.T) {
 	if err := res[1].Results[0].Err; !strings.Contains(err.Error(), "server b") {
 		t.Fatalf("b's error does not name the server: %v", err)
 	}
-	if rep := m.Verify(ctx); rep.OK || !strings.Contains(kinds(rep), "unreachable:-1") {
+	rep := m.Verify(ctx)
+	if rep.OK || !strings.Contains(kinds(rep), "unreachable:-1") {
 		t.Fatalf("verify with b down: %s", kinds(rep))
+	}
+	for _, p := range rep.Problems {
+		if strings.ContainsAny(p.Message, "\n\t") {
+			t.Errorf("a message of more than one line: %q", p.Message)
+		}
 	}
 	if err := b.Restart(ctx); err != nil {
 		t.Fatal(err)
@@ -162,7 +168,7 @@ func TestVerifyCatchesCopies(t *testing.T) {
 	// A shard the map does not hold, in a database of server a.
 	plant(t, testsrv.Database(t, a), "fl100", 100, m.Options())
 	rep := m.Verify(ctx)
-	want := "duplicate:3 duplicate:3 duplicate:7 duplicate:7 unmapped:100"
+	want := "duplicate:3 duplicate:7 unmapped:100"
 	if rep.OK || kinds(rep) != want {
 		t.Fatalf("verify: %s\nwant: %s\n%+v", kinds(rep), want, rep.Problems)
 	}
@@ -170,6 +176,11 @@ func TestVerifyCatchesCopies(t *testing.T) {
 		if p.Place.Database == "" || p.Place.Schema == "" || p.Place.Server == "" || !strings.Contains(p.Message, p.Place.Schema) {
 			t.Errorf("problem does not name server, database and schema: %+v", p)
 		}
+	}
+	// One problem per shard id held twice: the map's place first, the
+	// copy beside it.
+	if d := rep.Problems[0]; d.Place.Server != "a" || d.Place.Schema == "copy3" || len(d.Also) != 1 || d.Also[0].Schema != "copy3" || !strings.Contains(d.Message, "copy3") {
+		t.Errorf("duplicate of shard 3: %+v", d)
 	}
 	// A mapped shard whose generator differs from the map.
 	dsnC := testsrv.Database(t, testsrv.NewPG(t, pgserver.Options{}))
@@ -232,7 +243,7 @@ func TestMoveShard(t *testing.T) {
 	if err := dump.Wait(); err != nil {
 		t.Fatal(err)
 	}
-	if rep := m.Verify(ctx); rep.OK || kinds(rep) != "duplicate:3 duplicate:3" {
+	if rep := m.Verify(ctx); rep.OK || kinds(rep) != "duplicate:3" {
 		t.Fatalf("verify with both copies, old map: %s", kinds(rep))
 	}
 	moved, err := fleet.Parse("fleet.toml", []byte(`schema_format = "fl%d"
@@ -248,7 +259,7 @@ shards = "3,6-9"
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep := moved.Verify(ctx); rep.OK || kinds(rep) != "duplicate:3 duplicate:3" {
+	if rep := moved.Verify(ctx); rep.OK || kinds(rep) != "duplicate:3" {
 		t.Fatalf("verify with both copies, new map: %s", kinds(rep))
 	}
 	if _, err := dbA.Exec("DROP SCHEMA fl3 CASCADE"); err != nil {

@@ -198,6 +198,9 @@ func Parse(name string, data []byte, getenv func(string) string) (*Map, error) {
 		}
 		cfg, err := pgx.ParseConfig(s.DSN)
 		if err != nil {
+			if fs.DSNEnv != "" {
+				return nil, fail(key("dsn_env"), "server %s: environment variable %s is not a PostgreSQL connection string (%s)", fs.Name, fs.DSNEnv, redactedParseError(err))
+			}
 			return nil, fail(key("dsn"), "server %s: not a PostgreSQL connection string (%s)", fs.Name, redactedParseError(err))
 		}
 		s.Address = fmt.Sprintf("%s:%d/%s", cfg.Host, cfg.Port, cfg.Database)

@@ -66,8 +66,11 @@ func TestParse(t *testing.T) {
 		// them: a sub-table, and an inline array of tables.
 		{"server sub-table", goodMap + "[servers.extra]\nx = 1\n", "fleet.toml:15: servers.extra"},
 		{"inline servers", "servers = [{name = \"db1\", dsn = \"postgres://app:s3cret@db1/app\", shards = \"0\", bogus = 1}]\n", "fleet.toml: servers.bogus: unknown key"},
+		// A bad DSN from the environment: the line of dsn_env, the
+		// variable's name, never its password.
+		{"bad env dsn", strings.Replace(goodMap, `DB2_DSN`, `BAD_DSN`, 1), "fleet.toml:13: servers[2].dsn_env: server db2: environment variable BAD_DSN is not a PostgreSQL connection string"},
 	} {
-		_, err := fleet.Parse("fleet.toml", []byte(c.text), env(map[string]string{"DB2_DSN": "postgres://app:pw2@db2/app"}))
+		_, err := fleet.Parse("fleet.toml", []byte(c.text), env(map[string]string{"DB2_DSN": "postgres://app:pw2@db2/app", "BAD_DSN": "postgres://app:s3cret@db2:port/app"}))
 		if !errors.Is(err, fleet.ErrMap) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") || strings.Contains(err.Error(), "s3cret") {
 			t.Errorf("%s: %v\nwant ErrMap, one line, containing %q, no password", c.name, err, c.want)
 		}

@@ -63,8 +63,13 @@ type Problem struct {
 	Kind string `json:"kind"`
 	// Shard is the shard id concerned, -1 for none.
 	Shard int64 `json:"shard"`
-	// Place is where the problem is (Server only, for an unreachable one).
+	// Place is where the problem is (Server only, for an unreachable one);
+	// for a duplicate, the place the map puts the shard when it is one of
+	// them, else the first.
 	Place Place `json:"place"`
+	// Also lists a duplicate's other places: one problem per shard id held
+	// twice, however many places hold it.
+	Also []Place `json:"also,omitempty"`
 	// Message says what is wrong, in one line.
 	Message string `json:"message"`
 }
@@ -131,9 +136,9 @@ func (m *Map) Verify(ctx context.Context) Report {
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
-				rep.Servers[i].Error = err.Error()
+				rep.Servers[i].Error = strings.Join(strings.Fields(err.Error()), " ") // one line, as every message
 				rep.Problems = append(rep.Problems, Problem{Kind: ProblemUnreachable, Shard: -1, Place: Place{Server: s.Name, Host: hostOf(s)},
-					Message: fmt.Sprintf("server %s (%s) could not be read: %v", s.Name, s.Address, err)})
+					Message: fmt.Sprintf("server %s (%s) could not be read: %s", s.Name, s.Address, strings.Join(strings.Fields(err.Error()), " "))})
 				return
 			}
 			for _, g := range gens {
@@ -253,19 +258,29 @@ func (m *Map) judge(all map[string]found) []Problem {
 	for _, id := range ids {
 		places := byShard[id]
 		owner, mapped := m.Owner(id)
-		for i, f := range places {
-			schema, _ := pgfunc.SchemaName(m.SchemaFormat, id)
-			expected := mapped && f.place.Host == hostOf(owner) && f.place.Database == databaseOf(owner) && f.place.Schema == schema
-			switch {
-			case len(places) > 1:
-				others := make([]string, 0, len(places)-1)
-				for j, g := range places {
-					if j != i {
-						others = append(others, g.place.String())
-					}
+		schema, _ := pgfunc.SchemaName(m.SchemaFormat, id)
+		isExpected := func(p Place) bool {
+			return mapped && p.Host == hostOf(owner) && p.Database == databaseOf(owner) && p.Schema == schema
+		}
+		if len(places) > 1 {
+			// The map's place first, when it is one of them.
+			first := slices.IndexFunc(places, func(f found) bool { return isExpected(f.place) })
+			first = max(first, 0)
+			p := Problem{Kind: ProblemDuplicate, Shard: id, Place: places[first].place}
+			others := make([]string, 0, len(places)-1)
+			for j, g := range places {
+				if j != first {
+					p.Also = append(p.Also, g.place)
+					others = append(others, g.place.String())
 				}
-				out = append(out, Problem{Kind: ProblemDuplicate, Shard: id, Place: f.place,
-					Message: fmt.Sprintf("shard %d is held by %s and by %s: they hand out the same IDs", id, f.place, strings.Join(others, ", "))})
+			}
+			p.Message = fmt.Sprintf("shard %d is held by %s and by %s: they hand out the same IDs", id, p.Place, strings.Join(others, " and by "))
+			out = append(out, p)
+			continue
+		}
+		for _, f := range places {
+			expected := isExpected(f.place)
+			switch {
 			case !mapped:
 				out = append(out, Problem{Kind: ProblemUnmapped, Shard: id, Place: f.place,
 					Message: fmt.Sprintf("shard %d in %s is not in the map", id, f.place)})
