@@ -279,8 +279,8 @@ func render(name string, sh Shard, o Options) ([]byte, error) {
 		Clock:          o.clock,
 		Comment:        quoteLiteral(string(meta)),
 		GrantComment:   commentLines(grants),
-		EpochText:      l.Epoch.UTC().Format(time.RFC3339Nano),
-		EndText:        l.End().Format(time.RFC3339Nano),
+		EpochText:      l.Epoch.UTC().Format(time.RFC3339), // in the body's text: to the second, so the rendered
+		EndText:        l.End().Format(time.RFC3339),       // migration stays byte-identical across releases
 	}
 	var buf bytes.Buffer
 	if err := pgTemplates.ExecuteTemplate(&buf, name, d); err != nil {
