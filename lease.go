@@ -372,7 +372,7 @@ func (l *Lease) claim(ctx context.Context, try claimFunc) (int64, int64, error) 
 	for range claimRounds {
 		rows, err := listLeases(ctx, l.db, l.q)
 		if err != nil {
-			return 0, 0, fmt.Errorf("lease: read lease table %s (create it with `shardid worker up` or the migration of LeaseMigrations): %w", l.s.Table, err)
+			return 0, 0, fmt.Errorf("lease: read lease table %s: %w%s", l.s.Table, err, leaseTableHint(err))
 		}
 		for _, r := range rows {
 			if r.token == l.token { // a claim whose answer was lost did commit

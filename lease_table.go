@@ -6,6 +6,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"text/template"
@@ -188,6 +190,43 @@ func listLeases(ctx context.Context, db *sql.DB, q *leaseSQL) ([]leaseRow, error
 	return out, rows.Err()
 }
 
+// leaseTableHint says what to do about err, an error reading the lease
+// table: create the table when the server says it is missing, grant the
+// role what the lease needs when the server refuses it; "" otherwise.
+// MySQL and MariaDB refuse a role without grants on a table with 1142
+// whether or not the table exists.
+func leaseTableHint(err error) string {
+	switch serverErrorCode(err) {
+	case "42P01", "1146": // undefined_table; ER_NO_SUCH_TABLE
+		return " (create it with `shardid worker up` or the migration of LeaseMigrations)"
+	case "42501", "1142", "1143": // insufficient_privilege; ER_TABLEACCESS_DENIED_ERROR, ER_COLUMNACCESS_DENIED_ERROR
+		return " (a role that uses the lease table needs SELECT, INSERT and UPDATE on it)"
+	}
+	return ""
+}
+
+// serverErrorCode returns the code the server put in err: the SQLSTATE of
+// a PostgreSQL error or the error number of a MySQL-family one, "" for any
+// other error. The package imports no driver, so it knows their errors by
+// shape: a SQLState method (pgx's *pgconn.PgError) or a uint16 Number
+// field (go-sql-driver/mysql's *MySQLError).
+func serverErrorCode(err error) string {
+	var pg interface{ SQLState() string }
+	if errors.As(err, &pg) {
+		return pg.SQLState()
+	}
+	for ; err != nil; err = errors.Unwrap(err) {
+		v := reflect.ValueOf(err)
+		if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+			continue
+		}
+		if n := v.Elem().FieldByName("Number"); n.IsValid() && n.Kind() == reflect.Uint16 {
+			return strconv.FormatUint(n.Uint(), 10)
+		}
+	}
+	return ""
+}
+
 // ListLeases returns every row of the lease table in node order. d ""
 // asks the server (DetectDialect); table "" means DefaultLeaseTable. It
 // returns errors wrapping ErrInvalidLeaseTable and the database's own.
@@ -204,7 +243,7 @@ func ListLeases(ctx context.Context, db *sql.DB, d Dialect, table string) ([]Lea
 	}
 	rows, err := listLeases(ctx, db, q)
 	if err != nil {
-		return nil, fmt.Errorf("list leases: %w", err)
+		return nil, fmt.Errorf("list leases: %w%s", err, leaseTableHint(err))
 	}
 	out := make([]LeaseInfo, len(rows))
 	for i, r := range rows {

@@ -47,21 +47,21 @@ func (f *benchFlags) register(fs *flagSet, server string) {
 	fs.IntVar(&f.s.IDs, "ids", bench.DefaultIDs, fmt.Sprintf("IDs per client and round from methods that ask the server for each (%d× as many from segments and leased generators)", bench.InMemoryFactor))
 }
 
-// parse parses args and refuses arguments and counts below 1 (the
-// package reads 0 as its default; on the command line that is a mistake).
+// parse parses args and refuses arguments and counts outside the
+// package's ranges. 0 is refused too: the package reads it as its
+// default, but each flag has its own default, so on the command line 0 is
+// a mistake.
 func (f *benchFlags) parse(env *cliEnv, fs *flagSet, args []string) error {
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
+	name := strings.TrimPrefix(fs.Name(), "shardid ")
 	if fs.NArg() > 0 {
-		return usagef("%s: unexpected argument %q (allowed: flags only)", strings.TrimPrefix(fs.Name(), "shardid "), fs.Arg(0))
+		return usagef("%s: unexpected argument %q (allowed: flags only)", name, fs.Arg(0))
 	}
-	for _, c := range []struct {
-		name string
-		v    int
-	}{{"rounds", f.s.Rounds}, {"clients", f.s.Clients}, {"calls", f.s.Calls}, {"rows", f.s.Rows}, {"batches", f.s.Batches}, {"ids", f.s.IDs}} {
-		if c.v < 1 && fs.Lookup(c.name) != nil {
-			return usagef("%s: --%s %d (allowed: 1 or more)", strings.TrimPrefix(fs.Name(), "shardid "), c.name, c.v)
+	for _, l := range bench.Limits {
+		if v := *l.Field(&f.s); fs.Lookup(l.Name) != nil && (v < 1 || v > l.Max) {
+			return usagef("%s: --%s %d (allowed: 1-%d)", name, l.Name, v, l.Max)
 		}
 	}
 	return nil

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -114,9 +115,9 @@ func TestBenchBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"bench", "pg", "--rounds", "0"}, "--rounds 0 (allowed: 1 or more)"},
-		{[]string{"bench", "tidb", "--clients", "-1"}, "--clients -1 (allowed: 1 or more)"},
-		{[]string{"bench", "pg", "--clients", "65", "--dsn", "postgres://127.0.0.1:1/x"}, "clients 65 (allowed 1-64"},
+		{[]string{"bench", "pg", "--rounds", "0"}, "bench pg: --rounds 0 (allowed: 1-1000)\n"},
+		{[]string{"bench", "tidb", "--clients", "-1"}, "bench tidb: --clients -1 (allowed: 1-64)\n"},
+		{[]string{"bench", "pg", "--clients", "65"}, "bench pg: --clients 65 (allowed: 1-64)\n"},
 		{[]string{"bench", "pg", "extra"}, `unexpected argument "extra"`},
 		{[]string{"bench", "tidb", "--calls", "5"}, "flag provided but not defined: -calls"},
 		{[]string{"bench", "mysql"}, `unknown bench subcommand "mysql"`},
@@ -124,6 +125,22 @@ func TestBenchBadInput(t *testing.T) {
 		code, _, errOut := runCLI(t, "", nil, c.args...)
 		if code != 2 || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") > 0 && !strings.Contains(errOut, "subcommands:") {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errOut, c.want)
+		}
+	}
+	// Every count flag: the same bounds as the package, 0 refused (each
+	// flag has a default of its own), one line, before anything connects.
+	for _, sub := range []string{"pg", "tidb"} {
+		for _, l := range bench.Limits {
+			if sub == "tidb" && l.Name == "calls" {
+				continue
+			}
+			for _, v := range []int{0, -1, l.Max + 1} {
+				code, _, errOut := runCLI(t, "", nil, "bench", sub, "--dsn", "postgres://127.0.0.1:1/x", fmt.Sprintf("--%s=%d", l.Name, v))
+				want := fmt.Sprintf("bench %s: --%s %d (allowed: 1-%d)\n", sub, l.Name, v, l.Max)
+				if code != 2 || !strings.HasSuffix(errOut, want) || strings.Count(errOut, "\n") != 1 {
+					t.Errorf("bench %s --%s=%d: exit %d, stderr %q; want 2 and %q", sub, l.Name, v, code, errOut, want)
+				}
+			}
 		}
 	}
 	_, mdsn := testsrv.MariaDBDB(t)

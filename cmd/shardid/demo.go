@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"text/template"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/internal/pgserver"
@@ -63,14 +66,20 @@ func runDemo(ctx context.Context, env *cliEnv, args []string) error {
 		shards = append(shards, pgfunc.Shard{Schema: name, ID: id})
 	}
 	if format != pgfunc.DefaultSchemaFormat {
+		created, err := createDemoSchemas(ctx, db, shards)
 		defer func() {
-			for _, sh := range shards {
-				if q, err := demoSQL("demo_drop", sh.Schema); err == nil {
+			for _, name := range created {
+				if q, err := demoSQL("demo_drop", name); err == nil {
 					db.ExecContext(context.Background(), q)
 				}
 			}
-			fmt.Fprintln(env.stdout, "dropped the demo schemas")
+			if len(created) > 0 {
+				fmt.Fprintln(env.stdout, "dropped the demo schemas")
+			}
 		}()
+		if err != nil {
+			return err
+		}
 	}
 	fmt.Fprintf(env.stdout, "\nlayout %s, mode unique\n\n$ shardid pg up --shards 0-3\n", l)
 	for _, r := range m.Up(ctx, shards, nil) {
@@ -136,6 +145,34 @@ func runDemo(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	fmt.Fprintf(env.stdout, "\n200000 IDs from one statement on shard 0 (well past 1024 per ms): %d distinct\n", distinct)
 	return nil
+}
+
+// createDemoSchemas creates the demo's schemas with plain CREATE SCHEMA
+// and returns those it created. Schemas of those names that exist already
+// (left by a demo that was killed, or someone else's) are never used or
+// dropped: the error names them all with the statement that drops them.
+func createDemoSchemas(ctx context.Context, db *sql.DB, shards []pgfunc.Shard) ([]string, error) {
+	var created, existing []string
+	for _, sh := range shards {
+		q, err := demoSQL("demo_schema", sh.Schema)
+		if err != nil {
+			return created, err
+		}
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			var pe *pgconn.PgError
+			if errors.As(err, &pe) && pe.Code == "42P06" { // duplicate_schema
+				existing = append(existing, sh.Schema)
+				continue
+			}
+			return created, fmt.Errorf("create schema %s: %w", sh.Schema, err)
+		}
+		created = append(created, sh.Schema)
+	}
+	if len(existing) > 0 {
+		them := strings.Join(existing, ", ")
+		return created, fmt.Errorf("demo: schemas %s exist already: the demo works only in schemas it creates and drops; if an earlier demo run was stopped before its end, drop them (DROP SCHEMA %s CASCADE)", them, them)
+	}
+	return created, nil
 }
 
 // demoTemplates are the demo's statements (sql/pg/demo.sql.tmpl).

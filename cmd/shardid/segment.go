@@ -3,11 +3,14 @@ package main
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/internal/gooseup"
+	"github.com/shardid/shardid/tidb/tickets"
 )
 
 // envSegmentDSN is read by the segment commands when no --dsn is given.
@@ -113,6 +116,7 @@ func runSegmentNext(ctx context.Context, env *cliEnv, args []string) error {
 	var f segmentFlags
 	f.register(fs, "the ID space (required)")
 	count := fs.Int("n", 1, "number of IDs to print")
+	lossy := fs.Bool("allow-lossy-commit", false, lossyCommitUsage)
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
@@ -127,14 +131,14 @@ func runSegmentNext(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer db.Close()
-	c, err := shardid.NewSegments(ctx, db, shardid.SegmentSettings{Tag: f.tag, Table: f.table, Dialect: d})
+	c, err := shardid.NewSegments(ctx, db, shardid.SegmentSettings{Tag: f.tag, Table: f.table, Dialect: d, AllowLossyCommit: *lossy})
 	if err != nil {
-		return err
+		return lossyCommitHint(err)
 	}
 	defer c.Close()
 	printed, err := printIDs(ctx, env, int64(*count), c.Next)
 	if err != nil {
-		return fmt.Errorf("after %d of %d IDs: %w", printed, *count, err)
+		return lossyCommitHint(fmt.Errorf("after %d of %d IDs: %w", printed, *count, err))
 	}
 	return nil
 }
@@ -163,4 +167,18 @@ func runSegmentStatus(ctx context.Context, env *cliEnv, args []string) error {
 		fmt.Fprintf(env.stdout, "%-24s %-20d %-10d %s\n", t.Tag, t.MaxID, t.Step, t.UpdateTime.UTC().Format(time.RFC3339))
 	}
 	return nil
+}
+
+// lossyCommitUsage is the help of segment next's and tickets next's
+// --allow-lossy-commit.
+const lossyCommitUsage = "draw from a server that may lose acknowledged commits in a crash (PostgreSQL synchronous_commit off, MySQL/MariaDB innodb_flush_log_at_trx_commit or sync_binlog not 1); after such a crash IDs handed out just before it can be handed out again"
+
+// lossyCommitHint names the flag where the packages' ErrLossyCommit
+// messages name the Go setting (AllowLossyCommit), which a command-line
+// user cannot set.
+func lossyCommitHint(err error) error {
+	if !errors.Is(err, shardid.ErrLossyCommit) && !errors.Is(err, tickets.ErrLossyCommit) {
+		return err
+	}
+	return errors.New(strings.ReplaceAll(err.Error(), "AllowLossyCommit", "--allow-lossy-commit"))
 }

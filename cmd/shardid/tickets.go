@@ -144,6 +144,7 @@ func runTicketsNext(ctx context.Context, env *cliEnv, args []string) error {
 	count := fs.Int("n", 1, "number of tickets to print")
 	retry := fs.Duration("retry-after", tickets.DefaultRetryAfter, "how long a server that failed is passed over")
 	timeout := fs.Duration("timeout", tickets.DefaultTimeout, "bound on one draw from one server")
+	lossy := fs.Bool("allow-lossy-commit", false, lossyCommitUsage)
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
@@ -162,9 +163,9 @@ func runTicketsNext(ctx context.Context, env *cliEnv, args []string) error {
 	defer closeAll()
 	// The driver logs every broken connection; the errors that matter
 	// reach the user through the client.
-	cl, err := tickets.NewClient(ctx, servers, tickets.ClientSettings{Name: f.name, RetryAfter: *retry, Timeout: *timeout})
+	cl, err := tickets.NewClient(ctx, servers, tickets.ClientSettings{Name: f.name, RetryAfter: *retry, Timeout: *timeout, AllowLossyCommit: *lossy})
 	if err != nil {
-		return err
+		return lossyCommitHint(err)
 	}
 	for _, st := range cl.Servers() {
 		if st.LastErr != nil {
@@ -172,11 +173,11 @@ func runTicketsNext(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	if printed, err := printIDs(ctx, env, int64(*count), cl.Next); err != nil {
-		return fmt.Errorf("after %d of %d IDs: %w", printed, *count, err)
+		return lossyCommitHint(fmt.Errorf("after %d of %d IDs: %w", printed, *count, err))
 	}
 	for _, st := range cl.Servers() {
 		if st.Refused != nil {
-			return fmt.Errorf("%s was refused mid-stream (the tickets printed are unique): %w", st.Name, st.Refused)
+			return lossyCommitHint(fmt.Errorf("%s was refused mid-stream (the tickets printed are unique): %w", st.Name, st.Refused))
 		}
 	}
 	return nil

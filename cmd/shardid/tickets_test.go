@@ -201,3 +201,39 @@ func oddCount(ids []int64) int {
 	}
 	return n
 }
+
+// TestNextLossyCommit: tickets next and segment next on a server that may
+// lose acknowledged commits (innodb_flush_log_at_trx_commit=2) refuse in
+// one line that names the flag, never the Go setting; with
+// --allow-lossy-commit they draw.
+func TestNextLossyCommit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server of its own: the setting is global")
+	}
+	dsn := testsrv.Database(t, testsrv.NewMariaDB(t))
+	for _, args := range [][]string{
+		{"tickets", "up", "--dsn", dsn, "--name", "t", "--increment", "1", "--offset", "1"},
+		{"segment", "up", "--dsn", dsn, "--tag", "orders"},
+	} {
+		if code, out, stderr := runCLI(t, "", nil, args...); code != 0 {
+			t.Fatalf("%v: %s%s", args, out, stderr)
+		}
+	}
+	if _, err := testsrv.Open(t, "mysql", dsn).Exec("SET GLOBAL innodb_flush_log_at_trx_commit = 2"); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"tickets", "next", "--dsn", dsn, "--name", "t"},
+		{"segment", "next", "--dsn", dsn, "--tag", "orders"},
+	} {
+		code, out, stderr := runCLI(t, "", nil, args...)
+		if code != 1 || out != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "innodb_flush_log_at_trx_commit") ||
+			!strings.Contains(stderr, "accept the risk with --allow-lossy-commit") || strings.Contains(stderr, "AllowLossyCommit") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, stderr)
+		}
+		code, out, stderr = runCLI(t, "", nil, append(args, "--allow-lossy-commit", "-n", "3")...)
+		if code != 0 || strings.Count(out, "\n") != 3 {
+			t.Errorf("%v --allow-lossy-commit: exit %d, stdout %q, stderr %q", args, code, out, stderr)
+		}
+	}
+}

@@ -93,7 +93,7 @@ func runWorkerStatus(ctx context.Context, env *cliEnv, args []string) error {
 	defer db.Close()
 	leases, err := shardid.ListLeases(ctx, db, d, f.table)
 	if err != nil {
-		return fmt.Errorf("%w (`shardid worker up` creates the table)", err)
+		return err // with what to do when the table is missing or the role lacks grants
 	}
 	out := make([]leaseJSON, len(leases))
 	for i, l := range leases {

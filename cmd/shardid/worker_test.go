@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-sql-driver/mysql"
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/internal/testsrv"
 )
@@ -89,8 +90,57 @@ func TestWorkerUpStatusIDGen(t *testing.T) {
 				t.Fatalf("idgen with another layout: exit %d %q", code, errOut)
 			}
 			code, _, errOut = runCLI(t, "", nil, "worker", "status", "--dsn", dsn, "--table", "nosuch")
-			if code != 1 || !strings.Contains(errOut, "`shardid worker up` creates the table") {
+			if code != 1 || !strings.Contains(errOut, "(create it with `shardid worker up`") || strings.Contains(errOut, "SELECT, INSERT and UPDATE") {
 				t.Fatalf("status of a missing table: exit %d %q", code, errOut)
+			}
+		})
+	}
+}
+
+// TestWorkerDeniedRole: a role without grants on an existing lease table
+// is told the grant the lease needs, not to create the table, by worker
+// status and by idgen, in one line.
+func TestWorkerDeniedRole(t *testing.T) {
+	for _, b := range leaseBackends[:2] {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			dsn := b.dsn(t)
+			if code, _, errOut := runCLI(t, "", nil, "worker", "up", "--dsn", dsn); code != 0 {
+				t.Fatalf("worker up: exit %d %s", code, errOut)
+			}
+			role := testsrv.DBName(t) // a name of its own: roles are server-wide
+			var denied string
+			if b.name == "postgres" {
+				db := testsrv.Open(t, "pgx", dsn)
+				if _, err := db.Exec("CREATE ROLE " + role + " LOGIN"); err != nil {
+					t.Fatal(err)
+				}
+				denied = strings.Replace(dsn, "postgres@", role+"@", 1)
+			} else {
+				cfg, err := mysql.ParseDSN(dsn)
+				if err != nil {
+					t.Fatal(err)
+				}
+				db := testsrv.Open(t, "mysql", dsn)
+				// A grant on the goose history lets the role into the
+				// database; none on the lease table.
+				for _, stmt := range []string{
+					"CREATE USER " + role + "@'%'",
+					"GRANT SELECT ON `" + cfg.DBName + "`.shardid_worker_lease_goose_db_version TO " + role + "@'%'",
+				} {
+					if _, err := db.Exec(stmt); err != nil {
+						t.Fatal(err)
+					}
+				}
+				cfg.User = role
+				denied = cfg.FormatDSN()
+			}
+			for _, args := range [][]string{{"worker", "status"}, {"idgen", "-n", "1"}} {
+				code, out, errOut := runCLI(t, "", nil, append(args, "--dsn", denied)...)
+				if code != 1 || out != "" || strings.Count(errOut, "\n") != 1 ||
+					!strings.Contains(errOut, "needs SELECT, INSERT and UPDATE on it") || strings.Contains(errOut, "worker up") {
+					t.Errorf("%v as a role without grants: exit %d, stdout %q, stderr %q", args, code, out, errOut)
+				}
 			}
 		})
 	}

@@ -80,25 +80,35 @@ type Settings struct {
 	afterSetup func(ctx context.Context) error
 }
 
+// Limit is the range of one of Settings' counts: 1 to Max, 0 for Default.
+type Limit struct {
+	// Name is the count's name in messages (the CLI flag's name).
+	Name string
+	// Default is what 0 stands for; Max the largest value allowed.
+	Default, Max int
+	// Field returns the count in s.
+	Field func(s *Settings) *int
+}
+
+// Limits are the ranges of Settings' counts, in field order.
+var Limits = []Limit{
+	{"rounds", DefaultRounds, 1000, func(s *Settings) *int { return &s.Rounds }},
+	{"clients", DefaultClients, 64, func(s *Settings) *int { return &s.Clients }},
+	{"calls", DefaultCalls, 100_000_000, func(s *Settings) *int { return &s.Calls }},
+	{"rows", DefaultRows, 10_000_000, func(s *Settings) *int { return &s.Rows }},
+	{"batches", DefaultBatches, 1_000_000, func(s *Settings) *int { return &s.Batches }},
+	{"ids", DefaultIDs, 10_000_000, func(s *Settings) *int { return &s.IDs }},
+}
+
 // normalize fills in the defaults and checks the ranges.
 func (s Settings) normalize() (Settings, error) {
-	for _, f := range []struct {
-		name     string
-		v        *int
-		def, max int
-	}{
-		{"rounds", &s.Rounds, DefaultRounds, 1000},
-		{"clients", &s.Clients, DefaultClients, 64},
-		{"calls", &s.Calls, DefaultCalls, 100_000_000},
-		{"rows", &s.Rows, DefaultRows, 10_000_000},
-		{"batches", &s.Batches, DefaultBatches, 1_000_000},
-		{"ids", &s.IDs, DefaultIDs, 10_000_000},
-	} {
-		if *f.v == 0 {
-			*f.v = f.def
+	for _, l := range Limits {
+		v := l.Field(&s)
+		if *v == 0 {
+			*v = l.Default
 		}
-		if *f.v < 1 || *f.v > f.max {
-			return s, fmt.Errorf("%w: %s %d (allowed 1-%d, or 0 for %d)", ErrInvalidSettings, f.name, *f.v, f.max, f.def)
+		if *v < 1 || *v > l.Max {
+			return s, fmt.Errorf("%w: %s %d (allowed 1-%d, or 0 for %d)", ErrInvalidSettings, l.Name, *v, l.Max, l.Default)
 		}
 	}
 	return s, nil

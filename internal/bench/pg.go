@@ -251,20 +251,26 @@ func pgPhases() []InsertPhase {
 	return out
 }
 
-// createPGSchemas creates PGSchemas with plain CREATE SCHEMA, stopping at
-// the first that exists (ErrExists) or fails, and returns those it
-// created.
+// createPGSchemas creates PGSchemas with plain CREATE SCHEMA and returns
+// those it created. When some exist already it goes on to the end, so
+// that the error (ErrExists) names every one and gives one statement
+// that drops them all; it stops at any other failure.
 func createPGSchemas(ctx context.Context, db *sql.DB) ([]string, error) {
-	var created []string
+	var created, existing []string
 	for _, name := range PGSchemas() {
 		if err := exec(ctx, db, "create_schema", pgx.Identifier{name}.Sanitize()); err != nil {
 			var pe *pgconn.PgError
 			if errors.As(err, &pe) && pe.Code == "42P06" { // duplicate_schema
-				return created, fmt.Errorf("schema %s %w: shardid bench works only in schemas it creates and drops; drop it (DROP SCHEMA %s CASCADE) if an interrupted run left it", name, ErrExists, name)
+				existing = append(existing, name)
+				continue
 			}
 			return created, fmt.Errorf("create schema %s: %w", name, err)
 		}
 		created = append(created, name)
+	}
+	if len(existing) > 0 {
+		them := strings.Join(existing, ", ")
+		return created, fmt.Errorf("%w: schemas %s; shardid bench works only in schemas it creates and drops; if an interrupted run left them, drop them all (DROP SCHEMA %s CASCADE)", ErrExists, them, them)
 	}
 	return created, nil
 }

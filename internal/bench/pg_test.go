@@ -145,21 +145,23 @@ func checkRates(t *testing.T, phases []InsertPhase, ids []IDRow) []string {
 	return methods
 }
 
-// TestRunPGRefusesExistingSchema: a schema of the bench's names that the
-// bench did not create stops the run before anything is measured, and is
-// left as it was; the schemas the run had created are dropped.
+// TestRunPGRefusesExistingSchema: schemas of the bench's names that the
+// bench did not create stop the run before anything is measured, are all
+// named in the error with one statement that drops them, and are left as
+// they were; the schemas the run had created are dropped.
 func TestRunPGRefusesExistingSchema(t *testing.T) {
 	t.Parallel()
 	db, dsn := testsrv.PGDB(t)
-	if _, err := db.Exec("CREATE SCHEMA shardid_bench_classic; CREATE TABLE shardid_bench_classic.keep (x int)"); err != nil {
+	if _, err := db.Exec("CREATE SCHEMA shardid_bench_unique; CREATE SCHEMA shardid_bench_classic; CREATE TABLE shardid_bench_classic.keep (x int)"); err != nil {
 		t.Fatal(err)
 	}
 	_, err := RunPG(context.Background(), dsn, tiny)
-	if !errors.Is(err, ErrExists) {
-		t.Fatalf("err %v, want ErrExists", err)
+	if !errors.Is(err, ErrExists) || !strings.Contains(err.Error(), "already exists: schemas shardid_bench_unique, shardid_bench_classic;") ||
+		!strings.Contains(err.Error(), "(DROP SCHEMA shardid_bench_unique, shardid_bench_classic CASCADE)") {
+		t.Fatalf("err %v, want ErrExists naming both schemas", err)
 	}
-	if left := benchSchemas(t, db); len(left) != 1 || left[0] != "shardid_bench_classic" {
-		t.Errorf("schemas after the refusal: %v, want only shardid_bench_classic", left)
+	if left := benchSchemas(t, db); strings.Join(left, " ") != "shardid_bench_classic shardid_bench_unique" {
+		t.Errorf("schemas after the refusal: %v, want only the two that were there", left)
 	}
 	if _, err := db.Exec("SELECT * FROM shardid_bench_classic.keep"); err != nil {
 		t.Errorf("the existing schema's table: %v", err)

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/shardid/shardid/internal/testsrv"
+)
+
+// demoSchemas returns the shardid_demoN schemas of the database, in
+// order, separated by spaces.
+func demoSchemas(t *testing.T, dsn string) string {
+	t.Helper()
+	var names string
+	q := "SELECT coalesce(string_agg(nspname, ' ' ORDER BY nspname), '') FROM pg_namespace WHERE nspname LIKE 'shardid\\_demo%'"
+	if err := testsrv.Open(t, "pgx", dsn).QueryRow(q).Scan(&names); err != nil {
+		t.Fatal(err)
+	}
+	return names
+}
+
+// TestDemoRefusesLeftoverSchemas: demo --dsn where schemas of its names
+// exist refuses in one line naming them all with the statement that drops
+// them, leaves them as they were and drops only what it created; once
+// they are dropped it runs and leaves nothing.
+func TestDemoRefusesLeftoverSchemas(t *testing.T) {
+	t.Parallel()
+	dsn := testsrv.Database(t, testsrv.PG(t))
+	db := testsrv.Open(t, "pgx", dsn)
+	if _, err := db.Exec("CREATE SCHEMA shardid_demo1; CREATE TABLE shardid_demo1.photos (x int); CREATE SCHEMA shardid_demo3"); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, "", nil, "demo", "--dsn", dsn)
+	want := "schemas shardid_demo1, shardid_demo3 exist already"
+	drop := "(DROP SCHEMA shardid_demo1, shardid_demo3 CASCADE)"
+	if code != 1 || !strings.Contains(stderr, want) || !strings.Contains(stderr, drop) || strings.Count(stderr, "\n") != 1 {
+		t.Fatalf("demo over leftovers: exit %d, stderr %q", code, stderr)
+	}
+	if got := demoSchemas(t, dsn); got != "shardid_demo1 shardid_demo3" {
+		t.Fatalf("schemas after the refusal: %v, want the two that were there", got)
+	}
+	if _, err := db.Exec("SELECT x FROM shardid_demo1.photos"); err != nil {
+		t.Fatalf("the existing schema's table: %v", err)
+	}
+	if _, err := db.Exec("DROP SCHEMA shardid_demo1, shardid_demo3 CASCADE"); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, stderr := runCLI(t, "", nil, "demo", "--dsn", dsn); code != 0 || !strings.Contains(out, "200000 distinct") {
+		t.Fatalf("demo: exit %d\n%s%s", code, out, stderr)
+	}
+	if got := demoSchemas(t, dsn); got != "" {
+		t.Fatalf("schemas after the demo: %v", got)
+	}
+}
+
+// TestDemoClosedStdout: `shardid demo --dsn … | head -2` still drops the
+// demo's schemas: a reader that goes away does not kill the process
+// (SIGPIPE) before it cleans up. The command runs as a process of its own
+// (the test binary as shardid, see TestMain).
+func TestDemoClosedStdout(t *testing.T) {
+	t.Parallel()
+	dsn := testsrv.Database(t, testsrv.PG(t))
+	cmd := exec.Command(os.Args[0], "demo", "--dsn", dsn)
+	cmd.Env = append(os.Environ(), "SHARDID_TEST_MAIN=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(out)
+	for range 2 {
+		if _, err := r.ReadString('\n'); err != nil {
+			t.Fatalf("reading the demo: %v (%s)", err, stderr.String())
+		}
+	}
+	out.Close() // what head does after two lines
+	err = cmd.Wait()
+	if err != nil && !strings.Contains(err.Error(), "exit status") {
+		t.Fatalf("demo with its reader gone ended by %v; want an exit, not a signal (%s)", err, stderr.String())
+	}
+	if got := demoSchemas(t, dsn); got != "" {
+		t.Fatalf("schemas left after the reader went away: %v", got)
+	}
+}
