@@ -194,6 +194,15 @@ func TestParseRefusals(t *testing.T) {
 			t.Errorf("Parse(%q) = %v, want %v", sql, err, want)
 		}
 	}
+	// A number too long for the parser's value driver, which panics on it:
+	// an error, in Parse and in a script, never a crash.
+	long := "CREATE TABLE a (x DECIMAL(65) DEFAULT " + strings.Repeat("9", 90) + ")"
+	if _, err := tidb.Parse(long); !errors.Is(err, tidb.ErrParse) || !strings.Contains(err.Error(), "81 digits") {
+		t.Errorf("Parse of a 90-digit number: %v", err)
+	}
+	if _, err := tidb.ParseScript("CREATE TABLE b (y INT);\n"+long+";\n", tidb.ScriptOptions{}); !errors.Is(err, tidb.ErrParse) || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("ParseScript of a 90-digit number: %v", err)
+	}
 }
 
 // TestRenderedCreateRoundTrips parses a rendered CREATE TABLE again and

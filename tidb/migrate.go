@@ -532,7 +532,7 @@ func upStatement(text string) (string, error) {
 		}
 	}
 	stmt := strings.TrimSuffix(strings.TrimSpace(strings.Join(lines, "\n")), ";")
-	stmts, _, err := parser.New().Parse(stmt, "", "")
+	stmts, err := parseSQL(parser.New(), stmt)
 	if err != nil || len(stmts) != 1 {
 		return "", fmt.Errorf("want exactly one Up statement (%d found, %v)", len(stmts), err)
 	}

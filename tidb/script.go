@@ -72,7 +72,7 @@ func ParseScript(text string, o ScriptOptions) (*Script, error) {
 	}
 	p := parser.New()
 	for _, c := range splitScript(strings.TrimPrefix(text, bom)) {
-		stmts, _, err := p.Parse(c.text, "", "")
+		stmts, err := parseSQL(p, c.text)
 		if err != nil {
 			if m := unsupportedObject.FindStringSubmatch(versionComment.ReplaceAllString(c.text, " ")); m != nil {
 				skip(fmt.Sprintf("CREATE %s not run (TiDB has no %ss)", strings.ToUpper(m[1]), strings.ToLower(m[1])), c.line)

@@ -197,6 +197,20 @@ func escapeStrings(sql string) string {
 	return sb.String()
 }
 
+// parseSQL runs TiDB's parser over text. The parser's value driver panics
+// on some literals instead of failing (an integer of more than 81 digits:
+// "This branch is not implemented"); that becomes an error like any
+// other input TiDB cannot read.
+func parseSQL(p *parser.Parser, text string) (stmts []ast.StmtNode, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			stmts, err = nil, fmt.Errorf("TiDB's parser cannot read a value in it (a number of more than 81 digits stops it; TiDB's DECIMAL holds at most 65 digits)")
+		}
+	}()
+	stmts, _, err = p.Parse(text, "", "")
+	return stmts, err
+}
+
 // stringEscapes are the MySQL escapes escapeStrings writes.
 var stringEscapes = map[byte]string{'\n': `\n`, '\r': `\r`, 0: `\0`, 0x1a: `\Z`}
 
@@ -208,7 +222,7 @@ const bom = "\uFEFF"
 // scripts). It returns errors wrapping ErrParse, ErrNotCreateTable and
 // ErrInvalidIdentifier.
 func Parse(sql string) (*Table, error) {
-	stmts, _, err := parser.New().Parse(strings.TrimPrefix(sql, bom), "", "")
+	stmts, err := parseSQL(parser.New(), strings.TrimPrefix(sql, bom))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s", ErrParse, firstLine(err.Error()))
 	}
