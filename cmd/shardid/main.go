@@ -126,10 +126,11 @@ func main() {
 	// failed, in one line each.
 	_ = mysql.SetLogger(log.New(io.Discard, "", 0))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	if len(os.Args) > 1 && (os.Args[1] == "bench" || os.Args[1] == "demo") {
-		// bench and demo make schemas or a server they remove at the end:
-		// a reader that goes away (`| head`) must not kill them before
-		// that. Their writes fail instead, and they run to the end.
+	if len(os.Args) > 1 && (os.Args[1] == "bench" || os.Args[1] == "demo" || os.Args[1] == "idgen") {
+		// bench and demo make schemas or a server they remove at the end,
+		// idgen holds a node lease it gives back at the end: a reader that
+		// goes away (`| head`) must not kill them before that. Their
+		// writes fail instead, and they run to the end.
 		signal.Ignore(syscall.SIGPIPE)
 	}
 	code := run(ctx, &cliEnv{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}, os.Args[1:])
