@@ -214,3 +214,42 @@ func TestGrantRefusesAndReports(t *testing.T) {
 	}
 	t.Logf("grant by a role that owns nothing: %v", res[0].Err)
 }
+
+// TestDangersAcrossChunks: Dangers reads many schemas per query; a
+// privilege planted on the first, on one past a chunk's end and on the
+// last of 600 shards is each found, and nothing else.
+func TestDangersAcrossChunks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("600 generators: not in -short")
+	}
+	t.Parallel()
+	db, _ := newDB(t)
+	ctx := context.Background()
+	m, _ := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{})
+	shards := shardsFor(t, "0-599")
+	for _, r := range m.Up(ctx, shards, nil) {
+		if r.Err != nil {
+			t.Fatal(r.Err)
+		}
+	}
+	if _, err := db.Exec("CREATE ROLE danger_chunks"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Exec("DROP OWNED BY danger_chunks; DROP ROLE danger_chunks") })
+	for _, s := range []string{"insta0", "insta257", "insta599"} {
+		if _, err := db.Exec(fmt.Sprintf("GRANT UPDATE ON SEQUENCE %s.next_id_seq TO danger_chunks", s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dangers, err := pgfunc.Dangers(ctx, db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range dangers {
+		got = append(got, d.Schema+" "+d.Role+" "+d.Privilege)
+	}
+	if want := "insta0 danger_chunks UPDATE,insta257 danger_chunks UPDATE,insta599 danger_chunks UPDATE"; strings.Join(got, ",") != want {
+		t.Fatalf("dangers: %v\nwant %s", got, want)
+	}
+}
