@@ -392,6 +392,10 @@ func (m *Migrator) names(ctx context.Context, name string) ([]string, error) {
 type Census struct {
 	// Database is the name of the Migrator's own database.
 	Database string
+	// System is the server's system identifier (pg_control_system()): one
+	// value for every host name, address or port that reaches the server,
+	// shared by its physical replicas. "" when the role may not read it.
+	System string
 	// Generators are the generators of every database looked into;
 	// Installed.Database is empty for the Migrator's own database.
 	Generators []Installed
@@ -412,6 +416,15 @@ func (m *Migrator) Census(ctx context.Context) (Census, error) {
 	}
 	if err := m.db.QueryRowContext(ctx, q).Scan(&c.Database); err != nil {
 		return c, fmt.Errorf("current database: %w", err)
+	}
+	if q, err = query("system_identifier", nil); err != nil {
+		return c, err
+	}
+	if err := m.db.QueryRowContext(ctx, q).Scan(&c.System); err != nil {
+		if ctx.Err() != nil {
+			return c, fmt.Errorf("system identifier: %w", err)
+		}
+		c.System = "" // a server that revoked pg_control_system: names identify it
 	}
 	if c.Generators, err = m.discoverServer(ctx); err != nil {
 		return c, err

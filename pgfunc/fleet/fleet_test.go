@@ -283,3 +283,25 @@ shards = "3,6-9"
 		t.Fatalf("after the move: %d rows, %d distinct, %d new IDs not above the old maximum", rows, distinct, notAbove)
 	}
 }
+
+// TestVerifyAliases: two map entries that reach one server under two names
+// (127.0.0.1 and localhost), each with its own shards, are one server to
+// verify: each generator is seen once, not as a copy of itself.
+func TestVerifyAliases(t *testing.T) {
+	t.Parallel()
+	srv := testsrv.NewPG(t, pgserver.Options{})
+	dsn := testsrv.Database(t, srv)
+	if !strings.Contains(dsn, "127.0.0.1") {
+		t.Fatalf("the harness DSN %q does not name 127.0.0.1", dsn)
+	}
+	m := mapOf(t, dsn, strings.Replace(dsn, "127.0.0.1", "localhost", 1), "")
+	mustUp(t, m)
+	if rep := m.Verify(context.Background()); !rep.OK {
+		t.Fatalf("one server under two names: %s\n%+v", kinds(rep), rep.Problems)
+	}
+	// A real copy on that server (in another of its databases) is still one.
+	plant(t, testsrv.Database(t, srv), "copy3", 3, m.Options())
+	if rep := m.Verify(context.Background()); rep.OK || kinds(rep) != "duplicate:3" {
+		t.Fatalf("a copy on an aliased server: %s", kinds(rep))
+	}
+}

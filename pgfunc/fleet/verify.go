@@ -49,6 +49,16 @@ type Place struct {
 	// Database and Schema locate the generator on the server.
 	Database string `json:"database"`
 	Schema   string `json:"schema"`
+
+	// server identifies the PostgreSQL server whatever name reached it:
+	// its system identifier, else its host:port.
+	server string
+}
+
+// same reports whether p and q are one schema of one database of one
+// server, however each was reached.
+func (p Place) same(q Place) bool {
+	return p.server == q.server && p.Database == q.Database && p.Schema == q.Schema
 }
 
 // String is server (host) database.schema.
@@ -125,16 +135,18 @@ func (m *Map) Verify(ctx context.Context) Report {
 	rep := Report{Servers: make([]ServerCheck, len(m.Servers))}
 	var (
 		mu  sync.Mutex
-		all = map[string]found{} // by host, database, schema: servers listed twice are read once
+		all = map[string]found{} // by server, database, schema: a server listed twice, or under two names, is one
+		ids = map[string]string{} // map name → server identity
 		wg  sync.WaitGroup
 	)
 	for i, s := range m.Servers {
 		rep.Shards += len(s.Shards)
 		wg.Go(func() {
-			check, gens, err := m.read(ctx, s)
+			check, id, gens, err := m.read(ctx, s)
 			rep.Servers[i] = check
 			mu.Lock()
 			defer mu.Unlock()
+			ids[s.Name] = id
 			if err != nil {
 				rep.Servers[i].Error = strings.Join(strings.Fields(err.Error()), " ") // one line, as every message
 				rep.Problems = append(rep.Problems, Problem{Kind: ProblemUnreachable, Shard: -1, Place: Place{Server: s.Name, Host: hostOf(s)},
@@ -142,7 +154,7 @@ func (m *Map) Verify(ctx context.Context) Report {
 				return
 			}
 			for _, g := range gens {
-				k := g.place.Host + "/" + g.place.Database + "/" + g.place.Schema
+				k := g.place.server + "/" + g.place.Database + "/" + g.place.Schema
 				if old, ok := all[k]; !ok || old.version < g.version {
 					all[k] = g
 				}
@@ -150,7 +162,7 @@ func (m *Map) Verify(ctx context.Context) Report {
 		})
 	}
 	wg.Wait()
-	rep.Problems = append(rep.Problems, m.judge(all)...)
+	rep.Problems = append(rep.Problems, m.judge(all, ids)...)
 	sort.SliceStable(rep.Problems, func(i, j int) bool {
 		a, b := rep.Problems[i], rep.Problems[j]
 		if a.Shard != b.Shard {
@@ -169,17 +181,22 @@ func hostOf(s Server) string {
 	return host
 }
 
-// read takes the census of one server.
-func (m *Map) read(ctx context.Context, s Server) (ServerCheck, []found, error) {
+// read takes the census of one server and says who it is: its system
+// identifier, else its host:port.
+func (m *Map) read(ctx context.Context, s Server) (ServerCheck, string, []found, error) {
 	check := ServerCheck{Name: s.Name, Address: s.Address}
+	id := "host " + hostOf(s)
 	mig, db, err := m.migrator(ctx, s)
 	if err != nil {
-		return check, nil, err
+		return check, id, nil, err
 	}
 	defer db.Close()
 	c, err := mig.Census(ctx)
 	if err != nil {
-		return check, nil, err
+		return check, id, nil, err
+	}
+	if c.System != "" {
+		id = "system " + c.System
 	}
 	check.Closed = c.Closed
 	var own []string
@@ -192,11 +209,11 @@ func (m *Map) read(ctx context.Context, s Server) (ServerCheck, []found, error) 
 	}
 	versions, err := mig.Versions(ctx, own)
 	if err != nil {
-		return check, nil, err
+		return check, id, nil, err
 	}
 	out := make([]found, 0, len(c.Generators))
 	for _, g := range c.Generators {
-		f := found{place: Place{Server: s.Name, Host: hostOf(s), Database: g.Database, Schema: g.Schema}, meta: g.Meta, outdated: g.Outdated, version: -1}
+		f := found{place: Place{Server: s.Name, Host: hostOf(s), Database: g.Database, Schema: g.Schema, server: id}, meta: g.Meta, outdated: g.Outdated, version: -1}
 		if g.Database == "" {
 			f.place.Database = c.Database
 			f.version = versions[g.Schema]
@@ -205,11 +222,12 @@ func (m *Map) read(ctx context.Context, s Server) (ServerCheck, []found, error) 
 	}
 	check.Generators = len(out)
 	check.Databases = len(dbs)
-	return check, out, nil
+	return check, id, out, nil
 }
 
-// judge compares what the servers hold with the map.
-func (m *Map) judge(all map[string]found) []Problem {
+// judge compares what the servers hold with the map; servers gives each
+// map server's identity.
+func (m *Map) judge(all map[string]found, servers map[string]string) []Problem {
 	var out []Problem
 	byShard := map[int64][]found{}
 	for _, f := range all {
@@ -223,16 +241,16 @@ func (m *Map) judge(all map[string]found) []Problem {
 		db := databaseOf(s)
 		for _, sh := range m.Schemas(s) {
 			want, _ := pgfunc.MetaFor(sh, o) // the map's options are valid
-			here := Place{Server: s.Name, Host: hostOf(s), Database: db, Schema: sh.Schema}
+			here := Place{Server: s.Name, Host: hostOf(s), Database: db, Schema: sh.Schema, server: servers[s.Name]}
 			var at *found
 			for _, f := range byShard[sh.ID] {
-				if f.place.Host == here.Host && f.place.Database == here.Database && f.place.Schema == here.Schema {
+				if f.place.same(here) {
 					at = &f
 				}
 			}
 			if at == nil {
 				for _, f := range all {
-					if f.place.Host == here.Host && f.place.Database == here.Database && f.place.Schema == here.Schema {
+					if f.place.same(here) {
 						at = &f // the right schema, holding another shard id
 					}
 				}
@@ -260,7 +278,7 @@ func (m *Map) judge(all map[string]found) []Problem {
 		owner, mapped := m.Owner(id)
 		schema, _ := pgfunc.SchemaName(m.SchemaFormat, id)
 		isExpected := func(p Place) bool {
-			return mapped && p.Host == hostOf(owner) && p.Database == databaseOf(owner) && p.Schema == schema
+			return mapped && p.same(Place{Database: databaseOf(owner), Schema: schema, server: servers[owner.Name]})
 		}
 		if len(places) > 1 {
 			// The map's place first, when it is one of them.
