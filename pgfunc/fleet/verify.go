@@ -135,7 +135,7 @@ func (m *Map) Verify(ctx context.Context) Report {
 	rep := Report{Servers: make([]ServerCheck, len(m.Servers))}
 	var (
 		mu  sync.Mutex
-		all = map[string]found{} // by server, database, schema: a server listed twice, or under two names, is one
+		all = map[string]found{}  // by server, database, schema: a server listed twice, or under two names, is one
 		ids = map[string]string{} // map name → server identity
 		wg  sync.WaitGroup
 	)
