@@ -1,9 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -63,27 +60,8 @@ func TestDemoRefusesLeftoverSchemas(t *testing.T) {
 func TestDemoClosedStdout(t *testing.T) {
 	t.Parallel()
 	dsn := testsrv.Database(t, testsrv.PG(t))
-	cmd := exec.Command(os.Args[0], "demo", "--dsn", dsn)
-	cmd.Env = append(os.Environ(), "SHARDID_TEST_MAIN=1")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	r := bufio.NewReader(out)
-	for range 2 {
-		if _, err := r.ReadString('\n'); err != nil {
-			t.Fatalf("reading the demo: %v (%s)", err, stderr.String())
-		}
-	}
-	out.Close() // what head does after two lines
-	err = cmd.Wait()
-	if err != nil && !strings.Contains(err.Error(), "exit status") {
-		t.Fatalf("demo with its reader gone ended by %v; want an exit, not a signal (%s)", err, stderr.String())
+	if err, stderr := headTwo(t, "demo", "--dsn", dsn); err != nil && !strings.Contains(err.Error(), "exit status") {
+		t.Fatalf("demo with its reader gone ended by %v; want an exit, not a signal (%s)", err, stderr)
 	}
 	if got := demoSchemas(t, dsn); got != "" {
 		t.Fatalf("schemas left after the reader went away: %v", got)

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
-	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -206,29 +203,12 @@ func TestIDGenClosedStdout(t *testing.T) {
 	if code, _, errOut := runCLI(t, "", nil, "worker", "up", "--dsn", dsn); code != 0 {
 		t.Fatalf("worker up: exit %d %s", code, errOut)
 	}
-	cmd := exec.Command(os.Args[0], "idgen", "--dsn", dsn, "-n", "100000000", "--ttl", "10m", "--holder", "piped")
-	cmd.Env = append(os.Environ(), "SHARDID_TEST_MAIN=1")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
+	err, stderr := headTwo(t, "idgen", "--dsn", dsn, "-n", "100000000", "--ttl", "10m", "--holder", "piped")
+	if err == nil || !strings.Contains(err.Error(), "exit status 1") {
+		t.Fatalf("idgen with its reader gone ended by %v; want exit status 1, not a signal (%s)", err, stderr)
 	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	r := bufio.NewReader(out)
-	for range 2 {
-		if _, err := r.ReadString('\n'); err != nil {
-			t.Fatalf("reading idgen: %v (%s)", err, stderr.String())
-		}
-	}
-	out.Close() // what head does after two lines
-	if err := cmd.Wait(); err == nil || !strings.Contains(err.Error(), "exit status 1") {
-		t.Fatalf("idgen with its reader gone ended by %v; want exit status 1, not a signal (%s)", err, stderr.String())
-	}
-	if !strings.Contains(stderr.String(), "broken pipe") || strings.Count(stderr.String(), "\n") != 2 {
-		t.Errorf("idgen's stderr: %q; want the lease line and one line naming the broken pipe", stderr.String())
+	if !strings.Contains(stderr, "broken pipe") || strings.Count(stderr, "\n") != 2 {
+		t.Errorf("idgen's stderr: %q; want the lease line and one line naming the broken pipe", stderr)
 	}
 	// With a 10-minute lease, only a release frees the node now.
 	if l := statusJSON(t, dsn); len(l) != 1 || l[0].Live || l[0].Holder != "piped" {
