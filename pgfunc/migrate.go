@@ -321,9 +321,7 @@ func (m *Migrator) check(sh Shard, c census) error {
 			return fmt.Errorf("%w: %s holds shard %d, mode %s, applied by a release that recorded its metadata on next_id(); its body lacks this release's fixes, and up does not replace a live generator",
 				ErrOutdatedGenerator, sh.Schema, in.Meta.Shard, in.Meta.Mode)
 		case in.Database == "" && in.Schema == sh.Schema && !in.Meta.sameGenerator(want):
-			return fmt.Errorf("%w: %s has shard %d, mode %s, layout %d/%d/%d bits of %dms since %s; requested shard %d, mode %s, %s",
-				ErrGeneratorMismatch, sh.Schema, in.Meta.Shard, in.Meta.Mode, in.Meta.TimeBits, in.Meta.ShardBits, in.Meta.SeqBits,
-				in.Meta.UnitMS, time.UnixMilli(in.Meta.EpochMS).UTC().Format(time.RFC3339Nano), sh.ID, m.opts.Mode, m.opts.Layout)
+			return m.mismatch(sh, in)
 		case in.Database != "" && in.Meta.Shard == sh.ID:
 			return fmt.Errorf("%w: shard %d is already in schema %s of database %s", ErrShardConflict, sh.ID, in.Schema, in.Database)
 		case in.Schema != sh.Schema && in.Meta.Shard == sh.ID:
@@ -331,6 +329,14 @@ func (m *Migrator) check(sh Shard, c census) error {
 		}
 	}
 	return nil
+}
+
+// mismatch is ErrGeneratorMismatch for sh, whose schema holds in, not the
+// generator the Migrator's options render.
+func (m *Migrator) mismatch(sh Shard, in Installed) error {
+	return fmt.Errorf("%w: %s has shard %d, mode %s, layout %d/%d/%d bits of %dms since %s; requested shard %d, mode %s, %s",
+		ErrGeneratorMismatch, sh.Schema, in.Meta.Shard, in.Meta.Mode, in.Meta.TimeBits, in.Meta.ShardBits, in.Meta.SeqBits,
+		in.Meta.UnitMS, time.UnixMilli(in.Meta.EpochMS).UTC().Format(time.RFC3339Nano), sh.ID, m.opts.Mode, m.opts.Layout)
 }
 
 // discoverServer lists the generators of the Migrator's database and,
@@ -704,7 +710,9 @@ func (m *Migrator) histories(ctx context.Context, schemas []string) (map[string]
 // A schema that does not exist, or holds no applied generator, is reported
 // with Applied false and a Note saying so; nothing is created in it. A
 // generator that the schema's own history does not record is
-// ErrHistoryElsewhere. Any failure to find out (a dead connection, a
+// ErrHistoryElsewhere; one rendered with other options than the
+// Migrator's is ErrGeneratorMismatch (Down's check that the clock has
+// passed the counter reads the counter by the layout). Any failure to find out (a dead connection, a
 // cancelled context) is an error.
 func (m *Migrator) Down(ctx context.Context, shards []Shard, each func(Result)) []Result {
 	hist, histErr := m.histories(ctx, schemaNames(shards))
@@ -726,6 +734,12 @@ func (m *Migrator) Down(ctx context.Context, shards []Shard, each func(Result)) 
 				return false, "", fmt.Errorf("%w: %s holds a generator that %s.goose_db_version does not record (applied by goose from a pg gen directory?): remove it with goose down over that directory", ErrHistoryElsewhere, sh.Schema, sh.Schema)
 			}
 			return false, "no generator applied", nil
+		}
+		// Down checks the counter against the clock with the layout it is
+		// given: another layout, epoch or mode would let a counter far
+		// ahead of the clock pass, and the next up repeat its IDs.
+		if in, ok := found.bySchema[sh.Schema]; ok && !in.Meta.sameGenerator(metaFor(sh, m.opts)) {
+			return false, "", fmt.Errorf("down: %w (give down the generator's own layout, epoch and mode, as pg status shows them)", m.mismatch(sh, in))
 		}
 		p, err := m.provider(sh)
 		if err != nil {

@@ -315,6 +315,18 @@ func TestDownWaitsForTheClock(t *testing.T) {
 	if r := m.Down(ctx, shards, nil); r[0].Err == nil || !strings.Contains(r[0].Err.Error(), "ahead of the clock") {
 		t.Fatalf("down with the counter ahead of the clock: applied=%v err=%v; want a refusal", r[0].Applied, r[0].Err)
 	}
+	// Down given other options would read the counter by another layout
+	// (or, for a classic mode, not at all) and let it pass: each refused.
+	earlier := shardid.Instagram()
+	earlier.Epoch = earlier.Epoch.Add(-time.Hour)
+	for name, other := range map[string]pgfunc.Options{
+		"layout": {Layout: shardid.Snowflake()}, "epoch": {Layout: earlier}, "mode": {Mode: pgfunc.ModeClassic},
+	} {
+		mo, _ := pgfunc.NewMigrator(frozen, pgfunc.WithClock(other, nowClock), pgfunc.MigrateOptions{})
+		if r := mo.Down(ctx, shards, nil); !errors.Is(r[0].Err, pgfunc.ErrGeneratorMismatch) || r[0].Applied {
+			t.Fatalf("down with another %s: applied=%v err=%v; want ErrGeneratorMismatch", name, r[0].Applied, r[0].Err)
+		}
+	}
 	later := at(t0.Add(10 * time.Millisecond))
 	m, _ = pgfunc.NewMigrator(later, o, pgfunc.MigrateOptions{})
 	if r := m.Down(ctx, shards, nil); r[0].Err != nil || !r[0].Applied {
