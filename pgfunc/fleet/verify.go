@@ -155,14 +155,20 @@ func (m *Map) Verify(ctx context.Context) Report {
 			}
 			for _, g := range gens {
 				k := g.place.server + "/" + g.place.Database + "/" + g.place.Schema
-				if old, ok := all[k]; !ok || old.version < g.version {
+				if old, ok := all[k]; !ok || m.better(g, old) {
 					all[k] = g
 				}
 			}
 		})
 	}
 	wg.Wait()
-	rep.Problems = append(rep.Problems, m.judge(all, ids)...)
+	unread := map[string]bool{}
+	for _, sc := range rep.Servers {
+		if sc.Error != "" {
+			unread[sc.Name] = true
+		}
+	}
+	rep.Problems = append(rep.Problems, m.judge(all, ids, unread)...)
 	sort.SliceStable(rep.Problems, func(i, j int) bool {
 		a, b := rep.Problems[i], rep.Problems[j]
 		if a.Shard != b.Shard {
@@ -173,6 +179,22 @@ func (m *Map) Verify(ctx context.Context) Report {
 	rep.OK = len(rep.Problems) == 0
 	rep.Took = time.Since(start)
 	return rep
+}
+
+// better reports whether g, one generator read through one map entry,
+// should stand for its place rather than old, the same place read through
+// another (a server listed under two names): the newer goose version
+// read, then the entry the map gives the shard to, then the first entry
+// by name, so that reports do not depend on which read finished first.
+func (m *Map) better(g, old found) bool {
+	if g.version != old.version {
+		return g.version > old.version
+	}
+	owner, _ := m.Owner(g.meta.Shard)
+	if (g.place.Server == owner.Name) != (old.place.Server == owner.Name) {
+		return g.place.Server == owner.Name
+	}
+	return g.place.Server < old.place.Server
 }
 
 // hostOf is the server's host:port, its identity across map entries.
@@ -226,8 +248,9 @@ func (m *Map) read(ctx context.Context, s Server) (ServerCheck, string, []found,
 }
 
 // judge compares what the servers hold with the map; servers gives each
-// map server's identity.
-func (m *Map) judge(all map[string]found, servers map[string]string) []Problem {
+// map server's identity, unread the map servers that could not be read
+// (their shards are not judged missing: nobody looked).
+func (m *Map) judge(all map[string]found, servers map[string]string, unread map[string]bool) []Problem {
 	var out []Problem
 	byShard := map[int64][]found{}
 	for _, f := range all {
@@ -238,6 +261,9 @@ func (m *Map) judge(all map[string]found, servers map[string]string) []Problem {
 	}
 	o := m.Options()
 	for _, s := range m.Servers {
+		if unread[s.Name] {
+			continue // reported unreachable once, not as each shard missing
+		}
 		db := databaseOf(s)
 		for _, sh := range m.Schemas(s) {
 			want, _ := pgfunc.MetaFor(sh, o) // the map's options are valid
