@@ -340,7 +340,9 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) error {
 				where = e.Database + "." + e.Schema
 			}
 			fmt.Fprintf(env.stdout, "%-20s %-6d ALSO IN %s: two schemas with one shard id hand out the same IDs\n", "", s.Shard.ID, where)
-			copies++
+		}
+		if len(s.Elsewhere) > 0 {
+			copies++ // shard ids, however many copies each has
 		}
 	}
 	dangers, err := m.Dangers(ctx, shards)
@@ -350,9 +352,9 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) error {
 	printDangers(env, dangers)
 	switch {
 	case copies > 0:
-		return fmt.Errorf("%d shard ids are held by more than one schema on the server", copies)
+		return fmt.Errorf("%d shard %s held by more than one schema on the server", copies, plural(copies, "id is", "ids are"))
 	case mismatched > 0:
-		return fmt.Errorf("%d schemas hold a generator that is outdated or differs from the requested options", mismatched)
+		return fmt.Errorf("%d %s a generator that is outdated or differs from the requested options", mismatched, plural(mismatched, "schema holds", "schemas hold"))
 	case len(dangers) > 0:
 		return errDangers(dangers)
 	}
@@ -393,4 +395,12 @@ func runPGGen(_ context.Context, env *cliEnv, args []string) error {
 	fmt.Fprintf(env.stdout, "wrote %d migrations to %s (%d already there, unchanged); apply with: goose -dir %s postgres \"$DSN\" up\n",
 		len(res.Written), *dir, len(res.Unchanged), *dir)
 	return nil
+}
+
+// plural picks the singular or the plural wording for n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

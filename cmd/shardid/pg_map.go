@@ -135,11 +135,11 @@ func runMapOp(ctx context.Context, env *cliEnv, verb string, op func(func(fleet.
 func runMapStatus(ctx context.Context, env *cliEnv, m *fleet.Map) error {
 	tw := tabwriter.NewWriter(env.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SERVER\tSCHEMA\tSHARD\tVERSION\tMODE\tSTATE")
-	bad := 0
+	bad, unread := 0, 0
 	for _, ss := range m.Status(ctx) {
 		if ss.Err != nil {
-			bad++
-			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\tUNREACHABLE: %s\n", ss.Server.Name, oneLine(ss.Err.Error()))
+			unread += len(ss.Server.Shards)
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\tUNREACHABLE (%d shards not read): %s\n", ss.Server.Name, len(ss.Server.Shards), oneLine(ss.Err.Error()))
 			continue
 		}
 		for _, st := range ss.Shards {
@@ -163,8 +163,13 @@ func runMapStatus(ctx context.Context, env *cliEnv, m *fleet.Map) error {
 		}
 	}
 	tw.Flush()
-	if bad > 0 {
-		return fmt.Errorf("%d shards are missing, outdated, differ from the map, have copies or sit on unreachable servers (see shardid pg verify)", bad)
+	switch {
+	case bad > 0 && unread > 0:
+		return fmt.Errorf("%d %s missing, outdated, different from the map or copied, and %d on unreachable servers not read (see shardid pg verify)", bad, plural(bad, "shard is", "shards are"), unread)
+	case bad > 0:
+		return fmt.Errorf("%d %s missing, outdated, different from the map or copied (see shardid pg verify)", bad, plural(bad, "shard is", "shards are"))
+	case unread > 0:
+		return fmt.Errorf("%d %s on unreachable servers not read", unread, plural(unread, "shard", "shards"))
 	}
 	return nil
 }
@@ -216,11 +221,7 @@ func runPGVerify(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	if !rep.OK {
-		places := "places"
-		if len(rep.Problems) == 1 {
-			places = "place"
-		}
-		return fmt.Errorf("the servers break the shard map in %d %s", len(rep.Problems), places)
+		return fmt.Errorf("the servers break the shard map in %d %s", len(rep.Problems), plural(len(rep.Problems), "place", "places"))
 	}
 	return nil
 }

@@ -129,6 +129,21 @@ shards = "4-7"
 	if code != 1 || strings.Count(out, "DUPLICATE") != 1 || !strings.Contains(out, "copy2") || !strings.Contains(errOut, "break the shard map in 1 place") {
 		t.Fatalf("verify with a copy: exit %d\n%s%s", code, out, errOut)
 	}
+	// status counts shard ids, not lines: one copy is one shard, and each
+	// shard of a server it could not read is counted as not read.
+	code, out, errOut = runCLI(t, "", env, "pg", "status", "--dsn", env["DB1_DSN"], "--shards", "2", "--layout", "js53")
+	if code != 1 || !strings.Contains(errOut, "1 shard id is held by more than one schema on the server") {
+		t.Fatalf("status of a copied shard: exit %d\n%s%s", code, out, errOut)
+	}
+	down := filepath.Join(t.TempDir(), "down.toml")
+	if err := os.WriteFile(down, append(must(os.ReadFile(path)), "[[servers]]\nname = \"db3\"\ndsn = \"postgres://postgres@127.0.0.1:1/x?connect_timeout=2\"\nshards = \"8-10\"\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = runCLI(t, "", env, "pg", "status", "--map", down)
+	if code != 1 || !strings.Contains(out, "UNREACHABLE (3 shards not read)") ||
+		!strings.Contains(errOut, "1 shard is missing, outdated, different from the map or copied, and 3 on unreachable servers not read") {
+		t.Fatalf("status --map with a copy and a server down: exit %d\n%s%s", code, out, errOut)
+	}
 	code, out, errOut = runCLI(t, "", env, "pg", "status", "--map", path, "--dsn", "x")
 	if code != 2 || !strings.Contains(errOut, "--map holds the servers, shards and generator; drop --dsn") {
 		t.Fatalf("--map with --dsn: exit %d %q", code, errOut)
@@ -137,4 +152,12 @@ shards = "4-7"
 	if code != 2 || !strings.Contains(errOut, "environment variable DB1_DSN is not set") {
 		t.Fatalf("verify without the DSN variables: exit %d %q", code, errOut)
 	}
+}
+
+// must returns v, failing on err: for test setup that cannot fail.
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

@@ -223,7 +223,12 @@ func Parse(name string, data []byte, getenv func(string) string) (*Map, error) {
 func redactedParseError(err error) string {
 	msg := err.Error()
 	if i := strings.LastIndex(msg, ": "); i >= 0 {
-		return msg[i+2:]
+		msg = msg[i+2:]
+		// pgx wraps the reason in parentheses opened before the cut.
+		for strings.Count(msg, ")") > strings.Count(msg, "(") {
+			msg = strings.TrimSuffix(msg, ")")
+		}
+		return msg
 	}
 	return "unparsable"
 }

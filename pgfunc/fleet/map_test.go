@@ -71,6 +71,9 @@ func TestParse(t *testing.T) {
 		{"bad env dsn", strings.Replace(goodMap, `DB2_DSN`, `BAD_DSN`, 1), "fleet.toml:13: servers[2].dsn_env: server db2: environment variable BAD_DSN is not a PostgreSQL connection string"},
 	} {
 		_, err := fleet.Parse("fleet.toml", []byte(c.text), env(map[string]string{"DB2_DSN": "postgres://app:pw2@db2/app", "BAD_DSN": "postgres://app:s3cret@db2:port/app"}))
+		if err != nil && strings.Count(err.Error(), "(") != strings.Count(err.Error(), ")") {
+			t.Errorf("%s: unbalanced parentheses in %q", c.name, err)
+		}
 		if !errors.Is(err, fleet.ErrMap) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") || strings.Contains(err.Error(), "s3cret") {
 			t.Errorf("%s: %v\nwant ErrMap, one line, containing %q, no password", c.name, err, c.want)
 		}
