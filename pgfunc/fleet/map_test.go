@@ -54,6 +54,7 @@ func TestParse(t *testing.T) {
 		{"dsn and dsn_env", strings.Replace(goodMap, `dsn_env = "DB2_DSN"`, "dsn_env = \"DB2_DSN\"\ndsn = \"postgres://x:s3cret@h/d\"", 1), "server db2 has both dsn and dsn_env"},
 		{"missing env", strings.Replace(goodMap, `DB2_DSN`, `DB3_DSN`, 1), "fleet.toml:13: servers[2].dsn_env: environment variable DB3_DSN is not set"},
 		{"bad dsn", strings.Replace(goodMap, `postgres://app:s3cret@db1:5432/app`, `postgres://app:s3cret@db1:port/app`, 1), "fleet.toml:8: servers[1].dsn: server db1: not a PostgreSQL connection string"},
+		{"bad dsn parameter", strings.Replace(goodMap, `postgres://app:s3cret@db1:5432/app`, `postgres://app:s3cret@db1:5432/app?connect_timeout=abc`, 1), "server db1: not a PostgreSQL connection string (invalid syntax)"},
 		{"layout", strings.Replace(goodMap, `"instagram"`, `"twitter"`, 1), `fleet.toml:1: layout: unknown layout "twitter" (allowed: instagram, js53, snowflake)`},
 		{"epoch", strings.Replace(goodMap, `2025-01-01T00:00:00Z`, `2099-01-01T00:00:00Z`, 1), "fleet.toml:2: epoch: invalid layout: epoch 2099-01-01T00:00:00Z is in the future"},
 		{"mode", strings.Replace(goodMap, `"unique"`, `"fast"`, 1), `fleet.toml:3: mode: invalid mode "fast"`},
