@@ -165,7 +165,7 @@ func printChoices(w io.Writer, ddls []*tidb.DDL, notes []string) {
 		for _, n := range d.Notes {
 			fmt.Fprintf(tw, "\t\t  changed: %s\n", n)
 		}
-		for _, n := range d.Warnings {
+		for _, n := range append(d.KeyWarnings, d.Warnings...) {
 			fmt.Fprintf(tw, "\t\t  warning: %s\n", n)
 		}
 	}

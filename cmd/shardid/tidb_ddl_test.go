@@ -15,7 +15,27 @@ import (
 const (
 	seedInput   = "../../testdata/tidb/global_tx_list/input.sql"
 	branchInput = "../../testdata/tidb/branch_tx_list/input.sql"
+	// generatedKeyInput has a generated column reading its BIGINT
+	// AUTO_INCREMENT key.
+	generatedKeyInput = "../../testdata/tidb/generated_key/input.sql"
 )
+
+// TestTiDBRenderWarnsOfExpressionsOnTheKey checks that an explicit
+// --strategy auto-random renders a table whose key a generated column
+// reads, and warns naming the column, while auto's choice table says why
+// it did not pick auto-random for a key RANGE partitioning reads.
+func TestTiDBRenderWarnsOfExpressionsOnTheKey(t *testing.T) {
+	code, out, errOut := runCLI(t, "", nil, "tidb", "render", "--strategy", "auto-random", generatedKeyInput)
+	if code != 0 || !strings.Contains(out, "AUTO_RANDOM(5)") ||
+		!strings.Contains(errOut, "warning: generated column 双倍 (`编号`*2) reads 编号, whose AUTO_RANDOM values run up to 2^63-1") {
+		t.Errorf("auto-random: exit %d, stderr %q, stdout %q", code, errOut, out)
+	}
+	code, out, errOut = runCLI(t, "", nil, "tidb", "render", "../../testdata/tidb/range_partitioned_key/input.sql")
+	if code != 0 || !strings.Contains(out, "SHARD_ROW_ID_BITS=4") ||
+		!regexp.MustCompile(`orders +shard-rowid +BIGINT AUTO_INCREMENT key read by RANGE/LIST partitioning by \(`+"`id`"+`\): under AUTO_RANDOM`).MatchString(errOut) {
+		t.Errorf("auto: exit %d, stderr %q, stdout %q", code, errOut, out)
+	}
+}
 
 // runCLI runs one shardid command line over buffers.
 func runCLI(t *testing.T, stdin string, env map[string]string, args ...string) (code int, stdout, stderr string) {
@@ -71,6 +91,7 @@ func TestTiDBRenderBadInput(t *testing.T) {
 		{[]string{}, 2, "FILE"},
 		{[]string{"--strategy", "auto-random", "../../testdata/tidb/varchar_key/input.sql"}, 1, "BIGINT"},
 		{[]string{"--alter", seedInput}, 1, "SHOW CREATE TABLE"},
+		{[]string{generatedKeyInput}, 1, "generated_key/input.sql: line 3: render 用户表: conflicting table options: generated column 双倍 (`编号`*2) reads AUTO_INCREMENT column 编号, which TiDB refuses (ERROR 3109"},
 		{[]string{"--alter", "--strategy", "auto-random", "--range", "54", "../../testdata/tidb/auto_increment_clustered/input.sql"}, 1, "range bits of an existing column"},
 		{[]string{"-"}, 1, "-: schema script: line 1: ALTER TABLE t, which the script does not create (for an existing table use shardid tidb render --alter)"},
 	}
