@@ -243,3 +243,37 @@ func TestTiDBUpBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestTiDBNoCreateTable checks that render, gen and up say in one line
+// that a file without a CREATE TABLE (empty, comments only, only SET
+// statements) holds none, naming the file, and that gen writes nothing.
+func TestTiDBNoCreateTable(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	files := map[string]string{
+		"empty.sql":    "",
+		"comments.sql": "-- the schema\n/* nothing yet */\n",
+		"set.sql":      "SET NAMES utf8mb4;\nSET FOREIGN_KEY_CHECKS = 0;\n",
+	}
+	dsn := serverDSN(t, "tidb")
+	for name, text := range files {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		migrations := filepath.Join(dir, "migrations")
+		for _, args := range [][]string{
+			{"render", path},
+			{"gen", "--dir", migrations, path},
+			{"up", "--dsn", dsn, path},
+		} {
+			code, out, errOut := runCLI(t, "", nil, append([]string{"tidb"}, args...)...)
+			if code != 1 || !strings.HasPrefix(errOut, "shardid: "+path+": no CREATE TABLE statement (") || strings.Count(errOut, "\n") != 1 || out != "" {
+				t.Errorf("%s %s: exit %d, stderr %q, stdout %q; want exit 1 and one line saying the file has no CREATE TABLE", args[0], name, code, errOut, out)
+			}
+		}
+		if _, err := os.Stat(migrations); !os.IsNotExist(err) {
+			t.Errorf("gen %s created %s (%v)", name, migrations, err)
+		}
+	}
+}
