@@ -3,9 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -79,14 +83,20 @@ func TestTiDBRenderBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"--strategy", "hash", seedInput}, 2, "--strategy"},
-		{[]string{"--shard-bits", "16", seedInput}, 2, "--shard-bits"},
-		{[]string{"--shard-bits", "0", seedInput}, 2, "--shard-bits 0: leave the flag out"},
+		{[]string{"--shard-bits", "16", seedInput}, 2, `invalid value "16" for flag -shard-bits: allowed: 1–15`},
+		{[]string{"--shard-bits", "99999999999999999999", seedInput}, 2, "-shard-bits: allowed: 1–15"},
+		{[]string{"--shard-bits", "0", seedInput}, 2, "-shard-bits: allowed: 1–15; leave the flag out for its default"},
 		{[]string{"--shard-bits", "3", "--pre-split", "4", seedInput}, 2, "--pre-split"},
-		{[]string{"--pre-split", "0", seedInput}, 2, "-pre-split: want 1 to the shard bits, or none"},
-		{[]string{"--pre-split", "-1", seedInput}, 2, "-pre-split: want 1 to the shard bits, or none"},
-		{[]string{"--strategy", "auto-random", "--range", "20", seedInput}, 2, "--range"},
+		{[]string{"--pre-split", "0", seedInput}, 2, "-pre-split: allowed: 1 to the shard bits (at most 15), or none"},
+		{[]string{"--pre-split", "-1", seedInput}, 2, "-pre-split: allowed: 1 to the shard bits (at most 15), or none"},
+		{[]string{"--pre-split", "99999999999999999999", seedInput}, 2, "-pre-split: allowed: 1 to the shard bits (at most 15), or none"},
+		{[]string{"--strategy", "auto-random", "--range", "20", seedInput}, 2, "-range: allowed: 32–64"},
+		{[]string{"--strategy", "rotated-int", "--id-digits", "21", seedInput}, 2, "-id-digits: allowed: 2–20"},
+		{[]string{"--strategy", "rotated-int", "--id-digits", "20", seedInput}, 1, "no 20-digit ID fits a signed BIGINT"},
+		{[]string{"--strategy", "rotated-int", "--digits", "3", "--id-digits", "3", seedInput}, 2, "--digits/--id-digits/--lead: rotated digits out of range: IDs of 3 digits with 3 rotated"},
+		{[]string{"--strategy", "rotated-int", "--lead", "10", seedInput}, 2, "-lead: allowed: 1–9"},
 		{[]string{"--strategy", "auto-random", "--range", "32", seedInput}, 1, "leaves 26 increment bits"},
-		{[]string{"--strategy", "rotated-int", "--digits", "4", seedInput}, 2, "--digits"},
+		{[]string{"--strategy", "rotated-int", "--digits", "4", seedInput}, 2, "-digits: allowed: 1–3"},
 		{[]string{"--strategy", "shard-rowid", "--range", "54", seedInput}, 2, "--strategy"},
 		{[]string{}, 2, "FILE"},
 		{[]string{"--strategy", "auto-random", "../../testdata/tidb/varchar_key/input.sql"}, 1, "BIGINT"},
@@ -275,5 +285,37 @@ func TestTiDBNoCreateTable(t *testing.T) {
 		if _, err := os.Stat(migrations); !os.IsNotExist(err) {
 			t.Errorf("gen %s created %s (%v)", name, migrations, err)
 		}
+	}
+}
+
+// TestTiDBNumberFlagsNameTheirRange checks every number flag of the tidb
+// commands: its help names its range, and a value outside it (below,
+// above, past an int, not a number) is refused naming the same range.
+func TestTiDBNumberFlagsNameTheirRange(t *testing.T) {
+	fs := newFlagSet(&cliEnv{stderr: io.Discard}, "tidb render")
+	addRenderFlags(fs, true)
+	n := 0
+	fs.VisitAll(func(f *flag.Flag) {
+		v, ok := f.Value.(intRange)
+		if !ok {
+			return
+		}
+		n++
+		if !strings.Contains(f.Usage, fmt.Sprintf("%d-%d", v.lo, v.hi)) {
+			t.Errorf("-%s: help %q does not name %d–%d", f.Name, f.Usage, v.lo, v.hi)
+		}
+		for _, bad := range []string{strconv.Itoa(v.lo - 1), strconv.Itoa(v.hi + 1), "99999999999999999999", "-99999999999999999999", "x"} {
+			if err := fs.Set(f.Name, bad); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("allowed: %d–%d", v.lo, v.hi)) {
+				t.Errorf("-%s %s: %v; want the range %d–%d", f.Name, bad, err, v.lo, v.hi)
+			}
+		}
+		for _, good := range []int{v.lo, v.hi} {
+			if err := fs.Set(f.Name, strconv.Itoa(good)); err != nil || *v.p != good {
+				t.Errorf("-%s %d: %v, holds %d", f.Name, good, err, *v.p)
+			}
+		}
+	})
+	if n != 5 {
+		t.Errorf("%d number flags checked; want 5 (--shard-bits, --range, --digits, --id-digits, --lead)", n)
 	}
 }
