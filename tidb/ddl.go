@@ -61,6 +61,11 @@ type DDL struct {
 	// Warnings list the hotspots that remain: indexes led by a growing
 	// column.
 	Warnings []string
+	// KeyWarnings list the expressions (generated columns, CHECKs,
+	// expression keys, RANGE/LIST partitioning) that read an AUTO_RANDOM
+	// key: they see its values, random bits at the top included, and may
+	// fail inserts (an overflow, a failed CHECK, no partition).
+	KeyWarnings []string
 	// Statements in the order they must run, on one session when one of
 	// them is a KindSession.
 	Statements []Statement
@@ -166,6 +171,9 @@ func resolve(t *Table, o Options) (Options, string, error) {
 	if err := o.Validate(); err != nil {
 		return o, "", err
 	}
+	if err := autoIncrementConflict(t, o.Strategy); err != nil {
+		return o, "", err
+	}
 	return o, reason, nil
 }
 
@@ -211,6 +219,7 @@ func render(t *Table, o Options) (*DDL, error) {
 		for _, s := range v.DropTableOptions {
 			note("table option %s left out (AUTO_RANDOM allocates the key)", s)
 		}
+		d.KeyWarnings = autoRandomWarnings(t, c, o.RangeBits)
 	case StrategyRotatedInt:
 		c, err := keyColumn(t, o.Strategy)
 		if err != nil {
@@ -336,6 +345,7 @@ func RenderAlter(t *Table, o Options) (*DDL, error) {
 			return nil, fmt.Errorf("render alter %s: %w", t.Name, err)
 		}
 		d.Notes = append(d.Notes, fmt.Sprintf("AUTO_INCREMENT on %s replaced by AUTO_RANDOM", c.Name))
+		d.KeyWarnings = autoRandomWarnings(t, c, o.RangeBits)
 		set, err := execute("alter_table.sql.tmpl", alterView{AllowRemoveAutoInc: true})
 		if err != nil {
 			return nil, fmt.Errorf("render alter %s: %w", t.Name, err)

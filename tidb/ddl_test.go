@@ -145,6 +145,10 @@ func TestRefusals(t *testing.T) {
 		{"rotated-int varchar key", "CREATE TABLE t (id VARCHAR(20) PRIMARY KEY)", tidb.Options{Strategy: tidb.StrategyRotatedInt}, false, tidb.ErrKey},
 		{"rotated-int 4 digits", "CREATE TABLE t (id BIGINT PRIMARY KEY)", tidb.Options{Strategy: tidb.StrategyRotatedInt, Digits: 4}, false, tidb.ErrDigits},
 		{"rotated-int lead 9 of 19 digits past int64", "CREATE TABLE t (id BIGINT PRIMARY KEY)", tidb.Options{Strategy: tidb.StrategyRotatedInt, IDDigits: 20, Lead: 9}, false, tidb.ErrDigits},
+		{"generated column reads auto_increment key", "CREATE TABLE t (id BIGINT AUTO_INCREMENT PRIMARY KEY, d BIGINT AS (id*2))", tidb.Options{}, false, tidb.ErrConflict},
+		{"shard-rowid keeps auto_increment a check reads", "CREATE TABLE t (id BIGINT AUTO_INCREMENT PRIMARY KEY, CHECK (ID > 0))", tidb.Options{Strategy: tidb.StrategyShardRowID}, false, tidb.ErrConflict},
+		{"expression key on auto_increment non-key column", "CREATE TABLE t (id BIGINT PRIMARY KEY, n INT AUTO_INCREMENT, KEY ((n+1)))", tidb.Options{Strategy: tidb.StrategyAutoRandom}, false, tidb.ErrConflict},
+		{"script folds a generated column reading the key", "CREATE TABLE t (id BIGINT AUTO_INCREMENT PRIMARY KEY); ALTER TABLE t ADD COLUMN d BIGINT AS (id*2)", tidb.Options{}, false, tidb.ErrConflict},
 		{"rotated-int with auto_increment", "CREATE TABLE t (id BIGINT AUTO_INCREMENT PRIMARY KEY)", tidb.Options{Strategy: tidb.StrategyRotatedInt}, false, tidb.ErrConflict},
 		{"range on shard-rowid", "CREATE TABLE t (a INT)", tidb.Options{Strategy: tidb.StrategyShardRowID, RangeBits: 54}, false, tidb.ErrOptionNotApplicable},
 		{"digits on auto-random", "CREATE TABLE t (id BIGINT PRIMARY KEY)", tidb.Options{Strategy: tidb.StrategyAutoRandom, Digits: 2}, false, tidb.ErrOptionNotApplicable},
@@ -158,10 +162,11 @@ func TestRefusals(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			tb, err := tidb.Parse(c.sql)
+			s, err := tidb.ParseScript(c.sql, tidb.ScriptOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
+			tb := s.Tables[0]
 			render := tidb.Render
 			if c.alter {
 				render = tidb.RenderAlter

@@ -14,7 +14,8 @@
 //     keyed by _tidb_rowid, and SHARD_ROW_ID_BITS / PRE_SPLIT_REGIONS scatter
 //     it. Works for any key, or none.
 //   - [StrategyAutoRandom]: a clustered BIGINT primary key with AUTO_RANDOM
-//     (in place of an AUTO_INCREMENT).
+//     (in place of an AUTO_INCREMENT); [DDL.KeyWarnings] name the
+//     expressions that read the key, which see its large values.
 //   - [StrategyRotatedInt]: a clustered BIGINT primary key whose values the
 //     application rotates (tidb/rotate), plus a SPLIT TABLE statement that
 //     starts each rotated-digit range in its own region.

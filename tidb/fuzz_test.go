@@ -27,7 +27,7 @@ func FuzzParseScript(f *testing.F) {
 		}
 		s, err := tidb.ParseScript(text, tidb.ScriptOptions{SkipData: true})
 		if err != nil {
-			for _, want := range []error{tidb.ErrParse, tidb.ErrScript, tidb.ErrNotCreateTable, tidb.ErrInvalidIdentifier} {
+			for _, want := range []error{tidb.ErrParse, tidb.ErrScript, tidb.ErrNoCreateTable, tidb.ErrNotCreateTable, tidb.ErrInvalidIdentifier} {
 				if errors.Is(err, want) {
 					return
 				}

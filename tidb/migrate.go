@@ -171,6 +171,9 @@ func Migrations(ddls []*DDL, o MigrationOptions) ([]Migration, error) {
 				for _, w := range d.Warnings {
 					mv.Comment = append(mv.Comment, "hotspot: "+w)
 				}
+				for _, w := range d.KeyWarnings {
+					mv.Comment = append(mv.Comment, "warning: "+w)
+				}
 			}
 			for i, c := range mv.Comment { // keep goose from reading a name as an annotation
 				mv.Comment[i] = strings.ReplaceAll(c, "+goose", "+ goose")

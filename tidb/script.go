@@ -18,6 +18,11 @@ import (
 // line.
 var ErrScript = errors.New("schema script")
 
+// ErrNoCreateTable is returned by ParseScript when the script holds no
+// CREATE TABLE statement: it is empty, holds only comments, or only
+// statements that are not run (SET, DROP, CREATE VIEW, …).
+var ErrNoCreateTable = errors.New("no CREATE TABLE statement")
+
 // Script is a schema script or mysqldump read by ParseScript.
 type Script struct {
 	// Tables are its CREATE TABLE statements in the order they must run:
@@ -59,7 +64,8 @@ type ScriptOptions struct {
 //   - anything else: refused.
 //
 // Everything not run is listed in Script.Notes. It returns errors wrapping
-// ErrParse, ErrScript, ErrNotCreateTable and ErrInvalidIdentifier.
+// ErrParse, ErrScript, ErrNoCreateTable, ErrNotCreateTable and
+// ErrInvalidIdentifier.
 func ParseScript(text string, o ScriptOptions) (*Script, error) {
 	s := &Script{}
 	byName := map[string]*Table{}
@@ -70,18 +76,28 @@ func ParseScript(text string, o ScriptOptions) (*Script, error) {
 		}
 		skipped[reason] = append(skipped[reason], line)
 	}
+	var others []string // the first four statements, while no CREATE TABLE came
+	other := func(what string) {
+		if len(s.Tables) == 0 && len(others) < 4 {
+			others = append(others, what)
+		}
+	}
 	p := parser.New()
 	for _, c := range splitScript(strings.TrimPrefix(text, bom)) {
 		stmts, err := parseSQL(p, c.text)
 		if err != nil {
 			if m := unsupportedObject.FindStringSubmatch(versionComment.ReplaceAllString(c.text, " ")); m != nil {
 				skip(fmt.Sprintf("CREATE %s not run (TiDB has no %ss)", strings.ToUpper(m[1]), strings.ToLower(m[1])), c.line)
+				other("CREATE " + strings.ToUpper(m[1]))
 				continue
 			}
 			return nil, fmt.Errorf("%w: line %d: %s", ErrParse, c.line+errLine(err)-1, firstLine(err.Error()))
 		}
 		for _, st := range stmts {
 			line := c.line + strings.Count(c.text[:min(max(st.OriginTextPosition(), 0), len(c.text))], "\n")
+			if _, ok := st.(*ast.CreateTableStmt); !ok {
+				other(statementWords(st))
+			}
 			switch n := st.(type) {
 			case *ast.CreateTableStmt:
 				t, err := fromCreate(n)
@@ -141,7 +157,13 @@ func ParseScript(text string, o ScriptOptions) (*Script, error) {
 		}
 	}
 	if len(s.Tables) == 0 {
-		return nil, fmt.Errorf("%w: no CREATE TABLE statement", ErrNotCreateTable)
+		if len(others) == 0 {
+			return nil, fmt.Errorf("%w (the script is empty or holds only comments)", ErrNoCreateTable)
+		}
+		if len(others) == 4 {
+			others[3] = "…"
+		}
+		return nil, fmt.Errorf("%w (only %s)", ErrNoCreateTable, strings.Join(others, ", "))
 	}
 	var err error
 	s.Tables, err = orderByReferences(s, s.Tables)

@@ -61,8 +61,11 @@ func TestParseScriptRefusals(t *testing.T) {
 		"CREATE TABLE a (x INT);\nCREATE TABLE a (y INT);":      "line 2: table a is created twice (first at line 1)",
 		"CREATE TABLE a (x INT, b INT, FOREIGN KEY (b) REFERENCES b (x));\nCREATE TABLE b (x INT PRIMARY KEY, a INT, FOREIGN KEY (a) REFERENCES a (x));": "reference each other in a cycle",
 		"SET NAMES utf8;\n\nCREATE TABLE a (x INT);\nCREATE TABLE b (x INT,);":                                                                           "line 4",
-		"SET NAMES utf8;": "no CREATE TABLE statement",
-		"CREATE TABLE a (x INT); GRANT ALL ON a TO u;": `"GRANT ALL ON …" is not supported`,
+		"SET NAMES utf8;":  `no CREATE TABLE statement (only "SET NAMES utf8")`,
+		"":                 "no CREATE TABLE statement (the script is empty or holds only comments)",
+		"-- a\n/* b */\n#": "no CREATE TABLE statement (the script is empty or holds only comments)",
+		"SET a=1; SET b=2; DROP TABLE t; SET c=3; SET d=4;": `no CREATE TABLE statement (only "SET a=1", "SET b=2", "DROP TABLE t", …)`,
+		"CREATE TABLE a (x INT); GRANT ALL ON a TO u;":      `"GRANT ALL ON …" is not supported`,
 	} {
 		_, err := tidb.ParseScript(script, tidb.ScriptOptions{})
 		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {

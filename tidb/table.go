@@ -3,6 +3,7 @@ package tidb
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -60,6 +61,10 @@ type Table struct {
 	Options []string
 	// Partition is the PARTITION BY clause, or "".
 	Partition string
+	// RangePartition is the expression of a PARTITION BY RANGE or LIST
+	// (COLUMNS) clause, which puts each row by its value; nil for none
+	// and for HASH and KEY, which take any value.
+	RangePartition *Expr
 	// ShardRowIDBits and PreSplitRegions are the values the input set
 	// (0 when absent).
 	ShardRowIDBits, PreSplitRegions int
@@ -95,6 +100,20 @@ type Column struct {
 	// order: AUTO_INCREMENT, or a date/time type defaulting to the current
 	// time. An index led by it takes every insert at one end.
 	Growing bool
+	// Generated is the expression of a generated column (AS (…)), or nil.
+	Generated *Expr
+	// Checks are the column's own CHECK constraints.
+	Checks []Expr
+}
+
+// Expr is an expression in a table definition that TiDB evaluates on
+// every insert: a generated column, a CHECK, an expression key part, the
+// partitioning.
+type Expr struct {
+	// SQL is the expression as TiDB's parser prints it.
+	SQL string
+	// Reads lists the columns it reads, as written.
+	Reads []string
 }
 
 // PrimaryKey is the table's primary key.
@@ -123,6 +142,8 @@ type Index struct {
 	Option string
 	// Text is the whole clause when Kind is "".
 	Text string
+	// Check is the expression of a CHECK constraint (Kind ""), or nil.
+	Check *Expr
 	// References and ReferencesSchema name the table a FOREIGN KEY points
 	// at ("" for other clauses).
 	References, ReferencesSchema string
@@ -139,6 +160,8 @@ type IndexPart struct {
 	Desc bool
 	// Expr is the expression text (without the parentheses) when Column is "".
 	Expr string
+	// Reads lists the columns Expr reads.
+	Reads []string
 }
 
 // restoreFlags prints TiDB-only syntax in /*T! … */ comments, strings
@@ -348,6 +371,9 @@ func fromCreate(ct *ast.CreateTableStmt) (*Table, error) {
 		if t.Partition, err = restore(ct.Partition); err != nil {
 			return nil, fmt.Errorf("table %s: print partitioning: %w", t.Name, err)
 		}
+		if t.RangePartition, err = rangePartition(&ct.Partition.PartitionMethod); err != nil {
+			return nil, fmt.Errorf("table %s: print partitioning: %w", t.Name, err)
+		}
 	}
 	if len(ct.SplitIndex) > 0 {
 		return nil, fmt.Errorf("%w: SPLIT INDEX clauses inside CREATE TABLE are not supported", ErrNotCreateTable)
@@ -391,6 +417,16 @@ func parseColumn(cd *ast.ColumnDef) (Column, *PrimaryKey, error) {
 			c.HasDefault = true
 			if isNow(o.Expr) && isTimeType(cd.Tp.GetType()) {
 				c.Growing = true
+			}
+		case ast.ColumnOptionGenerated, ast.ColumnOptionCheck:
+			e, err := newExpr(o.Expr)
+			if err != nil {
+				return c, nil, fmt.Errorf("column %s: print expression: %w", c.Name, err)
+			}
+			if o.Tp == ast.ColumnOptionGenerated {
+				c.Generated = &e
+			} else {
+				c.Checks = append(c.Checks, e)
 			}
 		}
 		s, err := restore(o)
@@ -438,9 +474,16 @@ func parseIndex(cons *ast.Constraint) (Index, error) {
 			return ix, fmt.Errorf("print constraint: %w", err)
 		}
 		ix := Index{Text: s}
-		if cons.Tp == ast.ConstraintForeignKey && cons.Refer != nil {
+		switch {
+		case cons.Tp == ast.ConstraintForeignKey && cons.Refer != nil:
 			ix.References = cons.Refer.Table.Name.O
 			ix.ReferencesSchema = cons.Refer.Table.Schema.O
+		case cons.Tp == ast.ConstraintCheck && cons.Expr != nil:
+			e, err := newExpr(cons.Expr)
+			if err != nil {
+				return ix, fmt.Errorf("print constraint: %w", err)
+			}
+			ix.Check = &e
 		}
 		return ix, nil
 	}
@@ -474,6 +517,7 @@ func parseParts(keys []*ast.IndexPartSpecification) ([]IndexPart, error) {
 				return nil, fmt.Errorf("print key expression: %w", err)
 			}
 			p.Expr = s
+			p.Reads = columnsRead(k.Expr)
 		} else {
 			p.Column = k.Column.Name.O
 			if err := checkIdent("column", p.Column); err != nil {
@@ -483,6 +527,61 @@ func parseParts(keys []*ast.IndexPartSpecification) ([]IndexPart, error) {
 		parts = append(parts, p)
 	}
 	return parts, nil
+}
+
+// newExpr prints e and lists the columns it reads.
+func newExpr(e ast.ExprNode) (Expr, error) {
+	s, err := restore(e)
+	return Expr{SQL: s, Reads: columnsRead(e)}, err
+}
+
+// rangePartition returns the expression a RANGE or LIST partitioning puts
+// rows by (its COLUMNS for RANGE/LIST COLUMNS), or nil for other methods.
+func rangePartition(m *ast.PartitionMethod) (*Expr, error) {
+	if m.Tp != ast.PartitionTypeRange && m.Tp != ast.PartitionTypeList {
+		return nil, nil
+	}
+	if m.Expr != nil {
+		e, err := newExpr(m.Expr)
+		return &e, err
+	}
+	e := &Expr{}
+	var names []string
+	for _, c := range m.ColumnNames {
+		s, err := restore(c)
+		if err != nil {
+			return nil, err
+		}
+		names = append(names, s)
+		e.Reads = append(e.Reads, c.Name.O)
+	}
+	e.SQL = strings.Join(names, ", ")
+	return e, nil
+}
+
+// columnReader collects the column names an expression reads.
+type columnReader []string
+
+func (r *columnReader) Enter(n ast.Node) (ast.Node, bool) {
+	if c, ok := n.(*ast.ColumnNameExpr); ok && c.Name != nil {
+		*r = append(*r, c.Name.Name.O)
+	}
+	return n, false
+}
+
+func (r *columnReader) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// columnsRead lists the columns e reads, in order, each once.
+func columnsRead(e ast.ExprNode) []string {
+	var r columnReader
+	e.Accept(&r)
+	var out []string
+	for _, n := range r {
+		if !slices.ContainsFunc(out, func(o string) bool { return strings.EqualFold(o, n) }) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 func clustering(t ast.PrimaryKeyType) Clustering {

@@ -3,9 +3,12 @@ package tidb_test
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/tidb"
 )
 
@@ -258,4 +261,147 @@ func TestAlterToAutoRandom(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// keyExpression is a table whose BIGINT AUTO_INCREMENT key `编号` an
+// expression reads, and what TiDB does with it.
+type keyExpression struct {
+	name, key, columns, after string        // the key's extra options, the other columns, the clauses after them
+	inputErr                  string        // TiDB's error for the input as written, "" if it takes it
+	insertErr                 string        // TiDB's error inserting under AUTO_RANDOM, "" if none
+	auto                      tidb.Strategy // auto's pick where the input is taken
+}
+
+// TestTiDBExpressionsOnTheKey checks, on a real TiDB, tables whose BIGINT
+// AUTO_INCREMENT key a generated column, an expression key or the
+// partitioning reads. TiDB refuses the input itself for a generated
+// column or an expression key (so does Render, whatever keeps
+// AUTO_INCREMENT); it takes them once the key is AUTO_RANDOM, but then
+// inserts fail on the large keys, which is why auto never picks
+// auto-random for them and an explicit auto-random warns. Partitioning by
+// RANGE works with AUTO_INCREMENT, so auto picks shard-rowid, whose
+// inserts all succeed. HASH partitioning takes any value: auto-random
+// stays, without a warning.
+func TestTiDBExpressionsOnTheKey(t *testing.T) {
+	eachTiDB(t, func(t *testing.T, db *sql.DB) {
+		checkKeyExpressions(t, db, []keyExpression{
+			{"用户表", "", "`双倍` BIGINT AS (`编号`*2) VIRTUAL", "", "3109", "1690", ""},
+			{"stored", "", "`双倍` BIGINT AS (`编号`*2) STORED", "", "3109", "1690", ""},
+			{"expression_key", "", "v INT, KEY k ((`编号` * 4))", "", "3754", "1690", ""},
+			{"by_range", "", "v INT", "PARTITION BY RANGE (`编号`) (PARTITION p0 VALUES LESS THAN (1000000), PARTITION p1 VALUES LESS THAN (2000000))", "", "1526", tidb.StrategyShardRowID},
+			{"by_range_columns", "", "v INT", "PARTITION BY RANGE COLUMNS (`编号`) (PARTITION p0 VALUES LESS THAN (1000000), PARTITION p1 VALUES LESS THAN (2000000))", "", "1526", tidb.StrategyShardRowID},
+			{"by_hash", "", "v INT", "PARTITION BY HASH (`编号`) PARTITIONS 4", "", "", tidb.StrategyAutoRandom},
+			{"reads_other", "", "v INT, w INT AS (v*2), CONSTRAINT c CHECK (v > 0), KEY k ((v*4))", "", "", "", tidb.StrategyAutoRandom},
+		})
+	})
+}
+
+// TestTiDBChecksOnTheKey checks CHECK constraints on the key, on a TiDB of
+// its own: TiDB enforces them only with the global
+// tidb_enable_check_constraint ON (OFF by default: it then drops every
+// CHECK, with a warning), and a test may not set a global on a shared
+// server.
+func TestTiDBChecksOnTheKey(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a TiDB of its own")
+	}
+	t.Parallel()
+	db, err := tidb.Open(testsrv.Database(t, testsrv.NewTiDB(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	// OFF: the input is taken, its CHECK dropped.
+	if _, err := db.Exec("CREATE TABLE off (`编号` BIGINT AUTO_INCREMENT PRIMARY KEY CHECK (`编号` < 1000000000000))"); err != nil {
+		t.Fatal(err)
+	}
+	var name, create string
+	if err := db.QueryRow("SHOW CREATE TABLE off").Scan(&name, &create); err != nil || strings.Contains(create, "CHECK") {
+		t.Fatalf("with tidb_enable_check_constraint OFF TiDB kept the CHECK (%v):\n%s", err, create)
+	}
+	if _, err := db.Exec("SET GLOBAL tidb_enable_check_constraint = ON"); err != nil {
+		t.Fatal(err)
+	}
+	checkKeyExpressions(t, db, []keyExpression{
+		{"column_check", "CHECK (`编号` < 1000000000000)", "v INT", "", "3818", "3819", ""},
+		{"table_check", "", "v INT, CONSTRAINT small CHECK (`编号` + 1 < 1000000000000)", "", "3818", "3819", ""},
+	})
+}
+
+// checkKeyExpressions runs each case on db: the input as written, auto's
+// rendering and auto-random's, inserting rows under both.
+func checkKeyExpressions(t *testing.T, db *sql.DB, cases []keyExpression) {
+	t.Helper()
+	ctx := context.Background()
+	for i, c := range cases {
+		input := fmt.Sprintf("CREATE TABLE `%s` (`编号` BIGINT AUTO_INCREMENT PRIMARY KEY %s, %s) %s", c.name, c.key, c.columns, c.after)
+		tb, err := tidb.Parse(input)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, xerr := db.ExecContext(ctx, input)
+		if (xerr == nil) != (c.inputErr == "") || (xerr != nil && !strings.Contains(xerr.Error(), c.inputErr)) {
+			t.Errorf("%s: TiDB said %v to the input; want error %q", c.name, xerr, c.inputErr)
+		}
+		// auto: refused where TiDB refuses the input, else a strategy
+		// whose inserts all succeed.
+		d, err := tidb.Render(tb, tidb.Options{})
+		switch {
+		case c.inputErr != "":
+			if !errors.Is(err, tidb.ErrConflict) || !strings.Contains(err.Error(), "ERROR "+c.inputErr) {
+				t.Errorf("%s: auto rendered %v, %v; want a conflict naming ERROR %s", c.name, d, err, c.inputErr)
+			}
+		case err != nil || d.Options.Strategy != c.auto:
+			t.Errorf("%s: auto gave %v, %v; want %s", c.name, d, err, c.auto)
+		default:
+			d.Table.Name = fmt.Sprintf("auto%d", i)
+			if got := insertKeys(t, db, d, 32); got != nil {
+				t.Errorf("%s: auto (%s, %s): insert failed: %v", c.name, d.Options.Strategy, d.Reason, got)
+			}
+		}
+		// auto-random asked for: TiDB takes the table, and the warning is
+		// no false alarm: inserts fail.
+		tb, _ = tidb.Parse(input)
+		d, err = tidb.Render(tb, tidb.Options{Strategy: tidb.StrategyAutoRandom})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if (len(d.KeyWarnings) == 0) != (c.insertErr == "") {
+			t.Errorf("%s: auto-random warnings %q; want one unless nothing reads the key", c.name, d.KeyWarnings)
+		}
+		for _, w := range d.KeyWarnings {
+			if !strings.Contains(w, "ERROR "+c.insertErr) {
+				t.Errorf("%s: warning %q does not name ERROR %s", c.name, w, c.insertErr)
+			}
+		}
+		d.Table.Name = fmt.Sprintf("ar%d", i)
+		got := insertKeys(t, db, d, 32)
+		if (got == nil) != (c.insertErr == "") || (got != nil && !strings.Contains(got.Error(), c.insertErr)) {
+			t.Errorf("%s under auto-random: 32 inserts gave %v; want error %q", c.name, got, c.insertErr)
+		}
+	}
+}
+
+// insertKeys creates d's table (renamed by the caller, since the input's
+// name may be taken) and inserts n rows, each in its own transaction so that each draws
+// its own shard bits, leaving the key to the table. It returns the first
+// insert error.
+func insertKeys(t *testing.T, db *sql.DB, d *tidb.DDL, n int) error {
+	t.Helper()
+	d, err := tidb.Render(d.Table, d.Options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range d.Statements {
+		if _, err := db.Exec(s.SQL); err != nil {
+			t.Fatalf("%v\n%s", err, s.SQL)
+		}
+	}
+	q := "INSERT INTO `" + d.Table.Name + "` (`编号`) VALUES (NULL)"
+	for range n {
+		if _, err := db.Exec(q); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -11,8 +11,9 @@ type Strategy string
 
 const (
 	// StrategyAuto picks one of the others for each table (see Choose):
-	// auto-random for a single BIGINT AUTO_INCREMENT (or AUTO_RANDOM) key,
-	// shard-rowid for every other table. It is the default.
+	// auto-random for a single BIGINT AUTO_INCREMENT (or AUTO_RANDOM) key
+	// that no expression of the table reads, shard-rowid for every other
+	// table. It is the default.
 	StrategyAuto Strategy = "auto"
 	// StrategyShardRowID keys rows by TiDB's hidden _tidb_rowid, scattered
 	// by SHARD_ROW_ID_BITS and pre-split by PRE_SPLIT_REGIONS; the primary
@@ -161,7 +162,9 @@ var (
 	// ErrConflict is returned by Render and RenderAlter when the input
 	// carries something the strategy cannot coexist with: AUTO_RANDOM next
 	// to a DEFAULT or SHARD_ROW_ID_BITS; SHARD_ROW_ID_BITS on a clustered
-	// key; AUTO_RANDOM on a nonclustered key.
+	// key; AUTO_RANDOM on a nonclustered key; a generated column, CHECK or
+	// expression key reading a column the strategy keeps AUTO_INCREMENT
+	// (TiDB refuses that table).
 	ErrConflict = errors.New("conflicting table options")
 	// ErrAlterNotAllowed is returned by RenderAlter when TiDB cannot make
 	// the change on an existing table; the message says what to do instead.

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -22,7 +21,6 @@ type renderFlags struct {
 	noPreSplit                     bool
 	digits, idDigits, lead         int
 	alter, skipData                bool
-	fs                             *flagSet
 }
 
 // preSplitValue is --pre-split: N or "none".
@@ -44,22 +42,50 @@ func (v preSplitValue) Set(s string) error {
 		return nil
 	}
 	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 {
-		return errors.New("want 1 to the shard bits, or none")
+	if err != nil || n < 1 || n > tidb.MaxShardBits {
+		return fmt.Errorf("allowed: 1 to the shard bits (at most %d), or none", tidb.MaxShardBits)
 	}
 	v.r.preSplit = n
 	return nil
 }
 
+// intRange is an int flag that takes lo to hi. Its error names the range
+// for any other value, one too large for an int included (the flag
+// package's own IntVar says only "value out of range" or "parse error"),
+// and 0 is refused too: 0 is no value any of these flags takes.
+type intRange struct {
+	p      *int
+	lo, hi int
+}
+
+func (v intRange) String() string {
+	if v.p == nil || *v.p == 0 {
+		return ""
+	}
+	return strconv.Itoa(*v.p)
+}
+
+func (v intRange) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	switch {
+	case err == nil && n == 0:
+		return fmt.Errorf("allowed: %d–%d; leave the flag out for its default", v.lo, v.hi)
+	case err != nil || n < v.lo || n > v.hi:
+		return fmt.Errorf("allowed: %d–%d", v.lo, v.hi)
+	}
+	*v.p = n
+	return nil
+}
+
 func addRenderFlags(fs *flagSet, withAlter bool) *renderFlags {
-	r := &renderFlags{fs: fs}
+	r := &renderFlags{}
 	fs.StringVar(&r.strategy, "strategy", "auto", "auto (per table; prints each choice), shard-rowid, auto-random or rotated-int")
-	fs.IntVar(&r.shardBits, "shard-bits", 0, "SHARD_ROW_ID_BITS or AUTO_RANDOM shard bits, 1-15 (default 4 for shard-rowid, 5 for auto-random)")
-	fs.Var(preSplitValue{r}, "pre-split", "PRE_SPLIT_REGIONS, 1 to the shard bits, or none (default: the shard bits)")
-	fs.IntVar(&r.rangeBits, "range", 0, "AUTO_RANDOM range bits, 32-64 (default 64; 54 keeps signed IDs JavaScript-safe)")
-	fs.IntVar(&r.digits, "digits", 0, "rotated-int: rotated digits k, 1-3 (default 1)")
-	fs.IntVar(&r.idDigits, "id-digits", 0, "rotated-int: decimal digits of the IDs (default 19)")
-	fs.IntVar(&r.lead, "lead", 0, "rotated-int: leading digit of the IDs, 1-9 (default: split for every leading digit)")
+	fs.Var(intRange{&r.shardBits, 1, tidb.MaxShardBits}, "shard-bits", "SHARD_ROW_ID_BITS or AUTO_RANDOM shard `bits`, 1-15 (default 4 for shard-rowid, 5 for auto-random)")
+	fs.Var(preSplitValue{r}, "pre-split", "PRE_SPLIT_REGIONS `P`, 1 to the shard bits (at most 15), or none (default: the shard bits)")
+	fs.Var(intRange{&r.rangeBits, tidb.MinRangeBits, tidb.MaxRangeBits}, "range", "AUTO_RANDOM range `bits`, 32-64, leaving at least 27 bits beside the shard bits and the sign bit (default 64; 54 keeps signed IDs JavaScript-safe)")
+	fs.Var(intRange{&r.digits, 1, tidb.MaxRotateDigits}, "digits", "rotated-int: rotated digits `k`, 1-3 (default 1)")
+	fs.Var(intRange{&r.idDigits, 2, 20}, "id-digits", "rotated-int: decimal digits `D` of the IDs, 2-20: k+1 to 19, 20 for a BIGINT UNSIGNED key (default 19)")
+	fs.Var(intRange{&r.lead, 1, 9}, "lead", "rotated-int: leading `digit` of the IDs, 1-9 (default: split for every leading digit)")
 	fs.BoolVar(&r.skipData, "skip-data", false, "skip INSERT/REPLACE/LOAD DATA/UPDATE/DELETE in the scripts instead of refusing them")
 	if withAlter {
 		fs.BoolVar(&r.alter, "alter", false, "render ALTER TABLE for existing TiDB tables (give their SHOW CREATE TABLE output)")
@@ -68,21 +94,12 @@ func addRenderFlags(fs *flagSet, withAlter bool) *renderFlags {
 }
 
 // options turns the flags into tidb.Options; bad values become usage
-// errors naming the flag. A number flag given as 0 is refused: 0 is no
-// value any of them takes.
+// errors naming the flag. Each number flag has checked its own range
+// (intRange); the ranges that depend on each other are checked here.
 func (r *renderFlags) options() (tidb.Options, error) {
 	s, err := tidb.ParseStrategy(r.strategy)
 	if err != nil {
 		return tidb.Options{}, usagef("tidb: --strategy %q: allowed: auto, shard-rowid, auto-random, rotated-int", r.strategy)
-	}
-	var zero []string
-	r.fs.Visit(func(f *flag.Flag) {
-		if f.Value.String() == "0" {
-			zero = append(zero, "--"+f.Name)
-		}
-	})
-	if len(zero) > 0 {
-		return tidb.Options{}, usagef("tidb: %s 0: leave the flag out for its default (see -h for the values allowed)", zero[0])
 	}
 	o := tidb.Options{Strategy: s, ShardBits: r.shardBits, PreSplit: r.preSplit, NoPreSplit: r.noPreSplit, RangeBits: r.rangeBits,
 		Digits: r.digits, IDDigits: r.idDigits, Lead: r.lead}
@@ -165,7 +182,7 @@ func printChoices(w io.Writer, ddls []*tidb.DDL, notes []string) {
 		for _, n := range d.Notes {
 			fmt.Fprintf(tw, "\t\t  changed: %s\n", n)
 		}
-		for _, n := range d.Warnings {
+		for _, n := range append(d.KeyWarnings, d.Warnings...) {
 			fmt.Fprintf(tw, "\t\t  warning: %s\n", n)
 		}
 	}

@@ -3,9 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -15,7 +19,27 @@ import (
 const (
 	seedInput   = "../../testdata/tidb/global_tx_list/input.sql"
 	branchInput = "../../testdata/tidb/branch_tx_list/input.sql"
+	// generatedKeyInput has a generated column reading its BIGINT
+	// AUTO_INCREMENT key.
+	generatedKeyInput = "../../testdata/tidb/generated_key/input.sql"
 )
+
+// TestTiDBRenderWarnsOfExpressionsOnTheKey checks that an explicit
+// --strategy auto-random renders a table whose key a generated column
+// reads, and warns naming the column, while auto's choice table says why
+// it did not pick auto-random for a key RANGE partitioning reads.
+func TestTiDBRenderWarnsOfExpressionsOnTheKey(t *testing.T) {
+	code, out, errOut := runCLI(t, "", nil, "tidb", "render", "--strategy", "auto-random", generatedKeyInput)
+	if code != 0 || !strings.Contains(out, "AUTO_RANDOM(5)") ||
+		!strings.Contains(errOut, "warning: generated column 双倍 (`编号`*2) reads 编号, whose AUTO_RANDOM values run up to 2^63-1") {
+		t.Errorf("auto-random: exit %d, stderr %q, stdout %q", code, errOut, out)
+	}
+	code, out, errOut = runCLI(t, "", nil, "tidb", "render", "../../testdata/tidb/range_partitioned_key/input.sql")
+	if code != 0 || !strings.Contains(out, "SHARD_ROW_ID_BITS=4") ||
+		!regexp.MustCompile(`orders +shard-rowid +BIGINT AUTO_INCREMENT key read by RANGE/LIST partitioning by \(`+"`id`"+`\): under AUTO_RANDOM`).MatchString(errOut) {
+		t.Errorf("auto: exit %d, stderr %q, stdout %q", code, errOut, out)
+	}
+}
 
 // runCLI runs one shardid command line over buffers.
 func runCLI(t *testing.T, stdin string, env map[string]string, args ...string) (code int, stdout, stderr string) {
@@ -59,18 +83,25 @@ func TestTiDBRenderBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"--strategy", "hash", seedInput}, 2, "--strategy"},
-		{[]string{"--shard-bits", "16", seedInput}, 2, "--shard-bits"},
-		{[]string{"--shard-bits", "0", seedInput}, 2, "--shard-bits 0: leave the flag out"},
+		{[]string{"--shard-bits", "16", seedInput}, 2, `invalid value "16" for flag -shard-bits: allowed: 1–15`},
+		{[]string{"--shard-bits", "99999999999999999999", seedInput}, 2, "-shard-bits: allowed: 1–15"},
+		{[]string{"--shard-bits", "0", seedInput}, 2, "-shard-bits: allowed: 1–15; leave the flag out for its default"},
 		{[]string{"--shard-bits", "3", "--pre-split", "4", seedInput}, 2, "--pre-split"},
-		{[]string{"--pre-split", "0", seedInput}, 2, "-pre-split: want 1 to the shard bits, or none"},
-		{[]string{"--pre-split", "-1", seedInput}, 2, "-pre-split: want 1 to the shard bits, or none"},
-		{[]string{"--strategy", "auto-random", "--range", "20", seedInput}, 2, "--range"},
+		{[]string{"--pre-split", "0", seedInput}, 2, "-pre-split: allowed: 1 to the shard bits (at most 15), or none"},
+		{[]string{"--pre-split", "-1", seedInput}, 2, "-pre-split: allowed: 1 to the shard bits (at most 15), or none"},
+		{[]string{"--pre-split", "99999999999999999999", seedInput}, 2, "-pre-split: allowed: 1 to the shard bits (at most 15), or none"},
+		{[]string{"--strategy", "auto-random", "--range", "20", seedInput}, 2, "-range: allowed: 32–64"},
+		{[]string{"--strategy", "rotated-int", "--id-digits", "21", seedInput}, 2, "-id-digits: allowed: 2–20"},
+		{[]string{"--strategy", "rotated-int", "--id-digits", "20", seedInput}, 1, "no 20-digit ID fits a signed BIGINT"},
+		{[]string{"--strategy", "rotated-int", "--digits", "3", "--id-digits", "3", seedInput}, 2, "--digits/--id-digits/--lead: rotated digits out of range: IDs of 3 digits with 3 rotated"},
+		{[]string{"--strategy", "rotated-int", "--lead", "10", seedInput}, 2, "-lead: allowed: 1–9"},
 		{[]string{"--strategy", "auto-random", "--range", "32", seedInput}, 1, "leaves 26 increment bits"},
-		{[]string{"--strategy", "rotated-int", "--digits", "4", seedInput}, 2, "--digits"},
+		{[]string{"--strategy", "rotated-int", "--digits", "4", seedInput}, 2, "-digits: allowed: 1–3"},
 		{[]string{"--strategy", "shard-rowid", "--range", "54", seedInput}, 2, "--strategy"},
 		{[]string{}, 2, "FILE"},
 		{[]string{"--strategy", "auto-random", "../../testdata/tidb/varchar_key/input.sql"}, 1, "BIGINT"},
 		{[]string{"--alter", seedInput}, 1, "SHOW CREATE TABLE"},
+		{[]string{generatedKeyInput}, 1, "generated_key/input.sql: line 3: render 用户表: conflicting table options: generated column 双倍 (`编号`*2) reads AUTO_INCREMENT column 编号, which TiDB refuses (ERROR 3109"},
 		{[]string{"--alter", "--strategy", "auto-random", "--range", "54", "../../testdata/tidb/auto_increment_clustered/input.sql"}, 1, "range bits of an existing column"},
 		{[]string{"-"}, 1, "-: schema script: line 1: ALTER TABLE t, which the script does not create (for an existing table use shardid tidb render --alter)"},
 	}
@@ -220,5 +251,71 @@ func TestTiDBUpBadInput(t *testing.T) {
 		if code != 2 || !strings.Contains(errOut, c.want) || strings.Contains(errOut, "secret") || strings.Count(errOut, "\n") != 1 {
 			t.Errorf("%v: exit %d, %q; want exit 2 naming %q", c.args, code, errOut, c.want)
 		}
+	}
+}
+
+// TestTiDBNoCreateTable checks that render, gen and up say in one line
+// that a file without a CREATE TABLE (empty, comments only, only SET
+// statements) holds none, naming the file, and that gen writes nothing.
+func TestTiDBNoCreateTable(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	files := map[string]string{
+		"empty.sql":    "",
+		"comments.sql": "-- the schema\n/* nothing yet */\n",
+		"set.sql":      "SET NAMES utf8mb4;\nSET FOREIGN_KEY_CHECKS = 0;\n",
+	}
+	dsn := serverDSN(t, "tidb")
+	for name, text := range files {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		migrations := filepath.Join(dir, "migrations")
+		for _, args := range [][]string{
+			{"render", path},
+			{"gen", "--dir", migrations, path},
+			{"up", "--dsn", dsn, path},
+		} {
+			code, out, errOut := runCLI(t, "", nil, append([]string{"tidb"}, args...)...)
+			if code != 1 || !strings.HasPrefix(errOut, "shardid: "+path+": no CREATE TABLE statement (") || strings.Count(errOut, "\n") != 1 || out != "" {
+				t.Errorf("%s %s: exit %d, stderr %q, stdout %q; want exit 1 and one line saying the file has no CREATE TABLE", args[0], name, code, errOut, out)
+			}
+		}
+		if _, err := os.Stat(migrations); !os.IsNotExist(err) {
+			t.Errorf("gen %s created %s (%v)", name, migrations, err)
+		}
+	}
+}
+
+// TestTiDBNumberFlagsNameTheirRange checks every number flag of the tidb
+// commands: its help names its range, and a value outside it (below,
+// above, past an int, not a number) is refused naming the same range.
+func TestTiDBNumberFlagsNameTheirRange(t *testing.T) {
+	fs := newFlagSet(&cliEnv{stderr: io.Discard}, "tidb render")
+	addRenderFlags(fs, true)
+	n := 0
+	fs.VisitAll(func(f *flag.Flag) {
+		v, ok := f.Value.(intRange)
+		if !ok {
+			return
+		}
+		n++
+		if !strings.Contains(f.Usage, fmt.Sprintf("%d-%d", v.lo, v.hi)) {
+			t.Errorf("-%s: help %q does not name %d–%d", f.Name, f.Usage, v.lo, v.hi)
+		}
+		for _, bad := range []string{strconv.Itoa(v.lo - 1), strconv.Itoa(v.hi + 1), "99999999999999999999", "-99999999999999999999", "x"} {
+			if err := fs.Set(f.Name, bad); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("allowed: %d–%d", v.lo, v.hi)) {
+				t.Errorf("-%s %s: %v; want the range %d–%d", f.Name, bad, err, v.lo, v.hi)
+			}
+		}
+		for _, good := range []int{v.lo, v.hi} {
+			if err := fs.Set(f.Name, strconv.Itoa(good)); err != nil || *v.p != good {
+				t.Errorf("-%s %d: %v, holds %d", f.Name, good, err, *v.p)
+			}
+		}
+	})
+	if n != 5 {
+		t.Errorf("%d number flags checked; want 5 (--shard-bits, --range, --digits, --id-digits, --lead)", n)
 	}
 }

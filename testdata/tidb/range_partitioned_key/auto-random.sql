@@ -1,0 +1,6 @@
+CREATE TABLE `orders` (
+  `id` BIGINT NOT NULL /*T![auto_rand] AUTO_RANDOM(5) */,
+  `v` INT,
+  PRIMARY KEY (`id`) /*T![clustered_index] CLUSTERED */
+)
+PARTITION BY RANGE (`id`) (PARTITION `p0` VALUES LESS THAN (100000000),PARTITION `p1` VALUES LESS THAN (MAXVALUE));
