@@ -28,10 +28,8 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"net/url"
 	"os"
 	"os/signal"
-	"regexp"
 	"sort"
 	"strings"
 	"syscall"
@@ -106,6 +104,10 @@ type cliEnv struct {
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) string
+	// secrets knows the passwords of every DSN the command was given (on
+	// the command line, in the environment, in a shard map): no message
+	// printed on their account may show them.
+	secrets *redactor
 }
 
 // usageError is bad input: the command line is wrong, not the world. It
@@ -152,7 +154,9 @@ func run(ctx context.Context, env *cliEnv, args []string) int {
 		fmt.Fprintf(env.stderr, "shardid: unknown command %q (allowed: %s)\n", args[0], strings.Join(commandNames(), ", "))
 		return 2
 	}
-	return exitCode(env, cmd.run(ctx, env, args[1:]))
+	e := *env
+	e.secrets = newRedactor()
+	return exitCode(&e, cmd.run(ctx, &e, args[1:]))
 }
 
 // exitCode prints err (if any) as one line and maps it to an exit status.
@@ -164,12 +168,19 @@ func exitCode(env *cliEnv, err error) int {
 	case errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.As(err, &ue):
-		fmt.Fprintf(env.stderr, "shardid: %s\n", oneLine(ue.msg))
+		fmt.Fprintf(env.stderr, "shardid: %s\n", env.line(ue.msg))
 		return 2
 	default:
-		fmt.Fprintf(env.stderr, "shardid: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(env.stderr, "shardid: %s\n", env.line(err.Error()))
 		return 1
 	}
+}
+
+// line is msg folded into one line (oneLine) with every password of the
+// command's DSNs scrubbed, for errors and progress that may quote a DSN or
+// what a driver made of it.
+func (env *cliEnv) line(msg string) string {
+	return env.secrets.scrub(oneLine(env.secrets.scrub(msg)))
 }
 
 // oneLine folds a multi-line error (pgx lists each address it tried on a
@@ -278,35 +289,14 @@ func parseFlags(env *cliEnv, fs *flagSet, args []string) error {
 			return usagef("%s: environment variable %s: %v", strings.TrimPrefix(fs.Name(), "shardid "), fe[1], err)
 		}
 	}
+	if f := fs.Lookup("dsn"); f != nil {
+		if l, ok := f.Value.(*dsnList); ok {
+			for _, d := range *l {
+				env.secrets.add(d)
+			}
+		} else {
+			env.secrets.add(f.Value.String())
+		}
+	}
 	return nil
 }
-
-// redactDSN returns dsn with any password replaced by "xxxxx", for
-// progress lines and errors: a PostgreSQL URL (postgres://user:pw@host/db),
-// a key/value string (password=pw) or a go-sql-driver/mysql DSN
-// (user:pw@tcp(host)/db).
-func redactDSN(dsn string) string {
-	if u, err := url.Parse(dsn); err == nil && u.Scheme != "" && (u.User != nil || u.Host != "") {
-		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), "xxxxx")
-		}
-		// libpq and pgx take the password as a query parameter too.
-		u.RawQuery = passwordParam.ReplaceAllString(u.RawQuery, "${1}xxxxx")
-		return u.String()
-	}
-	if kv := passwordKV.ReplaceAllString(dsn, "${1}xxxxx"); kv != dsn {
-		return kv
-	}
-	if at := strings.LastIndex(dsn, "@"); at >= 0 {
-		if colon := strings.Index(dsn[:at], ":"); colon >= 0 {
-			return dsn[:colon+1] + "xxxxx" + dsn[at:]
-		}
-	}
-	return dsn
-}
-
-// passwordParam finds the value of a URL's password query parameter.
-var passwordParam = regexp.MustCompile(`((?:^|&)password=)[^&]*`)
-
-// passwordKV finds the value of password= in a key/value connection string.
-var passwordKV = regexp.MustCompile(`(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)`)
