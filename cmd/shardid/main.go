@@ -30,9 +30,11 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"regexp"
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 )
@@ -276,7 +278,7 @@ func parseFlags(env *cliEnv, fs *flagSet, args []string) error {
 			fs.PrintDefaults()
 			return err
 		}
-		return usagef("%s: %v", strings.TrimPrefix(fs.Name(), "shardid "), err)
+		return flagError(fs, err)
 	}
 	fs.cmdline = map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { fs.cmdline[f.Name] = true })
@@ -286,7 +288,7 @@ func parseFlags(env *cliEnv, fs *flagSet, args []string) error {
 			continue
 		}
 		if err := fs.Set(fe[0], v); err != nil {
-			return usagef("%s: environment variable %s: %v", strings.TrimPrefix(fs.Name(), "shardid "), fe[1], err)
+			return usagef("%s: environment variable %s: %s", strings.TrimPrefix(fs.Name(), "shardid "), fe[1], badValue(fs.Lookup(fe[0]), v, err))
 		}
 	}
 	if f := fs.Lookup("dsn"); f != nil {
@@ -299,4 +301,59 @@ func parseFlags(env *cliEnv, fs *flagSet, args []string) error {
 		}
 	}
 	return nil
+}
+
+// The messages of the flag package, which flagError rewords.
+var (
+	flagUnknown  = regexp.MustCompile(`^flag provided but not defined: -+(.*)$`)
+	flagNoValue  = regexp.MustCompile(`^flag needs an argument: -+(.*)$`)
+	flagBadValue = regexp.MustCompile(`^invalid (?:boolean )?value "(.*)" for (?:flag )?-([^:]+): (.*)$`)
+	flagSyntax   = regexp.MustCompile(`^bad flag syntax: (.*)$`)
+)
+
+// flagError turns an error of fs.Parse into one line naming the flag
+// (dashed) and pointing at the command's -h.
+func flagError(fs *flagSet, err error) error {
+	cmd := strings.TrimPrefix(fs.Name(), "shardid ")
+	msg := err.Error()
+	if m := flagUnknown.FindStringSubmatch(msg); m != nil {
+		msg = "unknown flag " + dashed(m[1])
+	} else if m := flagNoValue.FindStringSubmatch(msg); m != nil {
+		msg = dashed(m[1]) + " needs a value"
+	} else if m := flagBadValue.FindStringSubmatch(msg); m != nil {
+		msg = dashed(m[2]) + ": " + badValue(fs.Lookup(m[2]), m[1], errors.New(m[3]))
+	} else if m := flagSyntax.FindStringSubmatch(msg); m != nil {
+		msg = m[1] + " is not a flag"
+	}
+	return usagef("%s: %s (see %s -h)", cmd, msg, fs.Name())
+}
+
+// dashed is a flag's name as messages write it: -n, --shard-bits.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// badValue says why value does not fit flag f (err is what its Set said),
+// by the flag's type.
+func badValue(f *flag.Flag, value string, err error) string {
+	var v any
+	if f != nil {
+		if g, ok := f.Value.(flag.Getter); ok {
+			v = g.Get()
+		}
+	}
+	switch v.(type) {
+	case bool:
+		return value + " is not true or false"
+	case int, int64, uint, uint64:
+		return value + " is not a whole number in range"
+	case float64:
+		return value + " is not a number"
+	case time.Duration:
+		return value + " is not a duration such as 30s or 2m"
+	}
+	return err.Error()
 }

@@ -49,3 +49,28 @@ func TestUnparsableDSNIsUsageError(t *testing.T) {
 		check(args, "postgres://app:pw@127.0.0.1:1/x", "user:password@tcp(host:3306)/db")
 	}
 }
+
+// TestFlagErrorsAreOneLine: an unknown flag, a flag without its value and
+// a value its type cannot hold each give one line naming the flag in the
+// form the help shows (--name) and pointing at the command's -h, not Go's
+// flag package wording.
+func TestFlagErrorsAreOneLine(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"tidb", "render", "--bogus"}, "tidb render: unknown flag --bogus (see shardid tidb render -h)"},
+		{[]string{"pg", "up", "-bogus=1"}, "pg up: unknown flag --bogus (see shardid pg up -h)"},
+		{[]string{"tidb", "render", "--shard-bits", "99999999999999999999"}, "tidb render: --shard-bits: 99999999999999999999 is not a whole number in range (see shardid tidb render -h)"},
+		{[]string{"pg", "render", "--shard", "x1"}, "pg render: --shard: x1 is not a whole number in range (see shardid pg render -h)"},
+		{[]string{"pg", "up", "--lock-timeout", "soon"}, "pg up: --lock-timeout: soon is not a duration such as 30s or 2m (see shardid pg up -h)"},
+		{[]string{"bench", "pg", "--json=maybe"}, "bench pg: --json: maybe is not true or false (see shardid bench pg -h)"},
+		{[]string{"decode", "--layout"}, "decode: --layout needs a value (see shardid decode -h)"},
+		{[]string{"decode", "---layout=x"}, "decode: ---layout=x is not a flag (see shardid decode -h)"},
+	} {
+		code, out, errOut := runCLI(t, "", nil, c.args...)
+		if code != 2 || out != "" || errOut != "shardid: "+c.want+"\n" {
+			t.Errorf("%v: exit %d\n%s%s\nwant exit 2 and %q", c.args, code, out, errOut, c.want)
+		}
+	}
+}
