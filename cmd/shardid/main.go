@@ -158,7 +158,19 @@ func run(ctx context.Context, env *cliEnv, args []string) int {
 	}
 	e := *env
 	e.secrets = newRedactor()
-	return exitCode(&e, cmd.run(ctx, &e, args[1:]))
+	var out *outputWriter
+	if !isTerminal(env.stdout) {
+		// (A terminal stays as it is: the progress bars of the map
+		// commands need to see it. Writes to one do not fail short of a
+		// hangup, which ends the process.)
+		out = &outputWriter{w: env.stdout}
+		e.stdout = out
+	}
+	err := cmd.run(ctx, &e, args[1:])
+	if out != nil && err == out.err {
+		err = nil // said by out.check, in its words
+	}
+	return out.check(&e, err, exitCode(&e, err))
 }
 
 // exitCode prints err (if any) as one line and maps it to an exit status.
