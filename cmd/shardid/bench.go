@@ -48,9 +48,9 @@ func (f *benchFlags) register(fs *flagSet, server string) {
 }
 
 // parse parses args and refuses arguments, a --dsn not of the form the
-// bench takes, and counts outside the package's ranges. 0 is refused too: the package reads it as its
-// default, but each flag has its own default, so on the command line 0 is
-// a mistake.
+// bench takes, and counts outside the package's ranges. 0 is refused too:
+// the package reads it as its default, but each flag has its own default,
+// so on the command line 0 is a mistake.
 func (f *benchFlags) parse(env *cliEnv, fs *flagSet, args []string, form dsnForm) error {
 	if err := parseFlags(env, fs, args); err != nil {
 		return err

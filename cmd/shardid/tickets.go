@@ -63,7 +63,7 @@ func runTicketsUp(ctx context.Context, env *cliEnv, args []string) error {
 		return usagef("tickets up: %v", err)
 	}
 	if isPostgresDSN(*dsn) {
-		return usagef("--dsn: %s is PostgreSQL; ticket servers are MySQL, MariaDB or TiDB, %s (on PostgreSQL use shardid segment, or shardid pg)",
+		return usagef("--dsn: %s is PostgreSQL; ticket servers are MySQL, MariaDB or TiDB: want %s (on PostgreSQL use shardid segment, or shardid pg)",
 			redactDSN(*dsn), formMySQL.want())
 	}
 	db, _, err := openAnyDSN(ctx, "--dsn", *dsn, formMySQL)
