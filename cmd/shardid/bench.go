@@ -47,11 +47,11 @@ func (f *benchFlags) register(fs *flagSet, server string) {
 	fs.IntVar(&f.s.IDs, "ids", bench.DefaultIDs, fmt.Sprintf("IDs per client and round from methods that ask the server for each (%d× as many from segments and leased generators)", bench.InMemoryFactor))
 }
 
-// parse parses args and refuses arguments and counts outside the
-// package's ranges. 0 is refused too: the package reads it as its
-// default, but each flag has its own default, so on the command line 0 is
-// a mistake.
-func (f *benchFlags) parse(env *cliEnv, fs *flagSet, args []string) error {
+// parse parses args and refuses arguments, a --dsn not of the form the
+// bench takes, and counts outside the package's ranges. 0 is refused too:
+// the package reads it as its default, but each flag has its own default,
+// so on the command line 0 is a mistake.
+func (f *benchFlags) parse(env *cliEnv, fs *flagSet, args []string, form dsnForm) error {
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
@@ -64,6 +64,11 @@ func (f *benchFlags) parse(env *cliEnv, fs *flagSet, args []string) error {
 			return usagef("%s: --%s %d (allowed: 1-%d)", name, l.Name, v, l.Max)
 		}
 	}
+	if f.dsn != "" {
+		if _, _, err := parseDSN("--dsn", f.dsn, form); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -72,7 +77,7 @@ func runBenchPG(ctx context.Context, env *cliEnv, args []string) error {
 	var f benchFlags
 	f.register(fs, "PostgreSQL (URL or key=value words)")
 	fs.IntVar(&f.s.Calls, "calls", bench.DefaultCalls, "IDs one statement makes for the server-side cost and the repeat count")
-	if err := f.parse(env, fs, args); err != nil {
+	if err := f.parse(env, fs, args, formPostgres); err != nil {
 		return err
 	}
 	where := redactDSN(f.dsn)
@@ -104,7 +109,7 @@ func runBenchTiDB(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "bench tidb")
 	var f benchFlags
 	f.register(fs, "TiDB (go-sql-driver/mysql DSN user:pw@tcp(host:4000)/db)")
-	if err := f.parse(env, fs, args); err != nil {
+	if err := f.parse(env, fs, args, formMySQL); err != nil {
 		return err
 	}
 	where := redactDSN(f.dsn)

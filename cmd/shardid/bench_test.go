@@ -119,7 +119,7 @@ func TestBenchBadInput(t *testing.T) {
 		{[]string{"bench", "tidb", "--clients", "-1"}, "bench tidb: --clients -1 (allowed: 1-64)\n"},
 		{[]string{"bench", "pg", "--clients", "65"}, "bench pg: --clients 65 (allowed: 1-64)\n"},
 		{[]string{"bench", "pg", "extra"}, `unexpected argument "extra"`},
-		{[]string{"bench", "tidb", "--calls", "5"}, "flag provided but not defined: -calls"},
+		{[]string{"bench", "tidb", "--calls", "5"}, "bench tidb: unknown flag --calls (see shardid bench tidb -h)"},
 		{[]string{"bench", "mysql"}, `unknown bench subcommand "mysql"`},
 	} {
 		code, _, errOut := runCLI(t, "", nil, c.args...)

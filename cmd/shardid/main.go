@@ -28,13 +28,13 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"net/url"
 	"os"
 	"os/signal"
 	"regexp"
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 )
@@ -106,6 +106,10 @@ type cliEnv struct {
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) string
+	// secrets knows the passwords of every DSN the command was given (on
+	// the command line, in the environment, in a shard map): no message
+	// printed on their account may show them.
+	secrets *redactor
 }
 
 // usageError is bad input: the command line is wrong, not the world. It
@@ -152,7 +156,21 @@ func run(ctx context.Context, env *cliEnv, args []string) int {
 		fmt.Fprintf(env.stderr, "shardid: unknown command %q (allowed: %s)\n", args[0], strings.Join(commandNames(), ", "))
 		return 2
 	}
-	return exitCode(env, cmd.run(ctx, env, args[1:]))
+	e := *env
+	e.secrets = newRedactor()
+	var out *outputWriter
+	if !isTerminal(env.stdout) {
+		// (A terminal stays as it is: the progress bars of the map
+		// commands need to see it. Writes to one do not fail short of a
+		// hangup, which ends the process.)
+		out = &outputWriter{w: env.stdout}
+		e.stdout = out
+	}
+	err := cmd.run(ctx, &e, args[1:])
+	if out != nil && err == out.err {
+		err = nil // said by out.check, in its words
+	}
+	return out.check(&e, err, exitCode(&e, err))
 }
 
 // exitCode prints err (if any) as one line and maps it to an exit status.
@@ -164,12 +182,19 @@ func exitCode(env *cliEnv, err error) int {
 	case errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.As(err, &ue):
-		fmt.Fprintf(env.stderr, "shardid: %s\n", oneLine(ue.msg))
+		fmt.Fprintf(env.stderr, "shardid: %s\n", env.line(ue.msg))
 		return 2
 	default:
-		fmt.Fprintf(env.stderr, "shardid: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(env.stderr, "shardid: %s\n", env.line(err.Error()))
 		return 1
 	}
+}
+
+// line is msg folded into one line (oneLine) with every password of the
+// command's DSNs scrubbed, for errors and progress that may quote a DSN or
+// what a driver made of it.
+func (env *cliEnv) line(msg string) string {
+	return env.secrets.scrub(oneLine(env.secrets.scrub(msg)))
 }
 
 // oneLine folds a multi-line error (pgx lists each address it tried on a
@@ -265,7 +290,7 @@ func parseFlags(env *cliEnv, fs *flagSet, args []string) error {
 			fs.PrintDefaults()
 			return err
 		}
-		return usagef("%s: %v", strings.TrimPrefix(fs.Name(), "shardid "), err)
+		return flagError(fs, err)
 	}
 	fs.cmdline = map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { fs.cmdline[f.Name] = true })
@@ -275,38 +300,72 @@ func parseFlags(env *cliEnv, fs *flagSet, args []string) error {
 			continue
 		}
 		if err := fs.Set(fe[0], v); err != nil {
-			return usagef("%s: environment variable %s: %v", strings.TrimPrefix(fs.Name(), "shardid "), fe[1], err)
+			return usagef("%s: environment variable %s: %s", strings.TrimPrefix(fs.Name(), "shardid "), fe[1], badValue(fs.Lookup(fe[0]), v, err))
+		}
+	}
+	if f := fs.Lookup("dsn"); f != nil {
+		if l, ok := f.Value.(*dsnList); ok {
+			for _, d := range *l {
+				env.secrets.add(d)
+			}
+		} else {
+			env.secrets.add(f.Value.String())
 		}
 	}
 	return nil
 }
 
-// redactDSN returns dsn with any password replaced by "xxxxx", for
-// progress lines and errors: a PostgreSQL URL (postgres://user:pw@host/db),
-// a key/value string (password=pw) or a go-sql-driver/mysql DSN
-// (user:pw@tcp(host)/db).
-func redactDSN(dsn string) string {
-	if u, err := url.Parse(dsn); err == nil && u.Scheme != "" && (u.User != nil || u.Host != "") {
-		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), "xxxxx")
-		}
-		// libpq and pgx take the password as a query parameter too.
-		u.RawQuery = passwordParam.ReplaceAllString(u.RawQuery, "${1}xxxxx")
-		return u.String()
+// The messages of the flag package, which flagError rewords.
+var (
+	flagUnknown  = regexp.MustCompile(`^flag provided but not defined: -+(.*)$`)
+	flagNoValue  = regexp.MustCompile(`^flag needs an argument: -+(.*)$`)
+	flagBadValue = regexp.MustCompile(`^invalid (?:boolean )?value "(.*)" for (?:flag )?-([^:]+): (.*)$`)
+	flagSyntax   = regexp.MustCompile(`^bad flag syntax: (.*)$`)
+)
+
+// flagError turns an error of fs.Parse into one line naming the flag
+// (dashed) and pointing at the command's -h.
+func flagError(fs *flagSet, err error) error {
+	cmd := strings.TrimPrefix(fs.Name(), "shardid ")
+	msg := err.Error()
+	if m := flagUnknown.FindStringSubmatch(msg); m != nil {
+		msg = "unknown flag " + dashed(m[1])
+	} else if m := flagNoValue.FindStringSubmatch(msg); m != nil {
+		msg = dashed(m[1]) + " needs a value"
+	} else if m := flagBadValue.FindStringSubmatch(msg); m != nil {
+		msg = dashed(m[2]) + ": " + badValue(fs.Lookup(m[2]), m[1], errors.New(m[3]))
+	} else if m := flagSyntax.FindStringSubmatch(msg); m != nil {
+		msg = m[1] + " is not a flag"
 	}
-	if kv := passwordKV.ReplaceAllString(dsn, "${1}xxxxx"); kv != dsn {
-		return kv
-	}
-	if at := strings.LastIndex(dsn, "@"); at >= 0 {
-		if colon := strings.Index(dsn[:at], ":"); colon >= 0 {
-			return dsn[:colon+1] + "xxxxx" + dsn[at:]
-		}
-	}
-	return dsn
+	return usagef("%s: %s (see %s -h)", cmd, msg, fs.Name())
 }
 
-// passwordParam finds the value of a URL's password query parameter.
-var passwordParam = regexp.MustCompile(`((?:^|&)password=)[^&]*`)
+// dashed is a flag's name as messages write it: -n, --shard-bits.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
 
-// passwordKV finds the value of password= in a key/value connection string.
-var passwordKV = regexp.MustCompile(`(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)`)
+// badValue says why value does not fit flag f (err is what its Set said),
+// by the flag's type.
+func badValue(f *flag.Flag, value string, err error) string {
+	var v any
+	if f != nil {
+		if g, ok := f.Value.(flag.Getter); ok {
+			v = g.Get()
+		}
+	}
+	switch v.(type) {
+	case bool:
+		return value + " is not true or false"
+	case int, int64, uint, uint64:
+		return value + " is not a whole number in range"
+	case float64:
+		return value + " is not a number"
+	case time.Duration:
+		return value + " is not a duration such as 30s or 2m"
+	}
+	return err.Error()
+}

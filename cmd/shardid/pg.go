@@ -142,24 +142,6 @@ func runPGRender(_ context.Context, env *cliEnv, args []string) error {
 	return err
 }
 
-// connect opens the database named by --dsn (or SHARDID_PG_DSN).
-func connect(ctx context.Context, dsn string) (*sql.DB, error) {
-	if dsn == "" {
-		return nil, usagef("--dsn is required (or set %s), e.g. postgres://user@host:5432/db", envPGDSN)
-	}
-	db, err := sql.Open("pgx", dsn)
-	if err != nil {
-		return nil, usagef("--dsn: %v", err)
-	}
-	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
-	if err := db.PingContext(pctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("connect: %w", err)
-	}
-	return db, nil
-}
-
 // otherDatabases returns a MigrateOptions.Connect that opens the database
 // named by its argument on the server dsn points at, as the same role.
 func otherDatabases(dsn string) func(context.Context, string) (*sql.DB, error) {
@@ -209,6 +191,9 @@ func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string
 	if *mapPath != "" {
 		m, err := loadMap(env, fs, *mapPath)
 		if err != nil {
+			return nil, err
+		}
+		if err := checkMapDSNs(env, m); err != nil {
 			return nil, err
 		}
 		return &pgTarget{fleet: m, close: func() {}}, nil
@@ -277,7 +262,7 @@ func runMigrate(ctx context.Context, env *cliEnv, name string, args []string,
 			changed++
 			state = map[string]string{"up": "applied", "down": "removed"}[name]
 		}
-		fmt.Fprintln(env.stdout, resultLine(n, len(shards), state, r))
+		fmt.Fprintln(env.stdout, env.secrets.scrub(resultLine(n, len(shards), state, r)))
 	})
 	verb := map[string]string{"up": "applied", "down": "removed"}[name]
 	fmt.Fprintf(env.stdout, "%d shards: %d %s, %d unchanged, %d failed (%s)\n",

@@ -41,6 +41,9 @@ func runPGGrant(ctx context.Context, env *cliEnv, args []string) error {
 		if err != nil {
 			return err
 		}
+		if err := checkMapDSNs(env, m); err != nil {
+			return err
+		}
 		return runMapOp(ctx, env, "granted", func(each func(fleet.Event)) []fleet.ServerResult { return m.Grant(ctx, *role, each) }, m)
 	}
 	l, err := f.resolve()
@@ -63,7 +66,7 @@ func runPGGrant(ctx context.Context, env *cliEnv, args []string) error {
 		if r.Err != nil {
 			failed++
 		}
-		fmt.Fprintln(env.stdout, resultLine(n, len(shards), "granted", r))
+		fmt.Fprintln(env.stdout, env.secrets.scrub(resultLine(n, len(shards), "granted", r)))
 	})
 	if err != nil {
 		return err

@@ -78,7 +78,7 @@ func TestRotateBadInput(t *testing.T) {
 	}{
 		{"digits 0", "", []string{"rotate", "--digits", "0", "123"}, 2, "--digits 0 (allowed 1, 2 or 3)"},
 		{"digits 4", "", []string{"rotate", "--digits", "4", "123"}, 2, "--digits 4 (allowed 1, 2 or 3)"},
-		{"unknown flag", "", []string{"rotate", "--k", "1"}, 2, "flag provided but not defined: -k"},
+		{"unknown flag", "", []string{"rotate", "--k", "1"}, 2, "rotate: unknown flag -k (see shardid rotate -h)"},
 		{"bad argument", "", []string{"rotate", "12", "x1"}, 2, `argument 2 "x1" is not an ID`},
 		{"negative argument", "", []string{"rotate", "-5"}, 2, "rotate: -5 is not an ID (allowed: decimal integers 0-9223372036854775807; IDs are never negative)"},
 		{"negative after --", "", []string{"rotate", "--", "-5"}, 2, `argument 1 "-5" is not an ID`},

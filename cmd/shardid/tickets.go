@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/tidb"
 	"github.com/shardid/shardid/tidb/tickets"
 )
@@ -63,14 +62,15 @@ func runTicketsUp(ctx context.Context, env *cliEnv, args []string) error {
 	if err := s.Validate(); err != nil {
 		return usagef("tickets up: %v", err)
 	}
-	db, d, err := openAnyDSN(ctx, "--dsn", *dsn)
+	if isPostgresDSN(*dsn) {
+		return usagef("--dsn: %s is PostgreSQL; ticket servers are MySQL, MariaDB or TiDB: want %s (on PostgreSQL use shardid segment, or shardid pg)",
+			redactDSN(*dsn), formMySQL.want())
+	}
+	db, _, err := openAnyDSN(ctx, "--dsn", *dsn, formMySQL)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	if d == shardid.DialectPostgres {
-		return fmt.Errorf("%s is PostgreSQL; ticket servers are MySQL, MariaDB or TiDB (on PostgreSQL use shardid segment, or shardid pg)", redactDSN(*dsn))
-	}
 	ran, got, err := tickets.Up(ctx, db, s)
 	if err != nil {
 		return fmt.Errorf("%s: %w", redactDSN(*dsn), err)
@@ -127,6 +127,10 @@ func (f *serverFlags) open() ([]tickets.Server, func(), error) {
 		}
 	}
 	for _, dsn := range f.dsns {
+		if _, _, err := parseDSN("--dsn", dsn, formMySQL); err != nil {
+			closeAll()
+			return nil, nil, err
+		}
 		db, err := tidb.Open(dsn)
 		if err != nil {
 			closeAll()
@@ -169,7 +173,7 @@ func runTicketsNext(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	for _, st := range cl.Servers() {
 		if st.LastErr != nil {
-			fmt.Fprintf(env.stderr, "shardid: tickets next: %s does not answer, going on without it for now: %s\n", st.Name, oneLine(st.LastErr.Error()))
+			fmt.Fprintf(env.stderr, "shardid: tickets next: %s does not answer, going on without it for now: %s\n", st.Name, env.line(st.LastErr.Error()))
 		}
 	}
 	if printed, err := printIDs(ctx, env, int64(*count), cl.Next); err != nil {
@@ -206,7 +210,7 @@ func runTicketsStatus(ctx context.Context, env *cliEnv, args []string) error {
 		got, err := tickets.Read(rctx, s.DB, f.name)
 		cancel()
 		if err != nil {
-			fmt.Fprintf(env.stdout, "%-40s %s\n", s.Name, oneLine(err.Error()))
+			fmt.Fprintf(env.stdout, "%-40s %s\n", s.Name, env.line(err.Error()))
 			failed = append(failed, s.Name)
 			continue
 		}

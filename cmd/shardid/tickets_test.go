@@ -100,7 +100,7 @@ func TestTicketsUpNextStatus(t *testing.T) {
 	}
 	pg := testsrv.Database(t, testsrv.PG(t))
 	code, _, stderr = runCLI(t, "", nil, "tickets", "up", "--dsn", pg, "--name", "t", "--increment", "1", "--offset", "1")
-	if code != 1 || !strings.Contains(stderr, "is PostgreSQL; ticket servers are MySQL, MariaDB or TiDB") {
+	if code != 2 || !strings.Contains(stderr, "is PostgreSQL; ticket servers are MySQL, MariaDB or TiDB") {
 		t.Errorf("PostgreSQL: exit %d %q", code, stderr)
 	}
 }

@@ -35,7 +35,7 @@ func (f *leaseFlags) open(ctx context.Context) (*sql.DB, shardid.Dialect, error)
 	if err := shardid.CheckLeaseTable(f.table); err != nil {
 		return nil, "", usagef("--table: %v", err)
 	}
-	return openAnyDSN(ctx, "--dsn", f.dsn)
+	return openAnyDSN(ctx, "--dsn", f.dsn, formPostgres|formMySQL)
 }
 
 // parseLeaseCommand parses the flags of a worker subcommand that takes no

@@ -160,7 +160,7 @@ func TestWorkerBadInput(t *testing.T) {
 		{[]string{"worker", "status", "--dsn", "mysql://root@db/x"}, "go-sql-driver/mysql wants user:password@tcp(host:3306)/db"},
 		{[]string{"idgen", "--dsn", "postgres://x"}, "-n is required"},
 		{[]string{"idgen", "--dsn", "postgres://x", "-n", "0"}, "-n is required: how many IDs to print, at least 1"},
-		{[]string{"idgen", "-n", "abc"}, `invalid value "abc" for flag -n`},
+		{[]string{"idgen", "-n", "abc"}, "idgen: -n: abc is not a whole number in range (see shardid idgen -h)"},
 		{[]string{"idgen", "-n", "5"}, "--dsn is required"},
 		{[]string{"idgen", "-n", "5", "--ttl", "1ms", "--dsn", "postgres://x"}, "--ttl: 1ms is too short (allowed 100ms or more)"},
 		{[]string{"idgen", "-n", "5", "--layout", "twitter", "--dsn", "postgres://x"}, `--layout: unknown layout "twitter"`},

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// hostileDSNs are connection strings whose password a driver may split,
+// mask only in part or echo: each password is made of the markers Zq9…
+// and Yx7…, none of which may reach any output. Every server named is
+// 127.0.0.1 on port 1, where nothing listens.
+var hostileDSNs = []string{
+	// PostgreSQL URLs: pgx cuts the user info at the first @, net/url at
+	// the last, and a / ends it for both.
+	"postgres://postgres:a@Zq9PASSleak@127.0.0.1:1/app",
+	"postgresql://u:Zq9PASSleak@Yx7PASSleak@127.0.0.1:1/app",
+	"postgres://u:Zq9PASS/Yx7PASS@127.0.0.1:1/app",
+	"postgres://u:Zq9PASS?Yx7PASS@127.0.0.1:1/app",
+	"postgres://u:Zq9PASSleak@127.0.0.1:badport/app",
+	"postgres://u:Zq9PASSleak@127.0.0.1:1/app?connect_timeout=abc",
+	"postgres://u:Zq9%40PASS@127.0.0.1:1/app?connect_timeout=abc",
+	"postgres://u:Zq9PASSleak@[::1/app",
+	"postgres://u@127.0.0.1:1/app?password=Zq9PASSleak&connect_timeout=abc",
+	"postgres://u@127.0.0.1:1/app?pass%77ord=Zq9PASSleak&connect_timeout=abc",
+	"postgres://u@127.0.0.1:1/app?sslpassword=Zq9PASSleak&sslmode=disable",
+	// key=value words: spaces around =, escapes, quotes, upper case.
+	"host=127.0.0.1 port=1 user=postgres password = Zq9PASSleak connect_timeout=abc",
+	"host=127.0.0.1 port=1 user=postgres password=a\\ Zq9PASSleak connect_timeout=abc",
+	"host=127.0.0.1 port=1 user=postgres password=Zq9PASS\\ Yx7PASS connect_timeout=abc",
+	"host=127.0.0.1 port=1 PASSWORD=Zq9PASSleak connect_timeout=abc",
+	"host=127.0.0.1 port=1 password='a Zq9PASSleak' connect_timeout=abc",
+	"host=127.0.0.1 port=1 password='a\\' Zq9PASSleak' connect_timeout=abc",
+	"host=127.0.0.1 port=1 password='Zq9PASSleak connect_timeout=abc",
+	"host=127.0.0.1 port=1 user=postgres password=Zq9PASSleak",
+	"host=127.0.0.1 port=1 user=postgres password=Zq9PASS@Yx7PASS connect_timeout=2",
+	// go-sql-driver/mysql DSNs.
+	"app:Zq9PASSleak@tcp(127.0.0.1:1)/x",
+	"app:a@Zq9PASSleak@tcp(127.0.0.1:1)/x",
+	"app:Zq9PASSleak@tcp(127.0.0.1:1)/x?p=%zz",
+	"app:Zq9PASSleak@tcp(127.0.0.1:1/x",
+	"app:Zq9PASSleak@127.0.0.1:1/x",
+	"app:Zq9PASS/Yx7PASS@tcp(127.0.0.1:1)/x",
+	"mysql://app:Zq9PASSleak@127.0.0.1:1/x",
+}
+
+// leaked reports whether s shows any part of a hostile DSN's password.
+func leaked(s string) bool {
+	return strings.Contains(s, "Zq9") || strings.Contains(s, "Yx7")
+}
+
+// TestHostileDSNsNeverPrinted runs every command that connects with every
+// hostile DSN, from the flag and from the environment: whatever fails,
+// no output shows the password or a piece of it.
+func TestHostileDSNsNeverPrinted(t *testing.T) {
+	tidbInput := "../../testdata/tidb/global_tx_list/input.sql"
+	commands := []struct {
+		env  string // the --dsn fallback, "" for none
+		args []string
+	}{
+		{envPGDSN, []string{"pg", "up", "--shards", "0"}},
+		{envPGDSN, []string{"pg", "status"}},
+		{envPGDSN, []string{"pg", "down", "--shards", "0"}},
+		{envPGDSN, []string{"pg", "grant", "--role", "app", "--shards", "0"}},
+		{"", []string{"demo"}},
+		{envSegmentDSN, []string{"segment", "status"}},
+		{envSegmentDSN, []string{"segment", "up", "--tag", "orders"}},
+		{envTicketsDSN, []string{"tickets", "up", "--name", "t", "--increment", "1", "--offset", "1"}},
+		{envTicketsDSN, []string{"tickets", "status", "--name", "t"}},
+		{envTicketsDSN, []string{"tickets", "next", "--name", "t", "--timeout", "2s"}},
+		{envWorkerDSN, []string{"worker", "status"}},
+		{envWorkerDSN, []string{"idgen", "-n", "1"}},
+		{"", []string{"bench", "pg", "--rounds", "1"}},
+		{"", []string{"bench", "tidb", "--rounds", "1"}},
+		{"", []string{"tidb", "up", tidbInput}},
+	}
+	for _, c := range commands {
+		for _, d := range hostileDSNs {
+			code, out, errOut := runCLI(t, "", nil, append(append([]string{}, c.args...), "--dsn", d)...)
+			if code == 0 || leaked(out+errOut) {
+				t.Errorf("%v --dsn %q: exit %d\n%s%s", c.args, d, code, out, errOut)
+			}
+			if c.env == "" {
+				continue
+			}
+			code, out, errOut = runCLI(t, "", map[string]string{c.env: d}, c.args...)
+			if code == 0 || leaked(out+errOut) {
+				t.Errorf("%v with %s=%q: exit %d\n%s%s", c.args, c.env, d, code, out, errOut)
+			}
+		}
+	}
+}
+
+// TestHostileMapDSNs: a shard map's DSN that pgx would split elsewhere
+// than the user meant is refused before anything connects, without
+// showing its password, in every command that takes a map and connects.
+func TestHostileMapDSNs(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "fleet.toml")
+	if err := os.WriteFile(path, []byte(`layout = "js53"
+[[servers]]
+name = "db1"
+dsn_env = "DB1_DSN"
+shards = "0-3"
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"postgres://postgres:a@Zq9PASSleak@127.0.0.1:1/app", "postgres://u:Zq9PASS@Yx7PASS@127.0.0.1:1/app"} {
+		for _, args := range [][]string{{"pg", "status"}, {"pg", "up"}, {"pg", "down"}, {"pg", "grant", "--role", "app"}} {
+			code, out, errOut := runCLI(t, "", map[string]string{"DB1_DSN": d}, append(args, "--map", path)...)
+			if code != 2 || leaked(out+errOut) || !strings.Contains(errOut, "db1") || strings.Count(errOut, "\n") != 1 {
+				t.Errorf("%v --map with %q: exit %d (want 2, one line naming the server)\n%s%s", args, d, code, out, errOut)
+			}
+		}
+	}
+}
+
+// TestRedactDSN: the DSN shown in progress and errors keeps everything
+// but the password, whichever way the password is written.
+func TestRedactDSN(t *testing.T) {
+	for in, want := range map[string]string{
+		"postgres://app:s3cret@db1:5432/app?sslmode=disable": "postgres://app:xxxxx@db1:5432/app?sslmode=disable",
+		"postgres://app@db1/app":                             "postgres://app@db1/app",
+		"host=db1 user=app password=s3cret dbname=app":       "host=db1 user=app password=xxxxx dbname=app",
+		"host=db1 password='s3 cret' dbname=app":             "host=db1 password=xxxxx dbname=app",
+		"host=db1 password = s3cret dbname=app":              "host=db1 password = xxxxx dbname=app",
+		"host=db1 PassWord=s3cret dbname=app":                "host=db1 PassWord=xxxxx dbname=app",
+		`host=db1 password=s3\ cret dbname=app`:              "host=db1 password=xxxxx dbname=app",
+		`host=db1 password='s3\' cret' dbname=app`:           "host=db1 password=xxxxx dbname=app",
+		"host=db1 sslpassword=s3cret dbname=app":             "host=db1 sslpassword=xxxxx dbname=app",
+		"app:s3cret@tcp(db1:4000)/app?parseTime=true":        "app:xxxxx@tcp(db1:4000)/app?parseTime=true",
+		"root@tcp(127.0.0.1:4000)/app":                       "root@tcp(127.0.0.1:4000)/app",
+		// libpq and pgx also take the password as a URL query parameter.
+		"postgres://app@db1/app?password=s3cret&sslmode=disable":        "postgres://app@db1/app?password=xxxxx&sslmode=disable",
+		"postgresql://db1/app?sslmode=disable&user=app&password=s3cret": "postgresql://db1/app?sslmode=disable&user=app&password=xxxxx",
+		"postgres://app:s3cret@db1/app?password=s3cret":                 "postgres://app:xxxxx@db1/app?password=xxxxx",
+		"postgres://app@db1/app?pass%77ord=s3cret":                      "postgres://app@db1/app?pass%77ord=xxxxx",
+		"app:p@s3cret@tcp(db1:4000)/app":                                "app:xxxxx@tcp(db1:4000)/app",
+		"postgres://app:p@s3cret@db1/app":                               "postgres://app:xxxxx@db1/app",
+		"postgres://app:p/s3cret@db1/app":                               "postgres://app:xxxxx@db1/app",
+	} {
+		if got := redactDSN(in); got != want {
+			t.Errorf("redactDSN(%q) = %q; want %q", in, got, want)
+		}
+	}
+}
+
+// TestScrubDSNPieces: a message derived from a DSN loses every piece of
+// the password a driver may print after splitting it, and nothing else.
+func TestScrubDSNPieces(t *testing.T) {
+	for _, c := range []struct{ dsn, msg, want string }{
+		{"postgres://postgres:a@Zq9PASSleak@127.0.0.1:1/app", "lookup Zq9PASSleak@127.0.0.1: no such host",
+			"lookup xxxxx@127.0.0.1: no such host"},
+		{`host=h password=a\ Zq9PASSleak connect_timeout=abc`, "cannot parse `host=h password=xxxxx Zq9PASSleak connect_timeout=abc`: invalid connect_timeout",
+			"cannot parse `host=h password=xxxxx xxxxx connect_timeout=abc`: invalid connect_timeout"},
+		{"host=h password='Zq9 PASSleak' port=1", "a Zq9 PASSleak b", "a xxxxx b"},
+		// A short password is masked where the DSN is shown (redactDSN),
+		// not letter by letter all over a message.
+		{"postgres://u:pw@h/app", "failed to connect to `user=u database=app`: wrong password", "failed to connect to `user=u database=app`: wrong password"},
+	} {
+		if got := newRedactor(c.dsn).scrub(c.msg); got != c.want {
+			t.Errorf("scrub(%q) with %q = %q; want %q", c.msg, c.dsn, got, c.want)
+		}
+	}
+}
