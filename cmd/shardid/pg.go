@@ -193,9 +193,6 @@ func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string
 		if err != nil {
 			return nil, err
 		}
-		if err := checkMapDSNs(env, m); err != nil {
-			return nil, err
-		}
 		return &pgTarget{fleet: m, close: func() {}}, nil
 	}
 	o, err := f.options()

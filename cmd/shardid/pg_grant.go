@@ -41,9 +41,6 @@ func runPGGrant(ctx context.Context, env *cliEnv, args []string) error {
 		if err != nil {
 			return err
 		}
-		if err := checkMapDSNs(env, m); err != nil {
-			return err
-		}
 		return runMapOp(ctx, env, "granted", func(each func(fleet.Event)) []fleet.ServerResult { return m.Grant(ctx, *role, each) }, m)
 	}
 	l, err := f.resolve()

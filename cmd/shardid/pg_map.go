@@ -37,6 +37,11 @@ func loadMap(env *cliEnv, fs *flagSet, path string) (*fleet.Map, error) {
 	if err != nil {
 		return nil, usagef("--map: %v", err)
 	}
+	// Every command over a map, verify included: passwords scrubbed from
+	// what it prints, DSNs the drivers would misread refused.
+	if err := checkMapDSNs(env, m); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 

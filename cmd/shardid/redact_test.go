@@ -106,7 +106,7 @@ shards = "0-3"
 		t.Fatal(err)
 	}
 	for _, d := range []string{"postgres://postgres:a@Zq9PASSleak@127.0.0.1:1/app", "postgres://u:Zq9PASS@Yx7PASS@127.0.0.1:1/app"} {
-		for _, args := range [][]string{{"pg", "status"}, {"pg", "up"}, {"pg", "down"}, {"pg", "grant", "--role", "app"}} {
+		for _, args := range [][]string{{"pg", "status"}, {"pg", "up"}, {"pg", "down"}, {"pg", "grant", "--role", "app"}, {"pg", "verify"}} {
 			code, out, errOut := runCLI(t, "", map[string]string{"DB1_DSN": d}, append(args, "--map", path)...)
 			if code != 2 || leaked(out+errOut) || !strings.Contains(errOut, "db1") || strings.Count(errOut, "\n") != 1 {
 				t.Errorf("%v --map with %q: exit %d (want 2, one line naming the server)\n%s%s", args, d, code, out, errOut)
