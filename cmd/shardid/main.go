@@ -367,5 +367,5 @@ func badValue(f *flag.Flag, value string, err error) string {
 	case time.Duration:
 		return value + " is not a duration such as 30s or 2m"
 	}
-	return err.Error()
+	return value + " (" + err.Error() + ")" // the flag's own Value says what it allows
 }

@@ -94,7 +94,7 @@ func TestStdoutWriteErrorsOnServers(t *testing.T) {
 		t.Fatalf("pg up: exit %d %s", code, stderr)
 	}
 	code, stderr := runCLIInto(t, &fullWriter{}, nil, "pg", "status", "--dsn", dsn, "--shards", "0", "--layout", "js53")
-	if code != 1 || !strings.HasPrefix(stderr, "shardid: 1 schemas hold a generator that is outdated or differs") || !strings.HasSuffix(stderr, "\n"+writeFailed) {
+	if code != 1 || !strings.HasPrefix(stderr, "shardid: 1 schema holds a generator that is outdated or differs") || !strings.HasSuffix(stderr, "\n"+writeFailed) {
 		t.Errorf("pg status of a differing generator into a full stdout: exit %d %q", code, stderr)
 	}
 }

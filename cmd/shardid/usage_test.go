@@ -61,7 +61,7 @@ func TestFlagErrorsAreOneLine(t *testing.T) {
 	}{
 		{[]string{"tidb", "render", "--bogus"}, "tidb render: unknown flag --bogus (see shardid tidb render -h)"},
 		{[]string{"pg", "up", "-bogus=1"}, "pg up: unknown flag --bogus (see shardid pg up -h)"},
-		{[]string{"tidb", "render", "--shard-bits", "99999999999999999999"}, "tidb render: --shard-bits: 99999999999999999999 is not a whole number in range (see shardid tidb render -h)"},
+		{[]string{"tidb", "render", "--shard-bits", "99999999999999999999"}, "tidb render: --shard-bits: 99999999999999999999 (allowed: 1–15) (see shardid tidb render -h)"},
 		{[]string{"pg", "render", "--shard", "x1"}, "pg render: --shard: x1 is not a whole number in range (see shardid pg render -h)"},
 		{[]string{"pg", "up", "--lock-timeout", "soon"}, "pg up: --lock-timeout: soon is not a duration such as 30s or 2m (see shardid pg up -h)"},
 		{[]string{"bench", "pg", "--json=maybe"}, "bench pg: --json: maybe is not true or false (see shardid bench pg -h)"},
