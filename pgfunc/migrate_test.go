@@ -344,6 +344,64 @@ func TestDownWaitsForTheClock(t *testing.T) {
 	}
 }
 
+// TestUpAfterDownKeepsTheGenerator: after a down, an up with another
+// epoch, layout or mode would start below the IDs the schema handed out
+// (a later epoch restarts the time field), so it is refused; an up with
+// the same options carries on from the old counter, above every earlier
+// ID even with the clock set back below them. (Without the kept counter,
+// up with an epoch 10 s later handed out earlier IDs again.)
+func TestUpAfterDownKeepsTheGenerator(t *testing.T) {
+	t.Parallel()
+	db, dsn := newDB(t)
+	ctx := context.Background()
+	at := func(ts time.Time) *sql.DB {
+		t.Helper()
+		if _, err := db.Exec(fmt.Sprintf("ALTER DATABASE %s SET shardid_test.now = '%s'", dbNameOf(t, db), ts.Format(time.RFC3339Nano))); err != nil {
+			t.Fatal(err)
+		}
+		return testsrv.Open(t, "pgx", dsn)
+	}
+	shards := shardsFor(t, "9")
+	t0 := time.Now().UTC().Truncate(time.Second)
+	now := at(t0)
+	m, _ := pgfunc.NewMigrator(now, pgfunc.WithClock(pgfunc.Options{}, nowClock), pgfunc.MigrateOptions{})
+	if r := m.Up(ctx, shards, nil); r[0].Err != nil {
+		t.Fatal(r[0].Err)
+	}
+	var last int64
+	if err := now.QueryRow("SELECT max(id) FROM (SELECT insta9.next_id() AS id FROM generate_series(1, 3000)) s").Scan(&last); err != nil {
+		t.Fatal(err)
+	}
+	later := at(t0.Add(time.Second))
+	m, _ = pgfunc.NewMigrator(later, pgfunc.WithClock(pgfunc.Options{}, nowClock), pgfunc.MigrateOptions{})
+	if r := m.Down(ctx, shards, nil); r[0].Err != nil || !r[0].Applied {
+		t.Fatalf("down: %+v", r[0])
+	}
+	epoch10s := shardid.Instagram()
+	epoch10s.Epoch = epoch10s.Epoch.Add(10 * time.Second)
+	for name, other := range map[string]pgfunc.Options{
+		"a later epoch": {Layout: epoch10s}, "another layout": {Layout: shardid.Snowflake()}, "another mode": {Mode: pgfunc.ModeClassicSQL},
+	} {
+		mo, _ := pgfunc.NewMigrator(later, pgfunc.WithClock(other, nowClock), pgfunc.MigrateOptions{})
+		if r := mo.Up(ctx, shards, nil); r[0].Err == nil || r[0].Applied || !strings.Contains(r[0].Err.Error(), "held another generator until pg down") {
+			t.Fatalf("up with %s after down: applied=%v err=%v; want a refusal", name, r[0].Applied, r[0].Err)
+		}
+	}
+	// The same generator again, on a clock set back below its old IDs.
+	earlier := at(t0.Add(-time.Minute))
+	m, _ = pgfunc.NewMigrator(earlier, pgfunc.WithClock(pgfunc.Options{}, nowClock), pgfunc.MigrateOptions{})
+	if r := m.Up(ctx, shards, nil); r[0].Err != nil || !r[0].Applied {
+		t.Fatalf("up with the same options: %+v", r[0])
+	}
+	var first int64
+	if err := earlier.QueryRow("SELECT min(id) FROM (SELECT insta9.next_id() AS id FROM generate_series(1, 1000)) s").Scan(&first); err != nil {
+		t.Fatal(err)
+	}
+	if first <= last {
+		t.Fatalf("after down and up the generator handed out %d, at or below %d from before", first, last)
+	}
+}
+
 // TestDownReportsAndFails: where nothing is applied Down says so and
 // creates nothing; where it cannot find out, it fails instead of
 // reporting success.

@@ -195,6 +195,8 @@ type renderData struct {
 	SeqReg         string // string literal naming the counter sequence
 	BegunReg       string // string literal naming the jumps-begun sequence
 	DoneReg        string // string literal naming the jumps-done sequence
+	RetiredReg     string // string literal naming the counter a down kept
+	SchemaLit      string // string literal of the schema's name, for messages
 	ShardPart      int64  // shard << SeqBits
 	ShardSeqBits   uint
 	MaxUnits       int64
@@ -269,6 +271,8 @@ func render(name string, sh Shard, o Options) ([]byte, error) {
 		SeqReg:         quoteLiteral(q + ".next_id_seq"),
 		BegunReg:       quoteLiteral(q + ".next_id_jumps_begun"),
 		DoneReg:        quoteLiteral(q + ".next_id_jumps_done"),
+		RetiredReg:     quoteLiteral(q + ".next_id_retired_seq"),
+		SchemaLit:      quoteLiteral(sh.Schema),
 		ShardPart:      sh.ID << l.SeqBits,
 		ShardSeqBits:   l.ShardBits + l.SeqBits,
 		MaxUnits:       (l.MaxTicks()+1)<<l.SeqBits - 1,

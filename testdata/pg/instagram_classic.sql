@@ -53,6 +53,30 @@ $shardid$;
 -- number of shards on the server), COMMENT ON SEQUENCE by one index lookup.
 COMMENT ON SEQUENCE "insta5".next_id_seq IS '{"tool":"shardid","shard":5,"mode":"classic","layout":"instagram","epoch_ms":1735689600000,"unit_ms":1,"time_bits":41,"shard_bits":13,"seq_bits":10}';
 
+-- A generator this schema held until a down: the down kept its counter, with
+-- its comment, as next_id_retired_seq. A generator made with another
+-- layout, epoch or mode could hand out its IDs again (a later epoch starts
+-- below them), so that is refused; this one carries on from its counter,
+-- above every ID it handed out, whatever the clock says now.
+DO $shardid$
+DECLARE
+    retired pg_catalog.regclass := pg_catalog.to_regclass('"insta5".next_id_retired_seq');
+    old pg_catalog.text;
+BEGIN
+    IF retired IS NULL THEN
+        RETURN;
+    END IF;
+    old := pg_catalog.obj_description(retired, 'pg_class');
+    IF old IS NULL OR (old::pg_catalog.jsonb OPERATOR(pg_catalog.-) 'layout'::pg_catalog.text) OPERATOR(pg_catalog.<>) ('{"tool":"shardid","shard":5,"mode":"classic","layout":"instagram","epoch_ms":1735689600000,"unit_ms":1,"time_bits":41,"shard_bits":13,"seq_bits":10}'::pg_catalog.jsonb OPERATOR(pg_catalog.-) 'layout'::pg_catalog.text) THEN
+        RAISE EXCEPTION 'shardid: schema % held another generator until pg down (%); one made with other options could hand out its IDs again: up with the options it had, or drop the schema once none of its IDs is in use anywhere',
+                'insta5', old
+            USING ERRCODE = 'object_not_in_prerequisite_state';
+    END IF;
+    PERFORM pg_catalog.setval('"insta5".next_id_seq', s.last_value, s.is_called) FROM "insta5".next_id_retired_seq AS s;
+    DROP SEQUENCE "insta5".next_id_retired_seq;
+END
+$shardid$;
+
 -- Decode helpers for this layout, usable in queries and indexes.
 CREATE OR REPLACE FUNCTION "insta5".id_timestamp(id bigint) RETURNS pg_catalog.timestamptz
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
@@ -89,7 +113,9 @@ DROP FUNCTION IF EXISTS "insta5".next_id_jump_5();
 DROP TABLE IF EXISTS "insta5".next_id_jump_lock;
 DROP SEQUENCE IF EXISTS "insta5".next_id_jumps_done;
 DROP SEQUENCE IF EXISTS "insta5".next_id_jumps_begun;
-DROP SEQUENCE IF EXISTS "insta5".next_id_seq;
+-- The counter stays, with its comment, for the next up: see there.
+DROP SEQUENCE IF EXISTS "insta5".next_id_retired_seq;
+ALTER SEQUENCE IF EXISTS "insta5".next_id_seq RENAME TO next_id_retired_seq;
 DROP DOMAIN IF EXISTS "insta5".next_id_ticks;
 -- +goose StatementEnd
 
