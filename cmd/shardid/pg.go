@@ -157,6 +157,10 @@ type pgTarget struct {
 	shards []pgfunc.Shard
 	fleet  *fleet.Map
 	close  func()
+	// asked is true when the command line or the environment named the
+	// shards or the generator's options: status then judges each
+	// generator against them, not against the defaults nobody asked for.
+	asked bool
 }
 
 // migrateCommand parses the flags of up, status and down and opens the
@@ -221,7 +225,9 @@ func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string
 		db.Close()
 		return nil, err
 	}
-	return &pgTarget{m: m, shards: shards, close: func() { db.Close() }}, nil
+	asked := f.shards != "" || f.layout != "instagram" || f.epoch != "" || f.mode != string(pgfunc.ModeUnique) ||
+		fs.set("layout") || fs.set("epoch") || fs.set("mode")
+	return &pgTarget{m: m, shards: shards, close: func() { db.Close() }, asked: asked}, nil
 }
 
 func runPGUp(ctx context.Context, env *cliEnv, args []string) error {
@@ -262,8 +268,8 @@ func runMigrate(ctx context.Context, env *cliEnv, name string, args []string,
 		fmt.Fprintln(env.stdout, env.secrets.scrub(resultLine(n, len(shards), state, r)))
 	})
 	verb := map[string]string{"up": "applied", "down": "removed"}[name]
-	fmt.Fprintf(env.stdout, "%d shards: %d %s, %d unchanged, %d failed (%s)\n",
-		len(shards), changed, verb, len(shards)-changed-failed, failed, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(env.stdout, "%d %s: %d %s, %d unchanged, %d failed (%s)\n",
+		len(shards), plural(len(shards), "shard", "shards"), changed, verb, len(shards)-changed-failed, failed, time.Since(start).Round(time.Millisecond))
 	if failed > 0 {
 		return errSomeFailed
 	}
@@ -299,7 +305,7 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	fmt.Fprintf(env.stdout, "%-20s %-6s %-8s %-12s %s\n", "SCHEMA", "SHARD", "VERSION", "MODE", "GENERATOR")
-	mismatched, copies := 0, 0
+	mismatched, copies, moved := 0, 0, 0
 	for _, s := range st {
 		gen, mode := "none", "-"
 		if s.Installed != nil {
@@ -310,21 +316,33 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) error {
 			case s.Outdated:
 				gen += "  (OUTDATED: applied by an older shardid, whose body lacks this release's fixes)"
 				mismatched++
-			case !s.Matches:
+			case !s.Matches && t.asked:
 				gen += "  (differs from the requested options)"
 				mismatched++
 			}
 		}
 		fmt.Fprintf(env.stdout, "%-20s %-6d %-8d %-12s %s\n", s.Shard.Schema, s.Shard.ID, s.Version, mode, gen)
+		// Elsewhere: other schemas holding this shard id. Beside a
+		// generator here each is a copy; with none here, one is just the
+		// shard in another schema (renamed, another schema format), two
+		// or more are copies of each other.
+		copied := s.Installed != nil || len(s.Elsewhere) > 1
 		for _, e := range s.Elsewhere {
 			where := e.Schema
 			if e.Database != "" {
 				where = e.Database + "." + e.Schema
 			}
-			fmt.Fprintf(env.stdout, "%-20s %-6d ALSO IN %s: two schemas with one shard id hand out the same IDs\n", "", s.Shard.ID, where)
+			if copied {
+				fmt.Fprintf(env.stdout, "%-20s %-6d ALSO IN %s: two schemas with one shard id hand out the same IDs\n", "", s.Shard.ID, where)
+			} else {
+				fmt.Fprintf(env.stdout, "%-20s %-6d HELD BY %s instead (another schema format, or a renamed schema)\n", "", s.Shard.ID, where)
+			}
 		}
-		if len(s.Elsewhere) > 0 {
+		switch {
+		case copied && len(s.Elsewhere) > 0:
 			copies++ // shard ids, however many copies each has
+		case len(s.Elsewhere) > 0:
+			moved++
 		}
 	}
 	dangers, err := m.Dangers(ctx, shards)
@@ -337,6 +355,8 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) error {
 		return fmt.Errorf("%d shard %s held by more than one schema on the server", copies, plural(copies, "id is", "ids are"))
 	case mismatched > 0:
 		return fmt.Errorf("%d %s a generator that is outdated or differs from the requested options", mismatched, plural(mismatched, "schema holds", "schemas hold"))
+	case moved > 0:
+		return fmt.Errorf("%d shard %s held by another schema than the schema format names", moved, plural(moved, "id is", "ids are"))
 	case len(dangers) > 0:
 		return errDangers(dangers)
 	}

@@ -68,8 +68,8 @@ func runPGGrant(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.stdout, "%d shards: %d granted to %s, %d failed (%s)\n",
-		len(shards), len(shards)-failed, *role, failed, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(env.stdout, "%d %s: %d granted to %s, %d failed (%s)\n",
+		len(shards), plural(len(shards), "shard", "shards"), len(shards)-failed, *role, failed, time.Since(start).Round(time.Millisecond))
 	if failed > 0 {
 		return errSomeFailed
 	}

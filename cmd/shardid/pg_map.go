@@ -129,7 +129,7 @@ func runMapOp(ctx context.Context, env *cliEnv, verb string, op func(func(fleet.
 	for _, line := range why {
 		fmt.Fprintln(env.stdout, line)
 	}
-	fmt.Fprintf(env.stdout, "%d servers in %s\n", len(results), time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(env.stdout, "%d %s in %s\n", len(results), plural(len(results), "server", "servers"), time.Since(start).Round(time.Millisecond))
 	if failed > 0 {
 		return fmt.Errorf("%d shards failed (first: %v); mend what the failures name, then rerun for the rest", failed, firstErr)
 	}
