@@ -319,3 +319,58 @@ func TestSegmentsStepAdapts(t *testing.T) {
 		t.Errorf("max_id %d after 800 IDs with steps ≤ 80 (stats %+v)", tags[0].MaxID, st)
 	}
 }
+
+// TestSegmentIDSpaceEnd on PostgreSQL, MariaDB and TiDB: a start that
+// leaves less than one step below the largest int64 is refused (new tag,
+// and raising an existing one), naming the largest start allowed; at that
+// largest start a client hands out the last step of IDs, up to
+// math.MaxInt64, then says the tag's ID space is used up rather than
+// passing on the server's bigint overflow.
+func TestSegmentIDSpaceEnd(t *testing.T) {
+	ctx := context.Background()
+	const maxID = 1<<63 - 1
+	if got := shardid.MaxSegmentStart(0); got != maxID-999 {
+		t.Fatalf("MaxSegmentStart(0) = %d, want %d", got, int64(maxID-999))
+	}
+	for name, s := range sharedSegDBs(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			_, _, err := shardid.EnsureSegmentTag(ctx, s.db, s.dialect, "", shardid.SegmentTag{Tag: "big"}, 9223372036854775000)
+			if !errors.Is(err, shardid.ErrStartOutOfRange) || !strings.Contains(err.Error(), "the largest start for step 1000 is 9223372036854774808") {
+				t.Fatalf("start past the last step: %v", err)
+			}
+			if tags, err := shardid.SegmentTags(ctx, s.db, s.dialect, ""); err != nil || len(tags) != 0 {
+				t.Fatalf("refused, yet tags %+v, %v", tags, err)
+			}
+			if _, _, err := shardid.EnsureSegmentTag(ctx, s.db, s.dialect, "", shardid.SegmentTag{Tag: "small", Step: 10}, 0); err != nil {
+				t.Fatal(err)
+			}
+			_, _, err = shardid.EnsureSegmentTag(ctx, s.db, s.dialect, "", shardid.SegmentTag{Tag: "small"}, maxID-8)
+			if !errors.Is(err, shardid.ErrStartOutOfRange) || !strings.Contains(err.Error(), "the largest start for step 10 is 9223372036854775798") {
+				t.Fatalf("raising an existing tag of step 10 past its last step: %v", err)
+			}
+			_, after, err := shardid.EnsureSegmentTag(ctx, s.db, s.dialect, "", shardid.SegmentTag{Tag: "big"}, shardid.MaxSegmentStart(0))
+			if err != nil || after.MaxID != maxID-1000 {
+				t.Fatalf("the largest start: %+v, %v", after, err)
+			}
+			c, err := shardid.NewSegments(ctx, s.db, shardid.SegmentSettings{Tag: "big"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			var last int64
+			for range 1000 {
+				if last, err = c.Next(ctx); err != nil {
+					t.Fatalf("after %d: %v", last, err)
+				}
+			}
+			if last != maxID {
+				t.Fatalf("last ID %d, want %d", last, int64(maxID))
+			}
+			id, err := c.Next(ctx)
+			if !errors.Is(err, shardid.ErrSegmentsExhausted) || !errors.Is(err, shardid.ErrIDSpaceUsedUp) || strings.Contains(err.Error(), "out of range") {
+				t.Fatalf("past the end: %d, %v; want the ID space used up, not the server's overflow", id, err)
+			}
+		})
+	}
+}
