@@ -35,6 +35,13 @@ var (
 	// ErrUnknownTag is returned by NewSegments and Segments.Next when the
 	// allocation table has no row for the tag.
 	ErrUnknownTag = errors.New("unknown segment tag")
+	// ErrTagCase is returned by EnsureSegmentTag, NewSegments and
+	// Segments.Next when the allocation table holds the tag spelled with
+	// other upper and lower case and finds it by either spelling: a
+	// MySQL-family table made without the binary collation of
+	// SegmentMigrations, where the two spellings would share one counter.
+	// Tags compare exactly on every dialect.
+	ErrTagCase = errors.New("segment tag differs in case from the table's")
 	// ErrLossyCommit is returned by NewSegments and Segments.Next when the
 	// server may acknowledge a commit that a crash then loses
 	// (PostgreSQL synchronous_commit=off; MySQL or MariaDB with
@@ -289,6 +296,8 @@ func (v segmentView) getTag(ctx context.Context, q querier, tag string) (Segment
 		return t, fmt.Errorf("%w %q", ErrUnknownTag, tag)
 	case err != nil:
 		return t, fmt.Errorf("read segment tag %s: %w", tag, err)
+	case t.Tag != tag:
+		return t, fmt.Errorf("%w: asked for %q, the table holds %q and compares tags ignoring case; use %q, or give the table's tag column a binary collation (utf8mb4_bin) to keep them apart", ErrTagCase, tag, t.Tag, t.Tag)
 	}
 	return t, nil
 }
