@@ -57,7 +57,7 @@ func (f *segmentFlags) open(ctx context.Context, fs *flagSet) (*sql.DB, shardid.
 			return nil, "", usagef("--tag: %v", err)
 		}
 	}
-	return openAnyDSN(ctx, "--dsn", f.dsn, formPostgres|formMySQL)
+	return openAnyDSN(ctx, fs.origin("dsn"), f.dsn, formPostgres|formMySQL)
 }
 
 func runSegmentUp(ctx context.Context, env *cliEnv, args []string) error {

@@ -72,10 +72,10 @@ func runTicketsUp(ctx context.Context, env *cliEnv, args []string) error {
 		return settingUsage(err)
 	}
 	if isPostgresDSN(*dsn) {
-		return usagef("--dsn: %s is PostgreSQL; ticket servers are MySQL, MariaDB or TiDB: want %s (on PostgreSQL use shardid segment, or shardid pg)",
-			redactDSN(*dsn), formMySQL.want())
+		return usagef("%s: %s is PostgreSQL; ticket servers are MySQL, MariaDB or TiDB: want %s (on PostgreSQL use shardid segment, or shardid pg)",
+			fs.origin("dsn"), redactDSN(*dsn), formMySQL.want())
 	}
-	db, _, err := openAnyDSN(ctx, "--dsn", *dsn, formMySQL)
+	db, _, err := openAnyDSN(ctx, fs.origin("dsn"), *dsn, formMySQL)
 	if err != nil {
 		return err
 	}
@@ -129,7 +129,7 @@ func (f *serverFlags) register(fs *flagSet) {
 
 // open checks the flags, then opens a pool per server without waiting for
 // it, so that a server that is down does not stop the others.
-func (f *serverFlags) open() ([]tickets.Server, func(), error) {
+func (f *serverFlags) open(fs *flagSet) ([]tickets.Server, func(), error) {
 	switch {
 	case len(f.dsns) == 0:
 		return nil, nil, usagef("--dsn is required: one per ticket server (or set %s)", envTicketsDSN)
@@ -146,14 +146,14 @@ func (f *serverFlags) open() ([]tickets.Server, func(), error) {
 		}
 	}
 	for _, dsn := range f.dsns {
-		if _, _, err := parseDSN("--dsn", dsn, formMySQL); err != nil {
+		if _, _, err := parseDSN(fs.origin("dsn"), dsn, formMySQL); err != nil {
 			closeAll()
 			return nil, nil, err
 		}
 		db, err := tidb.Open(dsn)
 		if err != nil {
 			closeAll()
-			return nil, nil, usagef("--dsn %s: want a go-sql-driver/mysql DSN, user:password@tcp(host:3306)/db: %v", redactDSN(dsn), err)
+			return nil, nil, usagef("%s %s: want a go-sql-driver/mysql DSN, user:password@tcp(host:3306)/db: %v", fs.origin("dsn"), redactDSN(dsn), err)
 		}
 		servers = append(servers, tickets.Server{Name: redactDSN(dsn), DB: db})
 	}
@@ -181,7 +181,7 @@ func runTicketsNext(ctx context.Context, env *cliEnv, args []string) error {
 	case *timeout <= 0:
 		return usagef("--timeout: %s is out of range (allowed: a positive duration, e.g. %s)", *timeout, tickets.DefaultTimeout)
 	}
-	servers, closeAll, err := f.open()
+	servers, closeAll, err := f.open(fs)
 	if err != nil {
 		return err
 	}
@@ -218,7 +218,7 @@ func runTicketsStatus(ctx context.Context, env *cliEnv, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("tickets status: unexpected argument %q", fs.Arg(0))
 	}
-	servers, closeAll, err := f.open()
+	servers, closeAll, err := f.open(fs)
 	if err != nil {
 		return err
 	}
