@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"time"
 )
@@ -29,6 +30,12 @@ const (
 // ErrSegmentsExhausted is returned by Segments.Next when every buffered ID
 // is used and no new segment could be taken; it wraps the database's error.
 var ErrSegmentsExhausted = errors.New("segments exhausted")
+
+// ErrIDSpaceUsedUp is returned, wrapped with ErrSegmentsExhausted, by
+// Segments.Next when the tag's next segment would pass the largest int64
+// (math.MaxInt64): the tag has no IDs left to hand out. Fewer IDs than a
+// segment may remain unused below that bound.
+var ErrIDSpaceUsedUp = errors.New("ID space used up")
 
 // ErrClosed is returned by Segments.Next after Close.
 var ErrClosed = errors.New("segments closed")
@@ -110,9 +117,13 @@ type Segments struct {
 	stats    SegmentStats
 }
 
-// segment is a range of IDs, first..last, both included; next is the
-// next one to hand out.
-type segment struct{ first, next, last int64 }
+// segment is a range of size IDs from first; used of them are handed out.
+// It counts what is used rather than holding the next ID, which would
+// wrap around past a segment that ends at math.MaxInt64.
+type segment struct{ first, size, used int64 }
+
+// left is the number of IDs not handed out yet.
+func (s segment) left() int64 { return s.size - s.used }
 
 // SegmentStats counts what a Segments client did.
 type SegmentStats struct {
@@ -194,7 +205,7 @@ func NewSegments(ctx context.Context, db *sql.DB, s SegmentSettings) (*Segments,
 	if err != nil {
 		return nil, fmt.Errorf("segments %s: prepare: %w", s.Tag, err)
 	}
-	c := &Segments{db: db, view: v, set: s, alloc: stmt, clock: s.Clock, step: s.MinStep, cur: segment{first: 1, next: 1, last: 0}}
+	c := &Segments{db: db, view: v, set: s, alloc: stmt, clock: s.Clock, step: s.MinStep}
 	c.take = c.takeDB
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	return c, nil
@@ -212,9 +223,9 @@ func (c *Segments) Next(ctx context.Context) (int64, error) {
 			c.mu.Unlock()
 			return 0, ErrClosed
 		}
-		if c.cur.next <= c.cur.last {
-			id := c.cur.next
-			c.cur.next++
+		if c.cur.left() > 0 {
+			id := c.cur.first + c.cur.used
+			c.cur.used++
 			if c.next == nil && c.loading == nil && c.pastThreshold() && c.clock().Sub(c.failedAt) >= c.set.RetryInterval {
 				c.startLoad()
 			}
@@ -236,7 +247,7 @@ func (c *Segments) Next(ctx context.Context) (int64, error) {
 			return 0, ctx.Err()
 		}
 		c.mu.Lock()
-		if c.next == nil && c.cur.next > c.cur.last && c.lastErr != nil {
+		if c.next == nil && c.cur.left() == 0 && c.lastErr != nil {
 			err := c.lastErr
 			c.mu.Unlock()
 			return 0, fmt.Errorf("%w: tag %s: %w", ErrSegmentsExhausted, c.set.Tag, err)
@@ -246,7 +257,7 @@ func (c *Segments) Next(ctx context.Context) (int64, error) {
 
 // pastThreshold reports whether Threshold of the current segment is used.
 func (c *Segments) pastThreshold() bool {
-	return float64(c.cur.next-c.cur.first) >= c.set.Threshold*float64(c.cur.last-c.cur.first+1)
+	return float64(c.cur.used) >= c.set.Threshold*float64(c.cur.size)
 }
 
 // startLoad starts taking the next segment in the background. c.mu is held.
@@ -268,7 +279,7 @@ func (c *Segments) startLoad() {
 		} else {
 			c.lastErr, c.loadedAt = nil, now
 			c.stats.Loads++
-			seg := segment{first: last - step + 1, next: last - step + 1, last: last}
+			seg := segment{first: last - step + 1, size: step}
 			c.next = &seg
 		}
 		c.loading = nil
@@ -277,10 +288,24 @@ func (c *Segments) startLoad() {
 }
 
 // takeDB runs one allocation for step IDs and returns the segment's last
-// ID.
+// ID. When the statement fails because max_id + step would pass the
+// largest bigint, it says the tag's ID space is used up instead of the
+// server's overflow error.
 func (c *Segments) takeDB(step int64) (int64, error) {
 	ctx, cancel := context.WithTimeout(c.ctx, c.set.AllocTimeout)
 	defer cancel()
+	last, err := c.allocate(ctx, step)
+	if err != nil && ctx.Err() == nil {
+		if t, terr := c.view.getTag(ctx, c.db, c.set.Tag); terr == nil && t.MaxID > math.MaxInt64-step {
+			return 0, fmt.Errorf("%w: IDs handed out up to %d, and a segment of %d more would pass %d, the largest ID", ErrIDSpaceUsedUp, t.MaxID, step, int64(math.MaxInt64))
+		}
+	}
+	return last, err
+}
+
+// allocate runs the allocation statement for step IDs and returns the
+// segment's last ID.
+func (c *Segments) allocate(ctx context.Context, step int64) (int64, error) {
 	var last int64
 	if c.view.Dialect == DialectPostgres {
 		err := c.alloc.QueryRowContext(ctx, step, c.set.Tag).Scan(&last)
@@ -342,9 +367,9 @@ func (c *Segments) Stats() SegmentStats {
 	defer c.mu.Unlock()
 	s := c.stats
 	s.Step = c.step
-	s.Buffered = max(0, c.cur.last-c.cur.next+1)
+	s.Buffered = c.cur.left()
 	if c.next != nil {
-		s.Buffered += c.next.last - c.next.next + 1
+		s.Buffered += c.next.left()
 	}
 	return s
 }

@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"strings"
 	"text/template"
@@ -34,6 +35,13 @@ var (
 	// ErrUnknownTag is returned by NewSegments and Segments.Next when the
 	// allocation table has no row for the tag.
 	ErrUnknownTag = errors.New("unknown segment tag")
+	// ErrTagCase is returned by EnsureSegmentTag, NewSegments and
+	// Segments.Next when the allocation table holds the tag spelled with
+	// other upper and lower case and finds it by either spelling: a
+	// MySQL-family table made without the binary collation of
+	// SegmentMigrations, where the two spellings would share one counter.
+	// Tags compare exactly on every dialect.
+	ErrTagCase = errors.New("segment tag differs in case from the table's")
 	// ErrLossyCommit is returned by NewSegments and Segments.Next when the
 	// server may acknowledge a commit that a crash then loses
 	// (PostgreSQL synchronous_commit=off; MySQL or MariaDB with
@@ -177,6 +185,18 @@ type SegmentTag struct {
 // DefaultSegmentStep is the base step of a tag created without one.
 const DefaultSegmentStep = 1000
 
+// ErrStartOutOfRange is returned by EnsureSegmentTag for a start that
+// leaves less than one step of IDs below the largest int64: the tag's first
+// segment could never be taken. MaxSegmentStart gives the bound.
+var ErrStartOutOfRange = errors.New("start out of range")
+
+// MaxSegmentStart returns the largest start EnsureSegmentTag accepts for a
+// tag of base step step (DefaultSegmentStep when 0): one segment of step
+// IDs from it ends at math.MaxInt64.
+func MaxSegmentStart(step int64) int64 {
+	return math.MaxInt64 - cmp.Or(step, DefaultSegmentStep) + 1
+}
+
 // EnsureSegmentTag makes sure allocation table table (DefaultSegmentTable
 // when "") on db has tag want.Tag: it creates the tag when missing (base
 // step want.Step, or DefaultSegmentStep when 0; first ID start, or 1 when
@@ -184,7 +204,8 @@ const DefaultSegmentStep = 1000
 // and, when start is not 0, raises max_id to start-1 if it is lower, never
 // lowering it. It returns the row as it was (nil when created) and as it
 // is. Other tags and clients' segments are untouched; concurrent callers
-// are safe.
+// are safe. A start above MaxSegmentStart of the tag's step returns an
+// error wrapping ErrStartOutOfRange and changes nothing.
 func EnsureSegmentTag(ctx context.Context, db *sql.DB, d Dialect, table string, want SegmentTag, start int64) (before *SegmentTag, after SegmentTag, err error) {
 	v, err := newSegmentView(d, table)
 	if err != nil {
@@ -200,6 +221,14 @@ func EnsureSegmentTag(ctx context.Context, db *sql.DB, d Dialect, table string, 
 		before = &old
 	} else if !errors.Is(err, ErrUnknownTag) {
 		return nil, after, err
+	}
+	step := cmp.Or(want.Step, DefaultSegmentStep) // the step the tag will have
+	if want.Step == 0 && before != nil {
+		step = before.Step
+	}
+	if start > MaxSegmentStart(step) {
+		return before, after, fmt.Errorf("tag %s: %w: %d leaves less than one step (%d IDs) below %d, the largest ID; the largest start for step %d is %d",
+			want.Tag, ErrStartOutOfRange, start, step, int64(math.MaxInt64), step, MaxSegmentStart(step))
 	}
 	type stmt struct {
 		name string
@@ -267,6 +296,8 @@ func (v segmentView) getTag(ctx context.Context, q querier, tag string) (Segment
 		return t, fmt.Errorf("%w %q", ErrUnknownTag, tag)
 	case err != nil:
 		return t, fmt.Errorf("read segment tag %s: %w", tag, err)
+	case t.Tag != tag:
+		return t, fmt.Errorf("%w: asked for %q, the table holds %q and compares tags ignoring case; use %q, or give the table's tag column a binary collation (utf8mb4_bin) to keep them apart", ErrTagCase, tag, t.Tag, t.Tag)
 	}
 	return t, nil
 }

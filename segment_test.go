@@ -319,3 +319,112 @@ func TestSegmentsStepAdapts(t *testing.T) {
 		t.Errorf("max_id %d after 800 IDs with steps ≤ 80 (stats %+v)", tags[0].MaxID, st)
 	}
 }
+
+// TestSegmentIDSpaceEnd on PostgreSQL, MariaDB and TiDB: a start that
+// leaves less than one step below the largest int64 is refused (new tag,
+// and raising an existing one), naming the largest start allowed; at that
+// largest start a client hands out the last step of IDs, up to
+// math.MaxInt64, then says the tag's ID space is used up rather than
+// passing on the server's bigint overflow.
+func TestSegmentIDSpaceEnd(t *testing.T) {
+	ctx := context.Background()
+	const maxID = 1<<63 - 1
+	if got := shardid.MaxSegmentStart(0); got != maxID-999 {
+		t.Fatalf("MaxSegmentStart(0) = %d, want %d", got, int64(maxID-999))
+	}
+	for name, s := range sharedSegDBs(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			_, _, err := shardid.EnsureSegmentTag(ctx, s.db, s.dialect, "", shardid.SegmentTag{Tag: "big"}, 9223372036854775000)
+			if !errors.Is(err, shardid.ErrStartOutOfRange) || !strings.Contains(err.Error(), "the largest start for step 1000 is 9223372036854774808") {
+				t.Fatalf("start past the last step: %v", err)
+			}
+			if tags, err := shardid.SegmentTags(ctx, s.db, s.dialect, ""); err != nil || len(tags) != 0 {
+				t.Fatalf("refused, yet tags %+v, %v", tags, err)
+			}
+			if _, _, err := shardid.EnsureSegmentTag(ctx, s.db, s.dialect, "", shardid.SegmentTag{Tag: "small", Step: 10}, 0); err != nil {
+				t.Fatal(err)
+			}
+			_, _, err = shardid.EnsureSegmentTag(ctx, s.db, s.dialect, "", shardid.SegmentTag{Tag: "small"}, maxID-8)
+			if !errors.Is(err, shardid.ErrStartOutOfRange) || !strings.Contains(err.Error(), "the largest start for step 10 is 9223372036854775798") {
+				t.Fatalf("raising an existing tag of step 10 past its last step: %v", err)
+			}
+			_, after, err := shardid.EnsureSegmentTag(ctx, s.db, s.dialect, "", shardid.SegmentTag{Tag: "big"}, shardid.MaxSegmentStart(0))
+			if err != nil || after.MaxID != maxID-1000 {
+				t.Fatalf("the largest start: %+v, %v", after, err)
+			}
+			c, err := shardid.NewSegments(ctx, s.db, shardid.SegmentSettings{Tag: "big"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			var last int64
+			for range 1000 {
+				if last, err = c.Next(ctx); err != nil {
+					t.Fatalf("after %d: %v", last, err)
+				}
+			}
+			if last != maxID {
+				t.Fatalf("last ID %d, want %d", last, int64(maxID))
+			}
+			id, err := c.Next(ctx)
+			if !errors.Is(err, shardid.ErrSegmentsExhausted) || !errors.Is(err, shardid.ErrIDSpaceUsedUp) || strings.Contains(err.Error(), "out of range") {
+				t.Fatalf("past the end: %d, %v; want the ID space used up, not the server's overflow", id, err)
+			}
+		})
+	}
+}
+
+// TestSegmentTagsCompareExactly on PostgreSQL, MariaDB and TiDB: Orders and
+// orders are two tags with two counters, each created anew and drawn from
+// 1. On a MariaDB table made with a case-insensitive tag column (as before
+// the migration said utf8mb4_bin) the other spelling is refused with
+// ErrTagCase, never served from the first spelling's counter.
+func TestSegmentTagsCompareExactly(t *testing.T) {
+	ctx := context.Background()
+	for name, s := range sharedSegDBs(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			for _, tag := range []string{"Orders", "orders"} {
+				before, after, err := shardid.EnsureSegmentTag(ctx, s.db, s.dialect, "", shardid.SegmentTag{Tag: tag}, 0)
+				if err != nil || before != nil || after.Tag != tag {
+					t.Fatalf("%s: before %+v, after %+v, %v; want a new tag", tag, before, after, err)
+				}
+				c, err := shardid.NewSegments(ctx, s.db, shardid.SegmentSettings{Tag: tag})
+				if err != nil {
+					t.Fatal(err)
+				}
+				id, err := c.Next(ctx)
+				c.Close()
+				if err != nil || id != 1 {
+					t.Fatalf("%s: first ID %d, %v; want 1 from a counter of its own", tag, id, err)
+				}
+			}
+			if tags, err := shardid.SegmentTags(ctx, s.db, s.dialect, ""); err != nil || len(tags) != 2 {
+				t.Fatalf("tags %+v, %v; want 2", tags, err)
+			}
+		})
+	}
+	t.Run("case-insensitive table", func(t *testing.T) {
+		t.Parallel()
+		db := testsrv.Open(t, "mysql", testsrv.Database(t, testsrv.MariaDB(t)))
+		// The tag column as the migration made it before it said utf8mb4_bin.
+		if _, err := db.ExecContext(ctx, "CREATE TABLE shardid_segments (tag varchar(128) NOT NULL PRIMARY KEY, max_id bigint NOT NULL, step bigint NOT NULL, description varchar(256) NOT NULL DEFAULT '', update_time timestamp(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)) COLLATE utf8mb4_general_ci"); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := shardid.EnsureSegmentTag(ctx, db, shardid.DialectMySQL, "", shardid.SegmentTag{Tag: "Orders"}, 0); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := shardid.EnsureSegmentTag(ctx, db, shardid.DialectMySQL, "", shardid.SegmentTag{Tag: "orders"}, 0); !errors.Is(err, shardid.ErrTagCase) || !strings.Contains(err.Error(), `the table holds "Orders"`) {
+			t.Errorf("up orders beside Orders: %v; want ErrTagCase", err)
+		}
+		if _, err := shardid.NewSegments(ctx, db, shardid.SegmentSettings{Tag: "orders"}); !errors.Is(err, shardid.ErrTagCase) {
+			t.Errorf("draw orders beside Orders: %v; want ErrTagCase", err)
+		}
+		if c, err := shardid.NewSegments(ctx, db, shardid.SegmentSettings{Tag: "Orders"}); err != nil {
+			t.Errorf("the table's own spelling: %v", err)
+		} else {
+			c.Close()
+		}
+	})
+}

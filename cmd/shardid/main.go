@@ -110,18 +110,51 @@ type cliEnv struct {
 	// the command line, in the environment, in a shard map): no message
 	// printed on their account may show them.
 	secrets *redactor
+	// fromEnv maps each flag that parseFlags filled from the environment
+	// to its variable, so that messages name where a value came from.
+	fromEnv map[string]string
+}
+
+// origin names where the flag called name got its value, for messages
+// about that value: its environment variable (SHARDID_MODE) when
+// parseFlags filled it from there, else the flag (--mode, -n).
+func (env *cliEnv) origin(name string) string {
+	if v, ok := env.fromEnv[name]; ok {
+		return v
+	}
+	return dashed(name)
 }
 
 // usageError is bad input: the command line is wrong, not the world. It
 // exits with status 2.
-type usageError struct{ msg string }
+type usageError struct {
+	msg  string
+	flag string // the flag whose value msg is about, or ""
+}
 
-// Error returns the one-line message.
-func (e *usageError) Error() string { return e.msg }
+// Error returns the one-line message, naming the flag if there is one.
+func (e *usageError) Error() string { return e.text(dashed) }
+
+// text is the message, with the flag (if any) named by origin.
+func (e *usageError) text(origin func(string) string) string {
+	if e.flag == "" {
+		return e.msg
+	}
+	return origin(e.flag) + ": " + e.msg
+}
 
 // usagef returns a usageError with a formatted message.
 func usagef(format string, args ...any) error {
 	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// flagUsagef returns a usageError about the value of the flag called
+// name, for code that checks values after parsing without the flag set at
+// hand: it is printed as "--name: …", or "SHARDID_…: …" when the value
+// came from the environment (cliEnv.origin). flagUsagef("mode", "%v", err)
+// is usagef("--mode: %v", err) with the origin right.
+func flagUsagef(name, format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...), flag: name}
 }
 
 func main() {
@@ -182,7 +215,7 @@ func exitCode(env *cliEnv, err error) int {
 	case errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.As(err, &ue):
-		fmt.Fprintf(env.stderr, "shardid: %s\n", env.line(ue.msg))
+		fmt.Fprintf(env.stderr, "shardid: %s\n", env.line(ue.text(env.origin)))
 		return 2
 	default:
 		fmt.Fprintf(env.stderr, "shardid: %s\n", env.line(err.Error()))
@@ -261,6 +294,11 @@ type flagSet struct {
 // from the environment does not count).
 func (fs *flagSet) set(name string) bool { return fs.cmdline[name] }
 
+// origin names where the flag called name got its value, for messages that
+// check the value after parsing: "--mode", or "SHARDID_MODE" when it came
+// from the environment.
+func (fs *flagSet) origin(name string) string { return fs.env.origin(name) }
+
 // newFlagSet returns a flag set that reports errors instead of exiting, so
 // that a bad flag becomes a usageError with exit status 2.
 func newFlagSet(env *cliEnv, name string) *flagSet {
@@ -302,6 +340,10 @@ func parseFlags(env *cliEnv, fs *flagSet, args []string) error {
 		if err := fs.Set(fe[0], v); err != nil {
 			return usagef("%s: environment variable %s: %s", strings.TrimPrefix(fs.Name(), "shardid "), fe[1], badValue(fs.Lookup(fe[0]), v, err))
 		}
+		if env.fromEnv == nil {
+			env.fromEnv = map[string]string{}
+		}
+		env.fromEnv[fe[0]] = fe[1]
 	}
 	if f := fs.Lookup("dsn"); f != nil {
 		if l, ok := f.Value.(*dsnList); ok {

@@ -42,6 +42,52 @@ func TestEnvironmentFallback(t *testing.T) {
 	}
 }
 
+// TestMessagesNameTheOrigin: a value checked after parsing is reported
+// under the name it came by: the flag, or its environment variable when
+// the value came from there (and never the password of a DSN).
+func TestMessagesNameTheOrigin(t *testing.T) {
+	for _, c := range []struct {
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{map[string]string{"SHARDID_SEGMENT_DSN": "mysql://u:s3cret@h/db"}, []string{"segment", "next", "--tag", "t"}, "shardid: SHARDID_SEGMENT_DSN: mysql://u:xxxxx@h/db is a URL"},
+		{nil, []string{"segment", "next", "--tag", "t", "--dsn", "mysql://u:s3cret@h/db"}, "shardid: --dsn: mysql://u:xxxxx@h/db is a URL"},
+		{map[string]string{"SHARDID_TICKETS_DSN": "postgres://u:s3cret@h/db"}, []string{"tickets", "up", "--name", "t", "--increment", "1", "--offset", "1"}, "shardid: SHARDID_TICKETS_DSN: postgres://u:xxxxx@h/db is PostgreSQL"},
+		{map[string]string{"SHARDID_TICKETS_DSN": "postgres://u:s3cret@h/db"}, []string{"tickets", "next", "--name", "t"}, "shardid: SHARDID_TICKETS_DSN: postgres://u:xxxxx@h/db is a PostgreSQL connection string"},
+		{map[string]string{"SHARDID_MAP": "missing.toml"}, []string{"pg", "verify"}, "shardid: SHARDID_MAP: "},
+		{nil, []string{"pg", "verify", "--map", "missing.toml"}, "shardid: --map: "},
+	} {
+		code, out, stderr := runCLI(t, "", c.env, c.args...)
+		if code != 2 || !strings.HasPrefix(stderr, c.want) || strings.Count(stderr, "\n") != 1 || strings.Contains(out+stderr, "s3cret") {
+			t.Errorf("%v with %v: exit %d, stderr %q; want exit 2 and one line starting %q", c.args, c.env, code, stderr, c.want)
+		}
+	}
+	// flagUsagef, for checks made without the flag set at hand, is
+	// printed with the origin of the run's flag.
+	for _, c := range []struct {
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{map[string]string{"SHARDID_MODE": "bogus"}, nil, "shardid: SHARDID_MODE: invalid mode \"bogus\"\n"},
+		{map[string]string{"SHARDID_MODE": "unique"}, []string{"--mode", "bogus"}, "shardid: --mode: invalid mode \"bogus\"\n"},
+	} {
+		var errb strings.Builder
+		env := &cliEnv{stderr: &errb, getenv: func(k string) string { return c.env[k] }}
+		fs := newFlagSet(env, "test")
+		mode := fs.String("mode", "unique", "")
+		fs.envVar("mode", "SHARDID_MODE")
+		if err := parseFlags(env, fs, c.args); err != nil {
+			t.Fatal(err)
+		}
+		err := flagUsagef("mode", "invalid mode %q", *mode)
+		if code := exitCode(env, err); code != 2 || errb.String() != c.want || err.Error() != `--mode: invalid mode "bogus"` {
+			t.Errorf("%v %v: exit %d, %q (Error() %q); want %q", c.env, c.args, code, errb.String(), err, c.want)
+		}
+	}
+}
+
 // TestSecretsNeverPrinted: connection failures and unparsable DSNs, from
 // a flag or the environment, never echo the password, and stay one line.
 func TestSecretsNeverPrinted(t *testing.T) {

@@ -21,21 +21,38 @@ import (
 // envMap is the environment fallback of --map.
 const envMap = "SHARDID_MAP"
 
+// mapEnvNote ends the help of a --map flag: what loadMap does with the
+// environment variables of the flags the map replaces.
+const mapEnvNote = "; " + envPGDSN + " is ignored with it, " + envLayout + ", " + envEpoch + ", " + envMode + " and " + envSchemaFm + " are refused"
+
 // loadMap reads the shard map of --map, refusing the per-server flags that
-// the map replaces.
+// the map replaces, and the environment variables of those that decide
+// the generator (layout, epoch, mode, schema names): silently ignored, a
+// SHARDID_LAYOUT=js53 would look applied while the map's layout is. A
+// SHARDID_PG_DSN is ignored: set for the commands without a map, it says
+// nothing about the map's servers.
 func loadMap(env *cliEnv, fs *flagSet, path string) (*fleet.Map, error) {
-	var clash []string
+	var drop, unset []string
 	for _, name := range []string{"dsn", "shards", "layout", "epoch", "mode", "schema-format", "parallel", "lock-timeout"} {
 		if fs.set(name) {
-			clash = append(clash, "--"+name)
+			drop = append(drop, "--"+name)
+		} else if v, ok := env.fromEnv[name]; ok && name != "dsn" {
+			unset = append(unset, v)
 		}
 	}
-	if len(clash) > 0 {
-		return nil, usagef("%s: --map holds the servers, shards and generator; drop %s", strings.TrimPrefix(fs.Name(), "shardid "), strings.Join(clash, ", "))
+	var fix []string
+	if len(drop) > 0 {
+		fix = append(fix, "drop "+strings.Join(drop, ", "))
+	}
+	if len(unset) > 0 {
+		fix = append(fix, "unset "+strings.Join(unset, ", ")+" (the map holds the layout, epoch, mode and schema names)")
+	}
+	if len(fix) > 0 {
+		return nil, usagef("%s: --map holds the servers, shards and generator; %s", strings.TrimPrefix(fs.Name(), "shardid "), strings.Join(fix, "; "))
 	}
 	m, err := fleet.Load(path, env.getenv)
 	if err != nil {
-		return nil, usagef("--map: %v", err)
+		return nil, usagef("%s: %v", fs.origin("map"), err)
 	}
 	// Every command over a map, verify included: passwords scrubbed from
 	// what it prints, DSNs the drivers would misread refused.

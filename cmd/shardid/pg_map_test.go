@@ -161,3 +161,32 @@ func must[T any](v T, err error) T {
 	}
 	return v
 }
+
+// TestMapRefusesGeneratorEnvironment: with --map, the environment
+// variables of the flags that decide the generator (layout, epoch, mode,
+// schema names) are refused like the flags, naming the variable, before
+// the map is read; SHARDID_PG_DSN, often set for the commands without a
+// map, is ignored.
+func TestMapRefusesGeneratorEnvironment(t *testing.T) {
+	for _, c := range []struct {
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{map[string]string{"SHARDID_LAYOUT": "js53"}, []string{"pg", "up", "--map", "fleet.toml"},
+			"pg up: --map holds the servers, shards and generator; unset SHARDID_LAYOUT (the map holds the layout, epoch, mode and schema names)"},
+		{map[string]string{"SHARDID_LAYOUT": "js53", "SHARDID_EPOCH": "2020-01-01T00:00:00Z", "SHARDID_MODE": "classic", "SHARDID_SCHEMAS": "s%d"}, []string{"pg", "status", "--map", "fleet.toml"},
+			"unset SHARDID_LAYOUT, SHARDID_EPOCH, SHARDID_MODE, SHARDID_SCHEMAS (the map"},
+		{map[string]string{"SHARDID_MODE": "classic"}, []string{"pg", "down", "--map", "fleet.toml", "--shards", "1"},
+			"generator; drop --shards; unset SHARDID_MODE (the map"},
+		{map[string]string{"SHARDID_SCHEMAS": "s%d"}, []string{"pg", "grant", "--map", "fleet.toml", "--role", "app"},
+			"pg grant: --map holds the servers, shards and generator; unset SHARDID_SCHEMAS"},
+		// SHARDID_PG_DSN is no clash: the map is read (here: not there).
+		{map[string]string{"SHARDID_PG_DSN": "postgres://u@h/db"}, []string{"pg", "up", "--map", "fleet.toml"}, "--map: "},
+	} {
+		code, _, stderr := runCLI(t, "", c.env, c.args...)
+		if code != 2 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v with %v: exit %d, stderr %q; want exit 2 and one line containing %q", c.args, c.env, code, stderr, c.want)
+		}
+	}
+}

@@ -57,7 +57,7 @@ func (f *segmentFlags) open(ctx context.Context, fs *flagSet) (*sql.DB, shardid.
 			return nil, "", usagef("--tag: %v", err)
 		}
 	}
-	return openAnyDSN(ctx, "--dsn", f.dsn, formPostgres|formMySQL)
+	return openAnyDSN(ctx, fs.origin("dsn"), f.dsn, formPostgres|formMySQL)
 }
 
 func runSegmentUp(ctx context.Context, env *cliEnv, args []string) error {
@@ -65,7 +65,7 @@ func runSegmentUp(ctx context.Context, env *cliEnv, args []string) error {
 	var f segmentFlags
 	f.register(fs, "the ID space to create: 1-128 letters, digits, _ . : - (required)")
 	step := fs.Int64("step", 0, fmt.Sprintf("the tag's base step, a client's first and smallest segment (default %d for a new tag; 0 keeps an existing tag's)", shardid.DefaultSegmentStep))
-	start := fs.Int64("start", 0, "no ID below this: a new tag starts here, an existing one is raised to it (never lowered); 0: 1 for a new tag")
+	start := fs.Int64("start", 0, "no ID below this: a new tag starts here, an existing one is raised to it (never lowered); 0: 1 for a new tag; at most 9223372036854775808 minus the step, so that one segment fits")
 	desc := fs.String("description", "", "free text stored with a new tag")
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
@@ -97,6 +97,9 @@ func runSegmentUp(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	fmt.Fprintf(env.stdout, "allocation table %s on %s (%s): %s\n", f.table, redactDSN(f.dsn), d, state)
 	before, after, err := shardid.EnsureSegmentTag(ctx, db, d, f.table, shardid.SegmentTag{Tag: f.tag, Step: *step, Description: *desc}, *start)
+	if errors.Is(err, shardid.ErrStartOutOfRange) {
+		return usagef("--start: %v", err)
+	}
 	if err != nil {
 		return err
 	}

@@ -84,3 +84,30 @@ func TestSegmentUpNextStatus(t *testing.T) {
 		})
 	}
 }
+
+// TestSegmentIDSpaceEndCLI: up refuses a start that leaves less than one
+// step below the largest int64 (exit 2, naming the largest start) and
+// creates no tag; at the largest start, next prints the last step of IDs
+// and then says the tag's ID space is used up, not the server's overflow.
+func TestSegmentIDSpaceEndCLI(t *testing.T) {
+	t.Parallel()
+	dsn := testsrv.Database(t, testsrv.PG(t))
+	code, _, stderr := runCLI(t, "", nil, "segment", "up", "--dsn", dsn, "--tag", "big", "--start", "9223372036854775000")
+	if code != 2 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "--start: tag big: start out of range: 9223372036854775000 leaves less than one step (1000 IDs)") ||
+		!strings.Contains(stderr, "the largest start for step 1000 is 9223372036854774808") {
+		t.Fatalf("up past the last step: exit %d, stderr %q", code, stderr)
+	}
+	if code, out, _ := runCLI(t, "", nil, "segment", "status", "--dsn", dsn); code != 0 || strings.Contains(out, "big") {
+		t.Fatalf("refused, yet status: exit %d\n%s", code, out)
+	}
+	code, out, stderr := runCLI(t, "", nil, "segment", "up", "--dsn", dsn, "--tag", "big", "--start", "9223372036854774808")
+	if code != 0 || !strings.Contains(out, "tag big: created, step 1000, first ID 9223372036854774808") {
+		t.Fatalf("up at the largest start: exit %d\n%s%s", code, out, stderr)
+	}
+	code, out, stderr = runCLI(t, "", nil, "segment", "next", "--dsn", dsn, "--tag", "big", "-n", "1001")
+	ids := strings.Fields(out)
+	if code != 1 || len(ids) != 1000 || ids[999] != "9223372036854775807" || strings.Count(stderr, "\n") != 1 ||
+		!strings.Contains(stderr, "after 1000 of 1001 IDs: segments exhausted: tag big: ID space used up") || strings.Contains(stderr, "out of range") {
+		t.Errorf("next past the end: exit %d, %d IDs, stderr %q", code, len(ids), stderr)
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -43,30 +44,38 @@ func runTicketsUp(ctx context.Context, env *cliEnv, args []string) error {
 	off := fs.Int64("offset", 0, "this server's offset, 1 to the increment, different on each server (required)")
 	start := fs.Int64("start", 1, "the first ticket is the smallest value ≥ start in the server's class (to take over from an existing counter)")
 	kind := fs.String("kind", string(tickets.KindTable), "table (MySQL, MariaDB, TiDB) or sequence (TiDB)")
-	cache := fs.Int64("cache", tickets.DefaultCache, "values each TiDB instance caches (kind sequence)")
+	cache := fs.Int64("cache", 0, fmt.Sprintf("values each TiDB instance caches, 1-1000000 (--kind sequence only; default %d)", tickets.DefaultCache))
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("tickets up: unexpected argument %q", fs.Arg(0))
 	}
+	// 0 means a default to tickets.Settings; given on the command line it
+	// is a value out of range.
 	switch {
 	case *name == "":
 		return usagef("--name is required: the ticket name, e.g. tickets64")
+	case !fs.set("increment"):
+		return usagef("--increment is required: the number of ticket servers of the name, the same on each, 1-%d (Flickr: 2)", tickets.MaxIncrement)
 	case *inc == 0:
-		return usagef("--increment is required: the number of ticket servers of the name, the same on each (Flickr: 2)")
+		return usagef("--increment: 0 is out of range (allowed 1-%d)", tickets.MaxIncrement)
+	case !fs.set("offset"):
+		return usagef("--offset is required: 1 to %d (the increment), different on each server", *inc)
 	case *off == 0:
-		return usagef("--offset is required: 1 to %d, different on each server", *inc)
+		return usagef("--offset: 0 is out of range (allowed 1-%d, the increment)", *inc)
+	case fs.set("cache") && tickets.Kind(*kind) != tickets.KindSequence:
+		return usagef("--cache applies only to --kind sequence (a TiDB SEQUENCE's cache); drop it for --kind %s", *kind)
 	}
 	s := tickets.Settings{Name: *name, Increment: *inc, Offset: *off, Start: *start, Kind: tickets.Kind(*kind), Cache: *cache}
 	if err := s.Validate(); err != nil {
-		return usagef("tickets up: %v", err)
+		return settingUsage(err)
 	}
 	if isPostgresDSN(*dsn) {
-		return usagef("--dsn: %s is PostgreSQL; ticket servers are MySQL, MariaDB or TiDB: want %s (on PostgreSQL use shardid segment, or shardid pg)",
-			redactDSN(*dsn), formMySQL.want())
+		return usagef("%s: %s is PostgreSQL; ticket servers are MySQL, MariaDB or TiDB: want %s (on PostgreSQL use shardid segment, or shardid pg)",
+			fs.origin("dsn"), redactDSN(*dsn), formMySQL.want())
 	}
-	db, _, err := openAnyDSN(ctx, "--dsn", *dsn, formMySQL)
+	db, _, err := openAnyDSN(ctx, fs.origin("dsn"), *dsn, formMySQL)
 	if err != nil {
 		return err
 	}
@@ -82,6 +91,16 @@ func runTicketsUp(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	fmt.Fprintf(env.stdout, "%s on %s: %s (%s, increment %d, offset %d; %s)\n", s.Name, redactDSN(*dsn), state, got.Kind, got.Increment, got.Offset, lastTicket(got, first))
 	return nil
+}
+
+// settingUsage is a usage error naming the flag behind a bad ticket
+// setting: --offset: 3 is out of range (allowed 1-2, the increment).
+func settingUsage(err error) error {
+	var se *tickets.SettingError
+	if errors.As(err, &se) {
+		return usagef("--%s: %s %s", se.Field, se.Value, se.Reason)
+	}
+	return usagef("tickets: %v", err)
 }
 
 // lastTicket describes where a server's counter stands.
@@ -110,7 +129,7 @@ func (f *serverFlags) register(fs *flagSet) {
 
 // open checks the flags, then opens a pool per server without waiting for
 // it, so that a server that is down does not stop the others.
-func (f *serverFlags) open() ([]tickets.Server, func(), error) {
+func (f *serverFlags) open(fs *flagSet) ([]tickets.Server, func(), error) {
 	switch {
 	case len(f.dsns) == 0:
 		return nil, nil, usagef("--dsn is required: one per ticket server (or set %s)", envTicketsDSN)
@@ -118,7 +137,7 @@ func (f *serverFlags) open() ([]tickets.Server, func(), error) {
 		return nil, nil, usagef("--name is required: the ticket name")
 	}
 	if err := tickets.CheckName(f.name); err != nil {
-		return nil, nil, usagef("--name: %v", err)
+		return nil, nil, settingUsage(err)
 	}
 	var servers []tickets.Server
 	closeAll := func() {
@@ -127,14 +146,14 @@ func (f *serverFlags) open() ([]tickets.Server, func(), error) {
 		}
 	}
 	for _, dsn := range f.dsns {
-		if _, _, err := parseDSN("--dsn", dsn, formMySQL); err != nil {
+		if _, _, err := parseDSN(fs.origin("dsn"), dsn, formMySQL); err != nil {
 			closeAll()
 			return nil, nil, err
 		}
 		db, err := tidb.Open(dsn)
 		if err != nil {
 			closeAll()
-			return nil, nil, usagef("--dsn %s: want a go-sql-driver/mysql DSN, user:password@tcp(host:3306)/db: %v", redactDSN(dsn), err)
+			return nil, nil, usagef("%s %s: want a go-sql-driver/mysql DSN, user:password@tcp(host:3306)/db: %v", fs.origin("dsn"), redactDSN(dsn), err)
 		}
 		servers = append(servers, tickets.Server{Name: redactDSN(dsn), DB: db})
 	}
@@ -157,10 +176,12 @@ func runTicketsNext(ctx context.Context, env *cliEnv, args []string) error {
 		return usagef("tickets next: unexpected argument %q", fs.Arg(0))
 	case *count < 1:
 		return usagef("-n: %d is out of range (allowed: 1 or more)", *count)
-	case *retry <= 0 || *timeout <= 0:
-		return usagef("--retry-after and --timeout must be positive")
+	case *retry <= 0:
+		return usagef("--retry-after: %s is out of range (allowed: a positive duration, e.g. %s)", *retry, tickets.DefaultRetryAfter)
+	case *timeout <= 0:
+		return usagef("--timeout: %s is out of range (allowed: a positive duration, e.g. %s)", *timeout, tickets.DefaultTimeout)
 	}
-	servers, closeAll, err := f.open()
+	servers, closeAll, err := f.open(fs)
 	if err != nil {
 		return err
 	}
@@ -197,7 +218,7 @@ func runTicketsStatus(ctx context.Context, env *cliEnv, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("tickets status: unexpected argument %q", fs.Arg(0))
 	}
-	servers, closeAll, err := f.open()
+	servers, closeAll, err := f.open(fs)
 	if err != nil {
 		return err
 	}

@@ -126,29 +126,45 @@ func flagHint(err error) string {
 	return err.Error()
 }
 
-// readInput reads FILE, or stdin for "-".
-func readInput(env *cliEnv, name string) (string, error) {
-	if name == "-" {
-		b, err := io.ReadAll(env.stdin)
-		return string(b), err
+// input is one input script: its name as given (- for stdin) and text.
+type input struct{ name, text string }
+
+// readInputs reads every FILE argument, or stdin for "-", before anything
+// is rendered or connected to. A file that is missing or cannot be read is
+// a usage error naming it.
+func readInputs(env *cliEnv, names []string) ([]input, error) {
+	out := make([]input, 0, len(names))
+	for _, name := range names {
+		if name == "-" {
+			b, err := io.ReadAll(env.stdin)
+			if err != nil {
+				return nil, fmt.Errorf("read stdin: %w", err)
+			}
+			out = append(out, input{name, string(b)})
+			continue
+		}
+		b, err := os.ReadFile(name)
+		if err != nil {
+			var pe *os.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err // the file is named below, once
+			}
+			return nil, usagef("input file %s: %v (want a readable FILE.sql, or - for stdin)", name, err)
+		}
+		out = append(out, input{name, string(b)})
 	}
-	b, err := os.ReadFile(name)
-	return string(b), err
+	return out, nil
 }
 
-// renderFiles reads each input file as a schema script and renders every
-// table, then prints to stderr what was chosen for each table and why,
-// what changed, the hotspots left and what the scripts' other statements
-// became.
-func renderFiles(env *cliEnv, r *renderFlags, o tidb.Options, files []string) ([]*tidb.DDL, error) {
+// renderFiles renders every table of the input scripts, then prints to
+// stderr what was chosen for each table and why, what changed, the
+// hotspots left and what the scripts' other statements became.
+func renderFiles(env *cliEnv, r *renderFlags, o tidb.Options, inputs []input) ([]*tidb.DDL, error) {
 	var out []*tidb.DDL
 	var notes []string
-	for _, f := range files {
-		text, err := readInput(env, f)
-		if err != nil {
-			return nil, err
-		}
-		s, err := tidb.ParseScript(text, tidb.ScriptOptions{SkipData: r.skipData})
+	for _, in := range inputs {
+		f := in.name
+		s, err := tidb.ParseScript(in.text, tidb.ScriptOptions{SkipData: r.skipData})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f, err)
 		}
@@ -205,7 +221,11 @@ func runTiDBRender(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	ddls, err := renderFiles(env, r, o, fs.Args())
+	inputs, err := readInputs(env, fs.Args())
+	if err != nil {
+		return err
+	}
+	ddls, err := renderFiles(env, r, o, inputs)
 	if err != nil {
 		return err
 	}
@@ -238,7 +258,11 @@ func runTiDBGen(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	ddls, err := renderFiles(env, r, o, fs.Args())
+	inputs, err := readInputs(env, fs.Args())
+	if err != nil {
+		return err
+	}
+	ddls, err := renderFiles(env, r, o, inputs)
 	if err != nil {
 		return err
 	}
@@ -293,6 +317,7 @@ func (m *migrationFlags) migrator(ctx context.Context, env *cliEnv, name string,
 	if err := popts.Validate(); err != nil {
 		return nil, nil, usagef("%s: --table: %v", name, err)
 	}
+	var inputs []input
 	switch {
 	case *m.dir != "" && len(files) > 0:
 		return nil, nil, usagef("%s: give --dir or FILE arguments, not both", name)
@@ -302,10 +327,15 @@ func (m *migrationFlags) migrator(ctx context.Context, env *cliEnv, name string,
 		if st, err := os.Stat(*m.dir); err != nil || !st.IsDir() {
 			return nil, nil, usagef("%s: --dir %s: no such directory (write one with shardid tidb gen --dir %s FILE.sql)", name, *m.dir, *m.dir)
 		}
-	default:
+	default: // the FILEs: their flags checked and read before connecting
 		if _, err := m.r.options(); err != nil {
 			return nil, nil, err
 		}
+		in, err := readInputs(env, files)
+		if err != nil {
+			return nil, nil, err
+		}
+		inputs = in
 	}
 	db, err := tidb.Open(*m.dsn)
 	if err != nil {
@@ -317,7 +347,7 @@ func (m *migrationFlags) migrator(ctx context.Context, env *cliEnv, name string,
 		db.Close()
 		return nil, nil, fmt.Errorf("%s: connect to %s: %w", name, redactDSN(*m.dsn), err)
 	}
-	ms, err := m.migrations(env, name, files)
+	ms, err := m.migrations(env, name, inputs)
 	if err != nil {
 		db.Close()
 		return nil, nil, err
@@ -330,9 +360,9 @@ func (m *migrationFlags) migrator(ctx context.Context, env *cliEnv, name string,
 	return mg, func() { db.Close() }, nil
 }
 
-// migrations reads --dir, or renders the FILEs in memory (their versions
+// migrations reads --dir, or renders the inputs in memory (their versions
 // derived from their statements).
-func (m *migrationFlags) migrations(env *cliEnv, name string, files []string) ([]tidb.Migration, error) {
+func (m *migrationFlags) migrations(env *cliEnv, name string, inputs []input) ([]tidb.Migration, error) {
 	if *m.dir != "" {
 		ms, err := tidb.ReadDir(os.DirFS(*m.dir))
 		if err != nil {
@@ -344,7 +374,7 @@ func (m *migrationFlags) migrations(env *cliEnv, name string, files []string) ([
 	if err != nil {
 		return nil, err
 	}
-	ddls, err := renderFiles(env, m.r, o, files)
+	ddls, err := renderFiles(env, m.r, o, inputs)
 	if err != nil {
 		return nil, err
 	}

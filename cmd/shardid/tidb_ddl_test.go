@@ -254,6 +254,36 @@ func TestTiDBUpBadInput(t *testing.T) {
 	}
 }
 
+// TestTiDBInputFileUnreadable: a FILE argument that is missing, or a
+// directory, is bad input for render, gen, up and status: exit 2 and one
+// line naming the file, before any server is asked (the DSN here answers
+// nobody) and before gen writes anything.
+func TestTiDBInputFileUnreadable(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	env := map[string]string{"SHARDID_TIDB_DSN": "root@tcp(127.0.0.1:1)/x?timeout=2s"}
+	for _, bad := range []struct{ file, why string }{
+		{filepath.Join(dir, "missing.sql"), "no such file or directory"},
+		{dir, "is a directory"},
+	} {
+		for _, args := range [][]string{
+			{"tidb", "render", seedInput, bad.file},
+			{"tidb", "gen", "--dir", out, seedInput, bad.file},
+			{"tidb", "up", bad.file},
+			{"tidb", "status", seedInput, bad.file},
+		} {
+			code, _, errOut := runCLI(t, "", env, args...)
+			want := "shardid: input file " + bad.file + ": " + bad.why
+			if code != 2 || !strings.HasPrefix(errOut, want) || strings.Count(errOut, "\n") != 1 {
+				t.Errorf("%v: exit %d, %q; want exit 2 and one line starting %q", args, code, errOut, want)
+			}
+		}
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("gen with an unreadable input wrote %s: %v", out, err)
+	}
+}
+
 // TestTiDBNoCreateTable checks that render, gen and up say in one line
 // that a file without a CREATE TABLE (empty, comments only, only SET
 // statements) holds none, naming the file, and that gen writes nothing.

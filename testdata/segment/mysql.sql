@@ -3,7 +3,7 @@
 
 -- +goose Up
 CREATE TABLE IF NOT EXISTS `shardid_segments` (
-  `tag` varchar(128) NOT NULL,
+  `tag` varchar(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
   `max_id` bigint NOT NULL,
   `step` bigint NOT NULL,
   `description` varchar(256) NOT NULL DEFAULT '',

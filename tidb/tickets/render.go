@@ -60,6 +60,37 @@ var (
 	ErrLossyCommit = errors.New("server may lose acknowledged commits")
 )
 
+// SettingError is the error for one bad field of Settings (returned by
+// CheckName, Settings.Validate and the functions that take Settings); it
+// wraps ErrInvalidSettings and names the field, so that a caller can point
+// at its own name for it (a command-line flag, a configuration key).
+type SettingError struct {
+	// Field is the field's name in lower case: name, increment, offset,
+	// start, kind or cache.
+	Field string
+	// Value is the refused value as Go writes it: 3, "queue".
+	Value string
+	// Reason says why, and what the field allows.
+	Reason string
+}
+
+// Error returns "invalid ticket settings: FIELD VALUE REASON".
+func (e *SettingError) Error() string {
+	return fmt.Sprintf("%v: %s %s %s", ErrInvalidSettings, e.Field, e.Value, e.Reason)
+}
+
+// Unwrap returns ErrInvalidSettings.
+func (e *SettingError) Unwrap() error { return ErrInvalidSettings }
+
+// badSetting returns the SettingError for field's value v.
+func badSetting(field string, v any, reason string, args ...any) error {
+	value := fmt.Sprint(v)
+	if str, ok := v.(string); ok {
+		value = fmt.Sprintf("%q", str)
+	}
+	return &SettingError{Field: field, Value: value, Reason: fmt.Sprintf(reason, args...)}
+}
+
 // Settings describes one ticket name on one server.
 type Settings struct {
 	// Name is the ticket table (or sequence): lower-case letters, digits
@@ -79,24 +110,25 @@ type Settings struct {
 	// Kind is KindTable ("" means it) or KindSequence (TiDB only).
 	Kind Kind
 	// Cache is the number of values each TiDB instance caches for
-	// KindSequence; 0 means DefaultCache.
+	// KindSequence; 0 means DefaultCache. KindTable takes none: another
+	// value is refused, not ignored.
 	Cache int64
 }
 
 var nameRE = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,46}$`)
 
-// CheckName returns an error wrapping ErrInvalidSettings unless name is a
-// valid ticket name (see Settings.Name).
+// CheckName returns a *SettingError (wrapping ErrInvalidSettings) unless
+// name is a valid ticket name (see Settings.Name).
 func CheckName(name string) error {
 	if !nameRE.MatchString(name) {
-		return fmt.Errorf("%w: name %q: want lower-case letters, digits and _, starting with a letter or _, at most 47 bytes", ErrInvalidSettings, name)
+		return badSetting("name", name, "is not a ticket name (allowed: lower-case letters, digits and _, starting with a letter or _, at most 47 bytes)")
 	}
 	return nil
 }
 
-// Validate returns an error wrapping ErrInvalidSettings when s has a bad
-// name, increment, offset, start, kind or cache, naming the value and what
-// is allowed.
+// Validate returns a *SettingError (wrapping ErrInvalidSettings) when s
+// has a bad name, increment, offset, start, kind or cache, naming the
+// field, the value and what is allowed.
 func (s Settings) Validate() error {
 	_, err := s.normalize()
 	return err
@@ -129,20 +161,22 @@ func (s Settings) normalize() (Settings, error) {
 	if s.Kind == "" {
 		s.Kind = KindTable
 	}
-	if s.Cache == 0 {
+	if s.Kind == KindSequence && s.Cache == 0 {
 		s.Cache = DefaultCache
 	}
 	switch {
 	case s.Increment < 1 || s.Increment > MaxIncrement:
-		return s, fmt.Errorf("%w: increment %d out of range (allowed 1-%d)", ErrInvalidSettings, s.Increment, MaxIncrement)
+		return s, badSetting("increment", s.Increment, "is out of range (allowed 1-%d)", MaxIncrement)
 	case s.Offset < 1 || s.Offset > s.Increment:
-		return s, fmt.Errorf("%w: offset %d out of range (allowed 1-%d, the increment)", ErrInvalidSettings, s.Offset, s.Increment)
+		return s, badSetting("offset", s.Offset, "is out of range (allowed 1-%d, the increment)", s.Increment)
 	case s.Start < 1 || s.Start > 1<<62:
-		return s, fmt.Errorf("%w: start %d out of range (allowed 1-%d)", ErrInvalidSettings, s.Start, int64(1<<62))
+		return s, badSetting("start", s.Start, "is out of range (allowed 1-%d)", int64(1<<62))
 	case s.Kind != KindTable && s.Kind != KindSequence:
-		return s, fmt.Errorf("%w: kind %q (allowed: table, sequence)", ErrInvalidSettings, s.Kind)
-	case s.Cache < 1 || s.Cache > 1_000_000:
-		return s, fmt.Errorf("%w: cache %d out of range (allowed 1-1000000)", ErrInvalidSettings, s.Cache)
+		return s, badSetting("kind", string(s.Kind), "is not a kind (allowed: table, sequence)")
+	case s.Kind == KindTable && s.Cache != 0:
+		return s, badSetting("cache", s.Cache, "is not taken by kind table (a cache applies only to kind sequence)")
+	case s.Kind == KindSequence && (s.Cache < 1 || s.Cache > 1_000_000):
+		return s, badSetting("cache", s.Cache, "is out of range (allowed 1-1000000)")
 	}
 	return s, nil
 }

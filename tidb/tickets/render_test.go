@@ -64,27 +64,36 @@ func TestFirstTicket(t *testing.T) {
 }
 
 // TestSettingsRefused: every bad setting is refused with a message that
-// names the value and what is allowed.
+// names the value and what is allowed, and a *SettingError naming the
+// field when one field is at fault (a cache with kind table included:
+// refused, not ignored).
 func TestSettingsRefused(t *testing.T) {
 	for _, c := range []struct {
-		d    shardid.Dialect
-		s    tickets.Settings
-		want string
+		d     shardid.Dialect
+		s     tickets.Settings
+		field string
+		want  string
 	}{
-		{shardid.DialectMySQL, tickets.Settings{Name: "Tickets64"}, `name "Tickets64": want lower-case letters`},
-		{shardid.DialectMySQL, tickets.Settings{Name: "t`; DROP TABLE x; --"}, "want lower-case letters"},
-		{shardid.DialectMySQL, tickets.Settings{Name: strings.Repeat("t", 48)}, "at most 47 bytes"},
-		{shardid.DialectMySQL, tickets.Settings{Name: "t", Increment: 65536}, "increment 65536 out of range (allowed 1-65535)"},
-		{shardid.DialectMySQL, tickets.Settings{Name: "t", Increment: 2, Offset: 3}, "offset 3 out of range (allowed 1-2, the increment)"},
-		{shardid.DialectMySQL, tickets.Settings{Name: "t", Increment: -1}, "increment -1 out of range"},
-		{shardid.DialectMySQL, tickets.Settings{Name: "t", Start: -5}, "start -5 out of range"},
-		{shardid.DialectMySQL, tickets.Settings{Name: "t", Kind: "queue"}, `kind "queue" (allowed: table, sequence)`},
-		{shardid.DialectMySQL, tickets.Settings{Name: "t", Kind: tickets.KindSequence}, "kind sequence needs TiDB"},
-		{shardid.DialectPostgres, tickets.Settings{Name: "t"}, `dialect "postgres" (allowed: mysql, tidb)`},
+		{shardid.DialectMySQL, tickets.Settings{Name: "Tickets64"}, "name", `name "Tickets64" is not a ticket name (allowed: lower-case letters`},
+		{shardid.DialectMySQL, tickets.Settings{Name: "t`; DROP TABLE x; --"}, "name", "allowed: lower-case letters"},
+		{shardid.DialectMySQL, tickets.Settings{Name: strings.Repeat("t", 48)}, "name", "at most 47 bytes"},
+		{shardid.DialectMySQL, tickets.Settings{Name: "t", Increment: 65536}, "increment", "increment 65536 is out of range (allowed 1-65535)"},
+		{shardid.DialectMySQL, tickets.Settings{Name: "t", Increment: 2, Offset: 3}, "offset", "offset 3 is out of range (allowed 1-2, the increment)"},
+		{shardid.DialectMySQL, tickets.Settings{Name: "t", Increment: -1}, "increment", "increment -1 is out of range"},
+		{shardid.DialectMySQL, tickets.Settings{Name: "t", Start: -5}, "start", "start -5 is out of range"},
+		{shardid.DialectMySQL, tickets.Settings{Name: "t", Kind: "queue"}, "kind", `kind "queue" is not a kind (allowed: table, sequence)`},
+		{shardid.DialectMySQL, tickets.Settings{Name: "t", Cache: 5}, "cache", "cache 5 is not taken by kind table (a cache applies only to kind sequence)"},
+		{shardid.DialectTiDB, tickets.Settings{Name: "t", Kind: tickets.KindSequence, Cache: -1}, "cache", "cache -1 is out of range (allowed 1-1000000)"},
+		{shardid.DialectMySQL, tickets.Settings{Name: "t", Kind: tickets.KindSequence}, "", "kind sequence needs TiDB"},
+		{shardid.DialectPostgres, tickets.Settings{Name: "t"}, "", `dialect "postgres" (allowed: mysql, tidb)`},
 	} {
 		_, err := tickets.Migrations(c.d, c.s)
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%+v: %v; want one line containing %q", c.s, err, c.want)
+		}
+		var se *tickets.SettingError
+		if got := errors.As(err, &se); got != (c.field != "") || got && (se.Field != c.field || !errors.Is(err, tickets.ErrInvalidSettings)) {
+			t.Errorf("%+v: %#v; want a SettingError for field %q wrapping ErrInvalidSettings", c.s, err, c.field)
 		}
 	}
 }
