@@ -57,6 +57,10 @@ func TestMessagesNameTheOrigin(t *testing.T) {
 		{map[string]string{"SHARDID_TICKETS_DSN": "postgres://u:s3cret@h/db"}, []string{"tickets", "next", "--name", "t"}, "shardid: SHARDID_TICKETS_DSN: postgres://u:xxxxx@h/db is a PostgreSQL connection string"},
 		{map[string]string{"SHARDID_MAP": "missing.toml"}, []string{"pg", "verify"}, "shardid: SHARDID_MAP: "},
 		{nil, []string{"pg", "verify", "--map", "missing.toml"}, "shardid: --map: "},
+		{map[string]string{"SHARDID_MODE": "bogus"}, []string{"pg", "render", "--shard", "1"}, "shardid: SHARDID_MODE: invalid mode \"bogus\""},
+		{map[string]string{"SHARDID_EPOCH": "2099-01-01T00:00:00Z"}, []string{"pg", "render", "--shard", "1"}, "shardid: SHARDID_EPOCH: invalid layout: epoch 2099-01-01T00:00:00Z is in the future"},
+		{map[string]string{"SHARDID_LAYOUT": "twitter"}, []string{"pg", "render", "--shard", "1"}, "shardid: SHARDID_LAYOUT: unknown layout \"twitter\""},
+		{nil, []string{"pg", "render", "--shard", "1", "--layout", "twitter"}, "shardid: --layout: unknown layout \"twitter\""},
 	} {
 		code, out, stderr := runCLI(t, "", c.env, c.args...)
 		if code != 2 || !strings.HasPrefix(stderr, c.want) || strings.Count(stderr, "\n") != 1 || strings.Contains(out+stderr, "s3cret") {

@@ -42,17 +42,17 @@ func (f *layoutFlags) register(fs *flagSet) {
 func (f *layoutFlags) resolve() (shardid.Layout, error) {
 	l, err := shardid.LayoutByName(f.layout)
 	if err != nil {
-		return l, usagef("--layout: %v", err)
+		return l, flagUsagef("layout", "%v", err)
 	}
 	if f.epoch != "" {
 		e, err := shardid.ParseEpoch(f.epoch)
 		if err != nil {
-			return l, usagef("--epoch: %v", err)
+			return l, flagUsagef("epoch", "%v", err)
 		}
 		l.Epoch = e
 	}
 	if err := l.Validate(); err != nil {
-		return l, usagef("--epoch: %v", err)
+		return l, flagUsagef("epoch", "%v", err)
 	}
 	return l, nil
 }
@@ -85,7 +85,7 @@ func (f *genFlags) options() (pgfunc.Options, error) {
 	}
 	mode, err := pgfunc.ParseMode(f.mode)
 	if err != nil {
-		return pgfunc.Options{}, usagef("--mode: %v", err)
+		return pgfunc.Options{}, flagUsagef("mode", "%v", err)
 	}
 	return pgfunc.Options{Layout: l, Mode: mode}, nil
 }
@@ -102,7 +102,7 @@ func (f *genFlags) shardList(l shardid.Layout, spec string) ([]pgfunc.Shard, err
 	for _, id := range ids {
 		name, err := pgfunc.SchemaName(f.schemaFormat, id)
 		if err != nil {
-			return nil, usagef("--schema-format: %v", err)
+			return nil, flagUsagef("schema-format", "%v", err)
 		}
 		out = append(out, pgfunc.Shard{Schema: name, ID: id})
 	}
@@ -132,7 +132,7 @@ func runPGRender(_ context.Context, env *cliEnv, args []string) error {
 	}
 	schema, err := pgfunc.SchemaName(f.schemaFormat, *shard)
 	if err != nil {
-		return usagef("--schema-format: %v", err)
+		return flagUsagef("schema-format", "%v", err)
 	}
 	text, err := pgfunc.Render(pgfunc.Shard{Schema: schema, ID: *shard}, o)
 	if err != nil {
@@ -185,7 +185,7 @@ func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string
 	if name == "up" { // only up takes the server-wide lock
 		fs.DurationVar(lockWait, "lock-timeout", pgfunc.DefaultLockTimeout, "how long up waits for the server-wide lock (in database "+pgfunc.LockDatabase+") while another session holds it")
 	}
-	mapPath := fs.String("map", "", "shard map file (TOML): every server of a fleet at once, instead of --dsn and --shards")
+	mapPath := fs.String("map", "", "shard map file (TOML): every server of a fleet at once, instead of --dsn and --shards"+mapEnvNote)
 	if err := parseFlags(env, fs, args); err != nil {
 		return nil, err
 	}

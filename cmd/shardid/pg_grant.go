@@ -23,7 +23,7 @@ func runPGGrant(ctx context.Context, env *cliEnv, args []string) error {
 	dsn := fs.String("dsn", "", "PostgreSQL connection URL, as the generators' owner (env "+envPGDSN+")")
 	fs.envVar("dsn", envPGDSN)
 	role := fs.String("role", "", "the role the application connects as (required): it must exist and not be a superuser")
-	mapPath := fs.String("map", "", "shard map file (TOML): every shard of a fleet, instead of --dsn and --shards")
+	mapPath := fs.String("map", "", "shard map file (TOML): every shard of a fleet, instead of --dsn and --shards"+mapEnvNote)
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
