@@ -277,6 +277,19 @@ func TestHistoryWithoutGenerator(t *testing.T) {
 	}
 }
 
+// clockAt returns a function that sets the test clock of db's database
+// (its default for shardid_test.now, read by pgfunc.WithClock's nowClock)
+// to ts and opens a pool whose sessions all read it.
+func clockAt(t *testing.T, db *sql.DB, dsn string) func(ts time.Time) *sql.DB {
+	return func(ts time.Time) *sql.DB {
+		t.Helper()
+		if _, err := db.Exec(fmt.Sprintf("ALTER DATABASE %s SET shardid_test.now = '%s'", dbNameOf(t, db), ts.Format(time.RFC3339Nano))); err != nil {
+			t.Fatal(err)
+		}
+		return testsrv.Open(t, "pgx", dsn)
+	}
+}
+
 // TestDownWaitsForTheClock: in mode unique the counter can run ahead of
 // the clock (a burst borrows the following ticks), and a generator made
 // anew starts at the clock. Down therefore refuses while the counter is
@@ -287,15 +300,7 @@ func TestDownWaitsForTheClock(t *testing.T) {
 	t.Parallel()
 	db, dsn := newDB(t)
 	ctx := context.Background()
-	// at opens a pool whose sessions all read the clock t from the
-	// database's default for shardid_test.now.
-	at := func(ts time.Time) *sql.DB {
-		t.Helper()
-		if _, err := db.Exec(fmt.Sprintf("ALTER DATABASE %s SET shardid_test.now = '%s'", dbNameOf(t, db), ts.Format(time.RFC3339Nano))); err != nil {
-			t.Fatal(err)
-		}
-		return testsrv.Open(t, "pgx", dsn)
-	}
+	at := clockAt(t, db, dsn)
 	o := pgfunc.WithClock(pgfunc.Options{}, nowClock)
 	shards := shardsFor(t, "6")
 	t0 := time.Now().UTC().Truncate(time.Second)
@@ -354,13 +359,7 @@ func TestUpAfterDownKeepsTheGenerator(t *testing.T) {
 	t.Parallel()
 	db, dsn := newDB(t)
 	ctx := context.Background()
-	at := func(ts time.Time) *sql.DB {
-		t.Helper()
-		if _, err := db.Exec(fmt.Sprintf("ALTER DATABASE %s SET shardid_test.now = '%s'", dbNameOf(t, db), ts.Format(time.RFC3339Nano))); err != nil {
-			t.Fatal(err)
-		}
-		return testsrv.Open(t, "pgx", dsn)
-	}
+	at := clockAt(t, db, dsn)
 	shards := shardsFor(t, "9")
 	t0 := time.Now().UTC().Truncate(time.Second)
 	now := at(t0)
