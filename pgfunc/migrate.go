@@ -705,15 +705,17 @@ func (m *Migrator) histories(ctx context.Context, schemas []string) (map[string]
 // Down removes the generator from each shard's schema (goose down by one).
 // PostgreSQL refuses, and the shard reports, while a table still uses
 // next_id() as a DEFAULT. The schema, its tables and its goose history
-// table stay.
+// table stay, and so does the counter, renamed next_id_retired_seq with
+// its description: the next Up carries on from it and refuses other
+// options, so that no later generator hands out its IDs again.
 //
 // A schema that does not exist, or holds no applied generator, is reported
 // with Applied false and a Note saying so; nothing is created in it. A
 // generator that the schema's own history does not record is
 // ErrHistoryElsewhere; one rendered with other options than the
 // Migrator's is ErrGeneratorMismatch (Down's check that the clock has
-// passed the counter reads the counter by the layout). Any failure to find out (a dead connection, a
-// cancelled context) is an error.
+// passed the counter reads the counter by the layout). Any failure to
+// find out (a dead connection, a cancelled context) is an error.
 func (m *Migrator) Down(ctx context.Context, shards []Shard, each func(Result)) []Result {
 	hist, histErr := m.histories(ctx, schemaNames(shards))
 	var found census
