@@ -29,8 +29,10 @@ var (
 	ErrShardConflict = errors.New("shard id already used by another schema")
 	// ErrGeneratorMismatch is returned (per shard) by Migrator.Up when the
 	// schema already has a generator rendered with a different layout, mode
-	// or shard id. Changing a live generator can repeat IDs, so it is never
-	// done silently.
+	// or shard id, or held one until a down (its counter kept as
+	// next_id_retired_seq); and by Migrator.Down when the schema's
+	// generator differs from the Migrator's options. Changing a generator
+	// can repeat IDs, so it is never done silently.
 	ErrGeneratorMismatch = errors.New("schema has a different generator")
 	// ErrOutdatedGenerator is returned (per shard) by Migrator.Up and
 	// Grant when the schema holds a generator applied by an older shardid
@@ -610,6 +612,12 @@ func (m *Migrator) apply(ctx context.Context, sh Shard) (bool, error) {
 		return false, err
 	}
 	res, err := p.Up(ctx)
+	// The migration refuses other options than a down kept (see the
+	// template): the same refusal Up makes of a live generator.
+	var se interface{ SQLState() string }
+	if err != nil && errors.As(err, &se) && se.SQLState() == "55000" && strings.Contains(err.Error(), "held another generator until pg down") {
+		err = fmt.Errorf("%w: %v", ErrGeneratorMismatch, err)
+	}
 	return len(res) > 0, err
 }
 

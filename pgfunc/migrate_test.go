@@ -382,7 +382,7 @@ func TestUpAfterDownKeepsTheGenerator(t *testing.T) {
 		"a later epoch": {Layout: epoch10s}, "another layout": {Layout: shardid.Snowflake()}, "another mode": {Mode: pgfunc.ModeClassicSQL},
 	} {
 		mo, _ := pgfunc.NewMigrator(later, pgfunc.WithClock(other, nowClock), pgfunc.MigrateOptions{})
-		if r := mo.Up(ctx, shards, nil); r[0].Err == nil || r[0].Applied || !strings.Contains(r[0].Err.Error(), "held another generator until pg down") {
+		if r := mo.Up(ctx, shards, nil); !errors.Is(r[0].Err, pgfunc.ErrGeneratorMismatch) || r[0].Applied || !strings.Contains(r[0].Err.Error(), "held another generator until pg down") {
 			t.Fatalf("up with %s after down: applied=%v err=%v; want a refusal", name, r[0].Applied, r[0].Err)
 		}
 	}
