@@ -84,20 +84,20 @@ func BreakSegments(c *Segments, how string) {
 		read = "SELECT max_id FROM shardid_segments WHERE tag = $1"
 		write = "UPDATE shardid_segments SET max_id = $1 WHERE tag = $2"
 	}
-	c.take = func(step int64) (int64, error) {
+	c.take = func(step int64) (int64, int64, error) {
 		var maxID int64
 		if err := c.db.QueryRowContext(context.Background(), read, c.set.Tag).Scan(&maxID); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		switch how {
 		case "no-write":
 		case "read-then-write":
 			if _, err := c.db.ExecContext(context.Background(), write, maxID+step, c.set.Tag); err != nil {
-				return 0, err
+				return 0, 0, err
 			}
 		default:
 			panic(fmt.Sprintf("BreakSegments: unknown way %q", how))
 		}
-		return maxID + step, nil
+		return maxID + step, step, nil
 	}
 }

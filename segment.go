@@ -99,7 +99,7 @@ type Segments struct {
 	view  segmentView
 	set   SegmentSettings
 	alloc *sql.Stmt
-	take  func(step int64) (last int64, err error) // takeDB; tests swap in broken ones
+	take  func(step int64) (last, size int64, err error) // takeDB; tests swap in broken ones
 	clock func() time.Time
 
 	ctx    context.Context // cancelled by Close
@@ -270,7 +270,7 @@ func (c *Segments) startLoad() {
 	}
 	step := c.step
 	go func() {
-		last, err := c.take(step)
+		last, size, err := c.take(step)
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		if err != nil {
@@ -279,7 +279,7 @@ func (c *Segments) startLoad() {
 		} else {
 			c.lastErr, c.loadedAt = nil, now
 			c.stats.Loads++
-			seg := segment{first: last - step + 1, size: step}
+			seg := segment{first: last - size + 1, size: size}
 			c.next = &seg
 		}
 		c.loading = nil
@@ -288,19 +288,31 @@ func (c *Segments) startLoad() {
 }
 
 // takeDB runs one allocation for step IDs and returns the segment's last
-// ID. When the statement fails because max_id + step would pass the
-// largest bigint, it says the tag's ID space is used up instead of the
-// server's overflow error.
-func (c *Segments) takeDB(step int64) (int64, error) {
+// ID and its size. When max_id + step would pass the largest bigint, it
+// takes what the tag has left instead (a grown step must not strand the
+// last IDs), and once nothing is left it says the tag's ID space is used
+// up instead of the server's overflow error.
+func (c *Segments) takeDB(step int64) (last, size int64, err error) {
 	ctx, cancel := context.WithTimeout(c.ctx, c.set.AllocTimeout)
 	defer cancel()
-	last, err := c.allocate(ctx, step)
-	if err != nil && ctx.Err() == nil {
-		if t, terr := c.view.getTag(ctx, c.db, c.set.Tag); terr == nil && t.MaxID > math.MaxInt64-step {
-			return 0, fmt.Errorf("%w: IDs handed out up to %d, and a segment of %d more would pass %d, the largest ID", ErrIDSpaceUsedUp, t.MaxID, step, int64(math.MaxInt64))
+	last, err = c.allocate(ctx, step)
+	if err == nil || ctx.Err() != nil {
+		return last, step, err
+	}
+	t, terr := c.view.getTag(ctx, c.db, c.set.Tag)
+	if terr != nil || t.MaxID <= math.MaxInt64-step {
+		return 0, 0, err // not the end of the ID space
+	}
+	if left := math.MaxInt64 - t.MaxID; left > 0 {
+		if last, err := c.allocate(ctx, left); err == nil {
+			return last, left, nil
+		}
+		// Another client took them first: the space is used up now.
+		if t2, terr := c.view.getTag(ctx, c.db, c.set.Tag); terr == nil {
+			t = t2
 		}
 	}
-	return last, err
+	return 0, 0, fmt.Errorf("%w: IDs handed out up to %d, and a segment of %d more would pass %d, the largest ID", ErrIDSpaceUsedUp, t.MaxID, step, int64(math.MaxInt64))
 }
 
 // allocate runs the allocation statement for step IDs and returns the

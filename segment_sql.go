@@ -190,6 +190,16 @@ const DefaultSegmentStep = 1000
 // segment could never be taken. MaxSegmentStart gives the bound.
 var ErrStartOutOfRange = errors.New("start out of range")
 
+// ErrStepOutOfRange is returned by EnsureSegmentTag for a base step above
+// MaxSegmentStep, or one larger than the IDs an existing tag has left:
+// either would strand the tag's remaining IDs.
+var ErrStepOutOfRange = errors.New("step out of range")
+
+// MaxSegmentStep is the largest base step EnsureSegmentTag accepts: every
+// restarted client skips what is left of its segments, so a step is IDs a
+// restart may throw away (and a step of 2^63 would use up the tag at once).
+const MaxSegmentStep = 1_000_000_000
+
 // MaxSegmentStart returns the largest start EnsureSegmentTag accepts for a
 // tag of base step step (DefaultSegmentStep when 0): one segment of step
 // IDs from it ends at math.MaxInt64.
@@ -205,7 +215,9 @@ func MaxSegmentStart(step int64) int64 {
 // lowering it. It returns the row as it was (nil when created) and as it
 // is. Other tags and clients' segments are untouched; concurrent callers
 // are safe. A start above MaxSegmentStart of the tag's step returns an
-// error wrapping ErrStartOutOfRange and changes nothing.
+// error wrapping ErrStartOutOfRange, a step above MaxSegmentStep or above
+// the IDs an existing tag has left one wrapping ErrStepOutOfRange; either
+// changes nothing.
 func EnsureSegmentTag(ctx context.Context, db *sql.DB, d Dialect, table string, want SegmentTag, start int64) (before *SegmentTag, after SegmentTag, err error) {
 	v, err := newSegmentView(d, table)
 	if err != nil {
@@ -226,9 +238,17 @@ func EnsureSegmentTag(ctx context.Context, db *sql.DB, d Dialect, table string, 
 	if want.Step == 0 && before != nil {
 		step = before.Step
 	}
+	if want.Step > MaxSegmentStep {
+		return before, after, fmt.Errorf("tag %s: %w: %d (allowed 1-%d: a restarted client skips what is left of its segment)", want.Tag, ErrStepOutOfRange, want.Step, MaxSegmentStep)
+	}
 	if start > MaxSegmentStart(step) {
 		return before, after, fmt.Errorf("tag %s: %w: %d leaves less than one step (%d IDs) below %d, the largest ID; the largest start for step %d is %d",
 			want.Tag, ErrStartOutOfRange, start, step, int64(math.MaxInt64), step, MaxSegmentStart(step))
+	}
+	if before != nil && want.Step > 0 && before.MaxID >= MaxSegmentStart(step) {
+		left := int64(math.MaxInt64) - before.MaxID
+		return before, after, fmt.Errorf("tag %s: %w: step %d is more than the %d IDs the tag has left (above %d): a step of at most %d keeps them usable",
+			want.Tag, ErrStepOutOfRange, want.Step, left, before.MaxID, max(left, 1))
 	}
 	type stmt struct {
 		name string

@@ -74,7 +74,7 @@ func runSegmentUp(ctx context.Context, env *cliEnv, args []string) error {
 	case fs.NArg() > 0:
 		return usagef("segment up: unexpected argument %q", fs.Arg(0))
 	case *step < 0:
-		return usagef("--step: %d is out of range (allowed: 1 or more, or 0 to keep)", *step)
+		return usagef("--step: %d is out of range (allowed: 1-%d, or 0 to keep)", *step, shardid.MaxSegmentStep)
 	case *start < 0:
 		return usagef("--start: %d is out of range (allowed: 1 or more, or 0)", *start)
 	}
@@ -99,6 +99,9 @@ func runSegmentUp(ctx context.Context, env *cliEnv, args []string) error {
 	before, after, err := shardid.EnsureSegmentTag(ctx, db, d, f.table, shardid.SegmentTag{Tag: f.tag, Step: *step, Description: *desc}, *start)
 	if errors.Is(err, shardid.ErrStartOutOfRange) {
 		return usagef("--start: %v", err)
+	}
+	if errors.Is(err, shardid.ErrStepOutOfRange) {
+		return usagef("--step: %v", err)
 	}
 	if err != nil {
 		return err

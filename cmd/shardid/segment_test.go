@@ -110,4 +110,21 @@ func TestSegmentIDSpaceEndCLI(t *testing.T) {
 		!strings.Contains(stderr, "after 1000 of 1001 IDs: segments exhausted: tag big: ID space used up") || strings.Contains(stderr, "out of range") {
 		t.Errorf("next past the end: exit %d, %d IDs, stderr %q", code, len(ids), stderr)
 	}
+	// A step that would use a tag up at once, or strand what it has left,
+	// is refused and changes nothing.
+	code, _, stderr = runCLI(t, "", nil, "segment", "up", "--dsn", dsn, "--tag", "huge", "--step", "9223372036854775807")
+	if code != 2 || !strings.Contains(stderr, "--step: tag huge: step out of range: 9223372036854775807 (allowed 1-1000000000") {
+		t.Fatalf("up with a huge step: exit %d, stderr %q", code, stderr)
+	}
+	if code, out, stderr := runCLI(t, "", nil, "segment", "up", "--dsn", dsn, "--tag", "g", "--start", "9223372036854773808"); code != 0 {
+		t.Fatalf("up with 2000 IDs left: exit %d\n%s%s", code, out, stderr)
+	}
+	code, _, stderr = runCLI(t, "", nil, "segment", "up", "--dsn", dsn, "--tag", "g", "--step", "5000")
+	if code != 2 || !strings.Contains(stderr, "step 5000 is more than the 2000 IDs the tag has left") {
+		t.Fatalf("a step past what the tag has left: exit %d, stderr %q", code, stderr)
+	}
+	code, out, stderr = runCLI(t, "", nil, "segment", "next", "--dsn", dsn, "--tag", "g", "-n", "2000")
+	if ids := strings.Fields(out); code != 0 || len(ids) != 2000 || ids[1999] != "9223372036854775807" {
+		t.Fatalf("the 2000 IDs left after the refused step: exit %d, %d IDs, stderr %q", code, len(ids), stderr)
+	}
 }
