@@ -70,7 +70,8 @@ type Settings struct {
 	Batches int `json:"batches"`
 	// IDs is how many IDs each client draws per round from a method that
 	// asks the server for each one (InMemoryFactor times as many from
-	// segments and leased generators): 1–10,000,000, 0 for DefaultIDs.
+	// segments and leased generators): 1–100,000, since every ID is kept
+	// to count repeats; 0 for DefaultIDs.
 	IDs int `json:"ids"`
 	// Progress, when set, is called before every measurement.
 	Progress func(Step) `json:"-"`
@@ -97,7 +98,7 @@ var Limits = []Limit{
 	{"calls", DefaultCalls, 100_000_000, func(s *Settings) *int { return &s.Calls }},
 	{"rows", DefaultRows, 10_000_000, func(s *Settings) *int { return &s.Rows }},
 	{"batches", DefaultBatches, 1_000_000, func(s *Settings) *int { return &s.Batches }},
-	{"ids", DefaultIDs, 10_000_000, func(s *Settings) *int { return &s.IDs }},
+	{"ids", DefaultIDs, 100_000, func(s *Settings) *int { return &s.IDs }},
 }
 
 // normalize fills in the defaults and checks the ranges.

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"io"
-	"slices"
 	"sync/atomic"
 
 	"github.com/shardid/shardid"
@@ -33,7 +32,7 @@ type Method struct {
 func (m Method) Run(ctx context.Context, clients int, ctr *Counter) (Result, int64, error) {
 	// Drive calls the constructor once per client, before any draw.
 	var closers []io.Closer
-	var drawn []*[]int64
+	var drawn [][]int64 // per client, by its index
 	defer func() {
 		for _, c := range closers {
 			c.Close()
@@ -45,12 +44,12 @@ func (m Method) Run(ctx context.Context, clients int, ctr *Counter) (Result, int
 			return nil, err
 		}
 		closers = append(closers, c)
-		ids := make([]int64, 0, m.IDs)
-		drawn = append(drawn, &ids)
+		i := len(drawn)
+		drawn = append(drawn, make([]int64, 0, m.IDs))
 		return func(ctx context.Context) (int64, error) {
 			id, err := d(ctx)
 			if err == nil {
-				ids = append(ids, id)
+				drawn[i] = append(drawn[i], id)
 			}
 			return id, err
 		}, nil
@@ -58,18 +57,27 @@ func (m Method) Run(ctx context.Context, clients int, ctr *Counter) (Result, int
 	if err != nil {
 		return r, 0, fmt.Errorf("%s: %w", m.Name, err)
 	}
-	var all []int64
-	for _, ids := range drawn {
-		all = append(all, *ids...)
-	}
-	return r, Repeats(all), nil
+	return r, int64(Repeats(drawn...)), nil
 }
 
-// Repeats returns how many of ids equal an earlier one (len(ids) minus the
-// number of distinct values). It sorts ids.
-func Repeats(ids []int64) int64 {
-	slices.Sort(ids)
-	return int64(len(ids) - len(slices.Compact(ids)))
+// Repeats counts the IDs that occur more than once across all lists (an
+// ID seen k times counts k-1).
+func Repeats(lists ...[]int64) int {
+	n := 0
+	for _, l := range lists {
+		n += len(l)
+	}
+	seen := make(map[int64]struct{}, n)
+	repeats := 0
+	for _, l := range lists {
+		for _, id := range l {
+			if _, ok := seen[id]; ok {
+				repeats++
+			}
+			seen[id] = struct{}{}
+		}
+	}
+	return repeats
 }
 
 // nopCloser closes nothing.

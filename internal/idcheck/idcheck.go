@@ -6,27 +6,13 @@ package idcheck
 import (
 	"testing"
 	"time"
+
+	"github.com/shardid/shardid/internal/idbench"
 )
 
-// Repeats counts the IDs that occur more than once across all lists (an ID
-// seen k times counts k-1).
-func Repeats(lists ...[]int64) int {
-	n := 0
-	for _, l := range lists {
-		n += len(l)
-	}
-	seen := make(map[int64]struct{}, n)
-	repeats := 0
-	for _, l := range lists {
-		for _, id := range l {
-			if _, ok := seen[id]; ok {
-				repeats++
-			}
-			seen[id] = struct{}{}
-		}
-	}
-	return repeats
-}
+// Repeats counts the IDs that occur more than once across all lists (an
+// ID seen k times counts k-1): idbench.Repeats, the count the bench uses.
+func Repeats(lists ...[]int64) int { return idbench.Repeats(lists...) }
 
 // WaitFor polls cond every 5 ms until it holds, failing t after three
 // minutes: a safety net for a load that never gets there, not a timing
