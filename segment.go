@@ -304,12 +304,14 @@ func (c *Segments) takeDB(step int64) (last, size int64, err error) {
 		return 0, 0, err // not the end of the ID space
 	}
 	if left := math.MaxInt64 - t.MaxID; left > 0 {
-		if last, err := c.allocate(ctx, left); err == nil {
+		last, err := c.allocate(ctx, left)
+		if err == nil {
 			return last, left, nil
 		}
-		// Another client took them first: the space is used up now.
-		if t2, terr := c.view.getTag(ctx, c.db, c.set.Tag); terr == nil {
-			t = t2
+		// Used up only if another client took them first; any other
+		// failure (the server gone, say) is the failure.
+		if t, terr = c.view.getTag(ctx, c.db, c.set.Tag); terr != nil || t.MaxID < math.MaxInt64 {
+			return 0, 0, err
 		}
 	}
 	return 0, 0, fmt.Errorf("%w: IDs handed out up to %d, and a segment of %d more would pass %d, the largest ID", ErrIDSpaceUsedUp, t.MaxID, step, int64(math.MaxInt64))

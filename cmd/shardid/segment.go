@@ -77,7 +77,13 @@ func runSegmentUp(ctx context.Context, env *cliEnv, args []string) error {
 		return usagef("--step: %d is out of range (allowed: 1-%d, or 0 to keep)", *step, shardid.MaxSegmentStep)
 	case *start < 0:
 		return usagef("--start: %d is out of range (allowed: 1 or more, or 0)", *start)
+	case *step > shardid.MaxSegmentStep:
+		return usagef("--step: %d is out of range (allowed: 1-%d, or 0 to keep)", *step, shardid.MaxSegmentStep)
+	case *step > 0 && *start > shardid.MaxSegmentStart(*step):
+		return usagef("--start: %d leaves less than one step (%d IDs) below the largest ID; the largest start for step %d is %d", *start, *step, *step, shardid.MaxSegmentStart(*step))
 	}
+	// Checked before anything is created; what depends on an existing
+	// tag's step is checked by EnsureSegmentTag, and changes nothing.
 	db, d, err := f.open(ctx, fs)
 	if err != nil {
 		return err
@@ -186,5 +192,7 @@ func lossyCommitHint(err error) error {
 	if !errors.Is(err, shardid.ErrLossyCommit) && !errors.Is(err, tickets.ErrLossyCommit) {
 		return err
 	}
-	return errors.New(strings.ReplaceAll(err.Error(), "AllowLossyCommit", "--allow-lossy-commit"))
+	// The message reworded, the error chain kept (errors.Is still finds
+	// ErrLossyCommit and ErrSegmentsExhausted).
+	return &redactedError{msg: strings.ReplaceAll(err.Error(), "AllowLossyCommit", "--allow-lossy-commit"), err: err}
 }
