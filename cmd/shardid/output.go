@@ -34,7 +34,7 @@ func (o *outputWriter) Write(p []byte) (int, error) {
 // status, unless err already was the write error. A command's own error
 // keeps its exit status.
 func (o *outputWriter) check(env *cliEnv, err error, code int) int {
-	if o == nil || o.err == nil || (err != nil && err != o.err && errors.Is(err, o.err)) {
+	if o == nil || o.err == nil || errors.Is(err, o.err) {
 		return code
 	}
 	why := o.err

@@ -186,8 +186,6 @@ func runTicketsNext(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer closeAll()
-	// The driver logs every broken connection; the errors that matter
-	// reach the user through the client.
 	cl, err := tickets.NewClient(ctx, servers, tickets.ClientSettings{Name: f.name, RetryAfter: *retry, Timeout: *timeout, AllowLossyCommit: *lossy})
 	if err != nil {
 		return lossyCommitHint(err)
