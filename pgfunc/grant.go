@@ -1,7 +1,6 @@
 package pgfunc
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -96,19 +95,10 @@ func newGrantData(sh Shard, role string, mode Mode) grantData {
 		DoneReg: quoteLiteral(q + ".next_id_jumps_done"), LockReg: quoteLiteral(q + ".next_id_jump_lock")}
 }
 
-// execGrantTemplate renders one of the templates in grant.sql.tmpl.
-func execGrantTemplate(name string, d grantData) (string, error) {
-	var buf bytes.Buffer
-	if err := pgTemplates.ExecuteTemplate(&buf, name, d); err != nil {
-		return "", fmt.Errorf("render %s for %s: %w", name, d.Schema, err)
-	}
-	return buf.String(), nil
-}
-
 // renderGrant returns the statements that give role (already quoted, or a
 // placeholder for a comment) what drawing from schema's generator needs.
 func renderGrant(sh Shard, role string, mode Mode) (string, error) {
-	return execGrantTemplate("grant", newGrantData(sh, role, mode))
+	return query("grant", newGrantData(sh, role, mode))
 }
 
 // Grant gives role exactly what an application needs on each shard's
@@ -133,7 +123,7 @@ func Grant(ctx context.Context, db *sql.DB, shards []Shard, role string, each fu
 		return nil, err
 	}
 	var super bool
-	q, err := execGrantTemplate("role", grantData{})
+	q, err := query("role", grantData{})
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +174,7 @@ func grantShard(ctx context.Context, db *sql.DB, sh Shard, role string, installe
 	}
 	mode := in.Meta.Mode
 	d := newGrantData(sh, quoteIdent(role), mode)
-	stmts, err := execGrantTemplate("grant", d)
+	stmts, err := query("grant", d)
 	if err != nil {
 		return false, err
 	}
@@ -245,11 +235,11 @@ func dangers(ctx context.Context, q queryer, gs []grantData, role string) ([]Dan
 	for len(gs) > 0 {
 		chunk := gs[:min(len(gs), dangersChunk)]
 		gs = gs[len(chunk):]
-		var buf bytes.Buffer
-		if err := pgTemplates.ExecuteTemplate(&buf, "dangers", chunk); err != nil {
-			return nil, fmt.Errorf("render dangers: %w", err)
+		text, err := query("dangers", chunk)
+		if err != nil {
+			return nil, err
 		}
-		rows, err := q.QueryContext(ctx, buf.String(), arg)
+		rows, err := q.QueryContext(ctx, text, arg)
 		if err != nil {
 			return nil, fmt.Errorf("check privileges on %s…: %w", chunk[0].Schema, err)
 		}
@@ -272,7 +262,7 @@ func dangers(ctx context.Context, q queryer, gs []grantData, role string) ([]Dan
 // missingPrivileges lists, as "lacks PRIVILEGE on OBJECT", what the grant
 // gives that role still lacks.
 func missingPrivileges(ctx context.Context, q queryer, d grantData, role string) ([]string, error) {
-	text, err := execGrantTemplate("missing", d)
+	text, err := query("missing", d)
 	if err != nil {
 		return nil, err
 	}

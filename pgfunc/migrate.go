@@ -358,7 +358,7 @@ func (m *Migrator) discoverServer(ctx context.Context) ([]Installed, error) {
 		if err != nil {
 			return nil, fmt.Errorf("database %s: %w", name, err)
 		}
-		gens, err := (&Migrator{db: other, opts: m.opts}).Discover(ctx)
+		gens, err := discover(ctx, other)
 		other.Close()
 		if err != nil {
 			return nil, fmt.Errorf("database %s: %w", name, err)
@@ -460,8 +460,8 @@ func (m *Migrator) Versions(ctx context.Context, schemas []string) (map[string]i
 }
 
 // serverLockKey is the second key of Up's server-wide advisory lock; the
-// first is serverLockClass ("SID2"), apart from the jump locks' class and
-// from goose's single-bigint lock ids.
+// first is serverLockClass ("SID2"), apart from goose's single-bigint
+// lock ids.
 const (
 	serverLockClass = 0x53494432
 	serverLockKey   = 0
@@ -760,18 +760,10 @@ func (m *Migrator) Down(ctx context.Context, shards []Shard, each func(Result)) 
 	})
 }
 
-// forEach runs do for every shard, Options.Parallel at a time (each schema
-// has its own goose lock, so they do not wait for one another), calls each
-// as shards finish, one call at a time, and returns the results in the
-// order of shards.
-func (m *Migrator) forEach(shards []Shard, each func(Result), do func(Shard) (bool, error)) []Result {
-	return m.forEachNoted(shards, each, func(sh Shard) (bool, string, error) {
-		applied, err := do(sh)
-		return applied, "", err
-	})
-}
-
-// forEachNoted is forEach for a do that also says why nothing was applied.
+// forEachNoted runs do for every shard, Options.Parallel at a time (each
+// schema has its own goose lock, so they do not wait for one another),
+// calls each as shards finish, one call at a time, and returns the results
+// in the order of shards; do also says why nothing was applied.
 func (m *Migrator) forEachNoted(shards []Shard, each func(Result), do func(Shard) (bool, string, error)) []Result {
 	out := make([]Result, len(shards))
 	var (
