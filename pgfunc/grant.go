@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 	"unicode/utf8"
 )
 
@@ -110,7 +109,8 @@ func renderGrant(sh Shard, role string, mode Mode) (string, error) {
 // next_id(), call the decode helpers and draw from the counter next_id()
 // reads; it can move nothing.
 //
-// Each shard is granted in a transaction of its own and then checked: the
+// Each shard is granted in a transaction of its own (DefaultParallel at
+// once) and then checked: the
 // role's effective privileges (through PUBLIC and the roles it belongs to
 // as well) must be exactly these, or the shard's result carries
 // ErrUnsafePrivileges naming what is wrong. A rerun is harmless. Other
@@ -139,24 +139,13 @@ func Grant(ctx context.Context, db *sql.DB, shards []Shard, role string, each fu
 	if err != nil {
 		return nil, err
 	}
-	bySchema := map[string]Installed{}
-	for _, in := range installed {
-		bySchema[in.Schema] = in
-	}
-	out := make([]Result, 0, len(shards))
-	for _, sh := range shards {
-		start := time.Now()
-		applied, err := grantShard(ctx, db, sh, role, bySchema)
-		if err != nil {
-			err = fmt.Errorf("schema %s: %w", sh.Schema, err)
-		}
-		r := Result{Shard: sh, Applied: applied, Duration: time.Since(start), Err: err}
-		out = append(out, r)
-		if each != nil {
-			each(r)
-		}
-	}
-	return out, nil
+	found := newCensus(installed)
+	// DefaultParallel shards at once, each on its own connection, as up.
+	m := &Migrator{db: db, parallel: DefaultParallel}
+	return m.forEachNoted(shards, each, func(sh Shard) (bool, string, error) {
+		applied, err := grantShard(ctx, db, sh, role, found.bySchema)
+		return applied, "", err
+	}), nil
 }
 
 // grantShard grants and checks one shard; applied reports whether the
