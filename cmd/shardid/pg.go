@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -225,8 +226,11 @@ func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string
 		db.Close()
 		return nil, err
 	}
-	asked := f.shards != "" || f.layout != "instagram" || f.epoch != "" || f.mode != string(pgfunc.ModeUnique) ||
-		fs.set("layout") || fs.set("epoch") || fs.set("mode")
+	// Given on the command line or by the environment (origin names the
+	// variable then), not left at its default.
+	asked := f.shards != "" || slices.ContainsFunc([]string{"layout", "epoch", "mode"}, func(n string) bool {
+		return fs.set(n) || fs.origin(n) != "--"+n
+	})
 	return &pgTarget{m: m, shards: shards, close: func() { db.Close() }, asked: asked}, nil
 }
 

@@ -289,6 +289,11 @@ func TestPGStatusJudgesWhatWasAsked(t *testing.T) {
 		!strings.Contains(errOut, "1 schema holds a generator that is outdated or differs") {
 		t.Fatalf("status of everything against js53: exit %d\n%s%s", code, out, errOut)
 	}
+	// The default named by the environment is asked for too.
+	asked := map[string]string{"SHARDID_PG_DSN": dsn, "SHARDID_LAYOUT": "instagram"}
+	if code, out, errOut := runCLI(t, "", asked, "pg", "status"); code != 1 || strings.Count(out, "differs from the requested options") != 1 {
+		t.Fatalf("status of everything against SHARDID_LAYOUT=instagram: exit %d\n%s%s", code, out, errOut)
+	}
 	if _, err := openPG(t, dsn).Exec("ALTER SCHEMA js1 RENAME TO moved1"); err != nil {
 		t.Fatal(err)
 	}
