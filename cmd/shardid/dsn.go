@@ -68,7 +68,7 @@ func parseDSN(flagName, dsn string, allowed dsnForm) (driver, open string, err e
 			}
 		}
 		if _, err := pgx.ParseConfig(dsn); err != nil {
-			return "", "", usagef("%s: not a PostgreSQL connection string (%s); want %s", flagName, pgxReason(err), allowed.want())
+			return "", "", usagef("%s: not a PostgreSQL connection string (%s); want %s", flagName, fleet.ParseErrorReason(err), allowed.want())
 		}
 		return "pgx", dsn, nil
 	case strings.HasPrefix(dsn, "mysql://"):
@@ -88,19 +88,6 @@ func parseDSN(flagName, dsn string, allowed dsnForm) (driver, open string, err e
 // connection string: a postgres:// or postgresql:// URL or key=value words.
 func isPostgresDSN(dsn string) bool {
 	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") || kvStart.MatchString(dsn)
-}
-
-// pgxReason is why pgx refused a DSN, without the DSN it quotes (masked
-// by pgx only where pgx recognizes the password).
-func pgxReason(err error) string {
-	msg := err.Error()
-	if rest, ok := strings.CutPrefix(msg, "cannot parse `"); ok {
-		if _, why, ok := strings.Cut(rest, "`: "); ok {
-			return why
-		}
-		return "unparsable"
-	}
-	return msg
 }
 
 // connect opens the PostgreSQL database named by --dsn (or

@@ -199,9 +199,9 @@ func Parse(name string, data []byte, getenv func(string) string) (*Map, error) {
 		cfg, err := pgx.ParseConfig(s.DSN)
 		if err != nil {
 			if fs.DSNEnv != "" {
-				return nil, fail(key("dsn_env"), "server %s: environment variable %s is not a PostgreSQL connection string (%s)", fs.Name, fs.DSNEnv, redactedParseError(err))
+				return nil, fail(key("dsn_env"), "server %s: environment variable %s is not a PostgreSQL connection string (%s)", fs.Name, fs.DSNEnv, ParseErrorReason(err))
 			}
-			return nil, fail(key("dsn"), "server %s: not a PostgreSQL connection string (%s)", fs.Name, redactedParseError(err))
+			return nil, fail(key("dsn"), "server %s: not a PostgreSQL connection string (%s)", fs.Name, ParseErrorReason(err))
 		}
 		s.Address = fmt.Sprintf("%s:%d/%s", cfg.Host, cfg.Port, cfg.Database)
 		if s.Shards, err = shardid.ParseShards(fs.Shards, m.Layout); err != nil {
@@ -218,9 +218,10 @@ func Parse(name string, data []byte, getenv func(string) string) (*Map, error) {
 	return m, nil
 }
 
-// redactedParseError says why pgx refused a DSN without quoting it (pgx
-// masks the password, but the rest of the DSN is the user's business).
-func redactedParseError(err error) string {
+// ParseErrorReason says why pgx.ParseConfig refused a DSN without quoting
+// the DSN (pgx masks only a password it recognizes, and net/url's errors
+// quote the whole URL): the last reason in pgx's message.
+func ParseErrorReason(err error) string {
 	msg := err.Error()
 	if i := strings.LastIndex(msg, ": "); i >= 0 {
 		msg = msg[i+2:]
