@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -217,9 +216,7 @@ func runPGVerify(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	rep := m.Verify(ctx)
 	if *asJSON {
-		enc := json.NewEncoder(env.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		if err := writeJSON(env.stdout, rep); err != nil {
 			return err
 		}
 	} else {

@@ -348,15 +348,8 @@ func render(name string, data any) (string, error) {
 	return b.String(), nil
 }
 
-// execer runs statements: a *sql.DB or *sql.Conn.
-type execer interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
 // exec renders the named statement with data and runs it.
-func exec(ctx context.Context, db execer, name string, data any, args ...any) error {
+func exec(ctx context.Context, db *sql.DB, name string, data any, args ...any) error {
 	q, err := render(name, data)
 	if err != nil {
 		return err
@@ -367,7 +360,7 @@ func exec(ctx context.Context, db execer, name string, data any, args ...any) er
 
 // queryRow renders the named query with data and scans its one row into
 // dest.
-func queryRow(ctx context.Context, db execer, name string, data any, dest ...any) error {
+func queryRow(ctx context.Context, db *sql.DB, name string, data any, dest ...any) error {
 	q, err := render(name, data)
 	if err != nil {
 		return err

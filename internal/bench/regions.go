@@ -117,7 +117,7 @@ func (r region) contains(k regionKey) bool {
 
 // regionsOf returns the regions SHOW TABLE … REGIONS lists for table, in
 // key order.
-func regionsOf(ctx context.Context, db execer, table string) ([]region, error) {
+func regionsOf(ctx context.Context, db *sql.DB, table string) ([]region, error) {
 	q, err := render("regions", table)
 	if err != nil {
 		return nil, err

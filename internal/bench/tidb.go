@@ -260,13 +260,13 @@ func setupTiDB(ctx context.Context, db *sql.DB, g *shardid.Generator) ([]tidbTab
 		if err != nil {
 			return nil, err
 		}
-		parsed, err := tidb.Parse(input)
-		if err != nil {
-			return nil, err
-		}
 		if sp.o == nil {
 			t.ddl = []string{input}
 		} else {
+			parsed, err := tidb.Parse(input)
+			if err != nil {
+				return nil, err
+			}
 			d, err := tidb.Render(parsed, *sp.o)
 			if err != nil {
 				return nil, err
