@@ -615,11 +615,15 @@ func (m *Migrator) apply(ctx context.Context, sh Shard) (bool, error) {
 	// The migration refuses other options than a down kept (see the
 	// template): the same refusal Up makes of a live generator.
 	var se interface{ SQLState() string }
-	if err != nil && errors.As(err, &se) && se.SQLState() == "55000" && strings.Contains(err.Error(), "held another generator until pg down") {
+	if err != nil && errors.As(err, &se) && se.SQLState() == retiredMismatchState {
 		err = fmt.Errorf("%w: %v", ErrGeneratorMismatch, err)
 	}
 	return len(res) > 0, err
 }
+
+// retiredMismatchState is the SQLSTATE the migration raises when the
+// schema's kept counter belongs to a generator with other options.
+const retiredMismatchState = "SHR02"
 
 // versionsChunk is how many history tables one versions query reads.
 const versionsChunk = 100 // planning a UNION ALL grows faster than its length: 100 tables 16 ms, 500 tables 350 ms

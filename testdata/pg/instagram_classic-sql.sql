@@ -65,7 +65,7 @@ BEGIN
     IF old IS NULL OR (old::pg_catalog.jsonb OPERATOR(pg_catalog.-) 'layout'::pg_catalog.text) OPERATOR(pg_catalog.<>) ('{"tool":"shardid","shard":5,"mode":"classic-sql","layout":"instagram","epoch_ms":1735689600000,"unit_ms":1,"time_bits":41,"shard_bits":13,"seq_bits":10}'::pg_catalog.jsonb OPERATOR(pg_catalog.-) 'layout'::pg_catalog.text) THEN
         RAISE EXCEPTION 'shardid: schema % held another generator until pg down (%); one made with other options could hand out its IDs again: up with the options it had, or drop the schema once none of its IDs is in use anywhere',
                 'insta5', old
-            USING ERRCODE = 'object_not_in_prerequisite_state';
+            USING ERRCODE = 'SHR02'; -- shardid's own: pgfunc.Up reads it as ErrGeneratorMismatch
     END IF;
     PERFORM pg_catalog.setval('"insta5".next_id_seq', s.last_value, s.is_called) FROM "insta5".next_id_retired_seq AS s;
     DROP SEQUENCE "insta5".next_id_retired_seq;

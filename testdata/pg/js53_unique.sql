@@ -202,7 +202,7 @@ BEGIN
     IF old IS NULL OR (old::pg_catalog.jsonb OPERATOR(pg_catalog.-) 'layout'::pg_catalog.text) OPERATOR(pg_catalog.<>) ('{"tool":"shardid","shard":5,"mode":"unique","layout":"js53","epoch_ms":1735689600000,"unit_ms":10,"time_bits":37,"shard_bits":8,"seq_bits":8}'::pg_catalog.jsonb OPERATOR(pg_catalog.-) 'layout'::pg_catalog.text) THEN
         RAISE EXCEPTION 'shardid: schema % held another generator until pg down (%); one made with other options could hand out its IDs again: up with the options it had, or drop the schema once none of its IDs is in use anywhere',
                 'insta5', old
-            USING ERRCODE = 'object_not_in_prerequisite_state';
+            USING ERRCODE = 'SHR02'; -- shardid's own: pgfunc.Up reads it as ErrGeneratorMismatch
     END IF;
     PERFORM pg_catalog.setval('"insta5".next_id_seq', s.last_value, s.is_called) FROM "insta5".next_id_retired_seq AS s;
     DROP SEQUENCE "insta5".next_id_retired_seq;
