@@ -33,7 +33,7 @@ func runIDGen(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	db, d, err := f.open(ctx)
+	db, d, err := f.open(ctx, fs)
 	if err != nil {
 		return err
 	}

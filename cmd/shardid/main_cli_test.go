@@ -61,6 +61,8 @@ func TestMessagesNameTheOrigin(t *testing.T) {
 		{map[string]string{"SHARDID_EPOCH": "2099-01-01T00:00:00Z"}, []string{"pg", "render", "--shard", "1"}, "shardid: SHARDID_EPOCH: invalid layout: epoch 2099-01-01T00:00:00Z is in the future"},
 		{map[string]string{"SHARDID_LAYOUT": "twitter"}, []string{"pg", "render", "--shard", "1"}, "shardid: SHARDID_LAYOUT: unknown layout \"twitter\""},
 		{nil, []string{"pg", "render", "--shard", "1", "--layout", "twitter"}, "shardid: --layout: unknown layout \"twitter\""},
+		{map[string]string{"SHARDID_WORKER_DSN": "mysql://u:s3cret@h/db"}, []string{"worker", "status"}, "shardid: SHARDID_WORKER_DSN: "},
+		{map[string]string{"SHARDID_WORKER_TABLE": "Bad-Name"}, []string{"worker", "status", "--dsn", "postgres://u@127.0.0.1:1/x"}, "shardid: SHARDID_WORKER_TABLE: "},
 	} {
 		code, out, stderr := runCLI(t, "", c.env, c.args...)
 		if code != 2 || !strings.HasPrefix(stderr, c.want) || strings.Count(stderr, "\n") != 1 || strings.Contains(out+stderr, "s3cret") {

@@ -30,11 +30,11 @@ func (f *leaseFlags) register(fs *flagSet) {
 }
 
 // open checks the table name, then connects.
-func (f *leaseFlags) open(ctx context.Context) (*sql.DB, shardid.Dialect, error) {
+func (f *leaseFlags) open(ctx context.Context, fs *flagSet) (*sql.DB, shardid.Dialect, error) {
 	if err := shardid.CheckLeaseTable(f.table); err != nil {
-		return nil, "", usagef("--table: %v", err)
+		return nil, "", usagef("%s: %v", fs.origin("table"), err)
 	}
-	return openAnyDSN(ctx, "--dsn", f.dsn, formPostgres|formMySQL)
+	return openAnyDSN(ctx, fs.origin("dsn"), f.dsn, formPostgres|formMySQL)
 }
 
 // parseLeaseCommand parses the flags of a worker subcommand that takes no
@@ -46,7 +46,7 @@ func parseLeaseCommand(ctx context.Context, env *cliEnv, fs *flagSet, f *leaseFl
 	if fs.NArg() > 0 {
 		return nil, "", usagef("%s: unexpected argument %q", fs.Name()[len("shardid "):], fs.Arg(0))
 	}
-	return f.open(ctx)
+	return f.open(ctx, fs)
 }
 
 func runWorkerUp(ctx context.Context, env *cliEnv, args []string) error {
