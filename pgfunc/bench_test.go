@@ -13,7 +13,9 @@ import (
 // BenchmarkServerSideCost measures what one ID costs inside the server, the
 // way DESIGN.md measured it: SELECT count(*) FROM (SELECT f() FROM
 // generate_series(1, calls)) s, so that no client round trip is counted;
-// unique-jump is mode unique with every call taking the slow path.
+// unique-jump is mode unique with every call taking the slow path;
+// unique-unbounded is mode unique without the bounded lead (the body
+// before it), the baseline of what the lead costs.
 // Every round runs each body once, in the same order, and the reported
 // figures are medians over the rounds: ns per call for each body and each
 // body's cost as a multiple of bare nextval() measured in the same run.
@@ -29,6 +31,7 @@ func BenchmarkServerSideCost(b *testing.B) {
 	bodies := []body{
 		{"nextval", "nextval('bench_seq')", 200_000},
 		{"unique", "b_unique.next_id()", 200_000},
+		{"unique-unbounded", "b_unbounded.next_id()", 200_000},
 		{"unique-jump", "b_jump.next_id()", 20_000},
 		{"classic", "b_classic.next_id()", 200_000},
 		{"classic-sql", "b_sql.next_id()", 200_000},
@@ -46,6 +49,7 @@ func BenchmarkServerSideCost(b *testing.B) {
 	for _, s := range setup {
 		installWith(b, db, s.sh, pgfunc.Options{Mode: s.mode})
 	}
+	installVariant(b, db, pgfunc.Shard{Schema: "b_unbounded", ID: 5}, pgfunc.Options{}, withoutLead)
 	// unique-jump: racingClock runs 300 times fast, so the counter is behind
 	// on every call and every call takes the slow path (lock,
 	// subtransaction, setval): the cost of one jump.

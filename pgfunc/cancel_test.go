@@ -206,16 +206,25 @@ func TestCrashRestart(t *testing.T) {
 }
 
 // TestTimeFieldExhausted renders a layout whose time field has already run
-// out: every mode must raise a clear error rather than return an ID.
+// out: up refuses it, and applied anyway (as goose would apply a pg gen
+// file), every mode must raise a clear error rather than return an ID.
 func TestTimeFieldExhausted(t *testing.T) {
 	t.Parallel()
 	db, _ := newDB(t)
 	l := shardid.Layout{Name: "tiny", Epoch: time.Now().Add(-3 * time.Second), TimeUnit: time.Millisecond, TimeBits: 11, ShardBits: 4, SeqBits: 4}
 	for i, mode := range pgfunc.Modes() {
 		schema := "tiny_" + strings.ReplaceAll(string(mode), "-", "_")
-		installWith(t, db, pgfunc.Shard{Schema: schema, ID: int64(i)}, pgfunc.Options{Layout: l, Mode: mode})
+		sh, o := pgfunc.Shard{Schema: schema, ID: int64(i)}, pgfunc.Options{Layout: l, Mode: mode}
+		m, err := pgfunc.NewMigrator(db, o, pgfunc.MigrateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := m.Up(context.Background(), []pgfunc.Shard{sh}, nil); !errors.Is(r[0].Err, pgfunc.ErrLayoutEnds) || r[0].Applied {
+			t.Fatalf("%s: up of an ended layout: applied=%v err=%v; want ErrLayoutEnds", mode, r[0].Applied, r[0].Err)
+		}
+		installRendered(t, db, sh, o)
 		var id int64
-		err := db.QueryRow("SELECT " + schema + ".next_id()").Scan(&id)
+		err = db.QueryRow("SELECT " + schema + ".next_id()").Scan(&id)
 		if err == nil {
 			t.Fatalf("%s: got id %d from an exhausted time field", mode, id)
 		}

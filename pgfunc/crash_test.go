@@ -74,7 +74,9 @@ func crashAfterReadOnlyDraws(t *testing.T, v *variant) (given, again []int64, re
 	db := testsrv.Open(t, "pgx", dsn)
 	ctx := context.Background()
 	sh := pgfunc.Shard{Schema: "crash", ID: 7}
-	o := pgfunc.Options{Layout: shardid.JS53()}
+	// A lead of 30 s lets the burst below run that far ahead of the clock
+	// at once (the default 5 s would make it wait for the clock).
+	o := pgfunc.Options{Layout: shardid.JS53(), Lead: 30 * time.Second}
 	if v == nil {
 		installWith(t, db, sh, o)
 	} else {

@@ -15,6 +15,8 @@ import (
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/database"
 	"github.com/pressly/goose/v3/lock"
+
+	"github.com/shardid/shardid"
 )
 
 // MigrationName is the file name of a shard's generator migration inside
@@ -57,6 +59,7 @@ type Migrator struct {
 	parallel int
 	connect  func(context.Context, string) (*sql.DB, error)
 	lockWait time.Duration
+	margin   time.Duration
 }
 
 // MigrateOptions says how a Migrator applies generators. The zero value
@@ -80,7 +83,21 @@ type MigrateOptions struct {
 	// it, before failing with ErrServerLocked naming the holder. Zero
 	// means DefaultLockTimeout.
 	LockTimeout time.Duration
+	// EndMargin is how long the layout must still last when Up applies a
+	// generator: Up refuses (ErrLayoutEnds) a layout whose time field ends
+	// within EndMargin of now, and one that has ended, whose every draw
+	// raises. Zero means DefaultEndMargin; a negative value refuses only
+	// a layout that has ended.
+	EndMargin time.Duration
 }
+
+// DefaultEndMargin is how long a layout must still last when Up applies a
+// generator, unless MigrateOptions.EndMargin says otherwise.
+const DefaultEndMargin = 365 * 24 * time.Hour
+
+// ErrLayoutEnds is returned (per shard) by Migrator.Up when the layout's
+// time field has ended, or ends within MigrateOptions.EndMargin.
+var ErrLayoutEnds = errors.New("layout ends too soon")
 
 // LockDatabase is the database in which Up takes its server-wide lock
 // when MigrateOptions.Connect is set: "postgres", which every PostgreSQL
@@ -129,7 +146,7 @@ func NewMigrator(db *sql.DB, o Options, mo MigrateOptions) (*Migrator, error) {
 	if mo.LockTimeout <= 0 {
 		mo.LockTimeout = DefaultLockTimeout
 	}
-	return &Migrator{db: db, opts: o, parallel: mo.Parallel, connect: mo.Connect, lockWait: mo.LockTimeout}, nil
+	return &Migrator{db: db, opts: o, parallel: mo.Parallel, connect: mo.Connect, lockWait: mo.LockTimeout, margin: mo.EndMargin}, nil
 }
 
 // Result is the outcome of one shard's Up or Down.
@@ -158,10 +175,12 @@ type Installed struct {
 	Schema string
 	// Meta is what its counter sequence's comment records.
 	Meta Meta
-	// Outdated is true for a generator applied by an older shardid, which
-	// recorded Meta on next_id() rather than on the counter: its body
-	// predates this release's (durability after a crash, the jump lock,
-	// search_path immunity), whatever its layout and mode.
+	// Outdated is true for a generator applied by an older shardid: one
+	// that recorded Meta on next_id() rather than on the counter, whose
+	// body predates this release's (durability after a crash, the jump
+	// lock, search_path immunity), whatever its layout and mode; or one in
+	// mode unique that records no lead, whose body lets the counter run
+	// ahead of the clock without bound.
 	Outdated bool
 }
 
@@ -183,6 +202,30 @@ type Status struct {
 	// or, with MigrateOptions.Connect, any other) whose generator carries
 	// this shard id: copies that hand out the same IDs.
 	Elsewhere []Installed
+	// CounterRead is true when Status read the counter of the installed
+	// generator (mode unique, drawn from at least once, and the role may
+	// read it); Ahead is then how far the end of the tick of its last
+	// value lay past the server's clock (zero or less: not ahead).
+	CounterRead bool
+	Ahead       time.Duration
+}
+
+// PastLead reports whether the counter stood further ahead of the clock
+// than the generator's lead when Status read it: next_id() waits, then
+// raises LeadExceededState, until the clock catches up. Draws never put
+// it there; raw nextval calls on the counter do, and so does a restore or
+// failover onto a server whose clock is behind the old one's. For a
+// generator that records no lead (Installed.Outdated), any lead past
+// DefaultLead counts.
+func (s Status) PastLead() bool {
+	if !s.CounterRead || s.Installed == nil {
+		return false
+	}
+	lead := s.Installed.Lead()
+	if lead == 0 {
+		lead = DefaultLead
+	}
+	return s.Ahead > lead
 }
 
 // LockID is the goose session-lock id for schema: distinct per schema, so
@@ -194,7 +237,12 @@ func LockID(schema string) int64 {
 }
 
 func (m *Migrator) provider(sh Shard) (*goose.Provider, error) {
-	text, err := Render(sh, m.opts)
+	return m.providerWith(sh, m.opts)
+}
+
+// providerWith is provider for the generator o renders.
+func (m *Migrator) providerWith(sh Shard, o Options) (*goose.Provider, error) {
+	text, err := Render(sh, o)
 	if err != nil {
 		return nil, err
 	}
@@ -269,7 +317,7 @@ func discover(ctx context.Context, db *sql.DB) ([]Installed, error) {
 			return nil, fmt.Errorf("discover generators: %w", err)
 		}
 		if meta, ok := parseMeta(comment); ok {
-			out = append(out, Installed{Schema: schema, Meta: meta})
+			out = append(out, Installed{Schema: schema, Meta: meta, Outdated: meta.Mode == ModeUnique && meta.LeadMS == 0})
 		} else if meta, ok := parseMeta(older); ok {
 			out = append(out, Installed{Schema: schema, Meta: meta, Outdated: true})
 		}
@@ -320,10 +368,13 @@ func (m *Migrator) check(sh Shard, c census) error {
 	for _, in := range candidates {
 		switch {
 		case in.Database == "" && in.Schema == sh.Schema && in.Outdated:
-			return fmt.Errorf("%w: %s holds shard %d, mode %s, applied by a release that recorded its metadata on next_id(); its body lacks this release's fixes, and up does not replace a live generator",
-				ErrOutdatedGenerator, sh.Schema, in.Meta.Shard, in.Meta.Mode)
+			return fmt.Errorf("%w: %s holds shard %d, mode %s, applied by a release that %s; its body lacks this release's fixes, and up does not replace a live generator (pg down, then pg up, replaces it and carries its counter on)",
+				ErrOutdatedGenerator, sh.Schema, in.Meta.Shard, in.Meta.Mode, outdatedWhy(in))
 		case in.Database == "" && in.Schema == sh.Schema && !in.Meta.sameGenerator(want):
 			return m.mismatch(sh, in)
+		case in.Database == "" && in.Schema == sh.Schema && in.Meta.LeadMS != want.LeadMS:
+			return fmt.Errorf("%w: %s has a lead of %s, requested %s: the lead is part of next_id()'s body, and up does not replace a live generator's body (pg down, then pg up with the new lead, carries its counter on)",
+				ErrGeneratorMismatch, sh.Schema, in.Meta.Lead(), want.Lead())
 		case in.Database != "" && in.Meta.Shard == sh.ID:
 			return fmt.Errorf("%w: shard %d is already in schema %s of database %s", ErrShardConflict, sh.ID, in.Schema, in.Database)
 		case in.Schema != sh.Schema && in.Meta.Shard == sh.ID:
@@ -331,6 +382,15 @@ func (m *Migrator) check(sh Shard, c census) error {
 		}
 	}
 	return nil
+}
+
+// outdatedWhy says how an outdated generator (Installed.Outdated) shows
+// its age.
+func outdatedWhy(in Installed) string {
+	if in.Meta.Mode == ModeUnique && in.Meta.LeadMS == 0 {
+		return "bounded no lead (its counter may run ahead of the clock without bound)"
+	}
+	return "recorded its metadata on next_id()"
 }
 
 // mismatch is ErrGeneratorMismatch for sh, whose schema holds in, not the
@@ -559,10 +619,13 @@ func holders(ctx context.Context, conn *sql.Conn) string {
 // without another round trip.
 func (m *Migrator) Up(ctx context.Context, shards []Shard, each func(Result)) []Result {
 	var installed []Installed
-	unlock, err := m.lockServer(ctx)
+	err := CheckEnd(m.opts.Layout, m.margin, time.Now())
 	if err == nil {
-		defer unlock()
-		installed, err = m.discoverServer(ctx)
+		var unlock func()
+		if unlock, err = m.lockServer(ctx); err == nil {
+			defer unlock()
+			installed, err = m.discoverServer(ctx)
+		}
 	}
 	found := newCensus(installed)
 	return m.forEachNoted(shards, each, func(sh Shard) (bool, string, error) {
@@ -575,7 +638,7 @@ func (m *Migrator) Up(ctx context.Context, shards []Shard, each func(Result)) []
 		// The metadata comment is written in the migration's own
 		// transaction, with goose's version row: a schema that carries
 		// this generator's comment has it applied.
-		if in, ok := found.bySchema[sh.Schema]; ok && in.Meta.sameGenerator(metaFor(sh, m.opts)) {
+		if in, ok := found.bySchema[sh.Schema]; ok && in.Meta.sameBody(metaFor(sh, m.opts)) {
 			return false, "current", nil
 		}
 		applied, err := m.apply(ctx, sh)
@@ -587,6 +650,41 @@ func (m *Migrator) Up(ctx context.Context, shards []Shard, each func(Result)) []
 		}
 		return applied, "", err
 	})
+}
+
+// CheckEnd returns an error wrapping ErrLayoutEnds, naming the end, when
+// layout l has ended at now or ends within margin of it (zero means
+// DefaultEndMargin; a negative margin refuses only an ended layout), as
+// Migrator.Up refuses it.
+func CheckEnd(l shardid.Layout, margin time.Duration, now time.Time) error {
+	switch {
+	case margin == 0:
+		margin = DefaultEndMargin
+	case margin < 0:
+		margin = 0
+	}
+	end := l.End()
+	name := l.Name
+	if name == "" {
+		name = "custom"
+	}
+	switch {
+	case !end.After(now):
+		return fmt.Errorf("%w: layout %s with epoch %s ended at %s: every draw would raise; choose a later epoch", ErrLayoutEnds,
+			name, l.Epoch.UTC().Format(time.RFC3339Nano), end.Format(time.RFC3339))
+	case !end.After(now.Add(margin)):
+		return fmt.Errorf("%w: layout %s with epoch %s ends at %s, within the end margin of %s: choose a later epoch, or a smaller margin", ErrLayoutEnds,
+			name, l.Epoch.UTC().Format(time.RFC3339Nano), end.Format(time.RFC3339), days(margin))
+	}
+	return nil
+}
+
+// days writes d in days when it is a whole number of them.
+func days(d time.Duration) string {
+	if d > 0 && d%(24*time.Hour) == 0 {
+		return fmt.Sprintf("%d days", d/(24*time.Hour))
+	}
+	return d.String()
 }
 
 // schemaNames lists the shards' schemas.
@@ -729,6 +827,52 @@ func (m *Migrator) histories(ctx context.Context, schemas []string) (map[string]
 // passed the counter reads the counter by the layout). Any failure to
 // find out (a dead connection, a cancelled context) is an error.
 func (m *Migrator) Down(ctx context.Context, shards []Shard, each func(Result)) []Result {
+	return m.down(ctx, shards, each, func(sh Shard, in Installed) (Options, error) {
+		// Down checks the counter against the clock with the layout it is
+		// given: another layout, epoch or mode would let a counter far
+		// ahead of the clock pass, and the next up repeat its IDs.
+		if !in.Meta.sameGenerator(metaFor(sh, m.opts)) {
+			return m.opts, fmt.Errorf("down: %w (give down the generator's own layout, epoch and mode, as pg status shows them)", m.mismatch(sh, in))
+		}
+		return m.opts, nil
+	})
+}
+
+// Asked says which of a Migrator's options its caller gave explicitly
+// (on a command line, say) rather than left to their defaults.
+type Asked struct {
+	// Layout: the layout's time unit and field widths.
+	Layout bool
+	// Epoch: the layout's epoch.
+	Epoch bool
+	// Mode: the next_id() body.
+	Mode bool
+}
+
+// DownInstalled is Down with each schema's own generator: the layout,
+// epoch and mode its counter's comment records, so that the caller need
+// not repeat them. It refuses (ErrGeneratorMismatch) a generator that
+// differs from the Migrator's options in one that asked names: a caller
+// who names a layout expects to remove that one. A schema whose history
+// records the migration but holds no generator is taken down with the
+// Migrator's options.
+func (m *Migrator) DownInstalled(ctx context.Context, shards []Shard, asked Asked, each func(Result)) []Result {
+	return m.down(ctx, shards, each, func(sh Shard, in Installed) (Options, error) {
+		have, want := in.Meta, metaFor(sh, m.opts)
+		if have.Shard != sh.ID ||
+			asked.Layout && (have.UnitMS != want.UnitMS || have.TimeBits != want.TimeBits || have.ShardBits != want.ShardBits || have.SeqBits != want.SeqBits) ||
+			asked.Epoch && have.EpochMS != want.EpochMS || asked.Mode && have.Mode != want.Mode {
+			return m.opts, fmt.Errorf("down: %w (give down the generator's own options, as pg status shows them, or none)", m.mismatch(sh, in))
+		}
+		o := m.opts
+		o.Layout, o.Mode = have.LayoutOf(), have.Mode
+		o.Lead = DefaultLead // the Down does not use it, and DefaultLead suits every layout
+		return o, nil
+	})
+}
+
+// down is Down with the options optsFor gives for a schema holding in.
+func (m *Migrator) down(ctx context.Context, shards []Shard, each func(Result), optsFor func(Shard, Installed) (Options, error)) []Result {
 	hist, histErr := m.histories(ctx, schemaNames(shards))
 	var found census
 	if histErr == nil {
@@ -749,13 +893,14 @@ func (m *Migrator) Down(ctx context.Context, shards []Shard, each func(Result)) 
 			}
 			return false, "no generator applied", nil
 		}
-		// Down checks the counter against the clock with the layout it is
-		// given: another layout, epoch or mode would let a counter far
-		// ahead of the clock pass, and the next up repeat its IDs.
-		if in, ok := found.bySchema[sh.Schema]; ok && !in.Meta.sameGenerator(metaFor(sh, m.opts)) {
-			return false, "", fmt.Errorf("down: %w (give down the generator's own layout, epoch and mode, as pg status shows them)", m.mismatch(sh, in))
+		o := m.opts
+		if in, ok := found.bySchema[sh.Schema]; ok {
+			var err error
+			if o, err = optsFor(sh, in); err != nil {
+				return false, "", err
+			}
 		}
-		p, err := m.provider(sh)
+		p, err := m.providerWith(sh, o)
 		if err != nil {
 			return false, "", err
 		}
@@ -835,7 +980,7 @@ func (m *Migrator) Status(ctx context.Context, shards []Shard) ([]Status, error)
 			meta := in.Meta
 			st.Installed = &meta
 			st.Outdated = in.Outdated
-			st.Matches = !in.Outdated && meta.sameGenerator(metaFor(sh, m.opts))
+			st.Matches = !in.Outdated && meta.sameBody(metaFor(sh, m.opts))
 		}
 		for _, in := range found.byShard[sh.ID] {
 			if in.Meta.Shard == sh.ID && (in.Database != "" || in.Schema != sh.Schema) {
@@ -843,6 +988,9 @@ func (m *Migrator) Status(ctx context.Context, shards []Shard) ([]Status, error)
 			}
 		}
 		out = append(out, st)
+	}
+	if err := m.readAhead(ctx, out); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -386,8 +386,9 @@ func TestUpAfterDownKeepsTheGenerator(t *testing.T) {
 			t.Fatalf("up with %s after down: applied=%v err=%v; want a refusal", name, r[0].Applied, r[0].Err)
 		}
 	}
-	// The same generator again, on a clock set back below its old IDs.
-	earlier := at(t0.Add(-time.Minute))
+	// The same generator again, on a clock set back below its old IDs (by
+	// less than the lead: further back, draws wait for the clock).
+	earlier := at(t0.Add(-2 * time.Second))
 	m, _ = pgfunc.NewMigrator(earlier, pgfunc.WithClock(pgfunc.Options{}, nowClock), pgfunc.MigrateOptions{})
 	if r := m.Up(ctx, shards, nil); r[0].Err != nil || !r[0].Applied {
 		t.Fatalf("up with the same options: %+v", r[0])

@@ -62,7 +62,33 @@ var (
 	// ErrInvalidSchema is returned when a schema name (or the name a schema
 	// format makes) is not a plain lower-case PostgreSQL identifier.
 	ErrInvalidSchema = errors.New("invalid schema name")
+	// ErrInvalidLead is returned by Render, NewMigrator and MetaFor when
+	// Options.Lead is not a whole number of milliseconds from the layout's
+	// tick to MaxLead.
+	ErrInvalidLead = errors.New("invalid lead")
 )
+
+// DefaultLead is how far ahead of the server's clock a generator in mode
+// unique may hand out IDs unless Options.Lead says otherwise: a burst
+// borrows up to this much of the following ticks (5 s is 5,120,000 IDs per
+// shard with the instagram layout, 128,000 with js53), and a restore or
+// failover whose new primary draws its first ID more than this after the
+// old primary's last repeats nothing.
+const DefaultLead = 5 * time.Second
+
+// MaxLead is the longest lead Options.Lead accepts.
+const MaxLead = time.Hour
+
+// DefaultLeadWait is how long a draw that would hand out an ID past the
+// lead waits for the clock before it raises LeadExceededState.
+const DefaultLeadWait = time.Second
+
+// LeadExceededState is the SQLSTATE next_id() raises, in mode unique, when
+// the next ID would lie further ahead of the clock than the generator's
+// lead and the clock did not catch up within DefaultLeadWait: the counter
+// was pushed past the lead (raw nextval calls on it, a clock stepped back),
+// or draws outran the layout's ticks for longer than the lead.
+const LeadExceededState = "SHR10"
 
 // DefaultSchemaFormat names shard N's schema: "insta%d" gives insta0, insta1, ...
 const DefaultSchemaFormat = "insta%d"
@@ -115,11 +141,21 @@ type Options struct {
 	Layout shardid.Layout
 	// Mode is the next_id() body. Empty means ModeUnique.
 	Mode Mode
+	// Lead bounds, in mode unique, how far ahead of the server's clock an
+	// ID may lie: no ID's tick ends more than Lead after the clock reading
+	// of the draw that hands it out. A draw past it waits for the clock
+	// (DefaultLeadWait at most), then raises LeadExceededState. It must be
+	// a whole number of milliseconds from the layout's tick to MaxLead;
+	// zero means DefaultLead. The classic modes have no lead.
+	Lead time.Duration
 
 	// clock is the SQL expression next_id() reads the time from; empty
 	// means clock_timestamp(). Only tests set it (see export_test.go), to
 	// step the clock of one session without touching the machine's.
 	clock string
+	// leadWait is how long a draw past the lead waits for the clock; zero
+	// means DefaultLeadWait. Only tests set it, for a frozen test clock.
+	leadWait time.Duration
 }
 
 // normalize fills defaults and validates; the result is ready to render.
@@ -135,8 +171,18 @@ func (o Options) normalize() (Options, error) {
 		return o, err
 	}
 	o.Mode = m
+	if o.Lead == 0 {
+		o.Lead = DefaultLead
+	}
+	if o.Lead < o.Layout.TimeUnit || o.Lead > MaxLead || o.Lead%time.Millisecond != 0 {
+		return o, fmt.Errorf("%w %s: want a whole number of milliseconds from the layout's tick (%s) to %s, or 0 for %s",
+			ErrInvalidLead, o.Lead, o.Layout.TimeUnit, MaxLead, DefaultLead)
+	}
 	if o.clock == "" {
 		o.clock = "pg_catalog.clock_timestamp()"
+	}
+	if o.leadWait == 0 {
+		o.leadWait = DefaultLeadWait
 	}
 	return o, nil
 }
@@ -154,6 +200,23 @@ type Meta struct {
 	TimeBits  uint   `json:"time_bits"`  // Layout.TimeBits
 	ShardBits uint   `json:"shard_bits"` // Layout.ShardBits
 	SeqBits   uint   `json:"seq_bits"`   // Layout.SeqBits
+	// LeadMS is Options.Lead in ms, in mode unique (0 in the classic
+	// modes, and in a generator applied by a shardid without a bounded
+	// lead). It is not part of what makes two generators the same (see
+	// SameGenerator): the lead bounds how far ahead of the clock IDs go,
+	// not which IDs the counter has handed out, so a generator with one
+	// lead may carry on from the counter of one with another.
+	LeadMS int64 `json:"lead_ms,omitempty"`
+}
+
+// Lead is the recorded lead (0: none recorded).
+func (m Meta) Lead() time.Duration { return time.Duration(m.LeadMS) * time.Millisecond }
+
+// LayoutOf returns the layout the metadata records (named by its
+// informational preset name).
+func (m Meta) LayoutOf() shardid.Layout {
+	return shardid.Layout{Name: m.Layout, Epoch: time.UnixMilli(m.EpochMS).UTC(), TimeUnit: time.Duration(m.UnitMS) * time.Millisecond,
+		TimeBits: m.TimeBits, ShardBits: m.ShardBits, SeqBits: m.SeqBits}
 }
 
 // MetaFor returns the metadata Render records for shard rendered with o
@@ -170,45 +233,59 @@ func MetaFor(sh Shard, o Options) (Meta, error) {
 // metaFor describes shard rendered with o, normalized.
 func metaFor(sh Shard, o Options) Meta {
 	l := o.Layout
-	return Meta{Tool: "shardid", Shard: sh.ID, Mode: o.Mode, Layout: l.Name, EpochMS: l.EpochMillis(),
+	meta := Meta{Tool: "shardid", Shard: sh.ID, Mode: o.Mode, Layout: l.Name, EpochMS: l.EpochMillis(),
 		UnitMS: l.UnitMillis(), TimeBits: l.TimeBits, ShardBits: l.ShardBits, SeqBits: l.SeqBits}
+	if o.Mode == ModeUnique {
+		meta.LeadMS = o.Lead.Milliseconds()
+	}
+	return meta
 }
 
+// sameBody reports whether two metas describe the same IDs and the same
+// next_id() body: the same generator and the same lead.
+func (m Meta) sameBody(o Meta) bool { return m.sameGenerator(o) && m.LeadMS == o.LeadMS }
+
 // SameGenerator reports whether two metas describe the same IDs: the same
-// shard id, mode and layout (its informational name aside).
+// shard id, mode and layout (its informational name and the lead aside).
 func (m Meta) SameGenerator(o Meta) bool { return m.sameGenerator(o) }
 
 // sameGenerator reports whether two metas describe the same IDs (the
-// informational layout name aside).
+// informational layout name and the lead aside).
 func (m Meta) sameGenerator(o Meta) bool {
 	m.Layout, o.Layout = "", ""
+	m.LeadMS, o.LeadMS = 0, 0
 	return m == o
 }
 
 type renderData struct {
-	Schema         string // quoted identifier
-	Shard          int64
-	Jump           string // the jump function's name: next_id_jump_<shard>
-	Layout         shardid.Layout
-	Mode           Mode
-	LayoutText     string
-	SeqReg         string // string literal naming the counter sequence
-	BegunReg       string // string literal naming the jumps-begun sequence
-	DoneReg        string // string literal naming the jumps-done sequence
-	RetiredReg     string // string literal naming the counter a down kept
-	SchemaLit      string // string literal of the schema's name, for messages
-	ShardPart      int64  // shard << SeqBits
-	ShardSeqBits   uint
-	MaxUnits       int64
-	NextTickMillis int64 // epoch + one unit, in Unix ms: where tick 0's successor starts
-	DurableMicros  int64 // see durableFrom: where the clock term's third bucket starts
-	DurableUnits   int64 // the same, in counter units past the start of the clock's tick
-	ClockWeight    int64 // next_id()'s clock term: never a difference of the jump counters
-	Clock          string
-	Comment        string // string literal
-	GrantComment   string // the grant template for <role>, as SQL comment lines
-	EpochText      string
-	EndText        string
+	Schema            string // quoted identifier
+	Shard             int64
+	Jump              string // the jump function's name: next_id_jump_<shard>
+	Layout            shardid.Layout
+	Mode              Mode
+	LayoutText        string
+	SeqReg            string // string literal naming the counter sequence
+	BegunReg          string // string literal naming the jumps-begun sequence
+	DoneReg           string // string literal naming the jumps-done sequence
+	RetiredReg        string // string literal naming the counter a down kept
+	SchemaLit         string // string literal of the schema's name, for messages
+	ShardPart         int64  // shard << SeqBits
+	ShardSeqBits      uint
+	MaxUnits          int64
+	NextTickMillis    int64 // epoch + one unit, in Unix ms: where tick 0's successor starts
+	DurableMicros     int64 // see durableFrom: where the clock term's third bucket starts
+	DurableUnits      int64 // the same, in counter units past the start of the clock's tick
+	ClockWeight       int64 // next_id()'s clock term: never a difference of the jump counters
+	LeadMicros        int64 // Options.Lead in µs
+	LeadText          string
+	LeadWaitMicros    int64 // Options.leadWait in µs
+	LeadWaitText      string
+	LeadExceededState string
+	Clock             string
+	Comment           string // string literal
+	GrantComment      string // the grant template for <role>, as SQL comment lines
+	EpochText         string
+	EndText           string
 }
 
 var pgTemplates = template.Must(template.New("pg").Funcs(template.FuncMap{
@@ -262,29 +339,34 @@ func render(name string, sh Shard, o Options) ([]byte, error) {
 		return nil, err
 	}
 	d := renderData{
-		Schema:         q,
-		Shard:          sh.ID,
-		Jump:           jumpName(sh.ID),
-		Layout:         l,
-		Mode:           o.Mode,
-		LayoutText:     l.String(),
-		SeqReg:         quoteLiteral(q + ".next_id_seq"),
-		BegunReg:       quoteLiteral(q + ".next_id_jumps_begun"),
-		DoneReg:        quoteLiteral(q + ".next_id_jumps_done"),
-		RetiredReg:     quoteLiteral(q + ".next_id_retired_seq"),
-		SchemaLit:      quoteLiteral(sh.Schema),
-		ShardPart:      sh.ID << l.SeqBits,
-		ShardSeqBits:   l.ShardBits + l.SeqBits,
-		MaxUnits:       (l.MaxTicks()+1)<<l.SeqBits - 1,
-		NextTickMillis: l.EpochMillis() + l.UnitMillis(),
-		DurableMicros:  durable.Microseconds() + 1,
-		DurableUnits:   durable.Milliseconds() / l.UnitMillis() << l.SeqBits,
-		ClockWeight:    1<<40 + 1<<19,
-		Clock:          o.clock,
-		Comment:        quoteLiteral(string(meta)),
-		GrantComment:   commentLines(grants),
-		EpochText:      l.Epoch.UTC().Format(time.RFC3339), // in the body's text: to the second, so the rendered
-		EndText:        l.End().Format(time.RFC3339),       // migration stays byte-identical across releases
+		Schema:            q,
+		Shard:             sh.ID,
+		Jump:              jumpName(sh.ID),
+		Layout:            l,
+		Mode:              o.Mode,
+		LayoutText:        l.String(),
+		SeqReg:            quoteLiteral(q + ".next_id_seq"),
+		BegunReg:          quoteLiteral(q + ".next_id_jumps_begun"),
+		DoneReg:           quoteLiteral(q + ".next_id_jumps_done"),
+		RetiredReg:        quoteLiteral(q + ".next_id_retired_seq"),
+		SchemaLit:         quoteLiteral(sh.Schema),
+		ShardPart:         sh.ID << l.SeqBits,
+		ShardSeqBits:      l.ShardBits + l.SeqBits,
+		MaxUnits:          (l.MaxTicks()+1)<<l.SeqBits - 1,
+		NextTickMillis:    l.EpochMillis() + l.UnitMillis(),
+		DurableMicros:     durable.Microseconds() + 1,
+		DurableUnits:      durable.Milliseconds() / l.UnitMillis() << l.SeqBits,
+		ClockWeight:       1<<40 + 1<<19,
+		LeadMicros:        o.Lead.Microseconds(),
+		LeadText:          o.Lead.String(),
+		LeadWaitMicros:    o.leadWait.Microseconds(),
+		LeadWaitText:      o.leadWait.String(),
+		LeadExceededState: LeadExceededState,
+		Clock:             o.clock,
+		Comment:           quoteLiteral(string(meta)),
+		GrantComment:      commentLines(grants),
+		EpochText:         l.Epoch.UTC().Format(time.RFC3339), // in the body's text: to the second, so the rendered
+		EndText:           l.End().Format(time.RFC3339),       // migration stays byte-identical across releases
 	}
 	var buf bytes.Buffer
 	if err := pgTemplates.ExecuteTemplate(&buf, name, d); err != nil {

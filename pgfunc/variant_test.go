@@ -36,10 +36,22 @@ var (
 		up = regexp.MustCompile(`OPERATOR\(pg_catalog\.([^)]+)\)`).ReplaceAllString(up, "$1")
 		return strings.ReplaceAll(up, "pg_catalog.timestamptz", "timestamptz")
 	}}
+	// withoutLead is the generator without its bounded lead: the fast path
+	// returns any value not behind the clock (in a transaction with a
+	// transaction id), and the jump never waits for the clock, so a burst
+	// runs the counter ahead without bound.
+	withoutLead = variant{"without the lead", func(up string) string {
+		up = leadTermRE.ReplaceAllString(up, "THEN ($1 OPERATOR(pg_catalog.<=) $2)::int")
+		return strings.ReplaceAll(up, "IF ahead > ", "IF false AND ahead > ")
+	}}
 	// jumpCountersStepOne lets nextval move the jump counters by one, as
 	// before, so that USAGE on them can make them equal.
 	jumpCountersStepOne = replacing("jump counters stepping by one", "INCREMENT BY 1048576", "INCREMENT BY 1")
 )
+
+// leadTermRE matches the fast path's clock term for transactions with a
+// transaction id: the tick's end against the clock and the lead.
+var leadTermRE = regexp.MustCompile(`THEN \(pg_catalog\.width_bucket\((.*?) OPERATOR\(pg_catalog\.-\) (.*?),\s*ARRAY\['1 microsecond'::interval, '\d+ microseconds'::interval\]\) OPERATOR\(pg_catalog\.-\) 1\)`)
 
 // advisoryJumpLock serializes jumps on the advisory lock the generator
 // used before, which any role can take.
@@ -49,11 +61,8 @@ func advisoryJumpLock(schema string) variant {
 		"PERFORM pg_catalog.pg_advisory_xact_lock(1397310513, 0);")
 }
 
-// installVariant applies the Up part of shard's rendered generator with v
-// applied (no goose history is written). It fails the test unless v
-// changes the SQL, so that a template change cannot silently turn a broken
-// body back into the real one.
-func installVariant(t testing.TB, db *sql.DB, sh pgfunc.Shard, o pgfunc.Options, v variant) {
+// renderedUp returns the Up part of shard's rendered generator.
+func renderedUp(t testing.TB, sh pgfunc.Shard, o pgfunc.Options) string {
 	t.Helper()
 	text, err := pgfunc.Render(sh, o)
 	if err != nil {
@@ -64,6 +73,26 @@ func installVariant(t testing.TB, db *sql.DB, sh pgfunc.Shard, o pgfunc.Options,
 	if !ok || !ok2 {
 		t.Fatalf("%s: no Up part in the rendered migration", sh.Schema)
 	}
+	return up
+}
+
+// installRendered applies the Up part of shard's rendered generator as it
+// is, without Up's checks (no goose history is written), as goose applies
+// a pg gen file.
+func installRendered(t testing.TB, db *sql.DB, sh pgfunc.Shard, o pgfunc.Options) {
+	t.Helper()
+	if _, err := db.Exec(renderedUp(t, sh, o)); err != nil {
+		t.Fatalf("install %s: %v", sh.Schema, err)
+	}
+}
+
+// installVariant applies the Up part of shard's rendered generator with v
+// applied (no goose history is written). It fails the test unless v
+// changes the SQL, so that a template change cannot silently turn a broken
+// body back into the real one.
+func installVariant(t testing.TB, db *sql.DB, sh pgfunc.Shard, o pgfunc.Options, v variant) {
+	t.Helper()
+	up := renderedUp(t, sh, o)
 	changed := v.change(up)
 	if changed == up {
 		t.Fatalf("variant %q changes nothing in the rendered SQL: the template changed, update the variant", v.name)

@@ -185,3 +185,49 @@ func (m *Map) Status(ctx context.Context) []ServerStatus {
 	wg.Wait()
 	return out
 }
+
+// ServerResumed is what Resume did on one server of the map.
+type ServerResumed struct {
+	// Server is the map's server.
+	Server Server
+	// Counters has one entry per counter Resume found among the server's
+	// mapped shards (see pgfunc.Migrator.Resume).
+	Counters []pgfunc.Resumed
+	// Err is why nothing was moved on the server: it could not be
+	// reached, or is still in recovery (pgfunc.ErrInRecovery).
+	Err error
+	// Duration is how long the server took.
+	Duration time.Duration
+}
+
+// Resume moves the counters of every shard of the map on its server past
+// anything an old server could have handed out (pgfunc.Migrator.Resume),
+// all servers at once. each, if not nil, is called (one call at a time)
+// as counters finish, with the server's name.
+func (m *Map) Resume(ctx context.Context, ro pgfunc.ResumeOptions, each func(server string, r pgfunc.Resumed)) []ServerResumed {
+	out := make([]ServerResumed, len(m.Servers))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for i, s := range m.Servers {
+		wg.Go(func() {
+			start := time.Now()
+			out[i].Server = s
+			defer func() { out[i].Duration = time.Since(start) }()
+			mig, db, err := m.migrator(ctx, s)
+			if err != nil {
+				out[i].Err = err
+				return
+			}
+			defer db.Close()
+			out[i].Counters, out[i].Err = mig.Resume(ctx, m.Schemas(s), ro, func(r pgfunc.Resumed) {
+				if each != nil {
+					mu.Lock()
+					each(s.Name, r)
+					mu.Unlock()
+				}
+			})
+		})
+	}
+	wg.Wait()
+	return out
+}

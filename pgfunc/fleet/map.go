@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 	"github.com/jackc/pgx/v5"
@@ -28,6 +29,9 @@ type Map struct {
 	Layout shardid.Layout
 	// Mode is the next_id() body of every shard (key "mode").
 	Mode pgfunc.Mode
+	// Lead is how far ahead of the clock IDs may go in mode unique (key
+	// "lead", a duration such as "5s"; 0 means pgfunc.DefaultLead).
+	Lead time.Duration
 	// SchemaFormat names shard N's schema (key "schema_format").
 	SchemaFormat string
 	// Parallel is how many schemas of one server are migrated at once
@@ -62,7 +66,9 @@ func (m *Map) Schemas(s Server) []pgfunc.Shard {
 }
 
 // Options returns the render options of every shard of the map.
-func (m *Map) Options() pgfunc.Options { return pgfunc.Options{Layout: m.Layout, Mode: m.Mode} }
+func (m *Map) Options() pgfunc.Options {
+	return pgfunc.Options{Layout: m.Layout, Mode: m.Mode, Lead: m.Lead}
+}
 
 // Owner returns the server the map puts shard id on, and false if none.
 func (m *Map) Owner(id int64) (Server, bool) {
@@ -79,6 +85,7 @@ type file struct {
 	Layout       string       `toml:"layout"`
 	Epoch        string       `toml:"epoch"`
 	Mode         string       `toml:"mode"`
+	Lead         string       `toml:"lead"`
 	SchemaFormat string       `toml:"schema_format"`
 	Parallel     int          `toml:"parallel"`
 	Servers      []fileServer `toml:"servers"`
@@ -111,6 +118,7 @@ var (
 //	layout = "instagram"            # optional: a preset name (default instagram)
 //	epoch = "2025-01-01T00:00:00Z"  # optional: RFC 3339 or Unix ms (default the preset's)
 //	mode = "unique"                 # optional: unique, classic or classic-sql
+//	lead = "5s"                     # optional: mode unique's lead (default pgfunc.DefaultLead)
 //	schema_format = "insta%d"       # optional: shard N's schema
 //	parallel = 4                    # optional: schemas migrated at once per server
 //
@@ -144,7 +152,7 @@ func Parse(name string, data []byte, getenv func(string) string) (*Map, error) {
 		return nil, fmt.Errorf("%w: %s: %v", ErrMap, name, err)
 	}
 	if und := md.Undecoded(); len(und) > 0 {
-		return nil, fail(und[0].String(), "unknown key (allowed: layout, epoch, mode, schema_format, parallel, servers with name, dsn, dsn_env, shards)")
+		return nil, fail(und[0].String(), "unknown key (allowed: layout, epoch, mode, lead, schema_format, parallel, servers with name, dsn, dsn_env, shards)")
 	}
 	m := &Map{SchemaFormat: f.SchemaFormat, Parallel: f.Parallel}
 	if m.Layout, err = shardid.LayoutByName(f.Layout); err != nil {
@@ -160,6 +168,14 @@ func Parse(name string, data []byte, getenv func(string) string) (*Map, error) {
 	}
 	if m.Mode, err = pgfunc.ParseMode(f.Mode); err != nil {
 		return nil, fail("mode", "%v", err)
+	}
+	if f.Lead != "" {
+		if m.Lead, err = time.ParseDuration(f.Lead); err != nil || m.Lead <= 0 {
+			return nil, fail("lead", "%q is not a positive duration such as \"5s\"", f.Lead)
+		}
+		if _, err := pgfunc.MetaFor(pgfunc.Shard{}, m.Options()); err != nil {
+			return nil, fail("lead", "%v", err)
+		}
 	}
 	if m.SchemaFormat == "" {
 		m.SchemaFormat = pgfunc.DefaultSchemaFormat

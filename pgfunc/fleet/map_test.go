@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/pgfunc/fleet"
@@ -44,6 +45,10 @@ func TestParse(t *testing.T) {
 	if sh := m.Schemas(m.Servers[1]); sh[0] != (pgfunc.Shard{Schema: "insta4096", ID: 4096}) {
 		t.Fatalf("Schemas: %v", sh[0])
 	}
+	withLead, err := fleet.Parse("fleet.toml", []byte(strings.Replace(goodMap, `mode = "unique"`, "mode = \"unique\"\nlead = \"30s\"", 1)), env(map[string]string{"DB2_DSN": "postgres://app:pw2@db2/app"}))
+	if err != nil || withLead.Options().Lead != 30*time.Second || m.Options().Lead != 0 {
+		t.Fatalf("lead = \"30s\": %+v, %v; without it: %+v", withLead, err, m.Options())
+	}
 	// Each refusal: one line, naming the place (line or key) and what is
 	// allowed, wrapping ErrMap, never showing a password.
 	for _, c := range []struct{ name, text, want string }{
@@ -58,6 +63,8 @@ func TestParse(t *testing.T) {
 		{"layout", strings.Replace(goodMap, `"instagram"`, `"twitter"`, 1), `fleet.toml:1: layout: unknown layout "twitter" (allowed: instagram, js53, snowflake)`},
 		{"epoch", strings.Replace(goodMap, `2025-01-01T00:00:00Z`, `2099-01-01T00:00:00Z`, 1), "fleet.toml:2: epoch: invalid layout: epoch 2099-01-01T00:00:00Z is in the future"},
 		{"mode", strings.Replace(goodMap, `"unique"`, `"fast"`, 1), `fleet.toml:3: mode: invalid mode "fast"`},
+		{"lead", strings.Replace(goodMap, `mode = "unique"`, "mode = \"unique\"\nlead = \"5\"", 1), `fleet.toml:4: lead: "5" is not a positive duration such as "5s"`},
+		{"lead range", strings.Replace(goodMap, `mode = "unique"`, "mode = \"unique\"\nlead = \"2h\"", 1), `fleet.toml:4: lead: invalid lead 2h0m0s`},
 		{"schema format", strings.Replace(goodMap, `insta%d`, `Insta%d`, 1), `fleet.toml:4: schema_format: invalid schema name "Insta0"`},
 		{"no servers", "layout = \"js53\"\n", "servers: no [[servers]] table"},
 		{"two names", strings.Replace(goodMap, `name = "db2"`, `name = "db1"`, 1), `servers[2].name: "db1" names two servers`},

@@ -52,7 +52,9 @@ COMMENT ON SEQUENCE "insta5".next_id_seq IS '{"tool":"shardid","shard":5,"mode":
 -- its comment, as next_id_retired_seq. A generator made with another
 -- layout, epoch or mode could hand out its IDs again (a later epoch starts
 -- below them), so that is refused; this one carries on from its counter,
--- above every ID it handed out, whatever the clock says now.
+-- above every ID it handed out, whatever the clock says now. Its lead may
+-- differ: the lead bounds how far ahead of the clock IDs go, not which
+-- values the counter has handed out.
 DO $shardid$
 DECLARE
     retired pg_catalog.regclass := pg_catalog.to_regclass('"insta5".next_id_retired_seq');
@@ -62,7 +64,7 @@ BEGIN
         RETURN;
     END IF;
     old := pg_catalog.obj_description(retired, 'pg_class');
-    IF old IS NULL OR (old::pg_catalog.jsonb OPERATOR(pg_catalog.-) 'layout'::pg_catalog.text) OPERATOR(pg_catalog.<>) ('{"tool":"shardid","shard":5,"mode":"classic-sql","layout":"instagram","epoch_ms":1735689600000,"unit_ms":1,"time_bits":41,"shard_bits":13,"seq_bits":10}'::pg_catalog.jsonb OPERATOR(pg_catalog.-) 'layout'::pg_catalog.text) THEN
+    IF old IS NULL OR (old::pg_catalog.jsonb OPERATOR(pg_catalog.-) '{layout,lead_ms}'::pg_catalog.text[]) OPERATOR(pg_catalog.<>) ('{"tool":"shardid","shard":5,"mode":"classic-sql","layout":"instagram","epoch_ms":1735689600000,"unit_ms":1,"time_bits":41,"shard_bits":13,"seq_bits":10}'::pg_catalog.jsonb OPERATOR(pg_catalog.-) '{layout,lead_ms}'::pg_catalog.text[]) THEN
         RAISE EXCEPTION 'shardid: schema % held another generator until pg down (%); one made with other options could hand out its IDs again: up with the options it had, or drop the schema once none of its IDs is in use anywhere',
                 'insta5', old
             USING ERRCODE = 'SHR02'; -- shardid's own: pgfunc.Up reads it as ErrGeneratorMismatch
@@ -87,12 +89,14 @@ CREATE OR REPLACE FUNCTION "insta5".id_seq(id bigint) RETURNS int
 
 -- The smallest ID of any shard at instant ts (shard 0, sequence 0 of ts's
 -- tick), for time-range scans: WHERE id >= min_id(now() - interval '1 day').
--- Instants before the epoch give 0; instants past the layout's end give the
--- smallest ID of its last tick.
+-- Instants before the epoch, and -infinity, give 0; instants past the
+-- layout's end, and infinity, give the smallest ID of its last tick.
+-- (date_part reads an infinite timestamp as an infinite number of seconds;
+-- a difference of timestamps would raise for it, or overflow far out.)
 CREATE OR REPLACE FUNCTION "insta5".min_id(ts pg_catalog.timestamptz) RETURNS bigint
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
     RETURN least(greatest(pg_catalog.floor(
-        (((pg_catalog.date_part('epoch', ts OPERATOR(pg_catalog.-) '1970-01-01 00:00:00+00'::pg_catalog.timestamptz) OPERATOR(pg_catalog.*) 1000::double precision)
+        (((pg_catalog.date_part('epoch', ts) OPERATOR(pg_catalog.*) 1000::double precision)
           OPERATOR(pg_catalog.-) 1735689600000::double precision) OPERATOR(pg_catalog./) 1::double precision)
     ), 0::double precision), 1099511627775::double precision)::bigint OPERATOR(pg_catalog.<<) 23;
 -- +goose StatementEnd

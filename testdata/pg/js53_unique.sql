@@ -76,6 +76,21 @@ CREATE TABLE IF NOT EXISTS "insta5".next_id_jump_lock ();
 -- record writes no WAL and, without a transaction id, commits without
 -- flushing anything. A jump's own setvals do the same.)
 --
+-- The lead: no ID's tick ends more than 5s after the clock reading of
+-- the draw that hands it out. When the value drawn lies further ahead (a
+-- burst outran the ticks for longer than the lead, raw nextval calls
+-- pushed the counter, a clock stepped back), the jump lets go of the lock
+-- and waits for the clock, in short sleeps, at most 1s; then it
+-- returns the value, or raises SQLSTATE 'SHR10' if the clock is still
+-- too far behind it. A value it raises for is never handed out: the
+-- counter has moved past it, and no jump moves the counter back.
+-- So every ID this shard ever handed out lies within the lead of the
+-- clock that drew it: a server restored from a backup, or a replica
+-- promoted, whose first draw reads a clock more than the lead past the
+-- last draw of the old server (its clock reading) hands out none of the
+-- old server's IDs, whatever WAL was lost (every value any path returns
+-- has its tick end after the clock reading of its draw).
+--
 -- It runs with its owner's rights (setval and the lock need them), so
 -- callers need no more than what shardid pg grant gives; a fixed
 -- search_path keeps a caller's objects out of it.
@@ -87,10 +102,14 @@ DECLARE
     done  bigint;
     units bigint;
     now_units bigint;
+    now_ts pg_catalog.timestamptz;
+    ahead pg_catalog.interval;
+    deadline pg_catalog.timestamptz;
 BEGIN
     BEGIN
         LOCK TABLE "insta5".next_id_jump_lock IN SHARE UPDATE EXCLUSIVE MODE;
-        now_units := pg_catalog.floor((((pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) OPERATOR(pg_catalog.*) 1000::double precision) OPERATOR(pg_catalog.-) 1735689600000::double precision) OPERATOR(pg_catalog./) 10::double precision))::bigint << 8;
+        now_ts := pg_catalog.clock_timestamp();
+        now_units := pg_catalog.floor((((pg_catalog.date_part('epoch', now_ts) OPERATOR(pg_catalog.*) 1000::double precision) OPERATOR(pg_catalog.-) 1735689600000::double precision) OPERATOR(pg_catalog./) 10::double precision))::bigint << 8;
         IF now_units > 35184372088831 THEN
             RAISE EXCEPTION 'shardid: time field exhausted: the layout ends at 2068-07-21T06:52:14Z'
                 USING ERRCODE = 'numeric_value_out_of_range';
@@ -112,6 +131,24 @@ BEGIN
     EXCEPTION WHEN SQLSTATE 'SHR01' THEN
         NULL;
     END;
+    -- The lead, outside the lock: a jump moves the counter to the clock,
+    -- so only a value drawn without one can lie past it.
+    ahead := pg_catalog.to_timestamp(((((units >> 8) * 10) + 1735689600010)::double precision / 1000::double precision)) - now_ts;
+    IF ahead > '5000000 microseconds'::interval THEN
+        deadline := pg_catalog.clock_timestamp() + '1000000 microseconds'::interval;
+        LOOP
+            PERFORM pg_catalog.pg_sleep(pg_catalog.date_part('epoch', least(ahead - '5000000 microseconds'::interval, '10 milliseconds'::interval)));
+            now_ts := pg_catalog.clock_timestamp();
+            ahead := pg_catalog.to_timestamp(((((units >> 8) * 10) + 1735689600010)::double precision / 1000::double precision)) - now_ts;
+            EXIT WHEN ahead <= '5000000 microseconds'::interval;
+            IF pg_catalog.clock_timestamp() >= deadline THEN
+                RAISE EXCEPTION 'shardid: shard 5 (schema %) would hand out an ID % ahead of the clock, past its lead of 5s; waited 1s for the clock: draw again later',
+                        'insta5', pg_catalog.justify_hours(ahead)
+                    USING ERRCODE = 'SHR10', -- shardid's own: pgfunc.LeadExceededState
+                          HINT = 'the counter ran further ahead of the clock than the lead: a burst faster than the layout''s ticks for longer than the lead, nextval called on the counter directly, or a clock stepped back';
+            END IF;
+        END LOOP;
+    END IF;
     RETURN (units >> 8) << 16 | 1280::bigint | (units & 255::bigint);
 END
 $shardid$;
@@ -141,18 +178,22 @@ $shardid$;
 -- clock (timestamps, exact to the microsecond: turning the clock into ticks
 -- would cost a date_part() per call):
 --   - in a transaction that has a transaction id, -W if the tick has ended
---     (behind: the counter must jump to the clock), else 0: a value ahead
---     of the clock (more than 256 IDs in one tick, or a clock stepped back)
---     is returned, the ID borrows the following ticks and the clock
---     catches up. A transaction id comes with WAL of the transaction's own
---     (a row written, or the counter logged by its own nextval), so its
---     commit flushes the WAL that covers the value. This is the path of
---     every draw of a burst after its first, at the cost it had before;
+--     (behind: the counter must jump to the clock), W if it ends more than
+--     the lead (5s) after the clock reading (the jump then waits for the
+--     clock, or raises), else 0: a value ahead of the clock within the
+--     lead (more than 256 IDs in one tick, or a clock stepped back) is
+--     returned, the ID borrows the following ticks and the clock catches
+--     up. A transaction id comes with WAL of the transaction's own (a row
+--     written, or the counter logged by its own nextval), so its commit
+--     flushes the WAL that covers the value. This is the path of every
+--     draw of a burst after its first: one width_bucket() over a constant
+--     array, as in the other branch;
 --   - in a transaction without one (tested before the draw), -W if behind,
 --     W if the tick starts after the clock reading (ahead), else 0: a
 --     value ahead of the clock would sit in WAL that nobody need flush, so
 --     the jump draws instead and gives the transaction a WAL record
---     of its own, once: the next draws find a transaction id.
+--     of its own, once: the next draws find a transaction id (the jump
+--     also holds the lead, as above).
 -- A value of the clock's current tick needs no flush: after a crash the
 -- first draw finds the counter behind a clock at least one tick later and
 -- jumps past it.
@@ -169,7 +210,8 @@ CREATE OR REPLACE FUNCTION "insta5".next_id() RETURNS bigint
     RETURN CASE
         WHEN (((0 OPERATOR(pg_catalog.-) pg_catalog.pg_sequence_last_value('"insta5".next_id_jumps_done'))
               OPERATOR(pg_catalog.+) CASE WHEN pg_catalog.pg_current_xact_id_if_assigned() IS NOT NULL
-                  THEN (pg_catalog.to_timestamp(((((pg_catalog.nextval('"insta5".next_id_seq') OPERATOR(pg_catalog.>>) 8) OPERATOR(pg_catalog.*) 10) OPERATOR(pg_catalog.+) 1735689600010)::double precision OPERATOR(pg_catalog./) 1000::double precision)) OPERATOR(pg_catalog.<=) pg_catalog.clock_timestamp())::int OPERATOR(pg_catalog.*) 1099512152064::bigint
+                  THEN (pg_catalog.width_bucket(pg_catalog.to_timestamp(((((pg_catalog.nextval('"insta5".next_id_seq') OPERATOR(pg_catalog.>>) 8) OPERATOR(pg_catalog.*) 10) OPERATOR(pg_catalog.+) 1735689600010)::double precision OPERATOR(pg_catalog./) 1000::double precision)) OPERATOR(pg_catalog.-) pg_catalog.clock_timestamp(),
+                          ARRAY['1 microsecond'::interval, '5000001 microseconds'::interval]) OPERATOR(pg_catalog.-) 1) OPERATOR(pg_catalog.*) 1099512152064::bigint
                   ELSE (pg_catalog.width_bucket(pg_catalog.to_timestamp(((((pg_catalog.nextval('"insta5".next_id_seq') OPERATOR(pg_catalog.>>) 8) OPERATOR(pg_catalog.*) 10) OPERATOR(pg_catalog.+) 1735689600010)::double precision OPERATOR(pg_catalog./) 1000::double precision)) OPERATOR(pg_catalog.-) pg_catalog.clock_timestamp(),
                           ARRAY['1 microsecond'::interval, '10001 microseconds'::interval]) OPERATOR(pg_catalog.-) 1) OPERATOR(pg_catalog.*) 1099512152064::bigint
               END)
@@ -183,13 +225,15 @@ CREATE OR REPLACE FUNCTION "insta5".next_id() RETURNS bigint
 -- the counter's comment rather than next_id()'s: COMMENT ON FUNCTION finds
 -- the function among every schema's next_id() (a cost that grows with the
 -- number of shards on the server), COMMENT ON SEQUENCE by one index lookup.
-COMMENT ON SEQUENCE "insta5".next_id_seq IS '{"tool":"shardid","shard":5,"mode":"unique","layout":"js53","epoch_ms":1735689600000,"unit_ms":10,"time_bits":37,"shard_bits":8,"seq_bits":8}';
+COMMENT ON SEQUENCE "insta5".next_id_seq IS '{"tool":"shardid","shard":5,"mode":"unique","layout":"js53","epoch_ms":1735689600000,"unit_ms":10,"time_bits":37,"shard_bits":8,"seq_bits":8,"lead_ms":5000}';
 
 -- A generator this schema held until a down: the down kept its counter, with
 -- its comment, as next_id_retired_seq. A generator made with another
 -- layout, epoch or mode could hand out its IDs again (a later epoch starts
 -- below them), so that is refused; this one carries on from its counter,
--- above every ID it handed out, whatever the clock says now.
+-- above every ID it handed out, whatever the clock says now. Its lead may
+-- differ: the lead bounds how far ahead of the clock IDs go, not which
+-- values the counter has handed out.
 DO $shardid$
 DECLARE
     retired pg_catalog.regclass := pg_catalog.to_regclass('"insta5".next_id_retired_seq');
@@ -199,7 +243,7 @@ BEGIN
         RETURN;
     END IF;
     old := pg_catalog.obj_description(retired, 'pg_class');
-    IF old IS NULL OR (old::pg_catalog.jsonb OPERATOR(pg_catalog.-) 'layout'::pg_catalog.text) OPERATOR(pg_catalog.<>) ('{"tool":"shardid","shard":5,"mode":"unique","layout":"js53","epoch_ms":1735689600000,"unit_ms":10,"time_bits":37,"shard_bits":8,"seq_bits":8}'::pg_catalog.jsonb OPERATOR(pg_catalog.-) 'layout'::pg_catalog.text) THEN
+    IF old IS NULL OR (old::pg_catalog.jsonb OPERATOR(pg_catalog.-) '{layout,lead_ms}'::pg_catalog.text[]) OPERATOR(pg_catalog.<>) ('{"tool":"shardid","shard":5,"mode":"unique","layout":"js53","epoch_ms":1735689600000,"unit_ms":10,"time_bits":37,"shard_bits":8,"seq_bits":8,"lead_ms":5000}'::pg_catalog.jsonb OPERATOR(pg_catalog.-) '{layout,lead_ms}'::pg_catalog.text[]) THEN
         RAISE EXCEPTION 'shardid: schema % held another generator until pg down (%); one made with other options could hand out its IDs again: up with the options it had, or drop the schema once none of its IDs is in use anywhere',
                 'insta5', old
             USING ERRCODE = 'SHR02'; -- shardid's own: pgfunc.Up reads it as ErrGeneratorMismatch
@@ -224,12 +268,14 @@ CREATE OR REPLACE FUNCTION "insta5".id_seq(id bigint) RETURNS int
 
 -- The smallest ID of any shard at instant ts (shard 0, sequence 0 of ts's
 -- tick), for time-range scans: WHERE id >= min_id(now() - interval '1 day').
--- Instants before the epoch give 0; instants past the layout's end give the
--- smallest ID of its last tick.
+-- Instants before the epoch, and -infinity, give 0; instants past the
+-- layout's end, and infinity, give the smallest ID of its last tick.
+-- (date_part reads an infinite timestamp as an infinite number of seconds;
+-- a difference of timestamps would raise for it, or overflow far out.)
 CREATE OR REPLACE FUNCTION "insta5".min_id(ts pg_catalog.timestamptz) RETURNS bigint
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
     RETURN least(greatest(pg_catalog.floor(
-        (((pg_catalog.date_part('epoch', ts OPERATOR(pg_catalog.-) '1970-01-01 00:00:00+00'::pg_catalog.timestamptz) OPERATOR(pg_catalog.*) 1000::double precision)
+        (((pg_catalog.date_part('epoch', ts) OPERATOR(pg_catalog.*) 1000::double precision)
           OPERATOR(pg_catalog.-) 1735689600000::double precision) OPERATOR(pg_catalog./) 10::double precision)
     ), 0::double precision), 137438953471::double precision)::bigint OPERATOR(pg_catalog.<<) 16;
 -- +goose StatementEnd

@@ -1,0 +1,416 @@
+package pgfunc
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Errors returned by Migrator.Resume.
+var (
+	// ErrInRecovery is returned by Migrator.Resume when the server is
+	// still in recovery (a standby, or a restore still replaying WAL):
+	// its counters cannot move, and a standby's would be overwritten by
+	// what it replays. Promote it, or let it finish recovery, first.
+	ErrInRecovery = errors.New("server is in recovery")
+	// ErrDatabaseNotRead is returned (in a Resumed) by Migrator.Resume for
+	// a database of the server the role may not connect to: its
+	// generators, if any, were not moved.
+	ErrDatabaseNotRead = errors.New("database not read")
+)
+
+// ResumeOptions says how far Migrator.Resume moves the counters.
+type ResumeOptions struct {
+	// After is an instant at or after the end of the tick of every ID the
+	// old server could have handed out: the clock reading of its last
+	// draw plus its lead, say, or the time of its last ID plus the lead.
+	// Every counter is moved so that its next value is the first of
+	// After's tick. Zero means the server's clock now plus each
+	// generator's lead, which covers an old server that no longer hands
+	// out IDs and whose clock was not ahead of this server's.
+	After time.Time
+}
+
+// Resumed is what Migrator.Resume did to one counter.
+type Resumed struct {
+	// Database holds the counter; empty for the Migrator's own database.
+	Database string
+	// Schema holds the counter.
+	Schema string
+	// Shard is the shard id the counter's generator stamps.
+	Shard int64
+	// Meta is what the counter's comment records of its generator (its
+	// layout reads From and To as times).
+	Meta Meta
+	// Retired is true for a counter a down kept (next_id_retired_seq),
+	// which the next up carries on from.
+	Retired bool
+	// Mode is the generator's mode. Only mode unique counters move: the
+	// classic modes repeat IDs by design.
+	Mode Mode
+	// Lead is the lead the counter was moved by (zero with
+	// ResumeOptions.After).
+	Lead time.Duration
+	// Past is the instant the counter was moved past: every ID whose
+	// tick ends at or before it lies below the counter's next value.
+	Past time.Time
+	// From and To are the counter's last value before and after (-1:
+	// never drawn).
+	From int64
+	To   int64
+	// Moved is true when the counter moved; false when it already stood
+	// past Past (a rerun), or did not take part (Note says why).
+	Moved bool
+	// Note says why a counter did not take part, or what to know about
+	// how it moved.
+	Note string
+	// Err is nil on success; other counters' results stand when one
+	// fails.
+	Err error
+}
+
+// counterRef is one counter Resume found.
+type counterRef struct {
+	schema  string
+	retired bool
+	meta    Meta
+	known   bool // the comment is shardid's metadata
+	hasLock bool // the schema holds the jump lock's table
+}
+
+// Resume moves, after a restore, a point-in-time recovery or a failover,
+// the counter of every generator in mode unique past anything the old
+// server could have handed out, so that the server hands out none of the
+// old server's IDs again, whenever it draws: to the first value of the
+// tick holding ResumeOptions.After, or the server's clock plus the
+// generator's lead. Counters a down kept (next_id_retired_seq), which the
+// next up carries on from, move too. It only ever moves a counter forward,
+// so a rerun changes nothing, and it moves each live counter the way a
+// jump of next_id() does, under the shard's jump lock, so draws running
+// meanwhile stay unique. A generator in mode unique hands out IDs at most
+// its lead ahead of the clock: draws right after a resume wait for the
+// clock, up to one tick, and then keep the clock's pace until it has
+// caught up the lead.
+//
+// With no shards it moves every counter in the Migrator's database and,
+// with MigrateOptions.Connect, in every other database of the server,
+// templates included; a database the role may not connect to is a
+// Resumed whose Err wraps ErrDatabaseNotRead. With shards, only theirs
+// in the Migrator's database. It returns ErrInRecovery, without touching
+// anything, on a server still in recovery, and ErrServerLocked when Up's
+// server-wide lock stays held (Resume holds it too, so that no up carries
+// a kept counter on while it moves); per-counter failures (a role that
+// does not own the generator may not move it) are in the results.
+// each, if not nil, is called as counters finish, one call at a time.
+func (m *Migrator) Resume(ctx context.Context, shards []Shard, ro ResumeOptions, each func(Resumed)) ([]Resumed, error) {
+	q, err := query("in_recovery", nil)
+	if err != nil {
+		return nil, err
+	}
+	var recovering bool
+	if err := m.db.QueryRowContext(ctx, q).Scan(&recovering); err != nil {
+		return nil, fmt.Errorf("resume: %w", err)
+	}
+	if recovering {
+		return nil, fmt.Errorf("%w (pg_is_in_recovery()): promote it, or let it finish recovery, then resume", ErrInRecovery)
+	}
+	// Up's server-wide lock: an up carries a kept counter on (reads it and
+	// drops it) in a transaction a move of that counter must not overlap.
+	unlock, err := m.lockServer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	var mu sync.Mutex
+	report := func(r Resumed) {
+		if each != nil {
+			mu.Lock()
+			each(r)
+			mu.Unlock()
+		}
+	}
+	var schemas []string
+	if shards != nil {
+		schemas = schemaNames(shards)
+	}
+	refs, err := listCounters(ctx, m.db, schemas)
+	if err != nil {
+		return nil, err
+	}
+	out := m.resumeAll(ctx, m.db, "", refs, ro, report)
+	if shards != nil {
+		have := map[string]bool{}
+		for _, r := range refs {
+			have[r.schema] = true
+		}
+		for _, sh := range shards {
+			if !have[sh.Schema] {
+				r := Resumed{Schema: sh.Schema, Shard: sh.ID, From: -1, To: -1, Note: "no counter"}
+				report(r)
+				out = append(out, r)
+			}
+		}
+		return out, nil
+	}
+	if m.connect == nil {
+		return out, nil
+	}
+	q, err = query("resume_databases", nil)
+	if err != nil {
+		return out, err
+	}
+	rows, err := m.db.QueryContext(ctx, q)
+	if err != nil {
+		return out, fmt.Errorf("resume: list databases: %w", err)
+	}
+	type database struct {
+		name   string
+		closed bool
+	}
+	var dbs []database
+	for rows.Next() {
+		var d database
+		if err := rows.Scan(&d.name, &d.closed); err != nil {
+			rows.Close()
+			return out, fmt.Errorf("resume: list databases: %w", err)
+		}
+		dbs = append(dbs, d)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return out, fmt.Errorf("resume: list databases: %w", err)
+	}
+	for _, d := range dbs {
+		fail := func(err error) {
+			r := Resumed{Database: d.name, From: -1, To: -1, Err: err}
+			report(r)
+			out = append(out, r)
+		}
+		if d.closed {
+			fail(fmt.Errorf("%w: %s: this role may not connect to it; a generator there keeps its counter (grant CONNECT, or resume as a role that may)", ErrDatabaseNotRead, d.name))
+			continue
+		}
+		other, err := m.connect(ctx, d.name)
+		if err != nil {
+			fail(fmt.Errorf("%w: %s: %v", ErrDatabaseNotRead, d.name, err))
+			continue
+		}
+		refs, err := listCounters(ctx, other, nil)
+		if err != nil {
+			fail(fmt.Errorf("%w: %s: %v", ErrDatabaseNotRead, d.name, err))
+		} else {
+			out = append(out, m.resumeAll(ctx, other, d.name, refs, ro, report)...)
+		}
+		other.Close()
+	}
+	return out, nil
+}
+
+// listCounters reads the counters of the database db is connected to,
+// of the listed schemas (nil: all).
+func listCounters(ctx context.Context, db *sql.DB, schemas []string) ([]counterRef, error) {
+	q, err := query("resume_counters", nil)
+	if err != nil {
+		return nil, err
+	}
+	var arg any
+	if schemas != nil {
+		arg = schemas
+	}
+	rows, err := db.QueryContext(ctx, q, arg)
+	if err != nil {
+		return nil, fmt.Errorf("resume: list counters: %w", err)
+	}
+	defer rows.Close()
+	var out []counterRef
+	for rows.Next() {
+		var r counterRef
+		var comment sql.NullString
+		if err := rows.Scan(&r.schema, &r.retired, &comment, &r.hasLock); err != nil {
+			return nil, fmt.Errorf("resume: list counters: %w", err)
+		}
+		r.meta, r.known = parseMeta(comment)
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("resume: list counters: %w", err)
+	}
+	return out, nil
+}
+
+// resumeAll moves the counters of one database, m.parallel at a time, and
+// returns their results in the order of refs.
+func (m *Migrator) resumeAll(ctx context.Context, db *sql.DB, database string, refs []counterRef, ro ResumeOptions, report func(Resumed)) []Resumed {
+	out := make([]Resumed, len(refs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(m.parallel, len(refs)) {
+		wg.Go(func() {
+			for i := range next {
+				out[i] = m.resumeOne(ctx, db, database, refs[i], ro)
+				report(out[i])
+			}
+		})
+	}
+	for i := range refs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out
+}
+
+// resumeOne moves one counter, in a transaction of its own.
+func (m *Migrator) resumeOne(ctx context.Context, db *sql.DB, database string, ref counterRef, ro ResumeOptions) Resumed {
+	r := Resumed{Database: database, Schema: ref.schema, Shard: ref.meta.Shard, Meta: ref.meta, Retired: ref.retired, Mode: ref.meta.Mode, From: -1, To: -1}
+	fail := func(err error) Resumed {
+		r.Err = fmt.Errorf("schema %s: %w", ref.schema, err)
+		return r
+	}
+	switch {
+	case !ref.known:
+		r.Note = "not moved: its comment is not shardid's metadata (a generator older than the counter's comment, or not shardid's)"
+		return r
+	case ref.meta.Mode != ModeUnique:
+		r.Note = "not moved: mode " + string(ref.meta.Mode) + " repeats IDs by design"
+		return r
+	case !ref.retired && !ref.hasLock:
+		return fail(errors.New("no jump lock table (next_id_jump_lock) beside the counter: not a generator this release can move safely"))
+	}
+	if err := CheckSchema(ref.schema); err != nil {
+		return fail(err)
+	}
+	var after any
+	lead := ref.meta.Lead()
+	if !ro.After.IsZero() {
+		after, lead = ro.After, 0
+	} else if lead == 0 {
+		lead = m.opts.Lead
+		r.Note = fmt.Sprintf("no lead recorded (an older shardid, whose counter could run ahead without bound): moved by %s; give the old server's last ID time as --after to be sure", lead)
+	}
+	r.Lead = lead
+	q := quoteIdent(ref.schema)
+	seq := q + ".next_id_seq"
+	if ref.retired {
+		seq = q + ".next_id_retired_seq"
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fail(err)
+	}
+	defer tx.Rollback()
+	exec := func(name string, data any, args ...any) (*sql.Row, error) {
+		text, err := query(name, data)
+		if err != nil {
+			return nil, err
+		}
+		return tx.QueryRowContext(ctx, text, args...), nil
+	}
+	var begun int64
+	if !ref.retired { // a kept counter: nobody draws from it, and Resume holds off up (lockServer)
+		text, err := query("resume_lock", q)
+		if err != nil {
+			return fail(err)
+		}
+		if _, err := tx.ExecContext(ctx, text); err != nil {
+			return fail(ownerHint(err))
+		}
+		row, err := exec("resume_begin_jump", nil, q+".next_id_jumps_begun", q+".next_id_jumps_done")
+		if err != nil {
+			return fail(err)
+		}
+		if err := row.Scan(&begun); err != nil {
+			return fail(ownerHint(err))
+		}
+	}
+	l := ref.meta.LayoutOf()
+	row, err := exec("resume_move", m.opts.clock, seq, after, float64(lead.Milliseconds()),
+		float64(l.EpochMillis()), float64(l.UnitMillis()), int32(l.SeqBits))
+	if err != nil {
+		return fail(err)
+	}
+	var from, to sql.NullInt64
+	var past float64
+	if err := row.Scan(&from, &to, &past); err != nil {
+		return fail(ownerHint(err))
+	}
+	if !ref.retired {
+		row, err := exec("resume_end_jump", nil, q+".next_id_jumps_done", begun)
+		if err != nil {
+			return fail(err)
+		}
+		if err := row.Scan(&begun); err != nil {
+			return fail(ownerHint(err))
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fail(err)
+	}
+	if from.Valid {
+		r.From = from.Int64
+	}
+	if to.Valid {
+		r.To = to.Int64
+	}
+	r.Past = time.UnixMicro(int64(past * 1000)).UTC()
+	r.Moved = r.To != r.From
+	return r
+}
+
+// ownerHint adds to a permission error that moving a counter takes the
+// generator's owner.
+func ownerHint(err error) error {
+	var se interface{ SQLState() string }
+	if errors.As(err, &se) && se.SQLState() == "42501" {
+		return fmt.Errorf("%w (resume moves counters with setval under the jump lock: run it as the generators' owner, the role that applied them)", err)
+	}
+	return err
+}
+
+// readAhead fills Status.Ahead for every status whose schema holds a
+// generator in mode unique whose counter the role may read.
+func (m *Migrator) readAhead(ctx context.Context, sts []Status) error {
+	var schemas []string
+	idx := map[string]int{}
+	for i, st := range sts {
+		if st.Installed != nil && st.Installed.Mode == ModeUnique {
+			schemas = append(schemas, st.Shard.Schema)
+			idx[st.Shard.Schema] = i
+		}
+	}
+	if len(schemas) == 0 {
+		return nil
+	}
+	q, err := query("counters", m.opts.clock)
+	if err != nil {
+		return err
+	}
+	rows, err := m.db.QueryContext(ctx, q, schemas)
+	if err != nil {
+		return fmt.Errorf("read counters: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var schema string
+		var last sql.NullInt64
+		var nowMS float64
+		if err := rows.Scan(&schema, &last, &nowMS); err != nil {
+			return fmt.Errorf("read counters: %w", err)
+		}
+		st := &sts[idx[schema]]
+		if !last.Valid {
+			continue // never drawn
+		}
+		l := st.Installed.LayoutOf()
+		endMS := ((last.Int64>>l.SeqBits)+1)*l.UnitMillis() + l.EpochMillis()
+		st.Ahead = time.Duration((float64(endMS) - nowMS) * float64(time.Millisecond))
+		st.CounterRead = true
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read counters: %w", err)
+	}
+	return nil
+}
