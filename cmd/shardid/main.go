@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	shardid pg render|up|status|down|gen|grant [flags]
+//	shardid pg render|up|status|down|gen|verify|grant|resume [flags]
 //	shardid decode [flags] ID...
 //	shardid demo [flags]
 //	shardid tidb render|gen|up|status|spread [flags]
@@ -60,7 +60,8 @@ var commands = map[string]command{
 	"bench":   {"measure every generator side by side on your server, or on a throwaway one", runBench},
 }
 
-// pgCommands are the "shardid pg" subcommands (pg.go, pg_grant.go).
+// pgCommands are the "shardid pg" subcommands (pg.go, pg_grant.go,
+// pg_map.go, pg_resume.go).
 var pgCommands = map[string]command{
 	"render": {"print one shard's generator SQL (a goose migration)", runPGRender},
 	"up":     {"apply the generator to each shard's schema", runPGUp},
@@ -69,6 +70,7 @@ var pgCommands = map[string]command{
 	"gen":    {"write a goose directory for the stock goose CLI", runPGGen},
 	"verify": {"prove a shard map against the live servers: each shard id in one schema on one server", runPGVerify},
 	"grant":  {"give an application role exactly what drawing IDs needs on each shard, and check it", runPGGrant},
+	"resume": {"after a restore, PITR or failover: move every counter past anything the old server could have handed out", runPGResume},
 }
 
 // tidbCommands are the "shardid tidb" subcommands (tidb_ddl.go,

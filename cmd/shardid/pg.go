@@ -24,6 +24,7 @@ const (
 	envEpoch    = "SHARDID_EPOCH"   // --epoch
 	envMode     = "SHARDID_MODE"    // --mode
 	envSchemaFm = "SHARDID_SCHEMAS" // --schema-format
+	envLead     = "SHARDID_LEAD"    // --lead
 )
 
 // layoutFlags are the flags every command that renders or decodes shares.
@@ -62,6 +63,7 @@ func (f *layoutFlags) resolve() (shardid.Layout, error) {
 type genFlags struct {
 	layoutFlags
 	mode, schemaFormat, shards string
+	lead                       time.Duration
 }
 
 // register defines the flags; shards is the help of --shards after the
@@ -71,6 +73,9 @@ func (f *genFlags) register(fs *flagSet, shards string) {
 	fs.StringVar(&f.mode, "mode", string(pgfunc.ModeUnique),
 		"next_id() body: unique (never repeats), classic or classic-sql (lock-free, repeat past 2^seq IDs per tick; env "+envMode+")")
 	fs.envVar("mode", envMode)
+	fs.DurationVar(&f.lead, "lead", pgfunc.DefaultLead,
+		"mode unique: how far ahead of the server's clock IDs may go, a burst borrowing the following ticks; a restore or failover whose new primary draws later than this after the old one's last draw repeats nothing (env "+envLead+")")
+	fs.envVar("lead", envLead)
 	fs.StringVar(&f.schemaFormat, "schema-format", pgfunc.DefaultSchemaFormat,
 		"schema name of shard N, with one %d (env "+envSchemaFm+")")
 	fs.envVar("schema-format", envSchemaFm)
@@ -88,7 +93,14 @@ func (f *genFlags) options() (pgfunc.Options, error) {
 	if err != nil {
 		return pgfunc.Options{}, flagUsagef("mode", "%v", err)
 	}
-	return pgfunc.Options{Layout: l, Mode: mode}, nil
+	o := pgfunc.Options{Layout: l, Mode: mode, Lead: f.lead}
+	if f.lead <= 0 {
+		return o, flagUsagef("lead", "%s is not a positive duration (e.g. 5s, 30s)", f.lead)
+	}
+	if _, err := pgfunc.MetaFor(pgfunc.Shard{}, o); errors.Is(err, pgfunc.ErrInvalidLead) {
+		return o, flagUsagef("lead", "%v", err)
+	}
+	return o, nil
 }
 
 func (f *genFlags) shardList(l shardid.Layout, spec string) ([]pgfunc.Shard, error) {
@@ -162,6 +174,9 @@ type pgTarget struct {
 	// shards or the generator's options: status then judges each
 	// generator against them, not against the defaults nobody asked for.
 	asked bool
+	// askedFields says which of the generator's options were named:
+	// down holds a generator to those only.
+	askedFields pgfunc.Asked
 }
 
 // migrateCommand parses the flags of up, status and down and opens the
@@ -183,8 +198,10 @@ func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string
 	}
 	lockWait := new(time.Duration)
 	*lockWait = pgfunc.DefaultLockTimeout
+	endMargin := new(time.Duration)
 	if name == "up" { // only up takes the server-wide lock
 		fs.DurationVar(lockWait, "lock-timeout", pgfunc.DefaultLockTimeout, "how long up waits for the server-wide lock (in database "+pgfunc.LockDatabase+") while another session holds it")
+		fs.DurationVar(endMargin, "end-margin", pgfunc.DefaultEndMargin, "refuse a layout whose time field ends within this much of now (0: refuse only one that has ended)")
 	}
 	mapPath := fs.String("map", "", "shard map file (TOML): every server of a fleet at once, instead of --dsn and --shards"+mapEnvNote)
 	if err := parseFlags(env, fs, args); err != nil {
@@ -210,12 +227,23 @@ func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string
 			return nil, err
 		}
 	}
-	mo := pgfunc.MigrateOptions{Parallel: *parallel, Connect: otherDatabases(*dsn), LockTimeout: *lockWait}
+	mo := pgfunc.MigrateOptions{Parallel: *parallel, Connect: otherDatabases(*dsn), LockTimeout: *lockWait, EndMargin: *endMargin}
 	if *lockWait <= 0 {
 		return nil, usagef("--lock-timeout: %s is not a positive duration (e.g. 30s, 2m)", *lockWait)
 	}
+	switch {
+	case *endMargin < 0:
+		return nil, usagef("--end-margin: %s is negative (e.g. 8760h for a year, 0 to refuse only a layout that has ended)", *endMargin)
+	case *endMargin == 0:
+		mo.EndMargin = -1 // MigrateOptions: negative refuses only an ended layout
+	}
 	if *parallel < 1 || *parallel > pgfunc.MaxParallel {
 		return nil, usagef("--parallel: %d is out of range (allowed 1-%d)", *parallel, pgfunc.MaxParallel)
+	}
+	if name == "up" {
+		if err := pgfunc.CheckEnd(o.Layout, mo.EndMargin, time.Now()); err != nil {
+			return nil, flagUsagef("epoch", "%v (--end-margin)", err)
+		}
 	}
 	db, err := connect(ctx, *dsn)
 	if err != nil {
@@ -228,10 +256,10 @@ func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string
 	}
 	// Given on the command line or by the environment (origin names the
 	// variable then), not left at its default.
-	asked := f.shards != "" || slices.ContainsFunc([]string{"layout", "epoch", "mode"}, func(n string) bool {
-		return fs.set(n) || fs.origin(n) != "--"+n
-	})
-	return &pgTarget{m: m, shards: shards, close: func() { db.Close() }, asked: asked}, nil
+	given := func(n string) bool { return fs.set(n) || fs.origin(n) != "--"+n }
+	asked := f.shards != "" || slices.ContainsFunc([]string{"layout", "epoch", "mode", "lead"}, given)
+	fields := pgfunc.Asked{Layout: given("layout"), Epoch: given("epoch"), Mode: given("mode")}
+	return &pgTarget{m: m, shards: shards, close: func() { db.Close() }, asked: asked, askedFields: fields}, nil
 }
 
 func runPGUp(ctx context.Context, env *cliEnv, args []string) error {
@@ -239,7 +267,7 @@ func runPGUp(ctx context.Context, env *cliEnv, args []string) error {
 }
 
 func runPGDown(ctx context.Context, env *cliEnv, args []string) error {
-	return runMigrate(ctx, env, "down", args, (*pgfunc.Migrator).Down)
+	return runMigrate(ctx, env, "down", args, nil)
 }
 
 // errSomeFailed is returned when at least one shard failed; each failure
@@ -257,6 +285,11 @@ func runMigrate(ctx context.Context, env *cliEnv, name string, args []string,
 		return runMapMigrate(ctx, env, name, t.fleet)
 	}
 	m, shards := t.m, t.shards
+	if do == nil { // down: each schema's own generator, held to the options named
+		do = func(m *pgfunc.Migrator, ctx context.Context, shards []pgfunc.Shard, each func(pgfunc.Result)) []pgfunc.Result {
+			return m.DownInstalled(ctx, shards, t.askedFields, each)
+		}
+	}
 	start := time.Now()
 	var n, failed, changed int
 	do(m, ctx, shards, func(r pgfunc.Result) {
@@ -309,7 +342,7 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	fmt.Fprintf(env.stdout, "%-20s %-6s %-8s %-12s %s\n", "SCHEMA", "SHARD", "VERSION", "MODE", "GENERATOR")
-	mismatched, copies, moved := 0, 0, 0
+	mismatched, copies, moved, ahead := 0, 0, 0, 0
 	for _, s := range st {
 		gen, mode := "none", "-"
 		if s.Installed != nil {
@@ -326,6 +359,10 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) error {
 			}
 		}
 		fmt.Fprintf(env.stdout, "%-20s %-6d %-8d %-12s %s\n", s.Shard.Schema, s.Shard.ID, s.Version, mode, gen)
+		if s.PastLead() {
+			ahead++
+			fmt.Fprintf(env.stdout, "%-20s %-6d %s\n", "", s.Shard.ID, aheadText(s))
+		}
 		// Elsewhere: other schemas holding this shard id. Beside a
 		// generator here each is a copy; with none here, one is just the
 		// shard in another schema (renamed, another schema format), two
@@ -361,10 +398,23 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) error {
 		return fmt.Errorf("%d %s a generator that is outdated or differs from the requested options", mismatched, plural(mismatched, "schema holds", "schemas hold"))
 	case moved > 0:
 		return fmt.Errorf("%d shard %s held by another schema than the schema format names", moved, plural(moved, "id is", "ids are"))
+	case ahead > 0:
+		return fmt.Errorf("%d %s further ahead of the clock than %s lead (listed above)", ahead, plural(ahead, "counter stands", "counters stand"), plural(ahead, "its", "their"))
 	case len(dangers) > 0:
 		return errDangers(dangers)
 	}
 	return nil
+}
+
+// aheadText describes a counter further ahead of the clock than its lead
+// (pgfunc.Status.PastLead).
+func aheadText(s pgfunc.Status) string {
+	lead := "no lead (an older shardid)"
+	if l := s.Installed.Lead(); l > 0 {
+		lead = "its lead of " + l.String()
+	}
+	return fmt.Sprintf("AHEAD: the counter stands %s ahead of the clock, past %s: next_id() waits, then fails (SQLSTATE %s), until the clock catches up (nextval called on the counter directly, or a clock behind the one that drew it)",
+		s.Ahead.Round(time.Millisecond), lead, pgfunc.LeadExceededState)
 }
 
 func runPGGen(_ context.Context, env *cliEnv, args []string) error {

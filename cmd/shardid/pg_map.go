@@ -22,7 +22,7 @@ const envMap = "SHARDID_MAP"
 
 // mapEnvNote ends the help of a --map flag: what loadMap does with the
 // environment variables of the flags the map replaces.
-const mapEnvNote = "; " + envPGDSN + " is ignored with it, " + envLayout + ", " + envEpoch + ", " + envMode + " and " + envSchemaFm + " are refused"
+const mapEnvNote = "; " + envPGDSN + " is ignored with it, " + envLayout + ", " + envEpoch + ", " + envMode + ", " + envLead + " and " + envSchemaFm + " are refused"
 
 // loadMap reads the shard map of --map, refusing the per-server flags that
 // the map replaces, and the environment variables of those that decide
@@ -32,7 +32,7 @@ const mapEnvNote = "; " + envPGDSN + " is ignored with it, " + envLayout + ", " 
 // nothing about the map's servers.
 func loadMap(env *cliEnv, fs *flagSet, path string) (*fleet.Map, error) {
 	var drop, unset []string
-	for _, name := range []string{"dsn", "shards", "layout", "epoch", "mode", "schema-format", "parallel", "lock-timeout"} {
+	for _, name := range []string{"dsn", "shards", "layout", "epoch", "mode", "lead", "schema-format", "parallel", "lock-timeout"} {
 		if fs.set(name) {
 			drop = append(drop, "--"+name)
 		} else if v, ok := env.fromEnv[name]; ok && name != "dsn" {
@@ -44,7 +44,7 @@ func loadMap(env *cliEnv, fs *flagSet, path string) (*fleet.Map, error) {
 		fix = append(fix, "drop "+strings.Join(drop, ", "))
 	}
 	if len(unset) > 0 {
-		fix = append(fix, "unset "+strings.Join(unset, ", ")+" (the map holds the layout, epoch, mode and schema names)")
+		fix = append(fix, "unset "+strings.Join(unset, ", ")+" (the map holds the layout, epoch, mode, lead and schema names)")
 	}
 	if len(fix) > 0 {
 		return nil, usagef("%s: --map holds the servers, shards and generator; %s", strings.TrimPrefix(fs.Name(), "shardid "), strings.Join(fix, "; "))
@@ -156,7 +156,7 @@ func runMapOp(ctx context.Context, env *cliEnv, verb string, op func(func(fleet.
 func runMapStatus(ctx context.Context, env *cliEnv, m *fleet.Map) error {
 	tw := tabwriter.NewWriter(env.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SERVER\tSCHEMA\tSHARD\tVERSION\tMODE\tSTATE")
-	bad, unread := 0, 0
+	bad, unread, ahead := 0, 0, 0
 	for _, ss := range m.Status(ctx) {
 		if ss.Err != nil {
 			unread += len(ss.Server.Shards)
@@ -180,6 +180,10 @@ func runMapStatus(ctx context.Context, env *cliEnv, m *fleet.Map) error {
 			if state != "ok" {
 				bad++
 			}
+			if st.PastLead() {
+				ahead++
+				state += fmt.Sprintf("; AHEAD of the clock by %s, past its lead", st.Ahead.Round(time.Millisecond))
+			}
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", ss.Server.Name, st.Shard.Schema, st.Shard.ID, st.Version, mode, state)
 		}
 	}
@@ -191,6 +195,8 @@ func runMapStatus(ctx context.Context, env *cliEnv, m *fleet.Map) error {
 		return fmt.Errorf("%d %s missing, outdated, different from the map or copied (see shardid pg verify)", bad, plural(bad, "shard is", "shards are"))
 	case unread > 0:
 		return fmt.Errorf("%d %s on unreachable servers not read", unread, plural(unread, "shard", "shards"))
+	case ahead > 0:
+		return fmt.Errorf("%d %s further ahead of the clock than %s lead (AHEAD above)", ahead, plural(ahead, "counter stands", "counters stand"), plural(ahead, "its", "their"))
 	}
 	return nil
 }

@@ -174,7 +174,7 @@ func TestMapRefusesGeneratorEnvironment(t *testing.T) {
 		want string
 	}{
 		{map[string]string{"SHARDID_LAYOUT": "js53"}, []string{"pg", "up", "--map", "fleet.toml"},
-			"pg up: --map holds the servers, shards and generator; unset SHARDID_LAYOUT (the map holds the layout, epoch, mode and schema names)"},
+			"pg up: --map holds the servers, shards and generator; unset SHARDID_LAYOUT (the map holds the layout, epoch, mode, lead and schema names)"},
 		{map[string]string{"SHARDID_LAYOUT": "js53", "SHARDID_EPOCH": "2020-01-01T00:00:00Z", "SHARDID_MODE": "classic", "SHARDID_SCHEMAS": "s%d"}, []string{"pg", "status", "--map", "fleet.toml"},
 			"unset SHARDID_LAYOUT, SHARDID_EPOCH, SHARDID_MODE, SHARDID_SCHEMAS (the map"},
 		{map[string]string{"SHARDID_MODE": "classic"}, []string{"pg", "down", "--map", "fleet.toml", "--shards", "1"},

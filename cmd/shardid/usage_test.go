@@ -11,7 +11,7 @@ import (
 func TestUnparsableDSNIsUsageError(t *testing.T) {
 	pgOnly := [][]string{
 		{"pg", "up", "--shards", "0"}, {"pg", "status"}, {"pg", "down", "--shards", "0"},
-		{"pg", "grant", "--role", "app", "--shards", "0"}, {"demo"}, {"bench", "pg"},
+		{"pg", "grant", "--role", "app", "--shards", "0"}, {"pg", "resume"}, {"demo"}, {"bench", "pg"},
 	}
 	anyForm := [][]string{{"segment", "status"}, {"worker", "status"}, {"idgen", "-n", "1"}}
 	mysqlOnly := [][]string{

@@ -1,0 +1,230 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/pgfunc"
+)
+
+// runPGResume moves, after a restore, PITR or failover, every generator's
+// counter past anything the old server could have handed out
+// (pgfunc.Migrator.Resume).
+func runPGResume(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "pg resume")
+	dsn := fs.String("dsn", "", "PostgreSQL connection URL of the restored or promoted server, as the generators' owner (env "+envPGDSN+")")
+	fs.envVar("dsn", envPGDSN)
+	shards := fs.String("shards", "", "shard ids, e.g. 0-63 or 0-3,8,10-12 (default: every generator in every database of the server)")
+	schemaFormat := fs.String("schema-format", pgfunc.DefaultSchemaFormat, "schema name of shard N, with one %d, for --shards (env "+envSchemaFm+")")
+	fs.envVar("schema-format", envSchemaFm)
+	after := fs.String("after", "", "RFC 3339 instant at or after the end of the tick of every ID the old server could have handed out, e.g. its last draw plus its lead (default: the server's clock plus each generator's lead)")
+	lead := fs.Duration("lead", pgfunc.DefaultLead, "the lead of a generator that records none (applied by an older shardid, whose IDs were not bounded: give --after)")
+	parallel := fs.Int("parallel", pgfunc.DefaultParallel, "counters moved at once, each on its own connection")
+	mapPath := fs.String("map", "", "shard map file (TOML): every mapped shard on every server of a fleet, instead of --dsn and --shards"+mapEnvNote)
+	asJSON := fs.Bool("json", false, "print one JSON document instead of lines")
+	if err := parseFlags(env, fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("pg resume: unexpected argument %q", fs.Arg(0))
+	}
+	var ro pgfunc.ResumeOptions
+	if *after != "" {
+		t, err := time.Parse(time.RFC3339Nano, *after)
+		if err != nil {
+			return usagef("--after: %q is not an RFC 3339 instant such as 2026-11-25T10:00:05Z", *after)
+		}
+		ro.After = t
+	}
+	if *parallel < 1 || *parallel > pgfunc.MaxParallel {
+		return usagef("--parallel: %d is out of range (allowed 1-%d)", *parallel, pgfunc.MaxParallel)
+	}
+	o := pgfunc.Options{Lead: *lead}
+	if _, err := pgfunc.MetaFor(pgfunc.Shard{}, o); err != nil || *lead <= 0 {
+		return usagef("--lead: %s is not a lead shardid accepts (a whole number of milliseconds from 1ms to %s)", *lead, pgfunc.MaxLead)
+	}
+	rep := resumeReport{After: ro.After}
+	start := time.Now()
+	line := func(server string, r pgfunc.Resumed) {
+		rep.add(server, r)
+		if !*asJSON {
+			fmt.Fprintln(env.stdout, env.secrets.scrub(resumedLine(server, r)))
+		}
+	}
+	if *mapPath != "" {
+		if fs.set("lead") {
+			return usagef("pg resume: --map holds the servers, shards and generator; drop --lead")
+		}
+		m, err := loadMap(env, fs, *mapPath)
+		if err != nil {
+			return err
+		}
+		for _, sr := range m.Resume(ctx, ro, line) {
+			if sr.Err != nil {
+				rep.Servers = append(rep.Servers, resumeServerError{Server: sr.Server.Name, Error: env.line(sr.Err.Error())})
+				if !*asJSON {
+					fmt.Fprintf(env.stdout, "FAILED   %s: %s\n", sr.Server.Name, env.line(sr.Err.Error()))
+				}
+			}
+		}
+	} else {
+		var list []pgfunc.Shard
+		if *shards != "" {
+			f := genFlags{schemaFormat: *schemaFormat}
+			var err error
+			if list, err = f.shardList(shardid.Instagram(), *shards); err != nil {
+				return err
+			}
+		}
+		db, err := connect(ctx, *dsn)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		m, err := pgfunc.NewMigrator(db, o, pgfunc.MigrateOptions{Parallel: *parallel, Connect: otherDatabases(*dsn)})
+		if err != nil {
+			return err
+		}
+		if _, err := m.Resume(ctx, list, ro, func(r pgfunc.Resumed) { line("", r) }); err != nil {
+			return err
+		}
+	}
+	rep.Took = time.Since(start).Round(time.Millisecond).String()
+	slices.SortStableFunc(rep.Counters, func(a, b resumedCounter) int {
+		return cmp.Or(cmp.Compare(a.Server, b.Server), cmp.Compare(a.Database, b.Database), cmp.Compare(a.Schema, b.Schema))
+	})
+	if *asJSON {
+		if err := writeJSON(env.stdout, rep); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(env.stdout, "%d %s: %d moved, %d already past, %d not taking part, %d failed (%s)\n",
+			len(rep.Counters), plural(len(rep.Counters), "counter", "counters"), rep.Moved, rep.Current, rep.Skipped, rep.Failed, rep.Took)
+	}
+	if n := rep.Failed + len(rep.Servers); n > 0 {
+		return fmt.Errorf("%d %s not moved (each line says why); the others' moves stand: mend what the failures name, then rerun (resume only ever moves counters forward)",
+			n, plural(n, "counter or server was", "counters or servers were"))
+	}
+	return nil
+}
+
+// resumeReport is pg resume's outcome, printed by --json.
+type resumeReport struct {
+	After    time.Time           `json:"after,omitzero"`
+	Counters []resumedCounter    `json:"counters"`
+	Servers  []resumeServerError `json:"server_errors,omitempty"`
+	Moved    int                 `json:"moved"`
+	Current  int                 `json:"already_past"`
+	Skipped  int                 `json:"not_taking_part"`
+	Failed   int                 `json:"failed"`
+	Took     string              `json:"took"`
+}
+
+// resumedCounter is one counter in resumeReport.
+type resumedCounter struct {
+	Server   string    `json:"server,omitempty"`
+	Database string    `json:"database,omitempty"`
+	Schema   string    `json:"schema,omitempty"`
+	Shard    int64     `json:"shard"`
+	Retired  bool      `json:"retired,omitempty"`
+	Mode     string    `json:"mode,omitempty"`
+	State    string    `json:"state"` // moved, current, skipped, failed
+	Past     time.Time `json:"past,omitzero"`
+	From     int64     `json:"from"`
+	To       int64     `json:"to"`
+	Note     string    `json:"note,omitempty"`
+	Error    string    `json:"error,omitempty"`
+}
+
+// resumeServerError is a server of the map where nothing moved.
+type resumeServerError struct {
+	Server string `json:"server"`
+	Error  string `json:"error"`
+}
+
+// state names what happened to a counter.
+func resumedState(r pgfunc.Resumed) string {
+	switch {
+	case r.Err != nil:
+		return "failed"
+	case r.Moved:
+		return "moved"
+	case r.Past.IsZero():
+		return "skipped"
+	}
+	return "current"
+}
+
+func (rep *resumeReport) add(server string, r pgfunc.Resumed) {
+	c := resumedCounter{Server: server, Database: r.Database, Schema: r.Schema, Shard: r.Shard, Retired: r.Retired, Mode: string(r.Mode),
+		State: resumedState(r), Past: r.Past, From: r.From, To: r.To, Note: r.Note}
+	if r.Err != nil {
+		c.Error = oneLine(r.Err.Error())
+	}
+	switch c.State {
+	case "failed":
+		rep.Failed++
+	case "moved":
+		rep.Moved++
+	case "skipped":
+		rep.Skipped++
+	default:
+		rep.Current++
+	}
+	rep.Counters = append(rep.Counters, c)
+}
+
+// resumedLine is the line pg resume prints for one counter.
+func resumedLine(server string, r pgfunc.Resumed) string {
+	where := r.Schema
+	if r.Database != "" {
+		where = r.Database + "." + where
+	}
+	if r.Retired {
+		where += " (kept by down)"
+	}
+	if server != "" {
+		where = server + " " + where
+	}
+	state := resumedState(r)
+	var what string
+	switch state {
+	case "failed":
+		if errors.Is(r.Err, pgfunc.ErrDatabaseNotRead) {
+			return fmt.Sprintf("FAILED   %s", oneLine(r.Err.Error()))
+		}
+		what = oneLine(r.Err.Error())
+	case "moved":
+		what = fmt.Sprintf("counter moved past %s (%s)", stamp(r.Past), counterTime(r, r.From))
+	case "current":
+		what = fmt.Sprintf("counter already past %s (%s)", stamp(r.Past), counterTime(r, r.From))
+	default:
+		what = r.Note
+	}
+	label := state
+	if state == "failed" {
+		label = "FAILED"
+	}
+	line := fmt.Sprintf("%-8s %-28s shard %-5d %s", label, where, r.Shard, what)
+	if r.Note != "" && state != "skipped" {
+		line += "; " + r.Note
+	}
+	return line
+}
+
+// counterTime says where counter value v stood: the start of its tick.
+func counterTime(r pgfunc.Resumed, v int64) string {
+	if v < 0 {
+		return "never drawn from"
+	}
+	l := r.Meta.LayoutOf()
+	return "it stood at " + stamp(l.TickTime(v>>l.SeqBits))
+}
+
+// stamp writes an instant for pg resume's lines.
+func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z07:00") }
