@@ -179,3 +179,73 @@ func TestRestoreAndFailover(t *testing.T) {
 		}
 	}
 }
+
+// TestFailoverToSyncStandby: with a synchronous standby, a shard whose
+// sessions commit with synchronous_commit = on loses nothing it handed
+// out when the standby is promoted, even drawing one tick after the old
+// primary's last draw, without pg resume: its commits waited for the
+// standby. The negative control, a shard drawn with synchronous_commit =
+// local once the standby no longer receives, repeats IDs with the same
+// timing.
+func TestFailoverToSyncStandby(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("bursts of 200,000 IDs on servers of its own, one promoted")
+	}
+	const burst = 200_000
+	ctx := context.Background()
+	origin := testsrv.NewPG(t, pgserver.Options{})
+	db := testsrv.Open(t, "pgx", testsrv.Database(t, origin))
+	dbName := dbNameOf(t, db)
+	o := pgfunc.WithLeadWait(pgfunc.WithClock(pgfunc.Options{Layout: shardid.JS53()}, nowClock), 20*time.Millisecond)
+	sync, local := pgfunc.Shard{Schema: "sync_on", ID: 1}, pgfunc.Shard{Schema: "sync_local", ID: 2}
+	installWith(t, db, sync, o)
+	installWith(t, db, local, o)
+	standby, err := origin.StartStandby(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = standby.Stop() })
+	for _, q := range []string{"ALTER SYSTEM SET synchronous_standby_names = '*'", "SELECT pg_reload_conf()"} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		var state sql.NullString
+		if err := db.QueryRow("SELECT max(sync_state) FROM pg_stat_replication").Scan(&state); err != nil {
+			t.Fatal(err)
+		}
+		if state.String == "sync" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the standby is not synchronous after a minute (%q)", state.String)
+		}
+	}
+	t0 := time.Now().UTC().Truncate(time.Second)
+	conn := newConn(t, db)
+	mustExec(t, conn, "SET synchronous_commit = on")
+	oldSync, lastSync := drawAsAllowed(t, conn, sync.Schema, burst, t0)
+	if err := standby.Isolate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, conn, "SET synchronous_commit = local") // nothing waits for the standby, which receives nothing more
+	oldLocal, lastLocal := drawAsAllowed(t, conn, local.Schema, burst, t0)
+	if err := standby.Promote(ctx); err != nil {
+		t.Fatal(err)
+	}
+	promoted := newConn(t, testsrv.Open(t, "pgx", standby.DSN(dbName)))
+	tick := shardid.JS53().TimeUnit
+	ids, _ := drawAsAllowed(t, promoted, sync.Schema, burst, lastSync.Add(tick))
+	nSync := repeats(oldSync, ids)
+	ids, _ = drawAsAllowed(t, promoted, local.Schema, burst, lastLocal.Add(tick))
+	nLocal := repeats(oldLocal, ids)
+	t.Logf("failover to a synchronous standby, drawing one tick after the old primary's last draw: synchronous_commit = on: %d of %d IDs repeated; local (the standby received nothing of it): %d", nSync, burst, nLocal)
+	if nSync > 0 {
+		t.Fatalf("%d IDs committed with synchronous_commit = on were handed out again after the synchronous standby was promoted", nSync)
+	}
+	if nLocal == 0 {
+		t.Fatal("no repeat for the shard the standby never received: the test would not catch a repeat")
+	}
+}
