@@ -161,9 +161,15 @@ func afterRecovery(t *testing.T, dsn, query string) []int64 {
 	}
 }
 
-// queryInt64s runs query and returns its single bigint column.
-func queryInt64s(db *sql.DB, query string) ([]int64, error) {
-	rows, err := db.Query(query)
+// querier is a pool or a connection of its own.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// queryInt64s runs query and returns its single bigint column, of at
+// least one row.
+func queryInt64s(db querier, query string) ([]int64, error) {
+	rows, err := db.QueryContext(context.Background(), query)
 	if err != nil {
 		return nil, err
 	}

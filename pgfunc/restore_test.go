@@ -28,7 +28,7 @@ func drawAsAllowed(t *testing.T, conn *sql.Conn, schema string, n int, clock tim
 		if tries > 10_000 {
 			t.Fatalf("%s: %d of %d IDs after %d statements", schema, len(ids), n, tries)
 		}
-		chunk, err := queryInt64sConn(conn, fmt.Sprintf("SELECT %s.next_id() FROM generate_series(1, %d)", schema, min(1000, n-len(ids))))
+		chunk, err := queryInt64s(conn, fmt.Sprintf("SELECT %s.next_id() FROM generate_series(1, %d)", schema, min(1000, n-len(ids))))
 		switch {
 		case sqlState(err) == pgfunc.LeadExceededState:
 			clock = clock.Add(100 * time.Millisecond)

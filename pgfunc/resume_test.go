@@ -161,7 +161,7 @@ func resumeDuringDraws(t *testing.T, protocol bool) (again int) {
 	drawer, resumer := newConn(t, db), newConn(t, db)
 	setNow(t, drawer, t0)
 	draw := func(n int) ([]int64, error) {
-		return queryInt64sConn(drawer, fmt.Sprintf("SELECT rj.next_id() FROM generate_series(1, %d)", n))
+		return queryInt64s(drawer, fmt.Sprintf("SELECT rj.next_id() FROM generate_series(1, %d)", n))
 	}
 	before, err := draw(500) // tick t0
 	if err != nil {
@@ -243,24 +243,6 @@ func resumeDuringDraws(t *testing.T, protocol bool) (again int) {
 		}
 	}
 	return again
-}
-
-// queryInt64sConn runs query on conn and returns its bigint column.
-func queryInt64sConn(conn *sql.Conn, query string) ([]int64, error) {
-	rows, err := conn.QueryContext(context.Background(), query)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var v int64
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
 }
 
 // waitForLock waits until a session waits for schema's jump lock.
@@ -399,8 +381,7 @@ func TestResumeUnderLoad(t *testing.T) {
 
 // TestResumeRefusals: resume refuses, per counter, a role that does not
 // own the generators (the application role pg grant makes may draw, not
-// move), moving nothing; and a generator that is past the end of its
-// time field... is not one: see TestTimeFieldExhausted.
+// move counters), and moves nothing.
 func TestResumeRefusals(t *testing.T) {
 	t.Parallel()
 	db, dsn := newDB(t)
