@@ -368,7 +368,7 @@ func (m *Migrator) check(sh Shard, c census) error {
 	for _, in := range candidates {
 		switch {
 		case in.Database == "" && in.Schema == sh.Schema && in.Outdated:
-			return fmt.Errorf("%w: %s holds shard %d, mode %s, applied by a release that %s; its body lacks this release's fixes, and up does not replace a live generator (pg down, then pg up, replaces it and carries its counter on)",
+			return fmt.Errorf("%w: %s holds shard %d, mode %s, applied by a release that %s",
 				ErrOutdatedGenerator, sh.Schema, in.Meta.Shard, in.Meta.Mode, outdatedWhy(in))
 		case in.Database == "" && in.Schema == sh.Schema && !in.Meta.sameGenerator(want):
 			return m.mismatch(sh, in)
@@ -388,9 +388,9 @@ func (m *Migrator) check(sh Shard, c census) error {
 // its age.
 func outdatedWhy(in Installed) string {
 	if in.Meta.Mode == ModeUnique && in.Meta.LeadMS == 0 {
-		return "bounded no lead (its counter may run ahead of the clock without bound)"
+		return "recorded no lead: its counter may run ahead of the clock without bound, and up does not replace a live generator's body (pg down, then pg up, replaces it and carries its counter on)"
 	}
-	return "recorded its metadata on next_id()"
+	return "recorded its metadata on next_id(); its body lacks this release's fixes, and up does not replace a live generator"
 }
 
 // mismatch is ErrGeneratorMismatch for sh, whose schema holds in, not the
