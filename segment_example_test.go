@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing/fstest"
 
@@ -13,19 +15,21 @@ import (
 	"github.com/shardid/shardid"
 )
 
-// The allocation table's migration, for a goose Provider of your own.
+// The allocation table's migrations, for a goose Provider of your own.
 func ExampleSegmentMigrations() {
 	files, err := shardid.SegmentMigrations(shardid.DialectPostgres, "")
 	if err != nil {
 		panic(err)
 	}
-	for name, text := range files {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
 		fmt.Println(name, "→ goose version table", shardid.SegmentHistoryTable(""))
-		fmt.Println(strings.Split(string(text), "\n")[3])
+		fmt.Println(strings.Split(string(files[name]), "\n")[3])
 	}
 	// Output:
 	// 00001_shardid_segments.sql → goose version table shardid_segments_goose_db_version
 	// CREATE TABLE "shardid_segments" (
+	// 00002_shardid_segments_fence.sql → goose version table shardid_segments_goose_db_version
+	// ALTER TABLE "shardid_segments"
 }
 
 // Apply the table, create a tag, and draw. (shardid segment up does the

@@ -156,8 +156,11 @@ func TestSegmentsSurviveOutage(t *testing.T) {
 				t.Fatal(err)
 			}
 			var clients []*shardid.Segments
+			var logs []*eventLog
 			for range 4 {
-				c, err := shardid.NewSegments(ctx, s.db, shardid.SegmentSettings{Tag: "orders", MaxStep: 400, AllocTimeout: 2 * time.Second})
+				log := &eventLog{}
+				logs = append(logs, log)
+				c, err := shardid.NewSegments(ctx, s.db, shardid.SegmentSettings{Tag: "orders", MaxStep: 400, AllocTimeout: 2 * time.Second, OnEvent: log.add})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -226,6 +229,13 @@ func TestSegmentsSurviveOutage(t *testing.T) {
 			}
 			if n := notIncreasing(streams...); n != 0 {
 				t.Errorf("%d places where a goroutine's IDs do not increase", n)
+			}
+			for i, log := range logs {
+				down, _ := log.count(shardid.SegmentDatabaseDown)
+				up, _ := log.count(shardid.SegmentDatabaseUp)
+				if down == 0 || up == 0 {
+					t.Errorf("client %d reported the database down %d times and up %d times; want both", i, down, up)
+				}
 			}
 		})
 	}
