@@ -16,15 +16,18 @@ import (
 // the broken variant the concurrency tests must catch: it believes every
 // claim statement that ran without error, without reading the row back.
 func AcquireLeaseWithHook(ctx context.Context, db *sql.DB, s LeaseSettings, beforeClaim func(), unchecked bool) (*Lease, error) {
-	return acquire(ctx, db, s, func(l *Lease, ctx context.Context, c candidate) (bool, int64, error) {
+	return acquire(ctx, db, s, func(l *Lease, ctx context.Context, c candidate) (bool, claimed, error) {
 		if beforeClaim != nil {
 			beforeClaim()
 		}
 		if !unchecked {
 			return l.tryClaim(ctx, c)
 		}
-		_, err := l.claimStatement(ctx, c)
-		return err == nil, c.lastMs, err
+		if _, err := l.claimStatement(ctx, c); err != nil {
+			return false, claimed{}, err
+		}
+		_, row, err := l.readBack(ctx, c.node) // the row's counts, whoever's token it holds
+		return err == nil, row, err
 	})
 }
 
@@ -42,6 +45,15 @@ func BreakFence(l *Lease) {
 	l.gen.mu.Lock()
 	defer l.gen.mu.Unlock()
 	l.gen.stopAt, l.gen.capTick = time.Unix(1<<40, 0), math.MaxInt64
+}
+
+// TrustRow is the broken variant the restore tests must catch: a holder
+// that renews on its token alone, without the row's write count, so a row
+// restored from an older copy with its token goes unnoticed.
+func TrustRow(l *Lease) {
+	l.renewMu.Lock()
+	defer l.renewMu.Unlock()
+	l.trustRow = true
 }
 
 // DropFloor is the broken variant the clock tests must catch: a generator

@@ -1,0 +1,134 @@
+package shardid
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// fenceToken is the token of a row FenceLeases quarantined. An
+// acquisition's token is 32 hex digits, so no holder has this one.
+const fenceToken = "fenced"
+
+// LeaseFenceSettings configures FenceLeases. The zero value of every field means
+// the documented default.
+type LeaseFenceSettings struct {
+	// Layout is the layout of the generators leasing from the table: it
+	// decides how many node ids there are, every one of which is fenced.
+	// The zero Layout means Snowflake().
+	Layout Layout
+	// TTL is the longest TTL any holder of the table uses: the fence keeps
+	// every node id from new holders that long, by which time every holder
+	// from before it has stopped drawing. 0 means DefaultLeaseTTL.
+	TTL time.Duration
+	// MaxClockSkew is the largest MaxClockSkew any holder uses: a new
+	// holder draws only once its clock is this far past the fence's end.
+	// 0 means DefaultMaxClockSkew.
+	MaxClockSkew time.Duration
+}
+
+// LeaseFenceResult is what FenceLeases did.
+type LeaseFenceResult struct {
+	// Fenced is the number of rows fenced, Added of them made for node ids
+	// the table had no row for.
+	Fenced, Added int64
+	// Until is when the fence ends at the soonest, by the database's
+	// clock, in UTC: no node id is free before it.
+	Until time.Time
+}
+
+// FenceLeases quarantines every node id of the lease table on db for one
+// TTL, as after a restore of the table from an older copy: every row gets
+// a token no holder has, so every holder stops drawing at its next renewal
+// (ErrLeaseLost, "fenced"); no new holder takes any node id until TTL has
+// passed, by when every holder from before the fence has stopped; and the
+// next holder of each id draws only at times after the fence's end plus
+// MaxClockSkew. Node ids the table has no row for get a fenced row too
+// (a restored table may lack rows live holders have). It runs in one
+// transaction; a rerun fences again from its own time (the fence never
+// ends sooner). d "" asks the server; table "" means DefaultLeaseTable.
+// It returns errors wrapping ErrInvalidLeaseTable, ErrInvalidLeaseSettings,
+// the layout's errors, ErrLayoutMismatch (the table holds nodes of another
+// layout) and the database's own.
+func FenceLeases(ctx context.Context, db *sql.DB, d Dialect, table string, f LeaseFenceSettings) (LeaseFenceResult, error) {
+	var res LeaseFenceResult
+	if f.Layout == (Layout{}) {
+		f.Layout = Snowflake()
+	}
+	if err := f.Layout.Validate(); err != nil {
+		return res, fmt.Errorf("fence leases: %w", err)
+	}
+	if f.TTL == 0 {
+		f.TTL = DefaultLeaseTTL
+	}
+	if f.MaxClockSkew == 0 {
+		f.MaxClockSkew = DefaultMaxClockSkew
+	}
+	if f.TTL < 0 || f.MaxClockSkew < 0 {
+		return res, fmt.Errorf("fence leases: %w: TTL %s and MaxClockSkew %s must not be negative", ErrInvalidLeaseSettings, f.TTL, f.MaxClockSkew)
+	}
+	if table == "" {
+		table = DefaultLeaseTable
+	}
+	if d == "" {
+		var err error
+		if d, err = DetectDialect(ctx, db); err != nil {
+			return res, fmt.Errorf("fence leases: %w", err)
+		}
+	}
+	q, err := leaseStatements(d, table, false)
+	if err != nil {
+		return res, fmt.Errorf("fence leases: %w", err)
+	}
+	rows, err := listLeases(ctx, db, q)
+	if err != nil {
+		return res, fmt.Errorf("fence leases: read %s: %w%s", table, err, leaseTableHint(err))
+	}
+	layout := leaseLayoutText(f.Layout)
+	have := map[int64]bool{}
+	for _, r := range rows {
+		if r.Layout != layout {
+			return res, fmt.Errorf("fence leases: %w: node %d in %s was leased for layout %q; the fence was given %q (give the holders' layout)", ErrLayoutMismatch, r.Node, table, r.Layout, layout)
+		}
+		have[r.Node] = true
+	}
+	ttlUs, untilMs := f.TTL.Microseconds(), (f.TTL + f.MaxClockSkew).Milliseconds()
+	var startUs int64 // the fence ends TTL after its last statement, so no sooner than TTL after this
+	if err := db.QueryRowContext(ctx, q.now).Scan(&startUs); err != nil {
+		return res, fmt.Errorf("fence leases: %w", err)
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return res, fmt.Errorf("fence leases: %w", err)
+	}
+	defer tx.Rollback()
+	insert, err := tx.PrepareContext(ctx, q.fenceInsert)
+	if err != nil {
+		return res, fmt.Errorf("fence leases: %w", err)
+	}
+	defer insert.Close()
+	for node := int64(0); node <= f.Layout.MaxShard(); node++ {
+		if have[node] {
+			continue
+		}
+		r, err := insert.ExecContext(ctx, node, layout, ttlUs, untilMs)
+		if err != nil {
+			return res, fmt.Errorf("fence leases: node %d: %w", node, err)
+		}
+		n, _ := r.RowsAffected()
+		res.Added += n
+	}
+	r, err := tx.ExecContext(ctx, q.fence, ttlUs, untilMs)
+	if err != nil {
+		return res, fmt.Errorf("fence leases: %w", err)
+	}
+	if res.Fenced, err = r.RowsAffected(); err != nil {
+		return res, fmt.Errorf("fence leases: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return res, fmt.Errorf("fence leases: %w", err)
+	}
+	res.Until = time.UnixMicro(startUs).Add(f.TTL).UTC()
+	return res, nil
+}
