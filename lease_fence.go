@@ -11,12 +11,17 @@ import (
 // acquisition's token is 32 hex digits, so no holder has this one.
 const fenceToken = "fenced"
 
+// maxFenceBits bounds the node bits of a layout FenceLeases fences: one
+// row per node id, 2^20 at most.
+const maxFenceBits = 20
+
 // LeaseFenceSettings configures FenceLeases. The zero value of every field means
 // the documented default.
 type LeaseFenceSettings struct {
 	// Layout is the layout of the generators leasing from the table: it
 	// decides how many node ids there are, every one of which is fenced.
-	// The zero Layout means Snowflake().
+	// The zero Layout means the layout the table's rows record; a table
+	// without rows then needs it given.
 	Layout Layout
 	// TTL is the longest TTL any holder of the table uses: the fence keeps
 	// every node id from new holders that long, by which time every holder
@@ -24,7 +29,7 @@ type LeaseFenceSettings struct {
 	TTL time.Duration
 	// MaxClockSkew is the largest MaxClockSkew any holder uses: a new
 	// holder draws only once its clock is this far past the fence's end.
-	// 0 means DefaultMaxClockSkew.
+	// 0 means DefaultMaxClockSkew; a negative value means none.
 	MaxClockSkew time.Duration
 }
 
@@ -49,24 +54,26 @@ type LeaseFenceResult struct {
 // transaction; a rerun fences again from its own time (the fence never
 // ends sooner). d "" asks the server; table "" means DefaultLeaseTable.
 // It returns errors wrapping ErrInvalidLeaseTable, ErrInvalidLeaseSettings,
-// the layout's errors, ErrLayoutMismatch (the table holds nodes of another
-// layout) and the database's own.
+// the layout's errors, ErrLayoutMismatch (the table holds nodes of more
+// than one layout, or not of the one given) and the database's own.
 func FenceLeases(ctx context.Context, db *sql.DB, d Dialect, table string, f LeaseFenceSettings) (LeaseFenceResult, error) {
 	var res LeaseFenceResult
-	if f.Layout == (Layout{}) {
-		f.Layout = Snowflake()
-	}
-	if err := f.Layout.Validate(); err != nil {
-		return res, fmt.Errorf("fence leases: %w", err)
+	if f.Layout != (Layout{}) {
+		if err := f.Layout.Validate(); err != nil {
+			return res, fmt.Errorf("fence leases: %w", err)
+		}
 	}
 	if f.TTL == 0 {
 		f.TTL = DefaultLeaseTTL
 	}
-	if f.MaxClockSkew == 0 {
+	switch {
+	case f.MaxClockSkew == 0:
 		f.MaxClockSkew = DefaultMaxClockSkew
+	case f.MaxClockSkew < 0:
+		f.MaxClockSkew = 0
 	}
-	if f.TTL < 0 || f.MaxClockSkew < 0 {
-		return res, fmt.Errorf("fence leases: %w: TTL %s and MaxClockSkew %s must not be negative", ErrInvalidLeaseSettings, f.TTL, f.MaxClockSkew)
+	if f.TTL < 0 {
+		return res, fmt.Errorf("fence leases: %w: TTL %s must not be negative", ErrInvalidLeaseSettings, f.TTL)
 	}
 	if table == "" {
 		table = DefaultLeaseTable
@@ -85,11 +92,26 @@ func FenceLeases(ctx context.Context, db *sql.DB, d Dialect, table string, f Lea
 	if err != nil {
 		return res, fmt.Errorf("fence leases: read %s: %w%s", table, err, leaseTableHint(err))
 	}
-	layout := leaseLayoutText(f.Layout)
+	var layout string
+	var shardBits int
+	switch {
+	case f.Layout != (Layout{}):
+		layout, shardBits = leaseLayoutText(f.Layout), int(f.Layout.ShardBits)
+	case len(rows) == 0:
+		return res, fmt.Errorf("fence leases: %w: %s has no row to read the holders' layout from; give it (the layout decides how many node ids to fence)", ErrInvalidLeaseSettings, table)
+	default:
+		layout = rows[0].Layout
+		if _, err := fmt.Sscanf(layout, "%d/%d/", new(int), &shardBits); err != nil || shardBits < 0 {
+			return res, fmt.Errorf("fence leases: %w: node %d in %s records layout %q, which does not say its node bits; give the layout", ErrInvalidLeaseSettings, rows[0].Node, table, layout)
+		}
+	}
+	if shardBits > maxFenceBits {
+		return res, fmt.Errorf("fence leases: %w: %d node bits are %d node ids, more than the %d a fence writes rows for", ErrInvalidLeaseSettings, shardBits, int64(1)<<shardBits, 1<<maxFenceBits)
+	}
 	have := map[int64]bool{}
 	for _, r := range rows {
 		if r.Layout != layout {
-			return res, fmt.Errorf("fence leases: %w: node %d in %s was leased for layout %q; the fence was given %q (give the holders' layout)", ErrLayoutMismatch, r.Node, table, r.Layout, layout)
+			return res, fmt.Errorf("fence leases: %w: node %d in %s was leased for layout %q, node %d for %q (give the holders' layout)", ErrLayoutMismatch, r.Node, table, r.Layout, rows[0].Node, layout)
 		}
 		have[r.Node] = true
 	}
@@ -108,7 +130,7 @@ func FenceLeases(ctx context.Context, db *sql.DB, d Dialect, table string, f Lea
 		return res, fmt.Errorf("fence leases: %w", err)
 	}
 	defer insert.Close()
-	for node := int64(0); node <= f.Layout.MaxShard(); node++ {
+	for node := int64(0); node < 1<<shardBits; node++ {
 		if have[node] {
 			continue
 		}

@@ -694,7 +694,9 @@ func (c *Segments) buffered() int64 {
 
 // Close stops the client: a background load is cancelled, buffered IDs
 // are dropped (never handed out by anyone; a SegmentDiscarded event counts
-// them), and Next returns ErrClosed. Close is safe to call more than once.
+// them), and Next returns ErrClosed. A load that Close cancelled may have
+// taken its segment on the server all the same: those IDs are skipped
+// too, and not counted. Close is safe to call more than once.
 func (c *Segments) Close() error {
 	c.closeOnce.Do(func() {
 		c.mu.Lock()
