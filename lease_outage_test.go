@@ -141,7 +141,7 @@ func TestLeaseDatabaseStopsMidRun(t *testing.T) {
 			}
 			renewUntil(t, l)
 			draw(t, l, 10)
-			k := events.kinds()
+			k := leaseKinds(events)
 			if k[shardid.LeaseDatabaseDown] != 1 || k[shardid.LeaseExpired] != 1 || k[shardid.LeaseDatabaseUp] != 1 || k[shardid.LeaseLost] != 0 {
 				t.Errorf("events through the outage: %v; want the database down, drawing stopped, the database up, once each", k)
 			}

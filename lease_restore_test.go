@@ -79,23 +79,13 @@ func (d *drawer) finish() ([]int64, error) {
 	return d.ids, d.err
 }
 
-// leaseEvents keeps the events a lease reported.
-type leaseEvents struct {
-	mu  sync.Mutex
-	evs []shardid.LeaseEvent
-}
+// leaseEvents keeps a lease's events.
+type leaseEvents = recorder[shardid.LeaseEvent]
 
-func (l *leaseEvents) add(e shardid.LeaseEvent) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.evs = append(l.evs, e)
-}
-
-func (l *leaseEvents) kinds() map[shardid.LeaseEventKind]int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+// leaseKinds counts events by kind.
+func leaseKinds(r *leaseEvents) map[shardid.LeaseEventKind]int {
 	m := map[shardid.LeaseEventKind]int{}
-	for _, e := range l.evs {
+	for _, e := range r.all() {
 		m[e.Kind]++
 	}
 	return m
@@ -235,7 +225,7 @@ func TestLeaseRestoredTableFenced(t *testing.T) {
 			if !errors.Is(aErr, shardid.ErrLeaseLost) || !strings.Contains(aErr.Error(), "fenced") && !errors.Is(aErr, shardid.ErrRewound) || strings.Contains(aErr.Error(), "unrenewed") {
 				t.Errorf("a stopped with %v; want ErrLeaseLost naming the fence or the restore", aErr)
 			}
-			if k := events.kinds(); k[shardid.LeaseLost] != 1 || k[shardid.LeaseRenewed] == 0 {
+			if k := leaseKinds(events); k[shardid.LeaseLost] != 1 || k[shardid.LeaseRenewed] == 0 {
 				t.Errorf("a's events: %v; want renewals and one loss", k)
 			}
 			var nb *shardid.Lease

@@ -231,8 +231,8 @@ func TestSegmentsSurviveOutage(t *testing.T) {
 				t.Errorf("%d places where a goroutine's IDs do not increase", n)
 			}
 			for i, log := range logs {
-				down, _ := log.count(shardid.SegmentDatabaseDown)
-				up, _ := log.count(shardid.SegmentDatabaseUp)
+				down, _ := countKind(log, shardid.SegmentDatabaseDown)
+				up, _ := countKind(log, shardid.SegmentDatabaseUp)
 				if down == 0 || up == 0 {
 					t.Errorf("client %d reported the database down %d times and up %d times; want both", i, down, up)
 				}

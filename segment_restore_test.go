@@ -12,24 +12,32 @@ import (
 	"github.com/shardid/shardid/internal/tabledump"
 )
 
-// eventLog keeps the events a client reported.
-type eventLog struct {
+// recorder keeps the events a client handed to OnEvent.
+type recorder[E any] struct {
 	mu  sync.Mutex
-	evs []shardid.SegmentEvent
+	evs []E
 }
 
-func (l *eventLog) add(e shardid.SegmentEvent) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.evs = append(l.evs, e)
+func (r *recorder[E]) add(e E) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.evs = append(r.evs, e)
 }
 
-// count returns how many events of kind k there were, and the sum of
-// their Count.
-func (l *eventLog) count(k shardid.SegmentEventKind) (n int, ids int64) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, e := range l.evs {
+// all returns the events so far.
+func (r *recorder[E]) all() []E {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]E(nil), r.evs...)
+}
+
+// eventLog keeps a Segments client's events.
+type eventLog = recorder[shardid.SegmentEvent]
+
+// countKind returns how many of log's events are of kind k, and the sum
+// of their Count.
+func countKind(log *eventLog, k shardid.SegmentEventKind) (n int, ids int64) {
+	for _, e := range log.all() {
 		if e.Kind == k {
 			n++
 			ids += e.Count
@@ -116,7 +124,7 @@ func rewindMidRun(t *testing.T, s segDB, tag string, forgetful bool) restoreRun 
 		if !errors.Is(st.Refused, shardid.ErrRewound) {
 			t.Errorf("client %d refused with %v, want ErrRewound", i, st.Refused)
 		}
-		if n, _ := logs[i].count(shardid.SegmentRewound); n != 1 {
+		if n, _ := countKind(logs[i], shardid.SegmentRewound); n != 1 {
 			t.Errorf("client %d: %d SegmentRewound events, want 1", i, n)
 		}
 		run.maxBefore = max(run.maxBefore, st.HighWater)
@@ -335,7 +343,7 @@ func TestSegmentsFenceReachesFreshClients(t *testing.T) {
 			if st.Buffered != 0 || st.Discarded != 1000-10 {
 				t.Errorf("fresh client after the fence: %+v; want its 990 buffered IDs discarded", st)
 			}
-			if n, ids := log.count(shardid.SegmentDiscarded); n != 1 || ids != 990 {
+			if n, ids := countKind(log, shardid.SegmentDiscarded); n != 1 || ids != 990 {
 				t.Errorf("%d discard events of %d IDs, want 1 of 990", n, ids)
 			}
 			if id, err := fresh.Next(ctx); !errors.Is(err, shardid.ErrRewound) {

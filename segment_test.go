@@ -510,14 +510,14 @@ func TestSegmentEvents(t *testing.T) {
 			if err := c.Close(); err != nil {
 				t.Errorf("a second Close: %v", err)
 			}
-			loads, _ := log.count(shardid.SegmentLoaded)
-			n, ids := log.count(shardid.SegmentDiscarded)
+			loads, _ := countKind(log, shardid.SegmentLoaded)
+			n, ids := countKind(log, shardid.SegmentDiscarded)
 			st := c.Stats()
 			if n != 1 || ids != buffered || st.Discarded != buffered || st.Buffered != 0 || int64(loads) != st.Loads {
 				t.Errorf("%d loads seen, stats %+v; %d discard events of %d IDs; want one of %d", loads, st, n, ids, buffered)
 			}
 			next := int64(1)
-			for _, e := range log.evs {
+			for _, e := range log.all() {
 				if e.Kind == shardid.SegmentLoaded && (e.First != next || e.Last-e.First+1 != e.Step || e.Tag != "orders") {
 					t.Errorf("segment event %+v; want one from %d", e, next)
 				}
@@ -525,7 +525,8 @@ func TestSegmentEvents(t *testing.T) {
 					next = e.Last + 1
 				}
 			}
-			last := log.evs[len(log.evs)-1]
+			evs := log.all()
+			last := evs[len(evs)-1]
 			if last.Kind != shardid.SegmentDiscarded || last.Last != next-1 || !strings.Contains(last.String(), "discarded unused at close") {
 				t.Errorf("last event %+v (%s); want the discard, up to %d", last, last, next-1)
 			}
