@@ -185,6 +185,14 @@ func TestSegmentsSurviveOutage(t *testing.T) {
 				t.Fatal(err)
 			}
 			idcheck.WaitFor(t, "20,000 IDs after the restart", func() bool { return after.total.Load() >= duringOutage+20_000 })
+			idcheck.WaitFor(t, "every client to reach the database again", func() bool {
+				for _, c := range clients {
+					if c.Stats().DatabaseDown {
+						return false
+					}
+				}
+				return true
+			})
 			streams = append(streams, after.finish()...)
 			if len(before.others)+len(after.others) > 0 {
 				t.Fatalf("errors other than ErrSegmentsExhausted: %v %v", before.others, after.others)
