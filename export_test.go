@@ -16,15 +16,18 @@ import (
 // the broken variant the concurrency tests must catch: it believes every
 // claim statement that ran without error, without reading the row back.
 func AcquireLeaseWithHook(ctx context.Context, db *sql.DB, s LeaseSettings, beforeClaim func(), unchecked bool) (*Lease, error) {
-	return acquire(ctx, db, s, func(l *Lease, ctx context.Context, c candidate) (bool, int64, error) {
+	return acquire(ctx, db, s, func(l *Lease, ctx context.Context, c candidate) (bool, claimed, error) {
 		if beforeClaim != nil {
 			beforeClaim()
 		}
 		if !unchecked {
 			return l.tryClaim(ctx, c)
 		}
-		_, err := l.claimStatement(ctx, c)
-		return err == nil, c.lastMs, err
+		if _, err := l.claimStatement(ctx, c); err != nil {
+			return false, claimed{}, err
+		}
+		_, row, err := l.readBack(ctx, c.node) // the row's counts, whoever's token it holds
+		return err == nil, row, err
 	})
 }
 
@@ -44,6 +47,15 @@ func BreakFence(l *Lease) {
 	l.gen.stopAt, l.gen.capTick = time.Unix(1<<40, 0), math.MaxInt64
 }
 
+// TrustRow is the broken variant the restore tests must catch: a holder
+// that renews on its token alone, without the row's write count, so a row
+// restored from an older copy with its token goes unnoticed.
+func TrustRow(l *Lease) {
+	l.renewMu.Lock()
+	defer l.renewMu.Unlock()
+	l.trustRow = true
+}
+
 // DropFloor is the broken variant the clock tests must catch: a generator
 // that forgets the earlier holders' last tick.
 func DropFloor(l *Lease) {
@@ -57,8 +69,8 @@ func DropFloor(l *Lease) {
 var BenchNext = benchNext
 
 // SegmentStatement renders one of the allocator's statements (alloc,
-// explain, get, list, add, raise, setstep) for d and table, for TiDB's
-// parser.
+// explain, get, list, add, raise, setstep, report, resume) for d and table,
+// for TiDB's parser.
 func SegmentStatement(d Dialect, table, name string) (string, error) {
 	v, err := newSegmentView(d, table)
 	if err != nil {
@@ -70,21 +82,32 @@ func SegmentStatement(d Dialect, table, name string) (string, error) {
 // NextStep exposes the step rule.
 var NextStep = nextStep
 
-// BreakSegments makes c take segments a wrong way, for negative controls:
+// BreakSegments makes c take segments a wrong way, for negative controls,
+// and believe what it gets:
 //
 //   - "no-write" reads max_id and hands out the range above it without
 //     moving it, so two clients, or a client and its restarted self, get
 //     the same segment;
 //   - "read-then-write" reads max_id, then writes max_id + step in a second
-//     statement, so concurrent clients can read the same max_id.
+//     statement, so concurrent clients can read the same max_id;
+//   - "forgetful" takes segments as a client without memory of what it took
+//     would: the allocation without its "above what I took" condition, no
+//     check of what comes back, no reading of the row between loads, so a
+//     restored table's segments are believed.
 func BreakSegments(c *Segments, how string) {
+	if how == "forgetful" {
+		c.trust = true
+		c.take = func(step, _ int64) (int64, int64, error) { return c.takeDB(step, math.MinInt64) }
+		return
+	}
+	c.trust = true // a broken allocator, not a client that checks what it gets
 	read := "SELECT max_id FROM shardid_segments WHERE tag = ?"
 	write := "UPDATE shardid_segments SET max_id = ? WHERE tag = ?"
 	if c.view.Dialect == DialectPostgres {
 		read = "SELECT max_id FROM shardid_segments WHERE tag = $1"
 		write = "UPDATE shardid_segments SET max_id = $1 WHERE tag = $2"
 	}
-	c.take = func(step int64) (int64, int64, error) {
+	c.take = func(step, _ int64) (int64, int64, error) {
 		var maxID int64
 		if err := c.db.QueryRowContext(context.Background(), read, c.set.Tag).Scan(&maxID); err != nil {
 			return 0, 0, err

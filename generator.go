@@ -152,7 +152,7 @@ func (g *Generator) reserve() (tick, seq int64, err error) {
 			return 0, 0, err
 		}
 		if g.leased && (tick > g.capTick || !now.Before(g.stopAt)) {
-			return 0, 0, g.lease.fenceError(now, tick)
+			return 0, 0, g.lease.fenceError(now)
 		}
 		switch {
 		case tick > g.lastTick:

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -81,6 +82,19 @@ type LeaseSettings struct {
 	// MaxClockSkew (two clocks each within MaxClockSkew of the database's
 	// can be that far apart); a negative value means never wait.
 	MaxClockWait time.Duration
+	// AllowLossyCommit accepts a server that may lose acknowledged commits
+	// in a crash (see ErrLossyCommit). LIMIT: a claim or renewal
+	// acknowledged just before such a crash can be lost, and the node id
+	// given to a second holder while the first still draws: IDs repeat.
+	AllowLossyCommit bool
+	// OnEvent, when not nil, is called with what happens to the lease:
+	// acquired, renewed (with the lease's age), drawing stopped for want of
+	// a renewal, lost, released, the database lost and back (LeaseEvent).
+	// It is called synchronously from AcquireLease, the renewing goroutine,
+	// Renew and Close, one call at a time and never with the lease's locks
+	// held; it must return quickly (a slow OnEvent delays the next
+	// renewal) and may call Stats.
+	OnEvent func(LeaseEvent)
 }
 
 // Errors of the lease API; the generator's own are returned too. Check
@@ -108,8 +122,12 @@ var (
 	// it draw up to. A later successful renewal lets it draw again.
 	ErrLeaseExpired = errors.New("lease not renewed in time")
 	// ErrLeaseLost is returned by Lease.Renew and a leased generator's Next
-	// after another holder took the node id over.
-	ErrLeaseLost = errors.New("lease lost to another holder")
+	// once the lease's row is no longer this holder's: another holder took
+	// the node id over after the lease ended, an operator fenced the table
+	// (FenceLeases), or the row was changed by something other than its
+	// holder (a restore from an older copy, a hand edit: the error wraps
+	// ErrRewound too). The generator has stopped for good.
+	ErrLeaseLost = errors.New("lease lost")
 	// ErrLeaseClosed is returned by a leased generator's Next and by
 	// Lease.Renew after Lease.Close.
 	ErrLeaseClosed = errors.New("lease closed")
@@ -153,13 +171,25 @@ type Lease struct {
 	token      string
 	floorMs    int64 // the node's last_ms when acquired
 	gen        *Generator
+	emitMu     sync.Mutex // one OnEvent call at a time
 
 	renewMu sync.Mutex // one renewal, or the release, at a time
+	// Guarded by renewMu: the row's write count as this holder's last
+	// answered write left it, and how many writes were sent since whose
+	// answer never came. A renewal matches only a count in between.
+	writes, unsure int64
+	trustRow       bool // tests only: renew on the token alone, as a holder without the write count would
 
 	// Guarded by gen.mu, like the generator's fence.
-	state    leaseState
-	renewErr error     // why the last renewal failed, if it did
-	lastSent time.Time // when the last successful renewal was sent
+	state     leaseState
+	lostErr   error     // why the lease was lost
+	renewErr  error     // why the last renewal failed, if it did
+	lastSent  time.Time // when the last successful renewal (or the claim) was sent
+	renewals  int64     // successful renewals
+	failures  int64     // failed renewals
+	down      bool      // the last renewal failed with the database's error
+	downSince time.Time
+	stopNoted bool // a LeaseExpired event went out for the current gap
 
 	stopRenew context.CancelFunc
 	renewDone chan struct{}
@@ -249,10 +279,11 @@ func defaultHolder() string {
 // Close the lease to stop drawing and give the id back.
 //
 // It returns errors wrapping ErrInvalidLeaseSettings, ErrInvalidLeaseTable,
-// the layout's errors, ErrClockSkew (the local clock is too far from the
+// ErrLossyCommit, the layout's errors, ErrClockSkew (the local clock is too far from the
 // database's), ErrClockBehind (too far behind the node's last drawn time),
-// ErrLayoutMismatch, ErrNoFreeNode (every id held; the message names the
-// layout's node bits), ErrUnknownDialect, and the database's own errors
+// ErrLayoutMismatch, ErrNoFreeNode (every id held, or fenced by
+// FenceLeases; the message says which and names the layout's node bits),
+// ErrUnknownDialect, and the database's own errors
 // (the table missing, the database unreachable). No id is cached locally:
 // without the database there is no knowing who holds an id or how far it
 // was drawn, so an unreachable database is an error.
@@ -260,9 +291,13 @@ func AcquireLease(ctx context.Context, db *sql.DB, s LeaseSettings) (*Lease, err
 	return acquire(ctx, db, s, (*Lease).tryClaim)
 }
 
+// claimed is the row of a node a claim made the lease's: its last_ms and
+// its write count.
+type claimed struct{ lastMs, writes int64 }
+
 // claimFunc runs one claim statement for a candidate and reports whether
-// the node is now the lease's, with its last_ms. Tests wrap tryClaim.
-type claimFunc func(l *Lease, ctx context.Context, c candidate) (bool, int64, error)
+// the node is now the lease's, with its row. Tests wrap tryClaim.
+type claimFunc func(l *Lease, ctx context.Context, c candidate) (bool, claimed, error)
 
 func acquire(ctx context.Context, db *sql.DB, s LeaseSettings, try claimFunc) (*Lease, error) {
 	s, err := s.normalize()
@@ -274,7 +309,7 @@ func acquire(ctx context.Context, db *sql.DB, s LeaseSettings, try claimFunc) (*
 			return nil, fmt.Errorf("lease: %w", err)
 		}
 	}
-	q, err := leaseStatements(s.Dialect, s.Table)
+	q, err := leaseStatements(s.Dialect, s.Table, !s.AllowLossyCommit)
 	if err != nil {
 		return nil, fmt.Errorf("lease: %w", err)
 	}
@@ -289,9 +324,17 @@ func acquire(ctx context.Context, db *sql.DB, s LeaseSettings, try claimFunc) (*
 	if err := l.checkSkew(ctx, l.clock()); err != nil {
 		return nil, err
 	}
-	if l.node, l.floorMs, err = l.claim(ctx, try); err != nil {
+	if !s.AllowLossyCommit && s.Dialect != DialectTiDB {
+		if err := checkCommit(ctx, db, s.Dialect, leaseLossyConsequence); err != nil {
+			return nil, fmt.Errorf("lease: %w", err)
+		}
+	}
+	claimSent := l.clock()
+	var row claimed
+	if l.node, row, err = l.claim(ctx, try); err != nil {
 		return nil, err
 	}
+	l.floorMs, l.writes, l.lastSent = row.lastMs, row.writes, claimSent
 	fail := func(err error) (*Lease, error) {
 		rctx, cancel := context.WithTimeout(context.Background(), s.TTL)
 		defer cancel()
@@ -325,8 +368,13 @@ func acquire(ctx context.Context, db *sql.DB, s LeaseSettings, try claimFunc) (*
 	} else {
 		close(l.renewDone)
 	}
+	l.emit(LeaseEvent{Kind: LeaseAcquired, Node: l.node, Time: l.clock()})
 	return l, nil
 }
+
+// leaseLossyConsequence is what ErrLossyCommit says a lossy server could do
+// to a lease.
+const leaseLossyConsequence = "a crash could forget a claim or a renewal and give the node id to a second holder while the first still draws"
 
 // newToken returns 128 random bits in hex: the mark that a row is this
 // acquisition's. It tells acquisitions apart, it guards nothing secret
@@ -366,17 +414,17 @@ type candidate struct {
 // TiDB's optimistic transactions) usually lost a race: the next reading of
 // the table tells, and only a failure on an id that is still free counts
 // towards claimErrors. A reading that fails ends the attempt.
-func (l *Lease) claim(ctx context.Context, try claimFunc) (int64, int64, error) {
+func (l *Lease) claim(ctx context.Context, try claimFunc) (int64, claimed, error) {
 	var lastErr error
 	errNode, failures := int64(-1), 0
 	for range claimRounds {
 		rows, err := listLeases(ctx, l.db, l.q)
 		if err != nil {
-			return 0, 0, fmt.Errorf("lease: read lease table %s: %w%s", l.s.Table, err, leaseTableHint(err))
+			return 0, claimed{}, fmt.Errorf("lease: read lease table %s: %w%s", l.s.Table, err, leaseTableHint(err))
 		}
 		for _, r := range rows {
 			if r.token == l.token { // a claim whose answer was lost did commit
-				return r.Node, r.lastMs, nil
+				return r.Node, claimed{r.lastMs, r.renewals}, nil
 			}
 		}
 		if errNode >= 0 {
@@ -384,32 +432,32 @@ func (l *Lease) claim(ctx context.Context, try claimFunc) (int64, int64, error) 
 				failures = 0
 			}
 			if failures >= claimErrors {
-				return 0, 0, fmt.Errorf("lease: claim node %d in %s: %w", errNode, l.s.Table, lastErr)
+				return 0, claimed{}, fmt.Errorf("lease: claim node %d in %s: %w", errNode, l.s.Table, lastErr)
 			}
 			errNode = -1
 		}
 		cands, err := l.candidates(rows)
 		if err != nil {
-			return 0, 0, err
+			return 0, claimed{}, err
 		}
 		for _, c := range cands {
 			if _, err := l.waitNeeded(c.lastMs); err != nil {
-				return 0, 0, err
+				return 0, claimed{}, err
 			}
-			ok, lastMs, err := try(l, ctx, c)
+			ok, row, err := try(l, ctx, c)
 			if err != nil {
-				if ctx.Err() != nil {
-					return 0, 0, fmt.Errorf("lease: claim node %d in %s: %w", c.node, l.s.Table, err)
+				if ctx.Err() != nil || errors.Is(err, ErrLossyCommit) {
+					return 0, claimed{}, fmt.Errorf("lease: claim node %d in %s: %w", c.node, l.s.Table, err)
 				}
 				errNode, lastErr = c.node, err
 				break
 			}
 			if ok {
-				return c.node, lastMs, nil
+				return c.node, row, nil
 			}
 		}
 	}
-	return 0, 0, fmt.Errorf("lease: the free node ids in %s went to other acquirers %d times in a row; try again", l.s.Table, claimRounds)
+	return 0, claimed{}, fmt.Errorf("lease: the free node ids in %s went to other acquirers %d times in a row; try again", l.s.Table, claimRounds)
 }
 
 // heldLive reports whether rows show a live lease on node.
@@ -428,8 +476,16 @@ func heldLive(rows []leaseRow, node int64) bool {
 func (l *Lease) candidates(rows []leaseRow) ([]candidate, error) {
 	maxNode := l.layout.MaxShard()
 	var sticky, free []candidate
+	var fenced int64
+	var fencedUntil time.Time
 	next := int64(0) // the lowest id not looked at yet
 	for _, r := range rows {
+		if r.Live && r.Fenced {
+			fenced++
+			if r.Until.After(fencedUntil) {
+				fencedUntil = r.Until
+			}
+		}
 		if r.Layout != l.layoutText {
 			return nil, fmt.Errorf("lease: %w: node %d in %s was leased for layout %q; this generator uses %q (use another table per layout)",
 				ErrLayoutMismatch, r.Node, l.s.Table, r.Layout, l.layoutText)
@@ -452,6 +508,10 @@ func (l *Lease) candidates(rows []leaseRow) ([]candidate, error) {
 	for ; next <= maxNode && len(free) < claimBatch; next++ {
 		free = append(free, candidate{node: next})
 	}
+	if len(sticky)+len(free) == 0 && fenced > 0 {
+		return nil, fmt.Errorf("lease: %w: all %d node ids of the layout's %d node bits are held by live leases in %s, %d of them fenced (shardid worker fence) until %s, so that any holder from before the fence stops first; try again then",
+			ErrNoFreeNode, maxNode+1, l.layout.ShardBits, l.s.Table, fenced, fencedUntil.Format(time.RFC3339Nano))
+	}
 	if len(sticky)+len(free) == 0 {
 		return nil, fmt.Errorf("lease: %w: all %d node ids of the layout's %d node bits are held by live leases in %s",
 			ErrNoFreeNode, maxNode+1, l.layout.ShardBits, l.s.Table)
@@ -461,21 +521,30 @@ func (l *Lease) candidates(rows []leaseRow) ([]candidate, error) {
 
 // tryClaim runs one claim statement and reads the row back: the node is
 // ours when the row carries our token. A statement that changed nothing
-// needs no read.
-func (l *Lease) tryClaim(ctx context.Context, c candidate) (bool, int64, error) {
+// needs no read, unless the guard may be why: then a server that may lose
+// acknowledged commits is an error wrapping ErrLossyCommit.
+func (l *Lease) tryClaim(ctx context.Context, c candidate) (bool, claimed, error) {
 	res, err := l.claimStatement(ctx, c)
 	if err != nil {
-		return false, 0, err
+		return false, claimed{}, err
 	}
 	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		return false, 0, err
+		if err == nil && !l.s.AllowLossyCommit && l.s.Dialect != DialectTiDB {
+			err = checkCommit(ctx, l.db, l.s.Dialect, leaseLossyConsequence)
+		}
+		return false, claimed{}, err
 	}
+	return l.readBack(ctx, c.node)
+}
+
+// readBack reads node's row: it is the lease's when it carries its token.
+func (l *Lease) readBack(ctx context.Context, node int64) (bool, claimed, error) {
 	var token string
-	var lastMs int64
-	if err := l.db.QueryRowContext(ctx, l.q.readback, c.node).Scan(&token, &lastMs); err != nil {
-		return false, 0, err
+	var row claimed
+	if err := l.db.QueryRowContext(ctx, l.q.readback, node).Scan(&token, &row.lastMs, &row.writes); err != nil {
+		return false, claimed{}, err
 	}
-	return token == l.token, lastMs, nil
+	return token == l.token, row, nil
 }
 
 // claimStatement runs the statement that claims c: an INSERT for an id
@@ -566,83 +635,217 @@ func (l *Lease) checkSkew(ctx context.Context, before time.Time) error {
 // in the background (LeaseSettings.RenewEvery); call Renew to renew sooner
 // or when background renewal is off.
 //
+// A renewal matches the lease's row only as this holder last left it: its
+// token, and the count of writes to the row that this holder's own writes
+// account for. A row that went back to an older state (the table restored
+// from an older copy), was edited, fenced (FenceLeases) or taken over
+// matches nothing, and the generator stops at once.
+//
 // A failed renewal leaves the generator drawing until the last successful
-// one runs out. Renew returns an error wrapping ErrClockSkew, ErrLeaseLost
-// (another holder took the id over: the generator has stopped for good),
-// ErrLeaseClosed, or the database's own error.
+// one runs out. Renew returns an error wrapping ErrClockSkew,
+// ErrLossyCommit, ErrLeaseLost (the row is no longer this holder's: the
+// generator has stopped for good; with ErrRewound too when something other
+// than a holder changed it), ErrLeaseClosed, or the database's own error.
 func (l *Lease) Renew(ctx context.Context) error {
 	l.renewMu.Lock()
 	defer l.renewMu.Unlock()
 	g := l.gen
 	g.mu.Lock()
-	state := l.state
+	state, lostErr, prevSent := l.state, l.lostErr, l.lastSent
 	g.mu.Unlock()
 	if state != leaseLive {
-		return l.stateError(state)
+		return l.stateError(state, lostErr)
 	}
 	sent := l.clock()
 	if err := l.checkSkew(ctx, sent); err != nil {
-		l.noteRenewError(err)
+		l.renewFailed(err, !errors.Is(err, ErrClockSkew))
 		return err
 	}
 	capTick := min(l.layout.MaxTicks(), l.tickAtMs(sent.Add(l.s.TTL).UnixMilli()))
 	drawnMs := l.layout.TickTime(capTick+1).UnixMilli() - 1 // the last ms of capTick
-	res, err := l.db.ExecContext(ctx, l.q.renew, l.s.TTL.Microseconds(), drawnMs, l.node, l.token)
-	var n int64
-	if err == nil {
-		n, err = res.RowsAffected()
-	}
+	writes, matched, err := l.renewRow(ctx, drawnMs)
 	if err != nil {
+		l.unsure++ // it may have committed
 		err = fmt.Errorf("lease: renew node %d: %w", l.node, err)
-		l.noteRenewError(err)
+		l.renewFailed(err, true)
 		return err
 	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if n == 0 {
-		l.state, g.stopAt = leaseLost, time.Time{}
-		return l.stateError(leaseLost)
+	if !matched {
+		return l.unmatched(ctx, sent)
 	}
+	l.writes, l.unsure = writes, 0
+	var evs []LeaseEvent
+	g.mu.Lock()
 	if l.state == leaseLive {
+		if l.renewals > 0 && !l.stopNoted && !sent.Before(g.stopAt) {
+			// Drawing stopped before this renewal, and no failed one
+			// said so: say it now.
+			evs = append(evs, LeaseEvent{Kind: LeaseExpired, Node: l.node, Time: sent, Age: sent.Sub(prevSent), Err: l.fenceError(sent)})
+		}
 		if stop := sent.Add(l.s.TTL - l.s.Margin); stop.After(g.stopAt) {
 			g.stopAt = stop
 		}
 		g.capTick = max(g.capTick, capTick)
-		l.lastSent, l.renewErr = sent, nil
+		l.lastSent, l.renewErr, l.stopNoted = sent, nil, false
+		l.renewals++
+		now := l.clock()
+		if l.down {
+			l.down = false
+			evs = append(evs, LeaseEvent{Kind: LeaseDatabaseUp, Node: l.node, Time: now, Outage: now.Sub(l.downSince)})
+		}
+		evs = append(evs, LeaseEvent{Kind: LeaseRenewed, Node: l.node, Time: now, Age: sent.Sub(prevSent), Took: now.Sub(sent)})
 	}
+	g.mu.Unlock()
+	l.emit(evs...)
 	return nil
 }
 
-func (l *Lease) noteRenewError(err error) {
-	l.gen.mu.Lock()
-	l.renewErr = err
-	l.gen.mu.Unlock()
+// renewRow runs the renewal statement and returns the row's new write
+// count, or matched false when it matched no row.
+func (l *Lease) renewRow(ctx context.Context, drawnMs int64) (writes int64, matched bool, err error) {
+	lo, hi := l.writes, l.writes+l.unsure
+	if l.trustRow {
+		lo, hi = math.MinInt64, math.MaxInt64
+	}
+	args := []any{l.s.TTL.Microseconds(), drawnMs, l.node, l.token, lo, hi}
+	if l.s.Dialect == DialectPostgres {
+		err := l.db.QueryRowContext(ctx, l.q.renew, args...).Scan(&writes)
+		if errors.Is(err, sql.ErrNoRows) {
+			return 0, false, nil
+		}
+		return writes, err == nil, err
+	}
+	res, err := l.db.ExecContext(ctx, l.q.renew, args...)
+	if err != nil {
+		return 0, false, err
+	}
+	n, err := res.RowsAffected()
+	if err != nil || n == 0 {
+		return 0, false, err
+	}
+	writes, err = res.LastInsertId()
+	return writes, err == nil, err
 }
 
-// stateError explains a lease that is no longer live.
-func (l *Lease) stateError(s leaseState) error {
+// unmatched handles a renewal, sent at sent, that matched no row: a server
+// that may lose acknowledged commits is a failed renewal; anything else
+// means the row is not this holder's any more, and the lease is lost, for
+// the reason the row tells.
+func (l *Lease) unmatched(ctx context.Context, sent time.Time) error {
+	var durable bool
+	var settings string
+	var token, holder sql.NullString
+	var writes sql.NullInt64
+	var live sql.NullBool
+	err := l.db.QueryRowContext(ctx, l.q.state, l.node).Scan(&durable, &settings, &token, &writes, &holder, &live)
+	if err == nil && !durable && !l.s.AllowLossyCommit && l.s.Dialect != DialectTiDB {
+		err = fmt.Errorf("lease: renew node %d: %w", l.node, lossyCommitError(settings, leaseLossyConsequence))
+		l.renewFailed(err, false)
+		return err
+	}
+	g := l.gen
+	g.mu.Lock()
+	lastSent := l.lastSent
+	g.mu.Unlock()
+	// The last write this holder saw answered set the lease's end at least
+	// TTL after it was sent, by the database's clock: before TTL-Margin has
+	// passed since, no other holder may have taken the node.
+	ended := l.clock().Sub(lastSent) >= l.s.TTL-l.s.Margin
+	var cause error
+	switch {
+	case err != nil:
+		cause = fmt.Errorf("%w: its renewal matched no row, and reading the row to say why failed: %w", ErrLeaseLost, err)
+	case !token.Valid:
+		cause = fmt.Errorf("%w and %w: its row is gone from the lease table (deleted, or the table restored from a copy made before this node was leased)", ErrLeaseLost, ErrRewound)
+	case token.String == fenceToken:
+		cause = fmt.Errorf("%w: an operator fenced every node of the table (shardid worker fence), as after a restore of it", ErrLeaseLost)
+	case token.String == l.token && writes.Int64 < l.writes:
+		cause = fmt.Errorf("%w and %w: its row went back to an older state (write %d; this holder had made it write %d): the table was restored from an older copy", ErrLeaseLost, ErrRewound, writes.Int64, l.writes)
+	case token.String == l.token:
+		cause = fmt.Errorf("%w and %w: its row was changed by something other than this holder (write %d; this holder expected %d to %d): edited by hand?", ErrLeaseLost, ErrRewound, writes.Int64, l.writes, l.writes+l.unsure)
+	case !ended:
+		cause = fmt.Errorf("%w and %w: holder %q has its row although this holder's lease, last renewed %s ago, had not ended: the table was restored from an older copy or edited by hand", ErrLeaseLost, ErrRewound, holder.String, l.clock().Sub(lastSent).Round(time.Millisecond))
+	default:
+		cause = fmt.Errorf("%w: its lease ended unrenewed (last renewed %s ago) and holder %q took it", ErrLeaseLost, l.clock().Sub(lastSent).Round(time.Millisecond), holder.String)
+	}
+	return l.lose(cause)
+}
+
+// lose stops the generator for good for cause (wrapping ErrLeaseLost) and
+// returns the error Renew and Next report from then on.
+func (l *Lease) lose(cause error) error {
+	g := l.gen
+	g.mu.Lock()
+	if l.state != leaseLive {
+		state, lostErr := l.state, l.lostErr
+		g.mu.Unlock()
+		return l.stateError(state, lostErr)
+	}
+	l.state, l.lostErr, g.stopAt = leaseLost, cause, time.Time{}
+	err := l.stateError(leaseLost, cause)
+	now := l.clock()
+	g.mu.Unlock()
+	l.emit(LeaseEvent{Kind: LeaseLost, Node: l.node, Time: now, Err: err})
+	return err
+}
+
+// renewFailed records a failed renewal: its error for the generator's
+// messages, the database down when dbDown (the error is the database's),
+// and a LeaseExpired event once the generator has stopped drawing for want
+// of a renewal.
+func (l *Lease) renewFailed(err error, dbDown bool) {
+	g := l.gen
+	var evs []LeaseEvent
+	g.mu.Lock()
+	l.renewErr = err
+	l.failures++
+	now := l.clock()
+	if dbDown && !l.down {
+		l.down, l.downSince = true, now
+		evs = append(evs, LeaseEvent{Kind: LeaseDatabaseDown, Node: l.node, Time: now, Err: err})
+	}
+	if l.state == leaseLive && !l.stopNoted && !now.Before(g.stopAt) {
+		l.stopNoted = true
+		evs = append(evs, LeaseEvent{Kind: LeaseExpired, Node: l.node, Time: now, Age: now.Sub(l.lastSent), Err: l.fenceError(now)})
+	}
+	g.mu.Unlock()
+	l.emit(evs...)
+}
+
+// stateError explains a lease that is no longer live; cause is why it was
+// lost.
+func (l *Lease) stateError(s leaseState, cause error) error {
 	if s == leaseLost {
-		return fmt.Errorf("lease: node %d in %s: %w: its lease ended unrenewed and another holder took it; this generator has stopped", l.node, l.s.Table, ErrLeaseLost)
+		if cause == nil {
+			cause = ErrLeaseLost
+		}
+		return fmt.Errorf("lease: node %d in %s: %w; this generator has stopped", l.node, l.s.Table, cause)
 	}
 	return fmt.Errorf("lease: node %d in %s: %w", l.node, l.s.Table, ErrLeaseClosed)
 }
 
-// fenceError explains why the generator may not draw at now (tick). The
-// generator's mu is held.
-func (l *Lease) fenceError(now time.Time, tick int64) error {
+// fenceError explains why the generator may not draw at now: the lease is
+// no longer live, the monotonic deadline of the last renewal has passed
+// (the renewals failed, or the process was paused), or else the clock
+// reads past the last tick the table allows. The generator's mu is held.
+func (l *Lease) fenceError(now time.Time) error {
 	if l.state != leaseLive {
-		return l.stateError(l.state)
+		return l.stateError(l.state, l.lostErr)
+	}
+	if !now.Before(l.gen.stopAt) {
+		why := "; no renewal has failed since: the process was paused or starved of CPU past it"
+		if l.renewErr != nil {
+			why = "; last renewal error: " + l.renewErr.Error()
+		}
+		return fmt.Errorf("lease: node %d: %w: the last successful renewal was sent %s ago; drawing stops %s after it, %s before the lease could end%s",
+			l.node, ErrLeaseExpired, now.Sub(l.lastSent).Round(time.Millisecond), l.s.TTL-l.s.Margin, l.s.Margin, why)
 	}
 	why := ""
 	if l.renewErr != nil {
 		why = "; last renewal error: " + l.renewErr.Error()
 	}
-	if tick > l.gen.capTick {
-		return fmt.Errorf("lease: node %d: %w: the clock reads %s, past %s, the latest time the lease table lets this holder draw at (the clock jumped forward since the last renewal)%s",
-			l.node, ErrLeaseExpired, now.UTC().Format(time.RFC3339Nano), l.layout.TickTime(l.gen.capTick+1).Add(-time.Millisecond).Format(time.RFC3339Nano), why)
-	}
-	return fmt.Errorf("lease: node %d: %w: the last successful renewal was sent %s ago; drawing stops %s after it, %s before the lease could end%s",
-		l.node, ErrLeaseExpired, now.Sub(l.lastSent), l.s.TTL-l.s.Margin, l.s.Margin, why)
+	return fmt.Errorf("lease: node %d: %w: the clock reads %s, past %s, the latest time the lease table lets this holder draw at, although the monotonic clock says the last renewal was sent only %s ago: the clock jumped forward%s",
+		l.node, ErrLeaseExpired, now.UTC().Format(time.RFC3339Nano), l.layout.TickTime(l.gen.capTick+1).Add(-time.Millisecond).Format(time.RFC3339Nano), now.Sub(l.lastSent).Round(time.Millisecond), why)
 }
 
 // renewLoop renews the lease every RenewEvery, three times as often after
@@ -701,6 +904,34 @@ func (l *Lease) Close() error {
 		if _, err := l.db.ExecContext(ctx, l.q.release, lastMs, l.node, l.token); err != nil {
 			l.closeErr = fmt.Errorf("lease: release node %d in %s (it ends by itself within %s): %w", l.node, l.s.Table, l.s.TTL, err)
 		}
+		l.emit(LeaseEvent{Kind: LeaseReleased, Node: l.node, Time: l.clock(), Err: l.closeErr})
 	})
 	return l.closeErr
+}
+
+// Stats returns a snapshot of the lease.
+func (l *Lease) Stats() LeaseStats {
+	g := l.gen
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	st := LeaseStats{Node: l.node, Renewals: l.renewals, Failures: l.failures, LastRenewal: l.lastSent, DrawUntil: g.stopAt,
+		Err: l.renewErr, DatabaseDown: l.down}
+	if l.state != leaseLive {
+		st.Err = l.stateError(l.state, l.lostErr)
+	}
+	return st
+}
+
+// emit hands evs to OnEvent, one call at a time. No lock of the lease is
+// held.
+func (l *Lease) emit(evs ...LeaseEvent) {
+	if l.s.OnEvent == nil || len(evs) == 0 {
+		return
+	}
+	l.emitMu.Lock()
+	defer l.emitMu.Unlock()
+	for _, e := range evs {
+		e.Holder = l.s.Holder
+		l.s.OnEvent(e)
+	}
 }

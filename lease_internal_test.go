@@ -60,6 +60,17 @@ func TestGeneratorFence(t *testing.T) {
 		t.Fatalf("past the last allowed tick: %v", err)
 	}
 
+	// A process paused past its renewals: both bounds passed. It is told
+	// what happened (the deadline, no renewal failed), not that the clock
+	// jumped.
+	g.mu.Lock()
+	g.stopAt, g.capTick, l.lastSent = sent.Add(9*time.Second), tick, sent
+	g.mu.Unlock()
+	c.Set(sent.Add(time.Minute))
+	if _, err := g.Next(); !errors.Is(err, ErrLeaseExpired) || strings.Contains(err.Error(), "jumped") || !strings.Contains(err.Error(), "paused") {
+		t.Fatalf("after a pause of a minute: %v", err)
+	}
+
 	for _, st := range []struct {
 		state leaseState
 		want  error
@@ -82,13 +93,14 @@ func leaseSQLText(t *testing.T, d Dialect, table string) (migration string, stmt
 	if err != nil {
 		t.Fatal(err)
 	}
-	q, err := leaseStatements(d, table)
+	q, err := leaseStatements(d, table, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return string(files[LeaseMigrationName]), map[string]string{
 		"now": q.now, "list": q.list, "insert": q.insert, "takeover": q.takeover,
-		"readback": q.readback, "renew": q.renew, "release": q.release,
+		"readback": q.readback, "renew": q.renew, "state": q.state, "release": q.release,
+		"fence": q.fence, "fence_insert": q.fenceInsert,
 	}
 }
 
@@ -99,7 +111,7 @@ func TestLeaseSQLGolden(t *testing.T) {
 		mig, stmts := leaseSQLText(t, d, "app.shardid_worker_lease")
 		var b strings.Builder
 		b.WriteString(mig)
-		for _, name := range []string{"now", "list", "insert", "takeover", "readback", "renew", "release"} {
+		for _, name := range []string{"now", "list", "insert", "takeover", "readback", "renew", "state", "release", "fence", "fence_insert"} {
 			b.WriteString("\n-- statement " + name + "\n" + stmts[name] + ";\n")
 		}
 		golden.Check(t, filepath.Join("testdata", "lease", string(d)+".sql"), []byte(b.String()))

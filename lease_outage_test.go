@@ -120,7 +120,8 @@ func TestLeaseDatabaseStopsMidRun(t *testing.T) {
 			if _, err := leasemig.Up(ctx, db, c.dialect, ""); err != nil {
 				t.Fatal(err)
 			}
-			s := shardid.LeaseSettings{TTL: ttl, Margin: margin, RenewEvery: -1}
+			events := &leaseEvents{}
+			s := shardid.LeaseSettings{TTL: ttl, Margin: margin, RenewEvery: -1, OnEvent: events.add}
 			l := acquire(t, db, s)
 			run := drawThroughOutage(t, l, crash, ttl)
 			bound := run.lastRenewed.Add(ttl - margin)
@@ -140,6 +141,13 @@ func TestLeaseDatabaseStopsMidRun(t *testing.T) {
 			}
 			renewUntil(t, l)
 			draw(t, l, 10)
+			k := leaseKinds(events)
+			if k[shardid.LeaseDatabaseDown] != 1 || k[shardid.LeaseExpired] != 1 || k[shardid.LeaseDatabaseUp] != 1 || k[shardid.LeaseLost] != 0 {
+				t.Errorf("events through the outage: %v; want the database down, drawing stopped, the database up, once each", k)
+			}
+			if st := l.Stats(); st.Err != nil || st.Failures == 0 || st.DatabaseDown || st.DrawUntil.Before(time.Now()) {
+				t.Errorf("stats after the outage: %+v", st)
+			}
 
 			// Negative control: a generator whose fence never closes draws on.
 			shardid.BreakFence(l)

@@ -70,11 +70,18 @@ func quoteTable(d Dialect, table string) string {
 // leaseTemplates parses the lease templates once: one set per dialect
 // family, each defining the same names.
 var leaseTemplates = sync.OnceValues(func() (map[Dialect]*template.Template, error) {
-	pg, err := template.ParseFS(shardsql.Lease, "lease/postgres.sql.tmpl")
+	parse := func(file string) (*template.Template, error) {
+		t, err := template.ParseFS(shardsql.Lease, file)
+		if err != nil {
+			return nil, err
+		}
+		return withDialectTemplates(t)
+	}
+	pg, err := parse("lease/postgres.sql.tmpl")
 	if err != nil {
 		return nil, err
 	}
-	my, err := template.ParseFS(shardsql.Lease, "lease/mysql.sql.tmpl")
+	my, err := parse("lease/mysql.sql.tmpl")
 	if err != nil {
 		return nil, err
 	}
@@ -84,11 +91,20 @@ var leaseTemplates = sync.OnceValues(func() (map[Dialect]*template.Template, err
 // leaseSQL is every statement of the lease API, rendered for one dialect
 // and table.
 type leaseSQL struct {
-	now, list, insert, takeover, readback, renew, release string
+	now, list, insert, takeover, readback, renew, state, release, fence, fenceInsert string
 }
 
-// renderLease renders the named lease templates for d and table.
-func renderLease(d Dialect, table string, names ...string) ([]string, error) {
+// leaseView is the data of the lease templates.
+type leaseView struct {
+	Table   string  // quoted, possibly schema-qualified
+	Dialect Dialect // picks the durable check
+	Guard   bool    // claims and renewals require a durable commit
+}
+
+// renderLease renders the named lease templates for d and table, the
+// claims and renewals guarded (refusing a server that may lose
+// acknowledged commits) when guard is set.
+func renderLease(d Dialect, table string, guard bool, names ...string) ([]string, error) {
 	if table == "" {
 		table = DefaultLeaseTable
 	}
@@ -106,7 +122,7 @@ func renderLease(d Dialect, table string, names ...string) ([]string, error) {
 	out := make([]string, len(names))
 	for i, name := range names {
 		var b bytes.Buffer
-		if err := t.ExecuteTemplate(&b, name, struct{ Table string }{quoteTable(d, table)}); err != nil {
+		if err := t.ExecuteTemplate(&b, name, leaseView{Table: quoteTable(d, table), Dialect: d, Guard: guard && d != DialectTiDB}); err != nil {
 			return nil, fmt.Errorf("render lease %s: %w", name, err)
 		}
 		out[i] = b.String()
@@ -114,13 +130,15 @@ func renderLease(d Dialect, table string, names ...string) ([]string, error) {
 	return out, nil
 }
 
-// leaseStatements renders the statements the lease API runs.
-func leaseStatements(d Dialect, table string) (*leaseSQL, error) {
-	s, err := renderLease(d, table, "now", "list", "insert", "takeover", "readback", "renew", "release")
+// leaseStatements renders the statements the lease API runs, guarded
+// against lossy commits when guard is set.
+func leaseStatements(d Dialect, table string, guard bool) (*leaseSQL, error) {
+	s, err := renderLease(d, table, guard, "now", "list", "insert", "takeover", "readback", "renew", "state", "release", "fence", "fence_insert")
 	if err != nil {
 		return nil, err
 	}
-	return &leaseSQL{now: s[0], list: s[1], insert: s[2], takeover: s[3], readback: s[4], renew: s[5], release: s[6]}, nil
+	return &leaseSQL{now: s[0], list: s[1], insert: s[2], takeover: s[3], readback: s[4], renew: s[5], state: s[6], release: s[7],
+		fence: s[8], fenceInsert: s[9]}, nil
 }
 
 // LeaseMigrations returns the goose migration that creates the lease table
@@ -131,7 +149,7 @@ func leaseStatements(d Dialect, table string) (*leaseSQL, error) {
 // uses <table>_goose_db_version). It returns errors wrapping
 // ErrInvalidLeaseTable and ErrUnknownDialect.
 func LeaseMigrations(d Dialect, table string) (map[string][]byte, error) {
-	s, err := renderLease(d, table, "migration")
+	s, err := renderLease(d, table, false, "migration")
 	if err != nil {
 		return nil, err
 	}
@@ -155,14 +173,18 @@ type LeaseInfo struct {
 	LastDrawn time.Time
 	// Layout describes the ID layout of the generators leasing the node.
 	Layout string
+	// Fenced is true for a node FenceLeases quarantined: nobody holds it,
+	// and nobody may take it before Until.
+	Fenced bool
 }
 
 // leaseRow is a row of the lease table with its token, which only the
 // lease API sees.
 type leaseRow struct {
 	LeaseInfo
-	token  string
-	lastMs int64
+	token    string
+	lastMs   int64
+	renewals int64 // the row's write count
 }
 
 // listLeases reads every row of the lease table in node order, with the
@@ -177,11 +199,12 @@ func listLeases(ctx context.Context, db *sql.DB, q *leaseSQL) ([]leaseRow, error
 	for rows.Next() {
 		var r leaseRow
 		var untilUs, nowUs int64
-		if err := rows.Scan(&r.Node, &r.Holder, &r.token, &r.Layout, &r.lastMs, &untilUs, &nowUs); err != nil {
+		if err := rows.Scan(&r.Node, &r.Holder, &r.token, &r.Layout, &r.lastMs, &r.renewals, &untilUs, &nowUs); err != nil {
 			return nil, err
 		}
 		r.Live = untilUs > nowUs
 		r.Until = time.UnixMicro(untilUs).UTC()
+		r.Fenced = r.token == fenceToken
 		if r.lastMs > 0 {
 			r.LastDrawn = time.UnixMilli(r.lastMs).UTC()
 		}
@@ -237,7 +260,7 @@ func ListLeases(ctx context.Context, db *sql.DB, d Dialect, table string) ([]Lea
 			return nil, err
 		}
 	}
-	q, err := leaseStatements(d, table)
+	q, err := leaseStatements(d, table, false)
 	if err != nil {
 		return nil, err
 	}

@@ -25,6 +25,9 @@ const (
 	// DefaultRetryInterval is the least time between background attempts
 	// while the database does not answer.
 	DefaultRetryInterval = time.Second
+	// DefaultCheckEvery is how often a client compares the tag's row with
+	// the highest ID it took, between loads.
+	DefaultCheckEvery = time.Second
 )
 
 // ErrSegmentsExhausted is returned by Segments.Next when every buffered ID
@@ -79,8 +82,27 @@ type SegmentSettings struct {
 	// in a crash (see ErrLossyCommit). LIMIT: a segment handed out just
 	// before such a crash can be handed out again after it, so IDs repeat.
 	AllowLossyCommit bool
-	// Clock returns the current time, for the step logic only; nil means
-	// time.Now.
+	// Floor is an ID known to be handed out already (the largest ID your
+	// data holds, say): the client hands out only IDs above it, and a
+	// table whose next segment is not above it is refused as rewound
+	// (ErrRewound). It gives a client that starts after a restore the
+	// memory a running client has of its own. 0 means none.
+	Floor int64
+	// CheckEvery is how often the client reads the tag's row between
+	// loads: a row below the highest ID it took (a restore) fences the tag
+	// within it, so that no client hands out an ID the table handed out
+	// before. 0 means DefaultCheckEvery; a negative value checks only when
+	// a segment is loaded.
+	CheckEvery time.Duration
+	// OnEvent, when not nil, is called with what happens to the client:
+	// segments loaded, IDs discarded, a rewind found, the database lost
+	// and back (SegmentEvent). It is called synchronously, from the
+	// client's background goroutines or from Close, one call at a time and
+	// never with the client's lock held; it must return quickly (a slow
+	// OnEvent delays the next load) and may call Stats.
+	OnEvent func(SegmentEvent)
+	// Clock returns the current time, for the step logic and events only;
+	// nil means time.Now.
 	Clock func() time.Time
 }
 
@@ -94,27 +116,46 @@ type SegmentSettings struct {
 // buffering), so a database outage is survived while the buffered IDs
 // last; then Next returns ErrSegmentsExhausted. IDs increase for each
 // client. It is safe for concurrent use.
+//
+// A client remembers the highest ID it took and takes a segment only
+// above it, so a table restored from an older copy is found out: the
+// first client that finds the tag's row below its memory fences the tag
+// in the table (no client takes a segment until `shardid segment resume`
+// or ResumeSegmentTag), drops the buffered IDs the restored table may
+// have handed out again, and Next returns ErrRewound once the rest is
+// used. Each client reads the row every CheckEvery, so a fence reaches
+// clients that started after the restore, and the clients' buffers, within
+// it.
 type Segments struct {
 	db    *sql.DB
 	view  segmentView
 	set   SegmentSettings
 	alloc *sql.Stmt
-	take  func(step int64) (last, size int64, err error) // takeDB; tests swap in broken ones
+	take  func(step, high int64) (last, size int64, err error) // takeDB; tests swap in broken ones
 	clock func() time.Time
+	trust bool // tests only: believe the table, as a client without rewind checks would
 
-	ctx    context.Context // cancelled by Close
-	cancel context.CancelFunc
+	ctx       context.Context // cancelled by Close
+	cancel    context.CancelFunc
+	checkDone chan struct{} // closed when the check loop has ended
+	closeOnce sync.Once
+	closeErr  error
+	emitMu    sync.Mutex // one OnEvent call at a time
 
-	mu       sync.Mutex
-	cur      segment  // being handed out
-	next     *segment // loaded and waiting
-	loading  chan struct{}
-	lastErr  error     // of the last load, nil after a success
-	failedAt time.Time // of the last failed load
-	step     int64     // size of the next segment
-	loadedAt time.Time // when the last segment was taken
-	closed   bool
-	stats    SegmentStats
+	mu        sync.Mutex
+	cur       segment  // being handed out
+	next      *segment // loaded and waiting
+	loading   chan struct{}
+	lastErr   error     // of the last load, nil after a success
+	failedAt  time.Time // of the last failed load
+	step      int64     // size of the next segment
+	loadedAt  time.Time // when the last segment was taken
+	high      int64     // the highest ID taken, or Floor; math.MinInt64 for neither
+	refused   error     // wraps ErrRewound from a rewind found until a load succeeds
+	down      bool      // the last statement failed
+	downSince time.Time
+	closed    bool
+	stats     SegmentStats
 }
 
 // segment is a range of size IDs from first; used of them are handed out.
@@ -125,7 +166,25 @@ type segment struct{ first, size, used int64 }
 // left is the number of IDs not handed out yet.
 func (s segment) left() int64 { return s.size - s.used }
 
-// SegmentStats counts what a Segments client did.
+// last is the segment's highest ID.
+func (s segment) last() int64 { return s.first + s.size - 1 }
+
+// dropThrough marks the unused IDs up to id as used and returns how many
+// that were.
+func (s *segment) dropThrough(id int64) int64 {
+	if s.left() == 0 || id < s.first+s.used {
+		return 0
+	}
+	used := s.size
+	if id < s.last() {
+		used = id - s.first + 1
+	}
+	n := used - s.used
+	s.used = used
+	return n
+}
+
+// SegmentStats is a snapshot of a Segments client.
 type SegmentStats struct {
 	// Loads is the number of segments taken, each one statement.
 	Loads int64
@@ -135,13 +194,30 @@ type SegmentStats struct {
 	Step int64
 	// Buffered is the number of IDs held in memory.
 	Buffered int64
+	// Discarded is the number of IDs dropped without being handed out: at
+	// Close, and those a rewind made unsafe. Nobody hands them out.
+	Discarded int64
+	// Rewinds is the number of times the client found the tag rewound or
+	// fenced.
+	Rewinds int64
+	// HighWater is the highest ID the client took (the end of its last
+	// segment), or Floor when that is higher; 0 for neither. After a
+	// restore, `shardid segment resume --to` above every client's
+	// HighWater is safe.
+	HighWater int64
+	// Refused wraps ErrRewound while the client takes no segment because
+	// the tag is fenced; nil otherwise.
+	Refused error
+	// DatabaseDown is true while the client's last statement failed.
+	DatabaseDown bool
 }
 
 // NewSegments checks s, reads the tag's row and returns a client over db
 // (registered by the application: pgx for PostgreSQL, go-sql-driver/mysql
 // for MySQL, MariaDB and TiDB). No segment is taken until the first Next.
 // It returns errors wrapping ErrInvalidTag, ErrInvalidTable,
-// ErrUnknownDialect, ErrUnknownTag, ErrLossyCommit, and the database's own.
+// ErrUnknownDialect, ErrUnknownTag, ErrLossyCommit, ErrRewound (the tag is
+// fenced, or its row is not above Floor), and the database's own.
 func NewSegments(ctx context.Context, db *sql.DB, s SegmentSettings) (*Segments, error) {
 	if err := CheckTag(s.Tag); err != nil {
 		return nil, err
@@ -165,6 +241,8 @@ func NewSegments(ctx context.Context, db *sql.DB, s SegmentSettings) (*Segments,
 		return nil, fmt.Errorf("segments %s: Threshold %v out of range (allowed: 0 < t < 1, or 0 for %v)", s.Tag, s.Threshold, DefaultThreshold)
 	case s.TargetInterval < 0, s.AllocTimeout < 0, s.RetryInterval < 0:
 		return nil, fmt.Errorf("segments %s: durations must not be negative", s.Tag)
+	case s.Floor < 0:
+		return nil, fmt.Errorf("segments %s: Floor %d must not be negative", s.Tag, s.Floor)
 	}
 	if err := v.explain(ctx, db, s.Tag); err != nil {
 		return nil, err
@@ -197,6 +275,21 @@ func NewSegments(ctx context.Context, db *sql.DB, s SegmentSettings) (*Segments,
 	if s.Clock == nil {
 		s.Clock = time.Now
 	}
+	if s.CheckEvery == 0 {
+		s.CheckEvery = DefaultCheckEvery
+	}
+	high := int64(math.MinInt64)
+	if s.Floor > 0 {
+		high = s.Floor
+	}
+	if tag.MaxID < high {
+		if err := v.report(ctx, db, s.Tag, high); err != nil {
+			return nil, err
+		}
+	}
+	if tag.Fenced || tag.MaxID < high {
+		return nil, rewoundError(s.Tag, tag, high)
+	}
 	q, err := v.render("alloc")
 	if err != nil {
 		return nil, err
@@ -205,17 +298,22 @@ func NewSegments(ctx context.Context, db *sql.DB, s SegmentSettings) (*Segments,
 	if err != nil {
 		return nil, fmt.Errorf("segments %s: prepare: %w", s.Tag, err)
 	}
-	c := &Segments{db: db, view: v, set: s, alloc: stmt, clock: s.Clock, step: s.MinStep}
+	c := &Segments{db: db, view: v, set: s, alloc: stmt, clock: s.Clock, step: s.MinStep, high: high, checkDone: make(chan struct{})}
 	c.take = c.takeDB
 	c.ctx, c.cancel = context.WithCancel(context.Background())
+	if s.CheckEvery > 0 {
+		go c.checkLoop(s.CheckEvery)
+	} else {
+		close(c.checkDone)
+	}
 	return c, nil
 }
 
 // Next returns the next ID. It waits for the database only when every
 // buffered ID is used; if no segment can be taken then, it returns an error
 // wrapping ErrSegmentsExhausted and the database's error (a later call
-// tries again). It returns ctx's error when ctx ends first, and ErrClosed
-// after Close.
+// tries again), or ErrRewound while the tag is fenced. It returns ctx's
+// error when ctx ends first, and ErrClosed after Close.
 func (c *Segments) Next(ctx context.Context) (int64, error) {
 	c.mu.Lock()
 	for {
@@ -268,11 +366,26 @@ func (c *Segments) startLoad() {
 	if c.stats.Loads > 0 {
 		c.step = nextStep(c.step, now.Sub(c.loadedAt), c.set.MinStep, c.set.MaxStep, c.set.TargetInterval)
 	}
-	step := c.step
+	step, high := c.step, c.high
 	go func() {
-		last, size, err := c.take(step)
+		defer close(done)
+		start := time.Now()
+		last, size, err := c.take(step, high)
+		took := time.Since(start)
+		if err == nil && !c.trust && last-size+1 <= high {
+			// The statement cannot do this; a table without the
+			// statement's condition (a broken take) can.
+			err = c.fence(c.ctx, high)
+			if err == nil {
+				err = fmt.Errorf("%w: tag %s: the table handed out %d-%d, not above %d, the highest ID this client took", ErrRewound, c.set.Tag, last-size+1, last, high)
+			}
+		}
+		if err == nil {
+			err = c.noteTaken(last, size)
+		}
+		c.noteDatabase(err)
+		var evs []SegmentEvent
 		c.mu.Lock()
-		defer c.mu.Unlock()
 		if err != nil {
 			c.lastErr, c.failedAt = err, c.clock()
 			c.stats.Failures++
@@ -281,9 +394,11 @@ func (c *Segments) startLoad() {
 			c.stats.Loads++
 			seg := segment{first: last - size + 1, size: size}
 			c.next = &seg
+			evs = append(evs, SegmentEvent{Kind: SegmentLoaded, Tag: c.set.Tag, Time: c.clock(), First: seg.first, Last: last, Step: size, Took: took})
 		}
 		c.loading = nil
-		close(done)
+		c.mu.Unlock()
+		c.emit(evs...)
 	}()
 }
 
@@ -292,11 +407,11 @@ func (c *Segments) startLoad() {
 // takes what the tag has left instead (a grown step must not strand the
 // last IDs), and once nothing is left it says the tag's ID space is used
 // up instead of the server's overflow error.
-func (c *Segments) takeDB(step int64) (last, size int64, err error) {
+func (c *Segments) takeDB(step, high int64) (last, size int64, err error) {
 	ctx, cancel := context.WithTimeout(c.ctx, c.set.AllocTimeout)
 	defer cancel()
-	last, err = c.allocate(ctx, step)
-	if err == nil || ctx.Err() != nil {
+	last, err = c.allocate(ctx, step, high)
+	if err == nil || ctx.Err() != nil || errors.Is(err, ErrRewound) {
 		return last, step, err
 	}
 	t, terr := c.view.getTag(ctx, c.db, c.set.Tag)
@@ -304,7 +419,7 @@ func (c *Segments) takeDB(step int64) (last, size int64, err error) {
 		return 0, 0, err // not the end of the ID space
 	}
 	if left := math.MaxInt64 - t.MaxID; left > 0 {
-		last, err := c.allocate(ctx, left)
+		last, err := c.allocate(ctx, left, high)
 		if err == nil {
 			return last, left, nil
 		}
@@ -317,34 +432,220 @@ func (c *Segments) takeDB(step int64) (last, size int64, err error) {
 	return 0, 0, fmt.Errorf("%w: IDs handed out up to %d, and a segment of %d more would pass %d, the largest ID", ErrIDSpaceUsedUp, t.MaxID, step, int64(math.MaxInt64))
 }
 
-// allocate runs the allocation statement for step IDs and returns the
-// segment's last ID.
-func (c *Segments) allocate(ctx context.Context, step int64) (int64, error) {
+// allocate runs the allocation statement for step IDs above high and
+// returns the segment's last ID.
+func (c *Segments) allocate(ctx context.Context, step, high int64) (int64, error) {
 	var last int64
 	if c.view.Dialect == DialectPostgres {
-		err := c.alloc.QueryRowContext(ctx, step, c.set.Tag).Scan(&last)
+		err := c.alloc.QueryRowContext(ctx, step, c.set.Tag, high).Scan(&last)
 		if errors.Is(err, sql.ErrNoRows) {
-			return 0, c.explain(ctx)
+			return 0, c.explain(ctx, high)
 		}
 		return last, err
 	}
-	res, err := c.alloc.ExecContext(ctx, step, c.set.Tag)
+	res, err := c.alloc.ExecContext(ctx, step, c.set.Tag, high)
 	if err != nil {
 		return 0, err
 	}
 	if n, err := res.RowsAffected(); err != nil || n != 1 {
-		return 0, c.explain(ctx)
+		return 0, c.explain(ctx, high)
 	}
 	return res.LastInsertId()
 }
 
-// explain says why the allocation matched no row: the tag is gone, or the
-// guard refused the server's commit settings.
-func (c *Segments) explain(ctx context.Context) error {
+// noteTaken raises the client's memory to last, the end of a segment of
+// size IDs just taken. When the client found the tag fenced while the
+// statement ran (it was taken from the table before the restore, or after
+// a resume), it reports last to the table, so a resume moves past it too,
+// and keeps refusing while the tag is fenced. If the report fails, the
+// segment is dropped unused (counted as discarded) and the error returned:
+// a resume that knew nothing of it could hand its IDs out again.
+func (c *Segments) noteTaken(last, size int64) error {
+	c.mu.Lock()
+	c.high = max(c.high, last)
+	refused := c.refused
+	c.mu.Unlock()
+	if refused == nil {
+		return nil
+	}
+	err := c.view.report(c.ctx, c.db, c.set.Tag, last)
+	var t SegmentTag
+	if err == nil {
+		t, err = c.view.getTag(c.ctx, c.db, c.set.Tag)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err != nil {
+		c.stats.Discarded += size
+		return err
+	}
+	if !t.Fenced {
+		c.refused = nil // resumed
+	}
+	return nil
+}
+
+// explain says why the allocation matched no row: the tag is gone, the
+// guard refused the server's commit settings, or the tag is fenced or
+// below high, the highest ID this client took (which fences it).
+func (c *Segments) explain(ctx context.Context, high int64) error {
 	if err := c.view.explain(ctx, c.db, c.set.Tag); err != nil {
 		return err
 	}
-	return errors.New("allocation matched no row, yet the tag exists and commits are durable")
+	t, err := c.view.getTag(ctx, c.db, c.set.Tag)
+	if err != nil {
+		return err
+	}
+	if t.Fenced || t.MaxID < high {
+		return c.fence(ctx, high)
+	}
+	return errors.New("allocation matched no row, yet the tag exists, is not fenced, and commits are durable")
+}
+
+// fence handles a tag found fenced, or below high, the highest ID this
+// client took: it records in the table what the client took (fencing the
+// tag if it was not yet), reads the row back, drops the buffered IDs at
+// or below its max_id (the restored table may have handed them out again
+// before the fence; IDs above it nobody took since), and returns the error
+// wrapping ErrRewound that Next reports until a load succeeds. It returns
+// nil when the row is neither fenced nor below high any more (a resume
+// came first).
+func (c *Segments) fence(ctx context.Context, high int64) error {
+	c.mu.Lock()
+	refused := c.refused
+	high = max(high, c.high) // a load may have raised it since high was read
+	c.mu.Unlock()
+	if refused != nil {
+		return refused // reported and dropped already
+	}
+	if high != math.MinInt64 {
+		if err := c.view.report(ctx, c.db, c.set.Tag, high); err != nil {
+			return err
+		}
+	}
+	t, err := c.view.getTag(ctx, c.db, c.set.Tag)
+	if err != nil {
+		return err
+	}
+	if !t.Fenced && t.MaxID >= high {
+		return nil
+	}
+	err = rewoundError(c.set.Tag, t, high)
+	c.mu.Lock()
+	if c.refused != nil { // another goroutine got here first
+		c.mu.Unlock()
+		return c.refused
+	}
+	c.refused = err
+	c.stats.Rewinds++
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	var n int64
+	for _, s := range []*segment{&c.cur, c.next} {
+		if s == nil || s.left() == 0 || s.first+s.used > t.MaxID {
+			continue
+		}
+		lo, hi = min(lo, s.first+s.used), max(hi, min(t.MaxID, s.last()))
+		n += s.dropThrough(t.MaxID)
+	}
+	c.stats.Discarded += n
+	evs := []SegmentEvent{{Kind: SegmentRewound, Tag: c.set.Tag, Time: c.clock(), Seen: high, Found: t.MaxID, Err: err}}
+	if n > 0 {
+		evs = append(evs, SegmentEvent{Kind: SegmentDiscarded, Tag: c.set.Tag, Time: c.clock(), First: lo, Last: hi, Count: n, Err: err})
+	}
+	c.mu.Unlock()
+	c.emit(evs...)
+	return err
+}
+
+// report fences tag when its max_id is below high, the highest ID a
+// client took, or it is fenced already, and records high for resume.
+func (v segmentView) report(ctx context.Context, db *sql.DB, tag string, high int64) error {
+	q, err := v.render("report")
+	if err != nil {
+		return err
+	}
+	if _, err := db.ExecContext(ctx, q, high, tag, high); err != nil {
+		return fmt.Errorf("segments %s: record a rewind: %w", tag, err)
+	}
+	return nil
+}
+
+// rewoundError describes tag t, fenced or below high (the highest ID the
+// client took, or math.MinInt64), as NewSegments and Next report it.
+func rewoundError(tag string, t SegmentTag, high int64) error {
+	resume := "no client takes a segment until `shardid segment resume` (ResumeSegmentTag) moves it past every ID handed out before"
+	if t.MaxID < high {
+		return fmt.Errorf("%w: tag %s: the table would hand out IDs from %d, yet IDs up to %d were taken from it before: it was restored from an older copy or lowered by hand; %s",
+			ErrRewound, tag, t.MaxID+1, high, resume)
+	}
+	r := t.LastRewind
+	return fmt.Errorf("%w: tag %s is fenced: at %s a client found the table at %d after it had taken IDs up to %d (restored from an older copy?); %s",
+		ErrRewound, tag, r.Time.UTC().Format(time.RFC3339), r.Found, r.Seen, resume)
+}
+
+// checkLoop reads the tag's row every every until Close, fencing the tag
+// when the row is below the highest ID taken, and dropping the buffered IDs
+// it may have handed out again when it is fenced.
+func (c *Segments) checkLoop(every time.Duration) {
+	defer close(c.checkDone)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.ctx.Done():
+			return
+		case <-t.C:
+		}
+		c.mu.Lock()
+		high, refused := c.high, c.refused
+		c.mu.Unlock()
+		ctx, cancel := context.WithTimeout(c.ctx, c.set.AllocTimeout)
+		tag, err := c.view.getTag(ctx, c.db, c.set.Tag)
+		if err == nil && refused == nil && !c.trust && (tag.Fenced || tag.MaxID < high) {
+			err = c.fence(ctx, high)
+		}
+		cancel()
+		c.noteDatabase(err)
+	}
+}
+
+// noteDatabase follows whether the database answers, from the outcome of
+// a statement: an error of the database's own (not one of the package's
+// refusals) after a success is the database down, a success or a refusal
+// after one is the database back.
+func (c *Segments) noteDatabase(err error) {
+	if c.ctx.Err() != nil {
+		return // closing: the error is the cancel's
+	}
+	failed := err != nil && !errors.Is(err, ErrRewound) && !errors.Is(err, ErrUnknownTag) && !errors.Is(err, ErrTagCase) &&
+		!errors.Is(err, ErrLossyCommit) && !errors.Is(err, ErrIDSpaceUsedUp)
+	var ev SegmentEvent
+	c.mu.Lock()
+	now := c.clock()
+	switch {
+	case failed && !c.down:
+		c.down, c.downSince = true, now
+		ev = SegmentEvent{Kind: SegmentDatabaseDown, Tag: c.set.Tag, Time: now, Err: err}
+	case !failed && c.down:
+		c.down = false
+		ev = SegmentEvent{Kind: SegmentDatabaseUp, Tag: c.set.Tag, Time: now, Outage: now.Sub(c.downSince)}
+	}
+	c.mu.Unlock()
+	if ev.Kind != 0 {
+		c.emit(ev)
+	}
+}
+
+// emit hands evs to OnEvent, one call at a time. c.mu is not held.
+func (c *Segments) emit(evs ...SegmentEvent) {
+	if c.set.OnEvent == nil || len(evs) == 0 {
+		return
+	}
+	c.emitMu.Lock()
+	defer c.emitMu.Unlock()
+	for _, e := range evs {
+		c.set.OnEvent(e)
+	}
 }
 
 // explain returns an error wrapping ErrUnknownTag when the tag is missing,
@@ -364,42 +665,66 @@ func (v segmentView) explain(ctx context.Context, db *sql.DB, tag string) error 
 	case !exists:
 		return fmt.Errorf("%w %q in %s", ErrUnknownTag, tag, v.Table)
 	case v.Guard && !durable:
-		return lossyCommitError(settings)
+		return lossyCommitError(settings, "a crash could hand out the same IDs again")
 	}
 	return nil
 }
 
-// lossyCommitError describes a server whose commit settings the guard
-// refused.
-func lossyCommitError(settings string) error {
-	return fmt.Errorf("%w (%s): a crash could hand out the same IDs again; set synchronous_commit=on (PostgreSQL) or innodb_flush_log_at_trx_commit=1 and, with a binary log, sync_binlog=1 (MySQL, MariaDB), or accept the risk with AllowLossyCommit", ErrLossyCommit, settings)
-}
-
-// Stats returns counters of what the client did.
+// Stats returns a snapshot of the client.
 func (c *Segments) Stats() SegmentStats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := c.stats
 	s.Step = c.step
-	s.Buffered = c.cur.left()
-	if c.next != nil {
-		s.Buffered += c.next.left()
-	}
+	s.Buffered = c.buffered()
+	s.HighWater = max(c.high, 0)
+	s.Refused = c.refused
+	s.DatabaseDown = c.down
 	return s
 }
 
-// Close stops the client: a background load is cancelled, buffered IDs
-// are dropped (never handed out by anyone), and Next returns ErrClosed.
-func (c *Segments) Close() error {
-	c.mu.Lock()
-	c.closed = true
-	done := c.loading
-	c.mu.Unlock()
-	c.cancel()
-	if done != nil {
-		<-done
+// buffered is the number of IDs held in memory. c.mu is held.
+func (c *Segments) buffered() int64 {
+	n := c.cur.left()
+	if c.next != nil {
+		n += c.next.left()
 	}
-	return c.alloc.Close()
+	return n
+}
+
+// Close stops the client: a background load is cancelled, buffered IDs
+// are dropped (never handed out by anyone; a SegmentDiscarded event counts
+// them), and Next returns ErrClosed. A load that Close cancelled may have
+// taken its segment on the server all the same: those IDs are skipped
+// too, and not counted. Close is safe to call more than once.
+func (c *Segments) Close() error {
+	c.closeOnce.Do(func() {
+		c.mu.Lock()
+		c.closed = true
+		done := c.loading
+		c.mu.Unlock()
+		c.cancel()
+		if done != nil {
+			<-done
+		}
+		<-c.checkDone
+		c.mu.Lock()
+		n, lo, hi := c.buffered(), c.cur.first+c.cur.used, c.cur.last()
+		if c.next != nil {
+			if c.cur.left() == 0 {
+				lo = c.next.first + c.next.used
+			}
+			hi = c.next.last()
+		}
+		c.cur, c.next = segment{}, nil
+		c.stats.Discarded += n
+		c.mu.Unlock()
+		if n > 0 {
+			c.emit(SegmentEvent{Kind: SegmentDiscarded, Tag: c.set.Tag, Time: c.clock(), First: lo, Last: hi, Count: n})
+		}
+		c.closeErr = c.alloc.Close()
+	})
+	return c.closeErr
 }
 
 // nextStep is the size of the next segment when the previous one, of size

@@ -3,9 +3,14 @@ package shardid_test
 import (
 	"context"
 	"database/sql"
+	"expvar"
 	"fmt"
+	"log"
+	"maps"
+	"slices"
 	"strings"
 	"testing/fstest"
+	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // driver "pgx"; go-sql-driver/mysql for MySQL, MariaDB, TiDB
 	"github.com/pressly/goose/v3"
@@ -13,19 +18,21 @@ import (
 	"github.com/shardid/shardid"
 )
 
-// The allocation table's migration, for a goose Provider of your own.
+// The allocation table's migrations, for a goose Provider of your own.
 func ExampleSegmentMigrations() {
 	files, err := shardid.SegmentMigrations(shardid.DialectPostgres, "")
 	if err != nil {
 		panic(err)
 	}
-	for name, text := range files {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
 		fmt.Println(name, "→ goose version table", shardid.SegmentHistoryTable(""))
-		fmt.Println(strings.Split(string(text), "\n")[3])
+		fmt.Println(strings.Split(string(files[name]), "\n")[3])
 	}
 	// Output:
 	// 00001_shardid_segments.sql → goose version table shardid_segments_goose_db_version
 	// CREATE TABLE "shardid_segments" (
+	// 00002_shardid_segments_fence.sql → goose version table shardid_segments_goose_db_version
+	// ALTER TABLE "shardid_segments"
 }
 
 // Apply the table, create a tag, and draw. (shardid segment up does the
@@ -64,4 +71,73 @@ func ExampleNewSegments() {
 		panic(err) // wraps ErrSegmentsExhausted once the database has been away longer than the buffered IDs last
 	}
 	fmt.Println(id)
+}
+
+// OnEvent feeds a log or metrics: segments loaded with their step, IDs
+// discarded unused (at Close, or after a rewind), a restored table found,
+// the database going and coming back. It is called synchronously: keep it
+// quick.
+func ExampleSegmentSettings_onEvent() {
+	ctx := context.Background()
+	db, err := sql.Open("pgx", "postgres://app@db1:5432/app")
+	if err != nil {
+		panic(err)
+	}
+	loads := expvar.NewInt("orders_segments_loaded") // on /debug/vars
+	discarded := expvar.NewInt("orders_ids_discarded")
+	ids, err := shardid.NewSegments(ctx, db, shardid.SegmentSettings{
+		Tag: "orders",
+		OnEvent: func(e shardid.SegmentEvent) {
+			switch e.Kind {
+			case shardid.SegmentLoaded:
+				loads.Add(1)
+			case shardid.SegmentDiscarded:
+				discarded.Add(e.Count)
+				log.Print(e) // "tag orders: 942 buffered IDs (…) discarded unused at close; …"
+			case shardid.SegmentRewound, shardid.SegmentDatabaseDown, shardid.SegmentDatabaseUp:
+				log.Print(e)
+			}
+		},
+	})
+	if err != nil {
+		panic(err) // wraps ErrRewound while the tag is fenced after a restore
+	}
+	defer ids.Close()
+	st := ids.Stats() // buffered, discarded, the highest ID taken (HighWater), why refused
+	fmt.Println(st.Buffered, st.HighWater)
+}
+
+// An event prints as one line.
+func ExampleSegmentEvent_String() {
+	fmt.Println(shardid.SegmentEvent{Kind: shardid.SegmentLoaded, Tag: "orders", First: 1001, Last: 3000, Step: 2000, Took: 412 * time.Microsecond})
+	fmt.Println(shardid.SegmentEvent{Kind: shardid.SegmentDiscarded, Tag: "orders", First: 2058, Last: 3000, Count: 943})
+	fmt.Println(shardid.SegmentEvent{Kind: shardid.SegmentDatabaseUp, Tag: "orders", Outage: 12 * time.Second})
+	// Output:
+	// tag orders: segment 1001-3000 loaded (step 2000, 412µs)
+	// tag orders: 943 buffered IDs (2058-3000) discarded unused at close; nobody hands them out
+	// tag orders: database up again after 12s
+}
+
+// After restoring the allocation table from a backup, move every tag past
+// what the old table could have handed out before clients start
+// (`shardid segment resume --skip N` from a shell). Clients that ran
+// through the restore report what they had taken, and the resume moves past
+// that too.
+func ExampleResumeSegmentTag() {
+	ctx := context.Background()
+	db, err := sql.Open("pgx", "postgres://app@db1:5432/app")
+	if err != nil {
+		panic(err)
+	}
+	tags, err := shardid.SegmentTags(ctx, db, shardid.DialectPostgres, "")
+	if err != nil {
+		panic(err)
+	}
+	for _, t := range tags {
+		before, after, err := shardid.ResumeSegmentTag(ctx, db, shardid.DialectPostgres, "", t.Tag, shardid.SegmentResume{Skip: 10_000_000})
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(t.Tag, before.MaxID, "→", after.MaxID)
+	}
 }

@@ -156,8 +156,11 @@ func TestSegmentsSurviveOutage(t *testing.T) {
 				t.Fatal(err)
 			}
 			var clients []*shardid.Segments
+			var logs []*eventLog
 			for range 4 {
-				c, err := shardid.NewSegments(ctx, s.db, shardid.SegmentSettings{Tag: "orders", MaxStep: 400, AllocTimeout: 2 * time.Second})
+				log := &eventLog{}
+				logs = append(logs, log)
+				c, err := shardid.NewSegments(ctx, s.db, shardid.SegmentSettings{Tag: "orders", MaxStep: 400, AllocTimeout: 2 * time.Second, OnEvent: log.add})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -182,6 +185,14 @@ func TestSegmentsSurviveOutage(t *testing.T) {
 				t.Fatal(err)
 			}
 			idcheck.WaitFor(t, "20,000 IDs after the restart", func() bool { return after.total.Load() >= duringOutage+20_000 })
+			idcheck.WaitFor(t, "every client to reach the database again", func() bool {
+				for _, c := range clients {
+					if c.Stats().DatabaseDown {
+						return false
+					}
+				}
+				return true
+			})
 			streams = append(streams, after.finish()...)
 			if len(before.others)+len(after.others) > 0 {
 				t.Fatalf("errors other than ErrSegmentsExhausted: %v %v", before.others, after.others)
@@ -226,6 +237,13 @@ func TestSegmentsSurviveOutage(t *testing.T) {
 			}
 			if n := notIncreasing(streams...); n != 0 {
 				t.Errorf("%d places where a goroutine's IDs do not increase", n)
+			}
+			for i, log := range logs {
+				down, _ := countKind(log, shardid.SegmentDatabaseDown)
+				up, _ := countKind(log, shardid.SegmentDatabaseUp)
+				if down == 0 || up == 0 {
+					t.Errorf("client %d reported the database down %d times and up %d times; want both", i, down, up)
+				}
 			}
 		})
 	}

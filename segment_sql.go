@@ -19,9 +19,15 @@ import (
 // DefaultSegmentTable is the allocation table's name when none is given.
 const DefaultSegmentTable = "shardid_segments"
 
-// SegmentMigrationName is the file name of the allocation table's goose
-// migration.
-const SegmentMigrationName = "00001_shardid_segments.sql"
+// The file names of the allocation table's goose migrations, in the map
+// SegmentMigrations returns.
+const (
+	// SegmentMigrationName creates the table.
+	SegmentMigrationName = "00001_shardid_segments.sql"
+	// SegmentFenceMigrationName adds what a client needs to fence a tag
+	// it finds rewound, and what status shows of it.
+	SegmentFenceMigrationName = "00002_shardid_segments_fence.sql"
+)
 
 // Sentinel errors of the segment allocator and its table; check them with
 // errors.Is.
@@ -42,14 +48,6 @@ var (
 	// SegmentMigrations, where the two spellings would share one counter.
 	// Tags compare exactly on every dialect.
 	ErrTagCase = errors.New("segment tag differs in case from the table's")
-	// ErrLossyCommit is returned by NewSegments and Segments.Next when the
-	// server may acknowledge a commit that a crash then loses
-	// (PostgreSQL synchronous_commit=off; MySQL or MariaDB with
-	// innodb_flush_log_at_trx_commit other than 1, or a binary log without
-	// sync_binlog=1): a segment handed out just before such a crash would
-	// be handed out again after it. SegmentSettings.AllowLossyCommit opts
-	// out of the check.
-	ErrLossyCommit = errors.New("server may lose acknowledged commits")
 )
 
 // tableRE is one part of a table name. Plain lower-case identifiers are
@@ -115,7 +113,8 @@ var segmentTemplates = map[bool]*template.Template{
 }
 
 func parseSegmentTemplates(arg func(int) string) *template.Template {
-	return template.Must(template.New("segment").Funcs(template.FuncMap{"arg": arg}).ParseFS(shardsql.Segment, "segment/*.sql.tmpl"))
+	t := template.Must(template.New("segment").Funcs(template.FuncMap{"arg": arg}).ParseFS(shardsql.Segment, "segment/*.sql.tmpl"))
+	return template.Must(withDialectTemplates(t))
 }
 
 // render executes one named segment template for v.
@@ -149,21 +148,27 @@ func newSegmentView(d Dialect, table string) (segmentView, error) {
 	return segmentView{Dialect: d, Table: strings.Join(parts, "."), Guard: d != DialectTiDB}, nil
 }
 
-// SegmentMigrations returns the goose migration that creates allocation
-// table table (DefaultSegmentTable when "") for dialect d, keyed by file
-// name (SegmentMigrationName). Hand it to a goose Provider whose version
+// SegmentMigrations returns the goose migrations of allocation table table
+// (DefaultSegmentTable when "") for dialect d, keyed by file name: the one
+// that creates it (SegmentMigrationName) and the one that adds the fence
+// (SegmentFenceMigrationName). Hand them to a goose Provider whose version
 // table is SegmentHistoryTable(table) and whose dialect matches d
-// (postgres, mysql or tidb).
+// (postgres, mysql or tidb); a table made by the first alone is brought up
+// to date by the second.
 func SegmentMigrations(d Dialect, table string) (map[string][]byte, error) {
 	v, err := newSegmentView(d, table)
 	if err != nil {
 		return nil, err
 	}
-	text, err := v.render("migration.sql.tmpl")
-	if err != nil {
-		return nil, err
+	out := map[string][]byte{}
+	for name, tmpl := range map[string]string{SegmentMigrationName: "migration.sql.tmpl", SegmentFenceMigrationName: "fence_migration.sql.tmpl"} {
+		text, err := v.render(tmpl)
+		if err != nil {
+			return nil, err
+		}
+		out[name] = []byte(text + "\n")
 	}
-	return map[string][]byte{SegmentMigrationName: []byte(text + "\n")}, nil
+	return out, nil
 }
 
 // SegmentTag is one row of an allocation table.
@@ -180,7 +185,27 @@ type SegmentTag struct {
 	Description string
 	// UpdateTime is when a segment was last taken (or the tag created).
 	UpdateTime time.Time
+	// Fenced is set from the moment a client finds the tag rewound until
+	// ResumeSegmentTag: no segment is handed out meanwhile.
+	Fenced bool
+	// LastRewind is the last rewind a client found; zero when none was.
+	LastRewind SegmentRewind
 }
+
+// SegmentRewind is a rewind of a tag's row that a client found: the table
+// about to hand out IDs the client had already taken.
+type SegmentRewind struct {
+	// Time is when the first client found it (the database's clock).
+	Time time.Time
+	// Seen is the highest ID any client that reported it had taken: a
+	// resume moves the tag at least past it.
+	Seen int64
+	// Found is the tag's max_id when the rewind was found.
+	Found int64
+}
+
+// IsZero reports whether r records no rewind.
+func (r SegmentRewind) IsZero() bool { return r.Time.IsZero() && r.Seen == 0 && r.Found == 0 }
 
 // DefaultSegmentStep is the base step of a tag created without one.
 const DefaultSegmentStep = 1000
@@ -274,6 +299,70 @@ func EnsureSegmentTag(ctx context.Context, db *sql.DB, d Dialect, table string, 
 	return before, after, err
 }
 
+// SegmentResume says how far ResumeSegmentTag moves a tag. The tag
+// always moves at least past the highest ID the clients that found it
+// rewound had taken (SegmentTag.LastRewind.Seen), never down.
+type SegmentResume struct {
+	// To is the least next ID: max_id is raised to To-1. 0 means no bound.
+	// A rerun with the same To changes nothing.
+	To int64
+	// Skip is how many IDs to leave unused above the highest ID known to
+	// be taken (the tag's max_id, or what clients reported, whichever is
+	// higher): for the IDs handed out after the copy was made that no
+	// client reported. Each run skips again (IDs skipped are never used,
+	// so a rerun is safe); a rerun with To set to the result changes
+	// nothing.
+	Skip int64
+}
+
+// ResumeSegmentTag moves tag past every ID the table could have handed
+// out before it was restored from an older copy, and lifts the fence a
+// client put on it when it found the rewind, so clients take segments
+// again. max_id becomes the highest of: itself, what clients reported,
+// r.To-1 and, with r.Skip, the higher of the first two plus r.Skip; it
+// never goes down. Run it after restoring the allocation table, before
+// clients start (or, if they run, as soon as one reports ErrRewound). It
+// returns the row as it was and as it is. It returns errors wrapping
+// ErrUnknownTag, ErrInvalidTag, ErrInvalidTable, ErrStartOutOfRange (the
+// target leaves less than one step below the largest ID) and the
+// database's own; on error nothing is changed.
+func ResumeSegmentTag(ctx context.Context, db *sql.DB, d Dialect, table, tag string, r SegmentResume) (before, after SegmentTag, err error) {
+	v, err := newSegmentView(d, table)
+	if err != nil {
+		return before, after, err
+	}
+	if err := CheckTag(tag); err != nil {
+		return before, after, err
+	}
+	if r.To < 0 || r.Skip < 0 {
+		return before, after, fmt.Errorf("resume tag %s: To %d and Skip %d must not be negative", tag, r.To, r.Skip)
+	}
+	if before, err = v.getTag(ctx, db, tag); err != nil {
+		return before, after, err
+	}
+	known := max(before.MaxID, before.LastRewind.Seen)
+	target := max(known, r.To-1)
+	limit := int64(math.MaxInt64) - before.Step // the last max_id a segment fits above
+	if r.Skip > 0 {
+		if known > limit-r.Skip {
+			return before, after, fmt.Errorf("resume tag %s: %w: %d IDs above %d pass the largest ID less one step (%d)", tag, ErrStartOutOfRange, r.Skip, known, limit)
+		}
+		target = max(target, known+r.Skip)
+	}
+	if target > limit {
+		return before, after, fmt.Errorf("resume tag %s: %w: next ID %d leaves less than one step (%d IDs) below %d, the largest ID", tag, ErrStartOutOfRange, target+1, before.Step, int64(math.MaxInt64))
+	}
+	q, err := v.render("resume")
+	if err != nil {
+		return before, after, err
+	}
+	if _, err := db.ExecContext(ctx, q, target, tag); err != nil {
+		return before, after, fmt.Errorf("resume tag %s: %w", tag, err)
+	}
+	after, err = v.getTag(ctx, db, tag)
+	return before, after, err
+}
+
 // SegmentTags lists every tag of allocation table table
 // (DefaultSegmentTable when "") on db.
 func SegmentTags(ctx context.Context, db *sql.DB, d Dialect, table string) ([]SegmentTag, error) {
@@ -287,7 +376,7 @@ func SegmentTags(ctx context.Context, db *sql.DB, d Dialect, table string) ([]Se
 	}
 	rows, err := db.QueryContext(ctx, q)
 	if err != nil {
-		return nil, fmt.Errorf("list segment tags: %w", err)
+		return nil, fmt.Errorf("list segment tags: %w%s", err, segmentTableHint(err))
 	}
 	defer rows.Close()
 	var out []SegmentTag
@@ -315,7 +404,7 @@ func (v segmentView) getTag(ctx context.Context, q querier, tag string) (Segment
 	case errors.Is(err, sql.ErrNoRows):
 		return t, fmt.Errorf("%w %q", ErrUnknownTag, tag)
 	case err != nil:
-		return t, fmt.Errorf("read segment tag %s: %w", tag, err)
+		return t, fmt.Errorf("read segment tag %s: %w%s", tag, err, segmentTableHint(err))
 	case t.Tag != tag:
 		return t, fmt.Errorf("%w: asked for %q, the table holds %q and compares tags ignoring case; use %q, or give the table's tag column a binary collation (utf8mb4_bin) to keep them apart", ErrTagCase, tag, t.Tag, t.Tag)
 	}
@@ -325,10 +414,21 @@ func (v segmentView) getTag(ctx context.Context, q querier, tag string) (Segment
 // scanTag reads one row of the get and list statements.
 func scanTag(row interface{ Scan(...any) error }) (SegmentTag, error) {
 	var t SegmentTag
-	var updated any
-	err := row.Scan(&t.Tag, &t.MaxID, &t.Step, &t.Description, &updated)
-	t.UpdateTime = scanTime(updated)
+	var updated, rewound any
+	err := row.Scan(&t.Tag, &t.MaxID, &t.Step, &t.Description, &updated, &t.Fenced, &rewound, &t.LastRewind.Seen, &t.LastRewind.Found)
+	t.UpdateTime, t.LastRewind.Time = scanTime(updated), scanTime(rewound)
 	return t, err
+}
+
+// segmentTableHint says what to do about err, an error reading the
+// allocation table, when the server says a column is missing: the table
+// predates the fence migration. "" otherwise.
+func segmentTableHint(err error) string {
+	switch serverErrorCode(err) {
+	case "42703", "1054": // undefined_column; ER_BAD_FIELD_ERROR
+		return " (the table lacks the fence columns: bring it up to date with `shardid segment up` or the goose migration " + SegmentFenceMigrationName + ")"
+	}
+	return ""
 }
 
 // querier is what getTag needs of a *sql.DB or *sql.Conn.

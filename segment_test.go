@@ -16,12 +16,13 @@ import (
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/internal/golden"
 	"github.com/shardid/shardid/internal/gooseup"
+	"github.com/shardid/shardid/internal/idcheck"
 	"github.com/shardid/shardid/internal/testsrv"
 )
 
 var dialects = []shardid.Dialect{shardid.DialectPostgres, shardid.DialectMySQL, shardid.DialectTiDB}
 
-// TestSegmentMigrationsGolden pins the allocation table's migration for
+// TestSegmentMigrationsGolden pins the allocation table's migrations for
 // each dialect (go test . -run SegmentMigrationsGolden -update rewrites).
 func TestSegmentMigrationsGolden(t *testing.T) {
 	for _, d := range dialects {
@@ -29,8 +30,11 @@ func TestSegmentMigrationsGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := files[shardid.SegmentMigrationName]
-		golden.Check(t, filepath.Join("testdata", "segment", string(d)+".sql"), got)
+		if len(files) != 2 {
+			t.Errorf("%s: %d migrations, want 2", d, len(files))
+		}
+		golden.Check(t, filepath.Join("testdata", "segment", string(d)+".sql"), files[shardid.SegmentMigrationName])
+		golden.Check(t, filepath.Join("testdata", "segment", string(d)+"_fence.sql"), files[shardid.SegmentFenceMigrationName])
 	}
 }
 
@@ -41,8 +45,8 @@ func TestSegmentStatementsParseWithTiDB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stmts := []string{upStatements(t, string(files[shardid.SegmentMigrationName]))}
-	for _, name := range []string{"alloc", "explain", "get", "list", "add", "raise", "setstep"} {
+	stmts := []string{upStatements(t, string(files[shardid.SegmentMigrationName])), upStatements(t, string(files[shardid.SegmentFenceMigrationName]))}
+	for _, name := range []string{"alloc", "explain", "get", "list", "add", "raise", "setstep", "report", "resume"} {
 		s, err := shardid.SegmentStatement(shardid.DialectTiDB, "app.ids", name)
 		if err != nil {
 			t.Fatal(err)
@@ -408,8 +412,10 @@ func TestSegmentTagsCompareExactly(t *testing.T) {
 	t.Run("case-insensitive table", func(t *testing.T) {
 		t.Parallel()
 		db := testsrv.Open(t, "mysql", testsrv.Database(t, testsrv.MariaDB(t)))
-		// The tag column as the migration made it before it said utf8mb4_bin.
-		if _, err := db.ExecContext(ctx, "CREATE TABLE shardid_segments (tag varchar(128) NOT NULL PRIMARY KEY, max_id bigint NOT NULL, step bigint NOT NULL, description varchar(256) NOT NULL DEFAULT '', update_time timestamp(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)) COLLATE utf8mb4_general_ci"); err != nil {
+		// The tag column as the migration made it before it said
+		// utf8mb4_bin; the fence columns as the second migration adds them.
+		if _, err := db.ExecContext(ctx, "CREATE TABLE shardid_segments (tag varchar(128) NOT NULL PRIMARY KEY, max_id bigint NOT NULL, step bigint NOT NULL, description varchar(256) NOT NULL DEFAULT '', update_time timestamp(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), "+
+			"fenced boolean NOT NULL DEFAULT FALSE, rewind_time timestamp(6) NULL DEFAULT NULL, rewind_seen bigint NOT NULL DEFAULT 0, rewind_found bigint NOT NULL DEFAULT 0) COLLATE utf8mb4_general_ci"); err != nil {
 			t.Fatal(err)
 		}
 		if _, _, err := shardid.EnsureSegmentTag(ctx, db, shardid.DialectMySQL, "", shardid.SegmentTag{Tag: "Orders"}, 0); err != nil {
@@ -427,4 +433,109 @@ func TestSegmentTagsCompareExactly(t *testing.T) {
 			c.Close()
 		}
 	})
+}
+
+// TestSegmentFenceMigrationUpgrades: a table made by the first migration
+// alone (as shardid made it before the fence) is read with an error that
+// says to bring it up to date; the second migration does, keeping every
+// tag's counter, and clients draw on above it.
+func TestSegmentFenceMigrationUpgrades(t *testing.T) {
+	ctx := context.Background()
+	for _, b := range leaseBackends {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			db, _ := b.open(t)
+			files, err := shardid.SegmentMigrations(b.dialect, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			first := map[string][]byte{shardid.SegmentMigrationName: files[shardid.SegmentMigrationName]}
+			if _, err := gooseup.Up(ctx, db, b.dialect, shardid.SegmentHistoryTable(""), first); err != nil {
+				t.Fatal(err)
+			}
+			// A tag that counted up to 5000 before the upgrade.
+			if _, err := db.ExecContext(ctx, "INSERT INTO shardid_segments (tag, max_id, step) VALUES ('orders', 5000, 1000)"); err != nil {
+				t.Fatal(err)
+			}
+			_, _, err = shardid.EnsureSegmentTag(ctx, db, b.dialect, "", shardid.SegmentTag{Tag: "orders"}, 0)
+			if err == nil || !strings.Contains(err.Error(), "shardid segment up") {
+				t.Fatalf("a table without the fence columns: %v; want the advice to bring it up to date", err)
+			}
+			ran, err := gooseup.Up(ctx, db, b.dialect, shardid.SegmentHistoryTable(""), files)
+			if err != nil || len(ran) != 1 {
+				t.Fatalf("the fence migration: ran %v, %v", ran, err)
+			}
+			_, tag, err := shardid.EnsureSegmentTag(ctx, db, b.dialect, "", shardid.SegmentTag{Tag: "orders"}, 0)
+			if err != nil || tag.MaxID != 5000 || tag.Fenced || !tag.LastRewind.IsZero() {
+				t.Fatalf("after the upgrade: %+v, %v; want the counter kept at 5000, no fence", tag, err)
+			}
+			c, err := shardid.NewSegments(ctx, db, shardid.SegmentSettings{Tag: "orders"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			if id, err := c.Next(ctx); err != nil || id != 5001 {
+				t.Errorf("first ID after the upgrade: %d, %v; want 5001", id, err)
+			}
+		})
+	}
+}
+
+// TestSegmentEvents: OnEvent hears every segment loaded (consecutive, of
+// the step the stats show) and, at Close, the IDs dropped unused, as many
+// as were buffered; Stats counts them too. The kinds print their names.
+func TestSegmentEvents(t *testing.T) {
+	ctx := context.Background()
+	for name, s := range sharedSegDBs(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			if _, _, err := shardid.EnsureSegmentTag(ctx, s.db, s.dialect, "", shardid.SegmentTag{Tag: "orders", Step: 100}, 0); err != nil {
+				t.Fatal(err)
+			}
+			log := &eventLog{}
+			c, err := shardid.NewSegments(ctx, s.db, shardid.SegmentSettings{Tag: "orders", OnEvent: log.add})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range 1000 {
+				if _, err := c.Next(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			idcheck.WaitFor(t, "the background load", func() bool { return c.Stats().Buffered > 0 })
+			buffered := c.Stats().Buffered
+			if err := c.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Close(); err != nil {
+				t.Errorf("a second Close: %v", err)
+			}
+			loads, _ := countKind(log, shardid.SegmentLoaded)
+			n, ids := countKind(log, shardid.SegmentDiscarded)
+			st := c.Stats()
+			if n != 1 || ids != buffered || st.Discarded != buffered || st.Buffered != 0 || int64(loads) != st.Loads {
+				t.Errorf("%d loads seen, stats %+v; %d discard events of %d IDs; want one of %d", loads, st, n, ids, buffered)
+			}
+			next := int64(1)
+			for _, e := range log.all() {
+				if e.Kind == shardid.SegmentLoaded && (e.First != next || e.Last-e.First+1 != e.Step || e.Tag != "orders") {
+					t.Errorf("segment event %+v; want one from %d", e, next)
+				}
+				if e.Kind == shardid.SegmentLoaded {
+					next = e.Last + 1
+				}
+			}
+			evs := log.all()
+			last := evs[len(evs)-1]
+			if last.Kind != shardid.SegmentDiscarded || last.Last != next-1 || !strings.Contains(last.String(), "discarded unused at close") {
+				t.Errorf("last event %+v (%s); want the discard, up to %d", last, last, next-1)
+			}
+		})
+	}
+	for k, want := range map[shardid.SegmentEventKind]string{shardid.SegmentLoaded: "loaded", shardid.SegmentDiscarded: "discarded",
+		shardid.SegmentRewound: "rewound", shardid.SegmentDatabaseDown: "database down", shardid.SegmentDatabaseUp: "database up", 0: "SegmentEventKind(0)"} {
+		if k.String() != want {
+			t.Errorf("kind %d: %q, want %q", int(k), k, want)
+		}
+	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -17,6 +18,8 @@ func runIDGen(ctx context.Context, env *cliEnv, args []string) error {
 	n := fs.Int64("n", 0, "how many IDs to print, one per line (required)")
 	holder := fs.String("holder", "", "this process's name in the lease table; a stable name gets its own node back (default hostname:pid)")
 	ttl := fs.Duration("ttl", shardid.DefaultLeaseTTL, "lease lifetime without renewal; a killed idgen holds its node this long")
+	wait := fs.Duration("wait", 5*time.Minute, "when renewals fail past the lease (the database away), wait this long for one to succeed and draw on, as the library does; 0: exit at once")
+	lossy := fs.Bool("allow-lossy-commit", false, "lease from a server that may lose acknowledged commits in a crash (PostgreSQL synchronous_commit off, MySQL/MariaDB innodb_flush_log_at_trx_commit or sync_binlog not 1); after such a crash a node id can go to a second holder while the first draws, and IDs repeat")
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
@@ -29,6 +32,9 @@ func runIDGen(ctx context.Context, env *cliEnv, args []string) error {
 	if *ttl < 100*time.Millisecond {
 		return usagef("--ttl: %s is too short (allowed 100ms or more)", *ttl)
 	}
+	if *wait < 0 {
+		return usagef("--wait: %s is out of range (allowed 0 or more)", *wait)
+	}
 	layout, err := lf.resolve()
 	if err != nil {
 		return err
@@ -39,13 +45,19 @@ func runIDGen(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	defer db.Close()
 	lease, err := shardid.AcquireLease(ctx, db, shardid.LeaseSettings{
-		Generator: shardid.Settings{Layout: layout}, Table: f.table, Dialect: d, Holder: *holder, TTL: *ttl,
+		Generator: shardid.Settings{Layout: layout}, Table: f.table, Dialect: d, Holder: *holder, TTL: *ttl, AllowLossyCommit: *lossy,
+		OnEvent: func(e shardid.LeaseEvent) {
+			switch e.Kind {
+			case shardid.LeaseLost, shardid.LeaseDatabaseDown, shardid.LeaseDatabaseUp: // one line each
+				notice(env, "idgen", e.String())
+			}
+		},
 	})
 	if err != nil {
-		return err
+		return lossyCommitHint(err)
 	}
 	fmt.Fprintf(env.stderr, "shardid idgen: node %d leased from %s as %q\n", lease.Node(), f.table, lease.Holder())
-	printed, drawErr := printIDs(ctx, env, *n, func(context.Context) (int64, error) { return lease.Next() })
+	printed, drawErr := printIDs(ctx, env, *n, rideOut(env, lease, *wait))
 	closeErr := lease.Close()
 	switch {
 	case drawErr != nil:
@@ -54,4 +66,41 @@ func runIDGen(ctx context.Context, env *cliEnv, args []string) error {
 		return fmt.Errorf("printed %d IDs, then: %w", printed, closeErr)
 	}
 	return nil
+}
+
+// rideOut is lease.Next for printIDs: when drawing stops because no
+// renewal succeeded in time (the database away longer than the lease, or
+// the process paused), it says so once on stderr and waits up to wait for
+// the background renewals to succeed, as the library does, then draws on
+// and says after how long. A lost lease, or no renewal within wait, ends
+// the draw with the error.
+func rideOut(env *cliEnv, lease *shardid.Lease, wait time.Duration) func(context.Context) (int64, error) {
+	var stopped time.Time
+	return func(ctx context.Context) (int64, error) {
+		for {
+			id, err := lease.Next()
+			if err == nil {
+				if !stopped.IsZero() {
+					notice(env, "idgen", fmt.Sprintf("node %d: drawing again after %s", lease.Node(), time.Since(stopped).Round(time.Millisecond)))
+					stopped = time.Time{}
+				}
+				return id, nil
+			}
+			if !errors.Is(err, shardid.ErrLeaseExpired) || wait == 0 {
+				return 0, err
+			}
+			if stopped.IsZero() {
+				stopped = time.Now()
+				notice(env, "idgen", fmt.Sprintf("%v; waiting up to %s (--wait) for a renewal", err, wait))
+			}
+			if time.Since(stopped) > wait {
+				return 0, fmt.Errorf("no renewal succeeded within --wait %s: %w", wait, err)
+			}
+			select {
+			case <-ctx.Done():
+				return 0, ctx.Err()
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}
 }

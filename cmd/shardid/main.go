@@ -9,10 +9,10 @@
 //	shardid demo [flags]
 //	shardid tidb render|gen|up|status|spread [flags]
 //	shardid rotate [flags] [ID...]
-//	shardid worker up|status [flags]
+//	shardid worker up|status|fence [flags]
 //	shardid idgen [flags] -n COUNT
 //	shardid tickets up|next|status [flags]
-//	shardid segment up|next|status [flags]
+//	shardid segment up|next|status|resume [flags]
 //	shardid bench pg|tidb [flags]
 //
 // Every command takes -h for its flags. Flags win over environment
@@ -87,6 +87,7 @@ var tidbCommands = map[string]command{
 var workerCommands = map[string]command{
 	"up":     {"create the lease table (a goose migration with a history table of its own)", runWorkerUp},
 	"status": {"list the leases: node, holder, lease end, last drawn time", runWorkerStatus},
+	"fence":  {"after a restore of the lease table: stop every holder and keep every node id from new ones for one TTL", runWorkerFence},
 }
 
 func runWorker(ctx context.Context, env *cliEnv, args []string) error {

@@ -20,7 +20,8 @@ const envSegmentDSN = "SHARDID_SEGMENT_DSN"
 var segmentCommands = map[string]command{
 	"up":     {"create the allocation table (goose) and a tag in it", runSegmentUp},
 	"next":   {"take segments for a tag and print IDs, one per line", runSegmentNext},
-	"status": {"list the tags of the allocation table", runSegmentStatus},
+	"status": {"list the tags of the allocation table, and any rewind a client found", runSegmentStatus},
+	"resume": {"after a restore of the allocation table: move tags past every ID handed out before and lift their fence", runSegmentResume},
 }
 
 func runSegment(ctx context.Context, env *cliEnv, args []string) error {
@@ -143,7 +144,12 @@ func runSegmentNext(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer db.Close()
-	c, err := shardid.NewSegments(ctx, db, shardid.SegmentSettings{Tag: f.tag, Table: f.table, Dialect: d, AllowLossyCommit: *lossy})
+	c, err := shardid.NewSegments(ctx, db, shardid.SegmentSettings{Tag: f.tag, Table: f.table, Dialect: d, AllowLossyCommit: *lossy,
+		OnEvent: func(e shardid.SegmentEvent) {
+			if e.Kind != shardid.SegmentLoaded { // losses, rewinds and outages: one line each
+				notice(env, "segment next", e.String())
+			}
+		}})
 	if err != nil {
 		return lossyCommitHint(err)
 	}
@@ -177,8 +183,92 @@ func runSegmentStatus(ctx context.Context, env *cliEnv, args []string) error {
 	fmt.Fprintf(env.stdout, "%-24s %-20s %-10s %s\n", "TAG", "HANDED OUT UP TO", "STEP", "LAST SEGMENT TAKEN")
 	for _, t := range tags {
 		fmt.Fprintf(env.stdout, "%-24s %-20d %-10d %s\n", t.Tag, t.MaxID, t.Step, t.UpdateTime.UTC().Format(time.RFC3339))
+		if r := t.LastRewind; !r.IsZero() {
+			state := "resumed since"
+			if t.Fenced {
+				state = "FENCED: no client takes a segment until `shardid segment resume`"
+			}
+			fmt.Fprintf(env.stdout, "  last rewind %s: a client found the table at %d after taking IDs up to %d; %s\n",
+				r.Time.UTC().Format(time.RFC3339), r.Found, r.Seen, state)
+		}
 	}
 	return nil
+}
+
+func runSegmentResume(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "segment resume")
+	var f segmentFlags
+	f.register(fs, "")
+	tag := fs.String("tag", "", "the tag to resume (default: every tag of the table)")
+	skip := fs.Int64("skip", 0, "leave this many IDs unused above the highest ID known to be handed out (the tag's, or what clients reported): for IDs handed out after the copy was made that no client reported; each run skips again")
+	to := fs.Int64("to", 0, "the least next ID, e.g. above the largest ID your data holds or every client's reported high-water mark; a rerun changes nothing")
+	if err := parseFlags(env, fs, args); err != nil {
+		return err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return usagef("segment resume: unexpected argument %q", fs.Arg(0))
+	case !fs.set("skip") && !fs.set("to"):
+		return usagef("segment resume: give --skip N (IDs to leave unused above what is known to be handed out; 0 to go by what clients reported only) or --to N (the least next ID)")
+	case *skip < 0:
+		return usagef("--skip: %d is out of range (allowed: 0 or more)", *skip)
+	case *to < 0:
+		return usagef("--to: %d is out of range (allowed: 1 or more, or 0 for none)", *to)
+	case *tag != "" && shardid.CheckTag(*tag) != nil:
+		return usagef("--tag: %v", shardid.CheckTag(*tag))
+	case shardid.CheckTableName(f.table) != nil:
+		return usagef("--table: %v", shardid.CheckTableName(f.table))
+	}
+	// (--tag is optional here, so not through f.open, which requires it.)
+	db, d, err := openAnyDSN(ctx, fs.origin("dsn"), f.dsn, formPostgres|formMySQL)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	names := []string{*tag}
+	if *tag == "" {
+		tags, err := shardid.SegmentTags(ctx, db, d, f.table)
+		if err != nil {
+			return err
+		}
+		names = names[:0]
+		for _, t := range tags {
+			names = append(names, t.Tag)
+		}
+		if len(names) == 0 {
+			return fmt.Errorf("allocation table %s holds no tag: nothing to resume", f.table)
+		}
+	}
+	// Each tag on its own: one that fails leaves the others resumed.
+	failed := 0
+	for _, name := range names {
+		before, after, err := shardid.ResumeSegmentTag(ctx, db, d, f.table, name, shardid.SegmentResume{To: *to, Skip: *skip})
+		if err != nil {
+			failed++
+			fmt.Fprintf(env.stdout, "tag %s: FAILED: %s\n", name, env.line(err.Error()))
+			continue
+		}
+		reported := ""
+		if before.LastRewind.Seen > 0 {
+			reported = fmt.Sprintf(" (clients reported IDs up to %d)", before.LastRewind.Seen)
+		}
+		fence := ""
+		if before.Fenced {
+			fence = "; fence lifted"
+		}
+		fmt.Fprintf(env.stdout, "tag %s: IDs handed out up to %d → %d%s%s; next ID %d (to repeat this exactly: --tag %s --to %d)\n",
+			name, before.MaxID, after.MaxID, reported, fence, after.MaxID+1, name, after.MaxID+1)
+	}
+	if failed > 0 {
+		return fmt.Errorf("segment resume: %d of %d tags failed (the others are resumed)", failed, len(names))
+	}
+	return nil
+}
+
+// notice prints one line on stderr for something a long-running command's
+// client reported (a loss, a rewind, an outage), scrubbed of passwords.
+func notice(env *cliEnv, cmd, msg string) {
+	fmt.Fprintf(env.stderr, "shardid %s: %s\n", cmd, env.line(msg))
 }
 
 // lossyCommitUsage is the help of segment next's and tickets next's

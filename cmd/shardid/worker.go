@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/shardid/shardid"
@@ -78,6 +79,7 @@ type leaseJSON struct {
 	Until     string `json:"until"`
 	LastDrawn string `json:"last_drawn,omitempty"`
 	Layout    string `json:"layout"`
+	Fenced    bool   `json:"fenced,omitempty"`
 }
 
 func runWorkerStatus(ctx context.Context, env *cliEnv, args []string) error {
@@ -96,7 +98,7 @@ func runWorkerStatus(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	out := make([]leaseJSON, len(leases))
 	for i, l := range leases {
-		out[i] = leaseJSON{Node: l.Node, Holder: l.Holder, Live: l.Live, Until: l.Until.Format(time.RFC3339Nano), Layout: l.Layout}
+		out[i] = leaseJSON{Node: l.Node, Holder: l.Holder, Live: l.Live, Until: l.Until.Format(time.RFC3339Nano), Layout: l.Layout, Fenced: l.Fenced && l.Live}
 		if !l.LastDrawn.IsZero() {
 			out[i].LastDrawn = l.LastDrawn.Format(time.RFC3339Nano)
 		}
@@ -105,15 +107,74 @@ func runWorkerStatus(ctx context.Context, env *cliEnv, args []string) error {
 		return writeJSON(env.stdout, out)
 	}
 	fmt.Fprintf(env.stdout, "%-6s %-5s %-32s %-27s %s\n", "NODE", "STATE", "HOLDER", "UNTIL (database clock)", "LAST DRAWN (holder clock)")
-	live := 0
+	live, fenced := 0, 0
 	for _, l := range out {
 		state := "free"
-		if l.Live {
+		switch {
+		case l.Fenced:
+			state = "fence"
+			fenced++
+		case l.Live:
 			state = "live"
 			live++
 		}
 		fmt.Fprintf(env.stdout, "%-6d %-5s %-32s %-27s %s\n", l.Node, state, l.Holder, l.Until, l.LastDrawn)
 	}
 	fmt.Fprintf(env.stdout, "node ids leased so far: %d; live now: %d (table %s)\n", len(out), live, f.table)
+	if fenced > 0 {
+		fmt.Fprintf(env.stdout, "%d node ids fenced (shardid worker fence): nobody takes them until their UNTIL\n", fenced)
+	}
+	return nil
+}
+
+func runWorkerFence(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "worker fence")
+	var lf layoutFlags
+	fs.StringVar(&lf.layout, "layout", "", "the holders' ID layout, which decides how many node ids there are: "+strings.Join(shardid.LayoutNames(), ", ")+" (env "+envLayout+"; default: the layout the table's rows record)")
+	fs.envVar("layout", envLayout)
+	fs.StringVar(&lf.epoch, "epoch", "", "the holders' custom epoch, with --layout (env "+envEpoch+")")
+	fs.envVar("epoch", envEpoch)
+	var f leaseFlags
+	f.register(fs)
+	ttl := fs.Duration("ttl", shardid.DefaultLeaseTTL, "the longest lease TTL any holder of the table uses: the fence lasts this long")
+	skew := fs.Duration("max-clock-skew", shardid.DefaultMaxClockSkew, "the largest MaxClockSkew any holder uses: new holders draw only this long after the fence ends")
+	if err := parseFlags(env, fs, args); err != nil {
+		return err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return usagef("worker fence: unexpected argument %q", fs.Arg(0))
+	case *ttl < 10*time.Millisecond:
+		return usagef("--ttl: %s is too short (allowed 10ms or more: the longest TTL of the holders)", *ttl)
+	case *skew < 0:
+		return usagef("--max-clock-skew: %s is out of range (allowed 0 or more)", *skew)
+	}
+	// The layout the table's rows record, unless one is given (then the
+	// rows must have it).
+	var layout shardid.Layout
+	switch {
+	case lf.layout != "":
+		var err error
+		if layout, err = lf.resolve(); err != nil {
+			return err
+		}
+	case lf.epoch != "":
+		return flagUsagef("epoch", "%s needs --layout too: an epoch belongs to a layout", lf.epoch)
+	}
+	db, d, err := f.open(ctx, fs)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	set := shardid.LeaseFenceSettings{Layout: layout, TTL: *ttl, MaxClockSkew: *skew}
+	if *skew == 0 {
+		set.MaxClockSkew = -1 // none, not the default
+	}
+	res, err := shardid.FenceLeases(ctx, db, d, f.table, set)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "lease table %s on %s (%s): %d node ids fenced (%d rows added for ids it had no row for) until %s (database clock): every holder stops at its next renewal; no new holder before then\n",
+		f.table, redactDSN(f.dsn), d, res.Fenced, res.Added, res.Until.Format(time.RFC3339Nano))
 	return nil
 }

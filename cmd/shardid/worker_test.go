@@ -152,8 +152,8 @@ func TestWorkerBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"worker"}, "worker needs a subcommand (allowed: status, up)"},
-		{[]string{"worker", "down"}, `unknown worker subcommand "down" (allowed: status, up)`},
+		{[]string{"worker"}, "worker needs a subcommand (allowed: fence, status, up)"},
+		{[]string{"worker", "down"}, `unknown worker subcommand "down" (allowed: fence, status, up)`},
 		{[]string{"worker", "up"}, "--dsn is required"},
 		{[]string{"worker", "up", "--dsn", "postgres://x", "--table", "Leases"}, `--table: invalid lease table name "Leases"`},
 		{[]string{"worker", "status", "--dsn", "postgres://x", "extra"}, `worker status: unexpected argument "extra"`},

@@ -23,32 +23,51 @@ DROP TABLE IF EXISTS `app`.`shardid_worker_lease`;
 SELECT TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6));
 
 -- statement list
-SELECT node_id, holder, token, layout, last_ms,
+SELECT node_id, holder, token, layout, last_ms, renewals,
        TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', lease_end),
        TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6))
 FROM `app`.`shardid_worker_lease` ORDER BY node_id;
 
 -- statement insert
 INSERT INTO `app`.`shardid_worker_lease` (node_id, holder, token, layout, lease_end, last_ms)
-VALUES (?, ?, ?, ?, UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, 0)
+SELECT ?, ?, ?, ?, UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, 0 FROM DUAL WHERE (@@global.innodb_flush_log_at_trx_commit = 1 AND (@@global.log_bin = 0 OR @@global.sync_binlog = 1))
 ON DUPLICATE KEY UPDATE node_id = node_id;
 
 -- statement takeover
 UPDATE `app`.`shardid_worker_lease`
 SET holder = ?, token = ?, lease_end = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND,
     renewals = renewals + 1
-WHERE node_id = ? AND layout = ? AND lease_end <= UTC_TIMESTAMP(6);
+WHERE node_id = ? AND layout = ? AND lease_end <= UTC_TIMESTAMP(6) AND (@@global.innodb_flush_log_at_trx_commit = 1 AND (@@global.log_bin = 0 OR @@global.sync_binlog = 1));
 
 -- statement readback
-SELECT token, last_ms FROM `app`.`shardid_worker_lease` WHERE node_id = ?;
+SELECT token, last_ms, renewals FROM `app`.`shardid_worker_lease` WHERE node_id = ?;
 
 -- statement renew
 UPDATE `app`.`shardid_worker_lease`
 SET lease_end = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND,
-    last_ms = GREATEST(last_ms, ?), renewals = renewals + 1
-WHERE node_id = ? AND token = ?;
+    last_ms = GREATEST(last_ms, ?), renewals = LAST_INSERT_ID(renewals + 1)
+WHERE node_id = ? AND token = ? AND renewals BETWEEN ? AND ? AND (@@global.innodb_flush_log_at_trx_commit = 1 AND (@@global.log_bin = 0 OR @@global.sync_binlog = 1));
+
+-- statement state
+SELECT (@@global.innodb_flush_log_at_trx_commit = 1 AND (@@global.log_bin = 0 OR @@global.sync_binlog = 1)), CONCAT('innodb_flush_log_at_trx_commit=', @@global.innodb_flush_log_at_trx_commit,
+    ', log_bin=', @@global.log_bin, ', sync_binlog=', @@global.sync_binlog),
+       l.token, l.renewals, l.holder, l.lease_end > UTC_TIMESTAMP(6)
+FROM (SELECT 1 AS one) AS q LEFT JOIN `app`.`shardid_worker_lease` AS l ON l.node_id = ?;
 
 -- statement release
 UPDATE `app`.`shardid_worker_lease`
 SET lease_end = UTC_TIMESTAMP(6), token = '', last_ms = ?, renewals = renewals + 1
 WHERE node_id = ? AND token = ?;
+
+-- statement fence
+UPDATE `app`.`shardid_worker_lease`
+SET token = 'fenced', lease_end = GREATEST(lease_end, UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND),
+    last_ms = GREATEST(last_ms, TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000 + ?),
+    renewals = renewals + 1
+WHERE node_id >= 0;
+
+-- statement fence_insert
+INSERT INTO `app`.`shardid_worker_lease` (node_id, holder, token, layout, lease_end, last_ms)
+VALUES (?, '', 'fenced', ?, UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND,
+        TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000 + ?)
+ON DUPLICATE KEY UPDATE node_id = node_id;

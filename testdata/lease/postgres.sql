@@ -20,32 +20,52 @@ DROP TABLE IF EXISTS "app"."shardid_worker_lease";
 SELECT (EXTRACT(EPOCH FROM pg_catalog.now()) * 1000000)::bigint;
 
 -- statement list
-SELECT node_id, holder, token, layout, last_ms,
+SELECT node_id, holder, token, layout, last_ms, renewals,
        (EXTRACT(EPOCH FROM lease_end) * 1000000)::bigint,
        (EXTRACT(EPOCH FROM pg_catalog.now()) * 1000000)::bigint
 FROM "app"."shardid_worker_lease" ORDER BY node_id;
 
 -- statement insert
 INSERT INTO "app"."shardid_worker_lease" (node_id, holder, token, layout, lease_end, last_ms)
-VALUES ($1, $2, $3, $4, pg_catalog.now() + $5::bigint * interval '1 microsecond', 0)
+SELECT $1::bigint, $2::text, $3::text, $4::text, pg_catalog.now() + $5::bigint * interval '1 microsecond', 0
+WHERE pg_catalog.current_setting('synchronous_commit') OPERATOR(pg_catalog.<>) 'off'
 ON CONFLICT (node_id) DO NOTHING;
 
 -- statement takeover
 UPDATE "app"."shardid_worker_lease"
 SET holder = $1, token = $2, lease_end = pg_catalog.now() + $3::bigint * interval '1 microsecond',
     renewals = renewals + 1
-WHERE node_id = $4 AND layout = $5 AND lease_end <= pg_catalog.now();
+WHERE node_id = $4 AND layout = $5 AND lease_end <= pg_catalog.now() AND pg_catalog.current_setting('synchronous_commit') OPERATOR(pg_catalog.<>) 'off';
 
 -- statement readback
-SELECT token, last_ms FROM "app"."shardid_worker_lease" WHERE node_id = $1;
+SELECT token, last_ms, renewals FROM "app"."shardid_worker_lease" WHERE node_id = $1;
 
 -- statement renew
 UPDATE "app"."shardid_worker_lease"
 SET lease_end = pg_catalog.now() + $1::bigint * interval '1 microsecond',
     last_ms = GREATEST(last_ms, $2), renewals = renewals + 1
-WHERE node_id = $3 AND token = $4;
+WHERE node_id = $3 AND token = $4 AND renewals BETWEEN $5 AND $6 AND pg_catalog.current_setting('synchronous_commit') OPERATOR(pg_catalog.<>) 'off'
+RETURNING renewals;
+
+-- statement state
+SELECT pg_catalog.current_setting('synchronous_commit') OPERATOR(pg_catalog.<>) 'off', 'synchronous_commit=' OPERATOR(pg_catalog.||) pg_catalog.current_setting('synchronous_commit'),
+       l.token, l.renewals, l.holder, l.lease_end > pg_catalog.now()
+FROM (SELECT 1 AS one) AS q LEFT JOIN "app"."shardid_worker_lease" AS l ON l.node_id = $1;
 
 -- statement release
 UPDATE "app"."shardid_worker_lease"
 SET lease_end = pg_catalog.now(), token = '', last_ms = $1, renewals = renewals + 1
 WHERE node_id = $2 AND token = $3;
+
+-- statement fence
+UPDATE "app"."shardid_worker_lease"
+SET token = 'fenced', lease_end = GREATEST(lease_end, pg_catalog.statement_timestamp() + $1::bigint * interval '1 microsecond'),
+    last_ms = GREATEST(last_ms, (EXTRACT(EPOCH FROM pg_catalog.statement_timestamp()) * 1000)::bigint + $2::bigint),
+    renewals = renewals + 1
+WHERE node_id >= 0;
+
+-- statement fence_insert
+INSERT INTO "app"."shardid_worker_lease" (node_id, holder, token, layout, lease_end, last_ms)
+VALUES ($1, '', 'fenced', $2, pg_catalog.now() + $3::bigint * interval '1 microsecond',
+        (EXTRACT(EPOCH FROM pg_catalog.now()) * 1000)::bigint + $4::bigint)
+ON CONFLICT (node_id) DO NOTHING;

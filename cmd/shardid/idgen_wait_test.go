@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shardid/shardid/internal/idcheck"
+	"github.com/shardid/shardid/internal/pgserver"
+	"github.com/shardid/shardid/internal/testsrv"
+)
+
+// TestIDGenRidesOutOutage kills the database under a drawing idgen for
+// longer than its lease: idgen stops drawing before the lease could end,
+// says on stderr that it waits, draws on once the database is back and a
+// renewal succeeds, and prints every ID asked for, increasing, once. The
+// negative control, --wait 0, exits on the same outage.
+func TestIDGenRidesOutOutage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command and crashes database servers")
+	}
+	bin := buildShardid(t, t.TempDir())
+	for _, b := range []struct {
+		name  string
+		start func(t *testing.T) (dsn string, crash func(), restart func() error)
+	}{
+		{"postgres", func(t *testing.T) (string, func(), func() error) {
+			srv := testsrv.NewPG(t, pgserver.Options{})
+			return testsrv.Database(t, srv), func() { _ = srv.Crash() }, func() error { return srv.Restart(context.Background()) }
+		}},
+		{"mariadb", func(t *testing.T) (string, func(), func() error) {
+			srv := testsrv.NewMariaDB(t)
+			return testsrv.Database(t, srv), srv.Crash, func() error { return srv.Restart(context.Background()) }
+		}},
+	} {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			dsn, crash, restart := b.start(t)
+			if code, _, errOut := runCLI(t, "", nil, "worker", "up", "--dsn", dsn); code != 0 {
+				t.Fatal(errOut)
+			}
+			outage := func(args ...string) *idgenProc {
+				t.Helper()
+				p := startIDGen(t, bin, append([]string{"--dsn", dsn, "--ttl", "1s"}, args...)...)
+				<-p.drawing
+				crash()
+				time.Sleep(2500 * time.Millisecond) // past the lease
+				if err := restart(); err != nil {
+					t.Fatal(err)
+				}
+				return p
+			}
+			const n = 3_000_000
+			p := outage("-n", "3000000")
+			p.wait(t, n)
+			if d := idcheck.Repeats(p.ids); d != 0 {
+				t.Errorf("%d repeated IDs", d)
+			}
+			stderr := p.stderr.String()
+			for _, want := range []string{"database down", "lease not renewed in time", "waiting up to 5m0s (--wait) for a renewal", "database up again", "drawing again after"} {
+				if !strings.Contains(stderr, want) {
+					t.Errorf("stderr lacks %q:\n%s", want, stderr)
+				}
+			}
+			t.Logf("%s: %d IDs through the outage; stderr:\n%s", b.name, len(p.ids), stderr)
+
+			// Negative control: without --wait idgen ends at the outage.
+			p = outage("-n", "1000000000000", "--wait", "0")
+			<-p.done
+			if p.err == nil || !strings.Contains(p.stderr.String(), "lease not renewed in time") {
+				t.Errorf("--wait 0 through an outage: %v\n%s", p.err, p.stderr.String())
+			}
+		})
+	}
+}

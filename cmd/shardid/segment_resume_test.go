@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/internal/idcheck"
+	"github.com/shardid/shardid/internal/tabledump"
+	"github.com/shardid/shardid/internal/testsrv"
+)
+
+// TestSegmentResumeCLI on PostgreSQL, MariaDB and TiDB: the allocation
+// table is restored from a dump while a client of the library runs. The
+// client finds the rewind and fences the tag; status shows it, segment
+// next is refused with the reason; segment resume --skip 0 moves the tag
+// past what the client reported and lifts the fence; next then draws above
+// every ID from before, and a rerun with the printed --to changes nothing.
+// Without the client (nothing remembers), status shows no rewind and next
+// hands the same IDs out again, which the resume prevents.
+func TestSegmentResumeCLI(t *testing.T) {
+	for name, b := range map[string]struct {
+		d      shardid.Dialect
+		driver string
+		dsn    func(t *testing.T) string
+	}{
+		"postgres": {shardid.DialectPostgres, "pgx", func(t *testing.T) string { return testsrv.Database(t, testsrv.PG(t)) }},
+		"mariadb":  {shardid.DialectMySQL, "mysql", func(t *testing.T) string { return testsrv.Database(t, testsrv.MariaDB(t)) }},
+		"tidb":     {shardid.DialectTiDB, "mysql", func(t *testing.T) string { return testsrv.Database(t, testsrv.TiDB(t)) }},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			dsn := b.dsn(t)
+			next := func(n string) ([]int64, int, string) {
+				t.Helper()
+				code, out, stderr := runCLI(t, "", nil, "segment", "next", "--dsn", dsn, "--tag", "orders", "-n", n)
+				return parseIDs(t, out), code, stderr
+			}
+			if code, out, stderr := runCLI(t, "", nil, "segment", "up", "--dsn", dsn, "--tag", "orders", "--step", "100"); code != 0 {
+				t.Fatalf("up: %s%s", out, stderr)
+			}
+			before, _, stderr := next("150")
+			if !strings.Contains(stderr, "shardid segment next: tag orders: ") || !strings.Contains(stderr, " buffered IDs (151-") ||
+				!strings.Contains(stderr, "discarded unused at close") || strings.Count(stderr, "\n") != 1 {
+				t.Errorf("next's stderr: %q; want the IDs it dropped from 151 on, one line", stderr)
+			}
+			dump, err := tabledump.Take(ctx, b.d, dsn, shardid.DefaultSegmentTable)
+			if err != nil {
+				t.Fatal(err)
+			}
+			more, _, _ := next("500")
+			before = append(before, more...)
+			if err := tabledump.Restore(ctx, dsn, dump); err != nil {
+				t.Fatal(err)
+			}
+			code, out, _ := runCLI(t, "", nil, "segment", "status", "--dsn", dsn)
+			if code != 0 || strings.Contains(out, "rewind") {
+				t.Fatalf("status right after the restore: exit %d\n%s", code, out)
+			}
+			again, code, _ := next("10")
+			if code != 0 || idcheck.Repeats(before, again) == 0 {
+				t.Fatalf("negative control: next on the restored table, without a resume: exit %d, %v; want IDs from before again", code, again)
+			}
+
+			// A client that took IDs up to 10,000 (its memory) finds the
+			// restored table below that and fences the tag.
+			db := testsrv.Open(t, b.driver, dsn)
+			if _, err := shardid.NewSegments(ctx, db, shardid.SegmentSettings{Tag: "orders", Floor: 10_000}); err == nil {
+				t.Fatal("a client that took IDs up to 10,000 accepted the restored table")
+			}
+			code, out, _ = runCLI(t, "", nil, "segment", "status", "--dsn", dsn)
+			if code != 0 || !strings.Contains(out, "after taking IDs up to 10000; FENCED") {
+				t.Errorf("status after the rewind was found: exit %d\n%s", code, out)
+			}
+			_, code, stderr = next("1")
+			if code != 1 || !strings.Contains(stderr, "table rewound: tag orders is fenced") || strings.Count(stderr, "\n") != 1 {
+				t.Errorf("next on a fenced tag: exit %d, %q", code, stderr)
+			}
+			code, out, stderr = runCLI(t, "", nil, "segment", "resume", "--dsn", dsn, "--skip", "0")
+			if code != 0 || !strings.Contains(out, "tag orders: IDs handed out up to ") || !strings.Contains(out, "→ 10000 (clients reported IDs up to 10000); fence lifted; next ID 10001 (to repeat this exactly: --tag orders --to 10001)") {
+				t.Fatalf("resume: exit %d\n%s%s", code, out, stderr)
+			}
+			code, out, _ = runCLI(t, "", nil, "segment", "resume", "--dsn", dsn, "--tag", "orders", "--to", "10001")
+			if code != 0 || !strings.Contains(out, "10000 → 10000") || strings.Contains(out, "fence lifted") {
+				t.Errorf("resume rerun with --to: exit %d\n%s", code, out)
+			}
+			after, code, _ := next("300")
+			if code != 0 || after[0] != 10001 || after[0] <= slices.Max(before) || idcheck.Repeats(before, after) != 0 {
+				t.Errorf("next after the resume: exit %d, from %d; want 10001, above %d", code, after[0], slices.Max(before))
+			}
+			code, out, _ = runCLI(t, "", nil, "segment", "status", "--dsn", dsn)
+			if code != 0 || !strings.Contains(out, "after taking IDs up to 10000; resumed since") {
+				t.Errorf("status after the resume: exit %d\n%s", code, out)
+			}
+		})
+	}
+}
+
+// TestSegmentResumeBadInput: resume without --skip or --to, or with a
+// negative one, exits 2 before connecting.
+func TestSegmentResumeBadInput(t *testing.T) {
+	dsn := "postgres://u@127.0.0.1:1/x"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"segment", "resume", "--dsn", dsn}, "give --skip N"},
+		{[]string{"segment", "resume", "--dsn", dsn, "--skip", "-1"}, "--skip: -1 is out of range"},
+		{[]string{"segment", "resume", "--dsn", dsn, "--to", "-5"}, "--to: -5 is out of range"},
+		{[]string{"segment", "resume", "--dsn", dsn, "--to", "5", "--tag", "a b"}, `--tag: invalid segment tag "a b"`},
+		{[]string{"segment", "resume", "--dsn", dsn, "--to", "5", "--table", "Bad"}, `--table: invalid table name "Bad"`},
+		{[]string{"segment", "resume", "--to", "5"}, "--dsn is required"},
+	} {
+		code, _, stderr := runCLI(t, "", nil, c.args...)
+		if code != 2 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line containing %q", c.args, code, stderr, c.want)
+		}
+	}
+}

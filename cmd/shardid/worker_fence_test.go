@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/internal/testsrv"
+)
+
+// TestWorkerFenceCLI on PostgreSQL, MariaDB and TiDB: with a holder live,
+// worker fence (the layout read from the table) fences every node id of
+// it, status shows them fenced, the holder's next renewal stops it naming
+// the fence, idgen is refused until the fence ends and then draws. A rerun
+// fences again.
+func TestWorkerFenceCLI(t *testing.T) {
+	for _, b := range []struct {
+		name, driver string
+		dsn          func(t *testing.T) string
+	}{
+		{"postgres", "pgx", leaseBackends[0].dsn},
+		{"mariadb", "mysql", leaseBackends[1].dsn},
+		{"tidb", "mysql", leaseBackends[2].dsn},
+	} {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			dsn := b.dsn(t)
+			if code, _, errOut := runCLI(t, "", nil, "worker", "up", "--dsn", dsn); code != 0 {
+				t.Fatal(errOut)
+			}
+			db := testsrv.Open(t, b.driver, dsn)
+			holder, err := shardid.AcquireLease(ctx, db, shardid.LeaseSettings{Holder: "live", Generator: shardid.Settings{Layout: shardid.JS53()}, RenewEvery: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer holder.Close()
+			code, out, errOut := runCLI(t, "", nil, "worker", "fence", "--dsn", dsn, "--ttl", "1s")
+			nodes := int(shardid.JS53().MaxShard()) + 1
+			if code != 0 || !strings.Contains(out, " node ids fenced (") || !strings.Contains(out, "every holder stops at its next renewal") {
+				t.Fatalf("worker fence: exit %d\n%s%s", code, out, errOut)
+			}
+			leases := statusJSON(t, dsn)
+			fenced := 0
+			for _, l := range leases {
+				if l.Fenced {
+					fenced++
+				}
+			}
+			if len(leases) != nodes || fenced != nodes {
+				t.Errorf("status after the fence: %d rows, %d fenced; want all %d node ids of the table's layout", len(leases), fenced, nodes)
+			}
+			if err := holder.Renew(ctx); !errors.Is(err, shardid.ErrLeaseLost) || !strings.Contains(err.Error(), "fenced") {
+				t.Errorf("the live holder's renewal after the fence: %v", err)
+			}
+			code, _, errOut = runCLI(t, "", nil, "idgen", "--dsn", dsn, "--layout", "js53", "-n", "1")
+			if code != 1 || !strings.Contains(errOut, "fenced (shardid worker fence) until") {
+				t.Errorf("idgen during the fence: exit %d %q", code, errOut)
+			}
+			time.Sleep(time.Second)
+			var ok bool
+			for end := time.Now().Add(time.Minute); !ok && time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+				code, out, errOut = runCLI(t, "", nil, "idgen", "--dsn", dsn, "--layout", "js53", "-n", "100")
+				ok = code == 0 && len(parseIDs(t, out)) == 100
+			}
+			if !ok {
+				t.Errorf("idgen after the fence ended: exit %d %q", code, errOut)
+			}
+			if code, out, _ := runCLI(t, "", nil, "worker", "fence", "--dsn", dsn, "--ttl", "1s", "--layout", "js53"); code != 0 || !strings.Contains(out, "(0 rows added") {
+				t.Errorf("a rerun with the layout given: exit %d\n%s", code, out)
+			}
+		})
+	}
+}
+
+// TestWorkerFenceBadInput: bad flags exit 2 before connecting; a fence of
+// an empty table without a layout, or with another layout than its rows',
+// exits 1 saying what to give.
+func TestWorkerFenceBadInput(t *testing.T) {
+	dsn := "postgres://u@127.0.0.1:1/x"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"worker", "fence", "--dsn", dsn, "--ttl", "1ms"}, "--ttl: 1ms is too short"},
+		{[]string{"worker", "fence", "--dsn", dsn, "--max-clock-skew", "-1s"}, "--max-clock-skew: -1s is out of range"},
+		{[]string{"worker", "fence", "--dsn", dsn, "--epoch", "2020-01-01T00:00:00Z"}, "--epoch: 2020-01-01T00:00:00Z needs --layout too"},
+		{[]string{"worker", "fence", "--dsn", dsn, "--layout", "nope"}, "--layout: "},
+		{[]string{"worker", "fence", "--dsn", dsn, "extra"}, `unexpected argument "extra"`},
+	} {
+		code, _, stderr := runCLI(t, "", nil, c.args...)
+		if code != 2 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line containing %q", c.args, code, stderr, c.want)
+		}
+	}
+	dsn = leaseBackends[0].dsn(t)
+	if code, _, errOut := runCLI(t, "", nil, "worker", "up", "--dsn", dsn); code != 0 {
+		t.Fatal(errOut)
+	}
+	code, _, stderr := runCLI(t, "", nil, "worker", "fence", "--dsn", dsn)
+	if code != 1 || !strings.Contains(stderr, "has no row to read the holders' layout from; give it") {
+		t.Errorf("fence of an empty table without --layout: exit %d %q", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "", nil, "idgen", "--dsn", dsn, "-n", "1"); code != 0 {
+		t.Fatal(stderr)
+	}
+	code, _, stderr = runCLI(t, "", nil, "worker", "fence", "--dsn", dsn, "--layout", "snowflake")
+	if code != 1 || !strings.Contains(stderr, "lease table serves another layout") {
+		t.Errorf("fence with another layout than the rows': exit %d %q", code, stderr)
+	}
+}
