@@ -120,6 +120,11 @@ type Options struct {
 	// means clock_timestamp(). Only tests set it (see export_test.go), to
 	// step the clock of one session without touching the machine's.
 	clock string
+	// mixedProven leaves out the migration's refusal of other kinds of
+	// generator in its database: set by Migrator.Up alone, with
+	// MigrateOptions.AllowMixed, once it has shown that none of them can
+	// hand out this generator's IDs (see Overlap).
+	mixedProven bool
 }
 
 // normalize fills defaults and validates; the result is ready to render.
@@ -197,6 +202,9 @@ type renderData struct {
 	DoneReg        string // string literal naming the jumps-done sequence
 	RetiredReg     string // string literal naming the counter a down kept
 	SchemaLit      string // string literal of the schema's name, for messages
+	JumpLit        string // string literal of the jump function's name
+	ShardPrefix    string // string literal: how Comment, and every comment of this shard id, begins
+	MixedProven    bool   // see Options.mixedProven
 	ShardPart      int64  // shard << SeqBits
 	ShardSeqBits   uint
 	MaxUnits       int64
@@ -256,6 +264,12 @@ func render(name string, sh Shard, o Options) ([]byte, error) {
 		return nil, fmt.Errorf("render %s: %w", sh.Schema, err)
 	}
 	q := quoteIdent(sh.Schema)
+	// The checks find comments of this shard id by their beginning, which
+	// encoding/json writes in Meta's field order.
+	prefix := fmt.Sprintf(`{"tool":"shardid","shard":%d,`, sh.ID)
+	if !bytes.HasPrefix(meta, []byte(prefix)) {
+		return nil, fmt.Errorf("render %s: metadata %s does not begin with %s", sh.Schema, meta, prefix)
+	}
 	durable := durableFrom(l)
 	grants, err := renderGrant(sh, "<role>", o.Mode)
 	if err != nil {
@@ -273,6 +287,9 @@ func render(name string, sh Shard, o Options) ([]byte, error) {
 		DoneReg:        quoteLiteral(q + ".next_id_jumps_done"),
 		RetiredReg:     quoteLiteral(q + ".next_id_retired_seq"),
 		SchemaLit:      quoteLiteral(sh.Schema),
+		JumpLit:        quoteLiteral(jumpName(sh.ID)),
+		ShardPrefix:    quoteLiteral(prefix),
+		MixedProven:    o.mixedProven,
 		ShardPart:      sh.ID << l.SeqBits,
 		ShardSeqBits:   l.ShardBits + l.SeqBits,
 		MaxUnits:       (l.MaxTicks()+1)<<l.SeqBits - 1,
