@@ -632,11 +632,11 @@ func (m *Migrator) Up(ctx context.Context, shards []Shard, each func(Result)) []
 		if in, ok := found.bySchema[sh.Schema]; ok && in.Meta.sameGenerator(want) {
 			return false, "current", nil
 		}
-		proven, err := m.mixed(sh, want, srv)
+		kept, err := keptCounters(sh, want, srv)
 		if err != nil {
 			return false, "", err
 		}
-		kept, err := retiredElsewhere(sh, want, srv)
+		proven, err := m.mixed(sh, want, srv)
 		if err != nil {
 			return false, "", err
 		}

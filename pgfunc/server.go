@@ -294,8 +294,8 @@ func (m *Migrator) mixed(sh Shard, want Meta, s server) (bool, error) {
 	var span shardid.Span
 	seen := false
 	for _, in := range s.all {
-		if kind(in.Meta) == kind(want) || in.Database == "" && in.Schema == sh.Schema {
-			continue // the same kind; or this schema's own, which up compares whole
+		if kind(in.Meta) == kind(want) || in.Database == "" && in.Schema == sh.Schema || in.Retired && in.Meta.Shard == sh.ID {
+			continue // the same kind; this schema's own, or a kept counter of this shard id: compared whole (check, keptCounters)
 		}
 		if !m.server.allowMixed {
 			return false, fmt.Errorf("%w: %s holds shard %d, %s; this generator is %s: one layout, epoch and mode per server, since generators of different layouts or epochs can hand out the same IDs (AllowMixed, pg up --allow-mixed, applies it when it can show their IDs never meet)",
@@ -387,21 +387,27 @@ func firstMeeting(as, bs []Installed) MixedPair {
 	return MixedPair{A: as[0], B: bs[0]}
 }
 
-// retiredElsewhere lists the counters of shard sh.ID that downs kept in
-// other databases of the server: Up brings the highest into sh's schema
-// for the migration to carry on from. One made with other options is
-// refused, as the migration refuses one in its own database.
-func retiredElsewhere(sh Shard, want Meta, s server) ([]Installed, error) {
+// keptCounters checks the counters of shard sh.ID that downs kept
+// anywhere on the server but in sh's own schema (the migration compares
+// that one, whatever shard id it held): one made with other options than
+// want is refused, since a generator made with these could hand out its
+// IDs again (a later epoch starts below them). It returns those in other
+// databases: Up brings the highest into sh's schema for the migration to
+// carry on from, as the migration itself does with those of its own
+// database.
+func keptCounters(sh Shard, want Meta, s server) ([]Installed, error) {
 	var out []Installed
 	for _, in := range s.all {
-		if !in.Retired || in.Database == "" || in.Meta.Shard != sh.ID {
+		if !in.Retired || in.Meta.Shard != sh.ID || in.Database == "" && in.Schema == sh.Schema {
 			continue
 		}
 		if !in.Meta.sameGenerator(want) {
 			return nil, fmt.Errorf("%w: %s held shard %d until pg down, made with other options (%s); one made with these (%s) could hand out its IDs again: up with the options it had, or drop that next_id_retired_seq once none of its IDs is in use anywhere",
 				ErrGeneratorMismatch, in.where(), sh.ID, describeKind(in.Meta), describeKind(want))
 		}
-		out = append(out, in)
+		if in.Database != "" {
+			out = append(out, in)
+		}
 	}
 	return out, nil
 }

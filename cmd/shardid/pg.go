@@ -415,7 +415,7 @@ func printServer(env *cliEnv, c pgfunc.Census) int {
 				meet++
 				fmt.Fprintf(env.stdout, "  MIXED: %s (%s) and %s (%s) can both hand out ID %d\n", where(p.A), describe(p.A.Meta), where(p.B), describe(p.B.Meta), p.ID)
 			} else {
-				fmt.Fprintf(env.stdout, "  mixed: %s and %s, whose IDs never meet (%s; %s)\n", kindName(p.A), kindName(p.B), describe(p.A.Meta), describe(p.B.Meta))
+				fmt.Fprintf(env.stdout, "  mixed: %s (%s) and %s (%s), and every other pair of these two kinds, never hand out one ID\n", where(p.A), describe(p.A.Meta), where(p.B), describe(p.B.Meta))
 			}
 		}
 	}
@@ -426,15 +426,6 @@ func printServer(env *cliEnv, c pgfunc.Census) int {
 		fmt.Fprintf(env.stdout, "\nNOT READ: %s: the role may not connect (no CONNECT privilege, or connections not allowed); grant CONNECT to prove no copy of a shard is there\n", strings.Join(c.Closed, ", "))
 	}
 	return meet
-}
-
-// kindName names the kind of a generator: its layout's name and mode.
-func kindName(in pgfunc.Installed) string {
-	name := in.Meta.Layout
-	if name == "" {
-		name = "custom"
-	}
-	return fmt.Sprintf("%s %s", name, in.Meta.Mode)
 }
 
 // describe renders a generator's metadata as pg status shows it.

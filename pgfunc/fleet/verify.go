@@ -205,6 +205,9 @@ func (m *Map) Verify(ctx context.Context) Report {
 			rep.Problems = append(rep.Problems, Problem{Kind: ProblemStandby, Shard: -1, Place: Place{Server: s.Name, Host: hostOf(s)},
 				Message: fmt.Sprintf("server %s (%s) is a standby (in recovery): it hands out no IDs, so the shards the map puts there (%d) live nowhere; map them to a primary", s.Name, s.Address, len(s.Shards))})
 		}
+		if len(sc.Clones) > 0 {
+			unread[sc.Name] = true // up refuses it: its shards are not judged missing, the clone is the problem
+		}
 		for _, other := range sc.Clones {
 			if other > sc.Name { // one problem per pair
 				o := m.server(other)

@@ -83,6 +83,7 @@ BEGIN
         FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
         WHERE c.relname OPERATOR(pg_catalog.=) 'next_id_retired_seq' AND c.relkind OPERATOR(pg_catalog.=) 'S' AND c.relnamespace OPERATOR(pg_catalog.<>) own
           AND pg_catalog.starts_with(pg_catalog.obj_description(c.oid, 'pg_class'), '{"tool":"shardid",')
+          AND NOT pg_catalog.starts_with(pg_catalog.obj_description(c.oid, 'pg_class'), '{"tool":"shardid","shard":5,') -- shard 5's own: compared whole below
           AND ((pg_catalog.obj_description(c.oid, 'pg_class')::pg_catalog.jsonb OPERATOR(pg_catalog.-) 'shard'::pg_catalog.text) OPERATOR(pg_catalog.-) 'layout'::pg_catalog.text) OPERATOR(pg_catalog.<>) kind
         LIMIT 1;
     END IF;
