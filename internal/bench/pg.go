@@ -303,8 +303,9 @@ func setupPG(ctx context.Context, db *sql.DB) ([]pgBody, []pgKey, error) {
 		// Three modes of one layout on distinct shard ids: their IDs never
 		// meet, which AllowMixed has Up show before it applies each. The
 		// bench's generators feed its own tables only and are dropped at
-		// its end, so a database the role cannot read does not stop it.
-		mig, err := pgfunc.NewMigrator(db, pgfunc.Options{Mode: m.mode}, pgfunc.MigrateOptions{Parallel: 1, AllowMixed: true, AllowUnreadDatabases: true})
+		// its end: no ID of theirs leaves this database, so its database
+		// is all they need to look after.
+		mig, err := pgfunc.NewMigrator(db, pgfunc.Options{Mode: m.mode}, pgfunc.MigrateOptions{Parallel: 1, AllowMixed: true, OwnDatabaseOnly: true})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -368,16 +369,16 @@ func setupPG(ctx context.Context, db *sql.DB) ([]pgBody, []pgKey, error) {
 }
 
 // freeShards returns the n highest shard ids of the default layout that no
-// generator on the server holds (nor a counter a down kept), so
+// generator in the database holds (nor a counter a down kept), so
 // pgfunc.Migrator accepts them.
 func freeShards(ctx context.Context, db *sql.DB, n int) ([]int64, error) {
-	m, err := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{Parallel: 1})
+	m, err := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{Parallel: 1, OwnDatabaseOnly: true})
 	if err != nil {
 		return nil, err
 	}
 	c, err := m.Census(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("list the generators on the server: %w", err)
+		return nil, fmt.Errorf("list the generators in the database: %w", err)
 	}
 	used := map[int64]bool{}
 	for _, in := range append(c.Generators, c.Retired...) {
@@ -390,7 +391,7 @@ func freeShards(ctx context.Context, db *sql.DB, n int) ([]int64, error) {
 		}
 	}
 	if len(ids) < n {
-		return nil, fmt.Errorf("every shard id of the %s layout is held by a generator on this server", shardid.Instagram().Name)
+		return nil, fmt.Errorf("every shard id of the %s layout is held by a generator in this database", shardid.Instagram().Name)
 	}
 	return ids, nil
 }
