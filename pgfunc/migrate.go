@@ -636,11 +636,10 @@ func (m *Migrator) Up(ctx context.Context, shards []Shard, each func(Result)) []
 		if err != nil {
 			return false, "", err
 		}
-		proven, err := m.mixed(sh, want, srv)
-		if err != nil {
+		if err := m.mixed(sh, want, srv); err != nil {
 			return false, "", err
 		}
-		applied, err := m.apply(ctx, sh, proven, kept)
+		applied, err := m.apply(ctx, sh, kept)
 		if err == nil && !applied {
 			// goose's history says applied, yet the census found no
 			// generator here (it returned "current" above otherwise).
@@ -660,11 +659,11 @@ func schemaNames(shards []Shard) []string {
 	return out
 }
 
-// apply creates sh's schema and runs its goose migration: without its
-// check of other kinds of generator when proven (Up has shown each of
-// them harmless), and carrying on from the counters kept in other
-// databases, which it then drops.
-func (m *Migrator) apply(ctx context.Context, sh Shard, proven bool, kept []Installed) (bool, error) {
+// apply creates sh's schema and runs its goose migration, carrying on
+// from the counters kept in other databases, which it then drops. The
+// migration is rendered without the checks of its database that Up has
+// made itself (see Options.checked).
+func (m *Migrator) apply(ctx context.Context, sh Shard, kept []Installed) (bool, error) {
 	create, err := query("create_schema", quoteIdent(sh.Schema))
 	if err != nil {
 		return false, err
@@ -682,7 +681,7 @@ func (m *Migrator) apply(ctx context.Context, sh Shard, proven bool, kept []Inst
 		}
 	}
 	o := m.opts
-	o.mixedProven = proven
+	o.checked = true
 	p, err := m.providerFor(sh, o)
 	if err != nil {
 		return false, err

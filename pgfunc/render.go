@@ -120,11 +120,11 @@ type Options struct {
 	// means clock_timestamp(). Only tests set it (see export_test.go), to
 	// step the clock of one session without touching the machine's.
 	clock string
-	// mixedProven leaves out the migration's refusal of other kinds of
-	// generator in its database: set by Migrator.Up alone, with
-	// MigrateOptions.AllowMixed, once it has shown that none of them can
-	// hand out this generator's IDs (see Overlap).
-	mixedProven bool
+	// checked leaves out the migration's checks of its database
+	// (template, shard id, kind of generator), keeping its carry-on from
+	// kept counters: set by Migrator.Up alone, which has made every one of
+	// those checks itself, over the whole server, under its lock.
+	checked bool
 }
 
 // normalize fills defaults and validates; the result is ready to render.
@@ -200,11 +200,10 @@ type renderData struct {
 	SeqReg         string // string literal naming the counter sequence
 	BegunReg       string // string literal naming the jumps-begun sequence
 	DoneReg        string // string literal naming the jumps-done sequence
-	RetiredReg     string // string literal naming the counter a down kept
 	SchemaLit      string // string literal of the schema's name, for messages
 	JumpLit        string // string literal of the jump function's name
 	ShardPrefix    string // string literal: how Comment, and every comment of this shard id, begins
-	MixedProven    bool   // see Options.mixedProven
+	Checked        bool   // see Options.checked
 	ShardPart      int64  // shard << SeqBits
 	ShardSeqBits   uint
 	MaxUnits       int64
@@ -285,11 +284,10 @@ func render(name string, sh Shard, o Options) ([]byte, error) {
 		SeqReg:         quoteLiteral(q + ".next_id_seq"),
 		BegunReg:       quoteLiteral(q + ".next_id_jumps_begun"),
 		DoneReg:        quoteLiteral(q + ".next_id_jumps_done"),
-		RetiredReg:     quoteLiteral(q + ".next_id_retired_seq"),
 		SchemaLit:      quoteLiteral(sh.Schema),
 		JumpLit:        quoteLiteral(jumpName(sh.ID)),
 		ShardPrefix:    quoteLiteral(prefix),
-		MixedProven:    o.mixedProven,
+		Checked:        o.checked,
 		ShardPart:      sh.ID << l.SeqBits,
 		ShardSeqBits:   l.ShardBits + l.SeqBits,
 		MaxUnits:       (l.MaxTicks()+1)<<l.SeqBits - 1,

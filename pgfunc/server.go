@@ -286,11 +286,10 @@ func (in Installed) where() string {
 
 // mixed checks the generator want, made at now in schema sh of the
 // Migrator's database, against every generator and kept counter of the
-// server of another kind. It returns whether there is any (then the
-// migration's own check of its database must be left out, since Up has
-// shown each one harmless), or an ErrMixedGenerators saying which one is
-// in the way and why.
-func (m *Migrator) mixed(sh Shard, want Meta, s server) (bool, error) {
+// server of another kind: without AllowMixed any is refused, with it any
+// whose IDs Overlap finds among those want can hand out. The error is an
+// ErrMixedGenerators saying which one is in the way and why.
+func (m *Migrator) mixed(sh Shard, want Meta, s server) error {
 	var span shardid.Span
 	seen := false
 	for _, in := range s.all {
@@ -298,26 +297,26 @@ func (m *Migrator) mixed(sh Shard, want Meta, s server) (bool, error) {
 			continue // the same kind; this schema's own, or a kept counter of this shard id: compared whole (check, keptCounters)
 		}
 		if !m.server.allowMixed {
-			return false, fmt.Errorf("%w: %s holds shard %d, %s; this generator is %s: one layout, epoch and mode per server, since generators of different layouts or epochs can hand out the same IDs (AllowMixed, pg up --allow-mixed, applies it when it can show their IDs never meet)",
+			return fmt.Errorf("%w: %s holds shard %d, %s; this generator is %s: one layout, epoch and mode per server, since generators of different layouts or epochs can hand out the same IDs (AllowMixed, pg up --allow-mixed, applies it when it can show their IDs never meet)",
 				ErrMixedGenerators, in.where(), in.Meta.Shard, describeKind(in.Meta), describeKind(want))
 		}
 		if !seen {
 			var live bool
 			if span, live = SpanFrom(want, s.now); !live {
-				return true, nil // it can hand out no ID: none can meet another's
+				return nil // it can hand out no ID: none can meet another's
 			}
 			seen = true
 		}
 		id, meet, err := shardid.Overlap(span, WholeSpan(in.Meta))
 		switch {
 		case err != nil:
-			return false, fmt.Errorf("%w: %s: %w", ErrMixedGenerators, in.where(), err)
+			return fmt.Errorf("%w: %s: %w", ErrMixedGenerators, in.where(), err)
 		case meet:
-			return false, fmt.Errorf("%w: %s holds shard %d, %s; this generator (%s) could hand out ID %d, which %s: refused even with AllowMixed",
+			return fmt.Errorf("%w: %s holds shard %d, %s; this generator (%s) could hand out ID %d, which %s: refused even with AllowMixed",
 				ErrMixedGenerators, in.where(), in.Meta.Shard, describeKind(in.Meta), describeKind(want), id, madeBy(in.Meta, id))
 		}
 	}
-	return seen, nil
+	return nil
 }
 
 // describeKind renders a generator's layout, epoch and mode in one phrase.

@@ -26,6 +26,20 @@ import (
 // checks.
 func gooseUp(t *testing.T, db *sql.DB, table string, shards []pgfunc.Shard, o pgfunc.Options) error {
 	t.Helper()
+	_, err := gooseProvider(t, db, table, shards, o).Up(context.Background())
+	return err
+}
+
+// gooseDown undoes the last migration gooseUp applied with table.
+func gooseDown(t *testing.T, db *sql.DB, table string, shards []pgfunc.Shard, o pgfunc.Options) error {
+	t.Helper()
+	_, err := gooseProvider(t, db, table, shards, o).Down(context.Background())
+	return err
+}
+
+// gooseProvider is a goose Provider over the shards' pg gen files.
+func gooseProvider(t *testing.T, db *sql.DB, table string, shards []pgfunc.Shard, o pgfunc.Options) *goose.Provider {
+	t.Helper()
 	files, err := pgfunc.Files(shards, o)
 	if err != nil {
 		t.Fatal(err)
@@ -38,8 +52,7 @@ func gooseUp(t *testing.T, db *sql.DB, table string, shards []pgfunc.Shard, o pg
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = p.Up(context.Background())
-	return err
+	return p
 }
 
 // sqlState is err's SQLSTATE, or "".
@@ -122,6 +135,48 @@ func TestMigrationRefusesOnItsOwn(t *testing.T) {
 	}
 	if err := gooseUp(t, classic, "goose_b", []pgfunc.Shard{{Schema: "d2", ID: 2}}, o); sqlState(err) != "SHR03" || !strings.Contains(err.Error(), "schema c2") {
 		t.Fatalf("a classic copy of shard 2: %v; want SHR03 naming c2", err)
+	}
+	// Kept counters, through goose alone: shard 4 brought up again under
+	// another name carries on from insta4's kept counter, or is refused
+	// with a later epoch; a kept counter of another kind is in the way.
+	keptDB, keptDSN := newDB(t)
+	at := clockAt(t, keptDB, keptDSN)
+	t0 := time.Now().UTC().Truncate(time.Second)
+	kept := at(t0)
+	o4 := pgfunc.WithClock(pgfunc.Options{}, nowClock)
+	four := []pgfunc.Shard{{Schema: "insta4", ID: 4}}
+	if err := gooseUp(t, kept, "goose_a", four, o4); err != nil {
+		t.Fatal(err)
+	}
+	var last int64
+	if err := kept.QueryRow("SELECT max(id) FROM (SELECT insta4.next_id() AS id FROM generate_series(1, 3000)) s").Scan(&last); err != nil {
+		t.Fatal(err)
+	}
+	kept = at(t0.Add(time.Second))
+	if err := gooseDown(t, kept, "goose_a", four, o4); err != nil {
+		t.Fatal(err)
+	}
+	later := shardid.Instagram()
+	later.Epoch = later.Epoch.Add(10 * time.Second)
+	renamed := []pgfunc.Shard{{Schema: "other4", ID: 4}}
+	if err := gooseUp(t, kept, "goose_b", renamed, pgfunc.WithClock(pgfunc.Options{Layout: later}, nowClock)); sqlState(err) != "SHR02" || !strings.Contains(err.Error(), "schema insta4 held shard 4") {
+		t.Fatalf("goose up of shard 4 as other4, a later epoch: %v; want SHR02 naming insta4", err)
+	}
+	if err := gooseUp(t, kept, "goose_c", []pgfunc.Shard{{Schema: "js9", ID: 9}}, pgfunc.Options{Layout: shardid.JS53()}); sqlState(err) != "SHR05" || !strings.Contains(err.Error(), "insta4 (a counter kept by pg down)") {
+		t.Fatalf("goose up of a js53 generator beside instagram's kept counter: %v; want SHR05 naming it", err)
+	}
+	// The clock set back a minute, below every ID insta4 handed out.
+	kept = at(t0.Add(-time.Minute))
+	if err := gooseUp(t, kept, "goose_d", renamed, o4); err != nil {
+		t.Fatalf("goose up of shard 4 as other4: %v", err)
+	}
+	var first int64
+	var gone bool
+	if err := kept.QueryRow("SELECT min(id), to_regclass('insta4.next_id_retired_seq') IS NULL FROM (SELECT other4.next_id() AS id FROM generate_series(1, 500)) s").Scan(&first, &gone); err != nil {
+		t.Fatal(err)
+	}
+	if first <= last || !gone {
+		t.Fatalf("other4 handed out %d (insta4 reached %d); insta4's kept counter gone: %v", first, last, gone)
 	}
 	// Through a Migrator the same refusals read as its sentinels.
 	m, err := pgfunc.NewMigrator(classic, pgfunc.Options{}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
@@ -346,16 +401,17 @@ func TestTemplateDatabases(t *testing.T) {
 	}
 }
 
-// stripChecks removes the migration's check block (its first DO block)
-// from an Up, failing unless it was there.
+// stripChecks removes the migration's check block (the DO block that
+// raises SHR04) from an Up, failing unless it was there.
 func stripChecks(t *testing.T, up string) string {
 	t.Helper()
-	start := strings.Index(up, "DO $shardid$")
-	end := strings.Index(up, "END\n$shardid$;")
-	if start < 0 || end < start || !strings.Contains(up[start:end], "SHR04") {
-		t.Fatal("no check block at the head of the Up: the template changed")
+	at := strings.Index(up, "'SHR04'")
+	start := strings.LastIndex(up[:max(at, 0)], "DO $shardid$")
+	end := strings.Index(up[max(at, 0):], "END\n$shardid$;")
+	if at < 0 || start < 0 || end < 0 {
+		t.Fatal("no check block in the Up: the template changed")
 	}
-	return up[:start] + up[end+len("END\n$shardid$;"):]
+	return up[:start] + up[at+end+len("END\n$shardid$;"):]
 }
 
 // TestUnreadDatabases: a role without CONNECT on some database of the

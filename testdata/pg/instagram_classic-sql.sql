@@ -17,84 +17,6 @@
 -- +goose StatementBegin
 CREATE SCHEMA IF NOT EXISTS "insta5";
 
--- What else this database holds, before anything is made. Each refusal
--- names what is in the way and raises its own SQLSTATE (pgfunc.Migrator.Up
--- returns each as one of its Err values):
---   SHR04: the database is a template: CREATE DATABASE copies everything
---          in it, and every copy of a generator hands out the same IDs;
---   SHR03: another schema holds shard 5: two schemas with one shard id
---          hand out the same IDs;
---   SHR05: another schema holds a generator of another layout, epoch or
---          mode, or kept one's counter: such generators can hand out the
---          same IDs (shardid.Overlap says when), so a database holds one
---          kind unless shardid pg up --allow-mixed has shown they cannot.
-DO $shardid$
-DECLARE
-    own pg_catalog.oid := COALESCE((SELECT n.oid FROM pg_catalog.pg_namespace n WHERE n.nspname OPERATOR(pg_catalog.=) 'insta5'), 0);
-    kind pg_catalog.jsonb := ('{"tool":"shardid","shard":5,"mode":"classic-sql","layout":"instagram","epoch_ms":1735689600000,"unit_ms":1,"time_bits":41,"shard_bits":13,"seq_bits":10}'::pg_catalog.jsonb OPERATOR(pg_catalog.-) 'shard'::pg_catalog.text) OPERATOR(pg_catalog.-) 'layout'::pg_catalog.text;
-    holder pg_catalog.text;
-    other pg_catalog.text;
-BEGIN
-    IF (SELECT d.datistemplate FROM pg_catalog.pg_database d WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database()) THEN
-        RAISE EXCEPTION 'shardid: database % is a template: every database created from it would copy shard 5''s generator, and the copies hand out the same IDs; apply shards to the databases the application uses',
-                pg_catalog.current_database()
-            USING ERRCODE = 'SHR04'; -- pgfunc.Up reads it as ErrTemplateDatabase
-    END IF;
-    -- A live generator of shard 5 elsewhere. Mode unique names its jump
-    -- function after the shard id: one lookup in pg_proc's name index.
-    SELECT n.nspname INTO holder
-    FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) p.pronamespace
-    WHERE p.proname OPERATOR(pg_catalog.=) 'next_id_jump_5' AND p.pronamespace OPERATOR(pg_catalog.<>) own
-    LIMIT 1;
-    -- The classic modes have no object named after the shard id: their
-    -- counters' comments are read, one pass over pg_description (about
-    -- 8 ms with 8,192 generators in the database). A mode unique migration
-    -- needs no such pass: the check of the kind below refuses it beside
-    -- any classic generator.
-    IF holder IS NULL THEN
-        SELECT n.nspname INTO holder
-        FROM pg_catalog.pg_description d
-        JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) d.objoid
-        JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
-        WHERE d.classoid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass AND d.objsubid OPERATOR(pg_catalog.=) 0
-          AND pg_catalog.starts_with(d.description, '{"tool":"shardid","shard":5,')
-          AND c.relname OPERATOR(pg_catalog.=) 'next_id_seq' AND c.relnamespace OPERATOR(pg_catalog.<>) own
-        LIMIT 1;
-    END IF;
-    IF holder IS NOT NULL THEN
-        RAISE EXCEPTION 'shardid: shard 5 is already held by schema % of this database: two schemas with one shard id hand out the same IDs',
-                holder
-            USING ERRCODE = 'SHR03'; -- pgfunc.Up reads it as ErrShardConflict
-    END IF;
-    -- Another kind of generator: one live generator of another schema
-    -- stands for all of them (every migration keeps its database to one
-    -- kind, so the first one the index gives is as good as any), and
-    -- every counter a down kept is read (there are few).
-    SELECT n.nspname, pg_catalog.obj_description(c.oid, 'pg_class') INTO holder, other
-    FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
-    WHERE c.relname OPERATOR(pg_catalog.=) 'next_id_seq' AND c.relkind OPERATOR(pg_catalog.=) 'S' AND c.relnamespace OPERATOR(pg_catalog.<>) own
-      AND pg_catalog.starts_with(pg_catalog.obj_description(c.oid, 'pg_class'), '{"tool":"shardid",')
-    LIMIT 1;
-    IF holder IS NOT NULL AND ((other::pg_catalog.jsonb OPERATOR(pg_catalog.-) 'shard'::pg_catalog.text) OPERATOR(pg_catalog.-) 'layout'::pg_catalog.text) OPERATOR(pg_catalog.=) kind THEN
-        holder := NULL;
-    END IF;
-    IF holder IS NULL THEN
-        SELECT n.nspname, pg_catalog.obj_description(c.oid, 'pg_class') INTO holder, other
-        FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
-        WHERE c.relname OPERATOR(pg_catalog.=) 'next_id_retired_seq' AND c.relkind OPERATOR(pg_catalog.=) 'S' AND c.relnamespace OPERATOR(pg_catalog.<>) own
-          AND pg_catalog.starts_with(pg_catalog.obj_description(c.oid, 'pg_class'), '{"tool":"shardid",')
-          AND NOT pg_catalog.starts_with(pg_catalog.obj_description(c.oid, 'pg_class'), '{"tool":"shardid","shard":5,') -- shard 5's own: compared whole below
-          AND ((pg_catalog.obj_description(c.oid, 'pg_class')::pg_catalog.jsonb OPERATOR(pg_catalog.-) 'shard'::pg_catalog.text) OPERATOR(pg_catalog.-) 'layout'::pg_catalog.text) OPERATOR(pg_catalog.<>) kind
-        LIMIT 1;
-    END IF;
-    IF holder IS NOT NULL THEN
-        RAISE EXCEPTION 'shardid: schema % holds a generator (or the counter of one) made with other options (%): generators of other layouts, epochs or modes in one database can hand out the same IDs; render this one with the options the database has (shardid pg status shows them), or apply it with shardid pg up --allow-mixed, which does so only when it can show that their IDs never meet',
-                holder, other
-            USING ERRCODE = 'SHR05'; -- pgfunc.Up reads it as ErrMixedGenerators
-    END IF;
-END
-$shardid$;
-
 -- The counter behind next_id(). CACHE 1 is deliberate: with a per-session
 -- cache each session hands out values it reserved earlier, so the counter
 -- no longer follows the clock across sessions. In mode unique every call must
@@ -126,38 +48,115 @@ CREATE OR REPLACE FUNCTION "insta5".next_id() RETURNS bigint
 -- number of shards on the server), COMMENT ON SEQUENCE by one index lookup.
 COMMENT ON SEQUENCE "insta5".next_id_seq IS '{"tool":"shardid","shard":5,"mode":"classic-sql","layout":"instagram","epoch_ms":1735689600000,"unit_ms":1,"time_bits":41,"shard_bits":13,"seq_bits":10}';
 
--- A counter a down kept (next_id_retired_seq, with its comment): this
--- schema's own, whatever shard id it held, and any other schema's that
--- held shard 5 (the shard brought up again under another name). A
--- generator made with another layout, epoch or mode could hand out its IDs
--- again (a later epoch starts below them), so that is refused; this one
--- carries on from the highest such counter, above every ID they handed
--- out, whatever the clock says now, and the kept counters go.
+
+-- What else this database holds. Each refusal names what is in the way
+-- and raises its own SQLSTATE (pgfunc.Migrator.Up returns each as one of
+-- its Err values):
+--   SHR04: the database is a template: CREATE DATABASE copies everything
+--          in it, and every copy of a generator hands out the same IDs;
+--   SHR03: another schema holds shard 5: two schemas with one shard id
+--          hand out the same IDs;
+--   SHR02: a counter a down kept, of this schema or of shard 5, belongs
+--          to a generator of other options: one made with these could hand
+--          out its IDs again (a later epoch starts below them);
+--   SHR05: another schema holds a generator of another layout, epoch or
+--          mode, or a down kept one's counter: such generators can hand out
+--          the same IDs (shardid.Overlap says when), so a database holds one
+--          kind unless shardid pg up --allow-mixed has shown they cannot.
+-- Then this generator carries on from the highest counter a down kept of
+-- this schema or of shard 5 under any other name, above every ID they
+-- handed out whatever the clock says now, and the kept counters go.
+-- Other databases of the server only shardid pg up can read.
 DO $shardid$
 DECLARE
-    mine pg_catalog.jsonb := '{"tool":"shardid","shard":5,"mode":"classic-sql","layout":"instagram","epoch_ms":1735689600000,"unit_ms":1,"time_bits":41,"shard_bits":13,"seq_bits":10}'::pg_catalog.jsonb OPERATOR(pg_catalog.-) 'layout'::pg_catalog.text;
+    own pg_catalog.oid := pg_catalog.to_regnamespace('insta5')::pg_catalog.oid;
+    mine pg_catalog.jsonb;
+    holder pg_catalog.text;
+    holder_meta pg_catalog.text;
+    other pg_catalog.text;
     kept record;
     last bigint;
     called boolean;
     top bigint;
     top_called boolean;
+    kind pg_catalog.jsonb := ('{"tool":"shardid","shard":5,"mode":"classic-sql","layout":"instagram","epoch_ms":1735689600000,"unit_ms":1,"time_bits":41,"shard_bits":13,"seq_bits":10}'::pg_catalog.jsonb OPERATOR(pg_catalog.-) 'layout'::pg_catalog.text) OPERATOR(pg_catalog.-) 'shard'::pg_catalog.text;
+    is_template boolean;
 BEGIN
+    -- One statement reads all the checks need: whether the database is a
+    -- template; a live generator of shard 5 elsewhere, which mode unique
+    -- names its jump function after (one lookup in pg_proc's name index);
+    -- the comment of the first live generator of another schema in
+    -- pg_class's name index, which stands for all of them (every
+    -- migration keeps its database to one kind, so one is as good as
+    -- any).
+    SELECT (SELECT d.datistemplate FROM pg_catalog.pg_database d WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database()),
+           (SELECT p.pronamespace::pg_catalog.regnamespace::pg_catalog.text FROM pg_catalog.pg_proc p
+            WHERE p.proname OPERATOR(pg_catalog.=) 'next_id_jump_5' AND p.pronamespace OPERATOR(pg_catalog.<>) own LIMIT 1),
+           (SELECT pg_catalog.obj_description(c.oid, 'pg_class') FROM pg_catalog.pg_class c
+            WHERE c.relname OPERATOR(pg_catalog.=) 'next_id_seq' AND c.relnamespace OPERATOR(pg_catalog.<>) own
+            ORDER BY c.relname, c.relnamespace LIMIT 1)
+      INTO is_template, holder, other;
+    IF is_template THEN
+        RAISE EXCEPTION 'shardid: database % is a template: every database created from it would copy shard 5''s generator, and the copies hand out the same IDs; apply shards to the databases the application uses',
+                pg_catalog.current_database()
+            USING ERRCODE = 'SHR04'; -- pgfunc.Up reads it as ErrTemplateDatabase
+    END IF;
+    -- The classic modes have no object named after the shard id: the
+    -- counters' comments are read, one pass over pg_description, whose
+    -- cost grows with the generators in the database (about 7 ms with
+    -- 4,096 on a loaded 2-core machine). A mode unique migration needs no
+    -- such pass: the check of the kind below refuses it beside any
+    -- classic generator.
+    IF holder IS NULL THEN
+        SELECT (SELECT c.relnamespace::pg_catalog.regnamespace::pg_catalog.text FROM pg_catalog.pg_class c
+                WHERE c.oid OPERATOR(pg_catalog.=) d.objoid AND c.relname OPERATOR(pg_catalog.=) 'next_id_seq' AND c.relnamespace OPERATOR(pg_catalog.<>) own) INTO holder
+        FROM pg_catalog.pg_description d
+        WHERE d.classoid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass AND d.objsubid OPERATOR(pg_catalog.=) 0
+          AND pg_catalog.starts_with(d.description, '{"tool":"shardid","shard":5,')
+          AND (SELECT c.relname FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) d.objoid AND c.relnamespace OPERATOR(pg_catalog.<>) own) OPERATOR(pg_catalog.=) 'next_id_seq'
+        LIMIT 1;
+    END IF;
+    IF holder IS NOT NULL THEN
+        RAISE EXCEPTION 'shardid: shard 5 is already held by schema % of this database: two schemas with one shard id hand out the same IDs',
+                holder
+            USING ERRCODE = 'SHR03'; -- pgfunc.Up reads it as ErrShardConflict
+    END IF;
+    IF pg_catalog.starts_with(other, '{"tool":"shardid",')
+       AND ((other::pg_catalog.jsonb OPERATOR(pg_catalog.-) 'layout'::pg_catalog.text) OPERATOR(pg_catalog.-) 'shard'::pg_catalog.text) OPERATOR(pg_catalog.<>) kind THEN
+        holder := (SELECT c.relnamespace::pg_catalog.regnamespace::pg_catalog.text FROM pg_catalog.pg_class c
+                   WHERE c.relname OPERATOR(pg_catalog.=) 'next_id_seq' AND c.relnamespace OPERATOR(pg_catalog.<>) own
+                   ORDER BY c.relname, c.relnamespace LIMIT 1);
+        holder_meta := other;
+    END IF;
+    -- Every counter a down kept (there are few): this schema's own,
+    -- whatever shard id it held, and any other schema's of shard 5 are
+    -- carried on from; any other of another kind is in the way.
     FOR kept IN
-        SELECT c.oid::pg_catalog.regclass AS reg, n.nspname AS schema, pg_catalog.obj_description(c.oid, 'pg_class') AS meta
-        FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+        SELECT c.oid::pg_catalog.regclass AS reg, c.relnamespace OPERATOR(pg_catalog.=) own AS ours,
+               c.relnamespace::pg_catalog.regnamespace::pg_catalog.text AS schema
+        FROM pg_catalog.pg_class c
         WHERE c.relname OPERATOR(pg_catalog.=) 'next_id_retired_seq' AND c.relkind OPERATOR(pg_catalog.=) 'S'
-          AND (n.nspname OPERATOR(pg_catalog.=) 'insta5' OR pg_catalog.starts_with(pg_catalog.obj_description(c.oid, 'pg_class'), '{"tool":"shardid","shard":5,'))
-        ORDER BY n.nspname
+        ORDER BY c.relnamespace
     LOOP
-        IF kept.meta IS NULL OR NOT pg_catalog.starts_with(kept.meta, '{"tool":"shardid",')
-           OR (kept.meta::pg_catalog.jsonb OPERATOR(pg_catalog.-) 'layout'::pg_catalog.text) OPERATOR(pg_catalog.<>) mine THEN
-            IF kept.schema OPERATOR(pg_catalog.=) 'insta5' THEN
+        other := pg_catalog.obj_description(kept.reg::pg_catalog.oid, 'pg_class');
+        IF NOT kept.ours AND NOT COALESCE(pg_catalog.starts_with(other, '{"tool":"shardid","shard":5,'), false) THEN
+            IF holder IS NULL AND pg_catalog.starts_with(other, '{"tool":"shardid",')
+               AND ((other::pg_catalog.jsonb OPERATOR(pg_catalog.-) 'layout'::pg_catalog.text) OPERATOR(pg_catalog.-) 'shard'::pg_catalog.text) OPERATOR(pg_catalog.<>) kind THEN
+                holder := kept.schema OPERATOR(pg_catalog.||) ' (a counter kept by pg down)';
+                holder_meta := other;
+            END IF;
+            CONTINUE;
+        END IF;
+        mine := COALESCE(mine, '{"tool":"shardid","shard":5,"mode":"classic-sql","layout":"instagram","epoch_ms":1735689600000,"unit_ms":1,"time_bits":41,"shard_bits":13,"seq_bits":10}'::pg_catalog.jsonb OPERATOR(pg_catalog.-) 'layout'::pg_catalog.text);
+        IF other IS NULL OR NOT pg_catalog.starts_with(other, '{"tool":"shardid",')
+           OR (other::pg_catalog.jsonb OPERATOR(pg_catalog.-) 'layout'::pg_catalog.text) OPERATOR(pg_catalog.<>) mine THEN
+            IF kept.ours THEN
                 RAISE EXCEPTION 'shardid: schema % held another generator until pg down (%); one made with other options could hand out its IDs again: up with the options it had, or drop the schema once none of its IDs is in use anywhere',
-                        'insta5', kept.meta
-                    USING ERRCODE = 'SHR02'; -- shardid's own: pgfunc.Up reads it as ErrGeneratorMismatch
+                        'insta5', other
+                    USING ERRCODE = 'SHR02'; -- pgfunc.Up reads it as ErrGeneratorMismatch
             END IF;
             RAISE EXCEPTION 'shardid: schema % held shard 5 until pg down, made with other options (%); one made with these could hand out its IDs again: up with the options it had, or drop that schema''s next_id_retired_seq once none of its IDs is in use anywhere',
-                    kept.schema, kept.meta
+                    kept.schema, other
                 USING ERRCODE = 'SHR02';
         END IF;
         EXECUTE pg_catalog.format('SELECT s.last_value, s.is_called FROM %s AS s', kept.reg) INTO last, called;
@@ -167,6 +166,11 @@ BEGIN
         END IF;
         EXECUTE pg_catalog.format('DROP SEQUENCE %s', kept.reg);
     END LOOP;
+    IF holder IS NOT NULL THEN
+        RAISE EXCEPTION 'shardid: schema % holds a generator made with other options (%): generators of other layouts, epochs or modes in one database can hand out the same IDs; render this one with the options the database has (shardid pg status shows them), or apply it with shardid pg up --allow-mixed, which does so only when it can show that their IDs never meet',
+                holder, holder_meta
+            USING ERRCODE = 'SHR05'; -- pgfunc.Up reads it as ErrMixedGenerators
+    END IF;
     IF top IS NOT NULL THEN
         PERFORM pg_catalog.setval('"insta5".next_id_seq', top, top_called);
     END IF;
