@@ -13,6 +13,12 @@
 // shard; ModeClassic and ModeClassicSQL are the lock-free published design,
 // faster but with duplicates past 2^SeqBits IDs per tick (see Mode).
 //
+// A Migrator looks after the whole server it applies to: every database
+// of it, templates included, for shard ids held twice, other kinds of
+// generator (Overlap, in package shardid, decides whether two kinds can
+// meet) and counters a down kept; the rendered migration repeats the
+// checks it can make within its own database, for the stock goose CLI.
+//
 // Grant gives an application role exactly what drawing IDs needs and
 // checks it; Dangers lists the privileges that let a role break a
 // generator.

@@ -225,7 +225,7 @@ func TestDangersAcrossChunks(t *testing.T) {
 	t.Parallel()
 	db, _ := newDB(t)
 	ctx := context.Background()
-	m, _ := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{})
+	m, _ := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
 	shards := shardsFor(t, "0-599")
 	for _, r := range m.Up(ctx, shards, nil) {
 		if r.Err != nil {

@@ -9,20 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgconn"
-
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/pgfunc"
 )
-
-// sqlState is the SQLSTATE of a PostgreSQL error, or "".
-func sqlState(err error) string {
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) {
-		return pgErr.Code
-	}
-	return ""
-}
 
 // leadOptions is js53 with the given lead on the per-session test clock
 // (shardid_test.now), waiting 20 ms for a clock that never moves.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"strings"
 	"sync"
 	"testing/fstest"
@@ -57,27 +58,52 @@ type Migrator struct {
 	db       *sql.DB
 	opts     Options
 	parallel int
-	connect  func(context.Context, string) (*sql.DB, error)
 	lockWait time.Duration
 	margin   time.Duration
+	server   *serverOptions // see server.go
 }
 
 // MigrateOptions says how a Migrator applies generators. The zero value
-// migrates DefaultParallel schemas at once and looks after the Migrator's
-// own database only.
+// migrates DefaultParallel schemas at once and looks after the whole
+// server: every database of it the role may connect to, templates
+// included (see Connect).
 type MigrateOptions struct {
 	// Parallel is how many schemas Up and Down migrate at once, each on
 	// its own connection: 1 to MaxParallel. Zero means DefaultParallel.
 	Parallel int
 	// Connect opens a pool on another database of the same server (the
 	// database name is the argument); the Migrator closes what it opens.
-	// With it, Up takes its server-wide lock in LockDatabase and refuses
-	// a shard id that a schema in any database of the server (that the
-	// role may connect to) already holds, and Status reports such copies.
-	// Nil means the Migrator's own database is all it sees and locks:
-	// another database of the same server could then hold the same shard
-	// id unnoticed.
+	// Through it Up takes its server-wide lock in LockDatabase and reads
+	// every database of the server the role may connect to: it refuses a
+	// shard id that a schema anywhere on the server holds, carries on
+	// from a counter a down kept of the shard id anywhere, refuses
+	// another kind of generator anywhere (see AllowMixed) and a run while
+	// some database cannot be read (see AllowUnreadDatabases); Status and
+	// Census report what they find there. Nil means a connector derived
+	// from the Migrator's pool, which must then be a pgx stdlib pool
+	// (sql.Open("pgx", …) or stdlib.OpenDB): the same host, port, role,
+	// password and TLS settings, another database. NewMigrator fails with
+	// ErrNoConnect for any other pool unless OwnDatabaseOnly is set.
 	Connect func(ctx context.Context, database string) (*sql.DB, error)
+	// OwnDatabaseOnly is the explicit opt-out of the server-wide checks:
+	// Up, Status and Census look after the Migrator's database only, as
+	// the migration itself does, and Up locks there. Another database of
+	// the server could then hold the same shard id, another kind of
+	// generator or a counter a down kept, unnoticed: set it only when no
+	// other database of the server holds generators that matter.
+	OwnDatabaseOnly bool
+	// AllowUnreadDatabases lets Up apply while some database of the
+	// server cannot be read by the role (no CONNECT privilege, or
+	// connections not allowed): a generator there would go unseen.
+	// Without it Up fails every shard naming those databases.
+	AllowUnreadDatabases bool
+	// AllowMixed lets Up apply a generator of another layout, epoch or
+	// mode than generators (or counters downs kept) already on the
+	// server, but only when, for each of them, Overlap shows that no ID
+	// the new generator can hand out from now on is one the other has
+	// handed out or can ever hand out. Without it Up refuses any other
+	// kind (ErrMixedGenerators): one layout, epoch and mode per server.
+	AllowMixed bool
 	// LockTimeout is how long Up waits for the server-wide lock while
 	// another run (or anybody: advisory locks need no privilege) holds
 	// it, before failing with ErrServerLocked naming the holder. Zero
@@ -130,8 +156,9 @@ var ErrInvalidParallel = errors.New("invalid parallelism")
 // NewMigrator validates o and mo and returns a Migrator that installs the
 // generator o renders, over db, which must use a PostgreSQL driver
 // registered as "pgx" (github.com/jackc/pgx/v5/stdlib) or any other
-// database/sql PostgreSQL driver. It returns the errors of Render's option
-// checks and ErrInvalidParallel.
+// database/sql PostgreSQL driver (then with MigrateOptions.Connect or
+// OwnDatabaseOnly). It returns the errors of Render's option checks,
+// ErrInvalidParallel and ErrNoConnect.
 func NewMigrator(db *sql.DB, o Options, mo MigrateOptions) (*Migrator, error) {
 	o, err := o.normalize()
 	if err != nil {
@@ -146,7 +173,11 @@ func NewMigrator(db *sql.DB, o Options, mo MigrateOptions) (*Migrator, error) {
 	if mo.LockTimeout <= 0 {
 		mo.LockTimeout = DefaultLockTimeout
 	}
-	return &Migrator{db: db, opts: o, parallel: mo.Parallel, connect: mo.Connect, lockWait: mo.LockTimeout, margin: mo.EndMargin}, nil
+	server, err := newServerOptions(db, mo)
+	if err != nil {
+		return nil, err
+	}
+	return &Migrator{db: db, opts: o, parallel: mo.Parallel, lockWait: mo.LockTimeout, server: server, margin: mo.EndMargin}, nil
 }
 
 // Result is the outcome of one shard's Up or Down.
@@ -182,6 +213,10 @@ type Installed struct {
 	// mode unique that records no lead, whose body lets the counter run
 	// ahead of the clock without bound.
 	Outdated bool
+	// Retired is true for a counter a down kept (next_id_retired_seq,
+	// with its comment): no generator draws from it, but its IDs were
+	// handed out, and an up of its shard id carries on from it.
+	Retired bool
 }
 
 // Status is one shard's state.
@@ -199,8 +234,8 @@ type Status struct {
 	// older shardid (Installed.Outdated); it never Matches.
 	Outdated bool
 	// Elsewhere lists the other schemas on the server (in this database
-	// or, with MigrateOptions.Connect, any other) whose generator carries
-	// this shard id: copies that hand out the same IDs.
+	// or, unless MigrateOptions.OwnDatabaseOnly, any other) whose
+	// generator carries this shard id: copies that hand out the same IDs.
 	Elsewhere []Installed
 	// CounterRead is true when Status read the counter of the installed
 	// generator (mode unique, drawn from at least once, and the role may
@@ -208,6 +243,11 @@ type Status struct {
 	// value lay past the server's clock (zero or less: not ahead).
 	CounterRead bool
 	Ahead       time.Duration
+
+	// Retired lists the counters of this shard id that downs kept on the
+	// server (in this schema or any other): an up of the shard id carries
+	// on from them.
+	Retired []Installed
 }
 
 // PastLead reports whether the counter stood further ahead of the clock
@@ -237,11 +277,11 @@ func LockID(schema string) int64 {
 }
 
 func (m *Migrator) provider(sh Shard) (*goose.Provider, error) {
-	return m.providerWith(sh, m.opts)
+	return m.providerFor(sh, m.opts)
 }
 
-// providerWith is provider for the generator o renders.
-func (m *Migrator) providerWith(sh Shard, o Options) (*goose.Provider, error) {
+// providerFor is the goose Provider of sh's migration rendered with o.
+func (m *Migrator) providerFor(sh Shard, o Options) (*goose.Provider, error) {
 	text, err := Render(sh, o)
 	if err != nil {
 		return nil, err
@@ -300,6 +340,13 @@ func (m *Migrator) Discover(ctx context.Context) ([]Installed, error) {
 
 // discover lists the generators of the database db is connected to.
 func discover(ctx context.Context, db *sql.DB) ([]Installed, error) {
+	all, err := discoverAll(ctx, db)
+	return slices.DeleteFunc(all, func(in Installed) bool { return in.Retired }), err
+}
+
+// discoverAll lists the generators of the database db is connected to and
+// the counters downs kept there (Installed.Retired).
+func discoverAll(ctx context.Context, db *sql.DB) ([]Installed, error) {
 	q, err := query("discover", nil)
 	if err != nil {
 		return nil, err
@@ -313,11 +360,12 @@ func discover(ctx context.Context, db *sql.DB) ([]Installed, error) {
 	for rows.Next() {
 		var schema string
 		var comment, older sql.NullString
-		if err := rows.Scan(&schema, &comment, &older); err != nil {
+		var retired bool
+		if err := rows.Scan(&schema, &comment, &older, &retired); err != nil {
 			return nil, fmt.Errorf("discover generators: %w", err)
 		}
 		if meta, ok := parseMeta(comment); ok {
-			out = append(out, Installed{Schema: schema, Meta: meta, Outdated: meta.Mode == ModeUnique && meta.LeadMS == 0})
+			out = append(out, Installed{Schema: schema, Meta: meta, Retired: retired, Outdated: !retired && meta.Mode == ModeUnique && meta.LeadMS == 0})
 		} else if meta, ok := parseMeta(older); ok {
 			out = append(out, Installed{Schema: schema, Meta: meta, Outdated: true})
 		}
@@ -340,15 +388,21 @@ func parseMeta(comment sql.NullString) (Meta, bool) {
 
 // census indexes the generators found on a server for check: by schema
 // (the Migrator's own database) and by shard id (everywhere), so that
-// checking 8,192 shards is not 8,192 passes over 8,192 generators.
+// checking 8,192 shards is not 8,192 passes over 8,192 generators. Kept
+// counters (Installed.Retired) are indexed apart, by shard id.
 type census struct {
 	bySchema map[string]Installed
 	byShard  map[int64][]Installed
+	retired  map[int64][]Installed
 }
 
 func newCensus(installed []Installed) census {
-	c := census{bySchema: map[string]Installed{}, byShard: map[int64][]Installed{}}
+	c := census{bySchema: map[string]Installed{}, byShard: map[int64][]Installed{}, retired: map[int64][]Installed{}}
 	for _, in := range installed {
+		if in.Retired {
+			c.retired[in.Meta.Shard] = append(c.retired[in.Meta.Shard], in)
+			continue
+		}
 		if in.Database == "" {
 			c.bySchema[in.Schema] = in
 		}
@@ -401,36 +455,6 @@ func (m *Migrator) mismatch(sh Shard, in Installed) error {
 		in.Meta.UnitMS, time.UnixMilli(in.Meta.EpochMS).UTC().Format(time.RFC3339Nano), sh.ID, m.opts.Mode, m.opts.Layout)
 }
 
-// discoverServer lists the generators of the Migrator's database and,
-// with Connect, of every other database of the server the role may
-// connect to (Installed.Database set).
-func (m *Migrator) discoverServer(ctx context.Context) ([]Installed, error) {
-	found, err := m.Discover(ctx)
-	if err != nil || m.connect == nil {
-		return found, err
-	}
-	names, err := m.names(ctx, "databases")
-	if err != nil {
-		return nil, err
-	}
-	for _, name := range names {
-		other, err := m.connect(ctx, name)
-		if err != nil {
-			return nil, fmt.Errorf("database %s: %w", name, err)
-		}
-		gens, err := discover(ctx, other)
-		other.Close()
-		if err != nil {
-			return nil, fmt.Errorf("database %s: %w", name, err)
-		}
-		for _, g := range gens {
-			g.Database = name
-			found = append(found, g)
-		}
-	}
-	return found, nil
-}
-
 // names runs the named catalog query, which returns one text column.
 func (m *Migrator) names(ctx context.Context, name string) ([]string, error) {
 	q, err := query(name, nil)
@@ -460,32 +484,51 @@ func (m *Migrator) names(ctx context.Context, name string) ([]string, error) {
 type Census struct {
 	// Database is the name of the Migrator's own database.
 	Database string
+	// Template is true when the Migrator's database is a template: Up
+	// refuses to apply there.
+	Template bool
 	// System is the server's system identifier (pg_control_system()): one
 	// value for every host name, address or port that reaches the server,
-	// shared by its physical replicas. "" when the role may not read it.
+	// shared by its physical replicas and by every copy of its data
+	// directory. "" when the role may not read it.
 	System string
 	// Generators are the generators of every database looked into;
 	// Installed.Database is empty for the Migrator's own database.
 	Generators []Installed
+	// Retired are the counters downs kept (next_id_retired_seq) in every
+	// database looked into: an up of their shard id carries on from them.
+	Retired []Installed
+	// Templates lists the other template databases looked into: CREATE
+	// DATABASE copies whatever they hold.
+	Templates []string
 	// Closed lists the databases of the server the role may not look into
 	// (no CONNECT privilege, or connections not allowed): a copy of a
-	// shard there would go unseen.
+	// shard there would go unseen. template0, which accepts no connection
+	// as PostgreSQL ships it, is not listed.
 	Closed []string
+	// OwnDatabaseOnly is true when only the Migrator's database was read
+	// (MigrateOptions.OwnDatabaseOnly).
+	OwnDatabaseOnly bool
 }
 
-// Census reads the generators of the Migrator's database and, with
-// MigrateOptions.Connect, of every other database of the server the role
-// may connect to.
+// Census reads the generators and kept counters of the Migrator's
+// database and, unless MigrateOptions.OwnDatabaseOnly, of every other
+// database of the server the role may connect to, templates included.
 func (m *Migrator) Census(ctx context.Context) (Census, error) {
-	var c Census
-	q, err := query("current_database", nil)
+	s, err := m.readServer(ctx)
 	if err != nil {
-		return c, err
+		return Census{}, err
 	}
-	if err := m.db.QueryRowContext(ctx, q).Scan(&c.Database); err != nil {
-		return c, fmt.Errorf("current database: %w", err)
+	c := Census{Database: s.database, Template: s.template, Templates: s.templates, Closed: s.closed, OwnDatabaseOnly: s.ownOnly}
+	for _, in := range s.all {
+		if in.Retired {
+			c.Retired = append(c.Retired, in)
+		} else {
+			c.Generators = append(c.Generators, in)
+		}
 	}
-	if q, err = query("system_identifier", nil); err != nil {
+	q, err := query("system_identifier", nil)
+	if err != nil {
 		return c, err
 	}
 	if err := m.db.QueryRowContext(ctx, q).Scan(&c.System); err != nil {
@@ -493,14 +536,6 @@ func (m *Migrator) Census(ctx context.Context) (Census, error) {
 			return c, fmt.Errorf("system identifier: %w", err)
 		}
 		c.System = "" // a server that revoked pg_control_system: names identify it
-	}
-	if c.Generators, err = m.discoverServer(ctx); err != nil {
-		return c, err
-	}
-	if m.connect != nil {
-		if c.Closed, err = m.names(ctx, "closed_databases"); err != nil {
-			return c, err
-		}
 	}
 	return c, nil
 }
@@ -528,14 +563,17 @@ const (
 )
 
 // lockServer takes Up's server-wide lock on a connection of its own, in
-// LockDatabase when Connect is set and in the Migrator's database
-// otherwise. While another session holds it, it tries again every 200 ms
+// LockDatabase, or in the Migrator's database with OwnDatabaseOnly. While another session holds it, it tries again every 200 ms
 // for up to MigrateOptions.LockTimeout, then fails naming the holders.
 // unlock releases it.
 func (m *Migrator) lockServer(ctx context.Context) (unlock func(), err error) {
 	db, closeDB := m.db, func() {}
-	if m.connect != nil {
-		if db, err = m.connect(ctx, LockDatabase); err != nil {
+	connect, err := m.connector(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if connect != nil {
+		if db, err = connect(ctx, LockDatabase); err != nil {
 			return nil, fmt.Errorf("server lock: database %s: %w", LockDatabase, err)
 		}
 		closeDB = func() { db.Close() }
@@ -614,20 +652,31 @@ func holders(ctx context.Context, conn *sql.Conn) string {
 // rerun completes the rest. each, if not nil, is called after every shard.
 //
 // Up holds a server-wide lock for the whole run (see MigrateOptions), so
-// two runs cannot both create one shard id, and reads the catalog once:
-// a shard whose schema already holds this generator is reported current
-// without another round trip.
+// two runs cannot both create one shard id, and reads the catalog of
+// every database of the server once: a shard whose schema already holds
+// this generator is reported current without another round trip. It
+// applies nothing in a template database (ErrTemplateDatabase) or while a
+// database cannot be read (ErrUnreadDatabases, unless
+// MigrateOptions.AllowUnreadDatabases); it refuses a shard id held
+// anywhere on the server (ErrShardConflict) and another kind of generator
+// anywhere (ErrMixedGenerators, see MigrateOptions.AllowMixed); and it
+// carries on from a counter a down kept of the shard id, in whatever
+// schema or database, when its options are these (ErrGeneratorMismatch
+// otherwise).
 func (m *Migrator) Up(ctx context.Context, shards []Shard, each func(Result)) []Result {
-	var installed []Installed
+	var srv server
 	err := CheckEnd(m.opts.Layout, m.margin, time.Now())
 	if err == nil {
 		var unlock func()
 		if unlock, err = m.lockServer(ctx); err == nil {
 			defer unlock()
-			installed, err = m.discoverServer(ctx)
+			srv, err = m.readServer(ctx)
 		}
 	}
-	found := newCensus(installed)
+	if err == nil {
+		err = srv.refusal(m.server.allowUnread)
+	}
+	found := newCensus(srv.all)
 	return m.forEachNoted(shards, each, func(sh Shard) (bool, string, error) {
 		if err != nil {
 			return false, "", err
@@ -635,13 +684,21 @@ func (m *Migrator) Up(ctx context.Context, shards []Shard, each func(Result)) []
 		if err := m.check(sh, found); err != nil {
 			return false, "", err
 		}
+		want := metaFor(sh, m.opts)
 		// The metadata comment is written in the migration's own
 		// transaction, with goose's version row: a schema that carries
 		// this generator's comment has it applied.
-		if in, ok := found.bySchema[sh.Schema]; ok && in.Meta.sameBody(metaFor(sh, m.opts)) {
+		if in, ok := found.bySchema[sh.Schema]; ok && in.Meta.sameBody(want) {
 			return false, "current", nil
 		}
-		applied, err := m.apply(ctx, sh)
+		kept, err := keptCounters(sh, want, srv)
+		if err != nil {
+			return false, "", err
+		}
+		if err := m.mixed(sh, want, srv); err != nil {
+			return false, "", err
+		}
+		applied, err := m.apply(ctx, sh, kept)
 		if err == nil && !applied {
 			// goose's history says applied, yet the census found no
 			// generator here (it returned "current" above otherwise).
@@ -696,8 +753,11 @@ func schemaNames(shards []Shard) []string {
 	return out
 }
 
-// apply creates sh's schema and runs its goose migration.
-func (m *Migrator) apply(ctx context.Context, sh Shard) (bool, error) {
+// apply creates sh's schema and runs its goose migration, carrying on
+// from the counters kept in other databases, which it then drops. The
+// migration is rendered without the checks of its database that Up has
+// made itself (see Options.checked).
+func (m *Migrator) apply(ctx context.Context, sh Shard, kept []Installed) (bool, error) {
 	create, err := query("create_schema", quoteIdent(sh.Schema))
 	if err != nil {
 		return false, err
@@ -705,23 +765,35 @@ func (m *Migrator) apply(ctx context.Context, sh Shard) (bool, error) {
 	if _, err := m.db.ExecContext(ctx, create); err != nil {
 		return false, fmt.Errorf("create schema: %w", err)
 	}
-	p, err := m.provider(sh)
+	connect, err := m.connector(ctx)
+	if err != nil {
+		return false, err
+	}
+	if len(kept) > 0 {
+		if err := m.adopt(ctx, sh, kept, connect); err != nil {
+			return false, err
+		}
+	}
+	o := m.opts
+	o.checked = true
+	p, err := m.providerFor(sh, o)
 	if err != nil {
 		return false, err
 	}
 	res, err := p.Up(ctx)
-	// The migration refuses other options than a down kept (see the
-	// template): the same refusal Up makes of a live generator.
+	// The migration's own refusals (see sql/pg/checks.sql.tmpl): the same
+	// sentinels as Up's.
 	var se interface{ SQLState() string }
-	if err != nil && errors.As(err, &se) && se.SQLState() == retiredMismatchState {
-		err = fmt.Errorf("%w: %v", ErrGeneratorMismatch, err)
+	if err != nil && errors.As(err, &se) {
+		if sentinel, ok := migrationStates[se.SQLState()]; ok {
+			err = fmt.Errorf("%w: %v", sentinel, err)
+		}
+	}
+	if err == nil && len(kept) > 0 {
+		err = dropKept(ctx, kept, connect)
 	}
 	return len(res) > 0, err
 }
-
-// retiredMismatchState is the SQLSTATE the migration raises when the
-// schema's kept counter belongs to a generator with other options.
-const retiredMismatchState = "SHR02"
 
 // versionsChunk is how many history tables one versions query reads.
 const versionsChunk = 100 // planning a UNION ALL grows faster than its length: 100 tables 16 ms, 500 tables 350 ms
@@ -900,7 +972,7 @@ func (m *Migrator) down(ctx context.Context, shards []Shard, each func(Result), 
 				return false, "", err
 			}
 		}
-		p, err := m.providerWith(sh, o)
+		p, err := m.providerFor(sh, o)
 		if err != nil {
 			return false, "", err
 		}
@@ -951,19 +1023,23 @@ func (m *Migrator) forEachNoted(shards []Shard, each func(Result), do func(Shard
 }
 
 // Status reports each shard's goose version and installed generator. With
-// no shards it reports every generator Discover finds on the server.
+// no shards it reports every generator Discover finds in the Migrator's
+// database.
 //
-// With MigrateOptions.Connect it also reads every other database of the
-// server, and each Status lists in Elsewhere the other schemas whose
-// generator carries its shard id.
+// Unless MigrateOptions.OwnDatabaseOnly it also reads every other
+// database of the server, templates included, and each Status lists in
+// Elsewhere the other schemas whose generator carries its shard id, and in
+// Retired the counters of its shard id that downs kept anywhere. Census
+// reports what the role could not read, and Mixed the kinds of generator.
 func (m *Migrator) Status(ctx context.Context, shards []Shard) ([]Status, error) {
-	installed, err := m.discoverServer(ctx)
+	srv, err := m.readServer(ctx)
 	if err != nil {
 		return nil, err
 	}
+	installed := srv.all
 	if len(shards) == 0 {
 		for _, in := range installed {
-			if in.Database == "" {
+			if in.Database == "" && !in.Retired {
 				shards = append(shards, Shard{Schema: in.Schema, ID: in.Meta.Shard})
 			}
 		}
@@ -987,6 +1063,7 @@ func (m *Migrator) Status(ctx context.Context, shards []Shard) ([]Status, error)
 				st.Elsewhere = append(st.Elsewhere, in)
 			}
 		}
+		st.Retired = found.retired[sh.ID]
 		out = append(out, st)
 	}
 	if err := m.readAhead(ctx, out); err != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/internal/pgserver"
 	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/pgfunc"
 )
@@ -38,7 +39,7 @@ func TestUpKeepsHistoryInSchema(t *testing.T) {
 	t.Parallel()
 	db, _ := newDB(t)
 	ctx := context.Background()
-	m, err := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{})
+	m, err := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +115,7 @@ func TestFailedSchemaLeavesOthers(t *testing.T) {
 	if _, err := db.Exec(`CREATE SCHEMA insta1; CREATE FUNCTION insta1.next_id_jump_1() RETURNS text LANGUAGE sql AS 'SELECT 1::text'`); err != nil {
 		t.Fatal(err)
 	}
-	m, err := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{})
+	m, err := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,22 +150,22 @@ func TestRefusals(t *testing.T) {
 	t.Parallel()
 	db, _ := newDB(t)
 	ctx := context.Background()
-	m, _ := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{})
+	m, _ := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
 	if r := m.Up(ctx, shardsFor(t, "3"), nil); r[0].Err != nil {
 		t.Fatal(r[0].Err)
 	}
-	classic, _ := pgfunc.NewMigrator(db, pgfunc.Options{Mode: pgfunc.ModeClassic}, pgfunc.MigrateOptions{})
+	classic, _ := pgfunc.NewMigrator(db, pgfunc.Options{Mode: pgfunc.ModeClassic}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
 	if r := classic.Up(ctx, shardsFor(t, "3"), nil); !errors.Is(r[0].Err, pgfunc.ErrGeneratorMismatch) {
 		t.Fatalf("mode change: %v", r[0].Err)
 	}
-	snow, _ := pgfunc.NewMigrator(db, pgfunc.Options{Layout: shardid.Snowflake()}, pgfunc.MigrateOptions{})
+	snow, _ := pgfunc.NewMigrator(db, pgfunc.Options{Layout: shardid.Snowflake()}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
 	if r := snow.Up(ctx, shardsFor(t, "3"), nil); !errors.Is(r[0].Err, pgfunc.ErrGeneratorMismatch) {
 		t.Fatalf("layout change: %v", r[0].Err)
 	}
 	// An epoch one millisecond off: the message must show the difference.
 	off := shardid.Instagram()
 	off.Epoch = off.Epoch.Add(time.Millisecond)
-	offBy1, _ := pgfunc.NewMigrator(db, pgfunc.Options{Layout: off}, pgfunc.MigrateOptions{})
+	offBy1, _ := pgfunc.NewMigrator(db, pgfunc.Options{Layout: off}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
 	if r := offBy1.Up(ctx, shardsFor(t, "3"), nil); !errors.Is(r[0].Err, pgfunc.ErrGeneratorMismatch) ||
 		!strings.Contains(r[0].Err.Error(), "since 2025-01-01T00:00:00Z;") || !strings.Contains(r[0].Err.Error(), "since 2025-01-01T00:00:00.001Z") {
 		t.Fatalf("epoch change by 1 ms: %v", r[0].Err)
@@ -186,7 +187,7 @@ func TestOlderGenerator(t *testing.T) {
 	t.Parallel()
 	db, _ := newDB(t)
 	ctx := context.Background()
-	m, _ := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{})
+	m, _ := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
 	if r := m.Up(ctx, shardsFor(t, "10"), nil); r[0].Err != nil {
 		t.Fatal(r[0].Err)
 	}
@@ -227,7 +228,7 @@ func TestDown(t *testing.T) {
 	t.Parallel()
 	db, _ := newDB(t)
 	ctx := context.Background()
-	m, _ := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{})
+	m, _ := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
 	shards := shardsFor(t, "4")
 	m.Up(ctx, shards, nil)
 	if _, err := db.Exec("CREATE TABLE insta4.t (id bigint DEFAULT insta4.next_id())"); err != nil {
@@ -258,7 +259,7 @@ func TestHistoryWithoutGenerator(t *testing.T) {
 	t.Parallel()
 	db, _ := newDB(t)
 	ctx := context.Background()
-	m, _ := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{})
+	m, _ := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
 	shards := shardsFor(t, "11")
 	if r := m.Up(ctx, shards, nil); r[0].Err != nil {
 		t.Fatal(r[0].Err)
@@ -305,7 +306,7 @@ func TestDownWaitsForTheClock(t *testing.T) {
 	shards := shardsFor(t, "6")
 	t0 := time.Now().UTC().Truncate(time.Second)
 	frozen := at(t0)
-	m, err := pgfunc.NewMigrator(frozen, o, pgfunc.MigrateOptions{})
+	m, err := pgfunc.NewMigrator(frozen, o, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,13 +328,13 @@ func TestDownWaitsForTheClock(t *testing.T) {
 	for name, other := range map[string]pgfunc.Options{
 		"layout": {Layout: shardid.Snowflake()}, "epoch": {Layout: earlier}, "mode": {Mode: pgfunc.ModeClassic},
 	} {
-		mo, _ := pgfunc.NewMigrator(frozen, pgfunc.WithClock(other, nowClock), pgfunc.MigrateOptions{})
+		mo, _ := pgfunc.NewMigrator(frozen, pgfunc.WithClock(other, nowClock), pgfunc.MigrateOptions{OwnDatabaseOnly: true})
 		if r := mo.Down(ctx, shards, nil); !errors.Is(r[0].Err, pgfunc.ErrGeneratorMismatch) || r[0].Applied {
 			t.Fatalf("down with another %s: applied=%v err=%v; want ErrGeneratorMismatch", name, r[0].Applied, r[0].Err)
 		}
 	}
 	later := at(t0.Add(10 * time.Millisecond))
-	m, _ = pgfunc.NewMigrator(later, o, pgfunc.MigrateOptions{})
+	m, _ = pgfunc.NewMigrator(later, o, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
 	if r := m.Down(ctx, shards, nil); r[0].Err != nil || !r[0].Applied {
 		t.Fatalf("down once the clock passed the counter: %+v", r[0])
 	}
@@ -363,7 +364,7 @@ func TestUpAfterDownKeepsTheGenerator(t *testing.T) {
 	shards := shardsFor(t, "9")
 	t0 := time.Now().UTC().Truncate(time.Second)
 	now := at(t0)
-	m, _ := pgfunc.NewMigrator(now, pgfunc.WithClock(pgfunc.Options{}, nowClock), pgfunc.MigrateOptions{})
+	m, _ := pgfunc.NewMigrator(now, pgfunc.WithClock(pgfunc.Options{}, nowClock), pgfunc.MigrateOptions{OwnDatabaseOnly: true})
 	if r := m.Up(ctx, shards, nil); r[0].Err != nil {
 		t.Fatal(r[0].Err)
 	}
@@ -372,7 +373,7 @@ func TestUpAfterDownKeepsTheGenerator(t *testing.T) {
 		t.Fatal(err)
 	}
 	later := at(t0.Add(time.Second))
-	m, _ = pgfunc.NewMigrator(later, pgfunc.WithClock(pgfunc.Options{}, nowClock), pgfunc.MigrateOptions{})
+	m, _ = pgfunc.NewMigrator(later, pgfunc.WithClock(pgfunc.Options{}, nowClock), pgfunc.MigrateOptions{OwnDatabaseOnly: true})
 	if r := m.Down(ctx, shards, nil); r[0].Err != nil || !r[0].Applied {
 		t.Fatalf("down: %+v", r[0])
 	}
@@ -381,7 +382,7 @@ func TestUpAfterDownKeepsTheGenerator(t *testing.T) {
 	for name, other := range map[string]pgfunc.Options{
 		"a later epoch": {Layout: epoch10s}, "another layout": {Layout: shardid.Snowflake()}, "another mode": {Mode: pgfunc.ModeClassicSQL},
 	} {
-		mo, _ := pgfunc.NewMigrator(later, pgfunc.WithClock(other, nowClock), pgfunc.MigrateOptions{})
+		mo, _ := pgfunc.NewMigrator(later, pgfunc.WithClock(other, nowClock), pgfunc.MigrateOptions{OwnDatabaseOnly: true})
 		if r := mo.Up(ctx, shards, nil); !errors.Is(r[0].Err, pgfunc.ErrGeneratorMismatch) || r[0].Applied || !strings.Contains(r[0].Err.Error(), "held another generator until pg down") {
 			t.Fatalf("up with %s after down: applied=%v err=%v; want a refusal", name, r[0].Applied, r[0].Err)
 		}
@@ -389,7 +390,7 @@ func TestUpAfterDownKeepsTheGenerator(t *testing.T) {
 	// The same generator again, on a clock set back below its old IDs (by
 	// less than the lead: further back, draws wait for the clock).
 	earlier := at(t0.Add(-2 * time.Second))
-	m, _ = pgfunc.NewMigrator(earlier, pgfunc.WithClock(pgfunc.Options{}, nowClock), pgfunc.MigrateOptions{})
+	m, _ = pgfunc.NewMigrator(earlier, pgfunc.WithClock(pgfunc.Options{}, nowClock), pgfunc.MigrateOptions{OwnDatabaseOnly: true})
 	if r := m.Up(ctx, shards, nil); r[0].Err != nil || !r[0].Applied {
 		t.Fatalf("up with the same options: %+v", r[0])
 	}
@@ -409,7 +410,7 @@ func TestDownReportsAndFails(t *testing.T) {
 	t.Parallel()
 	db, dsn := newDB(t)
 	ctx := context.Background()
-	m, _ := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{})
+	m, _ := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
 	missing := []pgfunc.Shard{{Schema: "nowhere", ID: 7}}
 	r := m.Down(ctx, missing, nil)
 	if r[0].Err != nil || r[0].Applied || r[0].Note != "no schema" || r[0].Duration > 2*time.Second {
@@ -432,7 +433,7 @@ func TestDownReportsAndFails(t *testing.T) {
 		t.Fatalf("down with a cancelled context: %+v; want context.Canceled", r[0])
 	}
 	dead := testsrv.Open(t, "pgx", dsn)
-	dm, _ := pgfunc.NewMigrator(dead, pgfunc.Options{}, pgfunc.MigrateOptions{})
+	dm, _ := pgfunc.NewMigrator(dead, pgfunc.Options{}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
 	dead.Close()
 	if r := dm.Down(ctx, missing, nil); r[0].Err == nil {
 		t.Fatalf("down over a closed pool: %+v; want an error", r[0])
@@ -453,7 +454,7 @@ func TestUpManyShardsInParallel(t *testing.T) {
 	if _, err := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{Parallel: -1}); !errors.Is(err, pgfunc.ErrInvalidParallel) {
 		t.Fatalf("Parallel -1: %v", err)
 	}
-	m, err := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{Parallel: 8})
+	m, err := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{Parallel: 8, OwnDatabaseOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -528,18 +529,23 @@ func TestLeastPrivilege(t *testing.T) {
 	}
 }
 
-// serverMigrator returns a Migrator over database dbName of the shared
-// server that sees and locks the whole server, as the CLI builds it.
+// serverMigrator returns a Migrator over the database dsn names that sees
+// and locks the whole server: the zero MigrateOptions, whose connector to
+// the server's other databases is derived from the pgx pool.
 func serverMigrator(t *testing.T, dsn string, o pgfunc.Options) *pgfunc.Migrator {
 	t.Helper()
-	srv := testsrv.PG(t)
-	m, err := pgfunc.NewMigrator(testsrv.Open(t, "pgx", dsn), o, pgfunc.MigrateOptions{
-		Connect: func(ctx context.Context, name string) (*sql.DB, error) { return sql.Open("pgx", srv.DSN(name)) },
-	})
+	m, err := pgfunc.NewMigrator(testsrv.Open(t, "pgx", dsn), o, pgfunc.MigrateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// ownServer starts a server of the test's own: a Migrator that reads the
+// whole server must not see the other tests' databases.
+func ownServer(t *testing.T) *pgserver.Server {
+	t.Helper()
+	return testsrv.NewPG(t, pgserver.Options{})
 }
 
 // TestShardIDUniqueAcrossDatabases: a shard id held in one database of the
@@ -547,8 +553,8 @@ func serverMigrator(t *testing.T, dsn string, o pgfunc.Options) *pgfunc.Migrator
 // the copy.
 func TestShardIDUniqueAcrossDatabases(t *testing.T) {
 	t.Parallel()
-	_, dsnA := newDB(t)
-	_, dsnB := newDB(t)
+	srv := ownServer(t)
+	dsnA, dsnB := testsrv.Database(t, srv), testsrv.Database(t, srv)
 	ctx := context.Background()
 	a, b := serverMigrator(t, dsnA, pgfunc.Options{}), serverMigrator(t, dsnB, pgfunc.Options{})
 	if r := a.Up(ctx, []pgfunc.Shard{{Schema: "insta0", ID: 4100}}, nil); r[0].Err != nil {
@@ -560,7 +566,7 @@ func TestShardIDUniqueAcrossDatabases(t *testing.T) {
 	}
 	// Without Connect the Migrator sees its own database only: the
 	// negative control that the refusal above comes from the server scan.
-	own, _ := pgfunc.NewMigrator(testsrv.Open(t, "pgx", dsnB), pgfunc.Options{}, pgfunc.MigrateOptions{})
+	own, _ := pgfunc.NewMigrator(testsrv.Open(t, "pgx", dsnB), pgfunc.Options{}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
 	if r := own.Up(ctx, []pgfunc.Shard{{Schema: "s4100", ID: 4100}}, nil); r[0].Err != nil {
 		t.Fatalf("own-database Migrator: %v", r[0].Err)
 	}
@@ -582,11 +588,12 @@ func TestConcurrentUpOneShardID(t *testing.T) {
 		t.Skip("races 10 pairs of runs")
 	}
 	ctx := context.Background()
+	srv := ownServer(t)
 	for round := range 10 {
-		_, dsnA := newDB(t)
+		dsnA := testsrv.Database(t, srv)
 		dsnB := dsnA
 		if round%2 == 1 {
-			_, dsnB = newDB(t)
+			dsnB = testsrv.Database(t, srv)
 		}
 		id := int64(7000 + round)
 		runs := []struct {
@@ -636,7 +643,7 @@ func TestServerLockedNamesHolder(t *testing.T) {
 	if _, err := conn.ExecContext(ctx, "SET application_name = 'holder'; SELECT pg_advisory_lock(1397310514, 0)"); err != nil {
 		t.Fatal(err)
 	}
-	m, err := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{LockTimeout: 300 * time.Millisecond})
+	m, err := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{LockTimeout: 300 * time.Millisecond, OwnDatabaseOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}

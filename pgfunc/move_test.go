@@ -73,7 +73,7 @@ func TestMoveShardWithPgDump(t *testing.T) {
 		t.Fatalf("%d duplicates after the move", dups)
 	}
 	checkShards(t, dst, sh)
-	m, err := pgfunc.NewMigrator(dst, pgfunc.WithClock(pgfunc.Options{}, testClock), pgfunc.MigrateOptions{})
+	m, err := pgfunc.NewMigrator(dst, pgfunc.WithClock(pgfunc.Options{}, testClock), pgfunc.MigrateOptions{OwnDatabaseOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -156,6 +156,11 @@ type Options struct {
 	// leadWait is how long a draw past the lead waits for the clock; zero
 	// means DefaultLeadWait. Only tests set it, for a frozen test clock.
 	leadWait time.Duration
+	// checked leaves out the migration's checks of its database
+	// (template, shard id, kind of generator), keeping its carry-on from
+	// kept counters: set by Migrator.Up alone, which has made every one of
+	// those checks itself, over the whole server, under its lock.
+	checked bool
 }
 
 // normalize fills defaults and validates; the result is ready to render.
@@ -267,8 +272,10 @@ type renderData struct {
 	SeqReg            string // string literal naming the counter sequence
 	BegunReg          string // string literal naming the jumps-begun sequence
 	DoneReg           string // string literal naming the jumps-done sequence
-	RetiredReg        string // string literal naming the counter a down kept
 	SchemaLit         string // string literal of the schema's name, for messages
+	JumpLit           string // string literal of the jump function's name
+	ShardPrefix       string // string literal: how Comment, and every comment of this shard id, begins
+	Checked           bool   // see Options.checked
 	ShardPart         int64  // shard << SeqBits
 	ShardSeqBits      uint
 	MaxUnits          int64
@@ -333,6 +340,12 @@ func render(name string, sh Shard, o Options) ([]byte, error) {
 		return nil, fmt.Errorf("render %s: %w", sh.Schema, err)
 	}
 	q := quoteIdent(sh.Schema)
+	// The checks find comments of this shard id by their beginning, which
+	// encoding/json writes in Meta's field order.
+	prefix := fmt.Sprintf(`{"tool":"shardid","shard":%d,`, sh.ID)
+	if !bytes.HasPrefix(meta, []byte(prefix)) {
+		return nil, fmt.Errorf("render %s: metadata %s does not begin with %s", sh.Schema, meta, prefix)
+	}
 	durable := durableFrom(l)
 	grants, err := renderGrant(sh, "<role>", o.Mode)
 	if err != nil {
@@ -348,8 +361,10 @@ func render(name string, sh Shard, o Options) ([]byte, error) {
 		SeqReg:            quoteLiteral(q + ".next_id_seq"),
 		BegunReg:          quoteLiteral(q + ".next_id_jumps_begun"),
 		DoneReg:           quoteLiteral(q + ".next_id_jumps_done"),
-		RetiredReg:        quoteLiteral(q + ".next_id_retired_seq"),
 		SchemaLit:         quoteLiteral(sh.Schema),
+		JumpLit:           quoteLiteral(jumpName(sh.ID)),
+		ShardPrefix:       quoteLiteral(prefix),
+		Checked:           o.checked,
 		ShardPart:         sh.ID << l.SeqBits,
 		ShardSeqBits:      l.ShardBits + l.SeqBits,
 		MaxUnits:          (l.MaxTicks()+1)<<l.SeqBits - 1,

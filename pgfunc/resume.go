@@ -155,7 +155,11 @@ func (m *Migrator) Resume(ctx context.Context, shards []Shard, ro ResumeOptions,
 		}
 		return out, nil
 	}
-	if m.connect == nil {
+	connect, err := m.connector(ctx)
+	if err != nil {
+		return out, err
+	}
+	if connect == nil {
 		return out, nil
 	}
 	q, err = query("resume_databases", nil)
@@ -193,7 +197,7 @@ func (m *Migrator) Resume(ctx context.Context, shards []Shard, ro ResumeOptions,
 			fail(fmt.Errorf("%w: %s: this role may not connect to it; a generator there keeps its counter (grant CONNECT, or resume as a role that may)", ErrDatabaseNotRead, d.name))
 			continue
 		}
-		other, err := m.connect(ctx, d.name)
+		other, err := connect(ctx, d.name)
 		if err != nil {
 			fail(fmt.Errorf("%w: %s: %v", ErrDatabaseNotRead, d.name, err))
 			continue

@@ -26,7 +26,7 @@ func install(t testing.TB, db *sql.DB, schema string, id int64, mode pgfunc.Mode
 
 func installWith(t testing.TB, db *sql.DB, sh pgfunc.Shard, o pgfunc.Options) pgfunc.Shard {
 	t.Helper()
-	m, err := pgfunc.NewMigrator(db, o, pgfunc.MigrateOptions{})
+	m, err := pgfunc.NewMigrator(db, o, pgfunc.MigrateOptions{OwnDatabaseOnly: true, AllowMixed: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,7 +56,9 @@ func runDemo(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	defer db.Close()
 	l := shardid.Instagram()
-	m, err := pgfunc.NewMigrator(db, pgfunc.Options{Layout: l}, pgfunc.MigrateOptions{})
+	// The demo's generators feed its own tables only and are dropped at
+	// its end: its database is all they need to look after.
+	m, err := pgfunc.NewMigrator(db, pgfunc.Options{Layout: l}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
 	if err != nil {
 		return err
 	}

@@ -199,9 +199,14 @@ func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string
 	lockWait := new(time.Duration)
 	*lockWait = pgfunc.DefaultLockTimeout
 	endMargin := new(time.Duration)
-	if name == "up" { // only up takes the server-wide lock
+	allowMixed, allowUnread := new(bool), new(bool)
+	if name == "up" { // only up takes the server-wide lock and applies
 		fs.DurationVar(lockWait, "lock-timeout", pgfunc.DefaultLockTimeout, "how long up waits for the server-wide lock (in database "+pgfunc.LockDatabase+") while another session holds it")
 		fs.DurationVar(endMargin, "end-margin", pgfunc.DefaultEndMargin, "refuse a layout whose time field ends within this much of now (0: refuse only one that has ended)")
+		// Accepting a risk is said on the command line of the run that
+		// takes it: these have no environment variable to be left set.
+		fs.BoolVar(allowMixed, "allow-mixed", false, "apply beside generators of another layout, epoch or mode on the server, when their IDs provably never meet (refused otherwise, and always without this flag)")
+		fs.BoolVar(allowUnread, "allow-unread-databases", false, "apply although the role cannot read some database of the server (no CONNECT privilege): a copy of a shard there would go unseen")
 	}
 	mapPath := fs.String("map", "", "shard map file (TOML): every server of a fleet at once, instead of --dsn and --shards"+mapEnvNote)
 	if err := parseFlags(env, fs, args); err != nil {
@@ -215,6 +220,7 @@ func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string
 		if err != nil {
 			return nil, err
 		}
+		m.AllowMixed, m.AllowUnreadDatabases = *allowMixed, *allowUnread
 		return &pgTarget{fleet: m, close: func() {}}, nil
 	}
 	o, err := f.options()
@@ -227,7 +233,8 @@ func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string
 			return nil, err
 		}
 	}
-	mo := pgfunc.MigrateOptions{Parallel: *parallel, Connect: otherDatabases(*dsn), LockTimeout: *lockWait, EndMargin: *endMargin}
+	mo := pgfunc.MigrateOptions{Parallel: *parallel, Connect: otherDatabases(*dsn), LockTimeout: *lockWait, EndMargin: *endMargin,
+		AllowMixed: *allowMixed, AllowUnreadDatabases: *allowUnread}
 	if *lockWait <= 0 {
 		return nil, usagef("--lock-timeout: %s is not a positive duration (e.g. 30s, 2m)", *lockWait)
 	}
@@ -386,6 +393,11 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) error {
 			moved++
 		}
 	}
+	census, err := m.Census(ctx)
+	if err != nil {
+		return err
+	}
+	meet := printServer(env, census)
 	dangers, err := m.Dangers(ctx, shards)
 	if err != nil {
 		return err
@@ -398,6 +410,13 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) error {
 		return fmt.Errorf("%d %s a generator that is outdated or differs from the requested options", mismatched, plural(mismatched, "schema holds", "schemas hold"))
 	case moved > 0:
 		return fmt.Errorf("%d shard %s held by another schema than the schema format names", moved, plural(moved, "id is", "ids are"))
+	case census.Template:
+		return fmt.Errorf("database %s is a template: every database created from it copies its generators", census.Database)
+	case len(census.Closed) > 0:
+		return fmt.Errorf("%d %s of the server could not be read (%s): a copy of a shard there would go unseen", len(census.Closed),
+			plural(len(census.Closed), "database", "databases"), strings.Join(census.Closed, ", "))
+	case meet > 0:
+		return fmt.Errorf("%d %s of generator on the server can hand out the same IDs (listed above)", meet, plural(meet, "pair of kinds", "pairs of kinds"))
 	case ahead > 0:
 		return fmt.Errorf("%d %s further ahead of the clock than %s lead (listed above)", ahead, plural(ahead, "counter stands", "counters stand"), plural(ahead, "its", "their"))
 	case len(dangers) > 0:
@@ -415,6 +434,54 @@ func aheadText(s pgfunc.Status) string {
 	}
 	return fmt.Sprintf("AHEAD: the counter stands %s ahead of the clock, past %s: next_id() waits, then fails (SQLSTATE %s), until the clock catches up (nextval called on the counter directly, or a clock behind the one that drew it)",
 		s.Ahead.Round(time.Millisecond), lead, pgfunc.LeadExceededState)
+}
+
+// printServer prints, after pg status's table, what the census found
+// beyond the shards: the template databases read, the databases the role
+// could not read, the counters downs kept, and the kinds of generator
+// when there are several. It returns how many pairs of kinds can hand
+// out the same IDs.
+func printServer(env *cliEnv, c pgfunc.Census) int {
+	where := func(in pgfunc.Installed) string {
+		if in.Database == "" {
+			return c.Database + "." + in.Schema
+		}
+		return in.Database + "." + in.Schema
+	}
+	if c.Template {
+		fmt.Fprintf(env.stdout, "\nTEMPLATE: database %s is a template; every CREATE DATABASE from it copies its generators, and the copies hand out the same IDs\n", c.Database)
+	}
+	if len(c.Retired) > 0 {
+		fmt.Fprintln(env.stdout, "\ncounters kept by pg down (an up of the shard id carries on from them, in any schema):")
+		for _, in := range c.Retired {
+			fmt.Fprintf(env.stdout, "  %-30s shard %-5d %s\n", where(in), in.Meta.Shard, describe(in.Meta))
+		}
+	}
+	meet := 0
+	if pairs := pgfunc.Mixed(append(slices.Clone(c.Generators), c.Retired...)); len(pairs) > 0 {
+		fmt.Fprintln(env.stdout, "\ngenerators of different layouts, epochs or modes on the server:")
+		for _, p := range pairs {
+			if p.Meet {
+				meet++
+				fmt.Fprintf(env.stdout, "  MIXED: %s (%s) and %s (%s) can both hand out ID %d\n", where(p.A), describe(p.A.Meta), where(p.B), describe(p.B.Meta), p.ID)
+			} else {
+				fmt.Fprintf(env.stdout, "  mixed: %s (%s) and %s (%s), and every other pair of these two kinds, never hand out one ID\n", where(p.A), describe(p.A.Meta), where(p.B), describe(p.B.Meta))
+			}
+		}
+	}
+	if len(c.Templates) > 0 {
+		fmt.Fprintf(env.stdout, "\ntemplate databases read: %s (template0 accepts no connection: nothing can be in it)\n", strings.Join(c.Templates, ", "))
+	}
+	if len(c.Closed) > 0 {
+		fmt.Fprintf(env.stdout, "\nNOT READ: %s: the role may not connect (no CONNECT privilege, or connections not allowed); grant CONNECT to prove no copy of a shard is there\n", strings.Join(c.Closed, ", "))
+	}
+	return meet
+}
+
+// describe renders a generator's metadata as pg status shows it.
+func describe(m pgfunc.Meta) string {
+	return fmt.Sprintf("mode %s, %d/%d/%d bits of %dms since %s", m.Mode, m.TimeBits, m.ShardBits, m.SeqBits,
+		m.UnitMS, time.UnixMilli(m.EpochMS).UTC().Format(time.RFC3339Nano))
 }
 
 func runPGGen(_ context.Context, env *cliEnv, args []string) error {

@@ -157,7 +157,11 @@ func runMapStatus(ctx context.Context, env *cliEnv, m *fleet.Map) error {
 	tw := tabwriter.NewWriter(env.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SERVER\tSCHEMA\tSHARD\tVERSION\tMODE\tSTATE")
 	bad, unread, ahead := 0, 0, 0
+	var closed []string // server: databases the role could not read
 	for _, ss := range m.Status(ctx) {
+		if len(ss.Census.Closed) > 0 {
+			closed = append(closed, fmt.Sprintf("%s: %s", ss.Server.Name, strings.Join(ss.Census.Closed, ", ")))
+		}
 		if ss.Err != nil {
 			unread += len(ss.Server.Shards)
 			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\tUNREACHABLE (%d shards not read): %s\n", ss.Server.Name, len(ss.Server.Shards), oneLine(ss.Err.Error()))
@@ -188,7 +192,12 @@ func runMapStatus(ctx context.Context, env *cliEnv, m *fleet.Map) error {
 		}
 	}
 	tw.Flush()
+	for _, line := range closed {
+		fmt.Fprintf(env.stdout, "NOT READ on server %s (no CONNECT privilege, or connections not allowed): a copy of a shard there would go unseen\n", line)
+	}
 	switch {
+	case len(closed) > 0:
+		return fmt.Errorf("databases of %d %s could not be read (listed above); grant CONNECT to prove no copy of a shard is there", len(closed), plural(len(closed), "server", "servers"))
 	case bad > 0 && unread > 0:
 		return fmt.Errorf("%d %s missing, outdated, different from the map or copied, and %d on unreachable servers not read (see shardid pg verify)", bad, plural(bad, "shard is", "shards are"), unread)
 	case bad > 0:

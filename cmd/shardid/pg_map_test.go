@@ -118,7 +118,7 @@ shards = "4-7"
 		t.Fatalf("--lock-timeout 0: exit %d %q", code, errOut)
 	}
 	// A copy planted behind shardid's back is what verify reports.
-	mig, err := pgfunc.NewMigrator(testsrv.Open(t, "pgx", third), pgfunc.Options{Layout: shardid.JS53()}, pgfunc.MigrateOptions{})
+	mig, err := pgfunc.NewMigrator(testsrv.Open(t, "pgx", third), pgfunc.Options{Layout: shardid.JS53()}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -300,7 +300,12 @@ func setupPG(ctx context.Context, db *sql.DB) ([]pgBody, []pgKey, error) {
 	}
 	for i, m := range pgModes {
 		sh := pgfunc.Shard{Schema: m.schema, ID: ids[i]}
-		mig, err := pgfunc.NewMigrator(db, pgfunc.Options{Mode: m.mode}, pgfunc.MigrateOptions{Parallel: 1})
+		// Three modes of one layout on distinct shard ids: their IDs never
+		// meet, which AllowMixed has Up show before it applies each. The
+		// bench's generators feed its own tables only and are dropped at
+		// its end: no ID of theirs leaves this database, so its database
+		// is all they need to look after.
+		mig, err := pgfunc.NewMigrator(db, pgfunc.Options{Mode: m.mode}, pgfunc.MigrateOptions{Parallel: 1, AllowMixed: true, OwnDatabaseOnly: true})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -364,18 +369,19 @@ func setupPG(ctx context.Context, db *sql.DB) ([]pgBody, []pgKey, error) {
 }
 
 // freeShards returns the n highest shard ids of the default layout that no
-// generator in the database holds, so pgfunc.Migrator accepts them.
+// generator in the database holds (nor a counter a down kept), so
+// pgfunc.Migrator accepts them.
 func freeShards(ctx context.Context, db *sql.DB, n int) ([]int64, error) {
-	m, err := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{Parallel: 1})
+	m, err := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{Parallel: 1, OwnDatabaseOnly: true})
 	if err != nil {
 		return nil, err
 	}
-	installed, err := m.Discover(ctx)
+	c, err := m.Census(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list the generators in the database: %w", err)
 	}
 	used := map[int64]bool{}
-	for _, in := range installed {
+	for _, in := range append(c.Generators, c.Retired...) {
 		used[in.Meta.Shard] = true
 	}
 	var ids []int64

@@ -135,7 +135,7 @@ func BenchmarkCostPostgres(b *testing.B) {
 	defer db.Close()
 	db.SetMaxIdleConns(8)
 	ctx := context.Background()
-	m, err := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{})
+	m, err := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
 	if err != nil {
 		b.Fatal(err)
 	}

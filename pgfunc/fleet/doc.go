@@ -9,7 +9,11 @@
 // server that is down or fails does not stop the others, and a rerun
 // finishes the rest. Verify reads every server back, every database on
 // each that the role may connect to, and reports each place where the
-// live servers break the invariant or differ from the map.
+// live servers break the invariant or differ from the map. Map entries are
+// told apart by the running server that answers, not by its data
+// directory's system identifier, which a copy keeps: a clone of a mapped
+// server is refused by Up and reported by Verify, a standby is reported
+// and never counted as a place a shard lives.
 //
 // At run time it needs the PostgreSQL servers of the map, reached through
 // pgx (github.com/jackc/pgx/v5); DSNs may come from environment variables

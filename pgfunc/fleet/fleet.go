@@ -76,6 +76,8 @@ func (m *Map) migrator(ctx context.Context, s Server) (*pgfunc.Migrator, *sql.DB
 		Connect: func(ctx context.Context, database string) (*sql.DB, error) {
 			return Open(ctx, s.DSN, database)
 		},
+		AllowMixed:           m.AllowMixed,
+		AllowUnreadDatabases: m.AllowUnreadDatabases,
 	})
 	if err != nil {
 		db.Close()
@@ -98,12 +100,18 @@ func (m *Map) run(ctx context.Context, each func(Event),
 			mu.Unlock()
 		}
 	}
+	ids := m.identify(ctx)
 	var wg sync.WaitGroup
 	for i, s := range m.Servers {
 		wg.Go(func() {
 			start := time.Now()
 			shards := m.Schemas(s)
 			mig, db, err := m.migrator(ctx, s)
+			if err == nil {
+				if err = ids[s.Name].problem(m, s); err != nil {
+					db.Close()
+				}
+			}
 			var results []pgfunc.Result
 			if err != nil {
 				for _, sh := range shards {
@@ -126,7 +134,10 @@ func (m *Map) run(ctx context.Context, each func(Event),
 // all servers at once, Map.Parallel schemas at a time within a server,
 // under each server's lock (see pgfunc.MigrateOptions). A server that is
 // down or fails does not stop the others; a rerun applies what is missing
-// and touches nothing already done.
+// and touches nothing already done. Nothing is applied through an entry
+// that reaches a standby (ErrStandby), or a running server that has the
+// system identifier of another entry's but is another server (ErrClone:
+// both entries fail).
 func (m *Map) Up(ctx context.Context, each func(Event)) []ServerResult {
 	return m.run(ctx, each, (*pgfunc.Migrator).Up)
 }
@@ -161,7 +172,12 @@ type ServerStatus struct {
 	Server Server
 	// Shards has one entry per shard of the server, in map order.
 	Shards []pgfunc.Status
-	// Err is why the server could not be read; Shards is then empty.
+	// Census is what the server holds beyond the map's shards: the
+	// databases the role could not read, kept counters, templates.
+	Census pgfunc.Census
+	// Err is why the server could not be read (or is a standby, or a
+	// clone of another server of the map: ErrStandby, ErrClone); Shards
+	// is then empty.
 	Err error
 }
 
@@ -169,17 +185,23 @@ type ServerStatus struct {
 // at once.
 func (m *Map) Status(ctx context.Context) []ServerStatus {
 	out := make([]ServerStatus, len(m.Servers))
+	ids := m.identify(ctx)
 	var wg sync.WaitGroup
 	for i, s := range m.Servers {
 		wg.Go(func() {
 			out[i].Server = s
+			if out[i].Err = ids[s.Name].problem(m, s); out[i].Err != nil {
+				return
+			}
 			mig, db, err := m.migrator(ctx, s)
 			if err != nil {
 				out[i].Err = err
 				return
 			}
 			defer db.Close()
-			out[i].Shards, out[i].Err = mig.Status(ctx, m.Schemas(s))
+			if out[i].Shards, out[i].Err = mig.Status(ctx, m.Schemas(s)); out[i].Err == nil {
+				out[i].Census, out[i].Err = mig.Census(ctx)
+			}
 		})
 	}
 	wg.Wait()

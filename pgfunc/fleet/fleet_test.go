@@ -135,10 +135,11 @@ func TestUpDownServerThenRerun(t *testing.T) {
 }
 
 // plant installs a generator for shard id in schema of the database dsn
-// names, seeing that database only, as an operator's stray copy would be.
+// names, seeing that database only, as an operator's stray copy would be
+// (beside generators of another mode when their shard ids differ).
 func plant(t *testing.T, dsn, schema string, id int64, o pgfunc.Options) {
 	t.Helper()
-	mig, err := pgfunc.NewMigrator(testsrv.Open(t, "pgx", dsn), o, pgfunc.MigrateOptions{})
+	mig, err := pgfunc.NewMigrator(testsrv.Open(t, "pgx", dsn), o, pgfunc.MigrateOptions{OwnDatabaseOnly: true, AllowMixed: true})
 	if err != nil {
 		t.Fatal(err)
 	}

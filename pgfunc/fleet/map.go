@@ -37,6 +37,10 @@ type Map struct {
 	// Parallel is how many schemas of one server are migrated at once
 	// (key "parallel"; 0 means pgfunc.DefaultParallel).
 	Parallel int
+	// AllowMixed and AllowUnreadDatabases are Up's
+	// pgfunc.MigrateOptions of the same names, for every server: risks a
+	// run accepts, not keys of the file.
+	AllowMixed, AllowUnreadDatabases bool
 	// Servers are the map's servers, in file order.
 	Servers []Server
 }

@@ -38,6 +38,15 @@ const (
 	// older shardid (pgfunc.Installed.Outdated): its body lacks this
 	// release's fixes.
 	ProblemOutdated = "outdated"
+	// ProblemClone: two map entries reach different running primaries
+	// with one system identifier, copies of one data directory
+	// (pg_basebackup restored beside its origin, a promoted replica
+	// beside its old primary): both hand out the same IDs.
+	ProblemClone = "clone"
+	// ProblemStandby: a map entry reaches a server in recovery. It is
+	// read and reported, but it hands out no IDs: the shards the map puts
+	// there live nowhere, and what it holds is counted nowhere.
+	ProblemStandby = "standby"
 )
 
 // Place is where a generator lives.
@@ -96,6 +105,19 @@ type ServerCheck struct {
 	// Closed are the databases the role may not look into: a copy there
 	// would go unseen, so grant CONNECT to prove the invariant for them.
 	Closed []string `json:"closed,omitempty"`
+	// Templates are the template databases read (CREATE DATABASE copies
+	// what they hold).
+	Templates []string `json:"templates,omitempty"`
+	// Retired is how many counters downs kept its databases hold.
+	Retired int `json:"retired"`
+	// Instance is the running server the entry reaches: its first map
+	// entry's name (entries that reach one server share it).
+	Instance string `json:"instance,omitempty"`
+	// Standby is true for a server in recovery.
+	Standby bool `json:"standby,omitempty"`
+	// Clones names the entries that reach other running servers with this
+	// one's system identifier.
+	Clones []string `json:"clones,omitempty"`
 	// Error is why the server could not be read.
 	Error string `json:"error,omitempty"`
 }
@@ -128,25 +150,35 @@ type found struct {
 // the map says (shard id, layout, epoch, mode, read back from the
 // database), and no shard id held by two schemas anywhere — across
 // servers, and across every database of each server that the role may
-// connect to, schemas the map does not mention included. Servers are read
-// at once.
+// connect to, template databases and schemas the map does not mention
+// included. Map entries that reach one running server are one server;
+// entries that reach different running primaries with one system
+// identifier (a copy of a data directory beside its origin) are clones,
+// a problem of their own; a standby is read and reported, never counted
+// as a place a shard lives. Servers are read at once.
 func (m *Map) Verify(ctx context.Context) Report {
 	start := time.Now()
 	rep := Report{Servers: make([]ServerCheck, len(m.Servers))}
 	var (
-		mu  sync.Mutex
-		all = map[string]found{}  // by server, database, schema: a server listed twice, or under two names, is one
-		ids = map[string]string{} // map name → server identity
-		wg  sync.WaitGroup
+		mu      sync.Mutex
+		all     = map[string]found{}  // by server, database, schema: a server listed twice, or under two names, is one
+		ids     = map[string]string{} // map name → server identity
+		standby = map[string]bool{}
+		wg      sync.WaitGroup
 	)
+	who := m.identify(ctx)
 	for i, s := range m.Servers {
 		rep.Shards += len(s.Shards)
 		wg.Go(func() {
-			check, id, gens, err := m.read(ctx, s)
+			check, id, gens, err := m.read(ctx, s, who[s.Name])
 			rep.Servers[i] = check
 			mu.Lock()
 			defer mu.Unlock()
 			ids[s.Name] = id
+			if check.Standby {
+				standby[s.Name] = true
+				gens = nil // a standby hands out no IDs: not a place a shard lives
+			}
 			if err != nil {
 				rep.Servers[i].Error = strings.Join(strings.Fields(err.Error()), " ") // one line, as every message
 				rep.Problems = append(rep.Problems, Problem{Kind: ProblemUnreachable, Shard: -1, Place: Place{Server: s.Name, Host: hostOf(s)},
@@ -163,9 +195,27 @@ func (m *Map) Verify(ctx context.Context) Report {
 	}
 	wg.Wait()
 	unread := map[string]bool{}
-	for _, sc := range rep.Servers {
-		if sc.Error != "" {
+	for i, sc := range rep.Servers {
+		s := m.Servers[i]
+		switch {
+		case sc.Error != "":
 			unread[sc.Name] = true
+		case standby[sc.Name]:
+			unread[sc.Name] = true // its shards are not judged missing: they cannot live there
+			rep.Problems = append(rep.Problems, Problem{Kind: ProblemStandby, Shard: -1, Place: Place{Server: s.Name, Host: hostOf(s)},
+				Message: fmt.Sprintf("server %s (%s) is a standby (in recovery): it hands out no IDs, so the shards the map puts there (%d) live nowhere; map them to a primary", s.Name, s.Address, len(s.Shards))})
+		}
+		if len(sc.Clones) > 0 {
+			unread[sc.Name] = true // up refuses it: its shards are not judged missing, the clone is the problem
+		}
+		for _, other := range sc.Clones {
+			if other > sc.Name { // one problem per pair
+				o := m.server(other)
+				rep.Problems = append(rep.Problems, Problem{Kind: ProblemClone, Shard: -1, Place: Place{Server: s.Name, Host: hostOf(s)},
+					Also: []Place{{Server: o.Name, Host: hostOf(o)}},
+					Message: fmt.Sprintf("servers %s (%s) and %s (%s) are different running servers with one system identifier (%s): copies of one data directory, which hand out the same IDs; stop one, or make it a cluster of its own",
+						s.Name, s.Address, o.Name, o.Address, who[s.Name].inst.System)})
+			}
 		}
 	}
 	rep.Problems = append(rep.Problems, m.judge(all, ids, unread)...)
@@ -203,11 +253,15 @@ func hostOf(s Server) string {
 	return host
 }
 
-// read takes the census of one server and says who it is: its system
-// identifier, else its host:port.
-func (m *Map) read(ctx context.Context, s Server) (ServerCheck, string, []found, error) {
+// read takes the census of one server and says who it is: the running
+// server identify found, else its system identifier, else its host:port.
+func (m *Map) read(ctx context.Context, s Server, who *identity) (ServerCheck, string, []found, error) {
 	check := ServerCheck{Name: s.Name, Address: s.Address}
 	id := "host " + hostOf(s)
+	if who != nil && who.err == nil {
+		id = "instance " + who.key
+		check.Instance, check.Standby, check.Clones = who.key, who.inst.Standby, who.clones
+	}
 	mig, db, err := m.migrator(ctx, s)
 	if err != nil {
 		return check, id, nil, err
@@ -217,10 +271,10 @@ func (m *Map) read(ctx context.Context, s Server) (ServerCheck, string, []found,
 	if err != nil {
 		return check, id, nil, err
 	}
-	if c.System != "" {
+	if c.System != "" && check.Instance == "" {
 		id = "system " + c.System
 	}
-	check.Closed = c.Closed
+	check.Closed, check.Templates, check.Retired = c.Closed, c.Templates, len(c.Retired)
 	var own []string
 	dbs := map[string]bool{c.Database: true}
 	for _, g := range c.Generators {

@@ -227,29 +227,117 @@ CREATE OR REPLACE FUNCTION "insta5".next_id() RETURNS bigint
 -- number of shards on the server), COMMENT ON SEQUENCE by one index lookup.
 COMMENT ON SEQUENCE "insta5".next_id_seq IS '{"tool":"shardid","shard":5,"mode":"unique","layout":"snowflake","epoch_ms":1735689600000,"unit_ms":1,"time_bits":41,"shard_bits":10,"seq_bits":12,"lead_ms":5000}';
 
--- A generator this schema held until a down: the down kept its counter, with
--- its comment, as next_id_retired_seq. A generator made with another
--- layout, epoch or mode could hand out its IDs again (a later epoch starts
--- below them), so that is refused; this one carries on from its counter,
--- above every ID it handed out, whatever the clock says now. Its lead may
--- differ: the lead bounds how far ahead of the clock IDs go, not which
--- values the counter has handed out.
+
+-- What else this database holds. Each refusal names what is in the way
+-- and raises its own SQLSTATE (pgfunc.Migrator.Up returns each as one of
+-- its Err values):
+--   SHR04: the database is a template: CREATE DATABASE copies everything
+--          in it, and every copy of a generator hands out the same IDs;
+--   SHR03: another schema holds shard 5: two schemas with one shard id
+--          hand out the same IDs;
+--   SHR02: a counter a down kept, of this schema or of shard 5, belongs
+--          to a generator of other options: one made with these could hand
+--          out its IDs again (a later epoch starts below them);
+--   SHR05: another schema holds a generator of another layout, epoch or
+--          mode, or a down kept one's counter: such generators can hand out
+--          the same IDs (shardid.Overlap says when), so a database holds one
+--          kind unless shardid pg up --allow-mixed has shown they cannot.
+-- Then this generator carries on from the highest counter a down kept of
+-- this schema or of shard 5 under any other name, above every ID they
+-- handed out whatever the clock says now, and the kept counters go.
+-- Other databases of the server only shardid pg up can read.
 DO $shardid$
 DECLARE
-    retired pg_catalog.regclass := pg_catalog.to_regclass('"insta5".next_id_retired_seq');
-    old pg_catalog.text;
+    own pg_catalog.oid := pg_catalog.to_regnamespace('insta5')::pg_catalog.oid;
+    mine pg_catalog.jsonb;
+    holder pg_catalog.text;
+    holder_meta pg_catalog.text;
+    other pg_catalog.text;
+    kept record;
+    last bigint;
+    called boolean;
+    top bigint;
+    top_called boolean;
+    kind pg_catalog.jsonb := '{"tool":"shardid","shard":5,"mode":"unique","layout":"snowflake","epoch_ms":1735689600000,"unit_ms":1,"time_bits":41,"shard_bits":10,"seq_bits":12,"lead_ms":5000}'::pg_catalog.jsonb OPERATOR(pg_catalog.-) '{layout,lead_ms,shard}'::pg_catalog.text[];
+    is_template boolean;
 BEGIN
-    IF retired IS NULL THEN
-        RETURN;
+    -- One statement reads all the checks need: whether the database is a
+    -- template; a live generator of shard 5 elsewhere, which mode unique
+    -- names its jump function after (one lookup in pg_proc's name index);
+    -- the comment of the first live generator of another schema in
+    -- pg_class's name index, which stands for all of them (every
+    -- migration keeps its database to one kind, so one is as good as
+    -- any).
+    SELECT (SELECT d.datistemplate FROM pg_catalog.pg_database d WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database()),
+           (SELECT p.pronamespace::pg_catalog.regnamespace::pg_catalog.text FROM pg_catalog.pg_proc p
+            WHERE p.proname OPERATOR(pg_catalog.=) 'next_id_jump_5' AND p.pronamespace OPERATOR(pg_catalog.<>) own LIMIT 1),
+           (SELECT pg_catalog.obj_description(c.oid, 'pg_class') FROM pg_catalog.pg_class c
+            WHERE c.relname OPERATOR(pg_catalog.=) 'next_id_seq' AND c.relnamespace OPERATOR(pg_catalog.<>) own
+            ORDER BY c.relname, c.relnamespace LIMIT 1)
+      INTO is_template, holder, other;
+    IF is_template THEN
+        RAISE EXCEPTION 'shardid: database % is a template: every database created from it would copy shard 5''s generator, and the copies hand out the same IDs; apply shards to the databases the application uses',
+                pg_catalog.current_database()
+            USING ERRCODE = 'SHR04'; -- pgfunc.Up reads it as ErrTemplateDatabase
     END IF;
-    old := pg_catalog.obj_description(retired, 'pg_class');
-    IF old IS NULL OR (old::pg_catalog.jsonb OPERATOR(pg_catalog.-) '{layout,lead_ms}'::pg_catalog.text[]) OPERATOR(pg_catalog.<>) ('{"tool":"shardid","shard":5,"mode":"unique","layout":"snowflake","epoch_ms":1735689600000,"unit_ms":1,"time_bits":41,"shard_bits":10,"seq_bits":12,"lead_ms":5000}'::pg_catalog.jsonb OPERATOR(pg_catalog.-) '{layout,lead_ms}'::pg_catalog.text[]) THEN
-        RAISE EXCEPTION 'shardid: schema % held another generator until pg down (%); one made with other options could hand out its IDs again: up with the options it had, or drop the schema once none of its IDs is in use anywhere',
-                'insta5', old
-            USING ERRCODE = 'SHR02'; -- shardid's own: pgfunc.Up reads it as ErrGeneratorMismatch
+    IF holder IS NOT NULL THEN
+        RAISE EXCEPTION 'shardid: shard 5 is already held by schema % of this database: two schemas with one shard id hand out the same IDs',
+                holder
+            USING ERRCODE = 'SHR03'; -- pgfunc.Up reads it as ErrShardConflict
     END IF;
-    PERFORM pg_catalog.setval('"insta5".next_id_seq', s.last_value, s.is_called) FROM "insta5".next_id_retired_seq AS s;
-    DROP SEQUENCE "insta5".next_id_retired_seq;
+    IF pg_catalog.starts_with(other, '{"tool":"shardid",')
+       AND (other::pg_catalog.jsonb OPERATOR(pg_catalog.-) '{layout,lead_ms,shard}'::pg_catalog.text[]) OPERATOR(pg_catalog.<>) kind THEN
+        holder := (SELECT c.relnamespace::pg_catalog.regnamespace::pg_catalog.text FROM pg_catalog.pg_class c
+                   WHERE c.relname OPERATOR(pg_catalog.=) 'next_id_seq' AND c.relnamespace OPERATOR(pg_catalog.<>) own
+                   ORDER BY c.relname, c.relnamespace LIMIT 1);
+        holder_meta := other;
+    END IF;
+    -- Every counter a down kept (there are few): this schema's own,
+    -- whatever shard id it held, and any other schema's of shard 5 are
+    -- carried on from; any other of another kind is in the way.
+    FOR kept IN
+        SELECT c.oid::pg_catalog.regclass AS reg, c.relnamespace OPERATOR(pg_catalog.=) own AS ours,
+               c.relnamespace::pg_catalog.regnamespace::pg_catalog.text AS schema
+        FROM pg_catalog.pg_class c
+        WHERE c.relname OPERATOR(pg_catalog.=) 'next_id_retired_seq' AND c.relkind OPERATOR(pg_catalog.=) 'S'
+        ORDER BY c.relnamespace
+    LOOP
+        other := pg_catalog.obj_description(kept.reg::pg_catalog.oid, 'pg_class');
+        IF NOT kept.ours AND NOT COALESCE(pg_catalog.starts_with(other, '{"tool":"shardid","shard":5,'), false) THEN
+            IF holder IS NULL AND pg_catalog.starts_with(other, '{"tool":"shardid",')
+               AND (other::pg_catalog.jsonb OPERATOR(pg_catalog.-) '{layout,lead_ms,shard}'::pg_catalog.text[]) OPERATOR(pg_catalog.<>) kind THEN
+                holder := kept.schema OPERATOR(pg_catalog.||) ' (a counter kept by pg down)';
+                holder_meta := other;
+            END IF;
+            CONTINUE;
+        END IF;
+        mine := COALESCE(mine, '{"tool":"shardid","shard":5,"mode":"unique","layout":"snowflake","epoch_ms":1735689600000,"unit_ms":1,"time_bits":41,"shard_bits":10,"seq_bits":12,"lead_ms":5000}'::pg_catalog.jsonb OPERATOR(pg_catalog.-) '{layout,lead_ms}'::pg_catalog.text[]);
+        IF other IS NULL OR NOT pg_catalog.starts_with(other, '{"tool":"shardid",')
+           OR (other::pg_catalog.jsonb OPERATOR(pg_catalog.-) '{layout,lead_ms}'::pg_catalog.text[]) OPERATOR(pg_catalog.<>) mine THEN
+            IF kept.ours THEN
+                RAISE EXCEPTION 'shardid: schema % held another generator until pg down (%); one made with other options could hand out its IDs again: up with the options it had, or drop the schema once none of its IDs is in use anywhere',
+                        'insta5', other
+                    USING ERRCODE = 'SHR02'; -- pgfunc.Up reads it as ErrGeneratorMismatch
+            END IF;
+            RAISE EXCEPTION 'shardid: schema % held shard 5 until pg down, made with other options (%); one made with these could hand out its IDs again: up with the options it had, or drop that schema''s next_id_retired_seq once none of its IDs is in use anywhere',
+                    kept.schema, other
+                USING ERRCODE = 'SHR02';
+        END IF;
+        EXECUTE pg_catalog.format('SELECT s.last_value, s.is_called FROM %s AS s', kept.reg) INTO last, called;
+        IF top IS NULL OR last OPERATOR(pg_catalog.>) top OR (last OPERATOR(pg_catalog.=) top AND called AND NOT top_called) THEN
+            top := last;
+            top_called := called;
+        END IF;
+        EXECUTE pg_catalog.format('DROP SEQUENCE %s', kept.reg);
+    END LOOP;
+    IF holder IS NOT NULL THEN
+        RAISE EXCEPTION 'shardid: schema % holds a generator made with other options (%): generators of other layouts, epochs or modes in one database can hand out the same IDs; render this one with the options the database has (shardid pg status shows them), or apply it with shardid pg up --allow-mixed, which does so only when it can show that their IDs never meet',
+                holder, holder_meta
+            USING ERRCODE = 'SHR05'; -- pgfunc.Up reads it as ErrMixedGenerators
+    END IF;
+    IF top IS NOT NULL THEN
+        PERFORM pg_catalog.setval('"insta5".next_id_seq', top, top_called);
+    END IF;
 END
 $shardid$;
 

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shardid/shardid/internal/pgserver"
+	"github.com/shardid/shardid/internal/testsrv"
+)
+
+// writeMap writes a shard map of two servers, a (shards 0-3) and b
+// (shards 4-7), whose DSNs come from A_DSN and B_DSN, and returns its path
+// and that environment.
+func writeMap(t *testing.T, dsnA, dsnB string) (string, map[string]string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "fleet.toml")
+	if err := os.WriteFile(path, []byte(`[[servers]]
+name = "a"
+dsn_env = "A_DSN"
+shards = "0-3"
+[[servers]]
+name = "b"
+dsn_env = "B_DSN"
+shards = "4-7"
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, map[string]string{"A_DSN": dsnA, "B_DSN": dsnB}
+}
+
+// sameDatabaseOn is dsn's database on server s.
+func sameDatabaseOn(t *testing.T, s *pgserver.Server, dsn string) string {
+	t.Helper()
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.DSN(strings.TrimPrefix(u.Path, "/"))
+}
+
+// startCopy starts a copy of srv's data directory, as a primary or as a
+// streaming standby, stopped when the test ends.
+func startCopy(t *testing.T, srv *pgserver.Server, standby bool) *pgserver.Server {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	start := srv.StartClone
+	if standby {
+		start = srv.StartCloneStandby
+	}
+	c, err := start(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Stop() })
+	return c
+}
+
+// TestPGMapClone: a pg_basebackup copy of a server, started beside it and
+// mapped as a second server, holds the origin's shards (same system
+// identifier, another running server). verify names both addresses as
+// CLONE and exits 1; up applies nothing to either. (Before: up applied the
+// second server's shards to the copy and verify said OK, while both held
+// shards 0-3: 100k draws from shard 0 on each repeated 96,928.)
+func TestPGMapClone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts servers of its own")
+	}
+	t.Parallel()
+	origin := testsrv.NewPG(t, pgserver.Options{})
+	dsnA := testsrv.Database(t, origin)
+	path, env := writeMap(t, dsnA, dsnA) // b is filled in below
+	env["B_DSN"] = testsrv.Database(t, testsrv.NewPG(t, pgserver.Options{}))
+	if code, out, errOut := runCLI(t, "", env, "pg", "up", "--map", path); code != 0 {
+		t.Fatalf("up on two real servers: exit %d\n%s%s", code, out, errOut)
+	}
+	clone := startCopy(t, origin, false)
+	env["B_DSN"] = sameDatabaseOn(t, clone, dsnA)
+	addrA, addrB := fmt.Sprintf("127.0.0.1:%d", origin.Port()), fmt.Sprintf("127.0.0.1:%d", clone.Port())
+
+	code, out, errOut := runCLI(t, "", env, "pg", "verify", "--map", path)
+	if code != 1 || !strings.Contains(out, "CLONE") || !strings.Contains(out, addrA) || !strings.Contains(out, addrB) ||
+		!strings.Contains(out, "one system identifier") {
+		t.Fatalf("verify with a clone mapped as b: exit %d\n%s%s", code, out, errOut)
+	}
+	// Both hold shards 0-3: each is a place of its own, so the copies
+	// are duplicates too.
+	if strings.Count(out, "DUPLICATE") != 4 {
+		t.Fatalf("verify with a clone: want shards 0-3 reported held twice:\n%s", out)
+	}
+	code, out, errOut = runCLI(t, "", env, "pg", "up", "--map", path)
+	if code != 1 || strings.Contains(out, " applied ") || len(regexp.MustCompile(`(?m)^[ab] FAILED .*is a clone of another server of the map`).FindAllString(out, -1)) != 8 {
+		t.Fatalf("up with a clone mapped as b: exit %d\n%s%s", code, out, errOut)
+	}
+	var exists bool
+	if err := openPG(t, env["B_DSN"]).QueryRow("SELECT to_regnamespace('insta4') IS NOT NULL").Scan(&exists); err != nil || exists {
+		t.Fatalf("up created shard 4 on the clone (%v)", err)
+	}
+	code, out, errOut = runCLI(t, "", env, "pg", "status", "--map", path)
+	if code != 1 || !strings.Contains(out, "is a clone of another server of the map") {
+		t.Fatalf("status with a clone mapped as b: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// TestPGMapStandby: a streaming standby in the map is read and reported
+// as a standby; what it replays (shards 0-3 of its primary) is not
+// counted as a second place those shards live, and up applies nothing
+// through it.
+func TestPGMapStandby(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts servers of its own")
+	}
+	t.Parallel()
+	primary := testsrv.NewPG(t, pgserver.Options{})
+	dsnA := testsrv.Database(t, primary)
+	path, env := writeMap(t, dsnA, dsnA)
+	env["B_DSN"] = testsrv.Database(t, testsrv.NewPG(t, pgserver.Options{}))
+	if code, out, errOut := runCLI(t, "", env, "pg", "up", "--map", path); code != 0 {
+		t.Fatalf("up: exit %d\n%s%s", code, out, errOut)
+	}
+	standby := startCopy(t, primary, true)
+	env["B_DSN"] = sameDatabaseOn(t, standby, dsnA)
+	var inRecovery bool
+	if err := openPG(t, env["B_DSN"]).QueryRow("SELECT pg_is_in_recovery()").Scan(&inRecovery); err != nil || !inRecovery {
+		t.Fatalf("the standby is not in recovery (%v)", err)
+	}
+	code, out, errOut := runCLI(t, "", env, "pg", "verify", "--map", path, "--json")
+	if code != 1 || !strings.Contains(out, `"kind": "standby"`) || strings.Contains(out, `"kind": "duplicate"`) || strings.Contains(out, `"kind": "clone"`) ||
+		!strings.Contains(out, `"standby": true`) {
+		t.Fatalf("verify with a standby mapped as b: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, "", env, "pg", "up", "--map", path)
+	if code != 1 || len(regexp.MustCompile(`(?m)^b FAILED .*server is a standby`).FindAllString(out, -1)) != 4 {
+		t.Fatalf("up with a standby mapped as b: exit %d\n%s%s", code, out, errOut)
+	}
+}

@@ -1,0 +1,512 @@
+package pgfunc
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/shardid/shardid"
+)
+
+// Errors of the server-wide checks.
+var (
+	// ErrNoConnect is returned by NewMigrator when MigrateOptions has
+	// neither Connect nor OwnDatabaseOnly and the pool is not a pgx stdlib
+	// pool a connector can be derived from; and (per shard) by Up when
+	// deriving it fails.
+	ErrNoConnect = errors.New("no way to reach the server's other databases")
+	// ErrTemplateDatabase is returned (per shard) by Migrator.Up when the
+	// Migrator's database is a template: every CREATE DATABASE from it
+	// would copy the generators, and each copy hands out the same IDs.
+	ErrTemplateDatabase = errors.New("database is a template")
+	// ErrUnreadDatabases is returned (per shard) by Migrator.Up when the
+	// role cannot read some database of the server (no CONNECT privilege,
+	// or connections not allowed) and MigrateOptions.AllowUnreadDatabases
+	// is not set: a generator there would go unseen.
+	ErrUnreadDatabases = errors.New("databases the role cannot read")
+	// ErrMixedGenerators is returned (per shard) by Migrator.Up when the
+	// server holds a generator (or a counter a down kept) of another
+	// layout, epoch or mode, and either MigrateOptions.AllowMixed is not
+	// set or Overlap finds an ID both could hand out.
+	ErrMixedGenerators = errors.New("another kind of generator on the server")
+)
+
+// SQLSTATEs the rendered migration raises (see sql/pg/checks.sql.tmpl),
+// and what Up reads each as.
+var migrationStates = map[string]error{
+	"SHR02": ErrGeneratorMismatch, // a kept counter of other options
+	"SHR03": ErrShardConflict,     // the shard id in another schema of the database
+	"SHR04": ErrTemplateDatabase,  // the database is a template
+	"SHR05": ErrMixedGenerators,   // another kind of generator in the database
+}
+
+// serverOptions is how a Migrator looks after the rest of its server.
+type serverOptions struct {
+	ownOnly     bool
+	allowUnread bool
+	allowMixed  bool
+	// connect opens another database of the server: MigrateOptions.Connect,
+	// or derived from the pool on first use (derive).
+	once    sync.Once
+	connect func(context.Context, string) (*sql.DB, error)
+	derive  bool
+	err     error
+}
+
+// newServerOptions checks that the Migrator will be able to read the
+// rest of the server.
+func newServerOptions(db *sql.DB, mo MigrateOptions) (*serverOptions, error) {
+	so := &serverOptions{ownOnly: mo.OwnDatabaseOnly, allowUnread: mo.AllowUnreadDatabases, allowMixed: mo.AllowMixed, connect: mo.Connect}
+	if mo.OwnDatabaseOnly || mo.Connect != nil {
+		return so, nil
+	}
+	if _, ok := db.Driver().(*stdlib.Driver); !ok {
+		return nil, fmt.Errorf("%w: the pool's driver is %T, not pgx's stdlib: set MigrateOptions.Connect to open another database of the server, or OwnDatabaseOnly to look after this database alone", ErrNoConnect, db.Driver())
+	}
+	so.derive = true
+	return so, nil
+}
+
+// connector returns how to open another database of the server: nil with
+// OwnDatabaseOnly; the connector derived from the pool (once) otherwise.
+func (m *Migrator) connector(ctx context.Context) (func(context.Context, string) (*sql.DB, error), error) {
+	so := m.server
+	if so.ownOnly {
+		return nil, nil
+	}
+	if !so.derive {
+		return so.connect, nil
+	}
+	so.once.Do(func() { so.connect, so.err = deriveConnect(ctx, m.db) })
+	return so.connect, so.err
+}
+
+// deriveConnect reads the connection settings of one of db's connections
+// (a pgx stdlib pool) and returns a connector that opens another database
+// with them.
+func deriveConnect(ctx context.Context, db *sql.DB) (func(context.Context, string) (*sql.DB, error), error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNoConnect, err)
+	}
+	defer conn.Close()
+	var connect func(context.Context, string) (*sql.DB, error)
+	err = conn.Raw(func(dc any) error {
+		sc, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("the pool's connections are %T, not pgx's stdlib", dc)
+		}
+		cfg := sc.Conn().Config() // a copy: password and TLS settings included
+		connect = func(ctx context.Context, database string) (*sql.DB, error) {
+			c := cfg.Copy()
+			c.Database = database
+			other := stdlib.OpenDB(*c)
+			pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+			defer cancel()
+			if err := other.PingContext(pctx); err != nil {
+				other.Close()
+				return nil, err
+			}
+			return other, nil
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w (set MigrateOptions.Connect, or OwnDatabaseOnly)", ErrNoConnect, err)
+	}
+	return connect, nil
+}
+
+// server is what Up, Status and Census read of the Migrator's server.
+type server struct {
+	database  string      // the Migrator's database
+	template  bool        // it is a template
+	now       time.Time   // the server's clock (the generator's clock expression)
+	all       []Installed // generators and kept counters of every database read (Database "" for the Migrator's own)
+	templates []string    // the other template databases read
+	closed    []string    // the databases the role may not read
+	ownOnly   bool        // only the Migrator's database was read
+}
+
+// readServer reads the Migrator's database and, unless OwnDatabaseOnly,
+// every other database of the server the role may connect to, templates
+// included.
+func (m *Migrator) readServer(ctx context.Context) (server, error) {
+	var s server
+	q, err := query("current_database", nil)
+	if err != nil {
+		return s, err
+	}
+	if err := m.db.QueryRowContext(ctx, q).Scan(&s.database, &s.template, &s.now); err != nil {
+		return s, fmt.Errorf("current database: %w", err)
+	}
+	if s.all, err = discoverAll(ctx, m.db); err != nil {
+		return s, err
+	}
+	connect, err := m.connector(ctx)
+	if err != nil {
+		return s, err
+	}
+	if connect == nil {
+		s.ownOnly = true
+		return s, nil
+	}
+	others, err := m.databases(ctx)
+	if err != nil {
+		return s, err
+	}
+	for _, d := range others {
+		if d.template {
+			s.templates = append(s.templates, d.name)
+		}
+		other, err := connect(ctx, d.name)
+		if err != nil {
+			return s, fmt.Errorf("database %s: %w", d.name, err)
+		}
+		gens, err := discoverAll(ctx, other)
+		other.Close()
+		if err != nil {
+			return s, fmt.Errorf("database %s: %w", d.name, err)
+		}
+		for _, g := range gens {
+			g.Database = d.name
+			s.all = append(s.all, g)
+		}
+	}
+	if s.closed, err = m.names(ctx, "closed_databases"); err != nil {
+		return s, err
+	}
+	return s, nil
+}
+
+// otherDatabase is one other database of the server.
+type otherDatabase struct {
+	name     string
+	template bool
+}
+
+// databases lists the other databases of the server the role may connect
+// to.
+func (m *Migrator) databases(ctx context.Context) ([]otherDatabase, error) {
+	q, err := query("databases", nil)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := m.db.QueryContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("databases: %w", err)
+	}
+	defer rows.Close()
+	var out []otherDatabase
+	for rows.Next() {
+		var d otherDatabase
+		if err := rows.Scan(&d.name, &d.template); err != nil {
+			return nil, fmt.Errorf("databases: %w", err)
+		}
+		out = append(out, d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("databases: %w", err)
+	}
+	return out, nil
+}
+
+// refusal is why Up applies nothing on this server, if anything: the
+// Migrator's database is a template, or some database cannot be read.
+func (s server) refusal(allowUnread bool) error {
+	switch {
+	case s.template:
+		return fmt.Errorf("%w: %s: every database created from it would copy its generators, and the copies hand out the same IDs; apply shards to the databases the application uses",
+			ErrTemplateDatabase, s.database)
+	case len(s.closed) > 0 && !allowUnread:
+		return fmt.Errorf("%w: %s (no CONNECT privilege, or connections not allowed): a generator there would go unseen and could hold these shard ids; grant CONNECT, or accept the risk explicitly (AllowUnreadDatabases, pg up --allow-unread-databases)",
+			ErrUnreadDatabases, strings.Join(s.closed, ", "))
+	}
+	return nil
+}
+
+// kind is what makes two generators' IDs comparable: everything of their
+// metadata but the shard id and the layout's informational name.
+func kind(m Meta) Meta {
+	m.Shard, m.Layout = 0, ""
+	return m
+}
+
+// layoutOf is the layout a generator's metadata records.
+func layoutOf(m Meta) shardid.Layout {
+	return shardid.Layout{Name: m.Layout, Epoch: time.UnixMilli(m.EpochMS).UTC(), TimeUnit: time.Duration(m.UnitMS) * time.Millisecond,
+		TimeBits: m.TimeBits, ShardBits: m.ShardBits, SeqBits: m.SeqBits}
+}
+
+// WholeSpan is every ID the generator m describes can hand out over its
+// whole life: from its layout's first tick to its last. A generator's
+// first ID is not recorded anywhere, so this is what an existing
+// generator, or a counter a down kept, is taken to cover.
+func WholeSpan(m Meta) shardid.Span {
+	l := layoutOf(m)
+	return shardid.Span{Layout: l, Shard: m.Shard, FirstTick: 0, LastTick: l.MaxTicks()}
+}
+
+// SpanFrom is every ID the generator m describes can hand out from the
+// instant from on, to its layout's end: a generator made at from, as long
+// as the server's clock does not step back below from (mode unique's
+// counter starts at the clock and only goes forward; the classic modes
+// read the clock). It returns false when the layout has ended by from:
+// such a generator hands out no ID at all (every draw raises).
+func SpanFrom(m Meta, from time.Time) (shardid.Span, bool) {
+	l := layoutOf(m)
+	s := shardid.Span{Layout: l, Shard: m.Shard, LastTick: l.MaxTicks()}
+	switch {
+	case !from.Before(l.End()):
+		return s, false
+	case from.After(l.Epoch):
+		s.FirstTick = (from.UnixMilli() - l.EpochMillis()) / l.UnitMillis()
+	}
+	return s, true
+}
+
+// where names a generator's place on the server for messages.
+func (in Installed) where() string {
+	w := "schema " + in.Schema
+	if in.Database != "" {
+		w += " of database " + in.Database
+	}
+	if in.Retired {
+		w += " (a counter kept by pg down)"
+	}
+	return w
+}
+
+// mixed checks the generator want, made at now in schema sh of the
+// Migrator's database, against every generator and kept counter of the
+// server of another kind: without AllowMixed any is refused, with it any
+// whose IDs Overlap finds among those want can hand out. The error is an
+// ErrMixedGenerators saying which one is in the way and why.
+func (m *Migrator) mixed(sh Shard, want Meta, s server) error {
+	var span shardid.Span
+	seen := false
+	for _, in := range s.all {
+		if kind(in.Meta) == kind(want) || in.Database == "" && in.Schema == sh.Schema || in.Retired && in.Meta.Shard == sh.ID {
+			continue // the same kind; this schema's own, or a kept counter of this shard id: compared whole (check, keptCounters)
+		}
+		if !m.server.allowMixed {
+			return fmt.Errorf("%w: %s holds shard %d, %s; this generator is %s: one layout, epoch and mode per server, since generators of different layouts or epochs can hand out the same IDs (AllowMixed, pg up --allow-mixed, applies it when it can show their IDs never meet)",
+				ErrMixedGenerators, in.where(), in.Meta.Shard, describeKind(in.Meta), describeKind(want))
+		}
+		if !seen {
+			var live bool
+			if span, live = SpanFrom(want, s.now); !live {
+				return nil // it can hand out no ID: none can meet another's
+			}
+			seen = true
+		}
+		id, meet, err := shardid.Overlap(span, WholeSpan(in.Meta))
+		switch {
+		case err != nil:
+			return fmt.Errorf("%w: %s: %w", ErrMixedGenerators, in.where(), err)
+		case meet:
+			return fmt.Errorf("%w: %s holds shard %d, %s; this generator (%s) could hand out ID %d, which %s: refused even with AllowMixed",
+				ErrMixedGenerators, in.where(), in.Meta.Shard, describeKind(in.Meta), describeKind(want), id, madeBy(in.Meta, id))
+		}
+	}
+	return nil
+}
+
+// describeKind renders a generator's layout, epoch and mode in one phrase.
+func describeKind(m Meta) string {
+	return fmt.Sprintf("mode %s, %d/%d/%d bits of %dms since %s", m.Mode, m.TimeBits, m.ShardBits, m.SeqBits,
+		m.UnitMS, time.UnixMilli(m.EpochMS).UTC().Format(time.RFC3339Nano))
+}
+
+// madeBy says how generator m makes id.
+func madeBy(m Meta, id int64) string {
+	p, err := layoutOf(m).Decompose(id)
+	if err != nil {
+		return "the other makes too"
+	}
+	return fmt.Sprintf("the other makes at %s with sequence %d", p.Time.Format(time.RFC3339Nano), p.Seq)
+}
+
+// MixedPair is two generators (or kept counters) of different kinds on
+// one server, and whether they can hand out the same ID.
+type MixedPair struct {
+	// A and B are the two.
+	A, B Installed
+	// Meet is true when an ID lies in both of their whole spans (ID is
+	// the smallest); false when none does.
+	Meet bool
+	ID   int64
+}
+
+// Mixed reports the kinds of generator (layout, epoch and mode) found
+// among gens. With one kind or none it returns nil. Otherwise it returns,
+// for each two kinds, the first two generators found able to hand out the
+// same ID over their whole lives (Meet true), or, when none of them can,
+// one pair for the record (Meet false). Generators whose metadata is not
+// a valid layout are left out.
+func Mixed(gens []Installed) []MixedPair {
+	byKind := map[Meta][]Installed{}
+	var kinds []Meta
+	for _, g := range gens {
+		k := kind(g.Meta)
+		if layoutOf(g.Meta).Validate() != nil {
+			continue
+		}
+		if _, ok := byKind[k]; !ok {
+			kinds = append(kinds, k)
+		}
+		byKind[k] = append(byKind[k], g)
+	}
+	var out []MixedPair
+	for i, ka := range kinds {
+		for _, kb := range kinds[i+1:] {
+			out = append(out, firstMeeting(byKind[ka], byKind[kb]))
+		}
+	}
+	return out
+}
+
+// firstMeeting finds two generators, one of as and one of bs, that can
+// hand out one ID, or returns the first two with Meet false.
+func firstMeeting(as, bs []Installed) MixedPair {
+	for _, a := range as {
+		for _, b := range bs {
+			if id, meet, err := shardid.Overlap(WholeSpan(a.Meta), WholeSpan(b.Meta)); err == nil && meet {
+				return MixedPair{A: a, B: b, Meet: true, ID: id}
+			}
+		}
+	}
+	return MixedPair{A: as[0], B: bs[0]}
+}
+
+// keptCounters checks the counters of shard sh.ID that downs kept
+// anywhere on the server but in sh's own schema (the migration compares
+// that one, whatever shard id it held): one made with other options than
+// want is refused, since a generator made with these could hand out its
+// IDs again (a later epoch starts below them). It returns those in other
+// databases: Up brings the highest into sh's schema for the migration to
+// carry on from, as the migration itself does with those of its own
+// database.
+func keptCounters(sh Shard, want Meta, s server) ([]Installed, error) {
+	var out []Installed
+	for _, in := range s.all {
+		if !in.Retired || in.Meta.Shard != sh.ID || in.Database == "" && in.Schema == sh.Schema {
+			continue
+		}
+		if !in.Meta.sameGenerator(want) {
+			return nil, fmt.Errorf("%w: %s held shard %d until pg down, made with other options (%s); one made with these (%s) could hand out its IDs again: up with the options it had, or drop that next_id_retired_seq once none of its IDs is in use anywhere",
+				ErrGeneratorMismatch, in.where(), sh.ID, describeKind(in.Meta), describeKind(want))
+		}
+		if in.Database != "" {
+			out = append(out, in)
+		}
+	}
+	return out, nil
+}
+
+// adopt brings the counters kept in other databases into sh's schema as
+// its next_id_retired_seq (made there unless the schema has one), moved
+// forward to the highest of them, in one transaction: the migration then
+// carries on from it and drops it. sh's schema exists.
+func (m *Migrator) adopt(ctx context.Context, sh Shard, kept []Installed, connect func(context.Context, string) (*sql.DB, error)) error {
+	var top int64
+	var topCalled, found bool
+	for _, in := range kept {
+		last, called, err := position(ctx, in, connect)
+		if err != nil {
+			return err
+		}
+		if !found || last > top || last == top && called && !topCalled {
+			top, topCalled, found = last, called, true
+		}
+	}
+	meta, err := json.Marshal(kept[0].Meta)
+	if err != nil {
+		return err
+	}
+	data := struct{ Schema, Reg, Comment string }{quoteIdent(sh.Schema), quoteLiteral(quoteIdent(sh.Schema) + ".next_id_retired_seq"), quoteLiteral(string(meta))}
+	tx, err := m.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("bring the kept counter of shard %d here: %w", sh.ID, err)
+	}
+	defer tx.Rollback()
+	var existed bool
+	if q, err := query("table_exists", nil); err != nil {
+		return err
+	} else if err := tx.QueryRowContext(ctx, q, quoteIdent(sh.Schema)+".next_id_retired_seq").Scan(&existed); err != nil {
+		return fmt.Errorf("bring the kept counter of shard %d here: %w", sh.ID, err)
+	}
+	steps := []string{"adopt_retired", "advance_retired"}
+	if !existed {
+		steps = []string{"adopt_retired", "comment_retired", "advance_retired"}
+	}
+	for _, name := range steps {
+		q, err := query(name, data)
+		if err != nil {
+			return err
+		}
+		args := []any{}
+		if name == "advance_retired" {
+			args = []any{top, topCalled}
+		}
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return fmt.Errorf("bring the kept counter of shard %d here (%s): %w", sh.ID, name, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("bring the kept counter of shard %d here: %w", sh.ID, err)
+	}
+	return nil
+}
+
+// position reads where a kept counter in another database stands.
+func position(ctx context.Context, in Installed, connect func(context.Context, string) (*sql.DB, error)) (int64, bool, error) {
+	db, err := connect(ctx, in.Database)
+	if err != nil {
+		return 0, false, fmt.Errorf("database %s: %w", in.Database, err)
+	}
+	defer db.Close()
+	if err := CheckSchema(in.Schema); err != nil {
+		return 0, false, fmt.Errorf("%s: %w", in.where(), err)
+	}
+	q, err := query("retired_position", quoteIdent(in.Schema))
+	if err != nil {
+		return 0, false, err
+	}
+	var last int64
+	var called bool
+	if err := db.QueryRowContext(ctx, q).Scan(&last, &called); err != nil {
+		return 0, false, fmt.Errorf("read %s: %w", in.where(), err)
+	}
+	return last, called, nil
+}
+
+// dropKept drops the counters kept in other databases once the migration
+// carried on from them, so that no later up carries on from a stale one.
+func dropKept(ctx context.Context, kept []Installed, connect func(context.Context, string) (*sql.DB, error)) error {
+	var errs []error
+	for _, in := range kept {
+		db, err := connect(ctx, in.Database)
+		if err == nil {
+			var q string
+			if q, err = query("drop_retired", quoteIdent(in.Schema)); err == nil {
+				_, err = db.ExecContext(ctx, q)
+			}
+			db.Close()
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", in.where(), err))
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("applied, carrying on from the counter kept elsewhere, but could not drop it (drop it by hand, or a later up there would carry on from it again): %w", errors.Join(errs...))
+	}
+	return nil
+}
