@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Faults a test inflicts on a server of its own: a hung process, a data
@@ -92,24 +93,47 @@ func (s *Server) pid() (int, error) {
 	return pid, nil
 }
 
-// Pause stops the server process (SIGSTOP): it keeps its port and its
-// connections but answers nothing, as a server hung on a stuck disk, a
-// swap storm or a debugger would. Continue lets it run again.
+// Pause stops the server process (SIGSTOP) and returns once it is
+// stopped: it keeps its port and its connections but answers nothing, as
+// a server hung on a stuck disk, a swap storm or a debugger would.
+// Continue lets it run again.
 func (s *Server) Pause() error {
-	pid, err := s.pid()
-	if err != nil {
-		return err
-	}
-	return syscall.Kill(pid, syscall.SIGSTOP)
+	return s.signal(syscall.SIGSTOP, true)
 }
 
-// Continue resumes a paused server (SIGCONT).
+// Continue resumes a paused server (SIGCONT) and returns once it runs.
 func (s *Server) Continue() error {
+	return s.signal(syscall.SIGCONT, false)
+}
+
+// signal sends sig to the server and waits until the process is stopped
+// (or no longer stopped): a signal is delivered asynchronously.
+func (s *Server) signal(sig syscall.Signal, stopped bool) error {
 	pid, err := s.pid()
 	if err != nil {
 		return err
 	}
-	return syscall.Kill(pid, syscall.SIGCONT)
+	if err := syscall.Kill(pid, sig); err != nil {
+		return fmt.Errorf("mariadb: %v: %w", sig, err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return fmt.Errorf("mariadb: %v: %w", sig, err)
+		}
+		// pid (comm) state …: the state follows the last ')'.
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 || i+2 >= len(b) {
+			return fmt.Errorf("mariadb: %v: cannot read the process state from %q", sig, b)
+		}
+		if (b[i+2] == 'T') == stopped {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("mariadb: %v: the process state is still %q after 10s", sig, b[i+2])
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // Dump runs mariadb-dump (or mysqldump) against database db of the
