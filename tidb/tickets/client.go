@@ -275,9 +275,14 @@ func newClient(ctx context.Context, servers []Server, s ClientSettings, hook fun
 		return nil, fmt.Errorf("%w: %w", ErrNoServer, errors.Join(errs...))
 	}
 	for i, srv := range c.servers {
-		if read[i] != nil {
+		switch {
+		case read[i] != nil:
 			c.emit(Event{Kind: EventServerDown, Server: srv.Name, Backoff: s.RetryAfter, Err: read[i]})
-		} else {
+		case !srv.hasClass:
+			c.emit(Event{Kind: EventRecordFailed, Server: srv.Name,
+				Err: fmt.Errorf("%w %s (rerun shardid tickets up with the same settings to add it): rewinds are not recorded there", ErrNoClassTable, ClassTable(s.Name))})
+			fallthrough
+		default:
 			c.judge(srv)
 		}
 	}
