@@ -52,6 +52,13 @@ type ClassRow struct {
 // with.
 func (r ClassRow) Pending() bool { return r.Rewinds > r.Resumes }
 
+// Resumed reports whether a resume moved the server of s ahead of its
+// peers and it has not gone back below that since: its counter is then
+// not compared with theirs.
+func Resumed(s ServerSettings, r ClassRow) bool {
+	return r.ResumedTo > 0 && s.Kind == KindTable && s.Last >= r.ResumedTo
+}
+
 // MergeClass merges class rows read from several servers into one row per
 // offset, sorted by offset: the highest Seen, Rewinds, Resumes, and the
 // details of the latest rewind and resume.

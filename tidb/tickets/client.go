@@ -386,7 +386,7 @@ func (c *Client) judge(srv *server) {
 }
 
 // compareLag reports the table servers far behind the furthest of the
-// name (EventBehind).
+// name that no resume moved ahead (EventBehind).
 func (c *Client) compareLag() {
 	type pos struct {
 		name      string
@@ -396,11 +396,18 @@ func (c *Client) compareLag() {
 	var top int64
 	for _, srv := range c.servers {
 		srv.mu.Lock()
-		if set := srv.settings; set != nil && set.Kind == KindTable {
-			all = append(all, pos{srv.Name, set.Last, set.Increment})
+		set := srv.settings
+		srv.mu.Unlock()
+		if set == nil || set.Kind != KindTable {
+			continue
+		}
+		c.mu.Lock()
+		row := c.class[set.Offset]
+		c.mu.Unlock()
+		all = append(all, pos{srv.Name, set.Last, set.Increment})
+		if !Resumed(*set, row) {
 			top = max(top, set.Last)
 		}
-		srv.mu.Unlock()
 	}
 	for _, p := range all {
 		if lag := (top - p.last) / p.inc; lag > c.set.MaxLag {
@@ -771,14 +778,25 @@ func (c *Client) maybeRecord() {
 	}
 	go func() {
 		defer c.recording.Store(false)
-		c.record()
+		ctx, cancel := context.WithTimeout(context.Background(), c.set.Timeout)
+		defer cancel()
+		_ = c.record(ctx) // failures are events
 	}()
+}
+
+// Record writes the highest ticket drawn from each server to the class
+// tables now, as the client does every RecordEvery beside the draws. Call
+// it before a short-lived process exits, so that clients started later
+// know how far it drew. It returns an error when no class table took the
+// record.
+func (c *Client) Record(ctx context.Context) error {
+	return c.record(ctx)
 }
 
 // record writes the highest ticket drawn from each server, where it rose
 // since the last record, to the class table of every server that can
 // take it.
-func (c *Client) record() {
+func (c *Client) record(ctx context.Context) error {
 	type pending struct {
 		srv  *server
 		high int64
@@ -796,27 +814,31 @@ func (c *Client) record() {
 		srv.mu.Unlock()
 	}
 	if len(marks) == 0 {
-		return
+		return nil
 	}
+	var errs []error
 	wrote := false
 	for _, to := range c.classServers() {
-		ctx, cancel := context.WithTimeout(context.Background(), c.set.Timeout)
 		err := recordSeen(ctx, to.DB, c.set.Name, marks)
-		cancel()
 		if err != nil {
 			c.emit(Event{Kind: EventRecordFailed, Server: to.Name, Err: err})
+			errs = append(errs, fmt.Errorf("%s: %w", to.Name, err))
 			continue
 		}
 		wrote = true
 	}
-	if !wrote {
-		return
+	switch {
+	case !wrote && len(errs) == 0:
+		return fmt.Errorf("%w: no server that answers has one to record the highest tickets drawn", ErrNoClassTable)
+	case !wrote:
+		return fmt.Errorf("no server took the record of the highest tickets drawn: %w", errors.Join(errs...))
 	}
 	for _, p := range raised {
 		p.srv.mu.Lock()
 		p.srv.recorded = max(p.srv.recorded, p.high)
 		p.srv.mu.Unlock()
 	}
+	return nil
 }
 
 // report records a rewind of srv (of offset) in the class table of every

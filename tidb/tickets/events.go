@@ -84,7 +84,10 @@ const (
 	// its first ticket (Ticket) is Count tickets past the last this
 	// client drew from that TiDB instance (High). A TiDB restart drops
 	// each instance's cache of the sequence; other clients' draws fall
-	// in the gap too.
+	// in the gap too. LIMIT: only an outage a draw of this client saw
+	// (a failed or abandoned draw) is followed by the remark; a restart
+	// between two draws, which the connection pool rides out by opening
+	// a new connection, is not.
 	EventSkipped
 	// EventBehind: when the client read the servers, Server's counter
 	// (Ticket) was Count tickets behind the furthest of the name (High):

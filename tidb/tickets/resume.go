@@ -22,6 +22,10 @@ const (
 	maxTicket = 1 << 62
 )
 
+// ErrNoOffset is returned by Resume when none of the servers it could
+// read has the offset asked for.
+var ErrNoOffset = errors.New("no ticket server has the offset")
+
 // ErrNoEvidence is returned by Resume when nothing says how far the
 // server handed out: no client recorded a ticket from it, no other server
 // of the name can be read, and ResumeSettings.After is 0.
@@ -83,6 +87,36 @@ type ResumeResult struct {
 	Unread []error
 }
 
+// Validate returns a *SettingError (wrapping ErrInvalidSettings) when s
+// has a bad name, offset, skip or after, naming the field, the value and
+// what is allowed.
+func (s ResumeSettings) Validate() error {
+	_, err := s.normalize()
+	return err
+}
+
+// normalize fills the defaults and checks s.
+func (s ResumeSettings) normalize() (ResumeSettings, error) {
+	if err := CheckName(s.Name); err != nil {
+		return s, err
+	}
+	if s.Skip == 0 {
+		s.Skip = DefaultSkip
+	}
+	if s.Timeout <= 0 {
+		s.Timeout = 10 * time.Second
+	}
+	switch {
+	case s.Offset < 1 || s.Offset > MaxIncrement:
+		return s, badSetting("offset", s.Offset, "is out of range (allowed 1-%d: the offset of the server to move)", MaxIncrement)
+	case s.Skip < 1 || s.Skip > MaxSkip:
+		return s, badSetting("skip", s.Skip, "is out of range (allowed 1-%d tickets)", int64(MaxSkip))
+	case s.After < 0 || s.After > maxTicket:
+		return s, badSetting("after", s.After, "is out of range (allowed 0-%d)", int64(maxTicket))
+	}
+	return s, nil
+}
+
 // Resume moves the counter of the server of offset s.Offset, among
 // servers (every server of ticket name s.Name), past anything it could
 // have handed out before its data went back: s.Skip tickets past the
@@ -94,29 +128,17 @@ type ResumeResult struct {
 // back since as it is (s.Again moves it anyway).
 //
 // It returns errors wrapping ErrInvalidSettings for a bad offset, skip or
-// after; ErrNoServer when no readable server has the offset;
+// after; ErrNoServer when no servers are given; ErrNoOffset when no
+// readable server has the offset;
 // ErrIncrementMismatch or ErrOverlap for servers that clash; ErrNoEvidence
 // when nothing says how far the server handed out; and, with the result,
 // an error when the counter moved but the resume could not be recorded
 // where a client could read it.
 func Resume(ctx context.Context, servers []Server, s ResumeSettings) (ResumeResult, error) {
 	var res ResumeResult
-	if err := CheckName(s.Name); err != nil {
+	s, err := s.normalize()
+	if err != nil {
 		return res, err
-	}
-	if s.Skip == 0 {
-		s.Skip = DefaultSkip
-	}
-	if s.Timeout <= 0 {
-		s.Timeout = 10 * time.Second
-	}
-	switch {
-	case s.Offset < 1 || s.Offset > MaxIncrement:
-		return res, badSetting("offset", s.Offset, "is out of range (allowed 1-%d: the offset of the server to move)", MaxIncrement)
-	case s.Skip < 1 || s.Skip > MaxSkip:
-		return res, badSetting("skip", s.Skip, "is out of range (allowed 1-%d tickets)", int64(MaxSkip))
-	case s.After < 0 || s.After > maxTicket:
-		return res, badSetting("after", s.After, "is out of range (allowed 0-%d)", int64(maxTicket))
 	}
 	if len(servers) == 0 {
 		return res, fmt.Errorf("%w: no servers given", ErrNoServer)
@@ -165,7 +187,7 @@ func Resume(ctx context.Context, servers []Server, s ResumeSettings) (ResumeResu
 		return res, err
 	}
 	if target < 0 {
-		return res, fmt.Errorf("%w: no server of %s that could be read has offset %d%s", ErrNoServer, s.Name, s.Offset, unreadNote(res.Unread))
+		return res, fmt.Errorf("%w %d among the servers of %s that could be read%s", ErrNoOffset, s.Offset, s.Name, unreadNote(res.Unread))
 	}
 	me := got[target].set
 	res.Server, res.Kind = servers[target].Name, me.Kind
@@ -178,7 +200,7 @@ func Resume(ctx context.Context, servers []Server, s ResumeSettings) (ResumeResu
 		}
 	}
 	for i, r := range got {
-		if i != target && r.err == nil && r.set.Kind == KindTable && r.set.Last > res.PeerLast {
+		if i != target && r.err == nil && r.set.Kind == KindTable && r.set.Last >= res.PeerLast {
 			res.Peer, res.PeerLast = servers[i].Name, r.set.Last
 		}
 	}

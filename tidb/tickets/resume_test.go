@@ -35,7 +35,7 @@ func TestResumeRefuses(t *testing.T) {
 		{"huge skip", pair, tickets.ResumeSettings{Name: "t", Offset: 1, Skip: 1 << 41}, tickets.ErrInvalidSettings, "skip 2199023255552 is out of range"},
 		{"negative after", pair, tickets.ResumeSettings{Name: "t", Offset: 1, After: -1}, tickets.ErrInvalidSettings, "after -1 is out of range"},
 		{"bad name", pair, tickets.ResumeSettings{Name: "T", Offset: 1}, tickets.ErrInvalidSettings, `name "T" is not a ticket name`},
-		{"no such offset", pair, tickets.ResumeSettings{Name: "t", Offset: 3}, tickets.ErrNoServer, "no server of t that could be read has offset 3"},
+		{"no such offset", pair, tickets.ResumeSettings{Name: "t", Offset: 3}, tickets.ErrNoOffset, "no ticket server has the offset 3 among the servers of t that could be read"},
 		{"overlap", []tickets.Server{{Name: "a", DB: a}, {Name: "a again", DB: a}}, tickets.ResumeSettings{Name: "t", Offset: 1}, tickets.ErrOverlap, "a and a again both have offset 1"},
 		{"nothing to go by", []tickets.Server{{Name: "solo", DB: solo}}, tickets.ResumeSettings{Name: "t", Offset: 1}, tickets.ErrNoEvidence,
 			"no ticket recorded from solo (offset 1), no other server of t to compare with; give the highest ticket your data holds (After)"},
