@@ -100,7 +100,7 @@ func runTicketsStatus(ctx context.Context, env *cliEnv, args []string) error {
 			notes = append(notes, fmt.Sprintf("%s is %d tickets behind the furthest server of %s: down for a while, or its data went back past what clients recorded?", who, lag, f.name))
 		}
 		if !g.hasClass {
-			notes = append(notes, fmt.Sprintf("%s has no class table %s (rerun shardid tickets up with the same settings): rewinds are not recorded there", g.name, tickets.ClassTable(f.name)))
+			notes = append(notes, fmt.Sprintf("%s has no class table %s this role may see (rerun shardid tickets up with the same settings; a role that draws needs SELECT, INSERT, UPDATE on it): rewinds are not recorded there", g.name, tickets.ClassTable(f.name)))
 		}
 	}
 	for _, n := range notes {

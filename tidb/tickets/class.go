@@ -92,7 +92,8 @@ func mergeRow(a, b ClassRow) ClassRow {
 
 // ReadClass reads the class table of ticket name name from the server
 // behind db. It returns an error wrapping ErrNoClassTable when there is
-// none, and the database's own otherwise.
+// none the connection's role may see (MySQL-family servers hide a table a
+// role has no privilege on), and the database's own otherwise.
 func ReadClass(ctx context.Context, db *sql.DB, name string) ([]ClassRow, error) {
 	if err := CheckName(name); err != nil {
 		return nil, err
@@ -105,7 +106,7 @@ func ReadClass(ctx context.Context, db *sql.DB, name string) ([]ClassRow, error)
 	var typ string
 	switch err := db.QueryRowContext(ctx, q, ClassTable(name)).Scan(&typ); {
 	case errors.Is(err, sql.ErrNoRows):
-		return nil, fmt.Errorf("%w %s (rerun shardid tickets up with the same settings to add it)", ErrNoClassTable, ClassTable(name))
+		return nil, fmt.Errorf("%w %s, or none this role may see (rerun shardid tickets up with the same settings to add it; a role that draws needs SELECT, INSERT, UPDATE on it)", ErrNoClassTable, ClassTable(name))
 	case err != nil:
 		return nil, fmt.Errorf("read class table %s: %w", ClassTable(name), err)
 	}

@@ -152,7 +152,8 @@ type server struct {
 	settings *ServerSettings // nil until read and checked
 	draw     string          // the draw statement for its kind and dialect
 	explain  string
-	hasClass bool // the server has a class table
+	hasClass bool  // the server has a class table the client can read
+	classErr error // why not
 
 	down    bool // failed; passed over until retryAt, then probed
 	retryAt time.Time
@@ -279,8 +280,7 @@ func newClient(ctx context.Context, servers []Server, s ClientSettings, hook fun
 		case read[i] != nil:
 			c.emit(Event{Kind: EventServerDown, Server: srv.Name, Backoff: s.RetryAfter, Err: read[i]})
 		case !srv.hasClass:
-			c.emit(Event{Kind: EventRecordFailed, Server: srv.Name,
-				Err: fmt.Errorf("%w %s (rerun shardid tickets up with the same settings to add it): rewinds are not recorded there", ErrNoClassTable, ClassTable(s.Name))})
+			c.emit(Event{Kind: EventRecordFailed, Server: srv.Name, Err: fmt.Errorf("%w: rewinds are not recorded there", srv.classErr)})
 			fallthrough
 		default:
 			c.judge(srv)
@@ -300,11 +300,11 @@ func (c *Client) load(ctx context.Context, srv *server, check bool) error {
 		return err
 	}
 	got.Server = srv.Name
-	rows, err := ReadClass(ctx, srv.DB, c.set.Name)
-	hasClass := err == nil
-	if err != nil && !errors.Is(err, ErrNoClassTable) {
-		return err
-	}
+	// A class table that is missing (set up before class tables existed)
+	// or cannot be read (a role without SELECT on it) costs the records,
+	// not the draws: this client still finds a rewind in its own draws.
+	rows, classErr := ReadClass(ctx, srv.DB, c.set.Name)
+	hasClass := classErr == nil
 	v := newView(got.Dialect, Settings{Name: c.set.Name, Kind: got.Kind})
 	v.Guard = v.Guard && !c.set.AllowLossyCommit
 	draw, err := v.render("draw")
@@ -336,7 +336,7 @@ func (c *Client) load(ctx context.Context, srv *server, check bool) error {
 		c.class[r.Offset] = mergeRow(c.class[r.Offset], r)
 	}
 	srv.mu.Lock()
-	srv.settings, srv.draw, srv.explain, srv.hasClass = &got, draw, explain, hasClass
+	srv.settings, srv.draw, srv.explain, srv.hasClass, srv.classErr = &got, draw, explain, hasClass, classErr
 	srv.mu.Unlock()
 	return nil
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-sql-driver/mysql"
+
 	"github.com/shardid/shardid/internal/idcheck"
 	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/tidb/tickets"
@@ -143,4 +145,58 @@ func TestBehindAndNoClassTable(t *testing.T) {
 		}
 		return false
 	})
+}
+
+// TestDrawingRole on MariaDB: a role with the grants a ticket table
+// always needed (SELECT, UPDATE on it) still draws once the class table
+// exists, and the client says it cannot record there; with SELECT,
+// INSERT, UPDATE on the class table too (the documented grants) its
+// record lands.
+func TestDrawingRole(t *testing.T) {
+	ctx := context.Background()
+	root, dsn := testsrv.MariaDBDB(t)
+	up(t, root, tickets.Settings{Name: "t"})
+	cfg, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := cfg.DBName + "_app"
+	for _, q := range []string{
+		"CREATE USER '" + user + "'@'%' IDENTIFIED BY 'pw'",
+		"GRANT SELECT, UPDATE ON `" + cfg.DBName + "`.`t` TO '" + user + "'@'%'",
+	} {
+		if _, err := root.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg.User, cfg.Passwd = user, "pw"
+	app := testsrv.Open(t, "mysql", cfg.FormatDSN())
+	draw := func() *events {
+		t.Helper()
+		var ev events
+		cl, err := tickets.NewClient(ctx, []tickets.Server{{Name: "m", DB: app}}, tickets.ClientSettings{Name: "t", OnEvent: ev.add})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 3 {
+			if _, err := cl.Next(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := cl.Record(ctx); err != nil {
+			ev.add(tickets.Event{Kind: tickets.EventRecordFailed, Server: "Record", Err: err})
+		}
+		return &ev
+	}
+	ev := draw()
+	if rf := ev.of(tickets.EventRecordFailed, "m"); len(rf) != 1 || !errors.Is(rf[0].Err, tickets.ErrNoClassTable) || !strings.Contains(rf[0].Err.Error(), "or none this role may see") {
+		t.Errorf("a role without grants on the class table: %+v", ev.list)
+	}
+	if _, err := root.Exec("GRANT SELECT, INSERT, UPDATE ON `" + cfg.DBName + "`.`" + tickets.ClassTable("t") + "` TO '" + user + "'@'%'"); err != nil {
+		t.Fatal(err)
+	}
+	ev = draw()
+	if len(ev.list) != 0 || classRow(t, root, "t", 1).Seen != 6 {
+		t.Errorf("the documented grants: events %+v, record %+v; want none, 6", ev.list, classRow(t, root, "t", 1))
+	}
 }
