@@ -39,18 +39,26 @@ func runTicketsStatus(ctx context.Context, env *cliEnv, args []string) error {
 	var rows [][]tickets.ClassRow
 	var failed []string
 	var top int64 // the furthest counter of a table server
+	// Every record first, then every counter: a counter read before a
+	// record that clients wrote meanwhile could look below it.
 	for i, s := range servers {
 		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		g := &got[i]
 		g.name = s.Name
-		if g.set, g.err = tickets.Read(rctx, s.DB, f.name); g.err == nil {
-			g.rows, g.err = tickets.ReadClass(rctx, s.DB, f.name)
-			g.hasClass = g.err == nil
-			if errors.Is(g.err, tickets.ErrNoClassTable) {
-				g.err = nil
-			}
-		}
+		g.rows, g.err = tickets.ReadClass(rctx, s.DB, f.name)
 		cancel()
+		g.hasClass = g.err == nil
+		if errors.Is(g.err, tickets.ErrNoClassTable) {
+			g.err = nil
+		}
+	}
+	for i, s := range servers {
+		g := &got[i]
+		if g.err == nil {
+			rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			g.set, g.err = tickets.Read(rctx, s.DB, f.name)
+			cancel()
+		}
 		if g.err != nil {
 			failed = append(failed, s.Name)
 			continue

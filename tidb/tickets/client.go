@@ -283,7 +283,9 @@ func newClient(ctx context.Context, servers []Server, s ClientSettings, hook fun
 			c.emit(Event{Kind: EventRecordFailed, Server: srv.Name, Err: fmt.Errorf("%w: rewinds are not recorded there", srv.classErr)})
 			fallthrough
 		default:
-			c.judge(srv)
+			jctx, cancel := context.WithTimeout(ctx, s.Timeout)
+			c.judge(jctx, srv)
+			cancel()
 		}
 	}
 	c.compareLag()
@@ -346,7 +348,7 @@ func (c *Client) load(ctx context.Context, srv *server, check bool) error {
 // from it, leaves it out of rotation; the recorded ticket becomes the
 // floor of its draws (kind table: a TiDB sequence rises only per instance,
 // so a class-wide floor does not apply to it).
-func (c *Client) judge(srv *server) {
+func (c *Client) judge(ctx context.Context, srv *server) {
 	srv.mu.Lock()
 	set := srv.settings
 	srv.mu.Unlock()
@@ -362,7 +364,13 @@ func (c *Client) judge(srv *server) {
 	case row.Pending():
 		e = &RewindError{Server: srv.Name, Got: row.RewoundGot, High: row.RewoundHigh, Reported: true}
 	case set.Kind == KindTable && row.Seen > 0 && set.Last < row.Seen:
-		e = &RewindError{Server: srv.Name, Got: set.Last, High: row.Seen, Recorded: true}
+		// The counter was read before some of the records (other clients
+		// draw and record meanwhile): only a counter read after them all
+		// may be held against them. If it cannot be read now, the draws'
+		// own check, whose floor is the record, finds a rewind instead.
+		if now, err := Read(ctx, srv.DB, c.set.Name); err == nil && now.Last < row.Seen {
+			e = &RewindError{Server: srv.Name, Got: now.Last, High: row.Seen, Recorded: true}
+		}
 	}
 	srv.mu.Lock()
 	if set.Kind == KindTable && row.Seen > srv.high {
@@ -641,7 +649,7 @@ func (c *Client) try(ctx context.Context, srv *server, r role) (int64, error) {
 		if err := c.load(ctx, srv, true); err != nil {
 			return 0, err
 		}
-		c.judge(srv)
+		c.judge(ctx, srv)
 		srv.mu.Lock()
 		set, draw, explain = srv.settings, srv.draw, srv.explain
 		rewound := srv.rewound

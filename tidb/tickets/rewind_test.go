@@ -401,3 +401,37 @@ func TestSequenceRestored(t *testing.T) {
 	}
 	t.Logf("negative control: %d duplicates among 1,000 tickets drawn without the checks after the reload", n)
 }
+
+// TestNoFalseRewind: clients start again and again while another draws
+// and records every millisecond. A counter read before a record written
+// meanwhile must not be taken for one that went back: no client started
+// during the run leaves a server out.
+func TestNoFalseRewind(t *testing.T) {
+	ctx := context.Background()
+	a, _ := testsrv.MariaDBDB(t)
+	b, _ := testsrv.MariaDBDB(t)
+	up(t, a, tickets.Settings{Name: "t", Increment: 2, Offset: 1})
+	up(t, b, tickets.Settings{Name: "t", Increment: 2, Offset: 2})
+	servers := []tickets.Server{{Name: "a", DB: a}, {Name: "b", DB: b}}
+	cl, err := tickets.NewClient(ctx, servers, tickets.ClientSettings{Name: "t", RecordEvery: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := startLoop(cl, 4)
+	idcheck.WaitFor(t, "500 tickets", func() bool { return l.total.Load() >= 500 })
+	for i := range 500 {
+		fresh, err := tickets.NewClient(ctx, servers, tickets.ClientSettings{Name: "t"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, st := range fresh.Servers() {
+			if st.Rewound != nil {
+				t.Fatalf("client %d: %v", i, st.Rewound)
+			}
+		}
+	}
+	l.finish()
+	if st := cl.Stats(); st.Rewinds != 0 {
+		t.Errorf("the drawing client found %d rewinds", st.Rewinds)
+	}
+}
