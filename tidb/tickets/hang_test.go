@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,69 +14,10 @@ import (
 	"github.com/shardid/shardid/tidb/tickets"
 )
 
-// timedLoop draws from cl in goroutines until stopped, keeping every
-// ticket and when each call ended and how long it took.
-type timedLoop struct {
-	stop  chan struct{}
-	wg    sync.WaitGroup
-	total atomic.Int64
-	mu    sync.Mutex
-	ids   []int64
-	calls []call
-	errs  []error
-}
-
-// call is one Next: when it ended and how long it took.
-type call struct {
-	end  time.Time
-	took time.Duration
-}
-
-func startTimed(cl *tickets.Client, goroutines int) *timedLoop {
-	l := &timedLoop{stop: make(chan struct{})}
-	for range goroutines {
-		l.wg.Add(1)
-		go func() {
-			defer l.wg.Done()
-			var ids []int64
-			var calls []call
-			defer func() {
-				l.mu.Lock()
-				l.ids, l.calls = append(l.ids, ids...), append(l.calls, calls...)
-				l.mu.Unlock()
-			}()
-			for {
-				select {
-				case <-l.stop:
-					return
-				default:
-				}
-				start := time.Now()
-				id, err := cl.Next(context.Background())
-				calls = append(calls, call{time.Now(), time.Since(start)})
-				if err != nil {
-					l.mu.Lock()
-					l.errs = append(l.errs, err)
-					l.mu.Unlock()
-					continue
-				}
-				ids = append(ids, id)
-				l.total.Add(1)
-			}
-		}()
-	}
-	return l
-}
-
-func (l *timedLoop) finish() {
-	close(l.stop)
-	l.wg.Wait()
-}
-
 // stalls sums up the calls that ended in [from, to]: the longest call,
 // the longest time in which no call ended with a ticket (from from to
 // to), the calls longer than a second, and the tickets drawn.
-func (l *timedLoop) stalls(from, to time.Time) (longest, gap time.Duration, slow, drawn int) {
+func (l *drawLoop) stalls(from, to time.Time) (longest, gap time.Duration, slow, drawn int) {
 	var ends []time.Time
 	for _, c := range l.calls {
 		if c.end.Before(from) || c.end.After(to) {
@@ -119,12 +59,7 @@ func TestHungServer(t *testing.T) {
 		t.Skip("starts two servers of its own and stops one")
 	}
 	ctx := context.Background()
-	srvA, srvB := testsrv.NewMariaDB(t), testsrv.NewMariaDB(t)
-	a := testsrv.Open(t, "mysql", testsrv.Database(t, srvA))
-	b := testsrv.Open(t, "mysql", testsrv.Database(t, srvB))
-	up(t, a, tickets.Settings{Name: "t", Increment: 2, Offset: 1})
-	up(t, b, tickets.Settings{Name: "t", Increment: 2, Offset: 2})
-	servers := []tickets.Server{{Name: "a", DB: a}, {Name: "b", DB: b}}
+	srvA, _, servers := ownPair(t, "t")
 	const budget, timeout, retry, goroutines = 200 * time.Millisecond, 5 * time.Second, 300 * time.Millisecond, 4
 	var ev events
 	var ahead atomic.Int64 // how far the test moved the breaker's clock
@@ -140,7 +75,7 @@ func TestHungServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, lb := startTimed(cl, goroutines), startTimed(blind, goroutines)
+	l, lb := startLoop(cl, goroutines), startLoop(blind, goroutines)
 	idcheck.WaitFor(t, "1,000 tickets in each client", func() bool { return l.total.Load() >= 1000 && lb.total.Load() >= 1000 })
 
 	before := cl.Stats()
@@ -233,7 +168,7 @@ func BenchmarkHungServer(b *testing.B) {
 		b.Fatal(err)
 	}
 	for range b.N {
-		l := startTimed(cl, 4)
+		l := startLoop(cl, 4)
 		time.Sleep(3 * time.Second) // a measurement window, not a synchronization
 		steady := time.Now()
 		time.Sleep(3 * time.Second)

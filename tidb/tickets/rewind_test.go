@@ -122,12 +122,8 @@ func TestRestoredDataDir(t *testing.T) {
 		t.Skip("starts two servers of its own, copies and restores a data directory")
 	}
 	ctx := context.Background()
-	srvA, srvB := testsrv.NewMariaDB(t), testsrv.NewMariaDB(t)
-	a := testsrv.Open(t, "mysql", testsrv.Database(t, srvA))
-	b := testsrv.Open(t, "mysql", testsrv.Database(t, srvB))
-	up(t, a, tickets.Settings{Name: "tickets64", Increment: 2, Offset: 1})
-	up(t, b, tickets.Settings{Name: "tickets64", Increment: 2, Offset: 2})
-	servers := []tickets.Server{{Name: "a", DB: a}, {Name: "b", DB: b}}
+	srvA, _, servers := ownPair(t, "tickets64")
+	a, b := servers[0].DB, servers[1].DB
 	var ev events
 	cl, err := tickets.NewClient(ctx, servers, fastRecord("tickets64", &ev))
 	if err != nil {
@@ -224,12 +220,55 @@ func TestRestoredDataDir(t *testing.T) {
 	if err := srvA.Restart(ctx); err != nil {
 		t.Fatal(err)
 	}
-	blind := blindDraws(t, servers, "tickets64", 4000)
-	n := idcheck.Repeats(ids, blind)
-	if n == 0 {
-		t.Errorf("negative control: a client without the rewind checks drew 4,000 tickets after the restore and the count found no duplicate")
+	negativeControl(t, ids, servers, "tickets64", 4000)
+}
+
+// afterRewind waits until the running client cl found a's rewind and
+// reported it on b, checks that a client started then leaves a out, draws
+// n more tickets with both, and returns every ticket of both loops, failing
+// t on a duplicate or an error.
+func afterRewind(t *testing.T, l *drawLoop, cl *tickets.Client, servers []tickets.Server, name string, n int64) []int64 {
+	t.Helper()
+	idcheck.WaitFor(t, "the running client to find the rewind", func() bool { return cl.Servers()[0].Rewound != nil })
+	idcheck.WaitFor(t, "the report on b", func() bool { return classRow(t, servers[1].DB, name, 1).Pending() })
+	fresh, err := tickets.NewClient(context.Background(), servers, tickets.ClientSettings{Name: name})
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Logf("negative control: %d duplicates among 4,000 tickets drawn without the checks after the restore", n)
+	if st := fresh.Servers()[0]; !errors.Is(st.Rewound, tickets.ErrRewound) {
+		t.Fatalf("a client started after the fault uses a: %+v", st)
+	}
+	fl := startLoop(fresh, 2)
+	at := l.total.Load() + fl.total.Load()
+	idcheck.WaitFor(t, "tickets after the fault", func() bool { return l.total.Load()+fl.total.Load() >= at+n })
+	ids := append(l.finish(), fl.finish()...)
+	if dups := idcheck.Repeats(ids); dups != 0 || len(l.errs)+len(fl.errs) != 0 {
+		t.Fatalf("%d duplicate tickets among %d; errors %v", dups, len(ids), append(l.errs, fl.errs...))
+	}
+	return ids
+}
+
+// backOnA draws with cl until it has taken server a (the first) back after
+// a resume and drawn n tickets from it, and returns the tickets drawn.
+func backOnA(t *testing.T, cl *tickets.Client, n int64) []int64 {
+	t.Helper()
+	l := startLoop(cl, 2)
+	idcheck.WaitFor(t, "the client back on a", func() bool { return cl.Servers()[0].Rewound == nil })
+	drawsA := cl.Servers()[0].Draws
+	idcheck.WaitFor(t, "tickets from a after the resume", func() bool { return cl.Servers()[0].Draws >= drawsA+n })
+	return l.finish()
+}
+
+// negativeControl draws n tickets with the rewind checks off after the
+// same fault again, and fails t unless the count finds tickets of ids
+// among them.
+func negativeControl(t *testing.T, ids []int64, servers []tickets.Server, name string, n int) {
+	t.Helper()
+	dups := idcheck.Repeats(ids, blindDraws(t, servers, name, n))
+	if dups == 0 {
+		t.Errorf("negative control: a client without the rewind checks drew %d tickets after the same fault and the count found no duplicate", n)
+	}
+	t.Logf("negative control: %d duplicates among %d tickets drawn without the checks after the same fault", dups, n)
 }
 
 // dbName is the database of a go-sql-driver/mysql DSN.
@@ -281,33 +320,14 @@ func TestDumpReloaded(t *testing.T) {
 			if err := mariadb.Load(ctx, c.srv.Port(), dbName(t, dsnA), dump); err != nil {
 				t.Fatal(err)
 			}
-			idcheck.WaitFor(t, "the running client to find the rewind", func() bool { return cl.Servers()[0].Rewound != nil })
-			idcheck.WaitFor(t, "the report on b", func() bool { return classRow(t, b, "t", 1).Pending() })
-			fresh, err := tickets.NewClient(ctx, servers, tickets.ClientSettings{Name: "t"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if st := fresh.Servers()[0]; !errors.Is(st.Rewound, tickets.ErrRewound) {
-				t.Fatalf("a client started after the reload uses a: %+v", st)
-			}
-			fl := startLoop(fresh, 2)
-			at := l.total.Load() + fl.total.Load()
-			idcheck.WaitFor(t, "2,000 tickets after the reload", func() bool { return l.total.Load()+fl.total.Load() >= at+2000 })
-			ids := append(l.finish(), fl.finish()...)
-			if n := idcheck.Repeats(ids); n != 0 || len(l.errs)+len(fl.errs) != 0 {
-				t.Fatalf("%d duplicate tickets among %d; errors %v", n, len(ids), append(l.errs, fl.errs...))
-			}
+			ids := afterRewind(t, l, cl, servers, "t", 2000)
 			checkRewindEvent(t, &ev, "a")
 
 			res, err := tickets.Resume(ctx, servers, tickets.ResumeSettings{Name: "t", Offset: 1})
 			if err != nil || !res.Moved {
 				t.Fatalf("resume: %+v, %v", res, err)
 			}
-			l = startLoop(cl, 2)
-			idcheck.WaitFor(t, "the client back on a", func() bool { return cl.Servers()[0].Rewound == nil })
-			drawsA = cl.Servers()[0].Draws
-			idcheck.WaitFor(t, "500 tickets from a", func() bool { return cl.Servers()[0].Draws >= drawsA+500 })
-			ids = append(ids, l.finish()...)
+			ids = append(ids, backOnA(t, cl, 500)...)
 			if n := idcheck.Repeats(ids); n != 0 {
 				t.Fatalf("%d duplicate tickets after the resume", n)
 			}
@@ -316,11 +336,7 @@ func TestDumpReloaded(t *testing.T) {
 			if err := mariadb.Load(ctx, c.srv.Port(), dbName(t, dsnA), dump); err != nil {
 				t.Fatal(err)
 			}
-			n := idcheck.Repeats(ids, blindDraws(t, servers, "t", 2000))
-			if n == 0 {
-				t.Errorf("negative control: a client without the rewind checks drew 2,000 tickets after the reload and the count found no duplicate")
-			}
-			t.Logf("negative control: %d duplicates among 2,000 tickets drawn without the checks after the reload", n)
+			negativeControl(t, ids, servers, "t", 2000)
 		})
 	}
 }
@@ -363,43 +379,20 @@ func TestSequenceRestored(t *testing.T) {
 		}
 	}
 	reload()
-	idcheck.WaitFor(t, "the running client to find the rewind", func() bool { return cl.Servers()[0].Rewound != nil })
-	idcheck.WaitFor(t, "the report on b", func() bool { return classRow(t, b, "s", 1).Pending() })
-	fresh, err := tickets.NewClient(ctx, servers, tickets.ClientSettings{Name: "s"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st := fresh.Servers()[0]; !errors.Is(st.Rewound, tickets.ErrRewound) {
-		t.Fatalf("a client started after the reload uses a: %+v", st)
-	}
-	fl := startLoop(fresh, 2)
-	at := l.total.Load() + fl.total.Load()
-	idcheck.WaitFor(t, "1,000 tickets after the reload", func() bool { return l.total.Load()+fl.total.Load() >= at+1000 })
-	ids := append(l.finish(), fl.finish()...)
-	if n := idcheck.Repeats(ids); n != 0 {
-		t.Fatalf("%d duplicate tickets among %d", n, len(ids))
-	}
+	ids := afterRewind(t, l, cl, servers, "s", 1000)
 	checkRewindEvent(t, &ev, "a")
 
 	res, err := tickets.Resume(ctx, servers, tickets.ResumeSettings{Name: "s", Offset: 1})
 	if err != nil || !res.Moved || res.Target <= res.Seen {
 		t.Fatalf("resume: %+v, %v", res, err)
 	}
-	l = startLoop(cl, 2)
-	idcheck.WaitFor(t, "the client back on a", func() bool { return cl.Servers()[0].Rewound == nil })
-	drawsA = cl.Servers()[0].Draws
-	idcheck.WaitFor(t, "300 tickets from a", func() bool { return cl.Servers()[0].Draws >= drawsA+300 })
-	ids = append(ids, l.finish()...)
+	ids = append(ids, backOnA(t, cl, 300)...)
 	if n := idcheck.Repeats(ids); n != 0 {
 		t.Fatalf("%d duplicate tickets after the resume", n)
 	}
 
 	reload()
-	n := idcheck.Repeats(ids, blindDraws(t, servers, "s", 1000))
-	if n == 0 {
-		t.Errorf("negative control: a client without the rewind checks drew 1,000 tickets after the reload and the count found no duplicate")
-	}
-	t.Logf("negative control: %d duplicates among 1,000 tickets drawn without the checks after the reload", n)
+	negativeControl(t, ids, servers, "s", 1000)
 }
 
 // TestNoFalseRewind: clients start again and again while another draws
