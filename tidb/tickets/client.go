@@ -435,29 +435,29 @@ const (
 )
 
 // admit says what a call at now may do with srv; mayProbe is false once
-// the call holds a probe. It returns the server's error when it is out,
-// and whether this call should start a recheck of a rewound server.
-func (c *Client) admit(srv *server, now time.Time, mayProbe bool) (admission, error, bool) {
+// the call holds a probe. It returns whether this call should start a
+// recheck of a rewound server, and the server's error when it is out.
+func (c *Client) admit(srv *server, now time.Time, mayProbe bool) (admission, bool, error) {
 	srv.mu.Lock()
 	defer srv.mu.Unlock()
 	switch {
 	case srv.refused != nil:
-		return admitOut, srv.refused, false
+		return admitOut, false, srv.refused
 	case srv.rewound != nil:
 		recheck := !srv.rechecking && !now.Before(srv.recheckAt)
 		srv.rechecking = srv.rechecking || recheck
-		return admitOut, srv.rewound, recheck
+		return admitOut, recheck, srv.rewound
 	case !srv.down:
-		return admitReady, nil, false
+		return admitReady, false, nil
 	case now.Before(srv.retryAt):
-		return admitDown, nil, false
+		return admitDown, false, nil
 	case c.noBreaker:
-		return admitReady, nil, false
+		return admitReady, false, nil
 	case mayProbe && !srv.probing:
 		srv.probing = true
-		return admitProbe, nil, false
+		return admitProbe, false, nil
 	}
-	return admitDown, nil, false
+	return admitDown, false, nil
 }
 
 // attempt is one server a call tried and left.
@@ -483,7 +483,7 @@ func (c *Client) Next(ctx context.Context) (int64, error) {
 	var errs []error
 	for i := range n {
 		srv := c.servers[(first+i)%n]
-		adm, err, again := c.admit(srv, now, probe == nil)
+		adm, again, err := c.admit(srv, now, probe == nil)
 		switch adm {
 		case admitReady:
 			order = append(order, srv)
