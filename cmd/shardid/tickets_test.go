@@ -407,3 +407,28 @@ func TestTicketsNextSequenceRestart(t *testing.T) {
 		t.Errorf("stderr: the gap told %v, the death %v, the return %v:\n%s", skipped, down, back, errb.String())
 	}
 }
+
+// TestTicketsUpAddsClassTable: a name set up before class tables existed
+// (its goose history holds only the ticket's migration) gets its class
+// table from a rerun of up with the same settings, which says so and
+// leaves the counter as it is.
+func TestTicketsUpAddsClassTable(t *testing.T) {
+	dsn := testsrv.Database(t, testsrv.MariaDB(t))
+	args := []string{"tickets", "up", "--dsn", dsn, "--name", "t", "--increment", "1", "--offset", "1"}
+	if code, out, stderr := runCLI(t, "", nil, args...); code != 0 {
+		t.Fatalf("up: %s%s", out, stderr)
+	}
+	db := testsrv.Open(t, "mysql", dsn)
+	for _, q := range []string{"DROP TABLE t_class", "DELETE FROM t_goose_db_version WHERE version_id = 2", "UPDATE t SET id = 41"} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, stderr := runCLI(t, "", nil, args...)
+	if code != 0 || !strings.Contains(out, "t on ") || !strings.Contains(out, ": already there; class table t_class added (table, increment 1, offset 1; last ticket 41)") {
+		t.Errorf("rerun: exit %d, %q, %q", code, out, stderr)
+	}
+	if code, out, _ := runCLI(t, "", nil, "tickets", "status", "--dsn", dsn, "--name", "t"); code != 0 || strings.Contains(out, "has no class table") {
+		t.Errorf("status after the rerun: exit %d\n%s", code, out)
+	}
+}
