@@ -11,7 +11,7 @@
 //	shardid rotate [flags] [ID...]
 //	shardid worker up|status|fence [flags]
 //	shardid idgen [flags] -n COUNT
-//	shardid tickets up|next|status [flags]
+//	shardid tickets up|next|status|resume [flags]
 //	shardid segment up|next|status|resume [flags]
 //	shardid bench pg|tidb [flags]
 //

@@ -225,6 +225,3 @@ func counterTime(r pgfunc.Resumed, v int64) string {
 	l := r.Meta.LayoutOf()
 	return "it stood at " + stamp(l.TickTime(v>>l.SeqBits))
 }
-
-// stamp writes an instant for pg resume's lines.
-func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z07:00") }

@@ -4,8 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
-	"time"
+	"sync"
 
 	"github.com/shardid/shardid/tidb"
 	"github.com/shardid/shardid/tidb/tickets"
@@ -17,8 +16,9 @@ const envTicketsDSN = "SHARDID_TICKETS_DSN"
 // ticketsCommands are the "shardid tickets" subcommands.
 var ticketsCommands = map[string]command{
 	"up":     {"create a ticket name on one server with its increment and offset (goose)", runTicketsUp},
-	"next":   {"draw tickets from one or more servers, one per line", runTicketsNext},
-	"status": {"show each server's settings for a ticket name and check that they do not overlap", runTicketsStatus},
+	"next":   {"draw tickets from one or more servers, one per line; failovers and rewinds one line each on stderr", runTicketsNext},
+	"status": {"show each server's settings, counter and records for a ticket name; check that no two overlap and none went back", runTicketsStatus},
+	"resume": {"move a server whose data went back (a restore) past every ticket it could have handed out", runTicketsResume},
 }
 
 func runTickets(ctx context.Context, env *cliEnv, args []string) error {
@@ -86,7 +86,10 @@ func runTicketsUp(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	first, _ := s.First()
 	state := "already there, unchanged"
-	if len(ran) > 0 {
+	switch {
+	case len(ran) == 1 && ran[0] == tickets.ClassMigrationName(s.Name):
+		state = "already there; class table " + tickets.ClassTable(s.Name) + " added"
+	case len(ran) > 0:
 		state = "created"
 	}
 	fmt.Fprintf(env.stdout, "%s on %s: %s (%s, increment %d, offset %d; %s)\n", s.Name, redactDSN(*dsn), state, got.Kind, got.Increment, got.Offset, lastTicket(got, first))
@@ -165,8 +168,9 @@ func runTicketsNext(ctx context.Context, env *cliEnv, args []string) error {
 	var f serverFlags
 	f.register(fs)
 	count := fs.Int("n", 1, "number of tickets to print")
-	retry := fs.Duration("retry-after", tickets.DefaultRetryAfter, "how long a server that failed is passed over")
-	timeout := fs.Duration("timeout", tickets.DefaultTimeout, "bound on one draw from one server")
+	retry := fs.Duration("retry-after", tickets.DefaultRetryAfter, "how long a server that failed is first passed over (then probed, the wait doubling)")
+	budget := fs.Duration("budget", tickets.DefaultBudget, "bound on one draw from one server while another is left to ask: a hung server costs a draw at most this")
+	timeout := fs.Duration("timeout", tickets.DefaultTimeout, "bound on one draw from the last server left to ask")
 	lossy := fs.Bool("allow-lossy-commit", false, lossyCommitUsage)
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
@@ -180,73 +184,61 @@ func runTicketsNext(ctx context.Context, env *cliEnv, args []string) error {
 		return usagef("--retry-after: %s is out of range (allowed: a positive duration, e.g. %s)", *retry, tickets.DefaultRetryAfter)
 	case *timeout <= 0:
 		return usagef("--timeout: %s is out of range (allowed: a positive duration, e.g. %s)", *timeout, tickets.DefaultTimeout)
+	case !fs.set("budget"):
+		*budget = min(*budget, *timeout)
+	case *budget <= 0 || *budget > *timeout:
+		return usagef("--budget: %s is out of range (allowed: a positive duration up to --timeout, %s; e.g. %s)", *budget, *timeout, tickets.DefaultBudget)
 	}
 	servers, closeAll, err := f.open(fs)
 	if err != nil {
 		return err
 	}
 	defer closeAll()
-	cl, err := tickets.NewClient(ctx, servers, tickets.ClientSettings{Name: f.name, RetryAfter: *retry, Timeout: *timeout, AllowLossyCommit: *lossy})
+	var mu sync.Mutex // events come from the draws and from the client's own goroutines
+	say := func(e tickets.Event) {
+		if len(servers) == 1 && (e.Kind == tickets.EventServerDown || e.Kind == tickets.EventServerUp) {
+			return // with no other server to draw from, the command's own error says it
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(env.stderr, "shardid: tickets next: %s\n", env.line(eventLine(e)))
+	}
+	cl, err := tickets.NewClient(ctx, servers, tickets.ClientSettings{Name: f.name, RetryAfter: *retry, Budget: *budget, Timeout: *timeout,
+		AllowLossyCommit: *lossy, OnEvent: say})
 	if err != nil {
 		return lossyCommitHint(err)
 	}
-	for _, st := range cl.Servers() {
-		if st.LastErr != nil {
-			fmt.Fprintf(env.stderr, "shardid: tickets next: %s does not answer, going on without it for now: %s\n", st.Name, env.line(st.LastErr.Error()))
-		}
-	}
-	if printed, err := printIDs(ctx, env, int64(*count), cl.Next); err != nil {
+	printed, err := printIDs(ctx, env, int64(*count), cl.Next)
+	// Clients started later learn how far this one drew (a failure is an
+	// event line already).
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), *timeout)
+	_ = cl.Record(rctx)
+	cancel()
+	if err != nil {
 		return lossyCommitHint(fmt.Errorf("after %d of %d IDs: %w", printed, *count, err))
 	}
 	for _, st := range cl.Servers() {
-		if st.Refused != nil {
-			return lossyCommitHint(fmt.Errorf("%s was refused mid-stream (the tickets printed are unique): %w", st.Name, st.Refused))
+		switch {
+		case st.Refused != nil:
+			return lossyCommitHint(fmt.Errorf("%s was refused (the tickets printed are unique): %w", st.Name, st.Refused))
+		case st.Rewound != nil: // the event line above has the values
+			return &redactedError{msg: fmt.Sprintf("%s went back and was left out; the tickets printed are unique (shardid tickets status shows it, shardid tickets resume brings it back)", st.Name), err: st.Rewound}
 		}
 	}
 	return nil
 }
 
-func runTicketsStatus(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "tickets status")
-	var f serverFlags
-	f.register(fs)
-	if err := parseFlags(env, fs, args); err != nil {
-		return err
+// eventLine says what a ticket client's event means, in one line, naming
+// the flags where the package names its settings.
+func eventLine(e tickets.Event) string {
+	if e.Err != nil {
+		e.Err = lossyCommitHint(e.Err)
 	}
-	if fs.NArg() > 0 {
-		return usagef("tickets status: unexpected argument %q", fs.Arg(0))
+	switch e.Kind {
+	case tickets.EventRewound, tickets.EventRefused:
+		return e.Err.Error()
+	case tickets.EventServerDown:
+		return fmt.Sprintf("%s is down, drawing from the others; one draw tries it again in %s: %v", e.Server, e.Backoff, e.Err)
 	}
-	servers, closeAll, err := f.open(fs)
-	if err != nil {
-		return err
-	}
-	defer closeAll()
-	var read []tickets.ServerSettings
-	var failed []string
-	fmt.Fprintf(env.stdout, "%-40s %-8s %-9s %-6s %s\n", "SERVER", "KIND", "INCREMENT", "OFFSET", "LAST")
-	for _, s := range servers {
-		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		got, err := tickets.Read(rctx, s.DB, f.name)
-		cancel()
-		if err != nil {
-			fmt.Fprintf(env.stdout, "%-40s %s\n", s.Name, env.line(err.Error()))
-			failed = append(failed, s.Name)
-			continue
-		}
-		got.Server = s.Name
-		read = append(read, got)
-		last := "-"
-		if got.Kind == tickets.KindTable {
-			last = fmt.Sprint(got.Last)
-		}
-		fmt.Fprintf(env.stdout, "%-40s %-8s %-9d %-6d %s\n", s.Name, got.Kind, got.Increment, got.Offset, last)
-	}
-	if err := tickets.Check(read); err != nil {
-		return err
-	}
-	if len(failed) > 0 {
-		return fmt.Errorf("%d of %d servers could not be read: %s", len(failed), len(servers), strings.Join(failed, ", "))
-	}
-	fmt.Fprintf(env.stdout, "%d servers, increment %d, no two in one class\n", len(read), read[0].Increment)
-	return nil
+	return e.String()
 }

@@ -3,12 +3,18 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/shardid/shardid/internal/mariadb"
 	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/internal/tidbserver"
 )
 
 // TestTicketsBadInput: each invalid flag exits 2 with one line naming the
@@ -40,6 +46,17 @@ func TestTicketsBadInput(t *testing.T) {
 		{[]string{"tickets", "next", "--dsn", dsn, "--name", "t", "-n", "0"}, "-n: 0 is out of range"},
 		{[]string{"tickets", "next", "--dsn", "postgres://u@h/db", "--name", "t"}, "want a go-sql-driver/mysql DSN"},
 		{[]string{"tickets", "status", "--dsn", dsn, "--name", "a-b"}, `--name: "a-b" is not a ticket name`},
+		{[]string{"tickets", "up", "--dsn", dsn, "--name", "t_class", "--increment", "1", "--offset", "1"}, `--name: "t_class" ends in _class, the suffix of class tables`},
+		{[]string{"tickets", "next", "--dsn", dsn, "--name", "t", "--budget", "0s"}, "--budget: 0s is out of range (allowed: a positive duration up to --timeout, 2s"},
+		{[]string{"tickets", "next", "--dsn", dsn, "--name", "t", "--budget", "3s"}, "--budget: 3s is out of range (allowed: a positive duration up to --timeout, 2s"},
+		{[]string{"tickets", "resume", "--dsn", dsn, "--name", "t"}, "--offset is required: the offset of the server whose data went back"},
+		{[]string{"tickets", "resume", "--dsn", dsn, "--name", "t", "--offset", "0"}, "--offset: 0 is out of range (allowed 1-65535: the offset of the server to move)"},
+		{[]string{"tickets", "resume", "--dsn", dsn, "--name", "t", "--offset", "1", "--skip", "0"}, "--skip: 0 is out of range (allowed 1-1099511627776 tickets)"},
+		{[]string{"tickets", "resume", "--dsn", dsn, "--name", "t", "--offset", "1", "--skip", "-3"}, "--skip: -3 is out of range (allowed 1-1099511627776 tickets)"},
+		{[]string{"tickets", "resume", "--dsn", dsn, "--name", "t", "--offset", "1", "--after", "-1"}, "--after: -1 is out of range (allowed 0-4611686018427387904)"},
+		{[]string{"tickets", "resume", "--dsn", dsn, "--offset", "1"}, "--name is required"},
+		{[]string{"tickets", "resume", "--name", "t", "--offset", "1"}, "--dsn is required"},
+		{[]string{"tickets", "resume", "--dsn", dsn, "--name", "t", "--offset", "1", "extra"}, `tickets resume: unexpected argument "extra"`},
 	} {
 		code, _, stderr := runCLI(t, "", nil, c.args...)
 		if code != 2 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
@@ -56,6 +73,7 @@ func TestTicketsSecretsNeverPrinted(t *testing.T) {
 		{"tickets", "up", "--dsn", dsn, "--name", "t", "--increment", "2", "--offset", "1"},
 		{"tickets", "next", "--dsn", dsn, "--dsn", dsn, "--name", "t", "--timeout", "2s"},
 		{"tickets", "status", "--dsn", dsn, "--name", "t"},
+		{"tickets", "resume", "--dsn", dsn, "--dsn", dsn, "--name", "t", "--offset", "1"},
 	} {
 		code, out, stderr := runCLI(t, "", nil, args...)
 		if code != 1 || strings.Contains(out+stderr, "s3cret") || strings.Count(stderr, "\n") != 1 {
@@ -174,6 +192,15 @@ func TestTicketsNextSurvivesServerStop(t *testing.T) {
 	if restartedAt < 0 || oddCount(ids[restartedAt:]) == 0 {
 		t.Errorf("no ticket of a's class after its restart (at line %d)", restartedAt)
 	}
+	// The death and the return of a are told, one line each.
+	var down, back bool
+	for _, l := range strings.Split(strings.TrimSpace(errb.String()), "\n") {
+		down = down || strings.HasPrefix(l, "shardid: tickets next: "+redactDSN(a)+" is down, drawing from the others")
+		back = back || l == "shardid: tickets next: "+redactDSN(a)+" draws again"
+	}
+	if !down || !back {
+		t.Errorf("stderr says a went down: %v, came back: %v:\n%s", down, back, errb.String())
+	}
 	t.Logf("8000 tickets, %d from a, %d of them after its restart at line %d; stderr %q", oddCount(ids), oddCount(ids[max(restartedAt, 0):]), restartedAt, errb.String())
 }
 
@@ -243,5 +270,165 @@ func TestNextLossyCommit(t *testing.T) {
 		if code != 0 || strings.Count(out, "\n") != 3 {
 			t.Errorf("%v --allow-lossy-commit: exit %d, stdout %q, stderr %q", args, code, out, stderr)
 		}
+	}
+}
+
+// TestTicketsRestoreStatusResume: a ticket table reloaded from a dump on
+// two databases of the shared MariaDB standing in for two servers.
+// tickets next records how far it drew; after the reload, status shows
+// the counter below the record and fails; next leaves the server out,
+// says so on stderr, prints unique tickets and fails at the end; resume
+// moves it past and records it (a rerun moves nothing); then status shows
+// the last rewind and the resume and succeeds, and next draws from both
+// again. No ticket twice across every run.
+func TestTicketsRestoreStatusResume(t *testing.T) {
+	ctx := context.Background()
+	srv := testsrv.MariaDB(t)
+	a, b := testsrv.Database(t, srv), testsrv.Database(t, srv)
+	for i, dsn := range []string{a, b} {
+		if code, out, stderr := runCLI(t, "", nil, "tickets", "up", "--dsn", dsn, "--name", "t", "--increment", "2", "--offset", strconv.Itoa(i+1)); code != 0 {
+			t.Fatalf("up: %s%s", out, stderr)
+		}
+	}
+	both := []string{"--dsn", a, "--dsn", b, "--name", "t"}
+	next := func(n int) (int, []int64, string) {
+		t.Helper()
+		code, out, stderr := runCLI(t, "", nil, append([]string{"tickets", "next", "-n", strconv.Itoa(n)}, both...)...)
+		return code, parseIDs(t, out), stderr
+	}
+	var all []int64
+	code, ids, stderr := next(200)
+	all = append(all, ids...)
+	if code != 0 || stderr != "" {
+		t.Fatalf("next: exit %d, %q", code, stderr)
+	}
+	cfg, err := mysql.ParseDSN(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dump, err := mariadb.Dump(ctx, srv.Port(), cfg.DBName, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, ids, _ = next(2000)
+	all = append(all, ids...)
+	if code != 0 {
+		t.Fatalf("next: exit %d", code)
+	}
+	if err := mariadb.Load(ctx, srv.Port(), cfg.DBName, dump); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := runCLI(t, "", nil, append([]string{"tickets", "status"}, both...)...)
+	if code != 1 || !strings.Contains(out, "(offset 1) stands at ") || !strings.Contains(out, "the highest ticket clients recorded from it: its data went back (shardid tickets resume --offset 1)") {
+		t.Errorf("status after the reload: exit %d\n%s", code, out)
+	}
+	code, ids, stderr = next(300)
+	all = append(all, ids...)
+	if code != 1 || len(ids) != 300 || oddCount(ids) != 0 || !strings.Contains(stderr, "ticket server went back: "+redactDSN(a)+" stands at ") ||
+		!strings.Contains(stderr, "went back and was left out; the tickets printed are unique") {
+		t.Errorf("next after the reload: exit %d, %d tickets, %d of a's; stderr %q", code, len(ids), oddCount(ids), stderr)
+	}
+	code, out, stderr = runCLI(t, "", nil, append([]string{"tickets", "resume", "--offset", "1"}, both...)...)
+	if code != 0 || !strings.Contains(out, "t on "+redactDSN(a)+" (offset 1): counter moved from ") || !strings.Contains(out, "1000000 tickets past the highest of: recorded from it ") ||
+		!strings.Contains(out, "resume recorded on ") {
+		t.Errorf("resume: exit %d, %q, %q", code, out, stderr)
+	}
+	code, out, _ = runCLI(t, "", nil, append([]string{"tickets", "resume", "--offset", "1"}, both...)...)
+	if code != 0 || !strings.Contains(out, "not gone back since: left as it is (--again moves it anyway)") {
+		t.Errorf("resume again: exit %d, %q", code, out)
+	}
+	code, out, _ = runCLI(t, "", nil, append([]string{"tickets", "status"}, both...)...)
+	if code != 0 || !strings.Contains(out, "(offset 1): last rewind seen: its counter was back at ") || !strings.Contains(out, "; resumed to ") ||
+		!strings.Contains(out, "no two in one class, none went back") {
+		t.Errorf("status after the resume: exit %d\n%s", code, out)
+	}
+	code, ids, stderr = next(300)
+	all = append(all, ids...)
+	if code != 0 || oddCount(ids) == 0 || stderr != "" {
+		t.Errorf("next after the resume: exit %d, %d of a's tickets, stderr %q", code, oddCount(ids), stderr)
+	}
+	if n := dupCount(all); n != 0 {
+		t.Errorf("%d duplicate tickets among %d", n, len(all))
+	}
+}
+
+// TestTicketsNextSequenceRestart: two TiDB sequences of one name, one on a
+// TiDB server of the test's own whose data survives a restart. tickets
+// next draws 10,000; after 1,000 lines that server is killed, after 4,000
+// it is restarted. Its sequence comes back past the values the dead process
+// had cached: stderr says so in one line, with the gap; the failover and
+// the return are one line each; every ticket is unique.
+func TestTicketsNextSequenceRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server of its own and restarts it")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	srvA, err := tidbserver.StartOnDisk(ctx, tidbserver.Options{})
+	switch {
+	case errors.Is(err, tidbserver.ErrNotInstalled) && !testsrv.InCI():
+		t.Skipf("no TiDB: %v", err)
+	case err != nil:
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srvA.Stop() })
+	a, b := testsrv.Database(t, srvA), testsrv.Database(t, testsrv.TiDB(t))
+	for i, dsn := range []string{a, b} {
+		if code, out, stderr := runCLI(t, "", nil, "tickets", "up", "--dsn", dsn, "--name", "s", "--kind", "sequence", "--cache", "100",
+			"--increment", "2", "--offset", strconv.Itoa(i+1)); code != 0 {
+			t.Fatalf("up: %s%s", out, stderr)
+		}
+	}
+	w := &lineWriter{}
+	w.at = map[int]func(){
+		1000: srvA.Crash,
+		4000: func() {
+			if err := srvA.Restart(context.Background()); err != nil {
+				t.Error(err)
+			}
+		},
+	}
+	var errb bytes.Buffer
+	e := &cliEnv{stdin: strings.NewReader(""), stdout: w, stderr: &errb, getenv: func(string) string { return "" }}
+	code := run(context.Background(), e, []string{"tickets", "next", "--dsn", a, "--dsn", b, "--name", "s", "-n", "10000", "--retry-after", "50ms"})
+	ids := parseIDs(t, w.buf.String())
+	if code != 0 || len(ids) != 10000 || dupCount(ids) != 0 {
+		t.Fatalf("exit %d, %d tickets, %d duplicates; stderr %q", code, len(ids), dupCount(ids), errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(errb.String()), "\n")
+	var skipped, down, back bool
+	for _, l := range lines {
+		skipped = skipped || strings.HasPrefix(l, "shardid: tickets next: "+redactDSN(a)+" came back with ticket ") &&
+			strings.Contains(l, "(a TiDB restart drops the sequence's cache; other clients' draws count too)")
+		down = down || strings.HasPrefix(l, "shardid: tickets next: "+redactDSN(a)+" is down, drawing from the others")
+		back = back || l == "shardid: tickets next: "+redactDSN(a)+" draws again"
+	}
+	if !skipped || !down || !back {
+		t.Errorf("stderr: the gap told %v, the death %v, the return %v:\n%s", skipped, down, back, errb.String())
+	}
+}
+
+// TestTicketsUpAddsClassTable: a name set up before class tables existed
+// (its goose history holds only the ticket's migration) gets its class
+// table from a rerun of up with the same settings, which says so and
+// leaves the counter as it is.
+func TestTicketsUpAddsClassTable(t *testing.T) {
+	dsn := testsrv.Database(t, testsrv.MariaDB(t))
+	args := []string{"tickets", "up", "--dsn", dsn, "--name", "t", "--increment", "1", "--offset", "1"}
+	if code, out, stderr := runCLI(t, "", nil, args...); code != 0 {
+		t.Fatalf("up: %s%s", out, stderr)
+	}
+	db := testsrv.Open(t, "mysql", dsn)
+	for _, q := range []string{"DROP TABLE t_class", "DELETE FROM t_goose_db_version WHERE version_id = 2", "UPDATE t SET id = 41"} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, stderr := runCLI(t, "", nil, args...)
+	if code != 0 || !strings.Contains(out, "t on ") || !strings.Contains(out, ": already there; class table t_class added (table, increment 1, offset 1; last ticket 41)") {
+		t.Errorf("rerun: exit %d, %q, %q", code, out, stderr)
+	}
+	if code, out, _ := runCLI(t, "", nil, "tickets", "status", "--dsn", dsn, "--name", "t"); code != 0 || strings.Contains(out, "has no class table") {
+		t.Errorf("status after the rerun: exit %d\n%s", code, out)
 	}
 }

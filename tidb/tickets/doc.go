@@ -24,6 +24,23 @@
 // draws without writing a row per ticket. The residue check still holds:
 // the client verifies every ticket against its server's class.
 //
+// A server's data can go back: a data directory replaced by an older copy,
+// a dump reloaded, a backup restored. Its counter then hands out again the
+// tickets it handed out since that copy. The Client remembers the highest
+// ticket it drew from each server and records it, every second, in a class
+// table (ClassTable) on every server of the name; a server that hands out a
+// ticket not above that, or stands below the record, is left out
+// (ErrRewound), the ticket discarded, the rewind reported in the class
+// tables for every client and shardid tickets status to see, until Resume
+// (shardid tickets resume) moves its counter past what it could have
+// handed out.
+//
+// A server that hangs (a stuck disk, a stopped process) costs a call at
+// most ClientSettings.Budget before the call goes on to the next server;
+// afterwards only one caller at a time probes it, with a doubling backoff.
+// ClientSettings.OnEvent reports failovers, servers down and up, rewinds
+// and sequence gaps; Client.Stats counts them.
+//
 // The package lives under tidb/ because it is MySQL-family only: its SQL
 // (LAST_INSERT_ID(expr), backquoted names, information_schema, TiDB
 // sequences) has no PostgreSQL form, and PostgreSQL users have pgfunc and
@@ -31,6 +48,8 @@
 //
 // At run time it needs a database/sql MySQL driver registered by the
 // application (github.com/go-sql-driver/mysql), one *sql.DB per server, and
-// a ticket table (or TiDB sequence) on each, created by Up (shardid
-// tickets up) through goose with a version table of its own per name.
+// a ticket table (or TiDB sequence) and its class table on each, created by
+// Up (shardid tickets up) through goose with a version table of its own
+// per name. The role that draws needs UPDATE on the ticket table (or
+// SELECT on the sequence) and SELECT, INSERT, UPDATE on the class table.
 package tickets

@@ -3,12 +3,17 @@ package tickets_test
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"time"
 
 	_ "github.com/go-sql-driver/mysql" // driver "mysql"
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/internal/mariadb"
+	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/tidb/tickets"
 )
 
@@ -55,4 +60,82 @@ func ExampleNewClient() {
 		panic(err) // wraps ErrNoServer when no server could draw
 	}
 	fmt.Println(id)
+}
+
+// OnEvent reports what the client does about its servers, and Stats
+// counts it. Here server b has lost its ticket row: the first draw tries
+// it, fails over to a, and b is passed over after that. (The example runs
+// against a throwaway MariaDB server of its own.)
+func ExampleClientSettings_onEvent() {
+	ctx := context.Background()
+	dbA, dbB := exampleDatabase("example_a"), exampleDatabase("example_b")
+	for i, db := range []*sql.DB{dbA, dbB} {
+		if _, _, err := tickets.Up(ctx, db, tickets.Settings{Name: "t", Increment: 2, Offset: int64(i + 1)}); err != nil {
+			panic(err)
+		}
+	}
+	c, err := tickets.NewClient(ctx, []tickets.Server{{Name: "a", DB: dbA}, {Name: "b", DB: dbB}}, tickets.ClientSettings{
+		Name: "t",
+		OnEvent: func(e tickets.Event) { // called synchronously: must not block
+			switch e.Kind {
+			case tickets.EventFailover:
+				fmt.Printf("%s: %s → %s: %v\n", e.Kind, e.Server, e.To, errors.Is(e.Err, tickets.ErrNoTickets))
+			case tickets.EventRecordFailed:
+				// the records are written beside the draws: not part of this output
+			default:
+				fmt.Println(e.Kind, e.Server)
+			}
+		},
+	})
+	if err != nil {
+		panic(err)
+	}
+	if _, err := dbB.Exec("DELETE FROM t"); err != nil {
+		panic(err)
+	}
+	for range 3 {
+		id, err := c.Next(ctx)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println("ticket", id)
+	}
+	st := c.Stats()
+	fmt.Printf("draws %d, failovers %d, b down: %v\n", st.Draws, st.Failovers, st.Servers[1].Down)
+	// Output:
+	// server down b
+	// failover: b → a: true
+	// ticket 1
+	// ticket 3
+	// ticket 5
+	// draws 3, failovers 1, b down: true
+}
+
+var (
+	exampleOnce sync.Once
+	exampleSrv  *mariadb.Server
+)
+
+// exampleDatabase creates database name on a throwaway MariaDB server,
+// started on first use and stopped when the tests end.
+func exampleDatabase(name string) *sql.DB {
+	exampleOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		srv, err := mariadb.Start(ctx, mariadb.Options{})
+		if err != nil {
+			panic(err)
+		}
+		exampleSrv = srv
+		testsrv.AtExit(srv.Stop)
+	})
+	dsn, err := exampleSrv.CreateDatabase(context.Background(), name)
+	if err != nil {
+		panic(err)
+	}
+	db, err := sql.Open("mysql", dsn)
+	if err != nil {
+		panic(err)
+	}
+	return db
 }

@@ -95,7 +95,8 @@ func badSetting(field string, v any, reason string, args ...any) error {
 type Settings struct {
 	// Name is the ticket table (or sequence): lower-case letters, digits
 	// and _, starting with a letter or _, at most 47 bytes (its goose
-	// version table, HistoryTable, adds 17).
+	// version table, HistoryTable, adds 17), not ending in _class (the
+	// suffix of class tables, ClassTable).
 	Name string
 	// Increment is the number of residue classes, the same on every
 	// server of the name: 1..MaxIncrement. 0 means 1.
@@ -149,6 +150,10 @@ func (s Settings) normalize() (Settings, error) {
 	if err := CheckName(s.Name); err != nil {
 		return s, err
 	}
+	if strings.HasSuffix(s.Name, classSuffix) {
+		return s, badSetting("name", s.Name, "ends in %s, the suffix of class tables (%s is the class table of ticket name %s)",
+			classSuffix, s.Name, strings.TrimSuffix(s.Name, classSuffix))
+	}
 	if s.Increment == 0 {
 		s.Increment = 1
 	}
@@ -200,11 +205,26 @@ func HistoryTable(name string) string { return name + "_goose_db_version" }
 // MigrationName is the file name of name's goose migration.
 func MigrationName(name string) string { return "00001_tickets_" + name + ".sql" }
 
+// classSuffix ends the name of every class table.
+const classSuffix = "_class"
+
+// ClassTable is the table that records, on every server of ticket name
+// name, the highest ticket clients drew from each server of the name and
+// the rewinds and resumes seen (ClassRow).
+func ClassTable(name string) string { return name + classSuffix }
+
+// ClassMigrationName is the file name of the goose migration that creates
+// ClassTable(name).
+func ClassMigrationName(name string) string { return "00002_tickets_" + name + classSuffix + ".sql" }
+
 // view is the data of the sql/tickets templates.
 type view struct {
 	Dialect              shardid.Dialect
 	Kind                 Kind
-	Name                 string // quoted
+	Name                 string     // quoted
+	Class                string     // the class table, quoted
+	Rows                 []struct{} // seen: one per server
+	Target               int64      // resume: the value to move the counter to
 	Increment, Offset    int64
 	First, Before, Cache int64
 	MaxIncrement         int
@@ -217,7 +237,7 @@ var templates = template.Must(template.New("tickets").ParseFS(shardsql.Tickets, 
 // only needed by the migration, which passes normalized settings; the
 // runtime statements need the name and kind alone.
 func newView(d shardid.Dialect, s Settings) view {
-	v := view{Dialect: d, Kind: s.Kind, Name: "`" + s.Name + "`", Increment: s.Increment, Offset: s.Offset,
+	v := view{Dialect: d, Kind: s.Kind, Name: "`" + s.Name + "`", Class: "`" + ClassTable(s.Name) + "`", Increment: s.Increment, Offset: s.Offset,
 		Cache: s.Cache, MaxIncrement: MaxIncrement, Guard: d == shardid.DialectMySQL}
 	if s.Increment > 0 {
 		v.First = s.first()
@@ -234,10 +254,11 @@ func (v view) render(name string) (string, error) {
 	return strings.TrimSpace(b.String()), nil
 }
 
-// Migrations returns the goose migration that creates ticket name s.Name
-// on a server of dialect d (mysql or tidb), keyed by file name
-// (MigrationName). Hand it to a goose Provider whose version table is
-// HistoryTable(s.Name); Up does that.
+// Migrations returns the goose migrations that create ticket name s.Name
+// on a server of dialect d (mysql or tidb), keyed by file name: the ticket
+// table or sequence (MigrationName) and its class table
+// (ClassMigrationName). Hand them to a goose Provider whose version table
+// is HistoryTable(s.Name); Up does that.
 func Migrations(d shardid.Dialect, s Settings) (map[string][]byte, error) {
 	s, err := s.normalize()
 	if err != nil {
@@ -249,9 +270,14 @@ func Migrations(d shardid.Dialect, s Settings) (map[string][]byte, error) {
 	case s.Kind == KindSequence && d != shardid.DialectTiDB:
 		return nil, fmt.Errorf("%w: kind sequence needs TiDB (this server speaks MySQL's dialect; use kind table)", ErrNotTiDB)
 	}
-	text, err := newView(d, s).render("migration.sql.tmpl")
+	v := newView(d, s)
+	text, err := v.render("migration.sql.tmpl")
 	if err != nil {
 		return nil, err
 	}
-	return map[string][]byte{MigrationName(s.Name): []byte(text + "\n")}, nil
+	class, err := v.render("class.sql.tmpl")
+	if err != nil {
+		return nil, err
+	}
+	return map[string][]byte{MigrationName(s.Name): []byte(text + "\n"), ClassMigrationName(s.Name): []byte(class + "\n")}, nil
 }

@@ -36,6 +36,19 @@ func TestMigrationsGolden(t *testing.T) {
 		}
 		got := files[tickets.MigrationName(c.set.Name)]
 		golden.Check(t, filepath.Join("..", "..", "testdata", "tickets", c.file), got)
+		if len(files) != 2 {
+			t.Errorf("%s: %d files, want the ticket's and its class table's", c.file, len(files))
+		}
+	}
+	for _, c := range []struct {
+		file    string
+		dialect shardid.Dialect
+	}{{"mysql_class.sql", shardid.DialectMySQL}, {"tidb_class.sql", shardid.DialectTiDB}} {
+		files, err := tickets.Migrations(c.dialect, tickets.Settings{Name: "tickets64", Increment: 2, Offset: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden.Check(t, filepath.Join("..", "..", "testdata", "tickets", c.file), files[tickets.ClassMigrationName("tickets64")])
 	}
 }
 
@@ -77,6 +90,7 @@ func TestSettingsRefused(t *testing.T) {
 		{shardid.DialectMySQL, tickets.Settings{Name: "Tickets64"}, "name", `name "Tickets64" is not a ticket name (allowed: lower-case letters`},
 		{shardid.DialectMySQL, tickets.Settings{Name: "t`; DROP TABLE x; --"}, "name", "allowed: lower-case letters"},
 		{shardid.DialectMySQL, tickets.Settings{Name: strings.Repeat("t", 48)}, "name", "at most 47 bytes"},
+		{shardid.DialectMySQL, tickets.Settings{Name: "photos_class"}, "name", `name "photos_class" ends in _class, the suffix of class tables (photos_class is the class table of ticket name photos)`},
 		{shardid.DialectMySQL, tickets.Settings{Name: "t", Increment: 65536}, "increment", "increment 65536 is out of range (allowed 1-65535)"},
 		{shardid.DialectMySQL, tickets.Settings{Name: "t", Increment: 2, Offset: 3}, "offset", "offset 3 is out of range (allowed 1-2, the increment)"},
 		{shardid.DialectMySQL, tickets.Settings{Name: "t", Increment: -1}, "increment", "increment -1 is out of range"},
@@ -128,7 +142,8 @@ func TestStatementsParseWithTiDB(t *testing.T) {
 			t.Fatal(err)
 		}
 		stmts = append(stmts, upStatements(t, string(files[tickets.MigrationName(c.set.Name)]))...)
-		for _, name := range []string{"draw", "explain", "kind", "settings", "sequence"} {
+		stmts = append(stmts, upStatements(t, string(files[tickets.ClassMigrationName(c.set.Name)]))...)
+		for _, name := range []string{"draw", "explain", "kind", "settings", "sequence", "class", "seen", "rewound", "resumed", "resume"} {
 			s, err := tickets.Statement("tidb", c.set, name)
 			if err != nil {
 				t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/shardid/shardid/internal/idcheck"
+	"github.com/shardid/shardid/internal/mariadb"
 	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/tidb/tickets"
 )
@@ -47,7 +48,7 @@ func TestUpReadDraw(t *testing.T) {
 			name := strings.ReplaceAll(c.name, "-", "_")
 			want := tickets.Settings{Name: name, Increment: 3, Offset: 2, Start: 100, Kind: c.kind}
 			ran, got, err := tickets.Up(ctx, c.db, want)
-			if err != nil || len(ran) != 1 || got.Kind != c.kind || got.Increment != 3 || got.Offset != 2 {
+			if err != nil || len(ran) != 2 || got.Kind != c.kind || got.Increment != 3 || got.Offset != 2 {
 				t.Fatalf("up: ran %v, %+v, %v", ran, got, err)
 			}
 			if ran, _, err := tickets.Up(ctx, c.db, want); err != nil || len(ran) != 0 {
@@ -112,14 +113,22 @@ func TestNewClientRefusesOverlap(t *testing.T) {
 	}
 }
 
-// drawLoop draws from cl in goroutines until stopped, keeping every ticket.
+// drawLoop draws from cl in goroutines until stopped, keeping every
+// ticket, and when each call ended and how long it took.
 type drawLoop struct {
 	stop  chan struct{}
 	wg    sync.WaitGroup
 	total atomic.Int64
 	mu    sync.Mutex
 	ids   []int64
+	calls []call
 	errs  []error
+}
+
+// call is one Next: when it ended and how long it took.
+type call struct {
+	end  time.Time
+	took time.Duration
 }
 
 func startLoop(cl *tickets.Client, goroutines int) *drawLoop {
@@ -129,14 +138,21 @@ func startLoop(cl *tickets.Client, goroutines int) *drawLoop {
 		go func() {
 			defer l.wg.Done()
 			var ids []int64
-			defer func() { l.mu.Lock(); l.ids = append(l.ids, ids...); l.mu.Unlock() }()
+			var calls []call
+			defer func() {
+				l.mu.Lock()
+				l.ids, l.calls = append(l.ids, ids...), append(l.calls, calls...)
+				l.mu.Unlock()
+			}()
 			for {
 				select {
 				case <-l.stop:
 					return
 				default:
 				}
+				start := time.Now()
 				id, err := cl.Next(context.Background())
+				calls = append(calls, call{time.Now(), time.Since(start)})
 				if err != nil {
 					l.mu.Lock()
 					l.errs = append(l.errs, err)
@@ -156,6 +172,19 @@ func (l *drawLoop) finish() []int64 {
 	close(l.stop)
 	l.wg.Wait()
 	return l.ids
+}
+
+// ownPair starts two MariaDB servers of the test's own and creates ticket
+// name on both, increment 2: a (servers[0]) offset 1, b offset 2.
+func ownPair(t *testing.T, name string) (srvA, srvB *mariadb.Server, servers []tickets.Server) {
+	t.Helper()
+	srvA, srvB = testsrv.NewMariaDB(t), testsrv.NewMariaDB(t)
+	for i, srv := range []*mariadb.Server{srvA, srvB} {
+		db := testsrv.Open(t, "mysql", testsrv.Database(t, srv))
+		up(t, db, tickets.Settings{Name: name, Increment: 2, Offset: int64(i + 1)})
+		servers = append(servers, tickets.Server{Name: string(rune('a' + i)), DB: db})
+	}
+	return srvA, srvB, servers
 }
 
 // odd counts odd tickets: server a's class of increment 2.
@@ -180,12 +209,8 @@ func TestFailover(t *testing.T) {
 		t.Skip("starts two servers of its own and kills one")
 	}
 	ctx := context.Background()
-	srvA, srvB := testsrv.NewMariaDB(t), testsrv.NewMariaDB(t)
-	a := testsrv.Open(t, "mysql", testsrv.Database(t, srvA))
-	b := testsrv.Open(t, "mysql", testsrv.Database(t, srvB))
-	up(t, a, tickets.Settings{Name: "tickets64", Increment: 2, Offset: 1})
-	up(t, b, tickets.Settings{Name: "tickets64", Increment: 2, Offset: 2})
-	servers := []tickets.Server{{Name: "a", DB: a}, {Name: "b", DB: b}}
+	srvA, _, servers := ownPair(t, "tickets64")
+	a, b := servers[0].DB, servers[1].DB
 	cl, err := tickets.NewClient(ctx, servers, tickets.ClientSettings{Name: "tickets64", RetryAfter: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
