@@ -61,6 +61,9 @@ type Table struct {
 	Options []string
 	// Partition is the PARTITION BY clause, or "".
 	Partition string
+	// Partitions is how many partitions the clause makes (0 without one):
+	// TiDB pre-splits each of them.
+	Partitions int
 	// RangePartition is the expression of a PARTITION BY RANGE or LIST
 	// (COLUMNS) clause, which puts each row by its value; nil for none
 	// and for HASH and KEY, which take any value.
@@ -368,6 +371,7 @@ func fromCreate(ct *ast.CreateTableStmt) (*Table, error) {
 		t.Options = append(t.Options, s)
 	}
 	if ct.Partition != nil {
+		t.Partitions = max(int(ct.Partition.Num), len(ct.Partition.Definitions))
 		if t.Partition, err = restore(ct.Partition); err != nil {
 			return nil, fmt.Errorf("table %s: print partitioning: %w", t.Name, err)
 		}

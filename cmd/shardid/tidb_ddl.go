@@ -21,6 +21,8 @@ type renderFlags struct {
 	noPreSplit                     bool
 	digits, idDigits, lead         int
 	alter, skipData                bool
+	target                         string
+	minSplit                       int64
 }
 
 // preSplitValue is --pre-split: N or "none".
@@ -79,10 +81,14 @@ func (v intRange) Set(s string) error {
 
 func addRenderFlags(fs *flagSet, withAlter bool) *renderFlags {
 	r := &renderFlags{}
+	if withAlter { // render and gen; up and status render for the server they connect to
+		fs.StringVar(&r.target, "target", "tidb", "server the text is for: tidb (its CREATE TABLEs read right on MariaDB too), mysql or mariadb")
+	}
+	fs.Int64Var(&r.minSplit, "min-split", tidb.DefaultMinSplit, "pre-split only tables that can reach this many `rows` (a TINYINT or SMALLINT key cannot reach 1000000); 1 pre-splits every table")
 	fs.StringVar(&r.strategy, "strategy", "auto", "auto (per table; prints each choice), shard-rowid, auto-random or rotated-int")
 	fs.Var(intRange{&r.shardBits, 1, tidb.MaxShardBits}, "shard-bits", "SHARD_ROW_ID_BITS or AUTO_RANDOM shard `bits`, 1-15 (default 4 for shard-rowid, 5 for auto-random)")
 	fs.Var(preSplitValue{r}, "pre-split", "PRE_SPLIT_REGIONS `P`, 1 to the shard bits (at most 15), or none (default: the shard bits)")
-	fs.Var(intRange{&r.rangeBits, tidb.MinRangeBits, tidb.MaxRangeBits}, "range", "AUTO_RANDOM range `bits`, 32-64, leaving at least 27 bits beside the shard bits and the sign bit (default 64; 54 keeps signed IDs JavaScript-safe)")
+	fs.Var(intRange{&r.rangeBits, tidb.MinRangeBits, tidb.MaxRangeBits}, "range", "AUTO_RANDOM range `bits`, 32-64, leaving at least 27 bits beside the shard bits and the sign bit (default 54, 53 for UNSIGNED: IDs stay below 2^53, exact as JavaScript numbers; 64 is TiDB's own)")
 	fs.Var(intRange{&r.digits, 1, tidb.MaxRotateDigits}, "digits", "rotated-int: rotated digits `k`, 1-3 (default 1)")
 	fs.Var(intRange{&r.idDigits, 2, 20}, "id-digits", "rotated-int: decimal digits `D` of the IDs, 2-20: k+1 to 19, 20 for a BIGINT UNSIGNED key (default 19)")
 	fs.Var(intRange{&r.lead, 1, 9}, "lead", "rotated-int: leading `digit` of the IDs, 1-9 (default: split for every leading digit)")
@@ -101,8 +107,15 @@ func (r *renderFlags) options() (tidb.Options, error) {
 	if err != nil {
 		return tidb.Options{}, usagef("tidb: --strategy %q: allowed: auto, shard-rowid, auto-random, rotated-int", r.strategy)
 	}
+	target, err := tidb.ParseTarget(r.target)
+	if err != nil {
+		return tidb.Options{}, usagef("tidb: --target %q: allowed: tidb, mysql, mariadb", r.target)
+	}
+	if r.minSplit < 1 {
+		return tidb.Options{}, usagef("tidb: --min-split %d: allowed: 1 or more rows (1 pre-splits every table)", r.minSplit)
+	}
 	o := tidb.Options{Strategy: s, ShardBits: r.shardBits, PreSplit: r.preSplit, NoPreSplit: r.noPreSplit, RangeBits: r.rangeBits,
-		Digits: r.digits, IDDigits: r.idDigits, Lead: r.lead}
+		Digits: r.digits, IDDigits: r.idDigits, Lead: r.lead, Target: target, MinSplit: r.minSplit}
 	if err := o.Validate(); err != nil {
 		return o, usagef("tidb: %s", flagHint(err))
 	}
@@ -197,6 +210,9 @@ func printChoices(w io.Writer, ddls []*tidb.DDL, notes []string) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", d.Table.QualifiedName(), d.Options.Strategy, d.Reason)
 		for _, n := range d.Notes {
 			fmt.Fprintf(tw, "\t\t  changed: %s\n", n)
+		}
+		for _, n := range d.Costs {
+			fmt.Fprintf(tw, "\t\t  cost: %s\n", n)
 		}
 		for _, n := range append(d.KeyWarnings, d.Warnings...) {
 			fmt.Fprintf(tw, "\t\t  warning: %s\n", n)
@@ -347,7 +363,14 @@ func (m *migrationFlags) migrator(ctx context.Context, env *cliEnv, name string,
 		db.Close()
 		return nil, nil, fmt.Errorf("%s: connect to %s: %w", name, redactDSN(*m.dsn), err)
 	}
-	ms, err := m.migrations(env, name, inputs)
+	var target tidb.Target
+	if len(inputs) > 0 { // render for the server that runs it
+		if target, _, err = tidb.ServerTarget(pctx, db); err != nil {
+			db.Close()
+			return nil, nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	ms, err := m.migrations(env, name, inputs, target)
 	if err != nil {
 		db.Close()
 		return nil, nil, err
@@ -362,7 +385,7 @@ func (m *migrationFlags) migrator(ctx context.Context, env *cliEnv, name string,
 
 // migrations reads --dir, or renders the inputs in memory (their versions
 // derived from their statements).
-func (m *migrationFlags) migrations(env *cliEnv, name string, inputs []input) ([]tidb.Migration, error) {
+func (m *migrationFlags) migrations(env *cliEnv, name string, inputs []input, target tidb.Target) ([]tidb.Migration, error) {
 	if *m.dir != "" {
 		ms, err := tidb.ReadDir(os.DirFS(*m.dir))
 		if err != nil {
@@ -374,6 +397,7 @@ func (m *migrationFlags) migrations(env *cliEnv, name string, inputs []input) ([
 	if err != nil {
 		return nil, err
 	}
+	o.Target = target
 	ddls, err := renderFiles(env, m.r, o, inputs)
 	if err != nil {
 		return nil, err

@@ -30,8 +30,8 @@ const (
 // it did not pick auto-random for a key RANGE partitioning reads.
 func TestTiDBRenderWarnsOfExpressionsOnTheKey(t *testing.T) {
 	code, out, errOut := runCLI(t, "", nil, "tidb", "render", "--strategy", "auto-random", generatedKeyInput)
-	if code != 0 || !strings.Contains(out, "AUTO_RANDOM(5)") ||
-		!strings.Contains(errOut, "warning: generated column 双倍 (`编号`*2) reads 编号, whose AUTO_RANDOM values run up to 2^63-1") {
+	if code != 0 || !strings.Contains(out, "AUTO_RANDOM(5, 54)") ||
+		!strings.Contains(errOut, "warning: generated column 双倍 (`编号`*2) reads 编号, whose AUTO_RANDOM values run up to 2^53-1") {
 		t.Errorf("auto-random: exit %d, stderr %q, stdout %q", code, errOut, out)
 	}
 	code, out, errOut = runCLI(t, "", nil, "tidb", "render", "../../testdata/tidb/range_partitioned_key/input.sql")
@@ -136,7 +136,7 @@ func TestTiDBRenderScript(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if strings.Index(out, "CREATE TABLE `a`") > strings.Index(out, "CREATE TABLE `b`") || !strings.Contains(out, "AUTO_RANDOM(5)") || strings.Contains(out, "AUTO_INCREMENT") {
+	if strings.Index(out, "CREATE TABLE `a`") > strings.Index(out, "CREATE TABLE `b`") || !strings.Contains(out, "/*M! AUTO_INCREMENT */ /*T![auto_rand] AUTO_RANDOM(5, 54) */") || !strings.Contains(out, "AUTO_RANDOM_BASE=17 */ /*M! AUTO_INCREMENT=17 */") {
 		t.Errorf("output:\n%s", out)
 	}
 	for _, w := range []string{"auto-random  BIGINT AUTO_INCREMENT key", "shard-rowid  VARCHAR key", "changed: AUTO_INCREMENT on id replaced by AUTO_RANDOM", "warning: index by_at leads with at", "moved after the tables its FOREIGN KEYs reference", "DROP statements never run", "lines 2, 3: session statements"} {
