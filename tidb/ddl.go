@@ -30,6 +30,17 @@ const (
 	// RenderAlter's switch from AUTO_INCREMENT to AUTO_RANDOM needs
 	// tidb_allow_remove_auto_inc (TiDB 8.5 refuses it otherwise).
 	KindSession Kind = "session"
+	// KindForeignKey is an ALTER TABLE … ADD FOREIGN KEY that closes a
+	// cycle of FOREIGN KEYs once both tables exist.
+	KindForeignKey Kind = "fk"
+	// KindData is a script's data: INSERT, REPLACE, UPDATE, DELETE.
+	KindData Kind = "data"
+	// KindView is a CREATE VIEW.
+	KindView Kind = "view"
+	// KindRoutine is a trigger, procedure, function or event (or a CALL),
+	// which TiDB does not run: a migration for MySQL and MariaDB, a
+	// statement to apply by hand for TiDB.
+	KindRoutine Kind = "routine"
 )
 
 // Statement is one rendered SQL statement, without the final semicolon.

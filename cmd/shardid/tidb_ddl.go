@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -23,6 +24,25 @@ type renderFlags struct {
 	alter, skipData                bool
 	target                         string
 	minSplit                       int64
+	tables                         tableFlags
+	tablesFile, byHand             string
+	needByHand                     bool // render, gen, up: statements to apply by hand need --by-hand
+}
+
+// tableFlags is --table NAME=STRATEGY[,KEY=VALUE…], repeatable.
+type tableFlags []string
+
+func (t *tableFlags) String() string { return strings.Join(*t, " ") }
+
+func (t *tableFlags) Set(s string) error {
+	if !strings.Contains(s, "=") {
+		return fmt.Errorf("want NAME=STRATEGY[,KEY=VALUE…], e.g. orders=shard-rowid,pre-split=none (the goose version table is --version-table)")
+	}
+	if _, err := tidb.ParseTableSpec(s); err != nil {
+		return errors.Unwrap(err) // the flag package names the flag and value
+	}
+	*t = append(*t, s)
+	return nil
 }
 
 // preSplitValue is --pre-split: N or "none".
@@ -85,6 +105,10 @@ func addRenderFlags(fs *flagSet, withAlter bool) *renderFlags {
 		fs.StringVar(&r.target, "target", "tidb", "server the text is for: tidb (its CREATE TABLEs read right on MariaDB too), mysql or mariadb")
 	}
 	fs.Int64Var(&r.minSplit, "min-split", tidb.DefaultMinSplit, "pre-split only tables that can reach this many `rows` (a TINYINT or SMALLINT key cannot reach 1000000); 1 pre-splits every table")
+	fs.Var(&r.tables, "table", "steer one table: `NAME=STRATEGY[,KEY=VALUE…]`, KEY one of shard-bits, pre-split (N or none), range, digits, id-digits, lead, rows (repeatable; e.g. --table xxl_job_log=shard-rowid keeps its key AUTO_INCREMENT)")
+	fs.StringVar(&r.tablesFile, "tables", "", "`FILE` of --table specs, one NAME=STRATEGY[,KEY=VALUE…] a line (# comments)")
+	r.needByHand = withAlter
+	fs.StringVar(&r.byHand, "by-hand", "", "write the statements no migration runs on the target (triggers, procedures, functions and events on TiDB; LOAD DATA; source; accounts) to `FILE`, to apply by hand; required when the scripts hold any")
 	fs.StringVar(&r.strategy, "strategy", "auto", "auto (per table; prints each choice), shard-rowid, auto-random or rotated-int")
 	fs.Var(intRange{&r.shardBits, 1, tidb.MaxShardBits}, "shard-bits", "SHARD_ROW_ID_BITS or AUTO_RANDOM shard `bits`, 1-15 (default 4 for shard-rowid, 5 for auto-random)")
 	fs.Var(preSplitValue{r}, "pre-split", "PRE_SPLIT_REGIONS `P`, 1 to the shard bits (at most 15), or none (default: the shard bits)")
@@ -92,7 +116,7 @@ func addRenderFlags(fs *flagSet, withAlter bool) *renderFlags {
 	fs.Var(intRange{&r.digits, 1, tidb.MaxRotateDigits}, "digits", "rotated-int: rotated digits `k`, 1-3 (default 1)")
 	fs.Var(intRange{&r.idDigits, 2, 20}, "id-digits", "rotated-int: decimal digits `D` of the IDs, 2-20: k+1 to 19, 20 for a BIGINT UNSIGNED key (default 19)")
 	fs.Var(intRange{&r.lead, 1, 9}, "lead", "rotated-int: leading `digit` of the IDs, 1-9 (default: split for every leading digit)")
-	fs.BoolVar(&r.skipData, "skip-data", false, "skip INSERT/REPLACE/LOAD DATA/UPDATE/DELETE in the scripts instead of refusing them")
+	fs.BoolVar(&r.skipData, "skip-data", false, "leave the scripts' data (INSERT/REPLACE/UPDATE/DELETE/LOAD DATA) out; by default it becomes data migrations after the tables")
 	if withAlter {
 		fs.BoolVar(&r.alter, "alter", false, "render ALTER TABLE for existing TiDB tables (give their SHOW CREATE TABLE output)")
 	}
@@ -169,44 +193,119 @@ func readInputs(env *cliEnv, names []string) ([]input, error) {
 	return out, nil
 }
 
-// renderFiles renders every table of the input scripts, then prints to
-// stderr what was chosen for each table and why, what changed, the
-// hotspots left and what the scripts' other statements became.
-func renderFiles(env *cliEnv, r *renderFlags, o tidb.Options, inputs []input) ([]*tidb.DDL, error) {
-	var out []*tidb.DDL
-	var notes []string
-	for _, in := range inputs {
-		f := in.name
-		s, err := tidb.ParseScript(in.text, tidb.ScriptOptions{SkipData: r.skipData})
+// tableSpecs reads --table and --tables.
+func (r *renderFlags) tableSpecs() ([]tidb.TableSpec, error) {
+	var out []tidb.TableSpec
+	for _, t := range r.tables {
+		spec, err := tidb.ParseTableSpec(t)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f, err)
+			return nil, usagef("tidb: --table: %v", err)
 		}
-		for _, n := range s.Notes {
-			notes = append(notes, f+": "+n)
-		}
-		for _, t := range s.Tables {
-			var d *tidb.DDL
-			if r.alter {
-				d, err = tidb.RenderAlter(t, o)
-			} else {
-				d, err = tidb.Render(t, o)
-			}
-			if err != nil {
-				return nil, fmt.Errorf("%s: line %d: %w", f, t.Line, err)
-			}
-			out = append(out, d)
-		}
+		spec.Source = "--table " + t
+		out = append(out, spec)
 	}
-	printChoices(env.stderr, out, notes)
+	if r.tablesFile != "" {
+		b, err := os.ReadFile(r.tablesFile)
+		if err != nil {
+			var pe *os.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return nil, usagef("tidb: --tables %s: %v (want a readable file of NAME=STRATEGY lines)", r.tablesFile, err)
+		}
+		specs, err := tidb.ParseTableSpecs(r.tablesFile, string(b))
+		if err != nil {
+			return nil, usagef("tidb: --tables: %v", err)
+		}
+		out = append(out, specs...)
+	}
 	return out, nil
 }
 
-// printChoices prints one line per table (strategy and why), its changes
-// and hotspot warnings, then the scripts' notes.
-func printChoices(w io.Writer, ddls []*tidb.DDL, notes []string) {
+// renderFiles reads the input scripts as one (a data file after its
+// schema), renders them, prints to stderr what was chosen for each table
+// and why, what changed and what it costs, the hotspots left and what the
+// scripts' other statements became, and writes the statements no
+// migration runs to --by-hand.
+func renderFiles(env *cliEnv, r *renderFlags, o tidb.Options, inputs []input) (*tidb.Plan, error) {
+	specs, err := r.tableSpecs()
+	if err != nil {
+		return nil, err
+	}
+	files := make([]tidb.ScriptFile, len(inputs))
+	for i, in := range inputs {
+		files[i] = tidb.ScriptFile{Name: in.name, Text: in.text}
+		if in.name == "-" {
+			files[i].Name = "stdin"
+		}
+	}
+	s, err := tidb.ParseScripts(files, tidb.ScriptOptions{SkipData: r.skipData})
+	if err != nil {
+		return nil, err
+	}
+	p, err := tidb.RenderScript(s, tidb.PlanOptions{Options: o, Tables: specs, Alter: r.alter})
+	if errors.Is(err, tidb.ErrTableSpec) {
+		return nil, usagef("tidb: %v", err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	printChoices(env.stderr, p)
+	if len(p.ByHand) == 0 || !r.needByHand {
+		return p, nil
+	}
+	if r.byHand == "" {
+		return nil, usagef("tidb: %s: %d statement(s) that no migration runs on %s (%s): give --by-hand FILE to have them written there to apply by hand%s",
+			stmtPlace(p.ByHand[0]), len(p.ByHand), p.Target, byHandKinds(p.ByHand), map[bool]string{true: ", or render for MySQL/MariaDB with --target", false: ""}[p.Target == tidb.TargetTiDB])
+	}
+	text, err := p.ByHandText()
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(r.byHand, []byte(text+"\n"), 0o644); err != nil {
+		return nil, fmt.Errorf("--by-hand: %w", err)
+	}
+	fmt.Fprintf(env.stderr, "wrote %d statement(s) to apply by hand to %s\n", len(p.ByHand), r.byHand)
+	return p, nil
+}
+
+// stmtPlace names where a script statement starts.
+func stmtPlace(st *tidb.ScriptStatement) string {
+	if st.File != "" {
+		return fmt.Sprintf("%s: line %d", st.File, st.Line)
+	}
+	return fmt.Sprintf("line %d", st.Line)
+}
+
+// byHandKinds counts the by-hand statements by their first words, e.g.
+// "3 CREATE TRIGGER, 1 source".
+func byHandKinds(sts []*tidb.ScriptStatement) string {
+	var order []string
+	n := map[string]int{}
+	for _, st := range sts {
+		w := strings.Fields(strings.Trim(st.What, `"`))
+		k := w[0]
+		if len(w) > 1 && (strings.EqualFold(w[0], "CREATE") || strings.EqualFold(w[0], "DROP")) {
+			k += " " + w[1]
+		}
+		if n[k] == 0 {
+			order = append(order, k)
+		}
+		n[k]++
+	}
+	var parts []string
+	for _, k := range order {
+		parts = append(parts, fmt.Sprintf("%d %s", n[k], k))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// printChoices prints one line per table (strategy and why), its changes,
+// costs and warnings, then the plan's notes.
+func printChoices(w io.Writer, p *tidb.Plan) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "table\tstrategy\twhy")
-	for _, d := range ddls {
+	for _, d := range p.Tables {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", d.Table.QualifiedName(), d.Options.Strategy, d.Reason)
 		for _, n := range d.Notes {
 			fmt.Fprintf(tw, "\t\t  changed: %s\n", n)
@@ -219,9 +318,32 @@ func printChoices(w io.Writer, ddls []*tidb.DDL, notes []string) {
 		}
 	}
 	tw.Flush()
-	for _, n := range notes {
+	for _, n := range p.Notes {
 		fmt.Fprintln(w, "note: "+n)
 	}
+}
+
+// planText is what render prints: every statement the migrations would
+// run, in order, each ended by a semicolon, steps separated by blank
+// lines.
+func planText(p *tidb.Plan) string {
+	var parts []string
+	for _, d := range p.Tables {
+		parts = append(parts, strings.TrimSuffix(d.String(), "\n"))
+	}
+	for _, group := range [][]*tidb.Step{p.ForeignKeys, p.Steps} {
+		for _, st := range group {
+			var b strings.Builder
+			for i, s := range st.Statements {
+				if i > 0 {
+					b.WriteString("\n")
+				}
+				b.WriteString(s + ";")
+			}
+			parts = append(parts, b.String())
+		}
+	}
+	return strings.Join(parts, "\n\n") + "\n"
 }
 
 func runTiDBRender(ctx context.Context, env *cliEnv, args []string) error {
@@ -241,19 +363,12 @@ func runTiDBRender(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	ddls, err := renderFiles(env, r, o, inputs)
+	p, err := renderFiles(env, r, o, inputs)
 	if err != nil {
 		return err
 	}
-	for i, d := range ddls {
-		if i > 0 {
-			io.WriteString(env.stdout, "\n")
-		}
-		if _, err := io.WriteString(env.stdout, d.String()); err != nil {
-			return err
-		}
-	}
-	return nil
+	_, err = io.WriteString(env.stdout, planText(p))
+	return err
 }
 
 func runTiDBGen(ctx context.Context, env *cliEnv, args []string) error {
@@ -278,11 +393,11 @@ func runTiDBGen(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	ddls, err := renderFiles(env, r, o, inputs)
+	p, err := renderFiles(env, r, o, inputs)
 	if err != nil {
 		return err
 	}
-	ms, err := tidb.Migrations(ddls, tidb.MigrationOptions{Dir: os.DirFS(*dir)})
+	ms, err := p.Migrations(tidb.MigrationOptions{Dir: os.DirFS(*dir)})
 	if err != nil {
 		return fmt.Errorf("gen: %w", err)
 	}
@@ -309,14 +424,15 @@ type migrationFlags struct {
 	table *string
 }
 
-func addMigrationFlags(fs *flagSet) *migrationFlags {
+func addMigrationFlags(fs *flagSet, byHand bool) *migrationFlags {
 	m := &migrationFlags{
 		r:     addRenderFlags(fs, false),
 		dsn:   fs.String("dsn", "", "go-sql-driver/mysql DSN, e.g. root@tcp(127.0.0.1:4000)/app (env SHARDID_TIDB_DSN); parseTime=true is added"),
 		dir:   fs.String("dir", "", "goose migration directory (from tidb gen); instead of FILE arguments"),
-		table: fs.String("table", "", "goose version table, name or schema.name (default goose_db_version)"),
+		table: fs.String("version-table", "", "goose version table, name or schema.name (default goose_db_version)"),
 	}
 	fs.envVar("dsn", "SHARDID_TIDB_DSN")
+	m.r.needByHand = byHand
 	return m
 }
 
@@ -331,7 +447,7 @@ func (m *migrationFlags) migrator(ctx context.Context, env *cliEnv, name string,
 	}
 	popts := tidb.ProviderOptions{TableName: *m.table}
 	if err := popts.Validate(); err != nil {
-		return nil, nil, usagef("%s: --table: %v", name, err)
+		return nil, nil, usagef("%s: --version-table: %v", name, err)
 	}
 	var inputs []input
 	switch {
@@ -345,6 +461,9 @@ func (m *migrationFlags) migrator(ctx context.Context, env *cliEnv, name string,
 		}
 	default: // the FILEs: their flags checked and read before connecting
 		if _, err := m.r.options(); err != nil {
+			return nil, nil, err
+		}
+		if _, err := m.r.tableSpecs(); err != nil {
 			return nil, nil, err
 		}
 		in, err := readInputs(env, files)
@@ -398,16 +517,16 @@ func (m *migrationFlags) migrations(env *cliEnv, name string, inputs []input, ta
 		return nil, err
 	}
 	o.Target = target
-	ddls, err := renderFiles(env, m.r, o, inputs)
+	p, err := renderFiles(env, m.r, o, inputs)
 	if err != nil {
 		return nil, err
 	}
-	return tidb.Migrations(ddls, tidb.MigrationOptions{})
+	return p.Migrations(tidb.MigrationOptions{})
 }
 
 func runTiDBUp(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "tidb up")
-	m := addMigrationFlags(fs)
+	m := addMigrationFlags(fs, true)
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
@@ -441,7 +560,7 @@ func runTiDBUp(ctx context.Context, env *cliEnv, args []string) error {
 
 func runTiDBStatus(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "tidb status")
-	m := addMigrationFlags(fs)
+	m := addMigrationFlags(fs, false)
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}

@@ -103,7 +103,7 @@ func TestTiDBRenderBadInput(t *testing.T) {
 		{[]string{"--alter", seedInput}, 1, "SHOW CREATE TABLE"},
 		{[]string{generatedKeyInput}, 1, "generated_key/input.sql: line 3: render 用户表: conflicting table options: generated column 双倍 (`编号`*2) reads AUTO_INCREMENT column 编号, which TiDB refuses (ERROR 3109"},
 		{[]string{"--alter", "--strategy", "auto-random", "--range", "54", "../../testdata/tidb/auto_increment_clustered/input.sql"}, 1, "range bits of an existing column"},
-		{[]string{"-"}, 1, "-: schema script: line 1: ALTER TABLE t, which the script does not create (for an existing table use shardid tidb render --alter)"},
+		{[]string{"-"}, 1, "stdin: schema script: line 1: ALTER TABLE t, which the script does not create (for an existing table use shardid tidb render --alter)"},
 	}
 	for _, c := range cases {
 		code, out, errOut := runCLI(t, "ALTER TABLE t ADD COLUMN x INT;", nil, append([]string{"tidb", "render"}, c.args...)...)
@@ -139,7 +139,7 @@ func TestTiDBRenderScript(t *testing.T) {
 	if strings.Index(out, "CREATE TABLE `a`") > strings.Index(out, "CREATE TABLE `b`") || !strings.Contains(out, "/*M! AUTO_INCREMENT */ /*T![auto_rand] AUTO_RANDOM(5, 54) */") || !strings.Contains(out, "AUTO_RANDOM_BASE=17 */ /*M! AUTO_INCREMENT=17 */") {
 		t.Errorf("output:\n%s", out)
 	}
-	for _, w := range []string{"auto-random  BIGINT AUTO_INCREMENT key", "shard-rowid  VARCHAR key", "changed: AUTO_INCREMENT on id replaced by AUTO_RANDOM", "warning: index by_at leads with at", "moved after the tables its FOREIGN KEYs reference", "DROP statements never run", "lines 2, 3: session statements"} {
+	for _, w := range []string{"auto-random  BIGINT AUTO_INCREMENT key", "shard-rowid  VARCHAR key", "changed: AUTO_INCREMENT on id replaced by AUTO_RANDOM", "warning: index by_at leads with at", "stdin: line 5: CREATE TABLE b moved after a: its FOREIGN KEYs reference it", "DROP statements never run", "lines 2, 3: session statements"} {
 		if !strings.Contains(errOut, w) {
 			t.Errorf("stderr lacks %q:\n%s", w, errOut)
 		}
@@ -174,15 +174,15 @@ func TestTiDBGenUpStatus(t *testing.T) {
 		t.Run(srv, func(t *testing.T) {
 			dsn := serverDSN(t, srv)
 			env := map[string]string{"SHARDID_TIDB_DSN": dsn}
-			code, out, errOut := runCLI(t, "", env, "tidb", "up", "--dir", dir, "--table", "shardid_versions")
+			code, out, errOut := runCLI(t, "", env, "tidb", "up", "--dir", dir, "--version-table", "shardid_versions")
 			if code != 0 || strings.Count(out, "\n") != 4 || (srv == "mariadb") != strings.Contains(out, "SKIP  00002_split") {
 				t.Fatalf("up: exit %d\n%s\n%s", code, out, errOut)
 			}
-			code, out, _ = runCLI(t, "", env, "tidb", "up", "--dir", dir, "--table", "shardid_versions")
+			code, out, _ = runCLI(t, "", env, "tidb", "up", "--dir", dir, "--version-table", "shardid_versions")
 			if code != 0 || !strings.Contains(out, "no migrations to apply (4 already applied)") {
 				t.Fatalf("second up: exit %d\n%s", code, out)
 			}
-			code, out, errOut = runCLI(t, "", env, "tidb", "status", "--dir", dir, "--table", "shardid_versions")
+			code, out, errOut = runCLI(t, "", env, "tidb", "status", "--dir", dir, "--version-table", "shardid_versions")
 			// On MariaDB the SPLIT files are recorded but never ran:
 			// status must not call them applied.
 			want, split := 4, "applied  "
@@ -241,7 +241,7 @@ func TestTiDBUpBadInput(t *testing.T) {
 		want string
 	}{
 		{nil, []string{"up", seedInput}, "--dsn is required"},
-		{env, []string{"status", "--table", "a-b", seedInput}, "--table"},
+		{env, []string{"status", "--version-table", "a-b", seedInput}, "--version-table"},
 		{env, []string{"up", "--dir", "/nonexistent/migrations"}, "--dir /nonexistent/migrations: no such directory"},
 		{nil, []string{"up", "--dsn", "mysql://root:secret@127.0.0.1:4000/app", seedInput}, "go-sql-driver/mysql wants user:password@tcp(host:4000)/db"},
 		{nil, []string{"up", "--dsn", "root:secret@127.0.0.1:4000/app", seedInput}, "want user:password@tcp(host:4000)/db"},
