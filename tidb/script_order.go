@@ -96,7 +96,7 @@ func (r *scriptReader) breakCycle(rest []*Table, refs func(*Table) []string, pla
 			k := referenceKey(t, ix)
 			if k != "" && k != tableKey(t) && !placed[k] && byKey[k] != nil && reaches(k, tableKey(t)) {
 				r.s.ForeignKeys = append(r.s.ForeignKeys, &ForeignKey{Table: t, Key: ix})
-				closing = append(closing, fmt.Sprintf("%s → %s", cmp.Or(foreignKeyName(ix), "(unnamed)"), byKey[k].QualifiedName()))
+				closing = append(closing, fmt.Sprintf("%s (→ %s)", cmp.Or(foreignKeyName(ix), "(unnamed)"), byKey[k].QualifiedName()))
 				continue
 			}
 			keep = append(keep, ix)

@@ -3,6 +3,7 @@ package tidb
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -64,6 +65,9 @@ func ParseTableSpec(s string) (TableSpec, error) {
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		if !ok {
 			return TableSpec{}, fmt.Errorf("%w %q: %q is not KEY=VALUE (keys: %s)", ErrTableSpec, s, f, tableSpecKeys)
+		}
+		if !slices.Contains(strings.Split(tableSpecKeys, ", "), k) && k != "pre-split" {
+			return TableSpec{}, fmt.Errorf("%w %q: unknown key %q (keys: %s)", ErrTableSpec, s, k, tableSpecKeys)
 		}
 		if k == "pre-split" && v == "none" {
 			o.NoPreSplit, o.splitAsked = true, true

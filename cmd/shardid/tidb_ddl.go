@@ -250,14 +250,15 @@ func renderFiles(env *cliEnv, r *renderFlags, o tidb.Options, inputs []input) (*
 	if err != nil {
 		return nil, err
 	}
-	printChoices(env.stderr, p)
 	if len(p.ByHand) == 0 || !r.needByHand {
+		printChoices(env.stderr, p)
 		return p, nil
 	}
 	if r.byHand == "" {
 		return nil, usagef("tidb: %s: %d statement(s) that no migration runs on %s (%s): give --by-hand FILE to have them written there to apply by hand%s",
 			stmtPlace(p.ByHand[0]), len(p.ByHand), p.Target, byHandKinds(p.ByHand), map[bool]string{true: ", or render for MySQL/MariaDB with --target", false: ""}[p.Target == tidb.TargetTiDB])
 	}
+	printChoices(env.stderr, p)
 	text, err := p.ByHandText()
 	if err != nil {
 		return nil, err

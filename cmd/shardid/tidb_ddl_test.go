@@ -349,3 +349,48 @@ func TestTiDBNumberFlagsNameTheirRange(t *testing.T) {
 		t.Errorf("%d number flags checked; want 5 (--shard-bits, --range, --digits, --id-digits, --lead)", n)
 	}
 }
+
+// TestTiDBSteerAndByHand runs render over a script with a trigger and a
+// text key: --strategy auto-random alone is refused with the table's line
+// and the --table that steers it; --table and --tables steer; the trigger
+// needs --by-hand (one line naming it, exit 2) and lands in that file;
+// --target mysql keeps AUTO_INCREMENT in plain text and makes the trigger
+// part of the output instead; the old --table for the version table gets
+// a pointer to --version-table.
+func TestTiDBSteerAndByHand(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "app.sql")
+	if err := os.WriteFile(script, []byte("CREATE TABLE users (name VARCHAR(20) PRIMARY KEY);\nCREATE TABLE events (id BIGINT AUTO_INCREMENT PRIMARY KEY, v INT);\nDELIMITER ;;\nCREATE TRIGGER t1 BEFORE INSERT ON events FOR EACH ROW BEGIN SET NEW.v = 1; END;;\nDELIMITER ;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	steer := filepath.Join(dir, "steer.txt")
+	if err := os.WriteFile(steer, []byte("# text key\nusers=shard-rowid,pre-split=none\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	byHand := filepath.Join(dir, "by-hand.sql")
+	for _, c := range []struct {
+		args       []string
+		code       int
+		out, inErr string
+	}{
+		{[]string{"--strategy", "auto-random", "--by-hand", byHand, script}, 1, "", "app.sql: line 1: render users: primary key does not suit the strategy"},
+		{[]string{"--strategy", "auto-random", "--by-hand", byHand, script}, 1, "", "--table users=shard-rowid"},
+		{[]string{script}, 2, "", "app.sql: line 4: 1 statement(s) that no migration runs on tidb (1 CREATE TRIGGER): give --by-hand FILE"},
+		{[]string{"--strategy", "auto-random", "--table", "users=shard-rowid", "--by-hand", byHand, script}, 0, "`name` VARCHAR(20),\n  PRIMARY KEY (`name`) /*T![clustered_index] NONCLUSTERED */\n) /*T! SHARD_ROW_ID_BITS=4 PRE_SPLIT_REGIONS=4 */", "wrote 1 statement(s) to apply by hand"},
+		{[]string{"--strategy", "auto-random", "--tables", steer, "--by-hand", byHand, script}, 0, ") /*T! SHARD_ROW_ID_BITS=4 */;", "users   shard-rowid  chosen with --strategy"},
+		{[]string{"--table", "nosuch=shard-rowid", "--by-hand", byHand, script}, 2, "", "no table nosuch in the scripts (they create users, events)"},
+		{[]string{"--table", "goose_db_version", script}, 2, "", "the goose version table is --version-table"},
+		{[]string{"--target", "mysql", script}, 0, "`id` BIGINT AUTO_INCREMENT /*T![auto_rand] AUTO_RANDOM(5, 54) */", ""},
+		{[]string{"--target", "mysql", script}, 0, "CREATE TRIGGER t1 BEFORE INSERT ON events", ""},
+		{[]string{"--target", "oracle", script}, 2, "", `--target "oracle": allowed: tidb, mysql, mariadb`},
+	} {
+		code, out, errOut := runCLI(t, "", nil, append([]string{"tidb", "render"}, c.args...)...)
+		if code != c.code || !strings.Contains(out, c.out) || !strings.Contains(errOut, c.inErr) || (code != 0 && strings.Count(errOut, "\n") != 1) {
+			t.Errorf("render %q: exit %d, stderr %q, stdout %q; want exit %d, %q in stdout, %q in stderr", c.args, code, errOut, out, c.code, c.out, c.inErr)
+		}
+	}
+	b, err := os.ReadFile(byHand)
+	if err != nil || !strings.Contains(string(b), "-- "+script+": line 4: CREATE TRIGGER t1\n") || !strings.Contains(string(b), "DELIMITER ;;\nCREATE TRIGGER t1") {
+		t.Errorf("by-hand file (%v):\n%s", err, b)
+	}
+}
