@@ -429,9 +429,10 @@ type Migrator struct {
 	list []Migration
 
 	mu      sync.Mutex
-	target  Target         // what the server is, asked once
-	version string         // its VERSION()
-	skipped map[int64]bool // TiDB-only versions recorded without running
+	target  Target          // what the server is, asked once
+	version string          // its VERSION()
+	skipped map[int64]bool  // TiDB-only versions recorded without running
+	fkNames map[string]bool // table "\x00" FOREIGN KEY added by an applied migration (Verify)
 }
 
 // NewMigrator returns a Migrator for ms (from Migrations or ReadDir) over
@@ -539,6 +540,12 @@ type Status struct {
 	// its statement never ran: the server is not TiDB, so Up recorded it
 	// without running it.
 	Skipped bool
+	// Drift lists how the server differs from what the applied migration
+	// made (Verify only): a table dropped or changed, a view, FOREIGN KEY
+	// or routine gone.
+	Drift []string
+	// Unchecked says what Verify could not compare, and why.
+	Unchecked []string
 }
 
 // Status returns the state of every migration, in the list's order.

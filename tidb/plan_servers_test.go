@@ -172,3 +172,93 @@ func TestWrongServerRefused(t *testing.T) {
 		}
 	})
 }
+
+// TestVerifyDrift applies cycleScript and checks Verify finds nothing to
+// report (no false alarm on either server), then changes the server
+// behind the migrations' back and checks each change is reported on the
+// migration that made the object: a column added, a column's type
+// changed, a view dropped, the FOREIGN KEY that closed the cycle dropped,
+// on TiDB SHARD_ROW_ID_BITS lowered, on MariaDB the trigger dropped, and a
+// table dropped.
+func TestVerifyDrift(t *testing.T) {
+	for _, srv := range targets(t) {
+		t.Run(srv.name, func(t *testing.T) {
+			t.Parallel()
+			target := tidb.TargetMariaDB
+			if srv.tidb {
+				target = tidb.TargetTiDB
+			}
+			ms, err := cyclePlan(t, target).Migrations(tidb.MigrationOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			dsn := srv.database(t)
+			m, _, err := up(t, dsn, ms, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			report := func() map[string]string {
+				st, err := m.Verify(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				out := map[string]string{}
+				for _, s := range st {
+					if !s.Applied {
+						t.Errorf("%s pending", s.Migration.Name)
+					}
+					if len(s.Drift)+len(s.Unchecked) > 0 {
+						out[string(s.Migration.Kind)+" "+s.Migration.Table] = strings.Join(append(s.Drift, s.Unchecked...), "; ")
+					}
+				}
+				return out
+			}
+			if got := report(); len(got) != 0 {
+				t.Fatalf("drift right after up: %q", got)
+			}
+			db := testsrv.Open(t, "mysql", dsn)
+			changes := []string{
+				"ALTER TABLE store ADD COLUMN note INT",
+				"DROP VIEW managers",
+				"ALTER TABLE store DROP FOREIGN KEY fk_store_staff",
+				"ALTER TABLE store MODIFY manager INT",
+			}
+			want := map[string]string{
+				"create store":  "store: column manager is INT, the migration made it BIGINT; store: column note was added",
+				"view managers": "view managers is missing",
+				"fk store":      "FOREIGN KEY fk_store_staff of store is missing",
+			}
+			if srv.tidb {
+				changes = append(changes, "ALTER TABLE store SHARD_ROW_ID_BITS = 2")
+				want["create store"] += "; store: SHARD_ROW_ID_BITS is 2, the migration set 4"
+			} else {
+				changes = append(changes, "DROP TRIGGER staff_ins")
+				want["routine staff_ins"] = "trigger staff_ins is missing"
+			}
+			for _, c := range changes {
+				if _, err := db.Exec(c); err != nil {
+					t.Fatalf("%s: %v", c, err)
+				}
+			}
+			got := report()
+			for k, w := range want {
+				if got[k] != w {
+					t.Errorf("%s: drift %q, want %q", k, got[k], w)
+				}
+			}
+			if len(got) != len(want) {
+				t.Errorf("drift reported %q, want only %q", got, want)
+			}
+			if _, err := db.Exec("SET FOREIGN_KEY_CHECKS = 0"); err != nil {
+				t.Fatal(err)
+			}
+			db.SetMaxOpenConns(1)
+			if _, err := db.Exec("DROP TABLE staff"); err != nil {
+				t.Fatal(err)
+			}
+			if got := report()["create staff"]; got != "table staff is missing" {
+				t.Errorf("dropped table: %q", got)
+			}
+		})
+	}
+}

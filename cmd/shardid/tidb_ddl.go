@@ -570,10 +570,11 @@ func runTiDBStatus(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer done()
-	st, err := mg.Status(ctx)
+	st, err := mg.Verify(ctx)
 	if err != nil {
 		return fmt.Errorf("status: %w", err)
 	}
+	drifted := 0
 	for _, s := range st {
 		state, at := "pending", "-"
 		if s.Applied {
@@ -586,7 +587,20 @@ func runTiDBStatus(ctx context.Context, env *cliEnv, args []string) error {
 		case s.Migration.TiDBOnly:
 			only = " (TiDB only)"
 		}
+		if len(s.Drift) > 0 {
+			state = "DRIFT"
+			drifted++
+		}
 		fmt.Fprintf(env.stdout, "%-8s %-21s %s%s\n", state, at, s.Migration.Name, only)
+		for _, d := range s.Drift {
+			fmt.Fprintf(env.stdout, "%-8s %-21s   drift: %s\n", "", "", d)
+		}
+		for _, d := range s.Unchecked {
+			fmt.Fprintf(env.stdout, "%-8s %-21s   not checked: %s\n", "", "", d)
+		}
+	}
+	if drifted > 0 {
+		return fmt.Errorf("status: %d applied migration(s) no longer match the server (DRIFT above): a table, view, key or routine was dropped or changed outside the migrations", drifted)
 	}
 	return nil
 }

@@ -149,7 +149,8 @@ func TestTiDBRenderScript(t *testing.T) {
 // TestTiDBGenUpStatus writes goose files for both seed tables with gen,
 // reruns gen (no-op), refuses a changed rerun, applies with up (DSN from
 // SHARDID_TIDB_DSN) on TiDB and MariaDB, runs up again (nothing to apply)
-// and checks status names every file applied.
+// and checks status names every file applied; a table then dropped by
+// hand makes status report DRIFT and exit 1.
 func TestTiDBGenUpStatus(t *testing.T) {
 	dir := t.TempDir()
 	gen := func(args ...string) (int, string, string) {
@@ -192,6 +193,16 @@ func TestTiDBGenUpStatus(t *testing.T) {
 			if code != 0 || strings.Count(out, "applied  ") != want || strings.Contains(out, "pending") ||
 				!regexp.MustCompile(split+`.*00004_split_t_tx_branch_list\.sql \(TiDB only`).MatchString(out) {
 				t.Fatalf("status: exit %d\n%s\n%s", code, out, errOut)
+			}
+			// A table dropped by hand is DRIFT, and status fails.
+			db := testsrv.Open(t, "mysql", dsn)
+			if _, err := db.Exec("DROP TABLE T_TX_GLOBAL_LIST"); err != nil {
+				t.Fatal(err)
+			}
+			code, out, errOut = runCLI(t, "", env, "tidb", "status", "--dir", dir, "--version-table", "shardid_versions")
+			if code != 1 || !regexp.MustCompile(`DRIFT +[^\n]*00001_create_t_tx_global_list\.sql\n +drift: table T_TX_GLOBAL_LIST is missing\n`).MatchString(out) ||
+				!strings.Contains(errOut, "status: 1 applied migration(s) no longer match the server") {
+				t.Fatalf("status after DROP TABLE: exit %d\n%s\n%s", code, out, errOut)
 			}
 		})
 	}
