@@ -492,15 +492,21 @@ type Result struct {
 }
 
 // Up applies the pending migrations in the list's order and returns a
-// result for every migration, applied now or before. It stops at the first
-// failure, which leaves that migration unrecorded; an existing table gives
-// an error wrapping ErrTableExists.
+// result for every migration, applied now or before. Before it applies
+// anything it refuses migrations rendered for other servers
+// (ErrWrongServer) and collations or character sets the server lacks
+// (ErrCollation). It stops at the first failure, which leaves that
+// migration unrecorded; an existing table gives an error wrapping
+// ErrTableExists.
 func (m *Migrator) Up(ctx context.Context) ([]Result, error) {
 	st, err := m.Status(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if err := m.checkServer(ctx, st); err != nil {
+		return nil, err
+	}
+	if err := m.checkCollations(ctx, st); err != nil {
 		return nil, err
 	}
 	var out []Result

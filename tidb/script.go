@@ -101,6 +101,11 @@ type ScriptOptions struct {
 	// SkipData leaves INSERT, REPLACE, UPDATE, DELETE and LOAD DATA out
 	// (listed in Script.Notes) instead of keeping them as data statements.
 	SkipData bool
+	// Collations renames collations in table and column definitions
+	// (lower-case FROM → TO, ParseCollations), for a collation the server
+	// lacks: TiDB has no latin1_general_cs, MariaDB 10.11 no
+	// utf8mb4_0900_ai_ci. Each rename is noted.
+	Collations map[string]string
 }
 
 // ScriptFile is one script and the name its notes and errors carry.
@@ -388,6 +393,16 @@ func (r *scriptReader) routine(verb, typ, name, text string, line int) error {
 func (r *scriptReader) statement(st ast.StmtNode, line int) error {
 	if r.useDB != "" {
 		st.Accept(&unqualifier{db: r.useDB})
+	}
+	if len(r.o.Collations) > 0 {
+		switch st.(type) {
+		case *ast.CreateTableStmt, *ast.AlterTableStmt:
+			w := &collationWalker{rename: r.o.Collations}
+			st.Accept(w)
+			if len(w.changes) > 0 {
+				r.s.Notes = append(r.s.Notes, fmt.Sprintf("%s: %s: COLLATE %s (--collate)", r.where(line), statementWords(st), strings.Join(w.changes, ", ")))
+			}
+		}
 	}
 	switch n := st.(type) {
 	case *ast.CreateTableStmt:

@@ -25,8 +25,22 @@ type renderFlags struct {
 	target                         string
 	minSplit                       int64
 	tables                         tableFlags
+	collate                        collateFlags
 	tablesFile, byHand             string
 	needByHand                     bool // render, gen, up: statements to apply by hand need --by-hand
+}
+
+// collateFlags is --collate FROM=TO, repeatable.
+type collateFlags []string
+
+func (c *collateFlags) String() string { return strings.Join(*c, " ") }
+
+func (c *collateFlags) Set(s string) error {
+	if _, err := tidb.ParseCollations([]string{s}); err != nil {
+		return errors.New("want FROM=TO, two collation names, e.g. latin1_general_cs=latin1_bin")
+	}
+	*c = append(*c, s)
+	return nil
 }
 
 // tableFlags is --table NAME=STRATEGY[,KEY=VALUE…], repeatable.
@@ -106,6 +120,7 @@ func addRenderFlags(fs *flagSet, withAlter bool) *renderFlags {
 	}
 	fs.Int64Var(&r.minSplit, "min-split", tidb.DefaultMinSplit, "pre-split only tables that can reach this many `rows` (a TINYINT or SMALLINT key cannot reach 1000000); 1 pre-splits every table")
 	fs.Var(&r.tables, "table", "steer one table: `NAME=STRATEGY[,KEY=VALUE…]`, KEY one of shard-bits, pre-split (N or none), range, digits, id-digits, lead, rows (repeatable; e.g. --table xxl_job_log=shard-rowid keeps its key AUTO_INCREMENT)")
+	fs.Var(&r.collate, "collate", "rename a collation the server lacks in the scripts' tables: `FROM=TO` (repeatable; e.g. latin1_general_cs=latin1_bin for TiDB, utf8mb4_0900_ai_ci=utf8mb4_unicode_ci for MariaDB before 11.4)")
 	fs.StringVar(&r.tablesFile, "tables", "", "`FILE` of --table specs, one NAME=STRATEGY[,KEY=VALUE…] a line (# comments)")
 	r.needByHand = withAlter
 	fs.StringVar(&r.byHand, "by-hand", "", "write the statements no migration runs on the target (triggers, procedures, functions and events on TiDB; LOAD DATA; source; accounts) to `FILE`, to apply by hand; required when the scripts hold any")
@@ -239,7 +254,11 @@ func renderFiles(env *cliEnv, r *renderFlags, o tidb.Options, inputs []input) (*
 			files[i].Name = "stdin"
 		}
 	}
-	s, err := tidb.ParseScripts(files, tidb.ScriptOptions{SkipData: r.skipData})
+	collations, err := tidb.ParseCollations(r.collate)
+	if err != nil {
+		return nil, usagef("tidb: --collate: %v", err)
+	}
+	s, err := tidb.ParseScripts(files, tidb.ScriptOptions{SkipData: r.skipData, Collations: collations})
 	if err != nil {
 		return nil, err
 	}
