@@ -66,7 +66,7 @@ func Choose(t *Table) (Strategy, string) {
 
 // typeWord is the type's name without its length, e.g. VARCHAR.
 func typeWord(typ string) string {
-	w, _, _ := strings.Cut(typ, "(")
+	w, _, _ := strings.Cut(strings.TrimPrefix(typ, "NATIONAL "), "(")
 	w, _, _ = strings.Cut(w, " ")
 	return w
 }

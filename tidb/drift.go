@@ -235,11 +235,23 @@ func tableDiff(want, got *Table, tidb bool, fkNames map[string]bool) []string {
 			}
 		}
 	}
+	var unnamed []string // the columns of want's indexes without a name, which the server names
+	for _, ix := range want.Indexes {
+		if ix.Kind != "" && ix.Name == "" {
+			unnamed = append(unnamed, partCols(ix.Parts))
+		}
+	}
 	for _, gi := range got.Indexes {
 		if gi.Kind == "" || gi.Name == "" || indexNamed(want, gi.Name) != nil {
 			continue
 		}
-		if fkNames[strings.ToLower(want.Name+"\x00"+gi.Name)] || slices.ContainsFunc(got.Indexes, func(g Index) bool { return g.References != "" && strings.EqualFold(g.Name, gi.Name) }) {
+		if i := slices.Index(unnamed, partCols(gi.Parts)); i >= 0 {
+			unnamed = slices.Delete(unnamed, i, i+1)
+			continue
+		}
+		if fkNames[strings.ToLower(want.Name+"\x00"+gi.Name)] || slices.ContainsFunc(got.Indexes, func(g Index) bool {
+			return g.References != "" && (strings.EqualFold(g.Name, gi.Name) || partCols(g.Parts) == partCols(gi.Parts))
+		}) {
 			continue // the index a FOREIGN KEY needs, or needed
 		}
 		add("index %s was added", gi.Name)
@@ -263,7 +275,8 @@ func normType(t string, tidb bool) string {
 	t = strings.ToUpper(strings.TrimSpace(t))
 	t = typeCharset.ReplaceAllString(t, "")
 	t = typeWidth.ReplaceAllString(t, "$1")
-	t = strings.Replace(t, "INTEGER", "INT", 1)
+	t = strings.TrimPrefix(strings.Replace(t, "INTEGER", "INT", 1), "NATIONAL ")
+	t = strings.TrimSuffix(t, " BINARY") // CHAR(n) BINARY: a binary collation, which is not compared
 	switch {
 	case t == "CHAR":
 		t = "CHAR(1)"

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser"
+	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
 // PlanOptions configures RenderScript. The zero value renders every table
@@ -88,7 +89,7 @@ func RenderScript(s *Script, o PlanOptions) (*Plan, error) {
 	}
 	p := &Plan{Target: target, Notes: slices.Clone(s.Notes)}
 	used := make([]bool, len(o.Tables))
-	strategy := map[string]Strategy{}
+	strategy := map[string]*DDL{}
 	for _, t := range s.Tables {
 		to := o.Options
 		for i, spec := range o.Tables {
@@ -114,7 +115,7 @@ func RenderScript(s *Script, o PlanOptions) (*Plan, error) {
 				return nil, fmt.Errorf("%s: %w", tablePlace(t), err)
 			}
 		}
-		strategy[tableKey(t)] = d.Options.Strategy
+		strategy[tableKey(t)] = d
 		p.Tables = append(p.Tables, d)
 	}
 	for i, spec := range o.Tables {
@@ -188,29 +189,39 @@ func readBack(sql string) error {
 // out of a cycle, one step each.
 func (p *Plan) foreignKeys(s *Script) error {
 	for _, fk := range s.ForeignKeys {
-		alter, err := execute("foreign_key.sql.tmpl", foreignKeyView{T: fk.Table, Clause: fk.Key.Text})
+		st, err := foreignKeyStep(fk, fmt.Sprintf("FOREIGN KEY %s of %s closes a cycle of FOREIGN KEYs: added once every table exists", cmp.Or(fk.Key.Name, "(unnamed)"), fk.Table.QualifiedName()))
 		if err != nil {
 			return err
-		}
-		if err := readBack(alter); err != nil {
-			return err
-		}
-		st := &Step{Kind: KindForeignKey, Object: fk.Table.QualifiedName(), Statements: []string{alter},
-			Comment: []string{fmt.Sprintf("FOREIGN KEY %s of %s closes a cycle of FOREIGN KEYs: added once every table exists", cmp.Or(fk.Key.Name, "(unnamed)"), fk.Table.QualifiedName())}}
-		if fk.Key.Name != "" {
-			if st.Down, err = execute("foreign_key.sql.tmpl", foreignKeyView{T: fk.Table, Drop: fk.Key.Name}); err != nil {
-				return err
-			}
 		}
 		p.ForeignKeys = append(p.ForeignKeys, st)
 	}
 	return nil
 }
 
+// foreignKeyStep renders the step that adds a FOREIGN KEY to an existing
+// table, and drops it on Down when it has a name.
+func foreignKeyStep(fk *ForeignKey, comment string) (*Step, error) {
+	alter, err := execute("foreign_key.sql.tmpl", foreignKeyView{T: fk.Table, Clause: fk.Key.Text})
+	if err != nil {
+		return nil, err
+	}
+	if err := readBack(alter); err != nil {
+		return nil, err
+	}
+	st := &Step{Kind: KindForeignKey, Object: fk.Table.QualifiedName(), Statements: []string{alter}, Comment: []string{comment}}
+	if fk.Key.Name != "" {
+		if st.Down, err = execute("foreign_key.sql.tmpl", foreignKeyView{T: fk.Table, Drop: fk.Key.Name}); err != nil {
+			return nil, err
+		}
+	}
+	return st, nil
+}
+
 // statements renders data, views and routines in script order.
-func (p *Plan) statements(s *Script, strategy map[string]Strategy) error {
+func (p *Plan) statements(s *Script, tables map[string]*DDL) error {
 	var data *Step
 	var dataBytes int
+	keys := keyFiller{next: map[string]uint64{}}
 	for _, st := range s.Statements {
 		if st.Kind != KindData {
 			data = nil
@@ -219,7 +230,28 @@ func (p *Plan) statements(s *Script, strategy map[string]Strategy) error {
 		case st.ByHand:
 			p.ByHand = append(p.ByHand, st)
 		case st.Kind == KindData:
-			autoRandom := slices.ContainsFunc(st.Writes, func(w string) bool { return strategy[strings.ToLower(w)] == StrategyAutoRandom })
+			autoRandom := slices.ContainsFunc(st.Writes, func(w string) bool {
+				d := tables[strings.ToLower(w)]
+				return d != nil && d.Options.Strategy == StrategyAutoRandom
+			})
+			sql := st.SQL
+			ins, ok := st.node.(*ast.InsertStmt)
+			var d *DDL
+			if ok && len(st.Writes) == 1 {
+				d = tables[strings.ToLower(st.Writes[0])]
+			}
+			if d != nil && (d.Options.Strategy == StrategyAutoRandom || generatedKey(d.Table) != nil) {
+				filledStmt, n, span, err := keys.fill(ins, d)
+				if err != nil {
+					d.Costs = append(d.Costs, fmt.Sprintf("%s: %s: %v; rows that refer to them by number point elsewhere (--table %s=shard-rowid keeps AUTO_INCREMENT)", stmtPlace(st), st.What, err, d.Table.Name))
+				}
+				if n > 0 {
+					if sql, err = restoreData(filledStmt); err != nil {
+						return fmt.Errorf("%s: %w", stmtPlace(st), err)
+					}
+					p.Notes = append(p.Notes, fmt.Sprintf("%s: %s: %d row(s) leave the key out: given %d–%d, the keys MySQL's AUTO_INCREMENT gives them (TiDB's AUTO_INCREMENT leaves gaps in a large INSERT, AUTO_RANDOM gives random ones), so rows that refer to them by number still point at them", stmtPlace(st), st.What, n, span[0], span[1]))
+				}
+			}
 			if data == nil || data.Object != st.Object || data.fkChecks != st.ForeignKeyChecks || dataBytes+len(st.SQL) > dataStepBytes {
 				data = &Step{Kind: KindData, Object: st.Object, Transaction: true, fkChecks: st.ForeignKeyChecks}
 				dataBytes = 0
@@ -228,7 +260,7 @@ func (p *Plan) statements(s *Script, strategy map[string]Strategy) error {
 					data.Comment = append(data.Comment, "runs with FOREIGN_KEY_CHECKS=0, as the script set it")
 				}
 			}
-			if err := readBack(st.SQL); err != nil {
+			if err := readBack(sql); err != nil {
 				return fmt.Errorf("%s: %w", stmtPlace(st), err)
 			}
 			if autoRandom && !data.explicitKeys {
@@ -236,8 +268,14 @@ func (p *Plan) statements(s *Script, strategy map[string]Strategy) error {
 				data.Comment = append(data.Comment, explicitKeyNote)
 			}
 			data.Comment = append(data.Comment, fmt.Sprintf("%s: %s", stmtPlace(st), st.What))
-			data.Statements = append(data.Statements, st.SQL)
-			dataBytes += len(st.SQL)
+			data.Statements = append(data.Statements, sql)
+			dataBytes += len(sql)
+		case st.Kind == KindForeignKey:
+			step, err := foreignKeyStep(st.Key, fmt.Sprintf("%s: %s, in its place after the data before it", stmtPlace(st), st.What))
+			if err != nil {
+				return fmt.Errorf("%s: %w", stmtPlace(st), err)
+			}
+			p.Steps = append(p.Steps, step)
 		case st.Kind == KindView:
 			if err := readBack(st.SQL); err != nil {
 				return fmt.Errorf("%s: %w", stmtPlace(st), err)
@@ -293,6 +331,17 @@ func (p *Plan) statements(s *Script, strategy map[string]Strategy) error {
 			why = "TiDB runs no triggers, stored procedures, functions or events"
 		}
 		p.Notes = append(p.Notes, fmt.Sprintf("%s: %s: by hand (%s)", stmtPlace(st), st.What, why))
+	}
+	return nil
+}
+
+// generatedKey returns the column of t's single-column primary key when
+// the server generates it (AUTO_INCREMENT, AUTO_RANDOM), else nil.
+func generatedKey(t *Table) *Column {
+	if pk := t.PrimaryKey; pk != nil && len(pk.Parts) == 1 {
+		if c := t.Column(pk.Parts[0].Column); c != nil && (c.AutoIncrement || c.AutoRandom) {
+			return c
+		}
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package tidb
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"regexp"
@@ -42,6 +43,9 @@ type Script struct {
 	// not a CREATE TABLE: folded into a table, reordered, kept as a
 	// statement, or not run and why.
 	Notes []string
+	// Database is the database the scripts' last USE selected ("" for
+	// none): where the mysql client would have put their tables.
+	Database string
 	// Read is how many statements the scripts hold; Accounted how many of
 	// them ParseScripts placed (a table, a fold, a statement, a note).
 	// They are equal: a statement never goes missing without a word.
@@ -83,6 +87,10 @@ type ScriptStatement struct {
 	ByHand bool
 	// Why says why a ByHand statement is left to the user.
 	Why string
+	// Key is the FOREIGN KEY of a KindForeignKey statement: an ALTER TABLE
+	// … ADD FOREIGN KEY that comes after data, kept in its place so the
+	// data before it loads without the key, as the script does.
+	Key *ForeignKey
 	// Drop reports a DROP of a routine (DROP PROCEDURE IF EXISTS …),
 	// which goes with the routine to the by-hand list and is otherwise not
 	// run, like every DROP.
@@ -94,6 +102,8 @@ type ScriptStatement struct {
 	// File and Line say where it starts.
 	File string
 	Line int
+
+	node ast.StmtNode // a data statement as parsed, for RenderScript to give it keys
 }
 
 // ScriptOptions configures ParseScripts. The zero value keeps data.
@@ -200,7 +210,11 @@ func ParseScripts(files []ScriptFile, o ScriptOptions) (*Script, error) {
 		if len(r.others) == 4 {
 			r.others[3] = "…"
 		}
-		return nil, fmt.Errorf("%s%w (only %s)", prefix, ErrNoCreateTable, strings.Join(r.others, ", "))
+		hint := ""
+		if r.dataSeen {
+			hint = "; a data file goes after the script that creates its tables: shardid tidb render SCHEMA.sql DATA.sql"
+		}
+		return nil, fmt.Errorf("%s%w (only %s)%s", prefix, ErrNoCreateTable, strings.Join(r.others, ", "), hint)
 	}
 	if err := r.order(); err != nil {
 		return nil, err
@@ -219,6 +233,7 @@ type scriptReader struct {
 	file     string           // the file being read
 	useDB    string           // the database the last USE selected
 	fkChecks bool             // the script's FOREIGN_KEY_CHECKS
+	dataSeen bool             // a data statement was kept
 }
 
 // place names a line of the file being read: "line 7", or "f.sql:7"
@@ -439,7 +454,7 @@ func (r *scriptReader) statement(st ast.StmtNode, line int) error {
 	case *ast.CreateDatabaseStmt:
 		r.skip("CREATE DATABASE/USE not run: tables go into the connection's database", line)
 	case *ast.UseStmt:
-		r.useDB = n.DBName
+		r.useDB, r.s.Database = n.DBName, n.DBName
 		r.skip("CREATE DATABASE/USE not run: tables go into the connection's database", line)
 	case *ast.CreateViewStmt:
 		return r.view(n, line)
@@ -553,6 +568,13 @@ func (r *scriptReader) alter(n *ast.AlterTableStmt, line int) error {
 				err = fmt.Errorf("%w: ADD PRIMARY KEY: %s already has one", ErrScript, t.QualifiedName())
 			}
 			did = append(did, "ADD PRIMARY KEY")
+		case spec.Tp == ast.AlterTableAddConstraint && spec.Constraint != nil && spec.Constraint.Tp == ast.ConstraintForeignKey && r.dataSeen:
+			var ix Index
+			if ix, err = parseIndex(spec.Constraint); err == nil {
+				r.s.Statements = append(r.s.Statements, &ScriptStatement{Kind: KindForeignKey, Object: t.QualifiedName(), What: "ALTER TABLE " + t.QualifiedName() + " ADD FOREIGN KEY " + cmp.Or(ix.Name, "(unnamed)"),
+					Key: &ForeignKey{Table: t, Key: ix}, File: r.file, Line: line})
+			}
+			did = append(did, "ADD FOREIGN KEY kept after the data before it")
 		case spec.Tp == ast.AlterTableAddConstraint && spec.Constraint != nil:
 			err, did = fold(t, spec.Constraint), append(did, "ADD KEY")
 		case spec.Tp == ast.AlterTableModifyColumn || (spec.Tp == ast.AlterTableChangeColumn && len(spec.NewColumns) == 1 && spec.OldColumnName != nil && strings.EqualFold(spec.OldColumnName.Name.O, spec.NewColumns[0].Name.Name.O)):
@@ -573,6 +595,11 @@ func (r *scriptReader) alter(n *ast.AlterTableStmt, line int) error {
 		if err != nil {
 			return fmt.Errorf("line %d: %w", line, err)
 		}
+	}
+	t.markNational(n.Text())
+	if slices.Equal(slices.Compact(did), []string{"ADD FOREIGN KEY kept after the data before it"}) {
+		r.note(line, "ALTER TABLE %s ADD FOREIGN KEY kept in its place, after the data before it (which loads without the key, as in the script)", t.QualifiedName())
+		return nil
 	}
 	r.note(line, "ALTER TABLE %s (%s) folded into its CREATE TABLE", t.QualifiedName(), strings.Join(slices.Compact(did), ", "))
 	return nil

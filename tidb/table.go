@@ -3,6 +3,7 @@ package tidb
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -141,7 +142,8 @@ type Index struct {
 	Kind string
 	// Name is the index or constraint name, possibly "".
 	Name string
-	// Parts are the indexed columns or expressions.
+	// Parts are the indexed columns or expressions (a FOREIGN KEY's own
+	// columns when Kind is "").
 	Parts []IndexPart
 	// Option is the index option text (USING, COMMENT, …), or "".
 	Option string
@@ -352,6 +354,7 @@ func fromCreate(ct *ast.CreateTableStmt) (*Table, error) {
 	if len(t.Columns) == 0 {
 		return nil, fmt.Errorf("%w: table %s has no columns", ErrNotCreateTable, t.Name)
 	}
+	t.markNational(ct.Text())
 	if len(ct.SplitIndex) > 0 {
 		return nil, fmt.Errorf("%w: SPLIT INDEX clauses inside CREATE TABLE are not supported", ErrNotCreateTable)
 	}
@@ -432,6 +435,24 @@ func (t *Table) setPartition(p *ast.PartitionOptions) error {
 		return fmt.Errorf("table %s: print partitioning: %w", t.Name, err)
 	}
 	return nil
+}
+
+// nationalType matches a column of a national character type as written
+// (NVARCHAR, NCHAR, NATIONAL CHAR/VARCHAR/CHARACTER VARYING).
+var nationalType = regexp.MustCompile("(?i)(`[^`]+`|[\\w$]+)\\s+(?:NVARCHAR|NCHAR|NATIONAL\\s+(?:VARCHAR|CHAR|CHARACTER))\\b")
+
+// markNational writes NATIONAL back into the types of the columns the
+// statement text declares with a national character type: TiDB's parser
+// reads NVARCHAR(n) as VARCHAR(n) and prints no character set, while
+// MySQL and MariaDB give such a column utf8mb3. Kept as written, each
+// server reads the rendered column as it reads the input's.
+func (t *Table) markNational(text string) {
+	for _, m := range nationalType.FindAllStringSubmatch(text, -1) {
+		c := t.Column(strings.Trim(m[1], "`"))
+		if c != nil && !strings.HasPrefix(c.Type, "NATIONAL ") && !strings.Contains(strings.ToUpper(c.Type), "CHARACTER SET") {
+			c.Type = "NATIONAL " + c.Type
+		}
+	}
 }
 
 func parseColumn(cd *ast.ColumnDef) (Column, *PrimaryKey, error) {
@@ -531,6 +552,7 @@ func parseIndex(cons *ast.Constraint) (Index, error) {
 		case cons.Tp == ast.ConstraintForeignKey && cons.Refer != nil:
 			ix.References = cons.Refer.Table.Name.O
 			ix.ReferencesSchema = cons.Refer.Table.Schema.O
+			ix.Parts, _ = parseParts(cons.Keys) // its columns, for the index a server makes for it
 		case cons.Tp == ast.ConstraintCheck && cons.Expr != nil:
 			e, err := newExpr(cons.Expr)
 			if err != nil {
