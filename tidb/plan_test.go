@@ -308,3 +308,78 @@ func TestUseUnqualifies(t *testing.T) {
 		t.Errorf("data %s", d)
 	}
 }
+
+// TestSeedKeys checks the keys a plan gives seed rows that leave a
+// generated key out: what MySQL's AUTO_INCREMENT gives them, from the
+// table's AUTO_INCREMENT=N, past explicit keys, across statements, for an
+// AUTO_RANDOM key and for a key that stays AUTO_INCREMENT; an INSERT …
+// SELECT that leaves it out is named as a cost.
+func TestSeedKeys(t *testing.T) {
+	script := "CREATE TABLE album (id BIGINT AUTO_INCREMENT PRIMARY KEY, title VARCHAR(9)) AUTO_INCREMENT=5;\n" +
+		"CREATE TABLE track (id INT AUTO_INCREMENT PRIMARY KEY, album BIGINT, name VARCHAR(9));\n" +
+		"INSERT INTO album (title) VALUES ('a'),('b');\n" +
+		"INSERT INTO album VALUES (20,'c'),(NULL,'d'),(0,'e');\n" +
+		"INSERT INTO track (album, name) VALUES (5,'x'),(6,'y');\n" +
+		"INSERT INTO track (album, name) SELECT id, title FROM album;\n"
+	s, err := tidb.ParseScript(script, tidb.ScriptOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := tidb.RenderScript(s, tidb.PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var data []string
+	for _, st := range p.Steps {
+		data = append(data, st.Statements[1:len(st.Statements)-1]...)
+	}
+	want := []string{
+		"INSERT INTO `album` (`id`,`title`) VALUES\n(5,'a'),\n(6,'b')",
+		"INSERT INTO `album` VALUES\n(20,'c'),\n(21,'d'),\n(22,'e')",
+		"INSERT INTO `track` (`id`,`album`,`name`) VALUES\n(1,5,'x'),\n(2,6,'y')",
+		"INSERT INTO `track` (`album`,`name`) SELECT `id`,`title` FROM `album`",
+	}
+	if !slices.Equal(data, want) {
+		t.Errorf("data\n%q\nwant\n%q", data, want)
+	}
+	if p.Tables[0].Options.Strategy != tidb.StrategyAutoRandom || p.Tables[1].Options.Strategy != tidb.StrategyShardRowID {
+		t.Errorf("strategies %s, %s", p.Tables[0].Options.Strategy, p.Tables[1].Options.Strategy)
+	}
+	if costs := strings.Join(p.Tables[1].Costs, "\n"); !strings.Contains(costs, "line 6: \"INSERT INTO track …\": INSERT … SELECT leaves the key id out") {
+		t.Errorf("track costs %q", costs)
+	}
+	if notes := strings.Join(p.Notes, "\n"); !strings.Contains(notes, "line 3: \"INSERT INTO album …\": 2 row(s) leave the key out: given 5–6") {
+		t.Errorf("notes:\n%s", notes)
+	}
+}
+
+// TestScriptFormsKept checks three forms a script's meaning rests on: a
+// national character type stays national (MySQL gives it utf8mb3, TiDB's
+// parser would print a plain VARCHAR); an ALTER TABLE … ADD FOREIGN KEY
+// after data stays after it (the data loads without the key, as in the
+// script); and a data file alone is refused with the way to give it its
+// schema.
+func TestScriptFormsKept(t *testing.T) {
+	s, err := tidb.ParseScript("CREATE TABLE a (id INT PRIMARY KEY, n NVARCHAR(10), m NATIONAL CHAR(2), b INT);\nCREATE TABLE b (id INT PRIMARY KEY);\nINSERT INTO a VALUES (1, 'x', 'y', 7);\nALTER TABLE a ADD CONSTRAINT fk_b FOREIGN KEY (b) REFERENCES b (id);\nINSERT INTO b VALUES (7);\n", tidb.ScriptOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := s.Tables[0]; a.Columns[1].Type != "NATIONAL VARCHAR(10)" || a.Columns[2].Type != "NATIONAL CHAR(2)" || len(a.Indexes) != 0 {
+		t.Errorf("table a %+v", a)
+	}
+	p, err := tidb.RenderScript(s, tidb.PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, st := range p.Steps {
+		kinds = append(kinds, string(st.Kind)+" "+st.Object)
+	}
+	if !slices.Equal(kinds, []string{"data a", "fk a", "data b"}) || p.Steps[1].Statements[0] != "ALTER TABLE `a` ADD CONSTRAINT `fk_b` FOREIGN KEY (`b`) REFERENCES `b`(`id`)" {
+		t.Errorf("steps %q %q", kinds, p.Steps[1].Statements)
+	}
+	_, err = tidb.ParseScripts([]tidb.ScriptFile{{Name: "data.sql", Text: "SET NAMES utf8;\nINSERT INTO a VALUES (1);\n"}}, tidb.ScriptOptions{})
+	if !errors.Is(err, tidb.ErrNoCreateTable) || !strings.Contains(err.Error(), "data.sql: no CREATE TABLE") || !strings.Contains(err.Error(), "shardid tidb render SCHEMA.sql DATA.sql") {
+		t.Errorf("data alone: %v", err)
+	}
+}
