@@ -51,7 +51,7 @@ func FuzzParseScript(f *testing.F) {
 		for _, target := range tidb.Targets() {
 			p, err := tidb.RenderScript(s, tidb.PlanOptions{Options: tidb.Options{Target: target}})
 			if err != nil {
-				if !errors.Is(err, tidb.ErrKey) && !errors.Is(err, tidb.ErrConflict) && !errors.Is(err, tidb.ErrRangeBits) && !errors.Is(err, tidb.ErrDigits) && !errors.Is(err, tidb.ErrInvalidIdentifier) {
+				if !errors.Is(err, tidb.ErrKey) && !errors.Is(err, tidb.ErrConflict) && !errors.Is(err, tidb.ErrRangeBits) && !errors.Is(err, tidb.ErrDigits) && !errors.Is(err, tidb.ErrInvalidIdentifier) && !errors.Is(err, tidb.ErrScript) {
 					t.Fatalf("%q: RenderScript: %v", text, err)
 				}
 				continue

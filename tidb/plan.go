@@ -176,13 +176,27 @@ func shortList(names []string) string {
 }
 
 // readBack parses a statement shardid wrote with TiDB's parser: it must be
-// exactly one statement TiDB reads.
+// exactly one statement TiDB reads. A statement TiDB's parser reads but
+// does not read back as it prints it (a name of bytes that are not UTF-8)
+// is refused, wrapping ErrScript, rather than written.
 func readBack(sql string) error {
 	stmts, err := parseSQL(parser.New(), sql)
 	if err != nil || len(stmts) != 1 {
-		return fmt.Errorf("rendered a statement TiDB's parser does not read as one statement (%d, %v): %.80s", len(stmts), err, sql)
+		msg := fmt.Sprintf("%d statements", len(stmts))
+		if err != nil {
+			msg = firstLine(err.Error())
+		}
+		return fmt.Errorf("%w: TiDB's parser reads the statement but not its own printing of it (%s): %q; write it plainer (names in valid UTF-8)", ErrScript, msg, truncate(sql, 80))
 	}
 	return nil
+}
+
+// truncate shortens s to n bytes, marking the cut.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }
 
 // foreignKeys renders the ALTER TABLE … ADD FOREIGN KEY of each key moved
