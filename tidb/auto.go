@@ -66,7 +66,7 @@ func Choose(t *Table) (Strategy, string) {
 
 // typeWord is the type's name without its length, e.g. VARCHAR.
 func typeWord(typ string) string {
-	w, _, _ := strings.Cut(typ, "(")
+	w, _, _ := strings.Cut(strings.TrimPrefix(typ, "NATIONAL "), "(")
 	w, _, _ = strings.Cut(w, " ")
 	return w
 }
@@ -82,39 +82,88 @@ func autoRandomColumn(t *Table) *Column {
 }
 
 // hotspots returns a warning for each index that still takes every insert
-// at one end under strategy s: one whose leading column grows
-// (AUTO_INCREMENT, a time defaulting to now). A clustered key is the
-// table's rows themselves; under auto-random it no longer grows.
+// at one end under strategy s, and for each that does within the values
+// of its leading columns:
+//
+//   - an index led by a growing column (AUTO_INCREMENT, a time defaulting
+//     to now) takes every insert in its last region; one led by a DATETIME
+//     or TIMESTAMP the application fills does when that holds the time of
+//     the write;
+//   - a growing column after the first grows at one end within each value
+//     of the columns before it (few values: few hot spots);
+//   - under shard-rowid, a single-integer primary key the application
+//     fills stays a NONCLUSTERED index: Snowflake IDs, segments and ticket
+//     servers fill it with rising values.
+//
+// A clustered key is the table's rows themselves; under auto-random it no
+// longer grows.
 func hotspots(t *Table, s Strategy) []string {
 	var out []string
 	check := func(what string, parts []IndexPart) {
-		if len(parts) == 0 || parts[0].Column == "" {
+		for i, p := range parts {
+			c := t.Column(p.Column)
+			if p.Column == "" || c == nil || (c.AutoIncrement && s == StrategyAutoRandom) {
+				continue
+			}
+			why := ""
+			switch {
+			case c.AutoIncrement:
+				why = "is AUTO_INCREMENT"
+			case c.Growing:
+				why = "defaults to the current time"
+			case i == 0 && isWriteTime(c):
+				out = append(out, fmt.Sprintf("%s leads with %s, a %s the application fills: if it writes the time of the insert there, the index's last region takes every insert", what, c.Name, typeWord(strings.ToUpper(c.Type))))
+				return
+			default:
+				continue
+			}
+			if i == 0 {
+				out = append(out, fmt.Sprintf("%s leads with %s, which %s: the index's last region takes every insert", what, c.Name, why))
+			} else {
+				out = append(out, fmt.Sprintf("%s holds %s after %s: %s %s, so rows sharing the leading values are written at one end of the index (a hot spot per value)", what, c.Name, partNames(parts[:i]), c.Name, why))
+			}
 			return
 		}
-		c := t.Column(parts[0].Column)
-		if c == nil || !c.Growing || (c.AutoIncrement && s == StrategyAutoRandom) {
-			return
-		}
-		why := "is AUTO_INCREMENT"
-		if !c.AutoIncrement {
-			why = "defaults to the current time"
-		}
-		out = append(out, fmt.Sprintf("%s leads with %s, which %s: the index's last region takes every insert", what, c.Name, why))
 	}
 	if pk := t.PrimaryKey; pk != nil && s == StrategyShardRowID {
 		check("the NONCLUSTERED primary key", pk.Parts)
+		if len(pk.Parts) == 1 {
+			if c := t.Column(pk.Parts[0].Column); c != nil && c.Integer && !c.AutoIncrement && !c.AutoRandom && c.Generated == nil {
+				hint := "auto-random or rotated-int keep a BIGINT key spread (--table NAME=…)"
+				if !c.BigInt {
+					hint = "a BIGINT key could take auto-random or rotated-int (--table NAME=…)"
+				}
+				out = append(out, fmt.Sprintf("the NONCLUSTERED primary key %s is filled by the application: if it fills it with rising values (Snowflake IDs, segments, a ticket server), the index's last region takes every insert; %s", c.Name, hint))
+			}
+		}
 	}
 	for _, ix := range t.Indexes {
-		if ix.Kind == "" {
+		if ix.Kind == "" || ix.Kind == "FULLTEXT KEY" {
 			continue
 		}
-		name := ix.Name
-		if name == "" {
-			name = "(unnamed)"
-		}
-		check("index "+name, ix.Parts)
+		check("index "+cmp.Or(ix.Name, "(unnamed)"), ix.Parts)
 	}
 	return out
+}
+
+// isWriteTime reports a DATETIME or TIMESTAMP column without a DEFAULT of
+// the current time: the application fills it, often with the time of the
+// write.
+func isWriteTime(c *Column) bool {
+	switch typeWord(strings.ToUpper(c.Type)) {
+	case "DATETIME", "TIMESTAMP":
+		return !c.Growing
+	}
+	return false
+}
+
+// partNames lists the column names of key parts.
+func partNames(parts []IndexPart) string {
+	var names []string
+	for _, p := range parts {
+		names = append(names, cmp.Or(p.Column, "("+p.Expr+")"))
+	}
+	return strings.Join(names, ", ")
 }
 
 // exprKind is a kind of expression that TiDB evaluates on every insert.

@@ -138,8 +138,22 @@ func checkDDL(t *testing.T, d *tidb.DDL, alter bool) {
 				if wantR := o.RangeBits; wantR != 64 && f.autoRandomRange != wantR {
 					t.Errorf("AUTO_RANDOM range %d, want %d", f.autoRandomRange, wantR)
 				}
-				if f.clustering != ast.PrimaryKeyTypeClustered || f.shardRowIDBits != -1 || f.autoIncrement {
-					t.Errorf("AUTO_RANDOM needs CLUSTERED, no SHARD_ROW_ID_BITS, no AUTO_INCREMENT: got %v, %d, %v", f.clustering, f.shardRowIDBits, f.autoIncrement)
+				wantPre := o.PreSplit
+				if o.NoPreSplit {
+					wantPre = -1
+				}
+				if f.preSplit != wantPre {
+					t.Errorf("PRE_SPLIT_REGIONS = %d, want %d", f.preSplit, wantPre)
+				}
+				// TiDB's parser reads AUTO_INCREMENT only in the MySQL text
+				// (where TiDB refuses the table); the others carry it for
+				// MariaDB in a /*M! comment TiDB skips.
+				mysql := o.Target == tidb.TargetMySQL
+				if f.clustering != ast.PrimaryKeyTypeClustered || f.shardRowIDBits != -1 || f.autoIncrement != mysql {
+					t.Errorf("AUTO_RANDOM needs CLUSTERED, no SHARD_ROW_ID_BITS, AUTO_INCREMENT only for MySQL: got %v, %d, %v", f.clustering, f.shardRowIDBits, f.autoIncrement)
+				}
+				if !mysql && !strings.Contains(st.SQL, "/*M! AUTO_INCREMENT */ /*T![auto_rand]") && !strings.Contains(strings.Join(d.Notes, " "), "gets no AUTO_INCREMENT for MariaDB") {
+					t.Errorf("the AUTO_RANDOM key keeps no AUTO_INCREMENT for MariaDB:\n%s", st.SQL)
 				}
 			case tidb.StrategyRotatedInt:
 				if f.clustering != ast.PrimaryKeyTypeClustered || f.shardRowIDBits != -1 || f.autoRandomCol != "" {
@@ -166,7 +180,7 @@ func checkDDL(t *testing.T, d *tidb.DDL, alter bool) {
 					t.Fatal(err)
 				}
 				want = len(pts)
-			case alter && o.Strategy == tidb.StrategyShardRowID:
+			case alter && (o.Strategy == tidb.StrategyShardRowID || o.Strategy == tidb.StrategyAutoRandom):
 				want = 1<<o.PreSplit - 1
 			}
 			if f.splitValues != want {

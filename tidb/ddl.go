@@ -2,7 +2,9 @@ package tidb
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,6 +30,17 @@ const (
 	// RenderAlter's switch from AUTO_INCREMENT to AUTO_RANDOM needs
 	// tidb_allow_remove_auto_inc (TiDB 8.5 refuses it otherwise).
 	KindSession Kind = "session"
+	// KindForeignKey is an ALTER TABLE … ADD FOREIGN KEY that closes a
+	// cycle of FOREIGN KEYs once both tables exist.
+	KindForeignKey Kind = "fk"
+	// KindData is a script's data: INSERT, REPLACE, UPDATE, DELETE.
+	KindData Kind = "data"
+	// KindView is a CREATE VIEW.
+	KindView Kind = "view"
+	// KindRoutine is a trigger, procedure, function or event (or a CALL),
+	// which TiDB does not run: a migration for MySQL and MariaDB, a
+	// statement to apply by hand for TiDB.
+	KindRoutine Kind = "routine"
 )
 
 // Statement is one rendered SQL statement, without the final semicolon.
@@ -40,6 +53,11 @@ type Statement struct {
 	// TABLE, ALTER … SHARD_ROW_ID_BITS, … AUTO_RANDOM); the others run
 	// everywhere, with their TiDB clauses in comments.
 	TiDBOnly bool
+	// OnlyOn lists the servers that read the statement as intended, nil
+	// for all: a CREATE TABLE whose key is AUTO_RANDOM reads right on TiDB
+	// and MariaDB (TargetTiDB) or on MySQL and MariaDB (TargetMySQL), and a
+	// Migrator refuses it elsewhere instead of running it.
+	OnlyOn []Target
 
 	plain string // a CREATE without the input's IF NOT EXISTS, for Migrations
 	down  string // the undo of a script statement, for Migrations
@@ -66,6 +84,11 @@ type DDL struct {
 	// key: they see its values, random bits at the top included, and may
 	// fail inserts (an overflow, a failed CHECK, no partition).
 	KeyWarnings []string
+	// Costs say what the rendered table costs its readers compared with
+	// the input: keys that no longer rise in insert order, values past
+	// 2^53, a FULLTEXT index TiDB does not build, regions multiplied by
+	// partitions.
+	Costs []string
 	// Statements in the order they must run, on one session when one of
 	// them is a KindSession.
 	Statements []Statement
@@ -105,11 +128,21 @@ type createView struct {
 	ShardRowIDBits int    // shard-rowid
 	PreSplit       int    // shard-rowid; 0 means none
 	// DropTableOptions are table options to leave out (AUTO_INCREMENT=N
-	// beside AUTO_RANDOM).
+	// beside AUTO_RANDOM, written as AutoRandomBase instead).
 	DropTableOptions []string
 	// AutoRandomColumn names the AUTO_RANDOM column (auto-random).
 	AutoRandomColumn          string
 	AutoRandomBits, RangeBits int
+	// AutoIncrement is how the AUTO_RANDOM column keeps AUTO_INCREMENT
+	// for the other servers: "/*M! AUTO_INCREMENT */" (MariaDB reads it,
+	// TiDB and MySQL skip it) or "AUTO_INCREMENT" (TargetMySQL).
+	AutoIncrement string
+	// AutoRandomBase is the input's AUTO_INCREMENT=N carried over as TiDB's
+	// AUTO_RANDOM_BASE=N and MariaDB's AUTO_INCREMENT=N (0 for none).
+	AutoRandomBase uint64
+	// PlainAutoIncrementBase writes AUTO_INCREMENT=N in plain text
+	// (TargetMySQL) rather than for MariaDB only.
+	PlainAutoIncrementBase bool
 }
 
 // splitView is the data of split_table.sql.tmpl.
@@ -154,7 +187,7 @@ func Render(t *Table, o Options) (*DDL, error) {
 
 // resolve picks the strategy (Choose for auto), drops the options auto
 // does not apply to the pick, fills in defaults and validates the result.
-func resolve(t *Table, o Options) (Options, string, error) {
+func resolve(t *Table, o Options, alter bool) (Options, string, error) {
 	if err := o.Validate(); err != nil {
 		return o, "", err
 	}
@@ -167,7 +200,14 @@ func resolve(t *Table, o Options) (Options, string, error) {
 			o.RangeBits = 0
 		}
 	}
-	o = o.withDefaults(autoRandomColumn(t))
+	var key *Column
+	if pk := t.PrimaryKey; pk != nil && len(pk.Parts) == 1 {
+		key = t.Column(pk.Parts[0].Column)
+	}
+	if alter && o.Strategy == StrategyAutoRandom && o.RangeBits == 0 {
+		o.RangeBits = TiDBRangeBits // the only range ALTER … AUTO_RANDOM takes
+	}
+	o = o.withDefaults(autoRandomColumn(t), key)
 	if err := o.Validate(); err != nil {
 		return o, "", err
 	}
@@ -178,7 +218,7 @@ func resolve(t *Table, o Options) (Options, string, error) {
 }
 
 func render(t *Table, o Options) (*DDL, error) {
-	o, reason, err := resolve(t, o)
+	o, reason, err := resolve(t, o, false)
 	if err != nil {
 		return nil, err
 	}
@@ -186,6 +226,7 @@ func render(t *Table, o Options) (*DDL, error) {
 	d := &DDL{Table: t, Options: o, Reason: reason}
 	note := func(format string, args ...any) { d.Notes = append(d.Notes, fmt.Sprintf(format, args...)) }
 	var split []uint64
+	var only []Target // servers that read the CREATE as intended; nil for all
 	switch o.Strategy {
 	case StrategyShardRowID:
 		if c := autoRandomColumn(t); c != nil {
@@ -193,6 +234,7 @@ func render(t *Table, o Options) (*DDL, error) {
 		}
 		v.Clustering = "NONCLUSTERED"
 		v.ShardRowIDBits = o.ShardBits
+		o = splitRule(t, o, note)
 		if !o.NoPreSplit {
 			v.PreSplit = o.PreSplit
 		}
@@ -210,16 +252,50 @@ func render(t *Table, o Options) (*DDL, error) {
 		if err := checkIncrementBits(o.ShardBits, o.RangeBits, !c.Unsigned); err != nil {
 			return nil, err
 		}
+		if o.PreSplit > o.ShardBits {
+			return nil, fmt.Errorf("%w: PRE_SPLIT_REGIONS=%d above AUTO_RANDOM's %d shard bits (TiDB would silently lower it; allowed: 1–%d)", ErrPreSplit, o.PreSplit, o.ShardBits, o.ShardBits)
+		}
 		v.Clustering = "CLUSTERED"
 		v.AutoRandomColumn, v.AutoRandomBits, v.RangeBits = c.Name, o.ShardBits, o.RangeBits
-		if c.AutoIncrement {
-			note("AUTO_INCREMENT on %s replaced by AUTO_RANDOM", c.Name)
+		o = splitRule(t, o, note)
+		if !o.NoPreSplit {
+			v.PreSplit = o.PreSplit
+		}
+		v.AutoIncrement = "/*M! AUTO_INCREMENT */"
+		only = []Target{TargetTiDB, TargetMariaDB}
+		if o.Target == TargetMySQL {
+			v.AutoIncrement, v.PlainAutoIncrementBase = "AUTO_INCREMENT", true
+			only = []Target{TargetMySQL, TargetMariaDB}
+		}
+		if check := checkOn(t, c.Name); check != "" {
+			// MariaDB (ERROR 1901) and MySQL (ERROR 3818) refuse a CHECK
+			// that reads an AUTO_INCREMENT column.
+			if o.Target == TargetMySQL {
+				return nil, fmt.Errorf("%w: %s reads %s, and MySQL refuses a CHECK on an AUTO_INCREMENT column (ERROR 3818): check it in the application, or render for TiDB", ErrConflict, check, c.Name)
+			}
+			v.AutoIncrement, only = "", []Target{TargetTiDB}
+			note("%s gets no AUTO_INCREMENT for MariaDB: %s reads it, which MariaDB refuses beside AUTO_INCREMENT (ERROR 1901)", c.Name, check)
+		}
+		switch {
+		case v.AutoIncrement == "":
+			if c.AutoIncrement {
+				note("AUTO_INCREMENT on %s replaced by AUTO_RANDOM", c.Name)
+			}
+		case c.AutoIncrement:
+			note("AUTO_INCREMENT on %s replaced by AUTO_RANDOM on TiDB (%s keeps it for %s)", c.Name, v.AutoIncrement, otherServers(o.Target))
+		default:
+			note("%s keeps AUTO_INCREMENT for %s (%s)", c.Name, otherServers(o.Target), v.AutoIncrement)
 		}
 		v.DropTableOptions = autoIncrementOptions(t)
-		for _, s := range v.DropTableOptions {
-			note("table option %s left out (AUTO_RANDOM allocates the key)", s)
+		if len(v.DropTableOptions) > 0 {
+			v.AutoRandomBase = autoIncrementBase(v.DropTableOptions[len(v.DropTableOptions)-1])
+			note("table option %s carried over as AUTO_RANDOM_BASE=%d on TiDB (the key's increment starts there)", v.DropTableOptions[len(v.DropTableOptions)-1], v.AutoRandomBase)
 		}
 		d.KeyWarnings = autoRandomWarnings(t, c, o.RangeBits)
+		d.Costs = append(d.Costs, orderCost(c.Name, "AUTO_RANDOM puts random shard bits above the increment"))
+		if safe := jsSafeRange(c); o.RangeBits > safe {
+			d.Costs = append(d.Costs, fmt.Sprintf("%s reaches 2^%d: past 2^53 a JavaScript number (a browser, JSON.parse) rounds it; --range %d keeps every value exact", c.Name, o.RangeBits-1+boolInt(c.Unsigned), safe))
+		}
 	case StrategyRotatedInt:
 		c, err := keyColumn(t, o.Strategy)
 		if err != nil {
@@ -231,7 +307,12 @@ func render(t *Table, o Options) (*DDL, error) {
 		if split, err = RotatedSplitPoints(o.Digits, o.IDDigits, o.Lead, c.Unsigned); err != nil {
 			return nil, err
 		}
+		if o.Target != TargetTiDB {
+			split = nil
+			note("SPLIT TABLE left out: %s has no regions (--target %s)", o.Target.serverName(), o.Target)
+		}
 		v.Clustering = "CLUSTERED"
+		d.Costs = append(d.Costs, orderCost(c.Name, "the application rotates its digits"))
 	}
 	if pk := t.PrimaryKey; pk != nil {
 		if (pk.Clustering == ClusteringClustered && v.Clustering != "CLUSTERED") || (pk.Clustering == ClusteringNonClustered && v.Clustering != "NONCLUSTERED") {
@@ -247,7 +328,7 @@ func render(t *Table, o Options) (*DDL, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.Statements = append(d.Statements, Statement{Kind: KindCreate, SQL: create, plain: plain})
+	d.Statements = append(d.Statements, Statement{Kind: KindCreate, SQL: create, plain: plain, OnlyOn: only})
 	if split != nil {
 		s, err := renderSplit(t, split)
 		if err != nil {
@@ -256,8 +337,132 @@ func render(t *Table, o Options) (*DDL, error) {
 		d.Statements = append(d.Statements, s)
 	}
 	d.Warnings = hotspots(t, o.Strategy)
+	if o.Target == TargetTiDB {
+		d.Costs = append(d.Costs, fulltextCosts(t)...)
+	}
+	if n := t.Partitions; n > 1 && v.PreSplit > 0 {
+		d.Costs = append(d.Costs, fmt.Sprintf("PRE_SPLIT_REGIONS=%d splits each of the %d partitions: %d regions from the start (pre-split=none in --table leaves it out)", v.PreSplit, n, n<<v.PreSplit))
+	}
+	d.Options = o
 	return d, nil
 }
+
+// checkOn names the first CHECK constraint of t that reads the column, or
+// "".
+func checkOn(t *Table, col string) string {
+	for _, u := range computationsOn(t, col) {
+		if u.kind == checkKind {
+			return u.what
+		}
+	}
+	return ""
+}
+
+// otherServers names the servers that read the AUTO_INCREMENT an
+// AUTO_RANDOM column keeps for them.
+func otherServers(t Target) string {
+	if t == TargetMySQL {
+		return "MySQL and MariaDB; TiDB refuses the table"
+	}
+	return "MariaDB"
+}
+
+// orderCost says what a key that stops rising in insert order costs.
+func orderCost(col, why string) string {
+	return fmt.Sprintf("%s no longer rises in insert order (%s): a reader paging with `%s > ? ORDER BY %s` skips rows and a newest-first list by %s is out of order; order such reads by a time column, or keep this key AUTO_INCREMENT with --table NAME=shard-rowid (across several TiDB servers it rises only with AUTO_ID_CACHE 1)", col, why, col, col, col)
+}
+
+// jsSafeRange is the widest AUTO_RANDOM range that keeps c's values below
+// 2^53.
+func jsSafeRange(c *Column) int {
+	if c.Unsigned {
+		return JSSafeUnsignedRangeBits
+	}
+	return JSSafeRangeBits
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// fulltextCosts names each FULLTEXT index: TiDB 8.5 accepts the clause and
+// builds nothing.
+func fulltextCosts(t *Table) []string {
+	var out []string
+	for _, ix := range t.Indexes {
+		if ix.Kind == "FULLTEXT KEY" {
+			out = append(out, fmt.Sprintf("FULLTEXT KEY %s: TiDB 8.5 accepts it and builds no index, so MATCH … AGAINST fails there; search with an external engine, or drop the index", cmp.Or(ix.Name, "(unnamed)")))
+		}
+	}
+	return out
+}
+
+// autoIncrementBase reads N from an AUTO_INCREMENT=N table option as
+// printed ("AUTO_INCREMENT = 5"); 0 when it cannot.
+func autoIncrementBase(opt string) uint64 {
+	_, v, _ := strings.Cut(opt, "=")
+	n, _ := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
+	return n
+}
+
+// splitRule applies the MinSplit rule to o's pre-split: a table whose key
+// holds fewer values than MinSplit rows (TINYINT, SMALLINT keys), or whose
+// expected Rows are fewer, is not pre-split, unless the user asked for a
+// pre-split on this table.
+func splitRule(t *Table, o Options, note func(string, ...any)) Options {
+	if o.splitAsked || o.NoPreSplit || o.PreSplit == 0 {
+		return o
+	}
+	rows, why := o.Rows, fmt.Sprintf("rows=%d expected", o.Rows)
+	if rows == 0 {
+		rows, why = keyCapacity(t)
+	}
+	if rows == 0 || rows >= o.MinSplit {
+		return o
+	}
+	o.PreSplit, o.NoPreSplit = 0, true
+	note("PRE_SPLIT_REGIONS left out: %s, under --min-split %d (the table fits a region or two; --table %s=%s,pre-split=%d splits it anyway)", why, o.MinSplit, t.Name, o.Strategy, o.ShardBits)
+	return o
+}
+
+// keyCapacity returns how many rows t's primary key can tell apart when
+// every key column is an integer, and says so ("the key (SMALLINT
+// UNSIGNED) holds at most 65535 rows"); 0 when that is unknown or more
+// than an int64 counts.
+func keyCapacity(t *Table) (int64, string) {
+	pk := t.PrimaryKey
+	if pk == nil {
+		return 0, ""
+	}
+	total := int64(1)
+	var types []string
+	for _, p := range pk.Parts {
+		c := t.Column(p.Column)
+		if c == nil || !c.Integer {
+			return 0, ""
+		}
+		n, ok := integerValues[typeWord(strings.ToUpper(c.Type))]
+		if !ok {
+			return 0, ""
+		}
+		if n--; !c.Unsigned {
+			n /= 2 // the positive half: keys count up from 1
+		}
+		if total > math.MaxInt64/n {
+			return 0, ""
+		}
+		total *= n
+		types = append(types, strings.TrimSpace(typeWord(strings.ToUpper(c.Type))+" "+map[bool]string{true: "UNSIGNED"}[c.Unsigned]))
+	}
+	return total, fmt.Sprintf("the key (%s) holds at most %d rows", strings.Join(types, ", "), total)
+}
+
+// integerValues is how many values each integer type holds, unsigned
+// (BIGINT's 2^64 does not fit and is left out: it never caps a table).
+var integerValues = map[string]int64{"TINYINT": 1 << 8, "SMALLINT": 1 << 16, "MEDIUMINT": 1 << 24, "INT": 1 << 32, "INTEGER": 1 << 32}
 
 // autoIncrementOptions returns the input's AUTO_INCREMENT=N table options
 // as printed.
@@ -287,7 +492,7 @@ func autoIncrementOptions(t *Table) []string {
 // to a column that is not AUTO_INCREMENT) returns an error wrapping
 // ErrAlterNotAllowed that says to create a new table and copy the rows.
 func RenderAlter(t *Table, o Options) (*DDL, error) {
-	o, reason, err := resolve(t, o)
+	o, reason, err := resolve(t, o, true)
 	if err != nil {
 		return nil, fmt.Errorf("render alter %s: %w", t.Name, err)
 	}
@@ -338,8 +543,8 @@ func RenderAlter(t *Table, o Options) (*DDL, error) {
 			return nil, fmt.Errorf("render alter %s: %w: column %s has a DEFAULT, which AUTO_RANDOM excludes", t.Name, ErrConflict, c.Name)
 		case t.ShardRowIDBits > 0:
 			return nil, fmt.Errorf("render alter %s: %w: the table has SHARD_ROW_ID_BITS, which AUTO_RANDOM excludes", t.Name, ErrConflict)
-		case o.RangeBits != DefaultRangeBits:
-			return nil, fmt.Errorf("render alter %s: %w: TiDB does not change the range bits of an existing column (it has %d); leave --range out, or %s", t.Name, ErrRangeBits, DefaultRangeBits, recreate)
+		case o.RangeBits != TiDBRangeBits:
+			return nil, fmt.Errorf("render alter %s: %w: TiDB does not change the range bits of an existing column (it has %d); leave --range out, or %s", t.Name, ErrRangeBits, TiDBRangeBits, recreate)
 		}
 		if err := checkIncrementBits(o.ShardBits, o.RangeBits, !c.Unsigned); err != nil {
 			return nil, fmt.Errorf("render alter %s: %w", t.Name, err)
@@ -355,6 +560,19 @@ func RenderAlter(t *Table, o Options) (*DDL, error) {
 			return nil, fmt.Errorf("render alter %s: %w", t.Name, err)
 		}
 		d.Statements = append(d.Statements, Statement{Kind: KindSession, SQL: set, TiDBOnly: true}, Statement{Kind: KindAlter, SQL: s, TiDBOnly: true})
+		d.Costs = append(d.Costs, orderCost(c.Name, "AUTO_RANDOM puts random shard bits above the increment"),
+			fmt.Sprintf("%s reaches 2^%d: past 2^53 a JavaScript number (a browser, JSON.parse) rounds it; TiDB changes no range in place (a new table with --range %d keeps values exact)", c.Name, TiDBRangeBits-1+boolInt(c.Unsigned), jsSafeRange(c)))
+		if o.PreSplit > o.ShardBits {
+			return nil, fmt.Errorf("render alter %s: %w: PRE_SPLIT_REGIONS=%d above AUTO_RANDOM's %d shard bits (allowed: 1–%d)", t.Name, ErrPreSplit, o.PreSplit, o.ShardBits, o.ShardBits)
+		}
+		if o = splitRule(t, o, func(f string, a ...any) { d.Notes = append(d.Notes, fmt.Sprintf(f, a...)) }); !o.NoPreSplit {
+			sp, err := renderSplit(t, ShardRowIDSplitPoints(o.PreSplit)) // range 64: the shard bits sit under the sign bit, as _tidb_rowid's
+			if err != nil {
+				return nil, fmt.Errorf("render alter %s: %w", t.Name, err)
+			}
+			d.Statements = append(d.Statements, sp)
+		}
+		d.Options = o
 	case StrategyRotatedInt:
 		c, err := keyColumn(t, o.Strategy)
 		if err != nil {

@@ -236,3 +236,120 @@ func TestRenderedCreateRoundTrips(t *testing.T) {
 		t.Errorf("re-parsed table %+v lost the options", tb2)
 	}
 }
+
+// TestMinSplitRule checks which tables are pre-split: a key whose integer
+// type cannot reach --min-split rows is not (and the note says why), a
+// larger key or an unknown size is, and MinSplit 1 pre-splits all.
+func TestMinSplitRule(t *testing.T) {
+	for _, tc := range []struct {
+		name, sql string
+		o         tidb.Options
+		presplit  bool
+	}{
+		{"smallint key", "CREATE TABLE t (id SMALLINT UNSIGNED AUTO_INCREMENT PRIMARY KEY, v INT)", tidb.Options{}, false},
+		{"tinyint composite", "CREATE TABLE t (a TINYINT, b TINYINT, PRIMARY KEY (a, b))", tidb.Options{}, false},
+		{"int key", "CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY)", tidb.Options{}, true},
+		{"mediumint key", "CREATE TABLE t (id MEDIUMINT UNSIGNED AUTO_INCREMENT PRIMARY KEY)", tidb.Options{}, true},
+		{"varchar key", "CREATE TABLE t (k VARCHAR(9) PRIMARY KEY)", tidb.Options{}, true},
+		{"no key", "CREATE TABLE t (v INT)", tidb.Options{}, true},
+		{"bigint auto-random", "CREATE TABLE t (id BIGINT AUTO_INCREMENT PRIMARY KEY)", tidb.Options{}, true},
+		{"min-split 1", "CREATE TABLE t (id SMALLINT AUTO_INCREMENT PRIMARY KEY)", tidb.Options{MinSplit: 1}, true},
+		{"min-split above int", "CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY)", tidb.Options{MinSplit: 5_000_000_000}, false},
+		{"rows below", "CREATE TABLE t (id BIGINT AUTO_INCREMENT PRIMARY KEY)", tidb.Options{Rows: 500}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tb, err := tidb.Parse(tc.sql)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := tidb.Render(tb, tc.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkDDL(t, d, false)
+			got := strings.Contains(d.Statements[0].SQL, "PRE_SPLIT_REGIONS")
+			noted := strings.Contains(strings.Join(d.Notes, "\n"), "PRE_SPLIT_REGIONS left out")
+			if got != tc.presplit || noted == tc.presplit {
+				t.Errorf("pre-split %v (noted %v), want %v:\n%s\n%q", got, noted, tc.presplit, d.Statements[0].SQL, d.Notes)
+			}
+		})
+	}
+}
+
+// TestCosts checks what the choice table says a rendering costs: keys that
+// stop rising (auto-random, rotated-int), values past 2^53 (only outside
+// the JavaScript-safe range), FULLTEXT on TiDB only, regions multiplied by
+// partitions; and none for a plain shard-rowid table.
+func TestCosts(t *testing.T) {
+	for _, tc := range []struct {
+		name, sql string
+		o         tidb.Options
+		want      []string
+		not       []string
+	}{
+		{"auto-random", "CREATE TABLE t (id BIGINT AUTO_INCREMENT PRIMARY KEY)", tidb.Options{}, []string{"id no longer rises in insert order", "`id > ? ORDER BY id`", "--table NAME=shard-rowid"}, []string{"2^53"}},
+		{"range 64", "CREATE TABLE t (id BIGINT AUTO_INCREMENT PRIMARY KEY)", tidb.Options{RangeBits: 64}, []string{"reaches 2^63", "--range 54"}, nil},
+		{"unsigned range 54", "CREATE TABLE t (id BIGINT UNSIGNED AUTO_INCREMENT PRIMARY KEY)", tidb.Options{RangeBits: 54}, []string{"reaches 2^54", "--range 53"}, nil},
+		{"rotated-int", "CREATE TABLE t (id BIGINT PRIMARY KEY)", tidb.Options{Strategy: tidb.StrategyRotatedInt}, []string{"the application rotates its digits"}, nil},
+		{"fulltext", "CREATE TABLE t (id INT PRIMARY KEY, b TEXT, FULLTEXT KEY ft (b))", tidb.Options{}, []string{"FULLTEXT KEY ft: TiDB 8.5 accepts it and builds no index"}, nil},
+		{"fulltext for mysql", "CREATE TABLE t (id INT PRIMARY KEY, b TEXT, FULLTEXT KEY ft (b))", tidb.Options{Target: tidb.TargetMySQL}, nil, []string{"FULLTEXT"}},
+		{"partitions", "CREATE TABLE t (id INT, v INT) PARTITION BY HASH (id) PARTITIONS 19", tidb.Options{}, []string{"each of the 19 partitions: 304 regions"}, nil},
+		{"shard-rowid", "CREATE TABLE t (k VARCHAR(9) PRIMARY KEY)", tidb.Options{}, nil, []string{"rises", "2^53", "regions"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tb, err := tidb.Parse(tc.sql)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := tidb.Render(tb, tc.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			costs := strings.Join(d.Costs, "\n")
+			for _, w := range tc.want {
+				if !strings.Contains(costs, w) {
+					t.Errorf("costs lack %q:\n%s", w, costs)
+				}
+			}
+			for _, w := range tc.not {
+				if strings.Contains(costs, w) {
+					t.Errorf("costs hold %q:\n%s", w, costs)
+				}
+			}
+		})
+	}
+}
+
+// TestHotspotWarnings checks the warnings for indexes that keep taking
+// inserts at one end: a leading AUTO_INCREMENT or now-defaulted column, a
+// leading DATETIME the application fills, a growing column after the
+// first, and an integer key the application fills kept as a NONCLUSTERED
+// index; and none for an index on ordinary columns.
+func TestHotspotWarnings(t *testing.T) {
+	for _, tc := range []struct {
+		name, sql string
+		want      string
+	}{
+		{"auto_increment int key", "CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY)", "the NONCLUSTERED primary key leads with id, which is AUTO_INCREMENT"},
+		{"now default", "CREATE TABLE t (k VARCHAR(9) PRIMARY KEY, at TIMESTAMP DEFAULT CURRENT_TIMESTAMP, KEY by_at (at))", "index by_at leads with at, which defaults to the current time"},
+		{"application time", "CREATE TABLE t (k VARCHAR(9) PRIMARY KEY, at DATETIME, KEY by_at (at))", "index by_at leads with at, a DATETIME the application fills"},
+		{"second column", "CREATE TABLE t (k VARCHAR(9) PRIMARY KEY, s INT, at TIMESTAMP DEFAULT NOW(), KEY s_at (s, at))", "index s_at holds at after s"},
+		{"application key", "CREATE TABLE t (id BIGINT PRIMARY KEY, v INT)", "the NONCLUSTERED primary key id is filled by the application"},
+		{"plain index", "CREATE TABLE t (k VARCHAR(9) PRIMARY KEY, d DATE, v INT, KEY kv (v, d))", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tb, err := tidb.Parse(tc.sql)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := tidb.Render(tb, tidb.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := strings.Join(d.Warnings, "\n")
+			if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+				t.Errorf("warnings %q, want %q", d.Warnings, tc.want)
+			}
+		})
+	}
+}

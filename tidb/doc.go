@@ -22,14 +22,27 @@
 //
 // TiDB-only clauses are written in the /*T! … */ and /*T![feature] … */
 // forms that TiDB itself prints, so the CREATE TABLE statements also run on
-// MySQL and MariaDB, which read them as comments. Every option is checked
-// against TiDB's own rules before any SQL is rendered ([Options.Validate],
-// [Render]); where TiDB would silently clamp a value, the package refuses it.
+// MariaDB, which reads them as comments and reads the /*M! AUTO_INCREMENT */
+// an AUTO_RANDOM key keeps for it; MySQL reads neither, so [TargetMySQL]
+// renders its own text ([Target]). Every option is checked against TiDB's
+// own rules before any SQL is rendered ([Options.Validate], [Render]); where
+// TiDB would silently clamp a value, the package refuses it. [DDL.Costs]
+// say what a rendering costs the table's readers (keys that stop rising in
+// insert order, values past 2^53), [DDL.Warnings] the hotspots left.
 //
-// [Migrations] turns rendered tables into goose migrations, one statement
-// per file (TiDB DDL is not transactional); a [Migrator] applies them in
-// order over github.com/go-sql-driver/mysql with goose's tidb dialect, and
-// refuses (never adopts) a table that already exists.
+// [ParseScripts] reads whole schema scripts and dumps; [RenderScript]
+// renders every table (steered one by one with [TableSpec]), the FOREIGN
+// KEYs that close cycles, the data, views and routines for a target, and
+// lists what only a user can apply ([Plan.ByHandText]). [Plan.Migrations]
+// (or [Migrations] for tables alone) turns the result into goose
+// migrations, one DDL statement per file (TiDB DDL is not transactional),
+// data in one transaction a file; a [Migrator] applies them in order over
+// github.com/go-sql-driver/mysql with goose's tidb dialect, refuses (never
+// adopts) a table that already exists, refuses files rendered for another
+// server and collations the server lacks before anything runs, and
+// [Migrator.Verify] reports where the server drifted from what was
+// applied. Every statement written for a server to run, other than a
+// routine's own text, is read back by TiDB's parser.
 //
 // At run time it needs nothing but a TiDB, MySQL or MariaDB server to apply
 // to; rendering needs no server at all.

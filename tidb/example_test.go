@@ -27,20 +27,25 @@ func ExampleRender() {
 	// ) /*T! SHARD_ROW_ID_BITS=4 PRE_SPLIT_REGIONS=4 */;
 }
 
-// AUTO_RANDOM with 54 range bits keeps signed IDs below 2^53.
+// A BIGINT AUTO_INCREMENT key becomes AUTO_RANDOM with 54 range bits
+// (signed IDs stay below 2^53, exact as JavaScript numbers), pre-split into
+// 16 regions. MariaDB reads the /*M! … */ comment and keeps AUTO_INCREMENT,
+// TiDB reads the /*T! … */ ones; Costs say what readers of the key lose.
 func ExampleRender_autoRandom() {
-	t, _ := tidb.Parse("CREATE TABLE events (id BIGINT NOT NULL PRIMARY KEY, kind VARCHAR(16))")
-	d, err := tidb.Render(t, tidb.Options{Strategy: tidb.StrategyAutoRandom, RangeBits: tidb.JSSafeRangeBits})
+	t, _ := tidb.Parse("CREATE TABLE events (id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY, kind VARCHAR(16))")
+	d, err := tidb.Render(t, tidb.Options{})
 	if err != nil {
 		panic(err)
 	}
 	fmt.Print(d)
+	fmt.Println(d.Costs[0][:60] + "…")
 	// Output:
 	// CREATE TABLE `events` (
-	//   `id` BIGINT NOT NULL /*T![auto_rand] AUTO_RANDOM(5, 54) */,
+	//   `id` BIGINT NOT NULL /*M! AUTO_INCREMENT */ /*T![auto_rand] AUTO_RANDOM(5, 54) */,
 	//   `kind` VARCHAR(16),
 	//   PRIMARY KEY (`id`) /*T![clustered_index] CLUSTERED */
-	// );
+	// ) /*T! PRE_SPLIT_REGIONS=4 */;
+	// id no longer rises in insert order (AUTO_RANDOM puts random …
 }
 
 // TiDB cannot uncluster a key in place; the error says what to do.

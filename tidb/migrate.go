@@ -1,6 +1,7 @@
 package tidb
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -97,6 +98,9 @@ type Migration struct {
 	Table string
 	// TiDBOnly marks a statement only TiDB runs (TiDBOnlyMarker).
 	TiDBOnly bool
+	// OnlyOn lists the servers the file reads right on (OnlyOnMarker), nil
+	// for all.
+	OnlyOn []Target
 	// Text is the file's content.
 	Text string
 }
@@ -128,7 +132,29 @@ type migrationView struct {
 	Comment        []string
 	TiDBOnly       bool
 	TiDBOnlyMarker string
-	Up, Down       string
+	OnlyOn         string // "tidb, mariadb": the OnlyOnMarker line, or ""
+	OnlyOnMarker   string
+	Transaction    bool
+	Up             []string
+	Down           string
+}
+
+// OnlyOnMarker starts the comment line that names the servers a migration
+// reads right on (Statement.OnlyOn), e.g. "shardid: only on tidb,
+// mariadb"; a Migrator refuses the file on any other server.
+const OnlyOnMarker = "shardid: only on "
+
+// unit is one migration to write.
+type unit struct {
+	kind     Kind
+	object   string // the table (schema-qualified when the input was) or view or routine
+	step     string // the file name part after the version
+	comment  []string
+	up       []string
+	down     string
+	tx       bool
+	tidbOnly bool
+	onlyOn   []Target
 }
 
 // Migrations returns goose migration files for the rendered tables, in the
@@ -139,6 +165,73 @@ type migrationView struct {
 // drops it on Down; SPLIT TABLE files carry TiDBOnlyMarker. It returns
 // errors wrapping ErrMigrationFile.
 func Migrations(ddls []*DDL, o MigrationOptions) ([]Migration, error) {
+	return (&Plan{Tables: ddls}).Migrations(o)
+}
+
+// Migrations returns goose migration files for the whole plan, in the
+// order they must run: the tables (as the package-level Migrations), then
+// the FOREIGN KEYs that close cycles, then data, views and routines in
+// script order. A data step is one file run in one transaction, its
+// statements between the SET that gives them their session and the SET
+// that puts it back. A file whose text reads right only on some servers
+// names them after OnlyOnMarker. It returns errors wrapping
+// ErrMigrationFile.
+func (p *Plan) Migrations(o MigrationOptions) ([]Migration, error) {
+	var units []unit
+	for _, d := range p.Tables {
+		drop, err := execute("drop_table.sql.tmpl", d.Table)
+		if err != nil {
+			return nil, fmt.Errorf("migrations %s: %w", d.Table.Name, err)
+		}
+		for _, s := range d.Statements {
+			if s.Kind == KindSession {
+				return nil, fmt.Errorf("%w: %s: %s must run on the session of the statement after it, which goose does not promise: run the rendered statements in one session instead", ErrMigrationFile, d.Table.Name, s.SQL)
+			}
+			u := unit{kind: s.Kind, object: d.Table.QualifiedName(), step: string(s.Kind) + "_" + fileWord(d.Table.QualifiedName()), up: []string{s.SQL}, down: s.down, tidbOnly: s.TiDBOnly, onlyOn: s.OnlyOn}
+			u.comment = append(u.comment, fmt.Sprintf("%s %s, strategy %s: %s", s.Kind, d.Table.QualifiedName(), d.Options.Strategy, d.Reason))
+			if s.Kind == KindCreate {
+				u.up, u.down = []string{s.plain}, drop
+				for _, n := range d.Notes {
+					u.comment = append(u.comment, "changed: "+n)
+				}
+				if d.Table.IfNotExists {
+					u.comment = append(u.comment, "changed: IF NOT EXISTS left out: a table that already exists is refused, never adopted")
+				}
+				for _, w := range d.Costs {
+					u.comment = append(u.comment, "cost: "+w)
+				}
+				for _, w := range d.Warnings {
+					u.comment = append(u.comment, "hotspot: "+w)
+				}
+				for _, w := range d.KeyWarnings {
+					u.comment = append(u.comment, "warning: "+w)
+				}
+			}
+			units = append(units, u)
+		}
+	}
+	for _, group := range [][]*Step{p.ForeignKeys, p.Steps} {
+		for _, st := range group {
+			u := unit{kind: st.Kind, object: st.Object, step: st.name, up: st.Statements, down: st.Down, tx: st.Transaction, onlyOn: st.OnlyOn}
+			if u.step == "" {
+				u.step = string(st.Kind) + "_" + fileWord(st.Object)
+			}
+			u.comment = append([]string{fmt.Sprintf("%s %s", st.Kind, cmp.Or(st.Object, "(unnamed)"))}, st.Comment...)
+			for _, s := range st.Statements {
+				for _, l := range strings.Split(s, "\n") {
+					if strings.HasPrefix(strings.TrimSpace(l), "-- +goose") {
+						return nil, fmt.Errorf("%w: %s %s holds a line goose reads as an annotation (%q): apply it by hand", ErrMigrationFile, st.Kind, st.Object, strings.TrimSpace(l))
+					}
+				}
+			}
+			units = append(units, u)
+		}
+	}
+	return writeUnits(units, o)
+}
+
+// writeUnits numbers the units and writes their files.
+func writeUnits(units []unit, o MigrationOptions) ([]Migration, error) {
 	var existing map[string]string // step → file name in o.Dir
 	var next int64 = 1
 	if o.Dir != nil {
@@ -148,61 +241,42 @@ func Migrations(ddls []*DDL, o MigrationOptions) ([]Migration, error) {
 		}
 	}
 	var out []Migration
-	seen := map[string]string{} // name or version → table
-	for _, d := range ddls {
-		drop, err := execute("drop_table.sql.tmpl", d.Table)
+	seen := map[string]string{} // name or version → object
+	for _, u := range units {
+		mv := migrationView{Comment: u.comment, TiDBOnly: u.tidbOnly, TiDBOnlyMarker: TiDBOnlyMarker, Transaction: u.tx, Up: u.up, Down: u.down, OnlyOnMarker: OnlyOnMarker}
+		if len(u.onlyOn) > 0 {
+			var names []string
+			for _, t := range u.onlyOn {
+				names = append(names, string(t))
+			}
+			mv.OnlyOn = strings.Join(names, ", ")
+		}
+		for i, c := range mv.Comment { // keep goose from reading a name as an annotation
+			mv.Comment[i] = strings.ReplaceAll(strings.ReplaceAll(c, "+goose", "+ goose"), "\n", " ")
+		}
+		text, err := execute("migration.sql.tmpl", mv)
 		if err != nil {
-			return nil, fmt.Errorf("migrations %s: %w", d.Table.Name, err)
+			return nil, fmt.Errorf("migrations %s: %w", u.object, err)
 		}
-		for _, s := range d.Statements {
-			if s.Kind == KindSession {
-				return nil, fmt.Errorf("%w: %s: %s must run on the session of the statement after it, which goose does not promise: run the rendered statements in one session instead", ErrMigrationFile, d.Table.Name, s.SQL)
-			}
-			mv := migrationView{TiDBOnly: s.TiDBOnly, TiDBOnlyMarker: TiDBOnlyMarker, Up: s.SQL, Down: s.down}
-			mv.Comment = append(mv.Comment, fmt.Sprintf("%s %s, strategy %s: %s", s.Kind, d.Table.QualifiedName(), d.Options.Strategy, d.Reason))
-			if s.Kind == KindCreate {
-				mv.Up, mv.Down = s.plain, drop
-				for _, n := range d.Notes {
-					mv.Comment = append(mv.Comment, "changed: "+n)
-				}
-				if d.Table.IfNotExists {
-					mv.Comment = append(mv.Comment, "changed: IF NOT EXISTS left out: a table that already exists is refused, never adopted")
-				}
-				for _, w := range d.Warnings {
-					mv.Comment = append(mv.Comment, "hotspot: "+w)
-				}
-				for _, w := range d.KeyWarnings {
-					mv.Comment = append(mv.Comment, "warning: "+w)
-				}
-			}
-			for i, c := range mv.Comment { // keep goose from reading a name as an annotation
-				mv.Comment[i] = strings.ReplaceAll(c, "+goose", "+ goose")
-			}
-			text, err := execute("migration.sql.tmpl", mv)
-			if err != nil {
-				return nil, fmt.Errorf("migrations %s: %w", d.Table.Name, err)
-			}
-			step := string(s.Kind) + "_" + fileWord(d.Table.QualifiedName())
-			m := Migration{Kind: s.Kind, Table: d.Table.QualifiedName(), TiDBOnly: s.TiDBOnly, Text: text + "\n"}
-			switch name, ok := existing[step]; {
-			case o.Dir == nil:
-				m.Version = contentVersion(mv.Up)
-				m.Name = fmt.Sprintf("%d_%s.sql", m.Version, step)
-			case ok:
-				m.Name = name
-				m.Version, _ = goose.NumericComponent(name)
-			default:
-				m.Version, next = next, next+1
-				m.Name = fmt.Sprintf("%05d_%s.sql", m.Version, step)
-			}
-			for _, key := range []string{step, strconv.FormatInt(m.Version, 10)} {
-				if other, dup := seen[key]; dup {
-					return nil, fmt.Errorf("%w: %s %s and %s would share the migration %s (tables must differ in more than case and punctuation, and appear once)", ErrMigrationFile, s.Kind, other, m.Table, m.Name)
-				}
-				seen[key] = m.Table
-			}
-			out = append(out, m)
+		m := Migration{Kind: u.kind, Table: u.object, TiDBOnly: u.tidbOnly, OnlyOn: u.onlyOn, Text: text + "\n"}
+		switch name, ok := existing[u.step]; {
+		case o.Dir == nil:
+			m.Version = contentVersion(strings.Join(u.up, ";\n"))
+			m.Name = fmt.Sprintf("%d_%s.sql", m.Version, u.step)
+		case ok:
+			m.Name = name
+			m.Version, _ = goose.NumericComponent(name)
+		default:
+			m.Version, next = next, next+1
+			m.Name = fmt.Sprintf("%05d_%s.sql", m.Version, u.step)
 		}
+		for _, key := range []string{u.step, strconv.FormatInt(m.Version, 10)} {
+			if other, dup := seen[key]; dup {
+				return nil, fmt.Errorf("%w: %s %s and %s would share the migration %s (tables must differ in more than case and punctuation, and appear once)", ErrMigrationFile, u.kind, other, m.Table, m.Name)
+			}
+			seen[key] = m.Table
+		}
+		out = append(out, m)
 	}
 	return out, nil
 }
@@ -282,9 +356,9 @@ func ReadDir(fsys fs.FS) ([]Migration, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read migration: %w", err)
 		}
-		m := Migration{Version: v, Name: e.Name(), Text: string(b), TiDBOnly: strings.Contains(string(b), TiDBOnlyMarker)}
+		m := Migration{Version: v, Name: e.Name(), Text: string(b), TiDBOnly: strings.Contains(string(b), TiDBOnlyMarker), OnlyOn: onlyOn(string(b))}
 		_, step, _ := strings.Cut(strings.TrimSuffix(e.Name(), ".sql"), "_")
-		for _, k := range []Kind{KindCreate, KindAlter, KindSplit, KindIndex} {
+		for _, k := range []Kind{KindCreate, KindAlter, KindSplit, KindIndex, KindForeignKey, KindData, KindView, KindRoutine} {
 			if rest, ok := strings.CutPrefix(step, string(k)+"_"); ok && strings.Contains(m.Text, "-- Rendered by shardid: ") {
 				m.Kind, m.Table = k, rest
 			}
@@ -296,6 +370,23 @@ func ReadDir(fsys fs.FS) ([]Migration, error) {
 	}
 	slices.SortFunc(out, func(a, b Migration) int { return int(min(max(a.Version-b.Version, -1), 1)) })
 	return out, nil
+}
+
+// onlyOn reads the servers an OnlyOnMarker line of a migration names.
+func onlyOn(text string) []Target {
+	_, rest, ok := strings.Cut(text, "-- "+OnlyOnMarker)
+	if !ok {
+		return nil
+	}
+	rest, _, _ = strings.Cut(rest, " (")
+	rest, _, _ = strings.Cut(rest, "\n")
+	var out []Target
+	for _, f := range strings.Split(rest, ",") {
+		if t, err := ParseTarget(strings.TrimSpace(f)); err == nil && strings.TrimSpace(f) != "" {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // MapFS returns files (name → content) as a file system.
@@ -338,8 +429,10 @@ type Migrator struct {
 	list []Migration
 
 	mu      sync.Mutex
-	tidb    *bool          // whether the server is TiDB, asked once
-	skipped map[int64]bool // TiDB-only versions recorded without running
+	target  Target          // what the server is, asked once
+	version string          // its VERSION()
+	skipped map[int64]bool  // TiDB-only versions recorded without running
+	fkNames map[string]bool // table "\x00" FOREIGN KEY added by an applied migration (Verify)
 }
 
 // NewMigrator returns a Migrator for ms (from Migrations or ReadDir) over
@@ -399,12 +492,21 @@ type Result struct {
 }
 
 // Up applies the pending migrations in the list's order and returns a
-// result for every migration, applied now or before. It stops at the first
-// failure, which leaves that migration unrecorded; an existing table gives
-// an error wrapping ErrTableExists.
+// result for every migration, applied now or before. Before it applies
+// anything it refuses migrations rendered for other servers
+// (ErrWrongServer) and collations or character sets the server lacks
+// (ErrCollation). It stops at the first failure, which leaves that
+// migration unrecorded; an existing table gives an error wrapping
+// ErrTableExists.
 func (m *Migrator) Up(ctx context.Context) ([]Result, error) {
 	st, err := m.Status(ctx)
 	if err != nil {
+		return nil, err
+	}
+	if err := m.checkServer(ctx, st); err != nil {
+		return nil, err
+	}
+	if err := m.checkCollations(ctx, st); err != nil {
 		return nil, err
 	}
 	var out []Result
@@ -444,6 +546,12 @@ type Status struct {
 	// its statement never ran: the server is not TiDB, so Up recorded it
 	// without running it.
 	Skipped bool
+	// Drift lists how the server differs from what the applied migration
+	// made (Verify only): a table dropped or changed, a view, FOREIGN KEY
+	// or routine gone.
+	Drift []string
+	// Unchecked says what Verify could not compare, and why.
+	Unchecked []string
 }
 
 // Status returns the state of every migration, in the list's order.
@@ -474,18 +582,62 @@ func (m *Migrator) Status(ctx context.Context) ([]Status, error) {
 	return out, nil
 }
 
-// isTiDB asks the server once whether it is TiDB.
-func (m *Migrator) isTiDB(ctx context.Context) (bool, error) {
+// ErrWrongServer is returned by Migrator.Up, before it applies anything,
+// when a pending migration was rendered for other servers than the one it
+// reaches (OnlyOnMarker): e.g. a CREATE TABLE rendered for TiDB, whose
+// AUTO_RANDOM key MySQL would read as a plain column.
+var ErrWrongServer = errors.New("migration rendered for another server")
+
+// checkServer refuses pending migrations the server would not read as
+// intended.
+func (m *Migrator) checkServer(ctx context.Context, st []Status) error {
+	for _, s := range st {
+		if s.Applied || len(s.Migration.OnlyOn) == 0 {
+			continue
+		}
+		target, version, err := m.server(ctx)
+		if err != nil {
+			return err
+		}
+		if slices.Contains(s.Migration.OnlyOn, target) {
+			continue
+		}
+		return fmt.Errorf("%s: %w: it reads as intended only on %s and the server is %s (%s); nothing was applied: render again for it (shardid tidb gen --target %s, or tidb up with the scripts, which renders for the server it reaches)",
+			s.Migration.Name, ErrWrongServer, targetList(s.Migration.OnlyOn), target.serverName(), version, target)
+	}
+	return nil
+}
+
+// targetList names targets as servers: "TiDB and MariaDB".
+func targetList(ts []Target) string {
+	var names []string
+	for _, t := range ts {
+		names = append(names, t.serverName())
+	}
+	if len(names) > 1 {
+		return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	}
+	return strings.Join(names, "")
+}
+
+// server asks the server once what it is.
+func (m *Migrator) server(ctx context.Context) (Target, string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.tidb == nil {
-		ok, err := IsTiDB(ctx, m.db)
+	if m.target == "" {
+		t, v, err := ServerTarget(ctx, m.db)
 		if err != nil {
-			return false, err
+			return "", "", err
 		}
-		m.tidb = &ok
+		m.target, m.version = t, v
 	}
-	return *m.tidb, nil
+	return m.target, m.version, nil
+}
+
+// isTiDB asks the server once whether it is TiDB.
+func (m *Migrator) isTiDB(ctx context.Context) (bool, error) {
+	t, _, err := m.server(ctx)
+	return t == TargetTiDB, err
 }
 
 // tidbOnly returns a migration function that runs stmt on TiDB and records
@@ -512,11 +664,8 @@ func (m *Migrator) tidbOnly(version int64, stmt string) func(context.Context, *s
 // IsTiDB reports whether the server behind db is TiDB: its VERSION()
 // carries "TiDB".
 func IsTiDB(ctx context.Context, db *sql.DB) (bool, error) {
-	var v string
-	if err := db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&v); err != nil {
-		return false, fmt.Errorf("server version: %w", err)
-	}
-	return strings.Contains(v, "TiDB"), nil
+	t, _, err := ServerTarget(ctx, db)
+	return t == TargetTiDB, err
 }
 
 // upStatement returns the single statement between "-- +goose Up" and

@@ -1,6 +1,7 @@
 package tidb
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"regexp"
@@ -12,167 +13,536 @@ import (
 )
 
 // ErrScript is returned by ParseScript for a statement it will not handle
-// (data without ScriptOptions.SkipData, an ALTER TABLE other than adding
-// keys, an index on a table the script does not create, tables whose
-// FOREIGN KEYs reference each other in a cycle); the message names the
-// line.
+// (an ALTER TABLE it cannot fold into the table, an index or ALTER on a
+// table the script does not create, a statement TiDB has no counterpart
+// for, such as a GEOMETRY column); the message names the line and says
+// what to do.
 var ErrScript = errors.New("schema script")
 
 // ErrNoCreateTable is returned by ParseScript when the script holds no
 // CREATE TABLE statement: it is empty, holds only comments, or only
-// statements that are not run (SET, DROP, CREATE VIEW, …).
+// statements that are not tables (SET, DROP, INSERT, …).
 var ErrNoCreateTable = errors.New("no CREATE TABLE statement")
 
-// Script is a schema script or mysqldump read by ParseScript.
+// Script is one or more schema scripts, or mysqldumps, read by
+// ParseScripts.
 type Script struct {
 	// Tables are its CREATE TABLE statements in the order they must run:
 	// the script's order, except that a table comes after the tables its
 	// FOREIGN KEYs reference.
 	Tables []*Table
+	// ForeignKeys are FOREIGN KEYs taken out of their tables to break a
+	// cycle (a references b, b references a): each is added by an ALTER
+	// TABLE once every table exists.
+	ForeignKeys []*ForeignKey
+	// Statements are what the scripts hold besides tables and what folds
+	// into them, in script order: data, views, routines and statements
+	// to apply by hand.
+	Statements []*ScriptStatement
 	// Notes say, one line each, what was done with every statement that is
-	// not a CREATE TABLE: folded into a table, reordered, or not run and
-	// why.
+	// not a CREATE TABLE: folded into a table, reordered, kept as a
+	// statement, or not run and why.
 	Notes []string
+	// Database is the database the scripts' last USE selected ("" for
+	// none): where the mysql client would have put their tables.
+	Database string
+	// Read is how many statements the scripts hold; Accounted how many of
+	// them ParseScripts placed (a table, a fold, a statement, a note).
+	// They are equal: a statement never goes missing without a word.
+	Read, Accounted int
 }
 
-// ScriptOptions configures ParseScript. The zero value refuses data.
+// ForeignKey is a FOREIGN KEY added after the tables (Script.ForeignKeys).
+type ForeignKey struct {
+	// Table is the table that holds the key.
+	Table *Table
+	// Key is the FOREIGN KEY clause (Index.Text).
+	Key Index
+}
+
+// ScriptStatement is a statement of a script other than a table or what
+// folds into one.
+type ScriptStatement struct {
+	// Kind is KindData, KindView or KindRoutine.
+	Kind Kind
+	// Object names what it makes or writes: the table a data statement
+	// writes (first of them), the view, the routine ("" when unknown).
+	Object string
+	// Writes lists every table a data statement writes.
+	Writes []string
+	// ObjectType is TRIGGER, PROCEDURE, FUNCTION or EVENT for a routine
+	// ("" for a CALL).
+	ObjectType string
+	// What names the statement for notes, e.g. "CREATE TRIGGER ins_film".
+	What string
+	// SQL is the statement: as TiDB's parser prints it (data and views,
+	// always one statement TiDB reads), or as written (Verbatim).
+	SQL string
+	// Verbatim reports text TiDB's parser does not read (routine bodies,
+	// client commands): it is never sent to TiDB.
+	Verbatim bool
+	// ByHand reports a statement no migration runs on any server: it
+	// reads a file on the client (LOAD DATA, source) or manages accounts
+	// (CREATE USER, GRANT).
+	ByHand bool
+	// Why says why a ByHand statement is left to the user.
+	Why string
+	// Key is the FOREIGN KEY of a KindForeignKey statement: an ALTER TABLE
+	// … ADD FOREIGN KEY that comes after data, kept in its place so the
+	// data before it loads without the key, as the script does.
+	Key *ForeignKey
+	// Drop reports a DROP of a routine (DROP PROCEDURE IF EXISTS …),
+	// which goes with the routine to the by-hand list and is otherwise not
+	// run, like every DROP.
+	Drop bool
+	// ForeignKeyChecks is the session's FOREIGN_KEY_CHECKS where the
+	// script runs a data statement (SET FOREIGN_KEY_CHECKS=0 before a
+	// dump's data is common).
+	ForeignKeyChecks bool
+	// File and Line say where it starts.
+	File string
+	Line int
+
+	node ast.StmtNode // a data statement as parsed, for RenderScript to give it keys
+}
+
+// ScriptOptions configures ParseScripts. The zero value keeps data.
 type ScriptOptions struct {
-	// SkipData skips INSERT, REPLACE, LOAD DATA, UPDATE and DELETE
-	// statements (listed in Script.Notes) instead of refusing the script.
+	// SkipData leaves INSERT, REPLACE, UPDATE, DELETE and LOAD DATA out
+	// (listed in Script.Notes) instead of keeping them as data statements.
 	SkipData bool
+	// Collations renames collations in table and column definitions
+	// (lower-case FROM → TO, ParseCollations), for a collation the server
+	// lacks: TiDB has no latin1_general_cs, MariaDB 10.11 no
+	// utf8mb4_0900_ai_ci. Each rename is noted.
+	Collations map[string]string
 }
 
-// ParseScript reads a schema script: one or more statements as the mysql
-// client takes them (comments, DELIMITER commands, /*!NNNNN … */
-// conditional comments, a leading UTF-8 byte order mark). What it does
-// with each statement, by kind:
+// ScriptFile is one script and the name its notes and errors carry.
+type ScriptFile struct {
+	Name, Text string
+}
+
+// ParseScript reads one script; see ParseScripts.
+func ParseScript(text string, o ScriptOptions) (*Script, error) {
+	return ParseScripts([]ScriptFile{{Text: text}}, o)
+}
+
+// ParseScripts reads schema scripts, one after the other as the mysql
+// client would run them (a data file after the schema file it fills),
+// each statement as the client sends it (comments, DELIMITER commands,
+// /*!NNNNN … */ conditional comments, a leading UTF-8 byte order mark).
+// What it does with each statement, by kind:
 //
-//   - CREATE TABLE: kept, in order (FOREIGN KEY targets first);
-//   - CREATE INDEX and ALTER TABLE … ADD KEY/INDEX/UNIQUE/FULLTEXT/FOREIGN
-//     KEY on a table the script creates: folded into that CREATE TABLE;
-//   - SET (NAMES, FOREIGN_KEY_CHECKS, SQL_MODE, variables), BEGIN/COMMIT,
-//     LOCK/UNLOCK TABLES, ALTER TABLE … DISABLE/ENABLE KEYS: not run, they
-//     only steer the session that runs the script;
-//   - DROP TABLE/DATABASE/VIEW …: never run (shardid never drops; a
-//     migration refuses a table that already exists instead);
-//   - CREATE DATABASE and USE: not run, tables go into the database of the
-//     connection (a qualified table name keeps its schema);
-//   - CREATE VIEW, TRIGGER, PROCEDURE, FUNCTION, EVENT: not run (views
-//     are not tables; TiDB has no triggers, stored procedures or events);
-//   - INSERT, REPLACE, LOAD DATA, UPDATE, DELETE: refused unless
-//     SkipData;
+//   - CREATE TABLE: kept, in order (FOREIGN KEY targets first; a cycle of
+//     FOREIGN KEYs is broken by moving the key that closes it to
+//     Script.ForeignKeys);
+//   - CREATE INDEX and ALTER TABLE on a table the scripts create: folded
+//     into that CREATE TABLE (ADD COLUMN, ADD KEY/INDEX/UNIQUE/FULLTEXT/
+//     PRIMARY/FOREIGN KEY, MODIFY COLUMN, ENGINE= and other table
+//     options, PARTITION BY);
+//   - INSERT, REPLACE, UPDATE, DELETE: data statements (unless SkipData),
+//     in script order, with the FOREIGN_KEY_CHECKS the script set;
+//   - CREATE VIEW: a view statement (OR REPLACE left out: an existing view
+//     is refused, never replaced);
+//   - CREATE and DROP of TRIGGER, PROCEDURE, FUNCTION, EVENT, and CALL:
+//     routine statements, kept as written;
+//   - LOAD DATA, the client's source command, CREATE USER, GRANT and the
+//     other account statements: kept for applying by hand;
+//   - SET, BEGIN/COMMIT, LOCK/UNLOCK TABLES, ALTER TABLE … DISABLE/ENABLE
+//     KEYS, FLUSH, ANALYZE, informational SELECTs, client commands other
+//     than source: not run, they steer or report on the session;
+//   - DROP TABLE/DATABASE/VIEW: never run (a migration refuses a table
+//     that already exists instead of dropping it);
+//   - CREATE DATABASE and USE: not run, tables go into the database of
+//     the connection; a name qualified with the database a USE selected
+//     loses the qualifier, other qualified names keep theirs;
 //   - anything else: refused.
 //
-// Everything not run is listed in Script.Notes. It returns errors wrapping
-// ErrParse, ErrScript, ErrNoCreateTable, ErrNotCreateTable and
-// ErrInvalidIdentifier.
-func ParseScript(text string, o ScriptOptions) (*Script, error) {
-	s := &Script{}
-	byName := map[string]*Table{}
-	skipped := map[string][]int{} // reason → lines
-	skip := func(reason string, line int) {
-		if _, ok := skipped[reason]; !ok {
-			s.Notes = append(s.Notes, reason) // placeholder, filled below
-		}
-		skipped[reason] = append(skipped[reason], line)
+// A conditional comment whose text TiDB cannot read (/*!50705 location
+// GEOMETRY …*/) is left out with every other of its version or later, in
+// every file: what MySQL before that version runs, which such a script
+// is written to allow. Everything not kept is listed in Script.Notes. It
+// returns errors wrapping ErrParse, ErrScript, ErrNoCreateTable,
+// ErrNotCreateTable and ErrInvalidIdentifier.
+func ParseScripts(files []ScriptFile, o ScriptOptions) (*Script, error) {
+	r := &scriptReader{s: &Script{}, o: o, byName: map[string]*Table{}, skipped: map[string][]int{}, fkChecks: true, p: parser.New()}
+	chunks := make([][]chunk, len(files))
+	for i, f := range files {
+		chunks[i] = splitScript(strings.TrimPrefix(f.Text, bom))
 	}
-	var others []string // the first four statements, while no CREATE TABLE came
-	other := func(what string) {
-		if len(s.Tables) == 0 && len(others) < 4 {
-			others = append(others, what)
-		}
-	}
-	p := parser.New()
-	for _, c := range splitScript(strings.TrimPrefix(text, bom)) {
-		stmts, err := parseSQL(p, c.text)
-		if err != nil {
-			if m := unsupportedObject.FindStringSubmatch(versionComment.ReplaceAllString(c.text, " ")); m != nil {
-				skip(fmt.Sprintf("CREATE %s not run (TiDB has no %ss)", strings.ToUpper(m[1]), strings.ToLower(m[1])), c.line)
-				other("CREATE " + strings.ToUpper(m[1]))
-				continue
-			}
-			return nil, fmt.Errorf("%w: line %d: %s", ErrParse, c.line+errLine(err)-1, firstLine(err.Error()))
-		}
-		for _, st := range stmts {
-			line := c.line + strings.Count(c.text[:min(max(st.OriginTextPosition(), 0), len(c.text))], "\n")
-			if _, ok := st.(*ast.CreateTableStmt); !ok {
-				other(statementWords(st))
-			}
-			switch n := st.(type) {
-			case *ast.CreateTableStmt:
-				t, err := fromCreate(n)
-				if err != nil {
-					return nil, fmt.Errorf("line %d: %w", line, err)
+	cutoff := r.versionCutoff(chunks)
+	for i, f := range files {
+		r.file = f.Name
+		for _, c := range chunks[i] {
+			if err := r.chunk(c, cutoff); err != nil {
+				if f.Name != "" {
+					return nil, fmt.Errorf("%s: %w", f.Name, err)
 				}
-				t.Line = line
-				key := strings.ToLower(t.QualifiedName())
-				if byName[key] != nil {
-					return nil, fmt.Errorf("%w: line %d: table %s is created twice (first at line %d)", ErrScript, line, t.QualifiedName(), byName[key].Line)
-				}
-				byName[key] = t
-				s.Tables = append(s.Tables, t)
-			case *ast.CreateIndexStmt:
-				t := byName[strings.ToLower(qualified(n.Table))]
-				if t == nil {
-					return nil, fmt.Errorf("%w: line %d: CREATE INDEX %s on %s, which the script does not create (shardid renders new tables; add the index to the table yourself)", ErrScript, line, n.IndexName, qualified(n.Table))
-				}
-				cons := &ast.Constraint{Tp: ast.ConstraintIndex, Name: n.IndexName, Keys: n.IndexPartSpecifications, Option: n.IndexOption}
-				switch n.KeyType {
-				case ast.IndexKeyTypeUnique:
-					cons.Tp = ast.ConstraintUniq
-				case ast.IndexKeyTypeFulltext:
-					cons.Tp = ast.ConstraintFulltext
-				case ast.IndexKeyTypeSpatial, ast.IndexKeyTypeVector, ast.IndexKeyTypeColumnar:
-					return nil, fmt.Errorf("%w: line %d: %s: only plain, UNIQUE and FULLTEXT indexes are folded into a CREATE TABLE", ErrScript, line, statementWords(st))
-				}
-				if err := fold(t, cons); err != nil {
-					return nil, fmt.Errorf("line %d: %w", line, err)
-				}
-				s.Notes = append(s.Notes, fmt.Sprintf("line %d: CREATE INDEX %s folded into CREATE TABLE %s", line, n.IndexName, t.QualifiedName()))
-			case *ast.AlterTableStmt:
-				if err := alterInScript(s, byName, n, line, skip); err != nil {
-					return nil, err
-				}
-			case *ast.SetStmt, *ast.BeginStmt, *ast.CommitStmt, *ast.RollbackStmt, *ast.LockTablesStmt, *ast.UnlockTablesStmt:
-				skip("session statements not run (SET, BEGIN/COMMIT, LOCK/UNLOCK TABLES): they steer the session that runs the script", line)
-			case *ast.DropTableStmt, *ast.DropDatabaseStmt:
-				skip("DROP statements never run (a migration refuses a table that already exists instead of dropping it)", line)
-			case *ast.CreateDatabaseStmt, *ast.UseStmt:
-				skip("CREATE DATABASE/USE not run: tables go into the connection's database", line)
-			case *ast.CreateViewStmt:
-				skip("CREATE VIEW not run (views are not tables: create them after the tables)", line)
-			case *ast.InsertStmt, *ast.LoadDataStmt, *ast.UpdateStmt, *ast.DeleteStmt:
-				if !o.SkipData {
-					return nil, fmt.Errorf("%w: line %d: %s: the script holds data; shardid renders tables only (skip the data with --skip-data and load it once the tables exist)", ErrScript, line, statementWords(st))
-				}
-				skip("data statements skipped (INSERT, REPLACE, LOAD DATA, UPDATE, DELETE)", line)
-			default:
-				return nil, fmt.Errorf("%w: line %d: %s is not supported in a schema script (see shardid tidb render -h)", ErrScript, line, statementWords(st))
+				return nil, err
 			}
 		}
 	}
+	s := r.s
 	for i, n := range s.Notes {
-		if lines, ok := skipped[n]; ok {
-			s.Notes[i] = fmt.Sprintf("%s: %s", lineList(lines), n)
+		if lines, ok := r.skipped[n]; ok {
+			file, reason, _ := strings.Cut(n, "\x00")
+			s.Notes[i] = fmt.Sprintf("%s: %s", lineList(lines), reason)
+			if file != "" {
+				s.Notes[i] = file + ": " + s.Notes[i]
+			}
 		}
 	}
 	if len(s.Tables) == 0 {
-		if len(others) == 0 {
-			return nil, fmt.Errorf("%w (the script is empty or holds only comments)", ErrNoCreateTable)
+		var names []string
+		for _, f := range files {
+			if f.Name != "" {
+				names = append(names, f.Name)
+			}
 		}
-		if len(others) == 4 {
-			others[3] = "…"
+		prefix := ""
+		if len(names) > 0 {
+			prefix = strings.Join(names, ", ") + ": "
 		}
-		return nil, fmt.Errorf("%w (only %s)", ErrNoCreateTable, strings.Join(others, ", "))
+		if len(r.others) == 0 {
+			return nil, fmt.Errorf("%s%w (the script is empty or holds only comments)", prefix, ErrNoCreateTable)
+		}
+		if len(r.others) == 4 {
+			r.others[3] = "…"
+		}
+		hint := ""
+		if r.dataSeen {
+			hint = "; a data file goes after the script that creates its tables: shardid tidb render SCHEMA.sql DATA.sql"
+		}
+		return nil, fmt.Errorf("%s%w (only %s)%s", prefix, ErrNoCreateTable, strings.Join(r.others, ", "), hint)
 	}
-	var err error
-	s.Tables, err = orderByReferences(s, s.Tables)
-	return s, err
+	if err := r.order(); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
-// alterInScript folds ALTER TABLE … ADD KEY/CONSTRAINT into the table the
-// script created, and skips DISABLE/ENABLE KEYS.
-func alterInScript(s *Script, byName map[string]*Table, n *ast.AlterTableStmt, line int, skip func(string, int)) error {
+// scriptReader is the state of ParseScripts.
+type scriptReader struct {
+	s        *Script
+	o        ScriptOptions
+	p        *parser.Parser
+	byName   map[string]*Table
+	skipped  map[string][]int // file "\x00" reason → lines
+	others   []string         // the first four statements, while no CREATE TABLE came
+	file     string           // the file being read
+	useDB    string           // the database the last USE selected
+	fkChecks bool             // the script's FOREIGN_KEY_CHECKS
+	dataSeen bool             // a data statement was kept
+}
+
+// place names a line of the file being read: "line 7", or "f.sql:7"
+// in a note about several files.
+func (r *scriptReader) where(line int) string {
+	if r.file != "" {
+		return fmt.Sprintf("%s: line %d", r.file, line)
+	}
+	return fmt.Sprintf("line %d", line)
+}
+
+// skip notes a statement not run, grouping the lines of one reason in
+// one file.
+func (r *scriptReader) skip(reason string, line int) {
+	key := r.file + "\x00" + reason
+	if _, ok := r.skipped[key]; !ok {
+		r.s.Notes = append(r.s.Notes, key) // placeholder, filled at the end
+	}
+	r.skipped[key] = append(r.skipped[key], line)
+	r.s.Accounted++
+}
+
+// note adds a note about one statement and counts it placed.
+func (r *scriptReader) note(line int, format string, args ...any) {
+	r.s.Notes = append(r.s.Notes, r.where(line)+": "+fmt.Sprintf(format, args...))
+	r.s.Accounted++
+}
+
+func (r *scriptReader) other(what string) {
+	if len(r.s.Tables) == 0 && len(r.others) < 4 {
+		r.others = append(r.others, what)
+	}
+}
+
+// versionCutoff finds the oldest version whose conditional comments must
+// go for TiDB to read every statement: for each statement TiDB's parser
+// refuses, the newest version that, left out with every later one, makes
+// it readable. 0 when nothing needs to go.
+func (r *scriptReader) versionCutoff(files [][]chunk) int {
+	cutoff := 0
+	for _, chunks := range files {
+		for _, c := range chunks {
+			if c.client {
+				continue
+			}
+			versions := versionComments(c.text)
+			if len(versions) == 0 || (cutoff > 0 && versions[len(versions)-1] < cutoff) {
+				continue
+			}
+			if _, err := parseSQL(r.p, c.text); err == nil || routineStatement.MatchString(versionComment.ReplaceAllString(c.text, " ")) {
+				continue // readable, or a routine, which TiDB never reads
+			}
+			for i := len(versions) - 1; i >= 0; i-- {
+				text, _ := stripVersions(c.text, versions[i])
+				if stmts, err := parseSQL(r.p, text); err == nil && len(stmts) > 0 {
+					if cutoff == 0 || versions[i] < cutoff {
+						cutoff = versions[i]
+					}
+					break
+				}
+			}
+		}
+	}
+	return cutoff
+}
+
+// chunk reads one statement.
+func (r *scriptReader) chunk(c chunk, cutoff int) error {
+	if c.client {
+		r.s.Read++
+		return r.client(c)
+	}
+	text := c.text
+	if cutoff > 0 {
+		var n int
+		if text, n = stripVersions(text, cutoff); n > 0 {
+			r.s.Notes = append(r.s.Notes, fmt.Sprintf("%s: %d conditional comment(s) /*!%d… */ or later left out, as MySQL before %s runs the script: TiDB cannot read what one of them holds", r.where(c.line), n, cutoff, mysqlVersion(cutoff)))
+		}
+	}
+	stmts, err := parseSQL(r.p, text)
+	if err != nil {
+		r.s.Read++
+		return r.unparsed(c, text, err)
+	}
+	r.s.Read += len(stmts)
+	for _, st := range stmts {
+		line := c.line + strings.Count(text[:min(max(st.OriginTextPosition(), 0), len(text))], "\n")
+		if _, ok := st.(*ast.CreateTableStmt); !ok {
+			r.other(statementWords(st))
+		}
+		if err := r.statement(st, line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mysqlVersion prints a conditional comment's version: 50705 is 5.7.5.
+func mysqlVersion(v int) string {
+	return fmt.Sprintf("%d.%d.%d", v/10000, v/100%100, v%100)
+}
+
+// client handles a mysql client command.
+func (r *scriptReader) client(c chunk) error {
+	word := strings.ToLower(strings.Fields(c.text)[0])
+	r.other(`"` + c.text + `"`)
+	if word == "source" || word == `\.` {
+		r.s.Statements = append(r.s.Statements, &ScriptStatement{Kind: KindRoutine, What: c.text, SQL: c.text, Verbatim: true, ByHand: true,
+			Why: "the mysql client reads this file, which shardid was not given: render it as another input (shardid tidb render SCRIPT FILE), or load it by hand", File: r.file, Line: c.line})
+		r.s.Accounted++
+		return nil
+	}
+	r.skip("mysql client commands not run (charset, warnings, tee, prompt, …): they steer the client", c.line)
+	return nil
+}
+
+var (
+	// routineStatement matches CREATE [OR REPLACE] [DEFINER=…] [SQL
+	// SECURITY …] [AGGREGATE] TRIGGER|PROCEDURE|FUNCTION|EVENT name and
+	// DROP TRIGGER|PROCEDURE|FUNCTION|EVENT [IF EXISTS] name.
+	routineStatement = regexp.MustCompile("(?is)^\\s*(CREATE|DROP)\\s+(?:OR\\s+REPLACE\\s+)?(?:DEFINER\\s*=\\s*\\S+\\s+)?(?:SQL\\s+SECURITY\\s+\\w+\\s+)?(?:AGGREGATE\\s+)?(TRIGGER|PROCEDURE|FUNCTION|EVENT)\\s+(?:IF\\s+(?:NOT\\s+)?EXISTS\\s+)?((?:`[^`]+`|[\\w$]+)(?:\\s*\\.\\s*(?:`[^`]+`|[\\w$]+))?)")
+	// spatialColumn matches a column of a spatial type, or a SPATIAL key.
+	spatialColumn = regexp.MustCompile("(?i)(`[^`]+`|[\\w$]+)\\s+(GEOMETRY|POINT|LINESTRING|POLYGON|MULTIPOINT|MULTILINESTRING|MULTIPOLYGON|GEOMETRYCOLLECTION|GEOMCOLLECTION)\\b|\\bSPATIAL\\s+(?:KEY|INDEX)\\s+(`[^`]+`|[\\w$]+)?")
+	// versionComment matches the opening of a MySQL conditional comment
+	// (/*!50003) and its closing, to read the statement inside.
+	versionComment = regexp.MustCompile(`/\*!\d*|\*/`)
+	// parseLine finds the line TiDB's parser names in its error.
+	parseLine = regexp.MustCompile(`^line (\d+) `)
+)
+
+// unparsed handles a statement TiDB's parser refuses: a routine (TiDB
+// reads no routine bodies) is kept as written; anything else is an error
+// naming the line, and for a spatial column saying what to do.
+func (r *scriptReader) unparsed(c chunk, text string, perr error) error {
+	plain := versionComment.ReplaceAllString(text, " ")
+	if m := routineStatement.FindStringSubmatch(plain); m != nil {
+		return r.routine(strings.ToUpper(m[1]), strings.ToUpper(m[2]), unquoteName(m[3]), c.text, c.line)
+	}
+	line := c.line + errLine(perr) - 1
+	if m := spatialColumn.FindStringSubmatch(text); m != nil {
+		what := fmt.Sprintf("column %s %s", unquoteName(m[1]), strings.ToUpper(m[2]))
+		if m[2] == "" {
+			what = "SPATIAL KEY " + unquoteName(m[3])
+		}
+		return fmt.Errorf("%w: line %d: %s: TiDB has no spatial types or indexes (GEOMETRY, POINT, POLYGON, …): keep the value as WKB in a LONGBLOB column (ST_AsBinary on the source) or leave it out of the script", ErrScript, line, what)
+	}
+	return fmt.Errorf("%w: line %d: %s", ErrParse, line, firstLine(perr.Error()))
+}
+
+// unquoteName strips backquotes from a name as a routine statement writes
+// it (`db`.`name` → db.name).
+func unquoteName(s string) string {
+	var parts []string
+	for _, p := range strings.Split(s, ".") {
+		parts = append(parts, strings.Trim(strings.TrimSpace(p), "`"))
+	}
+	return strings.Join(parts, ".")
+}
+
+// routine keeps a trigger, procedure, function or event statement as
+// written.
+func (r *scriptReader) routine(verb, typ, name, text string, line int) error {
+	what := verb + " " + typ + " " + name
+	r.other(what)
+	r.s.Statements = append(r.s.Statements, &ScriptStatement{Kind: KindRoutine, Object: name, ObjectType: typ, What: what,
+		SQL: strings.TrimSpace(text), Verbatim: true, Drop: verb == "DROP", File: r.file, Line: line})
+	r.s.Accounted++
+	return nil
+}
+
+// statement handles one parsed statement.
+func (r *scriptReader) statement(st ast.StmtNode, line int) error {
+	if r.useDB != "" {
+		st.Accept(&unqualifier{db: r.useDB})
+	}
+	if len(r.o.Collations) > 0 {
+		switch st.(type) {
+		case *ast.CreateTableStmt, *ast.AlterTableStmt:
+			w := &collationWalker{rename: r.o.Collations}
+			st.Accept(w)
+			if len(w.changes) > 0 {
+				r.s.Notes = append(r.s.Notes, fmt.Sprintf("%s: %s: COLLATE %s (--collate)", r.where(line), statementWords(st), strings.Join(w.changes, ", ")))
+			}
+		}
+	}
+	switch n := st.(type) {
+	case *ast.CreateTableStmt:
+		t, err := fromCreate(n)
+		if err != nil {
+			return fmt.Errorf("line %d: %w", line, err)
+		}
+		t.Line, t.File = line, r.file
+		key := strings.ToLower(t.QualifiedName())
+		if r.byName[key] != nil {
+			return fmt.Errorf("%w: line %d: table %s is created twice (first at line %d)", ErrScript, line, t.QualifiedName(), r.byName[key].Line)
+		}
+		r.byName[key] = t
+		r.s.Tables = append(r.s.Tables, t)
+		r.s.Accounted++
+	case *ast.CreateIndexStmt:
+		return r.createIndex(n, line)
+	case *ast.AlterTableStmt:
+		return r.alter(n, line)
+	case *ast.SetStmt:
+		r.setSession(n)
+		r.skip("session statements not run (SET, BEGIN/COMMIT, LOCK/UNLOCK TABLES): they steer the session that runs the script", line)
+	case *ast.BeginStmt, *ast.CommitStmt, *ast.RollbackStmt, *ast.LockTablesStmt, *ast.UnlockTablesStmt:
+		r.skip("session statements not run (SET, BEGIN/COMMIT, LOCK/UNLOCK TABLES): they steer the session that runs the script", line)
+	case *ast.FlushStmt, *ast.AnalyzeTableStmt, *ast.OptimizeTableStmt:
+		r.skip("maintenance statements not run (FLUSH, ANALYZE, OPTIMIZE): they change no schema or data", line)
+	case *ast.SelectStmt, *ast.SetOprStmt:
+		if sel, ok := n.(*ast.SelectStmt); ok && sel.SelectIntoOpt != nil {
+			return fmt.Errorf("%w: line %d: %s: SELECT … INTO keeps a value for later statements or writes a file; shardid runs no such statement: take it out of the script and run it by hand", ErrScript, line, statementWords(st))
+		}
+		r.skip("SELECTs not run (they only print, e.g. SELECT 'CREATING DATABASE' AS INFO)", line)
+	case *ast.DropTableStmt, *ast.DropDatabaseStmt:
+		r.skip("DROP statements never run (a migration refuses a table that already exists instead of dropping it)", line)
+	case *ast.CreateDatabaseStmt:
+		r.skip("CREATE DATABASE/USE not run: tables go into the connection's database", line)
+	case *ast.UseStmt:
+		r.useDB, r.s.Database = n.DBName, n.DBName
+		r.skip("CREATE DATABASE/USE not run: tables go into the connection's database", line)
+	case *ast.CreateViewStmt:
+		return r.view(n, line)
+	case *ast.InsertStmt, *ast.UpdateStmt, *ast.DeleteStmt:
+		return r.data(st, line)
+	case *ast.LoadDataStmt:
+		return r.byHand(st, line, "LOAD DATA reads a file on the client or the server, which no migration carries: load it by hand once the tables exist")
+	case *ast.CreateUserStmt, *ast.AlterUserStmt, *ast.DropUserStmt, *ast.GrantStmt, *ast.GrantRoleStmt, *ast.RevokeStmt, *ast.SetPwdStmt, *ast.SetDefaultRoleStmt:
+		return r.byHand(st, line, "accounts and grants are not schema: create them by hand, with passwords of your own")
+	case *ast.ProcedureInfo:
+		return r.routine("CREATE", "PROCEDURE", n.ProcedureName.Name.O, st.Text(), line)
+	case *ast.DropProcedureStmt:
+		return r.routine("DROP", "PROCEDURE", n.ProcedureName.Name.O, st.Text(), line)
+	case *ast.CallStmt:
+		r.s.Statements = append(r.s.Statements, &ScriptStatement{Kind: KindRoutine, What: statementWords(st), SQL: strings.TrimSpace(st.Text()), Verbatim: true, File: r.file, Line: line})
+		r.s.Accounted++
+	default:
+		return fmt.Errorf("%w: line %d: %s is not supported in a schema script (see shardid tidb render -h)", ErrScript, line, statementWords(st))
+	}
+	return nil
+}
+
+// setSession follows SET FOREIGN_KEY_CHECKS, which data statements carry
+// into their migration; a value it cannot read (a variable restoring an
+// earlier one) counts as the default, ON.
+func (r *scriptReader) setSession(n *ast.SetStmt) {
+	for _, v := range n.Variables {
+		if !strings.EqualFold(v.Name, "foreign_key_checks") || v.IsGlobal || v.Value == nil {
+			continue
+		}
+		s, err := restore(v.Value)
+		if err != nil {
+			continue
+		}
+		switch strings.ToUpper(strings.Trim(s, "'")) {
+		case "0", "OFF", "FALSE":
+			r.fkChecks = false
+		default:
+			r.fkChecks = true
+		}
+	}
+}
+
+// unqualifier drops the qualifier of names in the database a USE
+// selected: the tables go into the connection's database instead.
+type unqualifier struct{ db string }
+
+func (u *unqualifier) Enter(n ast.Node) (ast.Node, bool) {
+	switch x := n.(type) {
+	case *ast.TableName:
+		if strings.EqualFold(x.Schema.O, u.db) {
+			x.Schema = ast.NewCIStr("")
+		}
+	case *ast.ColumnName:
+		if strings.EqualFold(x.Schema.O, u.db) {
+			x.Schema = ast.NewCIStr("")
+		}
+	}
+	return n, false
+}
+
+func (u *unqualifier) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// createIndex folds CREATE INDEX into its table.
+func (r *scriptReader) createIndex(n *ast.CreateIndexStmt, line int) error {
+	t := r.byName[strings.ToLower(qualified(n.Table))]
+	if t == nil {
+		return fmt.Errorf("%w: line %d: CREATE INDEX %s on %s, which the script does not create (shardid renders new tables; add the index to the table yourself)", ErrScript, line, n.IndexName, qualified(n.Table))
+	}
+	cons := &ast.Constraint{Tp: ast.ConstraintIndex, Name: n.IndexName, Keys: n.IndexPartSpecifications, Option: n.IndexOption}
+	switch n.KeyType {
+	case ast.IndexKeyTypeUnique:
+		cons.Tp = ast.ConstraintUniq
+	case ast.IndexKeyTypeFulltext:
+		cons.Tp = ast.ConstraintFulltext
+	case ast.IndexKeyTypeSpatial, ast.IndexKeyTypeVector, ast.IndexKeyTypeColumnar:
+		return fmt.Errorf("%w: line %d: CREATE INDEX %s: only plain, UNIQUE and FULLTEXT indexes are folded into a CREATE TABLE (TiDB has no SPATIAL index)", ErrScript, line, n.IndexName)
+	}
+	if err := fold(t, cons); err != nil {
+		return fmt.Errorf("line %d: %w", line, err)
+	}
+	r.note(line, "CREATE INDEX %s folded into CREATE TABLE %s", n.IndexName, t.QualifiedName())
+	return nil
+}
+
+// alter folds ALTER TABLE into the table the script created, and skips
+// DISABLE/ENABLE KEYS.
+func (r *scriptReader) alter(n *ast.AlterTableStmt, line int) error {
 	keysOnly := true
 	for _, spec := range n.Specs {
 		if spec.Tp != ast.AlterTableDisableKeys && spec.Tp != ast.AlterTableEnableKeys {
@@ -180,28 +550,87 @@ func alterInScript(s *Script, byName map[string]*Table, n *ast.AlterTableStmt, l
 		}
 	}
 	if keysOnly {
-		skip("session statements not run (SET, BEGIN/COMMIT, LOCK/UNLOCK TABLES): they steer the session that runs the script", line)
+		r.skip("session statements not run (SET, BEGIN/COMMIT, LOCK/UNLOCK TABLES): they steer the session that runs the script", line)
 		return nil
 	}
-	t := byName[strings.ToLower(qualified(n.Table))]
+	t := r.byName[strings.ToLower(qualified(n.Table))]
 	if t == nil {
 		return fmt.Errorf("%w: line %d: ALTER TABLE %s, which the script does not create (for an existing table use shardid tidb render --alter)", ErrScript, line, qualified(n.Table))
 	}
+	var did []string
 	for _, spec := range n.Specs {
 		var err error
 		switch {
 		case spec.Tp == ast.AlterTableAddColumns && spec.NewConstraints == nil:
-			err = foldColumns(t, spec)
-		case spec.Tp == ast.AlterTableAddConstraint && spec.Constraint != nil && spec.Constraint.Tp != ast.ConstraintPrimaryKey:
-			err = fold(t, spec.Constraint)
+			err, did = foldColumns(t, spec), append(did, "ADD COLUMN")
+		case spec.Tp == ast.AlterTableAddConstraint && spec.Constraint != nil && spec.Constraint.Tp == ast.ConstraintPrimaryKey:
+			if err = t.setPrimaryKey(spec.Constraint); err != nil {
+				err = fmt.Errorf("%w: ADD PRIMARY KEY: %s already has one", ErrScript, t.QualifiedName())
+			}
+			did = append(did, "ADD PRIMARY KEY")
+		case spec.Tp == ast.AlterTableAddConstraint && spec.Constraint != nil && spec.Constraint.Tp == ast.ConstraintForeignKey && r.dataSeen:
+			var ix Index
+			if ix, err = parseIndex(spec.Constraint); err == nil {
+				r.s.Statements = append(r.s.Statements, &ScriptStatement{Kind: KindForeignKey, Object: t.QualifiedName(), What: "ALTER TABLE " + t.QualifiedName() + " ADD FOREIGN KEY " + cmp.Or(ix.Name, "(unnamed)"),
+					Key: &ForeignKey{Table: t, Key: ix}, File: r.file, Line: line})
+			}
+			did = append(did, "ADD FOREIGN KEY kept after the data before it")
+		case spec.Tp == ast.AlterTableAddConstraint && spec.Constraint != nil:
+			err, did = fold(t, spec.Constraint), append(did, "ADD KEY")
+		case spec.Tp == ast.AlterTableModifyColumn || (spec.Tp == ast.AlterTableChangeColumn && len(spec.NewColumns) == 1 && spec.OldColumnName != nil && strings.EqualFold(spec.OldColumnName.Name.O, spec.NewColumns[0].Name.Name.O)):
+			err, did = modifyColumn(t, spec), append(did, "MODIFY COLUMN")
+		case spec.Tp == ast.AlterTableOption:
+			for _, o := range spec.Options {
+				if err = t.setOption(o); err != nil {
+					break
+				}
+			}
+			did = append(did, "table options")
+		case spec.Tp == ast.AlterTablePartition && spec.Partition != nil:
+			err, did = t.setPartition(spec.Partition), append(did, "PARTITION BY")
+		case spec.Tp == ast.AlterTableDisableKeys || spec.Tp == ast.AlterTableEnableKeys:
 		default:
-			return fmt.Errorf("%w: line %d: ALTER TABLE %s: only ADD COLUMN and ADD KEY/INDEX/UNIQUE/FULLTEXT/FOREIGN KEY can be folded into its CREATE TABLE; write the change into the CREATE TABLE", ErrScript, line, t.QualifiedName())
+			return fmt.Errorf("%w: line %d: ALTER TABLE %s: only ADD COLUMN, ADD KEY/INDEX/UNIQUE/FULLTEXT/PRIMARY/FOREIGN KEY, MODIFY COLUMN, table options (ENGINE=, AUTO_INCREMENT=, …) and PARTITION BY can be folded into its CREATE TABLE; write the change into the CREATE TABLE", ErrScript, line, t.QualifiedName())
 		}
 		if err != nil {
 			return fmt.Errorf("line %d: %w", line, err)
 		}
 	}
-	s.Notes = append(s.Notes, fmt.Sprintf("line %d: ALTER TABLE %s … ADD folded into its CREATE TABLE", line, t.QualifiedName()))
+	t.markNational(n.Text())
+	if slices.Equal(slices.Compact(did), []string{"ADD FOREIGN KEY kept after the data before it"}) {
+		r.note(line, "ALTER TABLE %s ADD FOREIGN KEY kept in its place, after the data before it (which loads without the key, as in the script)", t.QualifiedName())
+		return nil
+	}
+	r.note(line, "ALTER TABLE %s (%s) folded into its CREATE TABLE", t.QualifiedName(), strings.Join(slices.Compact(did), ", "))
+	return nil
+}
+
+// modifyColumn replaces a column's definition (MODIFY, or CHANGE keeping
+// the name), where the spec puts it.
+func modifyColumn(t *Table, spec *ast.AlterTableSpec) error {
+	cd := spec.NewColumns[0]
+	c, pk, err := parseColumn(cd)
+	if err != nil {
+		return err
+	}
+	i := slices.IndexFunc(t.Columns, func(x Column) bool { return strings.EqualFold(x.Name, c.Name) })
+	if i < 0 {
+		return fmt.Errorf("%w: MODIFY COLUMN %s: no such column in %s", ErrScript, c.Name, t.QualifiedName())
+	}
+	t.Columns = slices.Delete(t.Columns, i, i+1)
+	if spec.Position != nil && spec.Position.Tp != ast.ColumnPositionNone {
+		if err := foldColumns(t, &ast.AlterTableSpec{NewColumns: []*ast.ColumnDef{cd}, Position: spec.Position}); err != nil {
+			return err
+		}
+	} else {
+		t.Columns = slices.Insert(t.Columns, i, c)
+	}
+	if pk != nil {
+		if t.PrimaryKey != nil {
+			return fmt.Errorf("%w: MODIFY COLUMN %s … PRIMARY KEY: %s already has one", ErrScript, c.Name, t.QualifiedName())
+		}
+		t.PrimaryKey = pk
+	}
 	return nil
 }
 
@@ -252,63 +681,23 @@ func fold(t *Table, cons *ast.Constraint) error {
 	return nil
 }
 
-// orderByReferences returns tables with each one after the tables of the
-// script its FOREIGN KEYs reference, otherwise in script order, noting
-// every table moved; a cycle is refused.
-func orderByReferences(s *Script, tables []*Table) ([]*Table, error) {
-	byName := map[string]bool{}
-	for _, t := range tables {
-		byName[strings.ToLower(t.QualifiedName())] = true
+// view keeps CREATE VIEW, printed by TiDB's parser without OR REPLACE.
+func (r *scriptReader) view(n *ast.CreateViewStmt, line int) error {
+	n.OrReplace = false
+	sql, err := restoreWith(n, dataRestoreFlags)
+	if err != nil {
+		return fmt.Errorf("line %d: print view %s: %w", line, n.ViewName.Name.O, err)
 	}
-	refs := func(t *Table) []string {
-		var out []string
-		for _, ix := range t.Indexes {
-			if ix.References == "" {
-				continue
-			}
-			r := ix.References
-			if ix.ReferencesSchema != "" {
-				r = ix.ReferencesSchema + "." + r
-			} else if t.Schema != "" {
-				r = t.Schema + "." + r
-			}
-			if r = strings.ToLower(r); byName[r] && r != strings.ToLower(t.QualifiedName()) {
-				out = append(out, r)
-			}
-		}
-		return out
-	}
-	placed := map[string]bool{}
-	var out []*Table
-	rest := tables
-	for len(rest) > 0 {
-		progress := false
-		for i, t := range rest {
-			ready := true
-			for _, r := range refs(t) {
-				ready = ready && placed[r]
-			}
-			if !ready {
-				continue
-			}
-			if i > 0 {
-				s.Notes = append(s.Notes, fmt.Sprintf("line %d: CREATE TABLE %s moved after the tables its FOREIGN KEYs reference", t.Line, t.QualifiedName()))
-			}
-			placed[strings.ToLower(t.QualifiedName())] = true
-			out = append(out, t)
-			rest = append(rest[:i:i], rest[i+1:]...)
-			progress = true
-			break
-		}
-		if !progress {
-			var names []string
-			for _, t := range rest {
-				names = append(names, t.QualifiedName())
-			}
-			return nil, fmt.Errorf("%w: the FOREIGN KEYs of %s reference each other in a cycle; TiDB creates a FOREIGN KEY only to an existing table, so drop one of them from the script and add it with ALTER TABLE once both tables exist", ErrScript, strings.Join(names, ", "))
-		}
-	}
-	return out, nil
+	r.s.Statements = append(r.s.Statements, &ScriptStatement{Kind: KindView, Object: qualified(n.ViewName), What: "CREATE VIEW " + qualified(n.ViewName), SQL: sql, File: r.file, Line: line})
+	r.s.Accounted++
+	return nil
+}
+
+// byHand keeps a statement no migration runs.
+func (r *scriptReader) byHand(st ast.StmtNode, line int, why string) error {
+	r.s.Statements = append(r.s.Statements, &ScriptStatement{Kind: KindRoutine, What: statementWords(st), SQL: strings.TrimSpace(st.Text()), Verbatim: true, ByHand: true, Why: why, File: r.file, Line: line})
+	r.s.Accounted++
+	return nil
 }
 
 func qualified(n *ast.TableName) string {
@@ -334,17 +723,6 @@ func lineList(lines []int) string {
 	return "lines " + strings.Join(parts, ", ")
 }
 
-var (
-	// versionComment matches the opening of a MySQL conditional comment
-	// (/*!50003) and its closing, to read the statement inside.
-	versionComment = regexp.MustCompile(`/\*!\d*|\*/`)
-	// unsupportedObject matches CREATE [DEFINER=…] TRIGGER|PROCEDURE|
-	// FUNCTION|EVENT.
-	unsupportedObject = regexp.MustCompile(`(?is)^\s*CREATE\s+(?:OR\s+REPLACE\s+)?(?:DEFINER\s*=\s*\S+\s+)?(?:SQL\s+SECURITY\s+\w+\s+)?(?:AGGREGATE\s+)?(TRIGGER|PROCEDURE|FUNCTION|EVENT)\b`)
-	// parseLine finds the line TiDB's parser names in its error.
-	parseLine = regexp.MustCompile(`^line (\d+) `)
-)
-
 // errLine returns the line number in a TiDB parser error, or 1.
 func errLine(err error) int {
 	var n int
@@ -352,110 +730,4 @@ func errLine(err error) int {
 		fmt.Sscan(m[1], &n)
 	}
 	return max(n, 1)
-}
-
-// chunk is one statement of a script as the mysql client sends it, with
-// the line it starts on.
-type chunk struct {
-	text string
-	line int
-}
-
-// splitScript cuts a script into statements the way the mysql client
-// does: at the current delimiter (";" until a DELIMITER command changes
-// it) outside quotes and comments.
-func splitScript(text string) []chunk {
-	var out []chunk
-	delim := ";"
-	start, line, startLine := 0, 1, 1 // start: the statement's first byte that is not space or a comment
-	blank := true                     // nothing but space and comments since the last delimiter
-	emit := func(end int) {
-		if !blank {
-			out = append(out, chunk{text: text[start:end], line: startLine})
-		}
-	}
-	for i := 0; i < len(text); {
-		c := text[i]
-		switch {
-		case c == '\n':
-			line++
-			i++
-			if blank {
-				startLine = line
-			}
-			continue
-		case blank && (c == ' ' || c == '\t' || c == '\r'):
-			i++
-			continue
-		case blank && hasWordPrefix(text[i:], "DELIMITER"):
-			end := strings.IndexByte(text[i:], '\n')
-			if end < 0 {
-				end = len(text) - i
-			}
-			if f := strings.Fields(text[i+len("DELIMITER") : i+end]); len(f) > 0 {
-				delim = f[0]
-			}
-			i += end
-			continue
-		case c == '#' || (c == '-' && strings.HasPrefix(text[i:], "--") && (i+2 == len(text) || strings.ContainsRune(" \t\r\n", rune(text[i+2])))):
-			end := strings.IndexByte(text[i:], '\n')
-			if end < 0 {
-				end = len(text) - i
-			}
-			i += end
-			continue
-		case c == '/' && strings.HasPrefix(text[i:], "/*"):
-			end := strings.Index(text[i+2:], "*/")
-			if end < 0 {
-				end = len(text) - i - 4
-			}
-			seg := text[i : i+end+4]
-			if blank && (strings.HasPrefix(seg, "/*!") || strings.HasPrefix(seg, "/*T!")) {
-				blank, startLine, start = false, line, i
-			}
-			line += strings.Count(seg, "\n")
-			i += len(seg)
-			continue
-		case c == '\'' || c == '"' || c == '`':
-			if blank {
-				blank, startLine, start = false, line, i
-			}
-			j := i + 1
-			for j < len(text) {
-				if text[j] == '\\' && c != '`' {
-					j += 2
-					continue
-				}
-				if text[j] == c {
-					if j+1 < len(text) && text[j+1] == c {
-						j += 2
-						continue
-					}
-					break
-				}
-				j++
-			}
-			j = min(j+1, len(text))
-			line += strings.Count(text[i:j], "\n")
-			i = j
-			continue
-		case strings.HasPrefix(text[i:], delim):
-			emit(i)
-			i += len(delim)
-			blank, startLine = true, line
-			continue
-		}
-		if blank {
-			blank, startLine, start = false, line, i
-		}
-		i++
-	}
-	emit(len(text))
-	return out
-}
-
-// hasWordPrefix reports whether s starts with word (any case) followed by
-// a space or tab.
-func hasWordPrefix(s, word string) bool {
-	return len(s) > len(word) && strings.EqualFold(s[:len(word)], word) && (s[len(word)] == ' ' || s[len(word)] == '\t')
 }

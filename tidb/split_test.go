@@ -1,6 +1,7 @@
 package tidb_test
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/shardid/shardid/tidb"
+	rotateid "github.com/shardid/shardid/tidb/rotate"
 )
 
 // rotate moves the last k digits of id right behind its first digit, the
@@ -105,5 +107,37 @@ func TestRotatedSplitPointsMessage(t *testing.T) {
 	_, err := tidb.RotatedSplitPoints(1, 20, 0, false)
 	if err == nil || !strings.Contains(err.Error(), "no 20-digit ID fits a signed BIGINT (at most 9223372036854775807, 19 digits)") || strings.Contains(err.Error(), "led by 0") {
 		t.Errorf("got %v", err)
+	}
+}
+
+// TestRotatedSplitPointsUnsignedIDs checks that 20-digit BIGINT UNSIGNED
+// IDs rotated by rotate.RotateUnsigned (what shardid rotate --unsigned
+// prints) land in every region the --id-digits 20 split points make, and
+// never below the first. (A 20-digit ID whose rotation passes 2^64-1, e.g.
+// one ending in 9 for k=1, has no rotated form: RotateUnsigned refuses it.)
+func TestRotatedSplitPointsUnsignedIDs(t *testing.T) {
+	for k := 1; k <= tidb.MaxRotateDigits; k++ {
+		points, err := tidb.RotatedSplitPoints(k, 20, 1, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hit := map[int]bool{}
+		for id := uint64(1e19 + 123456789); len(hit) < len(points) && id < 1e19+123456789+100000; id++ {
+			v, err := rotateid.RotateUnsigned(id, k)
+			if errors.Is(err, rotateid.ErrOverflow) {
+				continue // rotated past 2^64-1: no key holds it, no region for it
+			}
+			if err != nil {
+				t.Fatalf("RotateUnsigned(%d, %d): %v", id, k, err)
+			}
+			i := sort.Search(len(points), func(i int) bool { return points[i] > v }) - 1
+			if i < 0 {
+				t.Fatalf("rotated %d below the first split point %d", v, points[0])
+			}
+			hit[i] = true
+		}
+		if len(hit) != len(points) {
+			t.Errorf("k=%d: consecutive IDs reached %d of %d regions", k, len(hit), len(points))
+		}
 	}
 }

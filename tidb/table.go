@@ -3,6 +3,7 @@ package tidb
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -61,6 +62,9 @@ type Table struct {
 	Options []string
 	// Partition is the PARTITION BY clause, or "".
 	Partition string
+	// Partitions is how many partitions the clause makes (0 without one):
+	// TiDB pre-splits each of them.
+	Partitions int
 	// RangePartition is the expression of a PARTITION BY RANGE or LIST
 	// (COLUMNS) clause, which puts each row by its value; nil for none
 	// and for HASH and KEY, which take any value.
@@ -73,8 +77,10 @@ type Table struct {
 	// already exists rather than reporting it created).
 	IfNotExists bool
 	// Line is the input line the statement starts on (1 for a single
-	// statement; the script line for ParseScript).
+	// statement; the script line for ParseScript), File the script's name
+	// (ScriptFile.Name).
 	Line int
+	File string
 }
 
 // Column is one column definition.
@@ -134,9 +140,10 @@ type Index struct {
 	// Kind is "KEY", "UNIQUE KEY" or "FULLTEXT KEY"; "" marks a constraint
 	// kept verbatim in Text (FOREIGN KEY, CHECK, …).
 	Kind string
-	// Name is the index name, possibly "".
+	// Name is the index or constraint name, possibly "".
 	Name string
-	// Parts are the indexed columns or expressions.
+	// Parts are the indexed columns or expressions (a FOREIGN KEY's own
+	// columns when Kind is "").
 	Parts []IndexPart
 	// Option is the index option text (USING, COMMENT, …), or "".
 	Option string
@@ -321,27 +328,11 @@ func fromCreate(ct *ast.CreateTableStmt) (*Table, error) {
 		}
 		t.Columns = append(t.Columns, c)
 	}
-	var err error
 	for _, cons := range ct.Constraints {
 		if cons.Tp == ast.ConstraintPrimaryKey {
-			if t.PrimaryKey != nil {
-				return nil, fmt.Errorf("%w: table %s declares more than one primary key", ErrNotCreateTable, t.Name)
-			}
-			pk := &PrimaryKey{Name: cons.Name}
-			if cons.Option != nil {
-				pk.Clustering = clustering(cons.Option.PrimaryKeyTp)
-				opt := *cons.Option
-				opt.PrimaryKeyTp = ast.PrimaryKeyTypeDefault
-				if !opt.IsEmpty() {
-					if pk.Option, err = restore(&opt); err != nil {
-						return nil, fmt.Errorf("table %s: print primary key option: %w", t.Name, err)
-					}
-				}
-			}
-			if pk.Parts, err = parseParts(cons.Keys); err != nil {
+			if err := t.setPrimaryKey(cons); err != nil {
 				return nil, err
 			}
-			t.PrimaryKey = pk
 			continue
 		}
 		ix, err := parseIndex(cons)
@@ -351,34 +342,117 @@ func fromCreate(ct *ast.CreateTableStmt) (*Table, error) {
 		t.Indexes = append(t.Indexes, ix)
 	}
 	for _, o := range ct.Options {
-		switch o.Tp {
-		case ast.TableOptionShardRowID:
-			t.ShardRowIDBits = int(o.UintValue)
-			continue
-		case ast.TableOptionPreSplitRegion:
-			t.PreSplitRegions = int(o.UintValue)
-			continue
-		case ast.TableOptionAutoRandomBase:
-			continue
+		if err := t.setOption(o); err != nil {
+			return nil, err
 		}
-		s, err := restore(o)
-		if err != nil {
-			return nil, fmt.Errorf("table %s: print option: %w", t.Name, err)
-		}
-		t.Options = append(t.Options, s)
 	}
 	if ct.Partition != nil {
-		if t.Partition, err = restore(ct.Partition); err != nil {
-			return nil, fmt.Errorf("table %s: print partitioning: %w", t.Name, err)
-		}
-		if t.RangePartition, err = rangePartition(&ct.Partition.PartitionMethod); err != nil {
-			return nil, fmt.Errorf("table %s: print partitioning: %w", t.Name, err)
+		if err := t.setPartition(ct.Partition); err != nil {
+			return nil, err
 		}
 	}
+	if len(t.Columns) == 0 {
+		return nil, fmt.Errorf("%w: table %s has no columns", ErrNotCreateTable, t.Name)
+	}
+	t.markNational(ct.Text())
 	if len(ct.SplitIndex) > 0 {
 		return nil, fmt.Errorf("%w: SPLIT INDEX clauses inside CREATE TABLE are not supported", ErrNotCreateTable)
 	}
 	return t, nil
+}
+
+// setPrimaryKey gives t the PRIMARY KEY constraint; a second one is
+// refused.
+func (t *Table) setPrimaryKey(cons *ast.Constraint) error {
+	if t.PrimaryKey != nil {
+		return fmt.Errorf("%w: table %s declares more than one primary key", ErrNotCreateTable, t.Name)
+	}
+	pk := &PrimaryKey{Name: cons.Name}
+	var err error
+	if cons.Option != nil {
+		pk.Clustering = clustering(cons.Option.PrimaryKeyTp)
+		opt := *cons.Option
+		opt.PrimaryKeyTp = ast.PrimaryKeyTypeDefault
+		if !opt.IsEmpty() {
+			if pk.Option, err = restore(&opt); err != nil {
+				return fmt.Errorf("table %s: print primary key option: %w", t.Name, err)
+			}
+		}
+	}
+	if pk.Parts, err = parseParts(cons.Keys); err != nil {
+		return err
+	}
+	t.PrimaryKey = pk
+	return nil
+}
+
+// setOption records a table option: SHARD_ROW_ID_BITS and
+// PRE_SPLIT_REGIONS in their fields, AUTO_RANDOM_BASE dropped (the
+// strategies set them), any other printed into Options, in place of an
+// earlier option of the same name (ALTER TABLE … ENGINE=InnoDB after
+// ENGINE=MyISAM).
+func (t *Table) setOption(o *ast.TableOption) error {
+	switch o.Tp {
+	case ast.TableOptionShardRowID:
+		t.ShardRowIDBits = int(o.UintValue)
+		return nil
+	case ast.TableOptionPreSplitRegion:
+		t.PreSplitRegions = int(o.UintValue)
+		return nil
+	case ast.TableOptionAutoRandomBase:
+		return nil
+	}
+	s, err := restore(o)
+	if err != nil {
+		return fmt.Errorf("table %s: print option: %w", t.Name, err)
+	}
+	key := optionName(s)
+	for i, old := range t.Options {
+		if strings.EqualFold(optionName(old), key) {
+			t.Options[i] = s
+			return nil
+		}
+	}
+	t.Options = append(t.Options, s)
+	return nil
+}
+
+// optionName is a printed table option's name: the words before " = "
+// ("DEFAULT CHARACTER SET = utf8" gives "DEFAULT CHARACTER SET").
+func optionName(s string) string {
+	name, _, _ := strings.Cut(s, " = ")
+	return strings.TrimPrefix(name, "DEFAULT ")
+}
+
+// setPartition gives t the PARTITION BY clause.
+func (t *Table) setPartition(p *ast.PartitionOptions) error {
+	var err error
+	t.Partitions = max(int(p.Num), len(p.Definitions))
+	if t.Partition, err = restore(p); err != nil {
+		return fmt.Errorf("table %s: print partitioning: %w", t.Name, err)
+	}
+	if t.RangePartition, err = rangePartition(&p.PartitionMethod); err != nil {
+		return fmt.Errorf("table %s: print partitioning: %w", t.Name, err)
+	}
+	return nil
+}
+
+// nationalType matches a column of a national character type as written
+// (NVARCHAR, NCHAR, NATIONAL CHAR/VARCHAR/CHARACTER VARYING).
+var nationalType = regexp.MustCompile("(?i)(`[^`]+`|[\\w$]+)\\s+(?:NVARCHAR|NCHAR|NATIONAL\\s+(?:VARCHAR|CHAR|CHARACTER))\\b")
+
+// markNational writes NATIONAL back into the types of the columns the
+// statement text declares with a national character type: TiDB's parser
+// reads NVARCHAR(n) as VARCHAR(n) and prints no character set, while
+// MySQL and MariaDB give such a column utf8mb3. Kept as written, each
+// server reads the rendered column as it reads the input's.
+func (t *Table) markNational(text string) {
+	for _, m := range nationalType.FindAllStringSubmatch(text, -1) {
+		c := t.Column(strings.Trim(m[1], "`"))
+		if c != nil && !strings.HasPrefix(c.Type, "NATIONAL ") && !strings.Contains(strings.ToUpper(c.Type), "CHARACTER SET") {
+			c.Type = "NATIONAL " + c.Type
+		}
+	}
 }
 
 func parseColumn(cd *ast.ColumnDef) (Column, *PrimaryKey, error) {
@@ -473,11 +547,12 @@ func parseIndex(cons *ast.Constraint) (Index, error) {
 		if err != nil {
 			return ix, fmt.Errorf("print constraint: %w", err)
 		}
-		ix := Index{Text: s}
+		ix := Index{Text: s, Name: cons.Name}
 		switch {
 		case cons.Tp == ast.ConstraintForeignKey && cons.Refer != nil:
 			ix.References = cons.Refer.Table.Name.O
 			ix.ReferencesSchema = cons.Refer.Table.Schema.O
+			ix.Parts, _ = parseParts(cons.Keys) // its columns, for the index a server makes for it
 		case cons.Tp == ast.ConstraintCheck && cons.Expr != nil:
 			e, err := newExpr(cons.Expr)
 			if err != nil {

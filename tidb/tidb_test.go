@@ -24,7 +24,7 @@ func assertTiDBOptions(t *testing.T, s tidb.Strategy, create string) {
 	case tidb.StrategyShardRowID, tidb.StrategyAuto: // the seed tables have BIGINT keys the application fills
 		want = []string{"NONCLUSTERED", "SHARD_ROW_ID_BITS=4", "PRE_SPLIT_REGIONS=4"}
 	case tidb.StrategyAutoRandom:
-		want = []string{"/*T![clustered_index] CLUSTERED */", "AUTO_RANDOM(5)"}
+		want = []string{"/*T![clustered_index] CLUSTERED */", "AUTO_RANDOM(5, 54)", "PRE_SPLIT_REGIONS=4"}
 	case tidb.StrategyRotatedInt:
 		want = []string{"/*T![clustered_index] CLUSTERED */"}
 	}
@@ -101,7 +101,8 @@ func TestTiDBShardBitsVary(t *testing.T) {
 
 // TestTiDBAutoRandomCarriesShardBits checks that a BIGINT AUTO_INCREMENT
 // key rendered by auto becomes AUTO_RANDOM and that its values carry shard
-// bits (the 5 bits under the sign bit) that vary across inserts.
+// bits (the 5 bits under the sign bit of the 54-bit range) that vary
+// across inserts.
 func TestTiDBAutoRandomCarriesShardBits(t *testing.T) {
 	eachTiDB(t, func(t *testing.T, db *sql.DB) {
 		renderOn(t, db, "CREATE TABLE ar (id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY, v INT)", tidb.Options{})
@@ -110,18 +111,20 @@ func TestTiDBAutoRandomCarriesShardBits(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		var shards, negative int
-		if err := db.QueryRow("SELECT COUNT(DISTINCT id >> 58), SUM(id < 0) FROM ar").Scan(&shards, &negative); err != nil {
+		// AUTO_RANDOM(5, 54): the shard bits are bits 48–52, under the
+		// sign bit of a 54-bit range, so every id stays below 2^53.
+		var shards, outside int
+		if err := db.QueryRow("SELECT COUNT(DISTINCT id >> 48), SUM(id < 0 OR id >= 9007199254740992) FROM ar").Scan(&shards, &outside); err != nil {
 			t.Fatal(err)
 		}
-		if shards < 8 || negative != 0 {
-			t.Errorf("200 inserts used %d of 32 shard values (%d negative IDs)", shards, negative)
+		if shards < 8 || outside != 0 {
+			t.Errorf("200 inserts used %d of 32 shard values (%d IDs outside 0–2^53)", shards, outside)
 		}
 	})
 }
 
 // TestTiDBPreSplitRegions checks that PRE_SPLIT_REGIONS=4 gives 2^4
-// regions (tidb_scatter_region takes ”, 'table' or 'global' in 8.5; with
+// regions, for shard-rowid and auto-random tables, (tidb_scatter_region takes ”, 'table' or 'global' in 8.5; with
 // 'table' the split finishes before CREATE TABLE returns).
 func TestTiDBPreSplitRegions(t *testing.T) {
 	eachTiDB(t, func(t *testing.T, db *sql.DB) {
@@ -132,6 +135,17 @@ func TestTiDBPreSplitRegions(t *testing.T) {
 		renderOn(t, db, "CREATE TABLE presplit (k VARCHAR(20) PRIMARY KEY, v INT)", tidb.Options{})
 		if n := regions(t, db, "presplit"); n < 16 {
 			t.Errorf("SHOW TABLE presplit REGIONS lists %d regions, want at least 16", n)
+		}
+		// An AUTO_RANDOM table is pre-split too (at its 54-bit range's
+		// shard boundaries); a SMALLINT key's table, below --min-split, is
+		// not.
+		renderOn(t, db, "CREATE TABLE presplit_ar (id BIGINT AUTO_INCREMENT PRIMARY KEY, v INT)", tidb.Options{})
+		if n := regions(t, db, "presplit_ar"); n < 16 {
+			t.Errorf("SHOW TABLE presplit_ar REGIONS lists %d regions, want at least 16", n)
+		}
+		renderOn(t, db, "CREATE TABLE small (id SMALLINT AUTO_INCREMENT PRIMARY KEY, v INT)", tidb.Options{})
+		if n := regions(t, db, "small"); n != 1 {
+			t.Errorf("SHOW TABLE small REGIONS lists %d regions, want 1", n)
 		}
 	})
 }
@@ -359,10 +373,11 @@ func checkKeyExpressions(t *testing.T, db *sql.DB, cases []keyExpression) {
 				t.Errorf("%s: auto (%s, %s): insert failed: %v", c.name, d.Options.Strategy, d.Reason, got)
 			}
 		}
-		// auto-random asked for: TiDB takes the table, and the warning is
-		// no false alarm: inserts fail.
+		// auto-random asked for, with TiDB's full range (values up to
+		// 2^63-1): TiDB takes the table, and the warning is no false alarm:
+		// inserts fail.
 		tb, _ = tidb.Parse(input)
-		d, err = tidb.Render(tb, tidb.Options{Strategy: tidb.StrategyAutoRandom})
+		d, err = tidb.Render(tb, tidb.Options{Strategy: tidb.StrategyAutoRandom, RangeBits: tidb.TiDBRangeBits})
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}

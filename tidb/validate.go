@@ -1,6 +1,7 @@
 package tidb
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
@@ -76,8 +77,9 @@ const (
 	MinIncrementBits = 27
 	// JSSafeRangeBits keeps AUTO_RANDOM values of a signed BIGINT below
 	// 2^53, the largest integer a JavaScript number holds exactly (one of
-	// the 54 bits is the sign bit, always 0). Use 53 for UNSIGNED.
-	JSSafeRangeBits = 54
+	// the 54 bits is the sign bit, always 0); JSSafeUnsignedRangeBits does
+	// for a BIGINT UNSIGNED key.
+	JSSafeRangeBits, JSSafeUnsignedRangeBits = 54, 53
 	// MaxRotateDigits is the largest number of rotated digits: 10^3 key
 	// ranges already wrote slower than 10 in the measurement this project
 	// starts from.
@@ -90,8 +92,20 @@ const (
 	DefaultShardRowIDBits = 4
 	// DefaultAutoRandomBits is TiDB's own AUTO_RANDOM default (32 shards).
 	DefaultAutoRandomBits = 5
-	// DefaultRangeBits is TiDB's own AUTO_RANDOM range default.
-	DefaultRangeBits = 64
+	// DefaultRangeBits is the range a new AUTO_RANDOM key gets: 54, so its
+	// values stay below 2^53 and a JavaScript number (a browser, JSON.parse)
+	// reads them exactly; 53 for a BIGINT UNSIGNED key.
+	DefaultRangeBits = JSSafeRangeBits
+	// TiDBRangeBits is the range TiDB gives AUTO_RANDOM(S) written without
+	// one, and the only one ALTER … MODIFY … AUTO_RANDOM takes.
+	TiDBRangeBits = 64
+	// DefaultAutoRandomPreSplit is PRE_SPLIT_REGIONS for an AUTO_RANDOM
+	// table (at most its shard bits): 16 regions, as shard-rowid's default.
+	DefaultAutoRandomPreSplit = 4
+	// DefaultMinSplit is the fewest rows a table must be able to hold to be
+	// pre-split: about a region's worth. A key of TINYINT or SMALLINT
+	// (at most 65,535 values) keeps its table below it.
+	DefaultMinSplit = 1_000_000
 	// DefaultRotateDigits is the measured winner: one rotated digit, ten
 	// key ranges.
 	DefaultRotateDigits = 1
@@ -111,16 +125,29 @@ type Options struct {
 	// means DefaultShardRowIDBits (4) or DefaultAutoRandomBits (5), or,
 	// for a column the input already made AUTO_RANDOM(S), the input's S.
 	ShardBits int
-	// PreSplit is PRE_SPLIT_REGIONS (shard-rowid), 1–ShardBits: TiDB splits
-	// the new table into 2^PreSplit regions. Zero means ShardBits.
+	// PreSplit is PRE_SPLIT_REGIONS (shard-rowid and auto-random),
+	// 1–ShardBits: TiDB splits the new table into 2^PreSplit regions. Zero
+	// means ShardBits for shard-rowid, DefaultAutoRandomPreSplit (at most
+	// ShardBits) for auto-random; either only for a table that can reach
+	// MinSplit rows.
 	PreSplit int
-	// NoPreSplit leaves PRE_SPLIT_REGIONS out (shard-rowid); PreSplit must
-	// then be zero.
+	// NoPreSplit leaves PRE_SPLIT_REGIONS out (shard-rowid, auto-random);
+	// PreSplit must then be zero.
 	NoPreSplit bool
+	// MinSplit is the fewest rows a table must be able to hold to be
+	// pre-split when PreSplit is zero: a key whose integer type holds
+	// fewer values (TINYINT, SMALLINT) caps it, and Rows says it for one
+	// table. Zero means DefaultMinSplit; 1 pre-splits every table.
+	MinSplit int64
+	// Rows is how many rows the table is expected to reach (a per-table
+	// option, TableSpec); zero means unknown, which the MinSplit rule
+	// takes as enough.
+	Rows int64
 	// RangeBits is AUTO_RANDOM's R (auto-random), 32–64, leaving at least
-	// MinIncrementBits for the increment. Zero means DefaultRangeBits (64)
-	// or the input's own R; JSSafeRangeBits (54) keeps signed values
-	// JavaScript-safe.
+	// MinIncrementBits for the increment. Zero means DefaultRangeBits (54,
+	// or 53 for a BIGINT UNSIGNED key: JavaScript-safe) for a new
+	// AUTO_RANDOM key, the input's own R for a key already AUTO_RANDOM
+	// (TiDBRangeBits when it gave none), and TiDBRangeBits for RenderAlter.
 	RangeBits int
 	// Digits is k, the number of rotated digits (rotated-int), 1–3; the
 	// table is split into 10^k key ranges per leading digit. Zero means 1.
@@ -131,6 +158,12 @@ type Options struct {
 	// Lead is the leading decimal digit of the IDs (rotated-int), 1–9. Zero
 	// splits for every leading digit 1–9 (9·10^k ranges).
 	Lead int
+	// Target is the server the text is for; "" means TargetTiDB.
+	Target Target
+
+	// splitAsked marks a PreSplit or NoPreSplit the user gave for this
+	// table (TableSpec): the MinSplit rule does not override it.
+	splitAsked bool
 }
 
 // Sentinel errors returned by Options.Validate, Render and RenderAlter.
@@ -173,8 +206,15 @@ var (
 
 // withDefaults returns o, for a strategy other than auto, with zero fields
 // replaced by their defaults; a column already AUTO_RANDOM in the input
-// (ar, may be nil) lends its own bits.
-func (o Options) withDefaults(ar *Column) Options {
+// (ar, may be nil) lends its own bits, and an UNSIGNED key (key, may be
+// nil) gets the unsigned JavaScript-safe range.
+func (o Options) withDefaults(ar, key *Column) Options {
+	if o.Target == "" {
+		o.Target = TargetTiDB
+	}
+	if o.MinSplit == 0 {
+		o.MinSplit = DefaultMinSplit
+	}
 	switch o.Strategy {
 	case StrategyShardRowID:
 		if o.ShardBits == 0 {
@@ -188,13 +228,19 @@ func (o Options) withDefaults(ar *Column) Options {
 			o.ShardBits = ar.AutoRandomShardBits
 		}
 		if o.RangeBits == 0 && ar != nil {
-			o.RangeBits = ar.AutoRandomRangeBits
+			o.RangeBits = cmp.Or(ar.AutoRandomRangeBits, TiDBRangeBits)
 		}
 		if o.ShardBits == 0 {
 			o.ShardBits = DefaultAutoRandomBits
 		}
 		if o.RangeBits == 0 {
 			o.RangeBits = DefaultRangeBits
+			if key != nil && key.Unsigned {
+				o.RangeBits = JSSafeUnsignedRangeBits
+			}
+		}
+		if o.PreSplit == 0 && !o.NoPreSplit {
+			o.PreSplit = min(DefaultAutoRandomPreSplit, o.ShardBits)
 		}
 	case StrategyRotatedInt:
 		if o.Digits == 0 {
@@ -209,6 +255,7 @@ func (o Options) withDefaults(ar *Column) Options {
 
 // Validate checks the options on their own (Render also checks them
 // against the table). It returns errors wrapping ErrInvalidStrategy,
+// ErrInvalidTarget,
 // ErrShardBits, ErrPreSplit, ErrRangeBits, ErrDigits and
 // ErrOptionNotApplicable.
 func (o Options) Validate() error {
@@ -237,7 +284,6 @@ func (o Options) Validate() error {
 		set("ID digits", o.IDDigits)
 		set("leading digit", o.Lead)
 	case StrategyAutoRandom:
-		set("pre-split", o.PreSplit+noPreSplit)
 		set("rotated digits", o.Digits)
 		set("ID digits", o.IDDigits)
 		set("leading digit", o.Lead)
@@ -249,12 +295,24 @@ func (o Options) Validate() error {
 	if len(foreign) > 0 {
 		return fmt.Errorf("%w: %s cannot take %s", ErrOptionNotApplicable, s, strings.Join(foreign, ", "))
 	}
+	if _, err := ParseTarget(string(o.Target)); err != nil {
+		return err
+	}
+	if o.MinSplit < 0 {
+		return fmt.Errorf("%w: --min-split %d (allowed: 1 or more rows; 0 means %d)", ErrPreSplit, o.MinSplit, DefaultMinSplit)
+	}
+	if o.Rows < 0 {
+		return fmt.Errorf("%w: rows=%d (allowed: 1 or more; 0 means unknown)", ErrPreSplit, o.Rows)
+	}
 	if o.ShardBits < 0 || o.ShardBits > MaxShardBits {
 		return fmt.Errorf("%w: %d (allowed: 1–%d; 0 means the default)", ErrShardBits, o.ShardBits, MaxShardBits)
 	}
 	shard := o.ShardBits
 	if shard == 0 {
 		shard = DefaultShardRowIDBits
+		if s == StrategyAutoRandom {
+			shard = DefaultAutoRandomBits
+		}
 	}
 	switch {
 	case o.PreSplit < 0:
@@ -266,7 +324,7 @@ func (o Options) Validate() error {
 	}
 	if o.RangeBits != 0 {
 		if o.RangeBits < MinRangeBits || o.RangeBits > MaxRangeBits {
-			return fmt.Errorf("%w: %d (allowed: %d–%d; 0 means %d)", ErrRangeBits, o.RangeBits, MinRangeBits, MaxRangeBits, DefaultRangeBits)
+			return fmt.Errorf("%w: %d (allowed: %d–%d; 0 means %d, JavaScript-safe)", ErrRangeBits, o.RangeBits, MinRangeBits, MaxRangeBits, DefaultRangeBits)
 		}
 		bits := o.ShardBits
 		if bits == 0 {
@@ -277,7 +335,7 @@ func (o Options) Validate() error {
 		}
 	}
 	if s == StrategyRotatedInt {
-		d := o.withDefaults(nil)
+		d := o.withDefaults(nil, nil)
 		if d.Digits < 1 || d.Digits > MaxRotateDigits {
 			return fmt.Errorf("%w: %d rotated digits (allowed: 1–%d)", ErrDigits, d.Digits, MaxRotateDigits)
 		}

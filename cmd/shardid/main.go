@@ -79,7 +79,7 @@ var tidbCommands = map[string]command{
 	"render": {"print hotspot-free DDL for a CREATE TABLE (FILE or - for stdin)", runTiDBRender},
 	"gen":    {"write the DDL as goose migration files into --dir", runTiDBGen},
 	"up":     {"apply migrations (--dir, or rendered from FILEs) with goose to --dsn", runTiDBUp},
-	"status": {"show goose migration status for --dir or FILEs on --dsn", runTiDBStatus},
+	"status": {"show goose migration status for --dir or FILEs on --dsn; DRIFT where the server no longer matches an applied migration", runTiDBStatus},
 	"spread": {"simulate region splits and show how raw, rotated and shard-bit keys spread writes", runTiDBSpread},
 }
 

@@ -29,25 +29,27 @@ func runRotate(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "rotate")
 	digits := fs.Int("digits", 1, "number of trailing digits to move after the leading digit: 1, 2 or 3 (10, 100 or 1000 key ranges)")
 	reverse := fs.Bool("reverse", false, "undo the rotation (rotated ID back to the original)")
+	unsigned := fs.Bool("unsigned", false, "IDs of a BIGINT UNSIGNED key: 0-18446744073709551615 (up to 20 digits, as tidb render --id-digits 20 splits for)")
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
 	if *digits < rotate.MinDigits || *digits > rotate.MaxDigits {
 		return usagef("rotate: --digits %d (allowed 1, 2 or 3)", *digits)
 	}
-	conv := rotate.Rotate
-	if *reverse {
-		conv = rotate.Unrotate
+	conv := idConverter(*unsigned, *reverse)
+	allowed := "decimal integers 0-9223372036854775807; --unsigned takes up to 18446744073709551615"
+	if *unsigned {
+		allowed = "decimal integers 0-18446744073709551615"
 	}
 	out := bufio.NewWriter(env.stdout)
 	defer out.Flush()
 
 	if fs.NArg() > 0 {
-		ids := make([]int64, fs.NArg())
+		ids := make([]uint64, fs.NArg())
 		for i, a := range fs.Args() {
-			id, err := strconv.ParseInt(a, 10, 64)
-			if err != nil || id < 0 {
-				return usagef("rotate: argument %d %q is not an ID (allowed: decimal integers 0-9223372036854775807)", i+1, a)
+			id, ok := parseID(a, *unsigned)
+			if !ok {
+				return usagef("rotate: argument %d %q is not an ID (allowed: %s)", i+1, a, allowed)
 			}
 			ids[i] = id
 		}
@@ -72,21 +74,21 @@ func runRotate(ctx context.Context, env *cliEnv, args []string) error {
 		if text == "" {
 			continue // blank lines carry no ID
 		}
-		id, err := strconv.ParseInt(text, 10, 64)
-		if err != nil && line == 1 && isHeader(text) {
+		id, ok := parseID(text, *unsigned)
+		if !ok && line == 1 && isHeader(text) {
 			fmt.Fprintln(out, text) // a header line (e.g. "id") passes through
 			continue
 		}
-		if err != nil || id < 0 {
+		if !ok {
 			out.Flush()
-			return fmt.Errorf("stdin line %d: %q is not an ID (allowed: decimal integers 0-9223372036854775807)", line, text)
+			return fmt.Errorf("stdin line %d: %q is not an ID (allowed: %s)", line, text, allowed)
 		}
 		r, err := conv(id, *digits)
 		if err != nil {
 			out.Flush()
 			return fmt.Errorf("stdin line %d: %w", line, err)
 		}
-		buf = strconv.AppendInt(buf[:0], r, 10)
+		buf = strconv.AppendUint(buf[:0], r, 10)
 		buf = append(buf, '\n')
 		if _, err := out.Write(buf); err != nil {
 			return err
@@ -99,6 +101,36 @@ func runRotate(ctx context.Context, env *cliEnv, args []string) error {
 		return fmt.Errorf("stdin: %w", err)
 	}
 	return out.Flush()
+}
+
+// idConverter returns the rotation to run: signed (int64 keys) or
+// unsigned (BIGINT UNSIGNED keys), forward or reverse.
+func idConverter(unsigned, reverse bool) func(uint64, int) (uint64, error) {
+	if unsigned {
+		if reverse {
+			return rotate.UnrotateUnsigned
+		}
+		return rotate.RotateUnsigned
+	}
+	conv := rotate.Rotate
+	if reverse {
+		conv = rotate.Unrotate
+	}
+	return func(id uint64, k int) (uint64, error) {
+		r, err := conv(int64(id), k)
+		return uint64(r), err
+	}
+}
+
+// parseID reads a decimal ID: 0 to math.MaxInt64, or to math.MaxUint64
+// when unsigned.
+func parseID(s string, unsigned bool) (uint64, bool) {
+	bits := 63
+	if unsigned {
+		bits = 64
+	}
+	id, err := strconv.ParseUint(s, 10, bits)
+	return id, err == nil
 }
 
 // negativeNumber matches an argument like -5, which the flag package would

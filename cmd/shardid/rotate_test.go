@@ -139,3 +139,28 @@ func TestStdinHintOnlyOnATerminal(t *testing.T) {
 		}
 	}
 }
+
+// TestRotateUnsigned rotates BIGINT UNSIGNED IDs above 2^63 and back, and
+// checks that without --unsigned they are refused with a hint at it.
+func TestRotateUnsigned(t *testing.T) {
+	code, out, errs := cli(t, "", "rotate", "--unsigned", "12345678901234567890", "561632371728711681")
+	if code != 0 || out != "10234567890123456789\n516163237172871168\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	code, out, errs = cli(t, "10234567890123456789\n", "rotate", "--unsigned", "--reverse")
+	if code != 0 || out != "12345678901234567890\n" {
+		t.Errorf("--reverse: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	code, _, errs = cli(t, "", "rotate", "12345678901234567890")
+	if code != 2 || !strings.Contains(errs, "--unsigned takes up to 18446744073709551615") {
+		t.Errorf("signed: exit %d, stderr %q", code, errs)
+	}
+	code, _, errs = cli(t, "", "rotate", "--unsigned", "--digits", "3", "12345678901234567890")
+	if code != 1 || !strings.Contains(errs, "result overflows uint64") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("overflow: exit %d, stderr %q", code, errs)
+	}
+	code, _, errs = cli(t, "", "rotate", "--unsigned", "18446744073709551616")
+	if code != 2 || !strings.Contains(errs, "0-18446744073709551615") {
+		t.Errorf("above uint64: exit %d, stderr %q", code, errs)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -21,6 +22,41 @@ type renderFlags struct {
 	noPreSplit                     bool
 	digits, idDigits, lead         int
 	alter, skipData                bool
+	target                         string
+	minSplit                       int64
+	tables                         tableFlags
+	collate                        collateFlags
+	tablesFile, byHand             string
+	needByHand                     bool // render, gen, up: statements to apply by hand need --by-hand
+}
+
+// collateFlags is --collate FROM=TO, repeatable.
+type collateFlags []string
+
+func (c *collateFlags) String() string { return strings.Join(*c, " ") }
+
+func (c *collateFlags) Set(s string) error {
+	if _, err := tidb.ParseCollations([]string{s}); err != nil {
+		return errors.New("want FROM=TO, two collation names, e.g. latin1_general_cs=latin1_bin")
+	}
+	*c = append(*c, s)
+	return nil
+}
+
+// tableFlags is --table NAME=STRATEGY[,KEY=VALUE…], repeatable.
+type tableFlags []string
+
+func (t *tableFlags) String() string { return strings.Join(*t, " ") }
+
+func (t *tableFlags) Set(s string) error {
+	if !strings.Contains(s, "=") {
+		return fmt.Errorf("want NAME=STRATEGY[,KEY=VALUE…], e.g. orders=shard-rowid,pre-split=none (the goose version table is --version-table)")
+	}
+	if _, err := tidb.ParseTableSpec(s); err != nil {
+		return errors.Unwrap(err) // the flag package names the flag and value
+	}
+	*t = append(*t, s)
+	return nil
 }
 
 // preSplitValue is --pre-split: N or "none".
@@ -79,14 +115,23 @@ func (v intRange) Set(s string) error {
 
 func addRenderFlags(fs *flagSet, withAlter bool) *renderFlags {
 	r := &renderFlags{}
+	if withAlter { // render and gen; up and status render for the server they connect to
+		fs.StringVar(&r.target, "target", "tidb", "server the text is for: tidb (its CREATE TABLEs read right on MariaDB too), mysql or mariadb")
+	}
+	fs.Int64Var(&r.minSplit, "min-split", tidb.DefaultMinSplit, "pre-split only tables that can reach this many `rows` (a TINYINT or SMALLINT key cannot reach 1000000); 1 pre-splits every table")
+	fs.Var(&r.tables, "table", "steer one table: `NAME=STRATEGY[,KEY=VALUE…]`, KEY one of shard-bits, pre-split (N or none), range, digits, id-digits, lead, rows (repeatable; e.g. --table xxl_job_log=shard-rowid keeps its key AUTO_INCREMENT)")
+	fs.Var(&r.collate, "collate", "rename a collation the server lacks in the scripts' tables: `FROM=TO` (repeatable; e.g. latin1_general_cs=latin1_bin for TiDB, utf8mb4_0900_ai_ci=utf8mb4_unicode_ci for MariaDB before 11.4)")
+	fs.StringVar(&r.tablesFile, "tables", "", "`FILE` of --table specs, one NAME=STRATEGY[,KEY=VALUE…] a line (# comments)")
+	r.needByHand = withAlter
+	fs.StringVar(&r.byHand, "by-hand", "", "write the statements no migration runs on the target (triggers, procedures, functions and events on TiDB; LOAD DATA; source; accounts) to `FILE`, to apply by hand; required when the scripts hold any")
 	fs.StringVar(&r.strategy, "strategy", "auto", "auto (per table; prints each choice), shard-rowid, auto-random or rotated-int")
 	fs.Var(intRange{&r.shardBits, 1, tidb.MaxShardBits}, "shard-bits", "SHARD_ROW_ID_BITS or AUTO_RANDOM shard `bits`, 1-15 (default 4 for shard-rowid, 5 for auto-random)")
 	fs.Var(preSplitValue{r}, "pre-split", "PRE_SPLIT_REGIONS `P`, 1 to the shard bits (at most 15), or none (default: the shard bits)")
-	fs.Var(intRange{&r.rangeBits, tidb.MinRangeBits, tidb.MaxRangeBits}, "range", "AUTO_RANDOM range `bits`, 32-64, leaving at least 27 bits beside the shard bits and the sign bit (default 64; 54 keeps signed IDs JavaScript-safe)")
+	fs.Var(intRange{&r.rangeBits, tidb.MinRangeBits, tidb.MaxRangeBits}, "range", "AUTO_RANDOM range `bits`, 32-64, leaving at least 27 bits beside the shard bits and the sign bit (default 54, 53 for UNSIGNED: IDs stay below 2^53, exact as JavaScript numbers; 64 is TiDB's own)")
 	fs.Var(intRange{&r.digits, 1, tidb.MaxRotateDigits}, "digits", "rotated-int: rotated digits `k`, 1-3 (default 1)")
 	fs.Var(intRange{&r.idDigits, 2, 20}, "id-digits", "rotated-int: decimal digits `D` of the IDs, 2-20: k+1 to 19, 20 for a BIGINT UNSIGNED key (default 19)")
 	fs.Var(intRange{&r.lead, 1, 9}, "lead", "rotated-int: leading `digit` of the IDs, 1-9 (default: split for every leading digit)")
-	fs.BoolVar(&r.skipData, "skip-data", false, "skip INSERT/REPLACE/LOAD DATA/UPDATE/DELETE in the scripts instead of refusing them")
+	fs.BoolVar(&r.skipData, "skip-data", false, "leave the scripts' data (INSERT/REPLACE/UPDATE/DELETE/LOAD DATA) out; by default it becomes data migrations after the tables")
 	if withAlter {
 		fs.BoolVar(&r.alter, "alter", false, "render ALTER TABLE for existing TiDB tables (give their SHOW CREATE TABLE output)")
 	}
@@ -101,8 +146,15 @@ func (r *renderFlags) options() (tidb.Options, error) {
 	if err != nil {
 		return tidb.Options{}, usagef("tidb: --strategy %q: allowed: auto, shard-rowid, auto-random, rotated-int", r.strategy)
 	}
+	target, err := tidb.ParseTarget(r.target)
+	if err != nil {
+		return tidb.Options{}, usagef("tidb: --target %q: allowed: tidb, mysql, mariadb", r.target)
+	}
+	if r.minSplit < 1 {
+		return tidb.Options{}, usagef("tidb: --min-split %d: allowed: 1 or more rows (1 pre-splits every table)", r.minSplit)
+	}
 	o := tidb.Options{Strategy: s, ShardBits: r.shardBits, PreSplit: r.preSplit, NoPreSplit: r.noPreSplit, RangeBits: r.rangeBits,
-		Digits: r.digits, IDDigits: r.idDigits, Lead: r.lead}
+		Digits: r.digits, IDDigits: r.idDigits, Lead: r.lead, Target: target, MinSplit: r.minSplit}
 	if err := o.Validate(); err != nil {
 		return o, usagef("tidb: %s", flagHint(err))
 	}
@@ -156,56 +208,162 @@ func readInputs(env *cliEnv, names []string) ([]input, error) {
 	return out, nil
 }
 
-// renderFiles renders every table of the input scripts, then prints to
-// stderr what was chosen for each table and why, what changed, the
-// hotspots left and what the scripts' other statements became.
-func renderFiles(env *cliEnv, r *renderFlags, o tidb.Options, inputs []input) ([]*tidb.DDL, error) {
-	var out []*tidb.DDL
-	var notes []string
-	for _, in := range inputs {
-		f := in.name
-		s, err := tidb.ParseScript(in.text, tidb.ScriptOptions{SkipData: r.skipData})
+// tableSpecs reads --table and --tables.
+func (r *renderFlags) tableSpecs() ([]tidb.TableSpec, error) {
+	var out []tidb.TableSpec
+	for _, t := range r.tables {
+		spec, err := tidb.ParseTableSpec(t)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f, err)
+			return nil, usagef("tidb: --table: %v", err)
 		}
-		for _, n := range s.Notes {
-			notes = append(notes, f+": "+n)
-		}
-		for _, t := range s.Tables {
-			var d *tidb.DDL
-			if r.alter {
-				d, err = tidb.RenderAlter(t, o)
-			} else {
-				d, err = tidb.Render(t, o)
-			}
-			if err != nil {
-				return nil, fmt.Errorf("%s: line %d: %w", f, t.Line, err)
-			}
-			out = append(out, d)
-		}
+		spec.Source = "--table " + t
+		out = append(out, spec)
 	}
-	printChoices(env.stderr, out, notes)
+	if r.tablesFile != "" {
+		b, err := os.ReadFile(r.tablesFile)
+		if err != nil {
+			var pe *os.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return nil, usagef("tidb: --tables %s: %v (want a readable file of NAME=STRATEGY lines)", r.tablesFile, err)
+		}
+		specs, err := tidb.ParseTableSpecs(r.tablesFile, string(b))
+		if err != nil {
+			return nil, usagef("tidb: --tables: %v", err)
+		}
+		out = append(out, specs...)
+	}
 	return out, nil
 }
 
-// printChoices prints one line per table (strategy and why), its changes
-// and hotspot warnings, then the scripts' notes.
-func printChoices(w io.Writer, ddls []*tidb.DDL, notes []string) {
+// renderFiles reads the input scripts as one (a data file after its
+// schema), renders them, prints to stderr what was chosen for each table
+// and why, what changed and what it costs, the hotspots left and what the
+// scripts' other statements became, and writes the statements no
+// migration runs to --by-hand.
+func renderFiles(env *cliEnv, r *renderFlags, o tidb.Options, inputs []input) (*tidb.Plan, error) {
+	specs, err := r.tableSpecs()
+	if err != nil {
+		return nil, err
+	}
+	files := make([]tidb.ScriptFile, len(inputs))
+	for i, in := range inputs {
+		files[i] = tidb.ScriptFile{Name: in.name, Text: in.text}
+		if in.name == "-" {
+			files[i].Name = "stdin"
+		}
+	}
+	collations, err := tidb.ParseCollations(r.collate)
+	if err != nil {
+		return nil, usagef("tidb: --collate: %v", err)
+	}
+	s, err := tidb.ParseScripts(files, tidb.ScriptOptions{SkipData: r.skipData, Collations: collations})
+	if err != nil {
+		return nil, err
+	}
+	p, err := tidb.RenderScript(s, tidb.PlanOptions{Options: o, Tables: specs, Alter: r.alter})
+	if errors.Is(err, tidb.ErrTableSpec) {
+		return nil, usagef("tidb: %v", err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(p.ByHand) == 0 || !r.needByHand {
+		printChoices(env.stderr, p)
+		return p, nil
+	}
+	if r.byHand == "" {
+		return nil, usagef("tidb: %s: %d statement(s) that no migration runs on %s (%s): give --by-hand FILE to have them written there to apply by hand%s",
+			stmtPlace(p.ByHand[0]), len(p.ByHand), p.Target, byHandKinds(p.ByHand), map[bool]string{true: ", or render for MySQL/MariaDB with --target", false: ""}[p.Target == tidb.TargetTiDB])
+	}
+	printChoices(env.stderr, p)
+	text, err := p.ByHandText()
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(r.byHand, []byte(text+"\n"), 0o644); err != nil {
+		return nil, fmt.Errorf("--by-hand: %w", err)
+	}
+	fmt.Fprintf(env.stderr, "wrote %d statement(s) to apply by hand to %s\n", len(p.ByHand), r.byHand)
+	return p, nil
+}
+
+// stmtPlace names where a script statement starts.
+func stmtPlace(st *tidb.ScriptStatement) string {
+	if st.File != "" {
+		return fmt.Sprintf("%s: line %d", st.File, st.Line)
+	}
+	return fmt.Sprintf("line %d", st.Line)
+}
+
+// byHandKinds counts the by-hand statements by their first words, e.g.
+// "3 CREATE TRIGGER, 1 source".
+func byHandKinds(sts []*tidb.ScriptStatement) string {
+	var order []string
+	n := map[string]int{}
+	for _, st := range sts {
+		w := strings.Fields(strings.Trim(st.What, `"`))
+		k := w[0]
+		if len(w) > 1 && (strings.EqualFold(w[0], "CREATE") || strings.EqualFold(w[0], "DROP")) {
+			k += " " + w[1]
+		}
+		if n[k] == 0 {
+			order = append(order, k)
+		}
+		n[k]++
+	}
+	var parts []string
+	for _, k := range order {
+		parts = append(parts, fmt.Sprintf("%d %s", n[k], k))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// printChoices prints one line per table (strategy and why), its changes,
+// costs and warnings, then the plan's notes.
+func printChoices(w io.Writer, p *tidb.Plan) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "table\tstrategy\twhy")
-	for _, d := range ddls {
+	for _, d := range p.Tables {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", d.Table.QualifiedName(), d.Options.Strategy, d.Reason)
 		for _, n := range d.Notes {
 			fmt.Fprintf(tw, "\t\t  changed: %s\n", n)
+		}
+		for _, n := range d.Costs {
+			fmt.Fprintf(tw, "\t\t  cost: %s\n", n)
 		}
 		for _, n := range append(d.KeyWarnings, d.Warnings...) {
 			fmt.Fprintf(tw, "\t\t  warning: %s\n", n)
 		}
 	}
 	tw.Flush()
-	for _, n := range notes {
+	for _, n := range p.Notes {
 		fmt.Fprintln(w, "note: "+n)
 	}
+}
+
+// planText is what render prints: every statement the migrations would
+// run, in order, each ended by a semicolon, steps separated by blank
+// lines.
+func planText(p *tidb.Plan) string {
+	var parts []string
+	for _, d := range p.Tables {
+		parts = append(parts, strings.TrimSuffix(d.String(), "\n"))
+	}
+	for _, group := range [][]*tidb.Step{p.ForeignKeys, p.Steps} {
+		for _, st := range group {
+			var b strings.Builder
+			for i, s := range st.Statements {
+				if i > 0 {
+					b.WriteString("\n")
+				}
+				b.WriteString(s + ";")
+			}
+			parts = append(parts, b.String())
+		}
+	}
+	return strings.Join(parts, "\n\n") + "\n"
 }
 
 func runTiDBRender(ctx context.Context, env *cliEnv, args []string) error {
@@ -225,19 +383,12 @@ func runTiDBRender(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	ddls, err := renderFiles(env, r, o, inputs)
+	p, err := renderFiles(env, r, o, inputs)
 	if err != nil {
 		return err
 	}
-	for i, d := range ddls {
-		if i > 0 {
-			io.WriteString(env.stdout, "\n")
-		}
-		if _, err := io.WriteString(env.stdout, d.String()); err != nil {
-			return err
-		}
-	}
-	return nil
+	_, err = io.WriteString(env.stdout, planText(p))
+	return err
 }
 
 func runTiDBGen(ctx context.Context, env *cliEnv, args []string) error {
@@ -262,11 +413,11 @@ func runTiDBGen(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	ddls, err := renderFiles(env, r, o, inputs)
+	p, err := renderFiles(env, r, o, inputs)
 	if err != nil {
 		return err
 	}
-	ms, err := tidb.Migrations(ddls, tidb.MigrationOptions{Dir: os.DirFS(*dir)})
+	ms, err := p.Migrations(tidb.MigrationOptions{Dir: os.DirFS(*dir)})
 	if err != nil {
 		return fmt.Errorf("gen: %w", err)
 	}
@@ -293,14 +444,15 @@ type migrationFlags struct {
 	table *string
 }
 
-func addMigrationFlags(fs *flagSet) *migrationFlags {
+func addMigrationFlags(fs *flagSet, byHand bool) *migrationFlags {
 	m := &migrationFlags{
 		r:     addRenderFlags(fs, false),
 		dsn:   fs.String("dsn", "", "go-sql-driver/mysql DSN, e.g. root@tcp(127.0.0.1:4000)/app (env SHARDID_TIDB_DSN); parseTime=true is added"),
 		dir:   fs.String("dir", "", "goose migration directory (from tidb gen); instead of FILE arguments"),
-		table: fs.String("table", "", "goose version table, name or schema.name (default goose_db_version)"),
+		table: fs.String("version-table", "", "goose version table, name or schema.name (default goose_db_version)"),
 	}
 	fs.envVar("dsn", "SHARDID_TIDB_DSN")
+	m.r.needByHand = byHand
 	return m
 }
 
@@ -315,7 +467,7 @@ func (m *migrationFlags) migrator(ctx context.Context, env *cliEnv, name string,
 	}
 	popts := tidb.ProviderOptions{TableName: *m.table}
 	if err := popts.Validate(); err != nil {
-		return nil, nil, usagef("%s: --table: %v", name, err)
+		return nil, nil, usagef("%s: --version-table: %v", name, err)
 	}
 	var inputs []input
 	switch {
@@ -329,6 +481,9 @@ func (m *migrationFlags) migrator(ctx context.Context, env *cliEnv, name string,
 		}
 	default: // the FILEs: their flags checked and read before connecting
 		if _, err := m.r.options(); err != nil {
+			return nil, nil, err
+		}
+		if _, err := m.r.tableSpecs(); err != nil {
 			return nil, nil, err
 		}
 		in, err := readInputs(env, files)
@@ -347,7 +502,14 @@ func (m *migrationFlags) migrator(ctx context.Context, env *cliEnv, name string,
 		db.Close()
 		return nil, nil, fmt.Errorf("%s: connect to %s: %w", name, redactDSN(*m.dsn), err)
 	}
-	ms, err := m.migrations(env, name, inputs)
+	var target tidb.Target
+	if len(inputs) > 0 { // render for the server that runs it
+		if target, _, err = tidb.ServerTarget(pctx, db); err != nil {
+			db.Close()
+			return nil, nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	ms, err := m.migrations(env, name, inputs, target)
 	if err != nil {
 		db.Close()
 		return nil, nil, err
@@ -362,7 +524,7 @@ func (m *migrationFlags) migrator(ctx context.Context, env *cliEnv, name string,
 
 // migrations reads --dir, or renders the inputs in memory (their versions
 // derived from their statements).
-func (m *migrationFlags) migrations(env *cliEnv, name string, inputs []input) ([]tidb.Migration, error) {
+func (m *migrationFlags) migrations(env *cliEnv, name string, inputs []input, target tidb.Target) ([]tidb.Migration, error) {
 	if *m.dir != "" {
 		ms, err := tidb.ReadDir(os.DirFS(*m.dir))
 		if err != nil {
@@ -374,16 +536,17 @@ func (m *migrationFlags) migrations(env *cliEnv, name string, inputs []input) ([
 	if err != nil {
 		return nil, err
 	}
-	ddls, err := renderFiles(env, m.r, o, inputs)
+	o.Target = target
+	p, err := renderFiles(env, m.r, o, inputs)
 	if err != nil {
 		return nil, err
 	}
-	return tidb.Migrations(ddls, tidb.MigrationOptions{})
+	return p.Migrations(tidb.MigrationOptions{})
 }
 
 func runTiDBUp(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "tidb up")
-	m := addMigrationFlags(fs)
+	m := addMigrationFlags(fs, true)
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
@@ -417,7 +580,7 @@ func runTiDBUp(ctx context.Context, env *cliEnv, args []string) error {
 
 func runTiDBStatus(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "tidb status")
-	m := addMigrationFlags(fs)
+	m := addMigrationFlags(fs, false)
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
@@ -426,10 +589,11 @@ func runTiDBStatus(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer done()
-	st, err := mg.Status(ctx)
+	st, err := mg.Verify(ctx)
 	if err != nil {
 		return fmt.Errorf("status: %w", err)
 	}
+	drifted := 0
 	for _, s := range st {
 		state, at := "pending", "-"
 		if s.Applied {
@@ -442,7 +606,20 @@ func runTiDBStatus(ctx context.Context, env *cliEnv, args []string) error {
 		case s.Migration.TiDBOnly:
 			only = " (TiDB only)"
 		}
+		if len(s.Drift) > 0 {
+			state = "DRIFT"
+			drifted++
+		}
 		fmt.Fprintf(env.stdout, "%-8s %-21s %s%s\n", state, at, s.Migration.Name, only)
+		for _, d := range s.Drift {
+			fmt.Fprintf(env.stdout, "%-8s %-21s   drift: %s\n", "", "", d)
+		}
+		for _, d := range s.Unchecked {
+			fmt.Fprintf(env.stdout, "%-8s %-21s   not checked: %s\n", "", "", d)
+		}
+	}
+	if drifted > 0 {
+		return fmt.Errorf("status: %d applied migration(s) no longer match the server (DRIFT above): a table, view, key or routine was dropped or changed outside the migrations", drifted)
 	}
 	return nil
 }

@@ -30,8 +30,8 @@ const (
 // it did not pick auto-random for a key RANGE partitioning reads.
 func TestTiDBRenderWarnsOfExpressionsOnTheKey(t *testing.T) {
 	code, out, errOut := runCLI(t, "", nil, "tidb", "render", "--strategy", "auto-random", generatedKeyInput)
-	if code != 0 || !strings.Contains(out, "AUTO_RANDOM(5)") ||
-		!strings.Contains(errOut, "warning: generated column 双倍 (`编号`*2) reads 编号, whose AUTO_RANDOM values run up to 2^63-1") {
+	if code != 0 || !strings.Contains(out, "AUTO_RANDOM(5, 54)") ||
+		!strings.Contains(errOut, "warning: generated column 双倍 (`编号`*2) reads 编号, whose AUTO_RANDOM values run up to 2^53-1") {
 		t.Errorf("auto-random: exit %d, stderr %q, stdout %q", code, errOut, out)
 	}
 	code, out, errOut = runCLI(t, "", nil, "tidb", "render", "../../testdata/tidb/range_partitioned_key/input.sql")
@@ -103,7 +103,7 @@ func TestTiDBRenderBadInput(t *testing.T) {
 		{[]string{"--alter", seedInput}, 1, "SHOW CREATE TABLE"},
 		{[]string{generatedKeyInput}, 1, "generated_key/input.sql: line 3: render 用户表: conflicting table options: generated column 双倍 (`编号`*2) reads AUTO_INCREMENT column 编号, which TiDB refuses (ERROR 3109"},
 		{[]string{"--alter", "--strategy", "auto-random", "--range", "54", "../../testdata/tidb/auto_increment_clustered/input.sql"}, 1, "range bits of an existing column"},
-		{[]string{"-"}, 1, "-: schema script: line 1: ALTER TABLE t, which the script does not create (for an existing table use shardid tidb render --alter)"},
+		{[]string{"-"}, 1, "stdin: schema script: line 1: ALTER TABLE t, which the script does not create (for an existing table use shardid tidb render --alter)"},
 	}
 	for _, c := range cases {
 		code, out, errOut := runCLI(t, "ALTER TABLE t ADD COLUMN x INT;", nil, append([]string{"tidb", "render"}, c.args...)...)
@@ -136,10 +136,10 @@ func TestTiDBRenderScript(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if strings.Index(out, "CREATE TABLE `a`") > strings.Index(out, "CREATE TABLE `b`") || !strings.Contains(out, "AUTO_RANDOM(5)") || strings.Contains(out, "AUTO_INCREMENT") {
+	if strings.Index(out, "CREATE TABLE `a`") > strings.Index(out, "CREATE TABLE `b`") || !strings.Contains(out, "/*M! AUTO_INCREMENT */ /*T![auto_rand] AUTO_RANDOM(5, 54) */") || !strings.Contains(out, "AUTO_RANDOM_BASE=17 */ /*M! AUTO_INCREMENT=17 */") {
 		t.Errorf("output:\n%s", out)
 	}
-	for _, w := range []string{"auto-random  BIGINT AUTO_INCREMENT key", "shard-rowid  VARCHAR key", "changed: AUTO_INCREMENT on id replaced by AUTO_RANDOM", "warning: index by_at leads with at", "moved after the tables its FOREIGN KEYs reference", "DROP statements never run", "lines 2, 3: session statements"} {
+	for _, w := range []string{"auto-random  BIGINT AUTO_INCREMENT key", "shard-rowid  VARCHAR key", "changed: AUTO_INCREMENT on id replaced by AUTO_RANDOM", "warning: index by_at leads with at", "stdin: line 5: CREATE TABLE b moved after a: its FOREIGN KEYs reference it", "DROP statements never run", "lines 2, 3: session statements"} {
 		if !strings.Contains(errOut, w) {
 			t.Errorf("stderr lacks %q:\n%s", w, errOut)
 		}
@@ -149,7 +149,8 @@ func TestTiDBRenderScript(t *testing.T) {
 // TestTiDBGenUpStatus writes goose files for both seed tables with gen,
 // reruns gen (no-op), refuses a changed rerun, applies with up (DSN from
 // SHARDID_TIDB_DSN) on TiDB and MariaDB, runs up again (nothing to apply)
-// and checks status names every file applied.
+// and checks status names every file applied; a table then dropped by
+// hand makes status report DRIFT and exit 1.
 func TestTiDBGenUpStatus(t *testing.T) {
 	dir := t.TempDir()
 	gen := func(args ...string) (int, string, string) {
@@ -174,15 +175,15 @@ func TestTiDBGenUpStatus(t *testing.T) {
 		t.Run(srv, func(t *testing.T) {
 			dsn := serverDSN(t, srv)
 			env := map[string]string{"SHARDID_TIDB_DSN": dsn}
-			code, out, errOut := runCLI(t, "", env, "tidb", "up", "--dir", dir, "--table", "shardid_versions")
+			code, out, errOut := runCLI(t, "", env, "tidb", "up", "--dir", dir, "--version-table", "shardid_versions")
 			if code != 0 || strings.Count(out, "\n") != 4 || (srv == "mariadb") != strings.Contains(out, "SKIP  00002_split") {
 				t.Fatalf("up: exit %d\n%s\n%s", code, out, errOut)
 			}
-			code, out, _ = runCLI(t, "", env, "tidb", "up", "--dir", dir, "--table", "shardid_versions")
+			code, out, _ = runCLI(t, "", env, "tidb", "up", "--dir", dir, "--version-table", "shardid_versions")
 			if code != 0 || !strings.Contains(out, "no migrations to apply (4 already applied)") {
 				t.Fatalf("second up: exit %d\n%s", code, out)
 			}
-			code, out, errOut = runCLI(t, "", env, "tidb", "status", "--dir", dir, "--table", "shardid_versions")
+			code, out, errOut = runCLI(t, "", env, "tidb", "status", "--dir", dir, "--version-table", "shardid_versions")
 			// On MariaDB the SPLIT files are recorded but never ran:
 			// status must not call them applied.
 			want, split := 4, "applied  "
@@ -192,6 +193,16 @@ func TestTiDBGenUpStatus(t *testing.T) {
 			if code != 0 || strings.Count(out, "applied  ") != want || strings.Contains(out, "pending") ||
 				!regexp.MustCompile(split+`.*00004_split_t_tx_branch_list\.sql \(TiDB only`).MatchString(out) {
 				t.Fatalf("status: exit %d\n%s\n%s", code, out, errOut)
+			}
+			// A table dropped by hand is DRIFT, and status fails.
+			db := testsrv.Open(t, "mysql", dsn)
+			if _, err := db.Exec("DROP TABLE T_TX_GLOBAL_LIST"); err != nil {
+				t.Fatal(err)
+			}
+			code, out, errOut = runCLI(t, "", env, "tidb", "status", "--dir", dir, "--version-table", "shardid_versions")
+			if code != 1 || !regexp.MustCompile(`DRIFT +[^\n]*00001_create_t_tx_global_list\.sql\n +drift: table T_TX_GLOBAL_LIST is missing\n`).MatchString(out) ||
+				!strings.Contains(errOut, "status: 1 applied migration(s) no longer match the server") {
+				t.Fatalf("status after DROP TABLE: exit %d\n%s\n%s", code, out, errOut)
 			}
 		})
 	}
@@ -241,7 +252,7 @@ func TestTiDBUpBadInput(t *testing.T) {
 		want string
 	}{
 		{nil, []string{"up", seedInput}, "--dsn is required"},
-		{env, []string{"status", "--table", "a-b", seedInput}, "--table"},
+		{env, []string{"status", "--version-table", "a-b", seedInput}, "--version-table"},
 		{env, []string{"up", "--dir", "/nonexistent/migrations"}, "--dir /nonexistent/migrations: no such directory"},
 		{nil, []string{"up", "--dsn", "mysql://root:secret@127.0.0.1:4000/app", seedInput}, "go-sql-driver/mysql wants user:password@tcp(host:4000)/db"},
 		{nil, []string{"up", "--dsn", "root:secret@127.0.0.1:4000/app", seedInput}, "want user:password@tcp(host:4000)/db"},
@@ -347,5 +358,50 @@ func TestTiDBNumberFlagsNameTheirRange(t *testing.T) {
 	})
 	if n != 5 {
 		t.Errorf("%d number flags checked; want 5 (--shard-bits, --range, --digits, --id-digits, --lead)", n)
+	}
+}
+
+// TestTiDBSteerAndByHand runs render over a script with a trigger and a
+// text key: --strategy auto-random alone is refused with the table's line
+// and the --table that steers it; --table and --tables steer; the trigger
+// needs --by-hand (one line naming it, exit 2) and lands in that file;
+// --target mysql keeps AUTO_INCREMENT in plain text and makes the trigger
+// part of the output instead; the old --table for the version table gets
+// a pointer to --version-table.
+func TestTiDBSteerAndByHand(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "app.sql")
+	if err := os.WriteFile(script, []byte("CREATE TABLE users (name VARCHAR(20) PRIMARY KEY);\nCREATE TABLE events (id BIGINT AUTO_INCREMENT PRIMARY KEY, v INT);\nDELIMITER ;;\nCREATE TRIGGER t1 BEFORE INSERT ON events FOR EACH ROW BEGIN SET NEW.v = 1; END;;\nDELIMITER ;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	steer := filepath.Join(dir, "steer.txt")
+	if err := os.WriteFile(steer, []byte("# text key\nusers=shard-rowid,pre-split=none\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	byHand := filepath.Join(dir, "by-hand.sql")
+	for _, c := range []struct {
+		args       []string
+		code       int
+		out, inErr string
+	}{
+		{[]string{"--strategy", "auto-random", "--by-hand", byHand, script}, 1, "", "app.sql: line 1: render users: primary key does not suit the strategy"},
+		{[]string{"--strategy", "auto-random", "--by-hand", byHand, script}, 1, "", "--table users=shard-rowid"},
+		{[]string{script}, 2, "", "app.sql: line 4: 1 statement(s) that no migration runs on tidb (1 CREATE TRIGGER): give --by-hand FILE"},
+		{[]string{"--strategy", "auto-random", "--table", "users=shard-rowid", "--by-hand", byHand, script}, 0, "`name` VARCHAR(20),\n  PRIMARY KEY (`name`) /*T![clustered_index] NONCLUSTERED */\n) /*T! SHARD_ROW_ID_BITS=4 PRE_SPLIT_REGIONS=4 */", "wrote 1 statement(s) to apply by hand"},
+		{[]string{"--strategy", "auto-random", "--tables", steer, "--by-hand", byHand, script}, 0, ") /*T! SHARD_ROW_ID_BITS=4 */;", "users   shard-rowid  chosen with --strategy"},
+		{[]string{"--table", "nosuch=shard-rowid", "--by-hand", byHand, script}, 2, "", "no table nosuch in the scripts (they create users, events)"},
+		{[]string{"--table", "goose_db_version", script}, 2, "", "the goose version table is --version-table"},
+		{[]string{"--target", "mysql", script}, 0, "`id` BIGINT AUTO_INCREMENT /*T![auto_rand] AUTO_RANDOM(5, 54) */", ""},
+		{[]string{"--target", "mysql", script}, 0, "CREATE TRIGGER t1 BEFORE INSERT ON events", ""},
+		{[]string{"--target", "oracle", script}, 2, "", `--target "oracle": allowed: tidb, mysql, mariadb`},
+	} {
+		code, out, errOut := runCLI(t, "", nil, append([]string{"tidb", "render"}, c.args...)...)
+		if code != c.code || !strings.Contains(out, c.out) || !strings.Contains(errOut, c.inErr) || (code != 0 && strings.Count(errOut, "\n") != 1) {
+			t.Errorf("render %q: exit %d, stderr %q, stdout %q; want exit %d, %q in stdout, %q in stderr", c.args, code, errOut, out, c.code, c.out, c.inErr)
+		}
+	}
+	b, err := os.ReadFile(byHand)
+	if err != nil || !strings.Contains(string(b), "-- "+script+": line 4: CREATE TRIGGER t1\n") || !strings.Contains(string(b), "DELIMITER ;;\nCREATE TRIGGER t1") {
+		t.Errorf("by-hand file (%v):\n%s", err, b)
 	}
 }

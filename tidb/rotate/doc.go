@@ -20,4 +20,10 @@
 // digit stays in place; a moved block that begins with zero lands behind it
 // (…80 → x0…) and never becomes a leading zero. IDs with fewer than k+2
 // digits have nothing to move past and are returned unchanged.
+//
+// RotateUnsigned and UnrotateUnsigned do the same for BIGINT UNSIGNED keys,
+// IDs of up to 20 digits (math.MaxUint64); a 20-digit ID whose rotated
+// form would pass math.MaxUint64 (for k=1, one ending in 9) has none and
+// is refused with ErrOverflow, as a 19-digit one passing math.MaxInt64 is
+// by Rotate.
 package rotate

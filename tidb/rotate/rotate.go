@@ -25,8 +25,10 @@ var (
 	// ErrNegative is returned by Rotate and Unrotate when the ID is negative.
 	ErrNegative = errors.New("negative id")
 	// ErrOverflow is returned by Rotate and Unrotate when the result would
-	// not fit in an int64. Only 19-digit IDs (≥ 10^18) can overflow.
-	ErrOverflow = errors.New("result overflows int64")
+	// not fit in an int64, and by RotateUnsigned and UnrotateUnsigned when
+	// it would not fit in a uint64. Only 19-digit IDs (≥ 10^18) can
+	// overflow an int64, only 20-digit ones a uint64.
+	ErrOverflow = errors.New("result overflows")
 )
 
 // Read-only lookup tables filled once at package initialisation:
@@ -230,6 +232,67 @@ func unrotateTable(x uint64, k, n int) uint64 {
 	return lead*pow10[(n-1)&31] + mid*pow10[k&31] + tail
 }
 
+// RotateUnsigned is Rotate for BIGINT UNSIGNED keys: IDs up to
+// math.MaxUint64 (20 digits), the result too. It returns ErrDigits for k
+// outside 1..3 and ErrOverflow when the rotated 20-digit value exceeds
+// math.MaxUint64. UnrotateUnsigned undoes it exactly.
+func RotateUnsigned(id uint64, k int) (uint64, error) {
+	if uint(k-MinDigits) > MaxDigits-MinDigits {
+		return 0, unsignedError("rotate", id, k, 0)
+	}
+	switch {
+	case id >= 1e19: // 20 digits, led by 1: 10^19 + tail·10^(19-k) + mid
+		q, tail := div10(id, k)
+		p := pow10[(19-k)&31]
+		mid := q - pow10[(19-k)&31]
+		hi, lo := bits.Mul64(tail, p)
+		sum, carry := bits.Add64(lo, 1e19, 0)
+		sum, carry2 := bits.Add64(sum, mid, 0)
+		if hi != 0 || carry != 0 || carry2 != 0 {
+			return 0, unsignedError("rotate", id, k, 1)
+		}
+		return sum, nil
+	case id >= 1e18: // 19 digits: below 10^19, so every result fits
+		return rotateTable(id, k, 19), nil
+	}
+	r, err := Rotate(int64(id), k)
+	return uint64(r), err
+}
+
+// UnrotateUnsigned is Unrotate for BIGINT UNSIGNED keys: IDs up to
+// math.MaxUint64 (20 digits). UnrotateUnsigned(RotateUnsigned(x, k), k) ==
+// x for every x RotateUnsigned accepts. It returns ErrDigits for k outside
+// 1..3 and ErrOverflow when the original 20-digit value would exceed
+// math.MaxUint64 (so id is the rotation of no uint64).
+func UnrotateUnsigned(id uint64, k int) (uint64, error) {
+	if uint(k-MinDigits) > MaxDigits-MinDigits {
+		return 0, unsignedError("unrotate", id, k, 0)
+	}
+	switch {
+	case id >= 1e19: // 20 digits: 10^19 + tail·10^(19-k) + mid back to 10^19 + mid·10^k + tail
+		tail, mid := div10(id-1e19, 19-k)
+		hi, lo := bits.Mul64(mid, pow10[k&31])
+		sum, carry := bits.Add64(lo, 1e19, 0)
+		sum, carry2 := bits.Add64(sum, tail, 0)
+		if hi != 0 || carry != 0 || carry2 != 0 {
+			return 0, unsignedError("unrotate", id, k, 1)
+		}
+		return sum, nil
+	case id >= 1e18:
+		return unrotateTable(id, k, 19), nil
+	}
+	r, err := Unrotate(int64(id), k)
+	return uint64(r), err
+}
+
+//go:noinline
+func unsignedError(op string, id uint64, k int, why int) error {
+	if why == 0 {
+		return fmt.Errorf("%s %d: %w: %d (allowed %d-%d)", op, id, ErrDigits, k, MinDigits, MaxDigits)
+	}
+	return fmt.Errorf("%s %d by %d digits: %w uint64 (above %d)", op, id, k, ErrOverflow, uint64(math.MaxUint64))
+}
+
 // inputError and overflowError build the error messages out of line, so
 // that the fast path of Rotate and Unrotate needs no stack frame for them.
 //
@@ -243,7 +306,7 @@ func inputError(op string, id int64, k int) error {
 
 //go:noinline
 func overflowError(op string, id int64, k int, r uint64) error {
-	return fmt.Errorf("%s %d by %d digits: %w (%d > %d)", op, id, k, ErrOverflow, r, int64(math.MaxInt64))
+	return fmt.Errorf("%s %d by %d digits: %w int64 (%d > %d)", op, id, k, ErrOverflow, r, int64(math.MaxInt64))
 }
 
 // Range returns the key range a rotated ID falls in: its leading digit and

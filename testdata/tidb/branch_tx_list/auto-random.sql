@@ -1,6 +1,6 @@
 CREATE TABLE `T_TX_BRANCH_LIST` (
   `branch_tx_id` VARCHAR(32) NOT NULL,
-  `branch_tx_no` BIGINT NOT NULL /*T![auto_rand] AUTO_RANDOM(5) */,
+  `branch_tx_no` BIGINT NOT NULL /*M! AUTO_INCREMENT */ /*T![auto_rand] AUTO_RANDOM(5, 54) */,
   `global_tx_no` BIGINT NOT NULL,
   `trace_id` VARCHAR(18) NOT NULL,
   `busi_unique_seq` VARCHAR(18) NOT NULL,
@@ -16,4 +16,4 @@ CREATE TABLE `T_TX_BRANCH_LIST` (
   PRIMARY KEY (`branch_tx_no`) /*T![clustered_index] CLUSTERED */,
   KEY `index1` (`create_time`, `tx_stat`),
   KEY `index3` (`global_tx_no`)
-);
+) /*T! PRE_SPLIT_REGIONS=4 */;

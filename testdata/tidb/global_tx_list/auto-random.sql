@@ -1,6 +1,6 @@
 CREATE TABLE `T_TX_GLOBAL_LIST` (
   `global_tx_id` VARCHAR(32) NOT NULL,
-  `global_tx_no` BIGINT NOT NULL /*T![auto_rand] AUTO_RANDOM(5) */,
+  `global_tx_no` BIGINT NOT NULL /*M! AUTO_INCREMENT */ /*T![auto_rand] AUTO_RANDOM(5, 54) */,
   `trace_id` VARCHAR(18) NOT NULL,
   `busi_unique_seq` VARCHAR(18) NOT NULL,
   `as_code` VARCHAR(10) NOT NULL,
@@ -13,4 +13,4 @@ CREATE TABLE `T_TX_GLOBAL_LIST` (
   `update_time` TIMESTAMP NULL DEFAULT NULL ON UPDATE CURRENT_TIMESTAMP(),
   PRIMARY KEY (`global_tx_no`) /*T![clustered_index] CLUSTERED */,
   KEY `index1` (`create_time`, `tx_stat`)
-);
+) /*T! PRE_SPLIT_REGIONS=4 */;

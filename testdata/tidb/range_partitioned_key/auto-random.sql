@@ -1,6 +1,6 @@
 CREATE TABLE `orders` (
-  `id` BIGINT NOT NULL /*T![auto_rand] AUTO_RANDOM(5) */,
+  `id` BIGINT NOT NULL /*M! AUTO_INCREMENT */ /*T![auto_rand] AUTO_RANDOM(5, 54) */,
   `v` INT,
   PRIMARY KEY (`id`) /*T![clustered_index] CLUSTERED */
-)
+) /*T! PRE_SPLIT_REGIONS=4 */
 PARTITION BY RANGE (`id`) (PARTITION `p0` VALUES LESS THAN (100000000),PARTITION `p1` VALUES LESS THAN (MAXVALUE));

@@ -1,0 +1,444 @@
+package tidb
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// PlanOptions configures RenderScript. The zero value renders every table
+// with auto for TiDB.
+type PlanOptions struct {
+	// Options apply to every table a TableSpec does not name.
+	Options
+	// Tables steer single tables; each must name a table of the script.
+	Tables []TableSpec
+	// Alter renders ALTER TABLE for existing tables (RenderAlter; the
+	// input is their SHOW CREATE TABLE output) instead of CREATE TABLE;
+	// the scripts' other statements are then left out, and noted.
+	Alter bool
+}
+
+// Plan is a script rendered for one target server: what its migrations
+// run, in order, and what is left to the user.
+type Plan struct {
+	// Target is the server the text is for.
+	Target Target
+	// Tables are the rendered tables, in the order they must be created.
+	Tables []*DDL
+	// ForeignKeys add the FOREIGN KEYs that close cycles, once every table
+	// exists.
+	ForeignKeys []*Step
+	// Steps are the scripts' data, views and (for MySQL and MariaDB)
+	// routines, in script order, after the tables.
+	Steps []*Step
+	// ByHand are the statements no migration runs on the target: routines
+	// on TiDB, LOAD DATA, source, accounts. ByHandText writes them out.
+	ByHand []*ScriptStatement
+	// Notes say what became of the scripts' statements (Script.Notes and
+	// the rendering's own).
+	Notes []string
+}
+
+// Step is one migration's worth of statements other than a table's.
+type Step struct {
+	// Kind is KindForeignKey, KindData, KindView or KindRoutine.
+	Kind Kind
+	// Object is the table, view or routine it is about.
+	Object string
+	// Statements run in order on one session; for data, in one
+	// transaction.
+	Statements []string
+	// Transaction runs the statements in one transaction (data).
+	Transaction bool
+	// Down undoes the step ("" when nothing does: data goes with its
+	// table).
+	Down string
+	// OnlyOn lists the servers that run it as intended (nil for all).
+	OnlyOn []Target
+	// Comment says where it comes from and what it does, one line each.
+	Comment []string
+	// name is the step's file name part, unique in the plan.
+	name string
+	// fkChecks and explicitKeys say what a data step's session needs.
+	fkChecks, explicitKeys bool
+}
+
+// dataStepBytes caps the statements of one data step (one transaction):
+// a long run of INSERTs into one table is cut into steps below it.
+const dataStepBytes = 8 << 20
+
+// RenderScript renders every table of s (steered by o.Tables), then its
+// FOREIGN KEYs that close cycles, data, views and routines, for o.Target.
+// Every statement it writes for a server to run, other than a routine's
+// text, is read back with TiDB's parser. It returns the errors of Render
+// and RenderAlter (each naming the table's line and how to steer it) and
+// errors wrapping ErrTableSpec.
+func RenderScript(s *Script, o PlanOptions) (*Plan, error) {
+	if err := o.Options.Validate(); err != nil {
+		return nil, err
+	}
+	target := o.Target
+	if target == "" {
+		target = TargetTiDB
+	}
+	p := &Plan{Target: target, Notes: slices.Clone(s.Notes)}
+	used := make([]bool, len(o.Tables))
+	strategy := map[string]*DDL{}
+	for _, t := range s.Tables {
+		to := o.Options
+		for i, spec := range o.Tables {
+			if !spec.matches(t) {
+				continue
+			}
+			used[i] = true
+			var err error
+			if to, err = spec.apply(to); err != nil {
+				return nil, fmt.Errorf("%s: %w", spec.Source, err)
+			}
+		}
+		render := Render
+		if o.Alter {
+			render = RenderAlter
+		}
+		d, err := render(t, to)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w%s", tablePlace(t), err, steerHint(t, err))
+		}
+		for _, st := range d.Statements {
+			if err := readBack(st.SQL); err != nil {
+				return nil, fmt.Errorf("%s: %w", tablePlace(t), err)
+			}
+		}
+		strategy[tableKey(t)] = d
+		p.Tables = append(p.Tables, d)
+	}
+	for i, spec := range o.Tables {
+		if !used[i] {
+			var names []string
+			for _, t := range s.Tables {
+				names = append(names, t.QualifiedName())
+			}
+			return nil, fmt.Errorf("%s: %w: no table %s in the scripts (they create %s)", spec.Source, ErrTableSpec, spec.Name, shortList(names))
+		}
+	}
+	if o.Alter {
+		for _, st := range s.Statements {
+			p.Notes = append(p.Notes, fmt.Sprintf("%s: %s not rendered: --alter renders the tables only", stmtPlace(st), st.What))
+		}
+		return p, nil
+	}
+	if err := p.foreignKeys(s); err != nil {
+		return nil, err
+	}
+	if err := p.statements(s, strategy); err != nil {
+		return nil, err
+	}
+	p.name()
+	return p, nil
+}
+
+// steerHint tells how to get past a table the strategy does not fit.
+func steerHint(t *Table, err error) string {
+	if errors.Is(err, ErrKey) || errors.Is(err, ErrConflict) || errors.Is(err, ErrDigits) {
+		return fmt.Sprintf(" (steer this table alone with --table %s=shard-rowid, or another strategy)", t.QualifiedName())
+	}
+	return ""
+}
+
+// tablePlace names where a table starts: "f.sql: line 3" or "line 3".
+func tablePlace(t *Table) string {
+	if t.File != "" {
+		return fmt.Sprintf("%s: line %d", t.File, t.Line)
+	}
+	return fmt.Sprintf("line %d", t.Line)
+}
+
+// stmtPlace names where a statement starts.
+func stmtPlace(st *ScriptStatement) string {
+	if st.File != "" {
+		return fmt.Sprintf("%s: line %d", st.File, st.Line)
+	}
+	return fmt.Sprintf("line %d", st.Line)
+}
+
+// shortList lists at most eight names.
+func shortList(names []string) string {
+	if len(names) > 8 {
+		return strings.Join(names[:8], ", ") + fmt.Sprintf(", … (%d in all)", len(names))
+	}
+	return strings.Join(names, ", ")
+}
+
+// readBack parses a statement shardid wrote with TiDB's parser: it must be
+// exactly one statement TiDB reads. A statement TiDB's parser reads but
+// does not read back as it prints it (a name of bytes that are not UTF-8)
+// is refused, wrapping ErrScript, rather than written.
+func readBack(sql string) error {
+	stmts, err := parseSQL(parser.New(), sql)
+	if err != nil || len(stmts) != 1 {
+		msg := fmt.Sprintf("%d statements", len(stmts))
+		if err != nil {
+			msg = firstLine(err.Error())
+		}
+		return fmt.Errorf("%w: TiDB's parser reads the statement but not its own printing of it (%s): %q; write it plainer (names in valid UTF-8)", ErrScript, msg, truncate(sql, 80))
+	}
+	return nil
+}
+
+// truncate shortens s to n bytes, marking the cut.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// foreignKeys renders the ALTER TABLE … ADD FOREIGN KEY of each key moved
+// out of a cycle, one step each.
+func (p *Plan) foreignKeys(s *Script) error {
+	for _, fk := range s.ForeignKeys {
+		st, err := foreignKeyStep(fk, fmt.Sprintf("FOREIGN KEY %s of %s closes a cycle of FOREIGN KEYs: added once every table exists", cmp.Or(fk.Key.Name, "(unnamed)"), fk.Table.QualifiedName()))
+		if err != nil {
+			return err
+		}
+		p.ForeignKeys = append(p.ForeignKeys, st)
+	}
+	return nil
+}
+
+// foreignKeyStep renders the step that adds a FOREIGN KEY to an existing
+// table, and drops it on Down when it has a name.
+func foreignKeyStep(fk *ForeignKey, comment string) (*Step, error) {
+	alter, err := execute("foreign_key.sql.tmpl", foreignKeyView{T: fk.Table, Clause: fk.Key.Text})
+	if err != nil {
+		return nil, err
+	}
+	if err := readBack(alter); err != nil {
+		return nil, err
+	}
+	st := &Step{Kind: KindForeignKey, Object: fk.Table.QualifiedName(), Statements: []string{alter}, Comment: []string{comment}}
+	if fk.Key.Name != "" {
+		if st.Down, err = execute("foreign_key.sql.tmpl", foreignKeyView{T: fk.Table, Drop: fk.Key.Name}); err != nil {
+			return nil, err
+		}
+	}
+	return st, nil
+}
+
+// statements renders data, views and routines in script order.
+func (p *Plan) statements(s *Script, tables map[string]*DDL) error {
+	var data *Step
+	var dataBytes int
+	keys := keyFiller{next: map[string]uint64{}}
+	for _, st := range s.Statements {
+		if st.Kind != KindData {
+			data = nil
+		}
+		switch {
+		case st.ByHand:
+			p.ByHand = append(p.ByHand, st)
+		case st.Kind == KindData:
+			autoRandom := slices.ContainsFunc(st.Writes, func(w string) bool {
+				d := tables[strings.ToLower(w)]
+				return d != nil && d.Options.Strategy == StrategyAutoRandom
+			})
+			sql := st.SQL
+			ins, ok := st.node.(*ast.InsertStmt)
+			var d *DDL
+			if ok && len(st.Writes) == 1 {
+				d = tables[strings.ToLower(st.Writes[0])]
+			}
+			if d != nil && (d.Options.Strategy == StrategyAutoRandom || generatedKey(d.Table) != nil) {
+				filledStmt, n, span, err := keys.fill(ins, d)
+				if err != nil {
+					d.Costs = append(d.Costs, fmt.Sprintf("%s: %s: %v; rows that refer to them by number point elsewhere (--table %s=shard-rowid keeps AUTO_INCREMENT)", stmtPlace(st), st.What, err, d.Table.Name))
+				}
+				if n > 0 {
+					if sql, err = restoreData(filledStmt); err != nil {
+						return fmt.Errorf("%s: %w", stmtPlace(st), err)
+					}
+					p.Notes = append(p.Notes, fmt.Sprintf("%s: %s: %d row(s) leave the key out: given %d–%d, the keys MySQL's AUTO_INCREMENT gives them (TiDB's AUTO_INCREMENT leaves gaps in a large INSERT, AUTO_RANDOM gives random ones), so rows that refer to them by number still point at them", stmtPlace(st), st.What, n, span[0], span[1]))
+				}
+			}
+			if data == nil || data.Object != st.Object || data.fkChecks != st.ForeignKeyChecks || dataBytes+len(st.SQL) > dataStepBytes {
+				data = &Step{Kind: KindData, Object: st.Object, Transaction: true, fkChecks: st.ForeignKeyChecks}
+				dataBytes = 0
+				p.Steps = append(p.Steps, data)
+				if !st.ForeignKeyChecks {
+					data.Comment = append(data.Comment, "runs with FOREIGN_KEY_CHECKS=0, as the script set it")
+				}
+			}
+			if err := readBack(sql); err != nil {
+				return fmt.Errorf("%s: %w", stmtPlace(st), err)
+			}
+			if autoRandom && !data.explicitKeys {
+				data.explicitKeys = true
+				data.Comment = append(data.Comment, explicitKeyNote)
+			}
+			data.Comment = append(data.Comment, fmt.Sprintf("%s: %s", stmtPlace(st), st.What))
+			data.Statements = append(data.Statements, sql)
+			dataBytes += len(sql)
+		case st.Kind == KindForeignKey:
+			step, err := foreignKeyStep(st.Key, fmt.Sprintf("%s: %s, in its place after the data before it", stmtPlace(st), st.What))
+			if err != nil {
+				return fmt.Errorf("%s: %w", stmtPlace(st), err)
+			}
+			p.Steps = append(p.Steps, step)
+		case st.Kind == KindView:
+			if err := readBack(st.SQL); err != nil {
+				return fmt.Errorf("%s: %w", stmtPlace(st), err)
+			}
+			drop, err := execute("drop_object.sql.tmpl", dropView{Type: "VIEW", Name: splitName(st.Object)})
+			if err != nil {
+				return fmt.Errorf("%s: view %s: %w", stmtPlace(st), st.Object, err)
+			}
+			p.Steps = append(p.Steps, &Step{Kind: KindView, Object: st.Object, Statements: []string{st.SQL}, Down: drop,
+				Comment: []string{fmt.Sprintf("%s: %s (OR REPLACE left out: an existing view is refused, never replaced)", stmtPlace(st), st.What)}})
+		case p.Target == TargetTiDB:
+			p.ByHand = append(p.ByHand, st)
+		case st.Drop:
+			p.Notes = append(p.Notes, fmt.Sprintf("%s: %s not run (a migration refuses a routine that already exists instead of dropping it)", stmtPlace(st), st.What))
+		default:
+			step := &Step{Kind: KindRoutine, Object: st.Object, Statements: []string{st.SQL}, OnlyOn: []Target{TargetMySQL, TargetMariaDB},
+				Comment: []string{fmt.Sprintf("%s: %s, as written (TiDB runs no routines)", stmtPlace(st), st.What)}}
+			if st.ObjectType != "" && st.Object != "" {
+				drop, err := execute("drop_object.sql.tmpl", dropView{Type: st.ObjectType, Name: splitName(st.Object)})
+				if err != nil {
+					return fmt.Errorf("%s: %s: %w", stmtPlace(st), st.What, err)
+				}
+				step.Down = drop
+			}
+			p.Steps = append(p.Steps, step)
+		}
+	}
+	// Each data step sets what its statements need and puts it back.
+	for _, st := range p.Steps {
+		if st.Kind != KindData {
+			continue
+		}
+		v := dataSessionView{TiDB: p.Target == TargetTiDB && st.explicitKeys, ForeignKeyChecks: st.fkChecks}
+		set, err := execute("data_session.sql.tmpl", v)
+		if err != nil {
+			return err
+		}
+		v.Reset = true
+		reset, err := execute("data_session.sql.tmpl", v)
+		if err != nil {
+			return err
+		}
+		for _, x := range []string{set, reset} {
+			if err := readBack(x); err != nil {
+				return err
+			}
+		}
+		st.Statements = append(append([]string{set}, st.Statements...), reset)
+	}
+	for _, st := range p.ByHand {
+		why := st.Why
+		if why == "" {
+			why = "TiDB runs no triggers, stored procedures, functions or events"
+		}
+		p.Notes = append(p.Notes, fmt.Sprintf("%s: %s: by hand (%s)", stmtPlace(st), st.What, why))
+	}
+	return nil
+}
+
+// generatedKey returns the column of t's single-column primary key when
+// the server generates it (AUTO_INCREMENT, AUTO_RANDOM), else nil.
+func generatedKey(t *Table) *Column {
+	if pk := t.PrimaryKey; pk != nil && len(pk.Parts) == 1 {
+		if c := t.Column(pk.Parts[0].Column); c != nil && (c.AutoIncrement || c.AutoRandom) {
+			return c
+		}
+	}
+	return nil
+}
+
+// explicitKeyNote marks a data step that writes a table whose key became
+// AUTO_RANDOM: TiDB refuses an explicit key value there (ERROR 8216)
+// unless the session allows it, and rebases the key's increment past the
+// values loaded.
+const explicitKeyNote = "writes explicit keys into an AUTO_RANDOM key: the session allows them (allow_auto_random_explicit_insert), and TiDB moves the key's increment past the loaded values"
+
+// splitName splits schema.name.
+func splitName(s string) []string { return strings.SplitN(s, ".", 2) }
+
+// name gives every table, key and step its unique file-name part.
+func (p *Plan) name() {
+	seen := map[string]int{}
+	for _, group := range [][]*Step{p.ForeignKeys, p.Steps} {
+		for _, st := range group {
+			base := string(st.Kind) + "_" + fileWord(st.Object)
+			if st.Object == "" {
+				base = string(st.Kind)
+			}
+			seen[base]++
+			st.name = base
+			if n := seen[base]; n > 1 {
+				st.name = fmt.Sprintf("%s_%d", base, n)
+			}
+		}
+	}
+}
+
+// foreignKeyView is the data of foreign_key.sql.tmpl.
+type foreignKeyView struct {
+	T      *Table
+	Clause string // the FOREIGN KEY clause to add
+	Drop   string // the constraint to drop
+}
+
+// dropView is the data of drop_object.sql.tmpl.
+type dropView struct {
+	Type string   // VIEW, TRIGGER, PROCEDURE, FUNCTION, EVENT
+	Name []string // [name] or [schema, name]
+}
+
+// dataSessionView is the data of data_session.sql.tmpl.
+type dataSessionView struct {
+	TiDB             bool // allow explicit AUTO_RANDOM keys (TiDB)
+	ForeignKeyChecks bool
+	Reset            bool // the statement after the data
+}
+
+// ByHandText returns the by-hand statements as one script for the mysql
+// client (DELIMITER around routine bodies), each under a comment saying
+// where it comes from and why no migration runs it; "" when there are
+// none.
+func (p *Plan) ByHandText() (string, error) {
+	if len(p.ByHand) == 0 {
+		return "", nil
+	}
+	type item struct {
+		Place, What, Why, SQL, Delimiter string
+		Client                           bool
+	}
+	var items []item
+	for _, st := range p.ByHand {
+		why := st.Why
+		if why == "" {
+			why = "TiDB runs no triggers, stored procedures, functions or events: apply it on a MySQL-family server, or do its work in the application"
+		}
+		it := item{Place: stmtPlace(st), What: st.What, Why: why, SQL: st.SQL, Client: isClientCommand(st.SQL)}
+		if st.Kind == KindRoutine && !st.ByHand {
+			it.Delimiter = ";;"
+			for _, d := range []string{";;", "$$", "//", "@@@"} {
+				if !strings.Contains(st.SQL, d) {
+					it.Delimiter = d
+					break
+				}
+			}
+		}
+		items = append(items, it)
+	}
+	return execute("by_hand.sql.tmpl", struct {
+		Target Target
+		Items  []item
+	}{p.Target, items})
+}
