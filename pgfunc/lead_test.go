@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/pgfunc"
 )
 
@@ -387,5 +388,42 @@ func TestDownInstalled(t *testing.T) {
 	var left bool
 	if err := db.QueryRow("SELECT to_regprocedure('own.next_id()') IS NOT NULL").Scan(&left); err != nil || left {
 		t.Fatalf("next_id() still there after down (%v)", err)
+	}
+}
+
+// TestLeadIsNotAKind: generators that differ only in their lead make the
+// same IDs for the same shard ids, so one server holds them side by side
+// without AllowMixed: up applies a shard with another lead beside one of
+// the default lead (in another database, and in the same one through
+// goose alone), and beside a generator that records no lead (applied by
+// an older shardid); the census finds one kind.
+func TestLeadIsNotAKind(t *testing.T) {
+	t.Parallel()
+	srv := ownServer(t)
+	dsnA, dsnB := testsrv.Database(t, srv), testsrv.Database(t, srv)
+	if r := up(migrator(t, dsnA, pgfunc.Options{}, pgfunc.MigrateOptions{}), pgfunc.Shard{Schema: "insta1", ID: 1}); r.Err != nil || !r.Applied {
+		t.Fatalf("up of shard 1, lead 5s: %+v", r)
+	}
+	ten := pgfunc.Options{Lead: 10 * time.Second}
+	if r := up(migrator(t, dsnB, ten, pgfunc.MigrateOptions{}), pgfunc.Shard{Schema: "insta2", ID: 2}); r.Err != nil || !r.Applied {
+		t.Fatalf("up of shard 2, lead 10s, beside shard 1 of lead 5s in another database: %+v; want it applied without AllowMixed", r)
+	}
+	if err := gooseUp(t, testsrv.Open(t, "pgx", dsnA), "goose_lead", []pgfunc.Shard{{Schema: "insta3", ID: 3}}, pgfunc.Options{Lead: 2 * time.Second}); err != nil {
+		t.Fatalf("goose up of shard 3, lead 2s, beside shard 1 of lead 5s: %v", err)
+	}
+	// A generator applied by a shardid without the lead records none.
+	execOn(t, dsnA, `DO $$ BEGIN
+		EXECUTE format('COMMENT ON SEQUENCE insta1.next_id_seq IS %L', (obj_description('insta1.next_id_seq'::regclass, 'pg_class')::jsonb - 'lead_ms')::text);
+	END $$`)
+	m := migrator(t, dsnB, pgfunc.Options{}, pgfunc.MigrateOptions{})
+	if r := up(m, pgfunc.Shard{Schema: "insta4", ID: 4}); r.Err != nil || !r.Applied {
+		t.Fatalf("up of shard 4 beside a generator that records no lead: %+v; want it applied without AllowMixed", r)
+	}
+	c, err := m.Census(context.Background())
+	if err != nil || len(c.Generators) != 4 {
+		t.Fatalf("census: %+v, %v; want 4 generators", c, err)
+	}
+	if pairs := pgfunc.Mixed(c.Generators); len(pairs) != 0 {
+		t.Fatalf("Mixed: %+v; want one kind", pairs)
 	}
 }

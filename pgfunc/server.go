@@ -233,9 +233,11 @@ func (s server) refusal(allowUnread bool) error {
 }
 
 // kind is what makes two generators' IDs comparable: everything of their
-// metadata but the shard id and the layout's informational name.
+// metadata but the shard id, the layout's informational name and the lead
+// (which bounds how far ahead of the clock IDs go, not which IDs a
+// generator can make: the migration's own check leaves it out too).
 func kind(m Meta) Meta {
-	m.Shard, m.Layout = 0, ""
+	m.Shard, m.Layout, m.LeadMS = 0, "", 0
 	return m
 }
 
