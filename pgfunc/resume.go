@@ -96,9 +96,12 @@ type counterRef struct {
 // caught up the lead.
 //
 // With no shards it moves every counter in the Migrator's database and,
-// with MigrateOptions.Connect, in every other database of the server,
-// templates included; a database the role may not connect to is a
-// Resumed whose Err wraps ErrDatabaseNotRead. With shards, only theirs
+// unless MigrateOptions.OwnDatabaseOnly, in every other database of the
+// server (through MigrateOptions.Connect, or the connector derived from
+// the pool), templates included; a database the role may not connect to
+// (a template that takes no connections included, template0 as
+// PostgreSQL ships it aside) is a Resumed whose Err wraps
+// ErrDatabaseNotRead. With shards, only theirs
 // in the Migrator's database. It returns ErrInRecovery, without touching
 // anything, on a server still in recovery, and ErrServerLocked when Up's
 // server-wide lock stays held (Resume holds it too, so that no up carries

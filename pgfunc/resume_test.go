@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -418,43 +419,84 @@ func TestResumeRefusals(t *testing.T) {
 
 // TestResumeEveryDatabase: without shards, resume moves the generators
 // of every database of the server, template databases included (CREATE
-// DATABASE copies them), and reports a database it may not connect to
-// as not read.
+// DATABASE copies them; up refuses to apply into a template, but
+// template1 can hold one put there behind shardid's back, and a database
+// made a template keeps its own), through the Connect the caller gives
+// and through the connector the zero MigrateOptions derive from the pool;
+// it reports a database it may not connect to as not read, a template
+// that takes no connections included, as the census lists them.
 func TestResumeEveryDatabase(t *testing.T) {
 	t.Parallel()
 	srv := testsrv.NewPG(t, pgserver.Options{})
 	ctx := context.Background()
-	a := testsrv.Open(t, "pgx", testsrv.Database(t, srv))
+	nameOf := func(dsn string) string { return dbNameOf(t, testsrv.Open(t, "pgx", dsn)) }
+	dsnA, dsnT, dsnS := testsrv.Database(t, srv), testsrv.Database(t, srv), testsrv.Database(t, srv)
 	if _, err := srv.CreateDatabase(ctx, "closed"); err != nil {
 		t.Fatal(err)
 	}
-	b := testsrv.Open(t, "pgx", srv.DSN("template1"))
+	a := testsrv.Open(t, "pgx", dsnA)
 	installWith(t, a, pgfunc.Shard{Schema: "in_a", ID: 1}, pgfunc.Options{})
-	installRendered(t, b, pgfunc.Shard{Schema: "in_template", ID: 2}, pgfunc.Options{})
-	if _, err := a.Exec("ALTER DATABASE closed ALLOW_CONNECTIONS false"); err != nil {
-		t.Fatal(err)
-	}
-	m, err := pgfunc.NewMigrator(a, pgfunc.Options{}, pgfunc.MigrateOptions{
-		Connect: func(ctx context.Context, name string) (*sql.DB, error) { return sql.Open("pgx", srv.DSN(name)) },
-	})
+	// A database made a template after it got a generator, and another
+	// that takes no connections as well, as templates are often kept.
+	tmpl, sealed := nameOf(dsnT), nameOf(dsnS)
+	installWith(t, testsrv.Open(t, "pgx", dsnT), pgfunc.Shard{Schema: "in_tmpl", ID: 3}, pgfunc.Options{})
+	installWith(t, testsrv.Open(t, "pgx", dsnS), pgfunc.Shard{Schema: "in_sealed", ID: 4}, pgfunc.Options{})
+	execOn(t, dsnA, "ALTER DATABASE "+tmpl+" IS_TEMPLATE true", "ALTER DATABASE "+sealed+" IS_TEMPLATE true ALLOW_CONNECTIONS false",
+		"ALTER DATABASE closed ALLOW_CONNECTIONS false")
+	// template1 given a generator behind shardid's back (the migration's
+	// Up without its checks, as a superuser's psql would run an older
+	// one), once every other database has been created from it.
+	t1, err := sql.Open("pgx", srv.DSN("template1"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := m.Resume(ctx, nil, pgfunc.ResumeOptions{}, nil)
+	_, err = t1.Exec(stripChecks(t, renderedUp(t, pgfunc.Shard{Schema: "in_template", ID: 2}, pgfunc.Options{})))
+	t1.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]pgfunc.Resumed{}
-	for _, r := range res {
-		got[r.Database+"."+r.Schema] = r
+	for _, how := range []struct {
+		name string
+		mo   pgfunc.MigrateOptions
+		ro   pgfunc.ResumeOptions
+	}{
+		{"Connect", pgfunc.MigrateOptions{Connect: func(ctx context.Context, name string) (*sql.DB, error) { return sql.Open("pgx", srv.DSN(name)) }}, pgfunc.ResumeOptions{}},
+		{"the derived connector", pgfunc.MigrateOptions{}, pgfunc.ResumeOptions{After: time.Now().Add(time.Minute)}}, // past the first run's moves
+	} {
+		m, err := pgfunc.NewMigrator(a, pgfunc.Options{}, how.mo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := m.Resume(ctx, nil, how.ro, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", how.name, err)
+		}
+		got := map[string]pgfunc.Resumed{}
+		for _, r := range res {
+			got[r.Database+"."+r.Schema] = r
+		}
+		for _, where := range []string{".in_a", "template1.in_template", tmpl + ".in_tmpl"} {
+			if r := got[where]; !r.Moved || r.Err != nil {
+				t.Fatalf("%s: %s: %+v; want it moved (all: %+v)", how.name, where, r, res)
+			}
+		}
+		for _, name := range []string{"closed", sealed} {
+			if r := got[name+"."]; !errors.Is(r.Err, pgfunc.ErrDatabaseNotRead) {
+				t.Fatalf("%s: database %s, which takes no connections: %+v; want ErrDatabaseNotRead (all: %+v)", how.name, name, r, res)
+			}
+		}
+		if len(res) != 5 {
+			t.Fatalf("%s: %d results; want 3 counters and 2 databases not read: %+v", how.name, len(res), res)
+		}
 	}
-	if r := got[".in_a"]; !r.Moved || r.Err != nil {
-		t.Fatalf("the Migrator's own database: %+v (all: %+v)", r, res)
+	// The census of the same server lists the same databases.
+	c, err := migrator(t, dsnA, pgfunc.Options{}, pgfunc.MigrateOptions{}).Census(ctx)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if r := got["template1.in_template"]; !r.Moved || r.Err != nil {
-		t.Fatalf("template1: %+v (all: %+v)", r, res)
-	}
-	if r := got["closed."]; !errors.Is(r.Err, pgfunc.ErrDatabaseNotRead) {
-		t.Fatalf("a database that takes no connections: %+v; want ErrDatabaseNotRead (all: %+v)", r, res)
+	slices.Sort(c.Closed)
+	slices.Sort(c.Templates)
+	if want := []string{"closed", sealed}; !slices.Equal(c.Closed, want) || !slices.Equal(c.Templates, []string{tmpl, "template1"}) {
+		t.Fatalf("census: closed %v, templates %v; want closed %v and templates %s, template1", c.Closed, c.Templates, want, tmpl)
 	}
 }
