@@ -3,6 +3,7 @@ package pgfunc_test
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -36,6 +37,26 @@ func drawAt(conn *sql.Conn, schema string, n int, clock time.Time, lead time.Dur
 		FROM (SELECT %[1]s.next_id() AS id FROM generate_series(1, $1::int)) s`, schema)
 	err = conn.QueryRowContext(context.Background(), q, n, clock.UTC().Format(time.RFC3339Nano), lead.String()).Scan(&got, &pastLead)
 	return got, pastLead, err
+}
+
+// recordNoLead makes sh's generator, applied with o, look applied by a
+// shardid without the bounded lead: its counter's comment is rewritten as
+// such a release wrote it (its metadata without lead_ms, marshalled by
+// encoding/json, as every release has).
+func recordNoLead(t *testing.T, db *sql.DB, sh pgfunc.Shard, o pgfunc.Options) {
+	t.Helper()
+	meta, err := pgfunc.MetaFor(sh, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta.LeadMS = 0
+	text, err := json.Marshal(meta)
+	if err != nil || strings.ContainsRune(string(text), '\'') {
+		t.Fatalf("metadata %s (%v): not a plain literal", text, err)
+	}
+	if _, err := db.Exec(fmt.Sprintf("COMMENT ON SEQUENCE %s.next_id_seq IS '%s'", sh.Schema, text)); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestLeadBoundsDraws: with the clock stopped, a shard hands out IDs up to
@@ -168,14 +189,17 @@ func TestLeadOption(t *testing.T) {
 
 // TestUpAndTheLead: up refuses to change a live generator's lead (it is
 // next_id()'s body, which up does not replace) and status reports it as
-// differing; down then up with the new lead carries the counter on.
+// differing; down then up with the new lead carries the counter on. (One
+// database's generator: the Migrators look after their database only, on
+// the server the package's tests share.)
 func TestUpAndTheLead(t *testing.T) {
 	t.Parallel()
 	db, _ := newDB(t)
 	ctx := context.Background()
 	shards := shardsFor(t, "12")
-	five, _ := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{})
-	ten, _ := pgfunc.NewMigrator(db, pgfunc.Options{Lead: 10 * time.Second}, pgfunc.MigrateOptions{})
+	own := pgfunc.MigrateOptions{OwnDatabaseOnly: true}
+	five, _ := pgfunc.NewMigrator(db, pgfunc.Options{}, own)
+	ten, _ := pgfunc.NewMigrator(db, pgfunc.Options{Lead: 10 * time.Second}, own)
 	if r := five.Up(ctx, shards, nil); r[0].Err != nil {
 		t.Fatal(r[0].Err)
 	}
@@ -208,17 +232,28 @@ func TestUpAndTheLead(t *testing.T) {
 // TestStatusCounterPastLead: the application role cannot move a counter
 // back, but its USAGE lets it push one ahead with raw nextval calls.
 // Status reports a counter further ahead than its lead (and none after
-// draws through next_id(), whatever their rate).
+// draws through next_id(), whatever their rate). It reads the counters
+// of its own database while it reads the whole server: another database
+// holds a schema of the same name, drawn through next_id(), which status
+// there reports within its lead, and the census of either finds all
+// three generators.
 func TestStatusCounterPastLead(t *testing.T) {
 	t.Parallel()
-	db, dsn := newDB(t)
+	srv := ownServer(t)
+	dsn, dsnB := testsrv.Database(t, srv), testsrv.Database(t, srv)
+	db := testsrv.Open(t, "pgx", dsn)
 	ctx := context.Background()
-	m, _ := pgfunc.NewMigrator(db, pgfunc.Options{Layout: shardid.JS53()}, pgfunc.MigrateOptions{})
+	js := pgfunc.Options{Layout: shardid.JS53()}
+	m := migrator(t, dsn, js, pgfunc.MigrateOptions{})
 	shards := []pgfunc.Shard{{Schema: "pushed", ID: 3}, {Schema: "drawn", ID: 4}}
 	for _, r := range m.Up(ctx, shards, nil) {
 		if r.Err != nil {
 			t.Fatal(r.Err)
 		}
+	}
+	other := migrator(t, dsnB, js, pgfunc.MigrateOptions{})
+	if r := up(other, pgfunc.Shard{Schema: "pushed", ID: 5}); r.Err != nil {
+		t.Fatal(r.Err)
 	}
 	app := newRole(t, db, "app", "")
 	if res, err := m.Grant(ctx, shards, app, nil); err != nil || res[0].Err != nil || res[1].Err != nil {
@@ -236,30 +271,44 @@ func TestStatusCounterPastLead(t *testing.T) {
 	if _, err := conn.ExecContext(ctx, "SELECT count(drawn.next_id()) FROM generate_series(1, 20000)"); err != nil {
 		t.Fatal(err)
 	}
+	execOn(t, dsnB, "SELECT count(pushed.next_id()) FROM generate_series(1, 20000)")
 	st, err := m.Status(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	got := map[string]pgfunc.Status{}
 	for _, s := range st {
-		switch {
-		case s.Shard.Schema == "pushed" && !s.PastLead():
-			t.Fatalf("a counter pushed 11.7 s ahead by raw nextval: %+v; want it reported past its lead", s)
-		case s.Shard.Schema == "drawn" && (!s.CounterRead || s.PastLead()):
-			t.Fatalf("a counter drawn through next_id(): %+v; want it read and not past the lead", s)
+		got[s.Shard.Schema] = s
+	}
+	if s := got["pushed"]; len(st) != 2 || !s.PastLead() {
+		t.Fatalf("a counter pushed 11.7 s ahead by raw nextval: %+v (all: %+v); want it reported past its lead", s, st)
+	}
+	if s := got["drawn"]; !s.CounterRead || s.PastLead() {
+		t.Fatalf("a counter drawn through next_id(): %+v; want it read and not past the lead", s)
+	}
+	stB, err := other.Status(ctx, nil)
+	if err != nil || len(stB) != 1 || stB[0].Shard.ID != 5 || !stB[0].CounterRead || stB[0].PastLead() {
+		t.Fatalf("status of the other database's schema pushed, drawn through next_id(): %+v, %v; want it read and not past the lead", stB, err)
+	}
+	for _, mm := range []*pgfunc.Migrator{m, other} {
+		if c, err := mm.Census(ctx); err != nil || len(c.Generators) != 3 {
+			t.Fatalf("census of %s: %+v, %v; want the 3 generators of both databases", c.Database, c, err)
 		}
 	}
-	t.Logf("status: pushed %s ahead (past its 5s lead); drawn %s", st[1].Ahead.Round(time.Millisecond), st[0].Ahead.Round(time.Millisecond))
+	t.Logf("status: pushed %s ahead (past its 5s lead); drawn %s; the other database's pushed %s", got["pushed"].Ahead.Round(time.Millisecond),
+		got["drawn"].Ahead.Round(time.Millisecond), stB[0].Ahead.Round(time.Millisecond))
 }
 
 // TestOutdatedWithoutLead: a generator in mode unique applied by a
 // shardid without the bounded lead (its comment records no lead_ms) is
 // outdated: up refuses it, status flags it; down (with its own options)
-// then up replaces it and carries its counter on.
+// then up replaces it and carries its counter on. (One database's
+// generator, on the server the package's tests share.)
 func TestOutdatedWithoutLead(t *testing.T) {
 	t.Parallel()
 	db, _ := newDB(t)
 	ctx := context.Background()
-	m, _ := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{})
+	m, _ := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
 	shards := shardsFor(t, "13")
 	if r := m.Up(ctx, shards, nil); r[0].Err != nil {
 		t.Fatal(r[0].Err)
@@ -268,11 +317,7 @@ func TestOutdatedWithoutLead(t *testing.T) {
 	if err := db.QueryRow("SELECT max(insta13.next_id()) FROM generate_series(1, 3000)").Scan(&last); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec(`DO $$ BEGIN
-		EXECUTE format('COMMENT ON SEQUENCE insta13.next_id_seq IS %L', (obj_description('insta13.next_id_seq'::regclass, 'pg_class')::jsonb - 'lead_ms')::text);
-	END $$`); err != nil {
-		t.Fatal(err)
-	}
+	recordNoLead(t, db, shards[0], pgfunc.Options{})
 	if r := m.Up(ctx, shards, nil); !errors.Is(r[0].Err, pgfunc.ErrOutdatedGenerator) || !strings.Contains(r[0].Err.Error(), "no lead") {
 		t.Fatalf("up over a generator without a lead: %+v; want ErrOutdatedGenerator saying why", r[0])
 	}
@@ -293,7 +338,9 @@ func TestOutdatedWithoutLead(t *testing.T) {
 
 // TestUpRefusesLayoutEnd: up refuses a layout that has ended (js53 from
 // 1980 ended in 2023: every draw would raise) or ends within the end
-// margin, naming the end; a smaller margin lets the second through.
+// margin, naming the end; a smaller margin lets the second through. (Up's
+// own check, made before it reads the server: the Migrators look after
+// their database only, on the server the package's tests share.)
 func TestUpRefusesLayoutEnd(t *testing.T) {
 	t.Parallel()
 	db, _ := newDB(t)
@@ -314,7 +361,7 @@ func TestUpRefusesLayoutEnd(t *testing.T) {
 		{"ends after a 30-day margin", soon, 30 * 24 * time.Hour, ""},
 		{"ends after no margin", soon, -1, ""},
 	} {
-		m, err := pgfunc.NewMigrator(db, pgfunc.Options{Layout: c.l}, pgfunc.MigrateOptions{EndMargin: c.margin})
+		m, err := pgfunc.NewMigrator(db, pgfunc.Options{Layout: c.l}, pgfunc.MigrateOptions{EndMargin: c.margin, OwnDatabaseOnly: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -337,11 +384,12 @@ func TestUpRefusesLayoutEnd(t *testing.T) {
 // TestMinIDAnyTimestamp: min_id answers for every timestamp, as its
 // comment says: -infinity and instants before the epoch give 0, infinity
 // and instants past the layout's end (294247 AD included) the smallest ID
-// of its last tick, never an error.
+// of its last tick, never an error. Each layout has a database of its
+// own: generators of layouts whose IDs can meet never share one.
 func TestMinIDAnyTimestamp(t *testing.T) {
 	t.Parallel()
-	db, _ := newDB(t)
 	for i, name := range shardid.LayoutNames() {
+		db, _ := newDB(t)
 		l, _ := shardid.LayoutByName(name)
 		schema := "minid_" + name
 		installWith(t, db, pgfunc.Shard{Schema: schema, ID: int64(i)}, pgfunc.Options{Layout: l})
@@ -360,19 +408,28 @@ func TestMinIDAnyTimestamp(t *testing.T) {
 }
 
 // TestDownInstalled: down can take a generator's layout, epoch and mode
-// from the database, and holds it only to the options a caller names.
+// from the database, and holds it only to the options a caller names. On
+// a server with several databases (the Migrators read them all), it
+// takes down the schema of its own database, not another database's
+// schema of the same name.
 func TestDownInstalled(t *testing.T) {
 	t.Parallel()
-	db, _ := newDB(t)
+	srv := ownServer(t)
+	dsn, dsnB := testsrv.Database(t, srv), testsrv.Database(t, srv)
+	db := testsrv.Open(t, "pgx", dsn)
 	ctx := context.Background()
 	l := shardid.JS53()
 	l.Epoch = time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)
-	gen, _ := pgfunc.NewMigrator(db, pgfunc.Options{Layout: l, Mode: pgfunc.ModeClassic}, pgfunc.MigrateOptions{})
+	o := pgfunc.Options{Layout: l, Mode: pgfunc.ModeClassic}
+	gen := migrator(t, dsn, o, pgfunc.MigrateOptions{})
 	shards := []pgfunc.Shard{{Schema: "own", ID: 5}}
 	if r := gen.Up(ctx, shards, nil); r[0].Err != nil {
 		t.Fatal(r[0].Err)
 	}
-	def, _ := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{})
+	if r := up(migrator(t, dsnB, o, pgfunc.MigrateOptions{}), pgfunc.Shard{Schema: "own", ID: 6}); r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	def := migrator(t, dsn, pgfunc.Options{}, pgfunc.MigrateOptions{})
 	if r := def.Down(ctx, shards, nil); !errors.Is(r[0].Err, pgfunc.ErrGeneratorMismatch) {
 		t.Fatalf("Down with other options: %+v; want ErrGeneratorMismatch", r[0])
 	}
@@ -381,13 +438,21 @@ func TestDownInstalled(t *testing.T) {
 			t.Fatalf("DownInstalled naming %+v, which differs: %+v; want ErrGeneratorMismatch", asked, r[0])
 		}
 	}
-	js, _ := pgfunc.NewMigrator(db, pgfunc.Options{Layout: shardid.JS53(), Mode: pgfunc.ModeClassic}, pgfunc.MigrateOptions{})
+	js := migrator(t, dsn, pgfunc.Options{Layout: shardid.JS53(), Mode: pgfunc.ModeClassic}, pgfunc.MigrateOptions{})
 	if r := js.DownInstalled(ctx, shards, pgfunc.Asked{Layout: true, Mode: true}, nil); r[0].Err != nil || !r[0].Applied {
 		t.Fatalf("DownInstalled naming the layout and mode it has (not the epoch): %+v", r[0])
 	}
 	var left bool
 	if err := db.QueryRow("SELECT to_regprocedure('own.next_id()') IS NOT NULL").Scan(&left); err != nil || left {
 		t.Fatalf("next_id() still there after down (%v)", err)
+	}
+	var id int64
+	if err := testsrv.Open(t, "pgx", dsnB).QueryRow("SELECT own.next_id()").Scan(&id); err != nil {
+		t.Fatalf("the other database's schema own after down here: %v; want its generator left alone", err)
+	}
+	c, err := def.Census(ctx)
+	if err != nil || len(c.Generators) != 1 || c.Generators[0].Meta.Shard != 6 || len(c.Retired) != 1 || c.Retired[0].Meta.Shard != 5 {
+		t.Fatalf("census after down: %+v, %v; want shard 6 live in the other database and shard 5's counter kept here", c, err)
 	}
 }
 
@@ -412,9 +477,7 @@ func TestLeadIsNotAKind(t *testing.T) {
 		t.Fatalf("goose up of shard 3, lead 2s, beside shard 1 of lead 5s: %v", err)
 	}
 	// A generator applied by a shardid without the lead records none.
-	execOn(t, dsnA, `DO $$ BEGIN
-		EXECUTE format('COMMENT ON SEQUENCE insta1.next_id_seq IS %L', (obj_description('insta1.next_id_seq'::regclass, 'pg_class')::jsonb - 'lead_ms')::text);
-	END $$`)
+	recordNoLead(t, testsrv.Open(t, "pgx", dsnA), pgfunc.Shard{Schema: "insta1", ID: 1}, pgfunc.Options{})
 	m := migrator(t, dsnB, pgfunc.Options{}, pgfunc.MigrateOptions{})
 	if r := up(m, pgfunc.Shard{Schema: "insta4", ID: 4}); r.Err != nil || !r.Applied {
 		t.Fatalf("up of shard 4 beside a generator that records no lead: %+v; want it applied without AllowMixed", r)
