@@ -37,7 +37,9 @@ func idTime(t *testing.T, db *sql.DB, schema string) time.Time {
 // live or kept by a down, to the first value of the tick that holds the
 // clock plus the lead (or --after), leaves the classic modes alone, moves
 // nothing on a rerun, and the next IDs (up again, for the kept one) come
-// from there.
+// from there. (One database's counters, on the server the package's tests
+// share: the Migrators look after their database only, and resume
+// touches no other test's; TestResumeEveryDatabase resumes a server.)
 func TestResumeMovesCounters(t *testing.T) {
 	t.Parallel()
 	db, dsn := newDB(t)
@@ -46,23 +48,21 @@ func TestResumeMovesCounters(t *testing.T) {
 	t0 := time.Now().UTC().Truncate(time.Second)
 	now := at(t0)
 	o := resumeOptions()
-	m, _ := pgfunc.NewMigrator(now, o, pgfunc.MigrateOptions{})
+	own := pgfunc.MigrateOptions{OwnDatabaseOnly: true}
+	m, _ := pgfunc.NewMigrator(now, o, own)
 	shards := []pgfunc.Shard{{Schema: "live", ID: 1}, {Schema: "kept", ID: 2}}
 	for _, r := range m.Up(ctx, shards, nil) {
 		if r.Err != nil {
 			t.Fatal(r.Err)
 		}
 	}
-	classic := o
-	classic.Mode = pgfunc.ModeClassic
-	installWith(t, now, pgfunc.Shard{Schema: "classic", ID: 3}, classic)
-	for _, s := range []string{"live", "kept", "classic"} {
+	for _, s := range []string{"live", "kept"} {
 		if _, err := now.Exec("SELECT count(" + s + ".next_id()) FROM generate_series(1, 1000)"); err != nil {
 			t.Fatal(err)
 		}
 	}
 	later := at(t0.Add(time.Second))
-	m, _ = pgfunc.NewMigrator(later, o, pgfunc.MigrateOptions{})
+	m, _ = pgfunc.NewMigrator(later, o, own)
 	if r := m.Down(ctx, shards[1:], nil); r[0].Err != nil || !r[0].Applied {
 		t.Fatalf("down: %+v", r[0])
 	}
@@ -84,8 +84,20 @@ func TestResumeMovesCounters(t *testing.T) {
 	if r := moved["kept"]; !r.Retired {
 		t.Fatalf("resume of the counter a down kept: %+v; want Retired", r)
 	}
-	if r := moved["classic"]; r.Moved || r.Err != nil || !strings.Contains(r.Note, "repeats IDs by design") {
-		t.Fatalf("resume of a classic generator: %+v; want it left alone, saying why", r)
+	if len(res) != 2 {
+		t.Fatalf("resume: %+v; want the live and the kept counter", res)
+	}
+	// A classic generator (in a database of its own: one kind per
+	// database) is left alone.
+	classicDB, _ := newDB(t)
+	classic := pgfunc.Options{Layout: shardid.JS53(), Mode: pgfunc.ModeClassic}
+	installWith(t, classicDB, pgfunc.Shard{Schema: "classic", ID: 3}, classic)
+	if _, err := classicDB.Exec("SELECT count(classic.next_id()) FROM generate_series(1, 1000)"); err != nil {
+		t.Fatal(err)
+	}
+	mc, _ := pgfunc.NewMigrator(classicDB, classic, own)
+	if cr, err := mc.Resume(ctx, nil, pgfunc.ResumeOptions{}, nil); err != nil || len(cr) != 1 || cr[0].Moved || cr[0].Err != nil || !strings.Contains(cr[0].Note, "repeats IDs by design") {
+		t.Fatalf("resume of a classic generator: %+v, %v; want it left alone, saying why", cr, err)
 	}
 	// A rerun moves nothing.
 	res, err = m.Resume(ctx, nil, pgfunc.ResumeOptions{}, nil)
@@ -104,7 +116,7 @@ func TestResumeMovesCounters(t *testing.T) {
 	if got := idTime(t, tick, "live"); !got.Equal(past) {
 		t.Fatalf("first ID after resume decodes to %s; want %s", got, past)
 	}
-	m, _ = pgfunc.NewMigrator(tick, o, pgfunc.MigrateOptions{})
+	m, _ = pgfunc.NewMigrator(tick, o, own)
 	if r := m.Up(ctx, shards[1:], nil); r[0].Err != nil || !r[0].Applied {
 		t.Fatalf("up of the kept counter: %+v", r[0])
 	}
@@ -382,12 +394,13 @@ func TestResumeUnderLoad(t *testing.T) {
 
 // TestResumeRefusals: resume refuses, per counter, a role that does not
 // own the generators (the application role pg grant makes may draw, not
-// move counters), and moves nothing.
+// move counters), and moves nothing. (The generator is applied looking
+// after its database only, on the server the package's tests share.)
 func TestResumeRefusals(t *testing.T) {
 	t.Parallel()
 	db, dsn := newDB(t)
 	ctx := context.Background()
-	m, _ := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{})
+	m, _ := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
 	shards := []pgfunc.Shard{{Schema: "rr", ID: 8}}
 	if r := m.Up(ctx, shards, nil); r[0].Err != nil {
 		t.Fatal(r[0].Err)
