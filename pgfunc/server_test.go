@@ -165,13 +165,25 @@ func TestMigrationRefusesOnItsOwn(t *testing.T) {
 	if err := gooseUp(t, kept, "goose_c", []pgfunc.Shard{{Schema: "js9", ID: 9}}, pgfunc.Options{Layout: shardid.JS53()}); sqlState(err) != "SHR05" || !strings.Contains(err.Error(), "insta4 (a counter kept by pg down)") {
 		t.Fatalf("goose up of a js53 generator beside instagram's kept counter: %v; want SHR05 naming it", err)
 	}
-	// The clock set back a minute, below every ID insta4 handed out.
+	// The clock set back a minute, below every ID insta4 handed out, and
+	// other4 rendered with a lead of 10 s where insta4 had 5 s (the
+	// carry-on leaves the lead out: it bounds how far ahead of the clock
+	// draws go, not which IDs a generator makes). other4 carries on from
+	// insta4's counter, a minute ahead of the clock, past its lead: the
+	// draw waits (20 ms here), then raises SHR10 and hands out nothing;
+	// once the clock is back within the lead (2 s behind the counter),
+	// draws go on above every ID insta4 handed out.
 	kept = at(t0.Add(-time.Minute))
-	if err := gooseUp(t, kept, "goose_d", renamed, o4); err != nil {
+	ten := pgfunc.WithLeadWait(pgfunc.WithClock(pgfunc.Options{Lead: 10 * time.Second}, nowClock), 20*time.Millisecond)
+	if err := gooseUp(t, kept, "goose_d", renamed, ten); err != nil {
 		t.Fatalf("goose up of shard 4 as other4: %v", err)
 	}
 	var first int64
 	var gone bool
+	if err := kept.QueryRow("SELECT other4.next_id()").Scan(&first); sqlState(err) != pgfunc.LeadExceededState {
+		t.Fatalf("other4 at a clock a minute behind insta4's last ID: %d, %v; want SQLSTATE %s (carried on past the lead)", first, err, pgfunc.LeadExceededState)
+	}
+	kept = at(t0.Add(-2 * time.Second))
 	if err := kept.QueryRow("SELECT min(id), to_regclass('insta4.next_id_retired_seq') IS NULL FROM (SELECT other4.next_id() AS id FROM generate_series(1, 500)) s").Scan(&first, &gone); err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +202,9 @@ func TestMigrationRefusesOnItsOwn(t *testing.T) {
 
 // TestKeptCounterUnderAnyName: after a down, the shard id brought up in
 // another schema (of the same database, or of another) carries on from
-// the kept counter, above every ID handed out, with the clock set back;
+// the kept counter, above every ID handed out, with the clock set back
+// (a minute: the generator brought up has a lead of two minutes, where
+// the one taken down had the default 5 s, which the carry-on leaves out);
 // brought up with a later epoch it is refused. (Before: the kept counter
 // was looked up by schema name, and down then up under another name with
 // a later epoch repeated 12,730 IDs.)
@@ -238,9 +252,11 @@ func TestKeptCounterUnderAnyName(t *testing.T) {
 			if !errors.Is(r.Err, pgfunc.ErrGeneratorMismatch) || !strings.Contains(r.Err.Error(), old.Schema) || r.Applied {
 				t.Fatalf("up of shard %d as %s with a later epoch: %+v; want ErrGeneratorMismatch naming %s", id, renamed.Schema, r, old.Schema)
 			}
-			// The same generator, with the clock set back below its IDs.
+			// The same generator but for its lead, with the clock set back
+			// below its IDs.
+			long := pgfunc.WithClock(pgfunc.Options{Lead: 2 * time.Minute}, nowClock)
 			earlier := atB(t0.Add(-time.Minute))
-			if r := up(migrator(t, dsnB, o, pgfunc.MigrateOptions{}), renamed); r.Err != nil || !r.Applied {
+			if r := up(migrator(t, dsnB, long, pgfunc.MigrateOptions{}), renamed); r.Err != nil || !r.Applied {
 				t.Fatalf("up of shard %d as %s: %+v", id, renamed.Schema, r)
 			}
 			var first int64
