@@ -208,11 +208,13 @@ func TestCrashRestart(t *testing.T) {
 // TestTimeFieldExhausted renders a layout whose time field has already run
 // out: up refuses it, and applied anyway (as goose would apply a pg gen
 // file), every mode must raise a clear error rather than return an ID.
+// Each mode has a database of its own: the migration refuses two modes in
+// one.
 func TestTimeFieldExhausted(t *testing.T) {
 	t.Parallel()
-	db, _ := newDB(t)
 	l := shardid.Layout{Name: "tiny", Epoch: time.Now().Add(-3 * time.Second), TimeUnit: time.Millisecond, TimeBits: 11, ShardBits: 4, SeqBits: 4}
 	for i, mode := range pgfunc.Modes() {
+		db, _ := newDB(t)
 		schema := "tiny_" + strings.ReplaceAll(string(mode), "-", "_")
 		sh, o := pgfunc.Shard{Schema: schema, ID: int64(i)}, pgfunc.Options{Layout: l, Mode: mode}
 		m, err := pgfunc.NewMigrator(db, o, pgfunc.MigrateOptions{})
