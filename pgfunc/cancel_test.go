@@ -39,13 +39,67 @@ func heldLocks(t testing.TB, db *sql.DB, pid int) int {
 // at many different moments while a second session keeps drawing IDs with
 // a short lock_timeout and statement_timeout: no cancel may leave anything
 // held that makes the second session wait, and every ID either session
-// kept is unique.
+// kept is unique. The cancelled statements run the jump path: the jump
+// counters, read around each from another session, show that at least one
+// began a jump, and that every one that moved the counter further than
+// the two draws before a jump begins did, whatever the machine's load.
+// The negative controls: a jump that holds a session-level advisory lock,
+// which a cancel leaves held, and a body that never jumps, which the test
+// reports as not testing the jump path.
 func TestCancelMidStream(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a stress test of several seconds; go test without -short runs it")
 	}
+	run, err := cancelMidStream(t, 40, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d statements cancelled mid-stream, %d of them after beginning a jump (%d cut a jump short); %d ids kept, 0 duplicates; nothing left held",
+		run.cancelled, run.jumped, run.cutShort, run.rows)
+	for _, v := range []variant{sessionLockedJump, neverJumps} {
+		if _, err := cancelMidStream(t, 40, &v); err == nil {
+			t.Fatalf("%s: the test passed; it would not catch that body", v.name)
+		} else {
+			t.Logf("negative control, %s: %v", v.name, err)
+		}
+	}
+}
+
+var (
+	// sessionLockedJump serializes jumps on a session-level advisory
+	// lock, taken where the jump takes its lock and let go before it
+	// returns: a cancel in between leaves it held.
+	sessionLockedJump = variant{"a jump under a session-level advisory lock", func(up string) string {
+		up = strings.Replace(up, `LOCK TABLE "cancel".next_id_jump_lock IN SHARE UPDATE EXCLUSIVE MODE;`, "PERFORM pg_catalog.pg_advisory_lock(1397310513, 1);", 1)
+		return strings.Replace(up, "RAISE SQLSTATE 'SHR01';", "PERFORM pg_catalog.pg_advisory_unlock(1397310513, 1);\n        RAISE SQLSTATE 'SHR01';", 1)
+	}}
+	// neverJumps takes the fast path whatever the clock and the jump
+	// counters say: IDs stay unique (the counter only goes up) but the
+	// jump never runs.
+	neverJumps = replacing("a body that never jumps", ") OPERATOR(pg_catalog.=) 0\n        THEN", ") IS NOT NULL\n        THEN")
+)
+
+// cancelRun is what cancelMidStream saw.
+type cancelRun struct {
+	cancelled int   // statements cancelled
+	jumped    int   // cancelled statements that began a jump first
+	cutShort  int   // cancels that left a jump begun and not done
+	rows      int64 // IDs kept
+}
+
+// cancelMidStream runs TestCancelMidStream's statements on a fresh
+// database, with the generator (schema cancel, shard 20) as rendered, or
+// with v applied, and returns what it saw, or the first property that
+// failed.
+func cancelMidStream(t *testing.T, statements int, v *variant) (cancelRun, error) {
+	var run cancelRun
 	db, _ := newDB(t)
-	sh := installWith(t, db, pgfunc.Shard{Schema: "cancel", ID: 20}, pgfunc.WithClock(pgfunc.Options{}, racingClock))
+	sh, o := pgfunc.Shard{Schema: "cancel", ID: 20}, pgfunc.WithClock(pgfunc.Options{}, racingClock)
+	if v == nil {
+		installWith(t, db, sh, o)
+	} else {
+		installVariant(t, db, sh, o, *v)
+	}
 	if _, err := db.Exec("CREATE TABLE cancel.items (id bigint DEFAULT cancel.next_id(), session int)"); err != nil {
 		t.Fatal(err)
 	}
@@ -61,9 +115,16 @@ func TestCancelMidStream(t *testing.T) {
 	if _, err := b.ExecContext(ctx, "SET lock_timeout = '500ms'; SET statement_timeout = '2s'"); err != nil {
 		t.Fatal(err)
 	}
-
-	cancelled := 0
-	const statements = 40
+	// The counter and the jump counters, read from a third session: the
+	// sequences move whether the statement that moved them commits or not.
+	counters := func() (drawn, begun, done int64) {
+		t.Helper()
+		if err := db.QueryRow(`SELECT coalesce(pg_sequence_last_value('cancel.next_id_seq'), -1),
+				pg_sequence_last_value('cancel.next_id_jumps_begun'), pg_sequence_last_value('cancel.next_id_jumps_done')`).Scan(&drawn, &begun, &done); err != nil {
+			t.Fatal(err)
+		}
+		return drawn, begun, done
+	}
 	for i := range statements {
 		// The first ~30 ms of such a statement go to start-up; past that,
 		// every moment of the stream is a cancel point.
@@ -71,53 +132,69 @@ func TestCancelMidStream(t *testing.T) {
 		if _, err := a.ExecContext(ctx, "SELECT set_config('statement_timeout', $1, false)", timeout); err != nil {
 			t.Fatal(err)
 		}
+		drawnBefore, begunBefore, _ := counters()
 		// A target-list SRF streams rows; FROM generate_series would
 		// materialize all 5M first and the cancel would land there.
 		_, err := a.ExecContext(ctx, "INSERT INTO cancel.items (session) SELECT 1 FROM (SELECT generate_series(1, 5000000)) g")
 		var pgErr *pgconn.PgError
 		switch {
 		case errors.As(err, &pgErr) && pgErr.Code == "57014": // query_canceled
-			cancelled++
+			run.cancelled++
 		case err != nil:
-			t.Fatalf("session a: %v", err)
+			return run, fmt.Errorf("session a: %w", err)
 		default:
-			t.Fatalf("a 5M-row insert finished within %s; the test no longer cancels mid-stream", timeout)
+			return run, fmt.Errorf("a 5M-row insert finished within %s; the test no longer cancels mid-stream", timeout)
+		}
+		// With the racing clock the counter is behind at a statement's
+		// first draw: next_id() draws once, finds it behind and calls the
+		// jump, which draws once more, finds it behind and begins the
+		// jump. A statement that moved the counter further began one.
+		drawn, begun, done := counters()
+		switch {
+		case begun > begunBefore:
+			run.jumped++
+		case drawn > drawnBefore+2:
+			return run, fmt.Errorf("cancelled statement %d moved the counter from %d to %d but began no jump (jumps begun %d before and after): it never ran the jump path", i, drawnBefore, drawn, begun)
+		}
+		if begun != done {
+			run.cutShort++ // the cancel landed inside a jump
 		}
 		if n := heldLocks(t, db, pidA); n != 0 {
-			t.Fatalf("after cancel %d the cancelled session still holds %d lock(s)", i, n)
+			return run, fmt.Errorf("after cancel %d the cancelled session still holds %d lock(s)", i, n)
 		}
 		// The other session must get IDs at once: a held lock would hit
 		// lock_timeout, a wait on anything else statement_timeout.
 		start := time.Now()
 		if _, err := b.ExecContext(ctx, "INSERT INTO cancel.items (session) SELECT 2 FROM generate_series(1, 200)"); err != nil {
-			t.Fatalf("session b after cancel %d: %v", i, err)
+			return run, fmt.Errorf("session b after cancel %d: %w", i, err)
 		}
 		if d := time.Since(start); d > time.Second {
-			t.Fatalf("session b took %v after cancel %d", d, i)
+			return run, fmt.Errorf("session b took %v after cancel %d", d, i)
 		}
 		// And the cancelled session itself carries on.
 		if _, err := a.ExecContext(ctx, "SET statement_timeout = 0; INSERT INTO cancel.items (session) SELECT 1 FROM generate_series(1, 50)"); err != nil {
-			t.Fatalf("session a after cancel %d: %v", i, err)
+			return run, fmt.Errorf("session a after cancel %d: %w", i, err)
 		}
 	}
-	if cancelled < statements {
-		t.Fatalf("only %d of %d statements were cancelled", cancelled, statements)
+	if run.cancelled < statements {
+		return run, fmt.Errorf("only %d of %d statements were cancelled", run.cancelled, statements)
+	}
+	if run.jumped == 0 {
+		return run, fmt.Errorf("none of %d cancelled statements began a jump before its cancel: the test did not cancel in the jump path", statements)
 	}
 	rows, dups := duplicates(t, db, sh.Schema)
+	run.rows = rows
 	if dups != 0 {
-		t.Fatalf("%d duplicates among %d ids", dups, rows)
+		return run, fmt.Errorf("%d duplicates among %d ids", dups, rows)
 	}
 	var begun, done int64
 	if err := db.QueryRow("SELECT cancel.next_id(), pg_sequence_last_value('cancel.next_id_jumps_begun'), pg_sequence_last_value('cancel.next_id_jumps_done')").Scan(new(int64), &begun, &done); err != nil {
 		t.Fatal(err)
 	}
 	if begun != done {
-		t.Fatalf("after a later call, jumps begun %d != done %d: an interrupted jump was not completed", begun, done)
+		return run, fmt.Errorf("after a later call, jumps begun %d != done %d: an interrupted jump was not completed", begun, done)
 	}
-	if done < 2*rows { // the kept rows alone account for about rows jumps
-		t.Fatalf("only %d jumps for %d ids kept: the cancelled statements did not run the jump path", done, rows)
-	}
-	t.Logf("%d statements cancelled mid-stream; %d ids kept, 0 duplicates; %d jumps; nothing left held", cancelled, rows, done)
+	return run, nil
 }
 
 // TestInterruptedJumpIsCompleted leaves the shard as a jump cut short
