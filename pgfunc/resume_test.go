@@ -109,6 +109,12 @@ func TestResumeMovesCounters(t *testing.T) {
 			t.Fatalf("rerun of resume: %+v; want nothing moved", r)
 		}
 	}
+	// Status, on a clock a second later, finds the counter ahead (by
+	// about 4 s) but within its lead: a resume never puts it past.
+	aSecondLater, _ := pgfunc.NewMigrator(at(t0.Add(2*time.Second)), o, own)
+	if st, err := aSecondLater.Status(ctx, shards[:1]); err != nil || !st[0].CounterRead || st[0].Ahead < 3*time.Second || st[0].PastLead() {
+		t.Fatalf("status after resume: %+v, %v; want the counter read, about 4 s ahead, within its lead", st, err)
+	}
 	// The next IDs start at the first tick past the old server's reach,
 	// one tick of the clock later (until then they would lie a tick past
 	// the lead).
@@ -129,6 +135,9 @@ func TestResumeMovesCounters(t *testing.T) {
 	res, err = m.Resume(ctx, []pgfunc.Shard{{Schema: "live", ID: 1}, {Schema: "missing", ID: 9}}, pgfunc.ResumeOptions{After: after}, nil)
 	if err != nil || len(res) != 2 || !res[0].Moved || !res[0].Past.Equal(after) || res[1].Note != "no counter" {
 		t.Fatalf("resume --after of live and a missing schema: %+v, %v", res, err)
+	}
+	if st, err := m.Status(ctx, shards[:1]); err != nil || !st[0].PastLead() {
+		t.Fatalf("status after resume --after a minute past the clock: %+v, %v; want the counter past its lead", st, err)
 	}
 	var id int64
 	if err := tick.QueryRow("SELECT live.next_id()").Scan(&id); sqlState(err) != pgfunc.LeadExceededState {
