@@ -79,15 +79,16 @@ type MigrateOptions struct {
 	// from a counter a down kept of the shard id anywhere, refuses
 	// another kind of generator anywhere (see AllowMixed) and a run while
 	// some database cannot be read (see AllowUnreadDatabases); Status and
-	// Census report what they find there. Nil means a connector derived
+	// Census report what they find there, and Resume without shards moves
+	// the counters there. Nil means a connector derived
 	// from the Migrator's pool, which must then be a pgx stdlib pool
 	// (sql.Open("pgx", …) or stdlib.OpenDB): the same host, port, role,
 	// password and TLS settings, another database. NewMigrator fails with
 	// ErrNoConnect for any other pool unless OwnDatabaseOnly is set.
 	Connect func(ctx context.Context, database string) (*sql.DB, error)
 	// OwnDatabaseOnly is the explicit opt-out of the server-wide checks:
-	// Up, Status and Census look after the Migrator's database only, as
-	// the migration itself does, and Up locks there. Another database of
+	// Up, Status, Census and Resume look after the Migrator's database
+	// only, as the migration itself does, and Up and Resume lock there. Another database of
 	// the server could then hold the same shard id, another kind of
 	// generator or a counter a down kept, unnoticed: set it only when no
 	// other database of the server holds generators that matter.
