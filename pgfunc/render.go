@@ -357,7 +357,7 @@ func render(name string, sh Shard, o Options) ([]byte, error) {
 		Jump:              jumpName(sh.ID),
 		Layout:            l,
 		Mode:              o.Mode,
-		LayoutText:        l.String(),
+		LayoutText:        l.Describe(),
 		SeqReg:            quoteLiteral(q + ".next_id_seq"),
 		BegunReg:          quoteLiteral(q + ".next_id_jumps_begun"),
 		DoneReg:           quoteLiteral(q + ".next_id_jumps_done"),
