@@ -111,7 +111,7 @@ func Snowflake() Layout {
 }
 
 // JS53 keeps every ID at or below 2^53-1, so JavaScript's Number (and JSON
-// parsers built on float64) reads it exactly: 37 bits of 10ms ticks (43.5
+// parsers built on float64) reads it exactly: 37 bits of 10ms ticks (43.6
 // years), 8 bits of shard (256 shards) and 8 bits of sequence (256 IDs per
 // 10ms, 25,600 per second per shard, before borrowing).
 func JS53() Layout {
