@@ -140,7 +140,8 @@ func TestIDGenRouteLayout(t *testing.T) {
 }
 
 // TestPGUpSpecLayout: pg up, status and down take a spec as they take a
-// preset, and decode reads the generator's IDs with the same spec.
+// preset, resume takes its shard ids, and decode reads the generator's IDs
+// with the same spec.
 func TestPGUpSpecLayout(t *testing.T) {
 	t.Parallel()
 	dsn := pgDSN(t)
@@ -153,6 +154,11 @@ func TestPGUpSpecLayout(t *testing.T) {
 	}
 	if code, out, _ := runCLI(t, "", env, "pg", "status", "--shards", "4000000", "--layout", "time:28@1s,node:22,seq:12"); code != 1 || !strings.Contains(out, "differs from the requested options") {
 		t.Fatalf("pg status with another split: exit %d\n%s", code, out)
+	}
+	// resume reads each generator's layout from its schema, so it takes
+	// shard ids past the presets' shard bits.
+	if code, out, errOut := runCLI(t, "", env, "pg", "resume", "--shards", "4194303"); code != 0 || !strings.Contains(out, "1 counter: ") {
+		t.Fatalf("pg resume: exit %d\n%s%s", code, out, errOut)
 	}
 	db := openPG(t, dsn)
 	var id int64
