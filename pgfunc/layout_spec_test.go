@@ -167,3 +167,15 @@ func TestRouteLayoutRefused(t *testing.T) {
 		t.Errorf("CheckLayout(%s): %v", specLayout, err)
 	}
 }
+
+// TestCheckEndNamesSpec: a spec's end is reported under its fields, the
+// epoch said apart.
+func TestCheckEndNamesSpec(t *testing.T) {
+	t.Parallel()
+	l := mustLayout(t, specLayout+",epoch=2000-01-01T00:00:00Z")
+	err := pgfunc.CheckEnd(l, 0, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	const want = "layout ends too soon: layout time:28@1s,shard:22,seq:13 with epoch 2000-01-01T00:00:00Z ended at 2008-07-03T21:24:16Z: every draw would raise; choose a later epoch"
+	if !errors.Is(err, pgfunc.ErrLayoutEnds) || err.Error() != want {
+		t.Fatalf("CheckEnd: %v; want %q", err, want)
+	}
+}
