@@ -372,3 +372,35 @@ func TestNextForWorkedExample(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkNextForCost is BenchmarkNextCost for NextFor in the route
+// layout of the Snowflake-layout article, beside Next of the same
+// generator: the route costs a mask and an OR.
+func BenchmarkNextForCost(b *testing.B) {
+	l, err := ParseLayout("time:41,node:6,seq:12,route:4")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, name := range []string{"Next", "NextFor"} {
+		b.Run(name, func(b *testing.B) {
+			t := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+			g, err := NewGenerator(Settings{Layout: l, Node: 1, Clock: func() time.Time { t = t.Add(time.Microsecond); return t }})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			key := int64(1820)
+			for b.Loop() {
+				if name == "Next" {
+					_, err = g.Next()
+				} else {
+					_, err = g.NextFor(key)
+					key++
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
