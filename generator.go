@@ -15,9 +15,10 @@ const DefaultMaxBackwardStep = 5 * time.Millisecond
 // Settings configures a Generator. The zero value of every field means the
 // documented default, so Settings{} is a valid Snowflake generator for node 0.
 type Settings struct {
-	// Layout splits the ID into time, node and sequence fields. The zero
-	// Layout means Snowflake(): 41 bits of milliseconds, 10 bits of node
-	// and 12 bits of sequence. The node is the layout's shard field.
+	// Layout splits the ID into time, node and sequence fields (and a
+	// route field, which NextFor fills). The zero Layout means
+	// Snowflake(): 41 bits of milliseconds, 10 bits of node and 12 bits of
+	// sequence. The node is the layout's shard field.
 	Layout Layout
 	// Node is this generator's id, 0..Layout.MaxShard(). Every generator
 	// that writes to the same table needs its own. For Snowflake's
