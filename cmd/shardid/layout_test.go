@@ -173,3 +173,19 @@ func TestPGUpSpecLayout(t *testing.T) {
 		t.Fatalf("pg down: exit %d\n%s%s", code, out, errOut)
 	}
 }
+
+// TestDecodeTheirIDs: IDs other generators made, decoded with their
+// layouts written as specs: a tweet (Twitter's Snowflake, epoch
+// 1288834974657) and the snowflake Discord's API documentation takes apart
+// (42 bits of ms since 2015, 5 bits of worker and 5 of process, 12 of
+// increment: worker 1, process 0 is node 32).
+func TestDecodeTheirIDs(t *testing.T) {
+	for _, c := range []struct{ layout, id, want string }{
+		{"snowflake,epoch=1288834974657", "1585841080431321088", "1585841080431321088\t2022-10-28T03:49:11.734Z\tshard 330\tseq 0\n"},
+		{"time:42,node:10,seq:12,epoch=2015-01-01T00:00:00Z", "175928847299117063", "175928847299117063\t2016-04-30T11:18:25.796Z\tshard 32\tseq 7\n"},
+	} {
+		if code, out, errOut := runCLI(t, "", nil, "decode", "--layout", c.layout, c.id); code != 0 || out != c.want {
+			t.Errorf("decode --layout %s %s: exit %d %q %s; want %q", c.layout, c.id, code, out, errOut, c.want)
+		}
+	}
+}
