@@ -1,9 +1,9 @@
 // Package shardid is the dependency-free core of the shardid toolkit: the
-// Layout of a 64-bit ID (time, shard and sequence fields), its presets
-// (Instagram, Snowflake, JS53), Compose and Decompose, shard lists, an
-// application-side Generator for processes that make IDs themselves, and
-// Segments, a segment allocator (Meituan Leaf's segment mode) over
-// database/sql.
+// Layout of a 64-bit ID (time, shard and sequence fields, and optionally a
+// route field), its presets (Instagram, Snowflake, JS53) and spec grammar
+// (ParseLayout), Compose and Decompose, shard lists, an application-side
+// Generator for processes that make IDs themselves, and Segments, a segment
+// allocator (Meituan Leaf's segment mode) over database/sql.
 //
 // It imports only the standard library and the module's own SQL templates
 // (package sql, standard library only itself), so an application that wants
@@ -24,6 +24,58 @@
 // binds a Generator that stops drawing before its lease could end. That
 // needs the lease table (LeaseMigrations, or `shardid worker up`) and the
 // database at acquire and every few seconds after.
+//
+// # Layouts
+//
+// A Layout is written as a spec: the form ParseLayout reads and
+// Layout.String writes, and what the CLI's --layout, SHARDID_LAYOUT and the
+// shard map's layout key take. It is a preset name, or the field widths
+// from the top with the time unit and, optionally, the epoch:
+//
+//	instagram                                  a preset: instagram (the default), snowflake, js53
+//	snowflake,epoch=2019-01-01T00:00:00Z       a preset with another epoch
+//	time:41,shard:13,seq:10                    ticks of 1 ms (the default unit) since DefaultEpoch
+//	time:28@1s,node:22,seq:13                  ticks of 1 s; node is another name for shard
+//	time:37@10ms,shard:8,seq:8,epoch=1546300800000
+//	time:41,node:6,seq:12,route:4,epoch=0      4 route bits below the sequence
+//
+// The fields come in the order time, shard (or node: one field, which
+// String calls shard), seq, then the optional route; each is at least 1
+// bit wide and together they take at most 64 bits (a 64-bit split gives
+// the time field's top bit to the sign, as Instagram's does). The unit is
+// a whole number of milliseconds from 1ms to 1s, what the SQL generators
+// count in. The epoch, RFC 3339 or Unix milliseconds, comes last, and is
+// neither before 1970 nor in the future. A preset prints as its name (the
+// shortest spec that says it, and what its users typed), anything else as
+// its fields; the epoch follows only when it is not DefaultEpoch.
+// ParseLayout refuses anything else in one line naming the part at fault
+// and what is allowed.
+//
+// A route field holds a key's low bits, so an ID can be routed by itself
+// to where its key lives: Generator.NextFor(uid) puts uid mod 2^RouteBits
+// there, and RouteOf(id) == RouteOf(uid). The route labels IDs and adds
+// none: a generator's 2^SeqBits IDs per tick are shared by every route, so
+// a layout that makes room for route bits takes them from the time, shard
+// or sequence widths it would otherwise have (the order-ID spec above has
+// 4 route bits where Snowflake has 4 more node bits). The PostgreSQL
+// generators of package pgfunc fill no route field yet and refuse such a
+// layout (pgfunc.ErrRouteUnsupported).
+//
+// # Which layout
+//
+// How many IDs one shard makes per tick and per second before its
+// generator waits for (or, in pgfunc's mode unique, borrows) the next
+// tick, how many shards there are, how long the time field lasts from
+// DefaultEpoch, whether every ID is exact as a JavaScript Number, and the
+// routes; the README has the same table (TestLayoutTable keeps both):
+//
+//	layout                         tick  IDs/tick/shard  IDs/s/shard  shards     range        ≤ 2^53-1  routes
+//	instagram                      1ms   1,024           1,024,000    8,192      34.8 years   no        —
+//	snowflake                      1ms   4,096           4,096,000    1,024      69.7 years   no        —
+//	js53                           10ms  256             25,600       256        43.6 years   yes       —
+//	time:32@1s,shard:8,seq:12      1s    4,096           4,096        256        136.1 years  yes       —
+//	time:28@1s,node:22,seq:13      1s    8,192           8,192        4,194,304  8.5 years    no        —
+//	time:41,node:6,seq:12,route:4  1ms   4,096           4,096,000    64         69.7 years   no        16
 //
 // The database-side generators build on the same Layout: package pgfunc
 // renders per-schema PostgreSQL next_id() functions and applies them with

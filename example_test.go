@@ -70,3 +70,46 @@ func ExampleGenerator() {
 	// 153833648947343362 2026-03-01T12:00:00Z node 35 seq 2
 	// true
 }
+
+func ExampleParseLayout() {
+	for _, spec := range []string{"snowflake", "time:28@1s,node:22,seq:13", "time:41,node:6,seq:12,route:4,epoch=0"} {
+		l, err := shardid.ParseLayout(spec)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(l, "|", l.End().Format("2006-01-02"), l.MaxSeq()+1, "IDs per tick per shard")
+	}
+	_, err := shardid.ParseLayout("time:41,shard:13,seq:0")
+	fmt.Println(err)
+	// Output:
+	// snowflake | 2094-09-07 4096 IDs per tick per shard
+	// time:28@1s,shard:22,seq:13 | 2033-07-04 8192 IDs per tick per shard
+	// time:41,shard:6,seq:12,route:4,epoch=1970-01-01T00:00:00Z | 2039-09-07 4096 IDs per tick per shard
+	// invalid layout "time:41,shard:13,seq:0": seq:0: a sequence needs at least 1 bit
+}
+
+// The Snowflake-layout article's order IDs: 41 bits of milliseconds since
+// 1970, 6 node bits, 12 sequence bits and the user id's low 4 bits, so an
+// order lies in the same one of 16 tables as its user (id % 16 == uid % 16).
+func ExampleGenerator_NextFor() {
+	l, err := shardid.ParseLayout("time:41,node:6,seq:12,route:4,epoch=0")
+	if err != nil {
+		panic(err)
+	}
+	// A fixed clock keeps the output stable; leave Clock nil in real use.
+	g, err := shardid.NewGenerator(shardid.Settings{Layout: l, Node: 1, Clock: func() time.Time { return time.UnixMilli(1572070381000) }})
+	if err != nil {
+		panic(err)
+	}
+	for _, uid := range []int64{1820, 5177331} {
+		id, err := g.NextFor(uid)
+		if err != nil {
+			panic(err)
+		}
+		p, _ := l.Decompose(id)
+		fmt.Println(id, p.Time.Format(time.RFC3339), "node", p.Shard, "seq", p.Seq, "route", p.Route, l.RouteOf(id) == l.RouteOf(uid))
+	}
+	// Output:
+	// 6593741087309889548 2019-10-26T06:13:01Z node 1 seq 0 route 12 true
+	// 6593741087309889555 2019-10-26T06:13:01Z node 1 seq 1 route 3 true
+}

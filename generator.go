@@ -15,9 +15,10 @@ const DefaultMaxBackwardStep = 5 * time.Millisecond
 // Settings configures a Generator. The zero value of every field means the
 // documented default, so Settings{} is a valid Snowflake generator for node 0.
 type Settings struct {
-	// Layout splits the ID into time, node and sequence fields. The zero
-	// Layout means Snowflake(): 41 bits of milliseconds, 10 bits of node
-	// and 12 bits of sequence. The node is the layout's shard field.
+	// Layout splits the ID into time, node and sequence fields (and a
+	// route field, which NextFor fills). The zero Layout means
+	// Snowflake(): 41 bits of milliseconds, 10 bits of node and 12 bits of
+	// sequence. The node is the layout's shard field.
 	Layout Layout
 	// Node is this generator's id, 0..Layout.MaxShard(). Every generator
 	// that writes to the same table needs its own. For Snowflake's
@@ -61,6 +62,10 @@ type Generator struct {
 	unitMs   int64
 	maxSeq   int64
 	maxTicks int64
+
+	// An ID is tick<<timeShift | nodePart | seq<<seqShift | route.
+	timeShift, seqShift uint
+	nodePart, routeMask int64
 
 	mu       sync.Mutex
 	lastTick int64 // -1 before the first ID
@@ -106,6 +111,11 @@ func NewGenerator(s Settings) (*Generator, error) {
 		maxSeq:   l.MaxSeq(),
 		maxTicks: l.MaxTicks(),
 		lastTick: -1,
+
+		timeShift: l.timeShift(),
+		seqShift:  l.RouteBits,
+		nodePart:  s.Node << l.shardShift(),
+		routeMask: l.MaxRoute(),
 	}
 	if g.maxBack == 0 {
 		g.maxBack = DefaultMaxBackwardStep
@@ -131,7 +141,8 @@ func (g *Generator) Layout() Layout { return g.layout }
 // wrapping ErrClockBackward for a larger step and ErrTimeRange when the
 // clock is outside the layout's range. A generator bound to a Lease
 // (Lease.Generator) also returns ErrLeaseExpired, ErrLeaseLost or
-// ErrLeaseClosed once its lease no longer covers drawing.
+// ErrLeaseClosed once its lease no longer covers drawing. In a layout with
+// a route field, Next is NextFor(0).
 func (g *Generator) Next() (int64, error) {
 	g.mu.Lock()
 	tick, seq, err := g.reserve()
@@ -139,7 +150,28 @@ func (g *Generator) Next() (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return tick<<(g.layout.ShardBits+g.layout.SeqBits) | g.node<<g.layout.SeqBits | seq, nil
+	return tick<<g.timeShift | g.nodePart | seq<<g.seqShift, nil
+}
+
+// NextFor returns a new ID whose route field holds key mod 2^RouteBits
+// (Layout.RouteOf: never negative, for a negative key too), so that
+// RouteOf(id) == RouteOf(key): an order made with NextFor(uid) lies in the
+// same one of 2^RouteBits tables as its user, found by either number. In a
+// layout without a route field it is Next.
+//
+// The route labels the ID and takes nothing from the sequence: Next and
+// NextFor of one Generator draw from one sequence, 2^SeqBits IDs per tick
+// whatever the keys, so (tick, sequence) alone is unique and IDs stay
+// unique and strictly increasing across every route, the clock rules of
+// Next included. NextFor returns Next's errors.
+func (g *Generator) NextFor(key int64) (int64, error) {
+	g.mu.Lock()
+	tick, seq, err := g.reserve()
+	g.mu.Unlock()
+	if err != nil {
+		return 0, err
+	}
+	return tick<<g.timeShift | g.nodePart | seq<<g.seqShift | key&g.routeMask, nil
 }
 
 // reserve picks the tick and sequence number of the next ID. g.mu is held.

@@ -20,16 +20,25 @@ const DefaultEpochMillis = 1735689600000
 // DefaultEpoch returns DefaultEpochMillis as a time in UTC.
 func DefaultEpoch() time.Time { return time.UnixMilli(DefaultEpochMillis).UTC() }
 
-// Layout describes how a 63-bit ID is split into a time field, a shard field
-// and a sequence field, from the most significant bit down:
+// Layout describes how a 63-bit ID is split into a time field, a shard field,
+// a sequence field and an optional route field, from the most significant
+// bit down:
 //
-//	sign (always 0) | time: TimeBits | shard: ShardBits | sequence: SeqBits
+//	sign (always 0) | time: TimeBits | shard: ShardBits | sequence: SeqBits | route: RouteBits
 //
-// The three widths total at most 64. IDs are signed 64-bit integers and are
+// The widths total at most 64. IDs are signed 64-bit integers and are
 // never negative, so a 64-bit layout such as Instagram's 41/13/10 gives up
 // the top bit of its time field to the sign: its time field counts up to
 // 2^(TimeBits-1)-1 ticks (UsableTimeBits), and generators report the time
 // field exhausted rather than produce a negative ID.
+//
+// The route field (RouteBits, zero in every preset) carries a key's low
+// bits, the "gene" of an order ID made for a user: Generator.NextFor(uid)
+// puts uid mod 2^RouteBits there, so RouteOf(id) == RouteOf(uid) and the
+// order is found in the same one of 2^RouteBits tables as its user, by
+// either number. The route labels an ID; it adds no IDs: a generator's
+// sequence is shared by every route, 2^SeqBits IDs per tick whatever the
+// keys (see Generator.NextFor).
 //
 // The time field counts TimeUnit ticks since Epoch. One Layout value drives
 // every generator and decoder in this module: the PostgreSQL functions
@@ -37,7 +46,8 @@ func DefaultEpoch() time.Time { return time.UnixMilli(DefaultEpochMillis).UTC() 
 // Decompose here, and the application-side Generator.
 //
 // A Layout is a plain value; copy it freely. Use a preset (Instagram,
-// Snowflake, JS53, or LayoutByName) or fill the fields and call Validate.
+// Snowflake, JS53, or LayoutByName), parse a spec (ParseLayout, the form
+// String prints), or fill the fields and call Validate.
 type Layout struct {
 	// Name is informational: the preset this layout came from, or empty.
 	Name string
@@ -48,8 +58,12 @@ type Layout struct {
 	// of milliseconds from 1ms to 1s.
 	TimeUnit time.Duration
 	// TimeBits, ShardBits and SeqBits are the field widths. Each is at
-	// least 1 and together they are at most 64 (see UsableTimeBits).
+	// least 1 and together with RouteBits they are at most 64 (see
+	// UsableTimeBits).
 	TimeBits, ShardBits, SeqBits uint
+	// RouteBits is the width of the route field below the sequence; zero
+	// (every preset) means none.
+	RouteBits uint
 }
 
 // Sentinel errors returned by Layout.Validate, Compose, Decompose and the
@@ -65,6 +79,9 @@ var (
 	ErrShardRange = errors.New("shard id out of range")
 	// ErrSeqRange is returned by Compose when a sequence number does not fit the sequence field.
 	ErrSeqRange = errors.New("sequence out of range")
+	// ErrRouteRange is returned by ComposeRoute and ComposeTicksRoute when a
+	// route does not fit the route field (Layout.RouteOf maps any key into it).
+	ErrRouteRange = errors.New("route out of range")
 	// ErrTimeRange is returned by Compose when an instant lies before the epoch
 	// or past the last tick the time field can hold.
 	ErrTimeRange = errors.New("time out of range")
@@ -94,7 +111,7 @@ func Snowflake() Layout {
 }
 
 // JS53 keeps every ID at or below 2^53-1, so JavaScript's Number (and JSON
-// parsers built on float64) reads it exactly: 37 bits of 10ms ticks (43.5
+// parsers built on float64) reads it exactly: 37 bits of 10ms ticks (43.6
 // years), 8 bits of shard (256 shards) and 8 bits of sequence (256 IDs per
 // 10ms, 25,600 per second per shard, before borrowing).
 func JS53() Layout {
@@ -150,25 +167,42 @@ func ParseEpoch(s string) (time.Time, error) {
 // Validate reports whether the layout can be used, returning an error
 // wrapping ErrInvalidLayout that names the first problem found.
 func (l Layout) Validate() error {
-	return l.validateAt(time.Now())
-}
-
-func (l Layout) validateAt(now time.Time) error {
-	switch {
-	case l.TimeBits < 1 || l.ShardBits < 1 || l.SeqBits < 1:
-		return fmt.Errorf("%w: time, shard and sequence bits must each be at least 1 (got %d/%d/%d)", ErrInvalidLayout, l.TimeBits, l.ShardBits, l.SeqBits)
-	case l.TimeBits+l.ShardBits+l.SeqBits > 64:
-		return fmt.Errorf("%w: time+shard+sequence bits must total at most 64, the top one being the sign (got %d+%d+%d=%d)", ErrInvalidLayout, l.TimeBits, l.ShardBits, l.SeqBits, l.TimeBits+l.ShardBits+l.SeqBits)
-	case l.TimeUnit < time.Millisecond || l.TimeUnit > time.Second || l.TimeUnit%time.Millisecond != 0:
-		return fmt.Errorf("%w: time unit must be a whole number of milliseconds from 1ms to 1s (got %s)", ErrInvalidLayout, l.TimeUnit)
-	case l.Epoch.IsZero():
-		return fmt.Errorf("%w: epoch is not set", ErrInvalidLayout)
-	case l.Epoch.UnixMilli() < 0:
-		return fmt.Errorf("%w: epoch %s is before 1970-01-01", ErrInvalidLayout, l.Epoch.Format(time.RFC3339Nano))
-	case l.Epoch.After(now):
-		return fmt.Errorf("%w: epoch %s is in the future", ErrInvalidLayout, l.Epoch.UTC().Format(time.RFC3339Nano))
+	if why := l.problem(time.Now()); why != "" {
+		return fmt.Errorf("%w: %s", ErrInvalidLayout, why)
 	}
 	return nil
+}
+
+// problem names the first reason the layout cannot be used at now, or
+// returns "".
+func (l Layout) problem(now time.Time) string {
+	total := l.TimeBits + l.ShardBits + l.SeqBits + l.RouteBits
+	switch {
+	case l.TimeBits < 1 || l.ShardBits < 1 || l.SeqBits < 1:
+		return fmt.Sprintf("time, shard and sequence bits must each be at least 1 (got %d/%d/%d)", l.TimeBits, l.ShardBits, l.SeqBits)
+	case (total > 64 || max(l.TimeBits, l.ShardBits, l.SeqBits) > 64) && l.RouteBits == 0:
+		return fmt.Sprintf("time+shard+sequence bits must total at most 64, the top one being the sign (got %d+%d+%d=%d)", l.TimeBits, l.ShardBits, l.SeqBits, total)
+	case total > 64 || max(l.TimeBits, l.ShardBits, l.SeqBits, l.RouteBits) > 64:
+		return fmt.Sprintf("time+shard+sequence+route bits must total at most 64, the top one being the sign (got %d+%d+%d+%d=%d)", l.TimeBits, l.ShardBits, l.SeqBits, l.RouteBits, total)
+	case l.TimeUnit < time.Millisecond || l.TimeUnit > time.Second || l.TimeUnit%time.Millisecond != 0:
+		return fmt.Sprintf("time unit must be a whole number of milliseconds from 1ms to 1s (got %s)", l.TimeUnit)
+	case l.Epoch.IsZero():
+		return "epoch is not set"
+	case epochProblem(l.Epoch, now) != "":
+		return fmt.Sprintf("epoch %s is %s", l.Epoch.UTC().Format(time.RFC3339Nano), epochProblem(l.Epoch, now))
+	}
+	return ""
+}
+
+// epochProblem says why e cannot be an epoch at now, or returns "".
+func epochProblem(e, now time.Time) string {
+	switch {
+	case e.UnixMilli() < 0:
+		return "before 1970-01-01"
+	case e.After(now):
+		return "in the future"
+	}
+	return ""
 }
 
 // EpochMillis is the epoch as Unix milliseconds.
@@ -183,18 +217,34 @@ func (l Layout) MaxShard() int64 { return 1<<l.ShardBits - 1 }
 // MaxSeq is the largest sequence number the layout holds: 2^SeqBits-1.
 func (l Layout) MaxSeq() int64 { return 1<<l.SeqBits - 1 }
 
+// MaxRoute is the largest route the layout holds: 2^RouteBits-1, 0 for a
+// layout without a route field.
+func (l Layout) MaxRoute() int64 { return 1<<l.RouteBits - 1 }
+
+// RouteOf is key mod 2^RouteBits, never negative (for a negative key too,
+// as in Euclidean division): the route Generator.NextFor(key) puts in an
+// ID. RouteOf(id) of such an ID is RouteOf(key), so an ID and its key pick
+// the same one of 2^RouteBits tables. It is 0 without a route field.
+func (l Layout) RouteOf(key int64) int64 { return key & l.MaxRoute() }
+
 // UsableTimeBits is the number of time-field bits an ID can use while
 // staying non-negative: TimeBits, or TimeBits-1 for a 64-bit layout.
 func (l Layout) UsableTimeBits() uint {
-	return min(l.TimeBits, 63-l.ShardBits-l.SeqBits)
+	return min(l.TimeBits, 63-l.ShardBits-l.SeqBits-l.RouteBits)
 }
+
+// timeShift is where the time field begins: the widths below it.
+func (l Layout) timeShift() uint { return l.ShardBits + l.SeqBits + l.RouteBits }
+
+// shardShift is where the shard field begins.
+func (l Layout) shardShift() uint { return l.SeqBits + l.RouteBits }
 
 // MaxTicks is the largest value of the time field: 2^UsableTimeBits-1.
 func (l Layout) MaxTicks() int64 { return 1<<l.UsableTimeBits() - 1 }
 
 // MaxID is the largest ID the layout can produce.
 func (l Layout) MaxID() int64 {
-	return int64(uint64(math.MaxInt64) >> (63 - (l.UsableTimeBits() + l.ShardBits + l.SeqBits)))
+	return int64(uint64(math.MaxInt64) >> (63 - (l.UsableTimeBits() + l.timeShift())))
 }
 
 // End is the first instant the time field can no longer represent.
@@ -230,8 +280,16 @@ func (l Layout) TickTime(ticks int64) time.Time {
 	return time.UnixMilli(l.EpochMillis() + ticks*l.UnitMillis()).UTC()
 }
 
-// ComposeTicks packs a time field value, shard and sequence into an ID.
+// ComposeTicks packs a time field value, shard and sequence into an ID,
+// with route 0 in a layout that has a route field.
 func (l Layout) ComposeTicks(ticks, shard, seq int64) (int64, error) {
+	return l.ComposeTicksRoute(ticks, shard, seq, 0)
+}
+
+// ComposeTicksRoute packs a time field value, shard, sequence and route
+// into an ID. It returns ErrRouteRange unless 0 <= route <= MaxRoute (use
+// RouteOf to map a key), and ComposeTicks' errors.
+func (l Layout) ComposeTicksRoute(ticks, shard, seq, route int64) (int64, error) {
 	if ticks < 0 || ticks > l.MaxTicks() {
 		return 0, fmt.Errorf("%w: tick %d (allowed 0-%d for %d time bits)", ErrTimeRange, ticks, l.MaxTicks(), l.TimeBits)
 	}
@@ -241,17 +299,28 @@ func (l Layout) ComposeTicks(ticks, shard, seq int64) (int64, error) {
 	if seq < 0 || seq > l.MaxSeq() {
 		return 0, fmt.Errorf("%w: %d (allowed 0-%d for %d sequence bits)", ErrSeqRange, seq, l.MaxSeq(), l.SeqBits)
 	}
-	return ticks<<(l.ShardBits+l.SeqBits) | shard<<l.SeqBits | seq, nil
+	if route < 0 || route > l.MaxRoute() {
+		return 0, fmt.Errorf("%w: %d (allowed 0-%d for %d route bits)", ErrRouteRange, route, l.MaxRoute(), l.RouteBits)
+	}
+	return ticks<<l.timeShift() | shard<<l.shardShift() | seq<<l.RouteBits | route, nil
 }
 
-// Compose packs an instant, shard and sequence into an ID. The instant is
-// rounded down to the layout's time unit.
+// Compose packs an instant, shard and sequence into an ID, with route 0 in
+// a layout that has a route field. The instant is rounded down to the
+// layout's time unit.
 func (l Layout) Compose(t time.Time, shard, seq int64) (int64, error) {
+	return l.ComposeRoute(t, shard, seq, 0)
+}
+
+// ComposeRoute is Compose with a route (0..MaxRoute; RouteOf maps a key):
+// l.ComposeRoute(t, shard, seq, l.RouteOf(uid)) is the ID whose route
+// matches uid's.
+func (l Layout) ComposeRoute(t time.Time, shard, seq, route int64) (int64, error) {
 	ticks, err := l.Ticks(t)
 	if err != nil {
 		return 0, err
 	}
-	return l.ComposeTicks(ticks, shard, seq)
+	return l.ComposeTicksRoute(ticks, shard, seq, route)
 }
 
 // Parts is an ID taken apart by Layout.Decompose.
@@ -264,6 +333,8 @@ type Parts struct {
 	Shard int64
 	// Seq is the sequence field.
 	Seq int64
+	// Route is the route field (0 in a layout without one).
+	Route int64
 }
 
 // Decompose takes an ID apart. It returns ErrNegativeID for a negative ID
@@ -273,23 +344,31 @@ func (l Layout) Decompose(id int64) (Parts, error) {
 		return Parts{}, fmt.Errorf("%w: %d", ErrNegativeID, id)
 	}
 	if id > l.MaxID() {
-		return Parts{}, fmt.Errorf("%w: id %d is wider than the layout's %d bits", ErrTimeRange, id, l.UsableTimeBits()+l.ShardBits+l.SeqBits)
+		return Parts{}, fmt.Errorf("%w: id %d is wider than the layout's %d bits", ErrTimeRange, id, l.UsableTimeBits()+l.timeShift())
 	}
-	ticks := id >> (l.ShardBits + l.SeqBits)
+	ticks := id >> l.timeShift()
 	return Parts{
 		Time:  l.TickTime(ticks),
 		Ticks: ticks,
-		Shard: id >> l.SeqBits & l.MaxShard(),
-		Seq:   id & l.MaxSeq(),
+		Shard: id >> l.shardShift() & l.MaxShard(),
+		Seq:   id >> l.RouteBits & l.MaxSeq(),
+		Route: id & l.MaxRoute(),
 	}, nil
 }
 
-// String describes the layout in one line, for logs and CLI output.
-func (l Layout) String() string {
+// Describe spells the layout out in one line, for comments and logs: its
+// preset name (or its fields, as String writes them) and every field, e.g.
+// "instagram (time 41 bits of 1ms since 2025-01-01T00:00:00Z, shard 13
+// bits, sequence 10 bits)". The migrations package pgfunc renders carry it.
+func (l Layout) Describe() string {
 	name := l.Name
-	if name == "" {
-		name = "custom"
+	if !l.isPreset() {
+		name = l.fields()
 	}
-	return fmt.Sprintf("%s (time %d bits of %s since %s, shard %d bits, sequence %d bits)",
-		name, l.TimeBits, l.TimeUnit, l.Epoch.UTC().Format(time.RFC3339Nano), l.ShardBits, l.SeqBits)
+	route := ""
+	if l.RouteBits > 0 {
+		route = fmt.Sprintf(", route %d bits", l.RouteBits)
+	}
+	return fmt.Sprintf("%s (time %d bits of %s since %s, shard %d bits, sequence %d bits%s)",
+		name, l.TimeBits, l.TimeUnit, l.Epoch.UTC().Format(time.RFC3339Nano), l.ShardBits, l.SeqBits, route)
 }

@@ -19,6 +19,9 @@ func TestLayoutValidate(t *testing.T) {
 		{"zero shard bits", func(l *Layout) { l.ShardBits = 0 }, "at least 1"},
 		{"zero seq bits", func(l *Layout) { l.SeqBits = 0 }, "at least 1"},
 		{"65 bits", func(l *Layout) { l.TimeBits = 42 }, "at most 64"},
+		{"65 bits with a route", func(l *Layout) { l.RouteBits = 1 }, "time+shard+sequence+route bits must total at most 64"},
+		{"a width past 64 that wraps the sum", func(l *Layout) { l.TimeBits = 1<<64 - 1 }, "at most 64"},
+		{"a route width past 64", func(l *Layout) { l.TimeBits, l.RouteBits = 1, 1<<64-30 }, "at most 64"},
 		{"unit 0", func(l *Layout) { l.TimeUnit = 0 }, "time unit"},
 		{"unit 1.5ms", func(l *Layout) { l.TimeUnit = 1500 * time.Microsecond }, "time unit"},
 		{"unit 2s", func(l *Layout) { l.TimeUnit = 2 * time.Second }, "time unit"},
@@ -43,15 +46,18 @@ func TestLayoutValidate(t *testing.T) {
 }
 
 func TestComposeDecompose(t *testing.T) {
-	for _, name := range LayoutNames() {
-		l, _ := LayoutByName(name)
-		at := l.Epoch.Add(1234567 * l.TimeUnit)
-		id, err := l.Compose(at, l.MaxShard(), l.MaxSeq())
+	for _, name := range append(LayoutNames(), "time:41,node:6,seq:12,route:4", "time:28@1s,node:22,seq:13", "time:1,shard:1,seq:1,route:60") {
+		l, err := ParseLayout(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := l.Epoch.Add(time.Duration(min(1234567, l.MaxTicks())) * l.TimeUnit)
+		id, err := l.ComposeRoute(at, l.MaxShard(), l.MaxSeq(), l.MaxRoute())
 		if err != nil {
 			t.Fatal(err)
 		}
 		p, err := l.Decompose(id)
-		if err != nil || !p.Time.Equal(at) || p.Shard != l.MaxShard() || p.Seq != l.MaxSeq() {
+		if err != nil || !p.Time.Equal(at) || p.Shard != l.MaxShard() || p.Seq != l.MaxSeq() || p.Route != l.MaxRoute() {
 			t.Fatalf("%s: %d -> %+v, %v", name, id, p, err)
 		}
 		if _, err := l.Compose(l.Epoch.Add(-time.Millisecond), 0, 0); !errors.Is(err, ErrTimeRange) {
@@ -69,7 +75,7 @@ func TestComposeDecompose(t *testing.T) {
 		if _, err := l.Decompose(-1); !errors.Is(err, ErrNegativeID) {
 			t.Errorf("%s: negative id: %v", name, err)
 		}
-		last, err := l.ComposeTicks(l.MaxTicks(), l.MaxShard(), l.MaxSeq())
+		last, err := l.ComposeTicksRoute(l.MaxTicks(), l.MaxShard(), l.MaxSeq(), l.MaxRoute())
 		if err != nil || last != l.MaxID() || last < 0 {
 			t.Errorf("%s: last id %d, MaxID %d, %v", name, last, l.MaxID(), err)
 		}

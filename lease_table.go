@@ -277,8 +277,12 @@ func ListLeases(ctx context.Context, db *sql.DB, d Dialect, table string) ([]Lea
 
 // leaseLayoutText is the layout as the lease table records it: every field
 // that decides which IDs a node may produce, and no name, so a preset and
-// the same custom layout agree.
+// the same custom layout agree. Route bits, when there are any, follow.
 func leaseLayoutText(l Layout) string {
-	return fmt.Sprintf("%d/%d/%d bits, %s ticks since %s", l.TimeBits, l.ShardBits, l.SeqBits, l.TimeUnit,
-		l.Epoch.UTC().Format("2006-01-02T15:04:05.000Z07:00"))
+	route := ""
+	if l.RouteBits > 0 {
+		route = fmt.Sprintf(", %d route bits", l.RouteBits)
+	}
+	return fmt.Sprintf("%d/%d/%d bits, %s ticks since %s%s", l.TimeBits, l.ShardBits, l.SeqBits, l.TimeUnit,
+		l.Epoch.UTC().Format("2006-01-02T15:04:05.000Z07:00"), route)
 }

@@ -6,9 +6,9 @@ import (
 )
 
 // Span is every ID one generator can hand out over a stretch of its life:
-// IDs of its layout carrying its shard id, with any sequence number, whose
-// time field lies from FirstTick to LastTick (both included, in ticks of
-// the layout since its epoch). A generator made now covers the ticks from
+// IDs of its layout carrying its shard id, with any sequence number (and
+// any route), whose time field lies from FirstTick to LastTick (both
+// included, in ticks of the layout since its epoch). A generator made now covers the ticks from
 // the clock's to the layout's last (Layout.MaxTicks); one that has been
 // handing out IDs for a while, unless its first ID is known, from 0.
 type Span struct {
@@ -33,15 +33,15 @@ func (s Span) Validate() error {
 }
 
 // bounds describes the span's IDs as the values x with lo <= x <= hi and
-// x&mask == value: the time field is the bits above shard and sequence, so
-// a range of ticks is a range of IDs whatever the lower bits hold, and the
-// shard field is a run of bits fixed to the shard id.
+// x&mask == value: the time field is the bits above shard, sequence and
+// route, so a range of ticks is a range of IDs whatever the lower bits
+// hold, and the shard field is a run of bits fixed to the shard id.
 func (s Span) bounds() (lo, hi, mask, value uint64) {
-	low := s.Layout.ShardBits + s.Layout.SeqBits
+	low := s.Layout.timeShift()
 	lo = uint64(s.FirstTick) << low
 	hi = uint64(s.LastTick)<<low | (1<<low - 1)
-	mask = uint64(s.Layout.MaxShard()) << s.Layout.SeqBits
-	value = uint64(s.Shard) << s.Layout.SeqBits
+	mask = uint64(s.Layout.MaxShard()) << s.Layout.shardShift()
+	value = uint64(s.Shard) << s.Layout.shardShift()
 	return lo, hi, mask, value
 }
 

@@ -7,17 +7,19 @@ import (
 	"time"
 )
 
-// ids lists every ID of s by composing each tick, shard and sequence
-// number: the definition Overlap must agree with.
+// ids lists every ID of s by composing each tick, shard, sequence number
+// and route: the definition Overlap must agree with.
 func (s Span) ids() map[int64]bool {
 	out := map[int64]bool{}
 	for t := s.FirstTick; t <= s.LastTick; t++ {
 		for q := int64(0); q <= s.Layout.MaxSeq(); q++ {
-			id, err := s.Layout.ComposeTicks(t, s.Shard, q)
-			if err != nil {
-				panic(err)
+			for r := int64(0); r <= s.Layout.MaxRoute(); r++ {
+				id, err := s.Layout.ComposeTicksRoute(t, s.Shard, q, r)
+				if err != nil {
+					panic(err)
+				}
+				out[id] = true
 			}
-			out[id] = true
 		}
 	}
 	return out
@@ -56,11 +58,15 @@ func checkAgainstBrute(t *testing.T, a, b Span) {
 	}
 }
 
-// randomSpan draws a span of a random small layout (at most 11 bits).
+// randomSpan draws a span of a random small layout (at most 11 bits, and
+// in a third of the spans 1 or 2 route bits more).
 func randomSpan(r *rand.Rand) Span {
 	tb, sb := 1+r.UintN(5), 1+r.UintN(3)
 	qb := 1 + r.UintN(3)
 	l := small(tb, sb, qb)
+	if rb := r.UintN(6); rb < 2 {
+		l.RouteBits = 1 + rb
+	}
 	first := r.Int64N(l.MaxTicks() + 1)
 	last := first + r.Int64N(l.MaxTicks()-first+1)
 	return Span{Layout: l, Shard: r.Int64N(l.MaxShard() + 1), FirstTick: first, LastTick: last}

@@ -8,7 +8,10 @@
 // lives in the same schema, so that pg_dump -n moves a shard together with
 // its history and its sequence's high-water mark.
 //
-// The ID layout is a Layout value (Instagram's 41/13/10 by default). The
+// The ID layout is a Layout value (Instagram's 41/13/10 by default, or any
+// split shardid.ParseLayout reads, such as time:28@1s,shard:22,seq:13),
+// except one with a route field: next_id() fills none, and CheckLayout,
+// Render and NewMigrator refuse it with ErrRouteUnsupported. The
 // default generator mode, ModeUnique, never returns the same ID twice for a
 // shard; ModeClassic and ModeClassicSQL are the lock-free published design,
 // faster but with duplicates past 2^SeqBits IDs per tick (see Mode).

@@ -453,7 +453,7 @@ func outdatedWhy(in Installed) string {
 func (m *Migrator) mismatch(sh Shard, in Installed) error {
 	return fmt.Errorf("%w: %s has shard %d, mode %s, layout %d/%d/%d bits of %dms since %s; requested shard %d, mode %s, %s",
 		ErrGeneratorMismatch, sh.Schema, in.Meta.Shard, in.Meta.Mode, in.Meta.TimeBits, in.Meta.ShardBits, in.Meta.SeqBits,
-		in.Meta.UnitMS, time.UnixMilli(in.Meta.EpochMS).UTC().Format(time.RFC3339Nano), sh.ID, m.opts.Mode, m.opts.Layout)
+		in.Meta.UnitMS, time.UnixMilli(in.Meta.EpochMS).UTC().Format(time.RFC3339Nano), sh.ID, m.opts.Mode, m.opts.Layout.Describe())
 }
 
 // names runs the named catalog query, which returns one text column.
@@ -722,10 +722,9 @@ func CheckEnd(l shardid.Layout, margin time.Duration, now time.Time) error {
 		margin = 0
 	}
 	end := l.End()
-	name := l.Name
-	if name == "" {
-		name = "custom"
-	}
+	named := l // its preset name or its fields; the epoch is said apart
+	named.Epoch = shardid.DefaultEpoch()
+	name := named.String()
 	switch {
 	case !end.After(now):
 		return fmt.Errorf("%w: layout %s with epoch %s ended at %s: every draw would raise; choose a later epoch", ErrLayoutEnds,

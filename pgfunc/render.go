@@ -66,7 +66,25 @@ var (
 	// Options.Lead is not a whole number of milliseconds from the layout's
 	// tick to MaxLead.
 	ErrInvalidLead = errors.New("invalid lead")
+	// ErrRouteUnsupported is returned by CheckLayout, Render, MetaFor and
+	// NewMigrator for a layout with a route field (Layout.RouteBits): the
+	// generators rendered here fill no route field, so they are refused
+	// rather than handing out IDs whose route says nothing.
+	ErrRouteUnsupported = errors.New("route bits unsupported")
 )
+
+// CheckLayout returns an error wrapping shardid.ErrInvalidLayout when l
+// fails Validate, and ErrRouteUnsupported when l has a route field, which
+// the rendered next_id() does not fill.
+func CheckLayout(l shardid.Layout) error {
+	if err := l.Validate(); err != nil {
+		return err
+	}
+	if l.RouteBits > 0 {
+		return fmt.Errorf("%w: layout %s has %d route bits; PostgreSQL next_id() fills no route field (allowed: a layout without route)", ErrRouteUnsupported, l, l.RouteBits)
+	}
+	return nil
+}
 
 // DefaultLead is how far ahead of the server's clock a generator in mode
 // unique may hand out IDs unless Options.Lead says otherwise: a burst
@@ -138,6 +156,7 @@ type Shard struct {
 // How generators are applied is a separate concern (MigrateOptions).
 type Options struct {
 	// Layout is the ID layout. The zero value means shardid.Instagram().
+	// One with route bits is refused (ErrRouteUnsupported).
 	Layout shardid.Layout
 	// Mode is the next_id() body. Empty means ModeUnique.
 	Mode Mode
@@ -168,7 +187,7 @@ func (o Options) normalize() (Options, error) {
 	if o.Layout == (shardid.Layout{}) {
 		o.Layout = shardid.Instagram()
 	}
-	if err := o.Layout.Validate(); err != nil {
+	if err := CheckLayout(o.Layout); err != nil {
 		return o, err
 	}
 	m, err := ParseMode(string(o.Mode))
@@ -357,7 +376,7 @@ func render(name string, sh Shard, o Options) ([]byte, error) {
 		Jump:              jumpName(sh.ID),
 		Layout:            l,
 		Mode:              o.Mode,
-		LayoutText:        l.String(),
+		LayoutText:        l.Describe(),
 		SeqReg:            quoteLiteral(q + ".next_id_seq"),
 		BegunReg:          quoteLiteral(q + ".next_id_jumps_begun"),
 		DoneReg:           quoteLiteral(q + ".next_id_jumps_done"),

@@ -9,12 +9,14 @@ import (
 	"strings"
 )
 
-// decoded is one line of decode's --json output.
+// decoded is one line of decode's --json output. Route is there for a
+// layout with a route field only.
 type decoded struct {
 	ID    int64  `json:"id"`
 	Time  string `json:"time"`
 	Shard int64  `json:"shard"`
 	Seq   int64  `json:"seq"`
+	Route *int64 `json:"route,omitempty"`
 }
 
 func runDecode(_ context.Context, env *cliEnv, args []string) error {
@@ -40,10 +42,14 @@ func runDecode(_ context.Context, env *cliEnv, args []string) error {
 			return usagef("%sID %d: %v", where, id, err)
 		}
 		d := decoded{ID: id, Time: p.Time.Format("2006-01-02T15:04:05.000Z07:00"), Shard: p.Shard, Seq: p.Seq}
+		route := ""
+		if l.RouteBits > 0 {
+			d.Route, route = &p.Route, fmt.Sprintf("\troute %d", p.Route)
+		}
 		if *asJSON {
 			return enc.Encode(d)
 		}
-		_, err = fmt.Fprintf(env.stdout, "%d\t%s\tshard %d\tseq %d\n", d.ID, d.Time, d.Shard, d.Seq)
+		_, err = fmt.Fprintf(env.stdout, "%d\t%s\tshard %d\tseq %d%s\n", d.ID, d.Time, d.Shard, d.Seq, route)
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -83,7 +83,7 @@ func runDemo(ctx context.Context, env *cliEnv, args []string) error {
 			return err
 		}
 	}
-	fmt.Fprintf(env.stdout, "\nlayout %s, mode unique\n\n$ shardid pg up --shards 0-3\n", l)
+	fmt.Fprintf(env.stdout, "\nlayout %s, mode unique\n\n$ shardid pg up --shards 0-3\n", l.Describe())
 	for _, r := range m.Up(ctx, shards, nil) {
 		if r.Err != nil {
 			return r.Err

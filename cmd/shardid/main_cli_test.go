@@ -58,7 +58,7 @@ func TestMessagesNameTheOrigin(t *testing.T) {
 		{map[string]string{"SHARDID_MAP": "missing.toml"}, []string{"pg", "verify"}, "shardid: SHARDID_MAP: "},
 		{nil, []string{"pg", "verify", "--map", "missing.toml"}, "shardid: --map: "},
 		{map[string]string{"SHARDID_MODE": "bogus"}, []string{"pg", "render", "--shard", "1"}, "shardid: SHARDID_MODE: invalid mode \"bogus\""},
-		{map[string]string{"SHARDID_EPOCH": "2099-01-01T00:00:00Z"}, []string{"pg", "render", "--shard", "1"}, "shardid: SHARDID_EPOCH: invalid layout: epoch 2099-01-01T00:00:00Z is in the future"},
+		{map[string]string{"SHARDID_EPOCH": "2099-01-01T00:00:00Z"}, []string{"pg", "render", "--shard", "1"}, "shardid: SHARDID_EPOCH: invalid epoch \"2099-01-01T00:00:00Z\": in the future (allowed: from 1970-01-01 to now)"},
 		{map[string]string{"SHARDID_LAYOUT": "twitter"}, []string{"pg", "render", "--shard", "1"}, "shardid: SHARDID_LAYOUT: unknown layout \"twitter\""},
 		{nil, []string{"pg", "render", "--shard", "1", "--layout", "twitter"}, "shardid: --layout: unknown layout \"twitter\""},
 		{map[string]string{"SHARDID_WORKER_DSN": "mysql://u:s3cret@h/db"}, []string{"worker", "status"}, "shardid: SHARDID_WORKER_DSN: "},

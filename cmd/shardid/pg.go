@@ -32,29 +32,26 @@ type layoutFlags struct {
 	layout, epoch string
 }
 
+// layoutHelp describes what --layout takes.
+var layoutHelp = "a preset (" + strings.Join(shardid.LayoutNames(), ", ") + ") or fields from the top, e.g. time:41,shard:13,seq:10 or time:28@1s,node:22,seq:13 or time:41,node:6,seq:12,route:4"
+
 func (f *layoutFlags) register(fs *flagSet) {
-	fs.StringVar(&f.layout, "layout", "instagram",
-		"ID layout: "+strings.Join(shardid.LayoutNames(), ", ")+" (env "+envLayout+")")
+	fs.StringVar(&f.layout, "layout", "instagram", "ID layout: "+layoutHelp+" (env "+envLayout+")")
 	fs.envVar("layout", envLayout)
 	fs.StringVar(&f.epoch, "epoch", "",
 		"custom epoch, RFC 3339 or Unix ms (default "+shardid.DefaultEpoch().Format(time.RFC3339)+"; env "+envEpoch+")")
 	fs.envVar("epoch", envEpoch)
 }
 
+// resolve reads --layout and --epoch (shardid.ParseLayoutEpoch), blaming
+// the flag at fault.
 func (f *layoutFlags) resolve() (shardid.Layout, error) {
-	l, err := shardid.LayoutByName(f.layout)
-	if err != nil {
-		return l, flagUsagef("layout", "%v", err)
-	}
-	if f.epoch != "" {
-		e, err := shardid.ParseEpoch(f.epoch)
-		if err != nil {
-			return l, flagUsagef("epoch", "%v", err)
-		}
-		l.Epoch = e
-	}
-	if err := l.Validate(); err != nil {
+	l, err := shardid.ParseLayoutEpoch(f.layout, f.epoch)
+	switch {
+	case errors.Is(err, shardid.ErrInvalidEpoch):
 		return l, flagUsagef("epoch", "%v", err)
+	case err != nil:
+		return l, flagUsagef("layout", "%v", err)
 	}
 	return l, nil
 }
@@ -99,6 +96,8 @@ func (f *genFlags) options() (pgfunc.Options, error) {
 	}
 	if _, err := pgfunc.MetaFor(pgfunc.Shard{}, o); errors.Is(err, pgfunc.ErrInvalidLead) {
 		return o, flagUsagef("lead", "%v", err)
+	} else if errors.Is(err, pgfunc.ErrRouteUnsupported) {
+		return o, flagUsagef("layout", "%v", err)
 	}
 	return o, nil
 }

@@ -77,7 +77,9 @@ func runPGResume(ctx context.Context, env *cliEnv, args []string) error {
 		if *shards != "" {
 			f := genFlags{schemaFormat: *schemaFormat}
 			var err error
-			if list, err = f.shardList(shardid.Instagram(), *shards); err != nil {
+			// Any shard id a layout can hold (62 shard bits at most): resume
+			// reads each generator's layout from its schema.
+			if list, err = f.shardList(shardid.Layout{ShardBits: 62}, *shards); err != nil {
 				return err
 			}
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/shardid/shardid"
@@ -130,7 +129,7 @@ func runWorkerStatus(ctx context.Context, env *cliEnv, args []string) error {
 func runWorkerFence(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "worker fence")
 	var lf layoutFlags
-	fs.StringVar(&lf.layout, "layout", "", "the holders' ID layout, which decides how many node ids there are: "+strings.Join(shardid.LayoutNames(), ", ")+" (env "+envLayout+"; default: the layout the table's rows record)")
+	fs.StringVar(&lf.layout, "layout", "", "the holders' ID layout, which decides how many node ids there are: "+layoutHelp+" (env "+envLayout+"; default: the layout the table's rows record)")
 	fs.envVar("layout", envLayout)
 	fs.StringVar(&lf.epoch, "epoch", "", "the holders' custom epoch, with --layout (env "+envEpoch+")")
 	fs.envVar("epoch", envEpoch)

@@ -24,8 +24,8 @@ var ErrMap = errors.New("invalid shard map")
 // Map is a validated shard map: the generator every shard of the fleet
 // gets, and which server holds which shard ids.
 type Map struct {
-	// Layout is the ID layout of every shard (key "layout", a preset name,
-	// with "epoch").
+	// Layout is the ID layout of every shard (key "layout", a preset name
+	// or a spec as shardid.ParseLayout reads it, with "epoch").
 	Layout shardid.Layout
 	// Mode is the next_id() body of every shard (key "mode").
 	Mode pgfunc.Mode
@@ -119,8 +119,8 @@ var (
 
 // Parse validates a shard map read from the file called name. Its keys:
 //
-//	layout = "instagram"            # optional: a preset name (default instagram)
-//	epoch = "2025-01-01T00:00:00Z"  # optional: RFC 3339 or Unix ms (default the preset's)
+//	layout = "instagram"            # optional: a preset name or fields, e.g. "time:41,shard:13,seq:10" (default instagram)
+//	epoch = "2025-01-01T00:00:00Z"  # optional: RFC 3339 or Unix ms (default the layout's)
 //	mode = "unique"                 # optional: unique, classic or classic-sql
 //	lead = "5s"                     # optional: mode unique's lead (default pgfunc.DefaultLead)
 //	schema_format = "insta%d"       # optional: shard N's schema
@@ -159,16 +159,13 @@ func Parse(name string, data []byte, getenv func(string) string) (*Map, error) {
 		return nil, fail(und[0].String(), "unknown key (allowed: layout, epoch, mode, lead, schema_format, parallel, servers with name, dsn, dsn_env, shards)")
 	}
 	m := &Map{SchemaFormat: f.SchemaFormat, Parallel: f.Parallel}
-	if m.Layout, err = shardid.LayoutByName(f.Layout); err != nil {
+	if m.Layout, err = shardid.ParseLayoutEpoch(f.Layout, f.Epoch); errors.Is(err, shardid.ErrInvalidEpoch) {
+		return nil, fail("epoch", "%v", err)
+	} else if err != nil {
 		return nil, fail("layout", "%v", err)
 	}
-	if f.Epoch != "" {
-		if m.Layout.Epoch, err = shardid.ParseEpoch(f.Epoch); err != nil {
-			return nil, fail("epoch", "%v", err)
-		}
-	}
-	if err := m.Layout.Validate(); err != nil {
-		return nil, fail("epoch", "%v", err)
+	if err := pgfunc.CheckLayout(m.Layout); err != nil {
+		return nil, fail("layout", "%v", err)
 	}
 	if m.Mode, err = pgfunc.ParseMode(f.Mode); err != nil {
 		return nil, fail("mode", "%v", err)

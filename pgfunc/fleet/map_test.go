@@ -49,6 +49,11 @@ func TestParse(t *testing.T) {
 	if err != nil || withLead.Options().Lead != 30*time.Second || m.Options().Lead != 0 {
 		t.Fatalf("lead = \"30s\": %+v, %v; without it: %+v", withLead, err, m.Options())
 	}
+	// A layout written as fields: its shard ids go as far as its shard bits.
+	spec, err := fleet.Parse("fleet.toml", []byte(strings.NewReplacer(`"instagram"`, `"time:28@1s,node:22,seq:13"`, `4096-8191`, `4096-16383`).Replace(goodMap)), env(map[string]string{"DB2_DSN": "postgres://app:pw2@db2/app"}))
+	if err != nil || spec.Layout.String() != "time:28@1s,shard:22,seq:13" || spec.Layout.ShardBits != 22 || spec.Servers[1].Shards[len(spec.Servers[1].Shards)-1] != 16383 {
+		t.Fatalf("layout = \"time:28@1s,node:22,seq:13\": %v, %v", spec, err)
+	}
 	// Each refusal: one line, naming the place (line or key) and what is
 	// allowed, wrapping ErrMap, never showing a password.
 	for _, c := range []struct{ name, text, want string }{
@@ -60,8 +65,11 @@ func TestParse(t *testing.T) {
 		{"missing env", strings.Replace(goodMap, `DB2_DSN`, `DB3_DSN`, 1), "fleet.toml:13: servers[2].dsn_env: environment variable DB3_DSN is not set"},
 		{"bad dsn", strings.Replace(goodMap, `postgres://app:s3cret@db1:5432/app`, `postgres://app:s3cret@db1:port/app`, 1), "fleet.toml:8: servers[1].dsn: server db1: not a PostgreSQL connection string"},
 		{"bad dsn parameter", strings.Replace(goodMap, `postgres://app:s3cret@db1:5432/app`, `postgres://app:s3cret@db1:5432/app?connect_timeout=abc`, 1), "server db1: not a PostgreSQL connection string (invalid syntax)"},
-		{"layout", strings.Replace(goodMap, `"instagram"`, `"twitter"`, 1), `fleet.toml:1: layout: unknown layout "twitter" (allowed: instagram, js53, snowflake)`},
-		{"epoch", strings.Replace(goodMap, `2025-01-01T00:00:00Z`, `2099-01-01T00:00:00Z`, 1), "fleet.toml:2: epoch: invalid layout: epoch 2099-01-01T00:00:00Z is in the future"},
+		{"layout", strings.Replace(goodMap, `"instagram"`, `"twitter"`, 1), `fleet.toml:1: layout: unknown layout "twitter" (allowed: instagram, js53, snowflake, or fields from the top such as time:41,shard:13,seq:10)`},
+		{"epoch", strings.Replace(goodMap, `2025-01-01T00:00:00Z`, `2099-01-01T00:00:00Z`, 1), `fleet.toml:2: epoch: invalid epoch "2099-01-01T00:00:00Z": in the future (allowed: from 1970-01-01 to now)`},
+		{"layout spec", strings.Replace(goodMap, `"instagram"`, `"time:41,shard:13"`, 1), `fleet.toml:1: layout: invalid layout "time:41,shard:13": field seq is missing (required, from the top: time, shard or node, seq; route is optional)`},
+		{"layout with route bits", strings.Replace(goodMap, `"instagram"`, `"time:41,node:6,seq:12,route:4"`, 1), `fleet.toml:1: layout: route bits unsupported: layout time:41,shard:6,seq:12,route:4 has 4 route bits; PostgreSQL next_id() fills no route field (allowed: a layout without route)`},
+		{"epoch twice", strings.Replace(goodMap, `"instagram"`, `"instagram,epoch=0"`, 1), `fleet.toml:2: epoch: invalid epoch "2025-01-01T00:00:00Z": the layout "instagram,epoch=0" names epoch 1970-01-01T00:00:00Z; give the epoch once`},
 		{"mode", strings.Replace(goodMap, `"unique"`, `"fast"`, 1), `fleet.toml:3: mode: invalid mode "fast"`},
 		{"lead", strings.Replace(goodMap, `mode = "unique"`, "mode = \"unique\"\nlead = \"5\"", 1), `fleet.toml:4: lead: "5" is not a positive duration such as "5s"`},
 		{"lead range", strings.Replace(goodMap, `mode = "unique"`, "mode = \"unique\"\nlead = \"2h\"", 1), `fleet.toml:4: lead: invalid lead 2h0m0s`},
