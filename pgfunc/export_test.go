@@ -20,7 +20,7 @@ func WithLeadWait(o Options, d time.Duration) Options {
 	return o
 }
 
-// Query renders the named query template (sql/pg/catalog.sql.tmpl,
+// Query renders the named query template (sql/catalog.sql.tmpl,
 // resume.sql.tmpl), for tests that run a command's statements step by
 // step.
 func Query(name string, data any) (string, error) { return query(name, data) }

@@ -37,7 +37,7 @@ func TestGoldenSpec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden.Check(t, filepath.Join("..", "testdata", "pg", "time28s-shard22-seq13_unique.sql"), got)
+	golden.Check(t, filepath.Join("testdata", "time28s-shard22-seq13_unique.sql"), got)
 }
 
 // TestSpecLayoutOnServer applies specLayout's generator in every mode on a

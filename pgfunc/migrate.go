@@ -324,7 +324,7 @@ func (s indexedStore) TableExists(ctx context.Context, db database.DBTxConn) (bo
 	return ok, err
 }
 
-// query renders the named template of sql/pg/catalog.sql.tmpl.
+// query renders the named template of sql/catalog.sql.tmpl.
 func query(name string, data any) (string, error) {
 	var b strings.Builder
 	if err := pgTemplates.ExecuteTemplate(&b, name, data); err != nil {
@@ -781,7 +781,7 @@ func (m *Migrator) apply(ctx context.Context, sh Shard, kept []Installed) (bool,
 		return false, err
 	}
 	res, err := p.Up(ctx)
-	// The migration's own refusals (see sql/pg/checks.sql.tmpl): the same
+	// The migration's own refusals (see sql/checks.sql.tmpl): the same
 	// sentinels as Up's.
 	var se interface{ SQLState() string }
 	if err != nil && errors.As(err, &se) {

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
-	shardsql "github.com/shardid/shardid/sql"
 )
 
 // Mode selects the body of the generated next_id() function.
@@ -319,7 +318,7 @@ var pgTemplates = template.Must(template.New("pg").Funcs(template.FuncMap{
 	// op names a built-in operator by its schema, so that the caller's
 	// search_path cannot put another operator in its place.
 	"op": func(symbol string) string { return "OPERATOR(pg_catalog." + symbol + ")" },
-}).ParseFS(shardsql.PG, "pg/*.sql.tmpl"))
+}).ParseFS(templateFS, "sql/*.sql.tmpl"))
 
 // Render returns the goose migration (Up and Down) that installs shard's
 // generator and decode helpers in its schema: plain SQL with goose

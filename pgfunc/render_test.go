@@ -14,7 +14,7 @@ import (
 )
 
 // TestGolden compares the rendered SQL of every preset and mode with
-// testdata/pg/<layout>_<mode>.sql; go test ./pgfunc -update rewrites them.
+// testdata/<layout>_<mode>.sql; go test ./pgfunc -update rewrites them.
 func TestGolden(t *testing.T) {
 	t.Parallel()
 	for _, name := range shardid.LayoutNames() {
@@ -27,7 +27,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden.Check(t, filepath.Join("..", "testdata", "pg", name+"_"+string(mode)+".sql"), got)
+			golden.Check(t, filepath.Join("testdata", name+"_"+string(mode)+".sql"), got)
 		}
 	}
 }

@@ -38,7 +38,7 @@ var (
 	ErrMixedGenerators = errors.New("another kind of generator on the server")
 )
 
-// SQLSTATEs the rendered migration raises (see sql/pg/checks.sql.tmpl),
+// SQLSTATEs the rendered migration raises (see sql/checks.sql.tmpl),
 // and what Up reads each as.
 var migrationStates = map[string]error{
 	"SHR02": ErrGeneratorMismatch, // a kept counter of other options

@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"text/template"
-
-	shardsql "github.com/shardid/shardid/sql"
 )
 
 // Kind says what a rendered statement does.
@@ -108,8 +106,8 @@ func (d *DDL) String() string {
 	return sb.String()
 }
 
-// templates are the parsed sql/tidb templates.
-var templates = template.Must(template.New("tidb").Funcs(template.FuncMap{"ident": quoteIdent, "has": slices.Contains[[]string]}).ParseFS(shardsql.TiDB, "tidb/*.sql.tmpl"))
+// templates are the parsed templates of sql/ beside this file.
+var templates = template.Must(template.New("tidb").Funcs(template.FuncMap{"ident": quoteIdent, "has": slices.Contains[[]string]}).ParseFS(templateFS, "sql/*.sql.tmpl"))
 
 // quoteIdent backquotes a name after checking it (checkIdent); templates
 // call it for every name they write.

@@ -11,19 +11,19 @@ import (
 	"github.com/shardid/shardid/tidb"
 )
 
-// golden compares got with testdata/tidb/<case>/<name>, or rewrites the
+// golden compares got with testdata/<case>/<name>, or rewrites the
 // file under -update.
 func checkGolden(t *testing.T, dir, name, got string) {
 	t.Helper()
 	golden.Check(t, filepath.Join(dir, name), []byte(got))
 }
 
-// TestGolden renders every testdata/tidb case under each strategy, as
+// TestGolden renders every testdata case under each strategy, as
 // CREATE TABLE and as ALTER TABLE, re-parses every statement with TiDB's
 // parser and checks its options (checkDDL), and compares the text (or the
 // one-line refusal) with the golden file.
 func TestGolden(t *testing.T) {
-	dirs, err := filepath.Glob("../testdata/tidb/*/input.sql")
+	dirs, err := filepath.Glob("testdata/*/input.sql")
 	if err != nil || len(dirs) == 0 {
 		t.Fatalf("no cases: %v", err)
 	}

@@ -6,7 +6,7 @@
 // region of one TiKV store. The package reads the user's own CREATE TABLE
 // statements ([Parse], or [ParseScript] for a schema script or mysqldump)
 // with TiDB's parser and renders DDL for one of these strategies from the
-// templates in sql/tidb:
+// templates in sql/:
 //
 //   - [StrategyAuto] (the default) picks one of the others per table
 //     ([Choose]) and says why; [DDL.Warnings] name the hotspots left.

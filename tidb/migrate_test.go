@@ -15,10 +15,10 @@ import (
 )
 
 // seedDDL renders both seed tables under s, for migrations.
-// seedInput reads testdata/tidb/<name>/input.sql.
+// seedInput reads testdata/<name>/input.sql.
 func seedInput(tb testing.TB, name string) string {
 	tb.Helper()
-	b, err := os.ReadFile(filepath.Join("../testdata/tidb", name, "input.sql"))
+	b, err := os.ReadFile(filepath.Join("testdata", name, "input.sql"))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -23,7 +23,7 @@ import (
 	"github.com/shardid/shardid/tidb"
 )
 
-// realCase is one published script of testdata/tidb/real (with the data
+// realCase is one published script of testdata/real (with the data
 // file that fills it, if it has one) and what the test must know about
 // it.
 type realCase struct {
@@ -40,7 +40,7 @@ type realCase struct {
 	dropped map[string]string
 }
 
-// realCases are every script of testdata/tidb/real (TestRealScripts
+// realCases are every script of testdata/real (TestRealScripts
 // checks none is left out).
 var realCases = []realCase{
 	{files: []string{"apollo-apolloconfigdb.sql"}},
@@ -62,10 +62,10 @@ var realCases = []realCase{
 	{files: []string{"xxl-job-tables_xxl_job.sql"}},
 }
 
-// readReal reads a script of testdata/tidb/real, unzipping a .gz.
+// readReal reads a script of testdata/real, unzipping a .gz.
 func readReal(t *testing.T, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("../testdata/tidb/real", name))
+	b, err := os.ReadFile(filepath.Join("testdata/real", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ type realResult struct {
 	notes                         []string
 }
 
-// TestRealScripts takes every published script of testdata/tidb/real
+// TestRealScripts takes every published script of testdata/real
 // through the whole path, on a TiDB and a MariaDB of the test's own, and
 // compares the result with the script as published applied by the mysql
 // client to a scratch database of the same server:
@@ -127,7 +127,7 @@ func TestRealScripts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow: applies every published script to TiDB and MariaDB twice")
 	}
-	all, err := filepath.Glob("../testdata/tidb/real/*.sql*")
+	all, err := filepath.Glob("testdata/real/*.sql*")
 	if err != nil {
 		t.Fatal(err)
 	}

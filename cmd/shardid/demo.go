@@ -15,7 +15,6 @@ import (
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/internal/pgserver"
 	"github.com/shardid/shardid/pgfunc"
-	shardsql "github.com/shardid/shardid/sql"
 )
 
 // runDemo shows the whole path on a real server: goose applies four
@@ -177,8 +176,8 @@ func createDemoSchemas(ctx context.Context, db *sql.DB, shards []pgfunc.Shard) (
 	return created, nil
 }
 
-// demoTemplates are the demo's statements (sql/pg/demo.sql.tmpl).
-var demoTemplates = template.Must(template.ParseFS(shardsql.PG, "pg/demo.sql.tmpl"))
+// demoTemplates are the demo's statements (sql/demo.sql.tmpl).
+var demoTemplates = template.Must(template.ParseFS(demoFS, "sql/demo.sql.tmpl"))
 
 // demoSQL renders the named demo statement for schema, quoted.
 func demoSQL(name, schema string) (string, error) {

@@ -119,7 +119,7 @@ func TestSecretsNeverPrinted(t *testing.T) {
 		}
 	}
 	for _, d := range []string{"app:s3cret@tcp(127.0.0.1:1)/x", "mysql://app:s3cret@127.0.0.1:1/x", "app:s3cret@tcp(127.0.0.1:1)/x?p=%zz"} {
-		code, out, errOut := runCLI(t, "", nil, "tidb", "up", "--dsn", d, "../../testdata/tidb/global_tx_list/input.sql")
+		code, out, errOut := runCLI(t, "", nil, "tidb", "up", "--dsn", d, "../../tidb/testdata/global_tx_list/input.sql")
 		if code == 0 || strings.Contains(out+errOut, "s3cret") || strings.Count(errOut, "\n") != 1 {
 			t.Errorf("tidb up with %q: exit %d\n%s%s", d, code, out, errOut)
 		}

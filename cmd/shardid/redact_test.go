@@ -54,7 +54,7 @@ func leaked(s string) bool {
 // hostile DSN, from the flag and from the environment: whatever fails,
 // no output shows the password or a piece of it.
 func TestHostileDSNsNeverPrinted(t *testing.T) {
-	tidbInput := "../../testdata/tidb/global_tx_list/input.sql"
+	tidbInput := "../../tidb/testdata/global_tx_list/input.sql"
 	commands := []struct {
 		env  string // the --dsn fallback, "" for none
 		args []string

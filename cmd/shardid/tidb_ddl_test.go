@@ -17,11 +17,11 @@ import (
 )
 
 const (
-	seedInput   = "../../testdata/tidb/global_tx_list/input.sql"
-	branchInput = "../../testdata/tidb/branch_tx_list/input.sql"
+	seedInput   = "../../tidb/testdata/global_tx_list/input.sql"
+	branchInput = "../../tidb/testdata/branch_tx_list/input.sql"
 	// generatedKeyInput has a generated column reading its BIGINT
 	// AUTO_INCREMENT key.
-	generatedKeyInput = "../../testdata/tidb/generated_key/input.sql"
+	generatedKeyInput = "../../tidb/testdata/generated_key/input.sql"
 )
 
 // TestTiDBRenderWarnsOfExpressionsOnTheKey checks that an explicit
@@ -34,7 +34,7 @@ func TestTiDBRenderWarnsOfExpressionsOnTheKey(t *testing.T) {
 		!strings.Contains(errOut, "warning: generated column 双倍 (`编号`*2) reads 编号, whose AUTO_RANDOM values run up to 2^53-1") {
 		t.Errorf("auto-random: exit %d, stderr %q, stdout %q", code, errOut, out)
 	}
-	code, out, errOut = runCLI(t, "", nil, "tidb", "render", "../../testdata/tidb/range_partitioned_key/input.sql")
+	code, out, errOut = runCLI(t, "", nil, "tidb", "render", "../../tidb/testdata/range_partitioned_key/input.sql")
 	if code != 0 || !strings.Contains(out, "SHARD_ROW_ID_BITS=4") ||
 		!regexp.MustCompile(`orders +shard-rowid +BIGINT AUTO_INCREMENT key read by RANGE/LIST partitioning by \(`+"`id`"+`\): under AUTO_RANDOM`).MatchString(errOut) {
 		t.Errorf("auto: exit %d, stderr %q, stdout %q", code, errOut, out)
@@ -99,10 +99,10 @@ func TestTiDBRenderBadInput(t *testing.T) {
 		{[]string{"--strategy", "rotated-int", "--digits", "4", seedInput}, 2, "--digits: 4 (allowed: 1–3)"},
 		{[]string{"--strategy", "shard-rowid", "--range", "54", seedInput}, 2, "--strategy"},
 		{[]string{}, 2, "FILE"},
-		{[]string{"--strategy", "auto-random", "../../testdata/tidb/varchar_key/input.sql"}, 1, "BIGINT"},
+		{[]string{"--strategy", "auto-random", "../../tidb/testdata/varchar_key/input.sql"}, 1, "BIGINT"},
 		{[]string{"--alter", seedInput}, 1, "SHOW CREATE TABLE"},
 		{[]string{generatedKeyInput}, 1, "generated_key/input.sql: line 3: render 用户表: conflicting table options: generated column 双倍 (`编号`*2) reads AUTO_INCREMENT column 编号, which TiDB refuses (ERROR 3109"},
-		{[]string{"--alter", "--strategy", "auto-random", "--range", "54", "../../testdata/tidb/auto_increment_clustered/input.sql"}, 1, "range bits of an existing column"},
+		{[]string{"--alter", "--strategy", "auto-random", "--range", "54", "../../tidb/testdata/auto_increment_clustered/input.sql"}, 1, "range bits of an existing column"},
 		{[]string{"-"}, 1, "stdin: schema script: line 1: ALTER TABLE t, which the script does not create (for an existing table use shardid tidb render --alter)"},
 	}
 	for _, c := range cases {

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/shardid/shardid/internal/idbench"
-	shardsql "github.com/shardid/shardid/sql"
 )
 
 // Errors returned by RunPG and RunTiDB.
@@ -336,8 +335,8 @@ func insertRun(ctx context.Context, clients []inserter, perClient int, isDup fun
 	return r.PerClient * float64(len(clients)), dups.Load(), nil
 }
 
-// templates are the bench's statements (sql/bench).
-var templates = template.Must(template.ParseFS(shardsql.Bench, "bench/*.sql.tmpl"))
+// templates are the bench's statements (sql/ beside this file).
+var templates = template.Must(template.ParseFS(templateFS, "sql/*.sql.tmpl"))
 
 // render executes the named statement template.
 func render(name string, data any) (string, error) {
