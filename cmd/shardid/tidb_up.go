@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/shardid/shardid/tidb"
+)
+
+// migrationFlags are the flags of up and status.
+type migrationFlags struct {
+	r     *renderFlags
+	dsn   *string
+	dir   *string
+	table *string
+}
+
+func addMigrationFlags(fs *flagSet, byHand bool) *migrationFlags {
+	m := &migrationFlags{
+		r:     addRenderFlags(fs, false),
+		dsn:   fs.String("dsn", "", "go-sql-driver/mysql DSN, e.g. root@tcp(127.0.0.1:4000)/app (env SHARDID_TIDB_DSN); parseTime=true is added"),
+		dir:   fs.String("dir", "", "goose migration directory (from tidb gen); instead of FILE arguments"),
+		table: fs.String("version-table", "", "goose version table, name or schema.name (default goose_db_version)"),
+	}
+	fs.envVar("dsn", "SHARDID_TIDB_DSN")
+	m.r.needByHand = byHand
+	return m
+}
+
+// migrator opens the database and builds the migrator from --dir or from
+// FILEs rendered in memory (their versions derived from their statements).
+func (m *migrationFlags) migrator(ctx context.Context, env *cliEnv, name string, files []string) (*tidb.Migrator, func(), error) {
+	if *m.dsn == "" {
+		return nil, nil, usagef("%s: --dsn is required (or set SHARDID_TIDB_DSN)", name)
+	}
+	if _, err := tidb.DSN(*m.dsn); err != nil {
+		return nil, nil, usagef("%s: --dsn %s: %v", name, redactDSN(*m.dsn), err)
+	}
+	popts := tidb.ProviderOptions{TableName: *m.table}
+	if err := popts.Validate(); err != nil {
+		return nil, nil, usagef("%s: --version-table: %v", name, err)
+	}
+	var inputs []input
+	switch {
+	case *m.dir != "" && len(files) > 0:
+		return nil, nil, usagef("%s: give --dir or FILE arguments, not both", name)
+	case *m.dir == "" && len(files) == 0:
+		return nil, nil, usagef("%s: want --dir DIR or one or more FILE.sql", name)
+	case *m.dir != "":
+		if st, err := os.Stat(*m.dir); err != nil || !st.IsDir() {
+			return nil, nil, usagef("%s: --dir %s: no such directory (write one with shardid tidb gen --dir %s FILE.sql)", name, *m.dir, *m.dir)
+		}
+	default: // the FILEs: their flags checked and read before connecting
+		if _, err := m.r.options(); err != nil {
+			return nil, nil, err
+		}
+		if _, err := m.r.tableSpecs(); err != nil {
+			return nil, nil, err
+		}
+		in, err := readInputs(env, files)
+		if err != nil {
+			return nil, nil, err
+		}
+		inputs = in
+	}
+	db, err := tidb.Open(*m.dsn)
+	if err != nil {
+		return nil, nil, usagef("%s: --dsn %s: %v", name, redactDSN(*m.dsn), err)
+	}
+	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	if err := db.PingContext(pctx); err != nil { // before rendering, so a dead server is one line
+		db.Close()
+		return nil, nil, fmt.Errorf("%s: connect to %s: %w", name, redactDSN(*m.dsn), err)
+	}
+	var target tidb.Target
+	if len(inputs) > 0 { // render for the server that runs it
+		if target, _, err = tidb.ServerTarget(pctx, db); err != nil {
+			db.Close()
+			return nil, nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	ms, err := m.migrations(env, name, inputs, target)
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	mg, err := tidb.NewMigrator(db, ms, popts)
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	return mg, func() { db.Close() }, nil
+}
+
+// migrations reads --dir, or renders the inputs in memory (their versions
+// derived from their statements).
+func (m *migrationFlags) migrations(env *cliEnv, name string, inputs []input, target tidb.Target) ([]tidb.Migration, error) {
+	if *m.dir != "" {
+		ms, err := tidb.ReadDir(os.DirFS(*m.dir))
+		if err != nil {
+			return nil, fmt.Errorf("%s: --dir %s: %w", name, *m.dir, err)
+		}
+		return ms, nil
+	}
+	o, err := m.r.options()
+	if err != nil {
+		return nil, err
+	}
+	o.Target = target
+	p, err := renderFiles(env, m.r, o, inputs)
+	if err != nil {
+		return nil, err
+	}
+	return p.Migrations(tidb.MigrationOptions{})
+}
+
+func runTiDBUp(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "tidb up")
+	m := addMigrationFlags(fs, true)
+	if err := parseFlags(env, fs, args); err != nil {
+		return err
+	}
+	mg, done, err := m.migrator(ctx, env, "tidb up", fs.Args())
+	if err != nil {
+		return err
+	}
+	defer done()
+	res, err := mg.Up(ctx)
+	applied := 0
+	for _, r := range res {
+		switch {
+		case r.Skipped:
+			applied++
+			fmt.Fprintf(env.stdout, "SKIP  %s (TiDB-only statement, recorded without running: the server is not TiDB)\n", r.Migration.Name)
+		case r.Applied:
+			applied++
+			fmt.Fprintf(env.stdout, "OK    %s (%s)\n", r.Migration.Name, r.Duration.Round(1e6))
+		default:
+			fmt.Fprintf(env.stdout, "-     %s (already applied)\n", r.Migration.Name)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("up: %w", err)
+	}
+	if applied == 0 {
+		fmt.Fprintf(env.stdout, "no migrations to apply (%d already applied)\n", len(res))
+	}
+	return nil
+}
+
+func runTiDBStatus(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "tidb status")
+	m := addMigrationFlags(fs, false)
+	if err := parseFlags(env, fs, args); err != nil {
+		return err
+	}
+	mg, done, err := m.migrator(ctx, env, "tidb status", fs.Args())
+	if err != nil {
+		return err
+	}
+	defer done()
+	st, err := mg.Verify(ctx)
+	if err != nil {
+		return fmt.Errorf("status: %w", err)
+	}
+	drifted := 0
+	for _, s := range st {
+		state, at := "pending", "-"
+		if s.Applied {
+			state, at = "applied", s.AppliedAt.UTC().Format("2006-01-02 15:04:05Z")
+		}
+		only := ""
+		switch {
+		case s.Skipped:
+			state, only = "skipped", " (TiDB only: recorded without running, the server is not TiDB)"
+		case s.Migration.TiDBOnly:
+			only = " (TiDB only)"
+		}
+		if len(s.Drift) > 0 {
+			state = "DRIFT"
+			drifted++
+		}
+		fmt.Fprintf(env.stdout, "%-8s %-21s %s%s\n", state, at, s.Migration.Name, only)
+		for _, d := range s.Drift {
+			fmt.Fprintf(env.stdout, "%-8s %-21s   drift: %s\n", "", "", d)
+		}
+		for _, d := range s.Unchecked {
+			fmt.Fprintf(env.stdout, "%-8s %-21s   not checked: %s\n", "", "", d)
+		}
+	}
+	if drifted > 0 {
+		return fmt.Errorf("status: %d applied migration(s) no longer match the server (DRIFT above): a table, view, key or routine was dropped or changed outside the migrations", drifted)
+	}
+	return nil
+}
