@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/internal/dsn"
 )
 
 // Errors of the server-wide checks.
@@ -107,14 +108,7 @@ func deriveConnect(ctx context.Context, db *sql.DB) (func(context.Context, strin
 		connect = func(ctx context.Context, database string) (*sql.DB, error) {
 			c := cfg.Copy()
 			c.Database = database
-			other := stdlib.OpenDB(*c)
-			pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-			defer cancel()
-			if err := other.PingContext(pctx); err != nil {
-				other.Close()
-				return nil, err
-			}
-			return other, nil
+			return dsn.OpenPG(ctx, c)
 		}
 		return nil
 	})

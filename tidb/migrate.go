@@ -13,6 +13,8 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/pingcap/tidb/pkg/parser"
 	"github.com/pressly/goose/v3"
+
+	dsnpkg "github.com/shardid/shardid/internal/dsn"
 )
 
 // Sentinel errors returned by the migration functions.
@@ -52,7 +54,7 @@ func DSN(dsn string) (string, error) {
 	if strings.Contains(dsn, "://") {
 		return "", fmt.Errorf("%w: a URL; go-sql-driver/mysql wants user:password@tcp(host:4000)/db", ErrInvalidDSN)
 	}
-	cfg, err := mysql.ParseDSN(dsn)
+	cfg, err := dsnpkg.MySQLConfig(dsn)
 	if err != nil {
 		return "", fmt.Errorf("%w: %v (want user:password@tcp(host:4000)/db)", ErrInvalidDSN, err)
 	}
@@ -66,15 +68,11 @@ func Open(dsn string) (*sql.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := mysql.ParseDSN(full)
+	cfg, err := dsnpkg.MySQLConfig(full)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidDSN, err)
 	}
-	conn, err := mysql.NewConnector(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("open: %w", err)
-	}
-	return sql.OpenDB(conn), nil
+	return dsnpkg.OpenMySQL(cfg)
 }
 
 // ProviderOptions configures NewMigrator. The zero value uses goose's

@@ -65,7 +65,7 @@ func (f *benchFlags) parse(env *cliEnv, fs *flagSet, args []string, form dsnForm
 		}
 	}
 	if f.dsn != "" {
-		if _, _, err := parseDSN("--dsn", f.dsn, form); err != nil {
+		if _, err := parseDSN("--dsn", f.dsn, form); err != nil {
 			return err
 		}
 	}

@@ -37,6 +37,7 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/shardid/shardid/internal/dsn"
 )
 
 // command is one subcommand: it parses its own flags from args.
@@ -112,7 +113,7 @@ type cliEnv struct {
 	// secrets knows the passwords of every DSN the command was given (on
 	// the command line, in the environment, in a shard map): no message
 	// printed on their account may show them.
-	secrets *redactor
+	secrets *dsn.Redactor
 	// fromEnv maps each flag that parseFlags filled from the environment
 	// to its variable, so that messages name where a value came from.
 	fromEnv map[string]string
@@ -193,7 +194,7 @@ func run(ctx context.Context, env *cliEnv, args []string) int {
 		return 2
 	}
 	e := *env
-	e.secrets = newRedactor()
+	e.secrets = dsn.NewRedactor()
 	var out *outputWriter
 	if !isTerminal(env.stdout) {
 		// (A terminal stays as it is: the progress bars of the map
@@ -230,7 +231,7 @@ func exitCode(env *cliEnv, err error) int {
 // command's DSNs scrubbed, for errors and progress that may quote a DSN or
 // what a driver made of it.
 func (env *cliEnv) line(msg string) string {
-	return env.secrets.scrub(oneLine(env.secrets.scrub(msg)))
+	return env.secrets.Scrub(oneLine(env.secrets.Scrub(msg)))
 }
 
 // oneLine folds a multi-line error (pgx lists each address it tried on a
@@ -351,10 +352,10 @@ func parseFlags(env *cliEnv, fs *flagSet, args []string) error {
 	if f := fs.Lookup("dsn"); f != nil {
 		if l, ok := f.Value.(*dsnList); ok {
 			for _, d := range *l {
-				env.secrets.add(d)
+				env.secrets.Add(d)
 			}
 		} else {
-			env.secrets.add(f.Value.String())
+			env.secrets.Add(f.Value.String())
 		}
 	}
 	return nil

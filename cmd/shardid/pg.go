@@ -308,7 +308,7 @@ func runMigrate(ctx context.Context, env *cliEnv, name string, args []string,
 			changed++
 			state = map[string]string{"up": "applied", "down": "removed"}[name]
 		}
-		fmt.Fprintln(env.stdout, env.secrets.scrub(resultLine(n, len(shards), state, r)))
+		fmt.Fprintln(env.stdout, env.secrets.Scrub(resultLine(n, len(shards), state, r)))
 	})
 	verb := map[string]string{"up": "applied", "down": "removed"}[name]
 	fmt.Fprintf(env.stdout, "%d %s: %d %s, %d unchanged, %d failed (%s)\n",

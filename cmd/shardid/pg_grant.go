@@ -63,7 +63,7 @@ func runPGGrant(ctx context.Context, env *cliEnv, args []string) error {
 		if r.Err != nil {
 			failed++
 		}
-		fmt.Fprintln(env.stdout, env.secrets.scrub(resultLine(n, len(shards), "granted", r)))
+		fmt.Fprintln(env.stdout, env.secrets.Scrub(resultLine(n, len(shards), "granted", r)))
 	})
 	if err != nil {
 		return err

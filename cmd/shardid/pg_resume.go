@@ -53,7 +53,7 @@ func runPGResume(ctx context.Context, env *cliEnv, args []string) error {
 	line := func(server string, r pgfunc.Resumed) {
 		rep.add(server, r)
 		if !*asJSON {
-			fmt.Fprintln(env.stdout, env.secrets.scrub(resumedLine(server, r)))
+			fmt.Fprintln(env.stdout, env.secrets.Scrub(resumedLine(server, r)))
 		}
 	}
 	if *mapPath != "" {

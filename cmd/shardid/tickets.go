@@ -73,7 +73,7 @@ func runTicketsUp(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	if isPostgresDSN(*dsn) {
 		return usagef("%s: %s is PostgreSQL; ticket servers are MySQL, MariaDB or TiDB: want %s (on PostgreSQL use shardid segment, or shardid pg)",
-			fs.origin("dsn"), redactDSN(*dsn), formMySQL.want())
+			fs.origin("dsn"), redactDSN(*dsn), want(formMySQL))
 	}
 	db, _, err := openAnyDSN(ctx, fs.origin("dsn"), *dsn, formMySQL)
 	if err != nil {
@@ -149,7 +149,7 @@ func (f *serverFlags) open(fs *flagSet) ([]tickets.Server, func(), error) {
 		}
 	}
 	for _, dsn := range f.dsns {
-		if _, _, err := parseDSN(fs.origin("dsn"), dsn, formMySQL); err != nil {
+		if _, err := parseDSN(fs.origin("dsn"), dsn, formMySQL); err != nil {
 			closeAll()
 			return nil, nil, err
 		}

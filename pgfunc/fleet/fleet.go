@@ -7,9 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
-
+	dsnpkg "github.com/shardid/shardid/internal/dsn"
 	"github.com/shardid/shardid/pgfunc"
 )
 
@@ -17,21 +15,14 @@ import (
 // DSN's own), and pings it within 15 seconds. Errors never show the DSN's
 // password.
 func Open(ctx context.Context, dsn, database string) (*sql.DB, error) {
-	cfg, err := pgx.ParseConfig(dsn)
+	cfg, err := dsnpkg.PGConfig(dsn)
 	if err != nil {
 		return nil, err
 	}
 	if database != "" {
 		cfg.Database = database
 	}
-	db := stdlib.OpenDB(*cfg)
-	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
-	if err := db.PingContext(pctx); err != nil {
-		db.Close()
-		return nil, err
-	}
-	return db, nil
+	return dsnpkg.OpenPG(ctx, cfg)
 }
 
 // ServerResult is what one server of the map did in Up or Down.

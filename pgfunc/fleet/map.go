@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
-	"github.com/jackc/pgx/v5"
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/internal/dsn"
 	"github.com/shardid/shardid/pgfunc"
 )
 
@@ -213,12 +213,12 @@ func Parse(name string, data []byte, getenv func(string) string) (*Map, error) {
 				return nil, fail(key("dsn_env"), "environment variable %s is not set (or empty) for server %s", fs.DSNEnv, fs.Name)
 			}
 		}
-		cfg, err := pgx.ParseConfig(s.DSN)
+		cfg, err := dsn.PGConfig(s.DSN)
 		if err != nil {
 			if fs.DSNEnv != "" {
-				return nil, fail(key("dsn_env"), "server %s: environment variable %s is not a PostgreSQL connection string (%s)", fs.Name, fs.DSNEnv, ParseErrorReason(err))
+				return nil, fail(key("dsn_env"), "server %s: environment variable %s is not a PostgreSQL connection string (%s)", fs.Name, fs.DSNEnv, dsn.Reason(err))
 			}
-			return nil, fail(key("dsn"), "server %s: not a PostgreSQL connection string (%s)", fs.Name, ParseErrorReason(err))
+			return nil, fail(key("dsn"), "server %s: not a PostgreSQL connection string (%s)", fs.Name, dsn.Reason(err))
 		}
 		s.Address = fmt.Sprintf("%s:%d/%s", cfg.Host, cfg.Port, cfg.Database)
 		if s.Shards, err = shardid.ParseShards(fs.Shards, m.Layout); err != nil {
@@ -233,22 +233,6 @@ func Parse(name string, data []byte, getenv func(string) string) (*Map, error) {
 		m.Servers = append(m.Servers, s)
 	}
 	return m, nil
-}
-
-// ParseErrorReason says why pgx.ParseConfig refused a DSN without quoting
-// the DSN (pgx masks only a password it recognizes, and net/url's errors
-// quote the whole URL): the last reason in pgx's message.
-func ParseErrorReason(err error) string {
-	msg := err.Error()
-	if i := strings.LastIndex(msg, ": "); i >= 0 {
-		msg = msg[i+2:]
-		// pgx wraps the reason in parentheses opened before the cut.
-		for strings.Count(msg, ")") > strings.Count(msg, "(") {
-			msg = strings.TrimSuffix(msg, ")")
-		}
-		return msg
-	}
-	return "unparsable"
 }
 
 // lineOf finds the line (from 1) of a key path in the TOML text: a

@@ -9,8 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
+	"github.com/shardid/shardid/internal/dsn"
 	"github.com/shardid/shardid/pgfunc"
 )
 
@@ -394,7 +393,7 @@ func (m *Map) judge(all map[string]found, servers map[string]string, unread map[
 // databaseOf is the database a server's DSN names (the server's default,
 // the user's name, when it names none).
 func databaseOf(s Server) string {
-	cfg, err := pgx.ParseConfig(s.DSN)
+	cfg, err := dsn.PGConfig(s.DSN)
 	if err != nil {
 		return ""
 	}

@@ -1,7 +1,6 @@
-package main
+package dsn
 
 import (
-	"errors"
 	"net/url"
 	"regexp"
 	"sort"
@@ -13,8 +12,8 @@ import (
 // backslash-decoded, or in pieces: pgx cuts a URL's user info at the
 // first @ and prints the rest as a host name, net/url and
 // go-sql-driver/mysql cut at the last @, and pgx's own masking of an
-// unparsable DSN stops at the first space or quote. redactDSN shows a DSN
-// with its passwords masked; a redactor scrubs every such form from any
+// unparsable DSN stops at the first space or quote. Redact shows a DSN
+// with its passwords masked; a Redactor scrubs every such form from any
 // message derived from the DSNs it was given.
 
 // mask replaces a password.
@@ -129,11 +128,11 @@ func isPasswordKey(k string) bool {
 	return k == "password" || k == "sslpassword"
 }
 
-// redactDSN returns dsn with every password replaced by "xxxxx", for
+// Redact returns dsn with every password replaced by "xxxxx", for
 // progress lines and errors: a PostgreSQL URL (postgres://user:pw@host/db,
 // ?password=pw), key=value words (password=pw) or a go-sql-driver/mysql
 // DSN (user:pw@tcp(host)/db).
-func redactDSN(dsn string) string {
+func Redact(dsn string) string {
 	var b strings.Builder
 	at := 0
 	for _, s := range passwordSpans(dsn) {
@@ -142,28 +141,29 @@ func redactDSN(dsn string) string {
 		at = s[1]
 	}
 	b.WriteString(dsn[at:])
-	return newRedactor(dsn).scrub(b.String())
+	return NewRedactor(dsn).Scrub(b.String())
 }
 
-// redactor scrubs the passwords of the DSNs it was given from messages.
-// The zero value scrubs nothing; add DSNs as they become known.
-type redactor struct {
+// Redactor scrubs the passwords of the DSNs it was given from messages.
+// The zero value scrubs nothing; add DSNs as they become known. A nil
+// *Redactor scrubs nothing either.
+type Redactor struct {
 	secrets []string // longest first
 }
 
-// newRedactor returns a redactor for dsns.
-func newRedactor(dsns ...string) *redactor {
-	r := &redactor{}
+// NewRedactor returns a Redactor for dsns.
+func NewRedactor(dsns ...string) *Redactor {
+	r := &Redactor{}
 	for _, d := range dsns {
-		r.add(d)
+		r.Add(d)
 	}
 	return r
 }
 
-// add makes r scrub every form of dsn's passwords: each whole, decoded
+// Add makes r scrub every form of dsn's passwords: each whole, decoded
 // and undecoded, and every span of it between two points where a parser
 // may cut it, when at least minSecret bytes long.
-func (r *redactor) add(dsn string) {
+func (r *Redactor) Add(dsn string) {
 	if r == nil || dsn == "" {
 		return
 	}
@@ -228,8 +228,8 @@ func pieces(s string) []string {
 	return out
 }
 
-// scrub returns msg with every password r knows masked.
-func (r *redactor) scrub(msg string) string {
+// Scrub returns msg with every password r knows masked.
+func (r *Redactor) Scrub(msg string) string {
 	if r == nil {
 		return msg
 	}
@@ -237,27 +237,4 @@ func (r *redactor) scrub(msg string) string {
 		msg = strings.ReplaceAll(msg, s, mask)
 	}
 	return msg
-}
-
-// redactedError is an error whose message has passwords scrubbed; errors.Is
-// and errors.As still see the error it wraps.
-type redactedError struct {
-	msg string
-	err error
-}
-
-func (e *redactedError) Error() string { return e.msg }
-func (e *redactedError) Unwrap() error { return e.err }
-
-// wrap returns err with its message scrubbed, keeping a usageError a
-// usageError (exit status 2).
-func (r *redactor) wrap(err error) error {
-	if err == nil {
-		return nil
-	}
-	var ue *usageError
-	if errors.As(err, &ue) {
-		return &usageError{msg: r.scrub(err.Error())}
-	}
-	return &redactedError{msg: r.scrub(err.Error()), err: err}
 }
