@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/shardid/shardid/internal/golden"
+	"github.com/shardid/shardid/internal/testsrv"
 )
 
 // docLayouts are the layouts the "which layout" tables of the README and
@@ -119,7 +119,7 @@ func TestLayoutTable(t *testing.T) {
 		if got == string(b) {
 			return
 		}
-		if golden.Updating() {
+		if testsrv.UpdatingGolden() {
 			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 				t.Fatal(err)
 			}

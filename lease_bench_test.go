@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/leasebench"
+	"github.com/shardid/shardid/internal/bench"
 	"github.com/shardid/shardid/internal/leasemig"
 )
 
@@ -29,16 +29,16 @@ func BenchmarkLeaseAcquire(b *testing.B) {
 			if _, err := leasemig.Up(ctx, db, be.dialect, ""); err != nil {
 				b.Fatal(err)
 			}
-			var lat leasebench.Latency
+			var lat bench.Latency
 			for b.Loop() {
-				l, err := leasebench.Cycle(ctx, db, shardid.LeaseSettings{Holder: "bench", RenewEvery: -1}, 1)
+				l, err := bench.Cycle(ctx, db, shardid.LeaseSettings{Holder: "bench", RenewEvery: -1}, 1)
 				if err != nil {
 					b.Fatal(err)
 				}
 				lat.Acquire, lat.Release = append(lat.Acquire, l.Acquire...), append(lat.Release, l.Release...)
 			}
-			b.ReportMetric(float64(leasebench.Median(lat.Acquire).Microseconds()), "µs/acquire")
-			b.ReportMetric(float64(leasebench.Median(lat.Release).Microseconds()), "µs/release")
+			b.ReportMetric(float64(bench.Median(lat.Acquire).Microseconds()), "µs/acquire")
+			b.ReportMetric(float64(bench.Median(lat.Release).Microseconds()), "µs/release")
 		})
 		b.Run(be.name+"/new", func(b *testing.B) {
 			db, _ := be.open(b)
@@ -58,7 +58,7 @@ func BenchmarkLeaseAcquire(b *testing.B) {
 				acq = append(acq, time.Since(start))
 				held = append(held, l)
 			}
-			b.ReportMetric(float64(leasebench.Median(acq).Microseconds()), "µs/acquire")
+			b.ReportMetric(float64(bench.Median(acq).Microseconds()), "µs/acquire")
 			for _, l := range held {
 				l.Close()
 			}
@@ -116,13 +116,13 @@ func BenchmarkLeasedVsPlain(b *testing.B) {
 	}
 	var p, l []float64
 	for b.Loop() {
-		pr, lr, err := leasebench.Rates(plain.Next, leased.Next, 200*time.Millisecond, 1)
+		pr, lr, err := bench.Rates(plain.Next, leased.Next, 200*time.Millisecond, 1)
 		if err != nil {
 			b.Fatal(err)
 		}
 		p, l = append(p, pr...), append(l, lr...)
 	}
-	b.ReportMetric(leasebench.Median(p), "plain-ids/ms")
-	b.ReportMetric(leasebench.Median(l), "leased-ids/ms")
-	b.ReportMetric(leasebench.Median(l)/leasebench.Median(p), "leased/plain")
+	b.ReportMetric(bench.Median(p), "plain-ids/ms")
+	b.ReportMetric(bench.Median(l), "leased-ids/ms")
+	b.ReportMetric(bench.Median(l)/bench.Median(p), "leased/plain")
 }

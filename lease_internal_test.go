@@ -10,7 +10,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser"
 	_ "github.com/pingcap/tidb/pkg/parser/test_driver" // value expressions for the parser
 
-	"github.com/shardid/shardid/internal/golden"
+	"github.com/shardid/shardid/internal/testsrv"
 )
 
 // fencedGen is a generator bound to a lease that no database backs: the
@@ -114,7 +114,7 @@ func TestLeaseSQLGolden(t *testing.T) {
 		for _, name := range []string{"now", "list", "insert", "takeover", "readback", "renew", "state", "release", "fence", "fence_insert"} {
 			b.WriteString("\n-- statement " + name + "\n" + stmts[name] + ";\n")
 		}
-		golden.Check(t, filepath.Join("testdata", "lease", string(d)+".sql"), []byte(b.String()))
+		testsrv.CheckGolden(t, filepath.Join("testdata", "lease", string(d)+".sql"), []byte(b.String()))
 	}
 	if _, err := LeaseMigrations(DialectTiDB, "Bad-Name"); !errors.Is(err, ErrInvalidLeaseTable) {
 		t.Errorf("bad table name: %v", err)

@@ -10,9 +10,10 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/idcheck"
+	"github.com/shardid/shardid/internal/bench"
 	"github.com/shardid/shardid/internal/leasemig"
 	"github.com/shardid/shardid/internal/tabledump"
+	"github.com/shardid/shardid/internal/testsrv"
 )
 
 // drawer draws from a lease in a goroutine until Next fails for good (a
@@ -172,19 +173,19 @@ func TestLeaseRestoredTableNewcomer(t *testing.T) {
 				t.Fatalf("newcomer got node %d, not a's %d: the restore did not rewind the table", nb.Node(), a.Node())
 			}
 			db2 := startDrawer(nb)
-			idcheck.WaitFor(t, "b drawing", func() bool { return db2.count() >= 200 })
+			testsrv.WaitFor(t, "b drawing", func() bool { return db2.count() >= 200 })
 			err = a.Renew(ctx)
 			if !errors.Is(err, shardid.ErrLeaseLost) || !errors.Is(err, shardid.ErrRewound) || strings.Contains(err.Error(), "unrenewed") ||
 				!strings.Contains(err.Error(), "restored from an older copy") || !strings.Contains(err.Error(), `holder "b"`) {
 				t.Errorf("a's renewal after the restore: %v; want ErrLeaseLost and ErrRewound, naming the restore and b", err)
 			}
-			idcheck.WaitFor(t, "a's generator to stop", da.stopped)
+			testsrv.WaitFor(t, "a's generator to stop", da.stopped)
 			aIDs, aErr := da.finish()
 			bIDs, _ := db2.finish()
 			if !errors.Is(aErr, shardid.ErrRewound) {
 				t.Errorf("a's generator stopped with %v, want the restore named", aErr)
 			}
-			n := idcheck.Repeats(aIDs, bIDs)
+			n := bench.Repeats(aIDs, bIDs)
 			t.Logf("%s: without a fence, %d of %d+%d IDs repeat; a stopped with: %v", b.name, n, len(aIDs), len(bIDs), aErr)
 			if n == 0 {
 				t.Errorf("a and b drew on node %d side by side without a repeat: the scenario does not show what the fence is for", a.Node())
@@ -215,7 +216,7 @@ func TestLeaseRestoredTableFenced(t *testing.T) {
 			events := &leaseEvents{}
 			a := acquire(t, db, shardid.LeaseSettings{Holder: "a", TTL: restoreTTL, OnEvent: events.add})
 			da := startDrawer(a)
-			idcheck.WaitFor(t, "a drawing", func() bool { return da.count() >= 1000 })
+			testsrv.WaitFor(t, "a drawing", func() bool { return da.count() >= 1000 })
 			if err := tabledump.Restore(ctx, dsn, dump); err != nil {
 				t.Fatal(err)
 			}
@@ -229,7 +230,7 @@ func TestLeaseRestoredTableFenced(t *testing.T) {
 			if rows, err := shardid.ListLeases(ctx, db, b.dialect, ""); err != nil || len(rows) != 1024 || !rows[0].Fenced || !rows[0].Live {
 				t.Errorf("the table after the fence: %d rows, %v; first %+v; fence %+v", len(rows), err, rows[0], res)
 			}
-			idcheck.WaitFor(t, "a's generator to stop at its next renewal", da.stopped)
+			testsrv.WaitFor(t, "a's generator to stop at its next renewal", da.stopped)
 			aIDs, aErr := da.finish()
 			// a's renewal names the fence, or, when it came between the
 			// restore and the fence, the row the restore took away.
@@ -240,7 +241,7 @@ func TestLeaseRestoredTableFenced(t *testing.T) {
 				t.Errorf("a's events: %v; want renewals and one loss", k)
 			}
 			var nb *shardid.Lease
-			idcheck.WaitFor(t, "the fence to end", func() bool {
+			testsrv.WaitFor(t, "the fence to end", func() bool {
 				l, err := shardid.AcquireLease(ctx, db, shardid.LeaseSettings{Holder: "b", TTL: restoreTTL})
 				if err == nil {
 					nb = l
@@ -257,7 +258,7 @@ func TestLeaseRestoredTableFenced(t *testing.T) {
 				t.Errorf("newcomer got node %d before the fence's end %s", nb.Node(), res.Until)
 			}
 			bIDs := draw(t, nb, 20_000)
-			if n := idcheck.Repeats(aIDs, bIDs); n != 0 || nb.Node() != a.Node() {
+			if n := bench.Repeats(aIDs, bIDs); n != 0 || nb.Node() != a.Node() {
 				t.Errorf("newcomer on node %d (a had %d): %d of its IDs repeat a's", nb.Node(), a.Node(), n)
 			}
 			t.Logf("%s: a drew %d IDs and stopped (%v); the newcomer drew %d on node %d after the fence: 0 repeats", b.name, len(aIDs), aErr, len(bIDs), nb.Node())

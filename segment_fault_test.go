@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/idcheck"
+	"github.com/shardid/shardid/internal/bench"
 	"github.com/shardid/shardid/internal/pgserver"
 	"github.com/shardid/shardid/internal/testsrv"
 )
@@ -168,7 +168,7 @@ func TestSegmentsSurviveOutage(t *testing.T) {
 				clients = append(clients, c)
 			}
 			before := startDraws(clients, 3)
-			idcheck.WaitFor(t, "20,000 IDs before the crash", func() bool { return before.total.Load() >= 20_000 })
+			testsrv.WaitFor(t, "20,000 IDs before the crash", func() bool { return before.total.Load() >= 20_000 })
 			streams := before.finish()
 			var buffered int64
 			for _, c := range clients {
@@ -176,7 +176,7 @@ func TestSegmentsSurviveOutage(t *testing.T) {
 			}
 			crash()
 			after := startDraws(clients, 3)
-			idcheck.WaitFor(t, "every buffered ID used", func() bool { return after.exhausted.Load() >= 100 })
+			testsrv.WaitFor(t, "every buffered ID used", func() bool { return after.exhausted.Load() >= 100 })
 			duringOutage := after.total.Load()
 			if buffered == 0 || duringOutage < buffered {
 				t.Errorf("%d IDs drawn while the server was down; the clients had %d buffered", duringOutage, buffered)
@@ -184,8 +184,8 @@ func TestSegmentsSurviveOutage(t *testing.T) {
 			if err := restart(ctx); err != nil {
 				t.Fatal(err)
 			}
-			idcheck.WaitFor(t, "20,000 IDs after the restart", func() bool { return after.total.Load() >= duringOutage+20_000 })
-			idcheck.WaitFor(t, "every client to reach the database again", func() bool {
+			testsrv.WaitFor(t, "20,000 IDs after the restart", func() bool { return after.total.Load() >= duringOutage+20_000 })
+			testsrv.WaitFor(t, "every client to reach the database again", func() bool {
 				for _, c := range clients {
 					if c.Stats().DatabaseDown {
 						return false
@@ -232,7 +232,7 @@ func TestSegmentsSurviveOutage(t *testing.T) {
 				total += len(st)
 			}
 			t.Logf("%d IDs; %d drawn while the server was down (%d buffered); %d ErrSegmentsExhausted", total, duringOutage, buffered, after.exhausted.Load())
-			if n := idcheck.Repeats(streams...); n != 0 {
+			if n := bench.Repeats(streams...); n != 0 {
 				t.Errorf("%d duplicate IDs among %d", n, total)
 			}
 			if n := notIncreasing(streams...); n != 0 {
@@ -282,7 +282,7 @@ func TestSegmentsBrokenAllocationCaught(t *testing.T) {
 				return ids
 			}
 			first, restarted := draw(100), draw(100)
-			if n := idcheck.Repeats(first, restarted); n == 0 {
+			if n := bench.Repeats(first, restarted); n == 0 {
 				t.Errorf("a broken allocation went unnoticed: %v… and %v…", first[:3], restarted[:3])
 			}
 		})

@@ -8,8 +8,9 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/idcheck"
+	"github.com/shardid/shardid/internal/bench"
 	"github.com/shardid/shardid/internal/tabledump"
+	"github.com/shardid/shardid/internal/testsrv"
 )
 
 // recorder keeps the events a client handed to OnEvent.
@@ -90,27 +91,27 @@ func rewindMidRun(t *testing.T, s segDB, tag string, forgetful bool) restoreRun 
 	}
 	clients, logs := segmentClients(t, s, tag, 3, forgetful)
 	d := startDraws(clients, 2)
-	idcheck.WaitFor(t, "20,000 IDs before the dump", func() bool { return d.total.Load() >= 20_000 })
+	testsrv.WaitFor(t, "20,000 IDs before the dump", func() bool { return d.total.Load() >= 20_000 })
 	dump, err := tabledump.Take(ctx, s.dialect, s.dsn, shardid.DefaultSegmentTable)
 	if err != nil {
 		t.Fatal(err)
 	}
-	idcheck.WaitFor(t, "100,000 IDs after the dump", func() bool { return d.total.Load() >= 120_000 })
+	testsrv.WaitFor(t, "100,000 IDs after the dump", func() bool { return d.total.Load() >= 120_000 })
 	if err := tabledump.Restore(ctx, s.dsn, dump); err != nil {
 		t.Fatal(err)
 	}
 	atRestore := d.total.Load()
 	var run restoreRun
 	if forgetful {
-		idcheck.WaitFor(t, "50,000 IDs after the restore", func() bool { return d.total.Load() >= atRestore+50_000 })
+		testsrv.WaitFor(t, "50,000 IDs after the restore", func() bool { return d.total.Load() >= atRestore+50_000 })
 		streams := d.finish()
-		run.repeats, run.decreases = idcheck.Repeats(streams...), notIncreasing(streams...)
+		run.repeats, run.decreases = bench.Repeats(streams...), notIncreasing(streams...)
 		for _, st := range streams {
 			run.total += len(st)
 		}
 		return run
 	}
-	idcheck.WaitFor(t, "every client refused", func() bool {
+	testsrv.WaitFor(t, "every client refused", func() bool {
 		for _, c := range clients {
 			if c.Stats().Refused == nil {
 				return false
@@ -118,7 +119,7 @@ func rewindMidRun(t *testing.T, s segDB, tag string, forgetful bool) restoreRun 
 		}
 		return true
 	})
-	idcheck.WaitFor(t, "every buffered ID used", func() bool { return d.exhausted.Load() >= 30 })
+	testsrv.WaitFor(t, "every buffered ID used", func() bool { return d.exhausted.Load() >= 30 })
 	for i, c := range clients {
 		st := c.Stats()
 		if !errors.Is(st.Refused, shardid.ErrRewound) {
@@ -152,7 +153,7 @@ func rewindMidRun(t *testing.T, s segDB, tag string, forgetful bool) restoreRun 
 	late, _ := segmentClients(t, s, tag, 1, false)
 	d2 := startDraws(late, 1)
 	resumedAt := d.total.Load()
-	idcheck.WaitFor(t, "20,000 IDs after the resume", func() bool { return d.total.Load() >= resumedAt+20_000 && d2.total.Load() >= 5_000 })
+	testsrv.WaitFor(t, "20,000 IDs after the resume", func() bool { return d.total.Load() >= resumedAt+20_000 && d2.total.Load() >= 5_000 })
 	streams := append(d.finish(), d2.finish()...)
 	if len(d.others)+len(d2.others) > 0 {
 		t.Errorf("errors other than ErrSegmentsExhausted: %v %v", d.others, d2.others)
@@ -160,7 +161,7 @@ func rewindMidRun(t *testing.T, s segDB, tag string, forgetful bool) restoreRun 
 	for _, st := range streams {
 		run.total += len(st)
 	}
-	run.repeats, run.decreases, run.refused = idcheck.Repeats(streams...), notIncreasing(streams...), len(clients)
+	run.repeats, run.decreases, run.refused = bench.Repeats(streams...), notIncreasing(streams...), len(clients)
 	return run
 }
 
@@ -241,7 +242,7 @@ func TestSegmentsResumeAfterRestore(t *testing.T) {
 			}
 			restore()
 			unresumed := drawN(shardid.SegmentSettings{Tag: "orders"}, 2000)
-			if n := idcheck.Repeats(before, unresumed); n == 0 {
+			if n := bench.Repeats(before, unresumed); n == 0 {
 				t.Fatalf("negative control: a restored table without a resume gave no repeats (%d… after %d…)", unresumed[0], before[0])
 			} else {
 				t.Logf("%s: without a resume, %d of 2,000 IDs repeat", name, n)
@@ -261,7 +262,7 @@ func TestSegmentsResumeAfterRestore(t *testing.T) {
 				}
 			}
 			after := drawN(shardid.SegmentSettings{Tag: "orders"}, 2000)
-			if n := idcheck.Repeats(before, after); n != 0 || after[0] <= maxBefore {
+			if n := bench.Repeats(before, after); n != 0 || after[0] <= maxBefore {
 				t.Errorf("after the resume: %d repeats; first ID %d, last before the restore %d", n, after[0], maxBefore)
 			}
 			_, again, err := shardid.ResumeSegmentTag(ctx, s.db, s.dialect, "", "orders", shardid.SegmentResume{To: 5})
@@ -323,10 +324,10 @@ func TestSegmentsFenceReachesFreshClients(t *testing.T) {
 				}
 				freshIDs = append(freshIDs, id)
 			}
-			if idcheck.Repeats(oldIDs, freshIDs) == 0 {
+			if bench.Repeats(oldIDs, freshIDs) == 0 {
 				t.Fatalf("the restore did not rewind the table: old %v…, fresh %v…", oldIDs[:3], freshIDs[:3])
 			}
-			idcheck.WaitFor(t, "the old client's third segment", func() bool { return old.Stats().Loads == 3 })
+			testsrv.WaitFor(t, "the old client's third segment", func() bool { return old.Stats().Loads == 3 })
 			// The old client draws past its threshold: its background load
 			// finds the table (at 1,000) below what it took and fences the
 			// tag.
@@ -337,8 +338,8 @@ func TestSegmentsFenceReachesFreshClients(t *testing.T) {
 				}
 				oldIDs = append(oldIDs, id)
 			}
-			idcheck.WaitFor(t, "the old client to find the rewind", func() bool { return old.Stats().Refused != nil })
-			idcheck.WaitFor(t, "the fresh client to see the fence", func() bool { return fresh.Stats().Refused != nil })
+			testsrv.WaitFor(t, "the old client to find the rewind", func() bool { return old.Stats().Refused != nil })
+			testsrv.WaitFor(t, "the fresh client to see the fence", func() bool { return fresh.Stats().Refused != nil })
 			st := fresh.Stats()
 			if st.Buffered != 0 || st.Discarded != 1000-10 {
 				t.Errorf("fresh client after the fence: %+v; want its 990 buffered IDs discarded", st)
@@ -364,7 +365,7 @@ func TestSegmentsFenceReachesFreshClients(t *testing.T) {
 					t.Fatalf("after the resume the fresh client hands out %d, not above the old client's %d", id, oldIDs[len(oldIDs)-1])
 				}
 			}
-			if n := idcheck.Repeats(oldIDs, freshIDs[10:]); n != 0 {
+			if n := bench.Repeats(oldIDs, freshIDs[10:]); n != 0 {
 				t.Errorf("%d repeats after the fence", n)
 			}
 		})

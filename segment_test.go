@@ -14,9 +14,7 @@ import (
 	_ "github.com/pingcap/tidb/pkg/parser/test_driver" // value expressions for the parser
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/golden"
 	"github.com/shardid/shardid/internal/gooseup"
-	"github.com/shardid/shardid/internal/idcheck"
 	"github.com/shardid/shardid/internal/testsrv"
 )
 
@@ -33,8 +31,8 @@ func TestSegmentMigrationsGolden(t *testing.T) {
 		if len(files) != 2 {
 			t.Errorf("%s: %d migrations, want 2", d, len(files))
 		}
-		golden.Check(t, filepath.Join("testdata", "segment", string(d)+".sql"), files[shardid.SegmentMigrationName])
-		golden.Check(t, filepath.Join("testdata", "segment", string(d)+"_fence.sql"), files[shardid.SegmentFenceMigrationName])
+		testsrv.CheckGolden(t, filepath.Join("testdata", "segment", string(d)+".sql"), files[shardid.SegmentMigrationName])
+		testsrv.CheckGolden(t, filepath.Join("testdata", "segment", string(d)+"_fence.sql"), files[shardid.SegmentFenceMigrationName])
 	}
 }
 
@@ -502,7 +500,7 @@ func TestSegmentEvents(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			idcheck.WaitFor(t, "the background load", func() bool { return c.Stats().Buffered > 0 })
+			testsrv.WaitFor(t, "the background load", func() bool { return c.Stats().Buffered > 0 })
 			buffered := c.Stats().Buffered
 			if err := c.Close(); err != nil {
 				t.Fatal(err)

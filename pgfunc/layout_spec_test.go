@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/golden"
+	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/pgfunc"
 )
 
@@ -37,7 +37,7 @@ func TestGoldenSpec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden.Check(t, filepath.Join("testdata", "time28s-shard22-seq13_unique.sql"), got)
+	testsrv.CheckGolden(t, filepath.Join("testdata", "time28s-shard22-seq13_unique.sql"), got)
 }
 
 // TestSpecLayoutOnServer applies specLayout's generator in every mode on a

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/golden"
+	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/pgfunc"
 )
 
@@ -27,7 +27,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden.Check(t, filepath.Join("testdata", name+"_"+string(mode)+".sql"), got)
+			testsrv.CheckGolden(t, filepath.Join("testdata", name+"_"+string(mode)+".sql"), got)
 		}
 	}
 }

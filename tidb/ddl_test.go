@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shardid/shardid/internal/golden"
+	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/tidb"
 )
 
@@ -15,7 +15,7 @@ import (
 // file under -update.
 func checkGolden(t *testing.T, dir, name, got string) {
 	t.Helper()
-	golden.Check(t, filepath.Join(dir, name), []byte(got))
+	testsrv.CheckGolden(t, filepath.Join(dir, name), []byte(got))
 }
 
 // TestGolden renders every testdata case under each strategy, as

@@ -72,7 +72,7 @@ func Open(dsn string) (*sql.DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidDSN, err)
 	}
-	return dsnpkg.OpenMySQL(cfg)
+	return dsnpkg.PoolMySQL(cfg)
 }
 
 // ProviderOptions configures NewMigrator. The zero value uses goose's

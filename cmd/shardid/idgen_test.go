@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/idcheck"
+	"github.com/shardid/shardid/internal/bench"
 )
 
 // buildShardid builds the command into dir and returns the binary's path.
@@ -141,7 +141,7 @@ func TestIDGenProcesses(t *testing.T) {
 			}
 			lists = append(lists, p.ids)
 		}
-		if d := idcheck.Repeats(lists...); d > 0 {
+		if d := bench.Repeats(lists...); d > 0 {
 			t.Fatalf("%d repeated IDs across 15 processes", d)
 		}
 
@@ -154,7 +154,7 @@ func TestIDGenProcesses(t *testing.T) {
 			pair = append(pair, startIDGen(t, bin, "--dsn", dsn, "--table", table, "-n", "1000000"))
 		}
 		a, b := pair[0].wait(t, 1000000), pair[1].wait(t, 1000000)
-		if d := idcheck.Repeats(pair[0].ids, pair[1].ids); a != b || d == 0 {
+		if d := bench.Repeats(pair[0].ids, pair[1].ids); a != b || d == 0 {
 			t.Fatalf("two tables gave nodes %d and %d and %d repeated IDs: the check would not catch a shared node", a, b, d)
 		}
 	})

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shardid/shardid/internal/idcheck"
+	"github.com/shardid/shardid/internal/bench"
 	"github.com/shardid/shardid/internal/pgserver"
 	"github.com/shardid/shardid/internal/testsrv"
 )
@@ -54,7 +54,7 @@ func TestIDGenRidesOutOutage(t *testing.T) {
 			const n = 3_000_000
 			p := outage("-n", "3000000")
 			p.wait(t, n)
-			if d := idcheck.Repeats(p.ids); d != 0 {
+			if d := bench.Repeats(p.ids); d != 0 {
 				t.Errorf("%d repeated IDs", d)
 			}
 			stderr := p.stderr.String()

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/idcheck"
+	"github.com/shardid/shardid/internal/bench"
 	"github.com/shardid/shardid/internal/tabledump"
 	"github.com/shardid/shardid/internal/testsrv"
 )
@@ -61,7 +61,7 @@ func TestSegmentResumeCLI(t *testing.T) {
 				t.Fatalf("status right after the restore: exit %d\n%s", code, out)
 			}
 			again, code, _ := next("10")
-			if code != 0 || idcheck.Repeats(before, again) == 0 {
+			if code != 0 || bench.Repeats(before, again) == 0 {
 				t.Fatalf("negative control: next on the restored table, without a resume: exit %d, %v; want IDs from before again", code, again)
 			}
 
@@ -88,7 +88,7 @@ func TestSegmentResumeCLI(t *testing.T) {
 				t.Errorf("resume rerun with --to: exit %d\n%s", code, out)
 			}
 			after, code, _ := next("300")
-			if code != 0 || after[0] != 10001 || after[0] <= slices.Max(before) || idcheck.Repeats(before, after) != 0 {
+			if code != 0 || after[0] != 10001 || after[0] <= slices.Max(before) || bench.Repeats(before, after) != 0 {
 				t.Errorf("next after the resume: exit %d, from %d; want 10001, above %d", code, after[0], slices.Max(before))
 			}
 			code, out, _ = runCLI(t, "", nil, "segment", "status", "--dsn", dsn)

@@ -13,8 +13,6 @@ import (
 	"sync/atomic"
 	"text/template"
 	"time"
-
-	"github.com/shardid/shardid/internal/idbench"
 )
 
 // Errors returned by RunPG and RunTiDB.
@@ -149,7 +147,7 @@ type Stat struct {
 }
 
 // statOf returns the median and range of name's samples.
-func statOf(s *idbench.Samples, name string) Stat {
+func statOf(s *Samples, name string) Stat {
 	lo, hi := s.Range(name)
 	return Stat{Median: s.Median(name), Min: lo, Max: hi}
 }
@@ -223,7 +221,7 @@ type InsertRow struct {
 	MustBeUnique bool `json:"must_be_unique"`
 }
 
-// IDRow is one way of getting IDs, measured by idbench.
+// IDRow is one way of getting IDs, measured by
 type IDRow struct {
 	// Method names it: "nextval", "segments", "leased", ….
 	Method string `json:"method"`
@@ -263,7 +261,7 @@ func rotated[T any](xs []T, round int) []T {
 // clients and adds to s, per method m: "ids/m", "rt/m" and, once all ran,
 // "idsx/m" against the method its Vs names (the first method when "").
 // Repeated IDs are added to dups.
-func idRound(ctx context.Context, p *progress, methods []idbench.Method, ctr *idbench.Counter, s *idbench.Samples, dups map[string]int64) error {
+func idRound(ctx context.Context, p *progress, methods []Method, ctr *Counter, s *Samples, dups map[string]int64) error {
 	rate := map[string]float64{}
 	for _, m := range rotated(methods, p.round) {
 		p.next("IDs from " + m.Name)
@@ -287,7 +285,7 @@ func idRound(ctx context.Context, p *progress, methods []idbench.Method, ctr *id
 }
 
 // idRows returns the figures idRound collected.
-func idRows(methods []idbench.Method, s *idbench.Samples, dups map[string]int64) []IDRow {
+func idRows(methods []Method, s *Samples, dups map[string]int64) []IDRow {
 	rows := make([]IDRow, 0, len(methods))
 	for _, m := range methods {
 		rows = append(rows, IDRow{Method: m.Name, IDsPerClient: m.IDs, PerClient: statOf(s, "ids/"+m.Name),
@@ -310,7 +308,7 @@ func insertRun(ctx context.Context, clients []inserter, perClient int, isDup fun
 	var stop sync.Once
 	var first error // the error that stopped the run, not the cancellations it caused
 	next := 0
-	r, err := idbench.Drive(ctx, len(clients), perClient, nil, func() (idbench.Draw, error) {
+	r, err := Drive(ctx, len(clients), perClient, nil, func() (Draw, error) {
 		ins := clients[next]
 		next++
 		return func(ctx context.Context) (int64, error) {
@@ -373,7 +371,7 @@ func queryRow(ctx context.Context, db *sql.DB, name string, data any, dest ...an
 // first key. Statements refused as duplicate keys are added to dups under
 // the same name as the rate.
 func insertRound(ctx context.Context, p *progress, ph InsertPhase, keys []string, clients func(key string) ([]inserter, error),
-	isDup func(error) bool, s *idbench.Samples, dups map[string]int64) error {
+	isDup func(error) bool, s *Samples, dups map[string]int64) error {
 	per := p.s.Rows
 	if ph.RowsPerStatement > 1 {
 		per = p.s.Batches
@@ -400,7 +398,7 @@ func insertRound(ctx context.Context, p *progress, ph InsertPhase, keys []string
 }
 
 // insertRowOf returns the figures insertRound collected for key in phase.
-func insertRowOf(s *idbench.Samples, dups map[string]int64, phase, key string, unique bool) InsertRow {
+func insertRowOf(s *Samples, dups map[string]int64, phase, key string, unique bool) InsertRow {
 	name := phase + "/" + key
 	return InsertRow{Key: key, RowsPerSecond: statOf(s, "ins/"+name), VsBase: statOf(s, "insx/"+name),
 		DuplicateKeys: dups["ins/"+name], MustBeUnique: unique}

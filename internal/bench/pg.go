@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/idbench"
+	dsnpkg "github.com/shardid/shardid/internal/dsn"
 	"github.com/shardid/shardid/internal/leasemig"
 	"github.com/shardid/shardid/pgfunc"
 )
@@ -142,14 +142,11 @@ func RunPG(ctx context.Context, dsn string, s Settings) (*PGReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := pgx.ParseConfig(dsn)
+	cfg, err := dsnpkg.PGConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("dsn: %w", err)
 	}
-	db, ctr, err := idbench.OpenPG(dsn)
-	if err != nil {
-		return nil, err
-	}
+	db, ctr := openPG(cfg)
 	defer db.Close()
 	db.SetMaxIdleConns(2*s.Clients + 4)
 	rep := &PGReport{Run: Run{Settings: s, Machine: machine(), Started: time.Now()}}
@@ -195,7 +192,7 @@ func RunPG(ctx context.Context, dsn string, s Settings) (*PGReport, error) {
 
 	phases := pgPhases()
 	p := &progress{s: s, total: s.Rounds * (2*len(bodies) + len(phases)*len(keys) + len(methods))}
-	var samples idbench.Samples
+	var samples Samples
 	dups := map[string]int64{}
 	if err := warmPG(ctx, cost, bodies, conns, keys); err != nil {
 		return nil, err
@@ -400,9 +397,9 @@ func freeShards(ctx context.Context, db *sql.DB, n int) ([]int64, error) {
 // the bench's schema and returns the ways a client gets IDs: nextval()
 // first, then next_id() in mode unique (bodies[0] and [1]), segments and
 // leased generators.
-func pgMethods(ctx context.Context, db *sql.DB, s Settings, bodies []pgBody) ([]idbench.Method, error) {
+func pgMethods(ctx context.Context, db *sql.DB, s Settings, bodies []pgBody) ([]Method, error) {
 	segTable, leaseTable := PGSchema+".segments", PGSchema+".worker_lease"
-	if err := idbench.SegmentTag(ctx, db, shardid.DialectPostgres, segTable, "bench"); err != nil {
+	if err := SegmentTag(ctx, db, shardid.DialectPostgres, segTable, "bench"); err != nil {
 		return nil, fmt.Errorf("segment allocation table: %w", err)
 	}
 	if _, err := leasemig.Up(ctx, db, shardid.DialectPostgres, leaseTable); err != nil {
@@ -416,15 +413,15 @@ func pgMethods(ctx context.Context, db *sql.DB, s Settings, bodies []pgBody) ([]
 	if err != nil {
 		return nil, err
 	}
-	return []idbench.Method{
-		{Name: "nextval", IDs: s.IDs, New: idbench.QueryID(db, nextval)},
-		{Name: "next_id", IDs: s.IDs, New: idbench.QueryID(db, nextID)},
+	return []Method{
+		{Name: "nextval", IDs: s.IDs, New: QueryID(db, nextval)},
+		{Name: "next_id", IDs: s.IDs, New: QueryID(db, nextID)},
 		// The bench's IDs are thrown away, so a server that may lose
 		// acknowledged commits (synchronous_commit = off) is no reason to
 		// refuse them.
-		{Name: "segments", IDs: s.IDs * InMemoryFactor, New: idbench.SegmentDraws(db, shardid.SegmentSettings{
+		{Name: "segments", IDs: s.IDs * InMemoryFactor, New: SegmentDraws(db, shardid.SegmentSettings{
 			Tag: "bench", Table: segTable, Dialect: shardid.DialectPostgres, AllowLossyCommit: true})},
-		{Name: "leased", IDs: s.IDs * InMemoryFactor, New: idbench.LeasedDraws(db, shardid.LeaseSettings{
+		{Name: "leased", IDs: s.IDs * InMemoryFactor, New: LeasedDraws(db, shardid.LeaseSettings{
 			Table: leaseTable, Dialect: shardid.DialectPostgres}, "shardid-bench")},
 	}, nil
 }
@@ -455,7 +452,7 @@ func warmPG(ctx context.Context, cost *sql.Conn, bodies []pgBody, conns []*pgx.C
 // body's duplicates once (each in rotated order), and adds to s
 // "cost/<body>" (ns per ID) and "costx/<body>" (against nextval(), the
 // first body); duplicates go to dups["cost/<body>"].
-func costRound(ctx context.Context, p *progress, conn *sql.Conn, bodies []pgBody, s *idbench.Samples, dups map[string]int64) error {
+func costRound(ctx context.Context, p *progress, conn *sql.Conn, bodies []pgBody, s *Samples, dups map[string]int64) error {
 	calls := p.s.Calls
 	ns := map[string]float64{}
 	for _, b := range rotated(bodies, p.round) {
@@ -487,7 +484,7 @@ func costRound(ctx context.Context, p *progress, conn *sql.Conn, bodies []pgBody
 
 // pgInsertRound sets synchronous_commit on every client connection as the
 // phase says and runs the phase for every key.
-func pgInsertRound(ctx context.Context, p *progress, conns []*pgx.Conn, ph InsertPhase, keys []pgKey, s *idbench.Samples, dups map[string]int64) error {
+func pgInsertRound(ctx context.Context, p *progress, conns []*pgx.Conn, ph InsertPhase, keys []pgKey, s *Samples, dups map[string]int64) error {
 	set, err := render("synchronous_commit", ph.SynchronousCommit == "on")
 	if err != nil {
 		return err

@@ -12,7 +12,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/idbench"
+	dsnpkg "github.com/shardid/shardid/internal/dsn"
 	"github.com/shardid/shardid/internal/leasemig"
 	"github.com/shardid/shardid/tidb"
 	"github.com/shardid/shardid/tidb/rotate"
@@ -125,12 +125,12 @@ func RunTiDB(ctx context.Context, dsn string, s Settings) (*TiDBReport, error) {
 		defer cancel()
 		_ = exec(ctx, admin, "drop_database", "`"+TiDBDatabase+"`")
 	}()
-	cfg, err := mysql.ParseDSN(full)
+	cfg, err := dsnpkg.MySQLConfig(full)
 	if err != nil {
 		return nil, err
 	}
 	cfg.DBName = TiDBDatabase
-	db, ctr, err := idbench.OpenMySQL(cfg.FormatDSN())
+	db, ctr, err := openMySQL(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +180,7 @@ func RunTiDB(ctx context.Context, dsn string, s Settings) (*TiDBReport, error) {
 
 	phases := []InsertPhase{{Name: "single-row", RowsPerStatement: 1}, {Name: fmt.Sprintf("%d-row statements", BatchRows), RowsPerStatement: BatchRows}}
 	p := &progress{s: s, total: s.Rounds*(len(phases)*len(tables)+len(methods)) + len(tables)}
-	var samples idbench.Samples
+	var samples Samples
 	dups := map[string]int64{}
 	names := make([]string, len(tables))
 	byName := map[string]tidbTable{}
@@ -387,7 +387,7 @@ func tableRegions(ctx context.Context, db *sql.DB, t tidbTable) (TableRegions, e
 // tidbMethods sets up an AUTO_INCREMENT table, two ticket names (a table
 // and a SEQUENCE), the segment allocation table and the lease table, and
 // returns the ways a client gets IDs, the AUTO_INCREMENT insert first.
-func tidbMethods(ctx context.Context, db *sql.DB, s Settings) ([]idbench.Method, error) {
+func tidbMethods(ctx context.Context, db *sql.DB, s Settings) ([]Method, error) {
 	if err := exec(ctx, db, "ai_table", "`ai`"); err != nil {
 		return nil, fmt.Errorf("create ai: %w", err)
 	}
@@ -400,21 +400,21 @@ func tidbMethods(ctx context.Context, db *sql.DB, s Settings) ([]idbench.Method,
 			return nil, fmt.Errorf("ticket name %s: %w", t.Name, err)
 		}
 	}
-	if err := idbench.SegmentTag(ctx, db, shardid.DialectTiDB, "", "bench"); err != nil {
+	if err := SegmentTag(ctx, db, shardid.DialectTiDB, "", "bench"); err != nil {
 		return nil, fmt.Errorf("segment allocation table: %w", err)
 	}
 	if _, err := leasemig.Up(ctx, db, shardid.DialectTiDB, ""); err != nil {
 		return nil, fmt.Errorf("lease table: %w", err)
 	}
-	return []idbench.Method{
-		{Name: "auto_increment", IDs: s.IDs, New: idbench.ExecLastID(db, draw)},
-		{Name: "tickets", IDs: s.IDs, New: idbench.TicketDraws(db, "tickets64")},
-		{Name: "tickets-sequence", IDs: s.IDs, New: idbench.TicketDraws(db, "tickets64_seq")},
+	return []Method{
+		{Name: "auto_increment", IDs: s.IDs, New: ExecLastID(db, draw)},
+		{Name: "tickets", IDs: s.IDs, New: TicketDraws(db, "tickets64")},
+		{Name: "tickets-sequence", IDs: s.IDs, New: TicketDraws(db, "tickets64_seq")},
 		// The bench's IDs are thrown away: a server that may lose
 		// acknowledged commits is no reason to refuse them.
-		{Name: "segments", IDs: s.IDs * InMemoryFactor, New: idbench.SegmentDraws(db, shardid.SegmentSettings{
+		{Name: "segments", IDs: s.IDs * InMemoryFactor, New: SegmentDraws(db, shardid.SegmentSettings{
 			Tag: "bench", Dialect: shardid.DialectTiDB, AllowLossyCommit: true})},
-		{Name: "leased", IDs: s.IDs * InMemoryFactor, New: idbench.LeasedDraws(db, shardid.LeaseSettings{
+		{Name: "leased", IDs: s.IDs * InMemoryFactor, New: LeasedDraws(db, shardid.LeaseSettings{
 			Dialect: shardid.DialectTiDB}, "shardid-bench")},
 	}, nil
 }

@@ -213,16 +213,20 @@ func Detect(ctx context.Context, db *sql.DB) (shardid.Dialect, error) {
 // OpenPG opens a pgx (database/sql) pool with cfg and pings it. When the
 // ping fails its error is the driver's, marked as ErrConnect.
 func OpenPG(ctx context.Context, cfg *pgx.ConnConfig) (*sql.DB, error) {
-	db := stdlib.OpenDB(*cfg)
+	db := PoolPG(cfg)
 	if err := ping(ctx, db); err != nil {
 		return nil, err
 	}
 	return db, nil
 }
 
-// OpenMySQL opens a go-sql-driver/mysql pool with cfg, without
-// connecting.
-func OpenMySQL(cfg *mysql.Config) (*sql.DB, error) {
+// PoolPG returns a pgx (database/sql) pool with cfg, which connects on
+// first use.
+func PoolPG(cfg *pgx.ConnConfig) *sql.DB { return stdlib.OpenDB(*cfg) }
+
+// PoolMySQL returns a go-sql-driver/mysql pool with cfg, which connects on
+// first use.
+func PoolMySQL(cfg *mysql.Config) (*sql.DB, error) {
 	conn, err := mysql.NewConnector(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open: %w", err)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/shardid/shardid/internal/idbench"
+	"github.com/shardid/shardid/internal/bench"
 	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/tidb/tickets"
 )
@@ -17,7 +17,7 @@ import (
 type drawForm struct {
 	name  string
 	setup []string // run once
-	draw  func(db *sql.DB, cl *tickets.Client) idbench.Draw
+	draw  func(db *sql.DB, cl *tickets.Client) bench.Draw
 }
 
 // flickrSetup is Flickr's published ticket table; its draws get the
@@ -27,7 +27,7 @@ var flickrSetup = []string{
 	"CREATE TABLE tickets64_flickr (id bigint unsigned NOT NULL auto_increment, stub char(1) NOT NULL default '', PRIMARY KEY (id), UNIQUE KEY stub (stub)) ENGINE=InnoDB",
 }
 
-func execDraw(db *sql.DB, q string) idbench.Draw {
+func execDraw(db *sql.DB, q string) bench.Draw {
 	return func(ctx context.Context) (int64, error) {
 		res, err := db.ExecContext(ctx, q)
 		if err != nil {
@@ -40,15 +40,15 @@ func execDraw(db *sql.DB, q string) idbench.Draw {
 var drawForms = []drawForm{
 	// The baseline: a plain AUTO_INCREMENT insert into a growing table.
 	{"auto_increment", []string{"CREATE TABLE ai (id bigint NOT NULL AUTO_INCREMENT PRIMARY KEY) ENGINE=InnoDB"},
-		func(db *sql.DB, _ *tickets.Client) idbench.Draw { return execDraw(db, "INSERT INTO ai () VALUES ()") }},
-	{"replace", flickrSetup, func(db *sql.DB, _ *tickets.Client) idbench.Draw {
+		func(db *sql.DB, _ *tickets.Client) bench.Draw { return execDraw(db, "INSERT INTO ai () VALUES ()") }},
+	{"replace", flickrSetup, func(db *sql.DB, _ *tickets.Client) bench.Draw {
 		return execDraw(db, "REPLACE INTO tickets64_flickr (stub) VALUES ('a')")
 	}},
-	{"iodku", flickrSetup, func(db *sql.DB, _ *tickets.Client) idbench.Draw {
+	{"iodku", flickrSetup, func(db *sql.DB, _ *tickets.Client) bench.Draw {
 		return execDraw(db, "INSERT INTO tickets64_flickr (stub) VALUES ('a') ON DUPLICATE KEY UPDATE id = LAST_INSERT_ID(id + 2)")
 	}},
 	// The package's form: UPDATE … LAST_INSERT_ID(id + increment) by primary key.
-	{"update", nil, func(_ *sql.DB, cl *tickets.Client) idbench.Draw { return cl.Next }},
+	{"update", nil, func(_ *sql.DB, cl *tickets.Client) bench.Draw { return cl.Next }},
 }
 
 // innodbStatus reads InnoDB's lock-wait and deadlock counters.
@@ -114,12 +114,12 @@ func BenchmarkDrawForms(b *testing.B) {
 	for _, clients := range []int{1, 4, 16} {
 		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
 			perClient := 4000 / clients
-			var s idbench.Samples
+			var s bench.Samples
 			for range b.N {
 				var base float64 // this round's baseline, the first form
 				for _, f := range drawForms {
 					w0, d0 := innodbStatus(b, db)
-					r, err := idbench.Drive(ctx, clients, perClient, nil, func() (idbench.Draw, error) { return f.draw(db, cl), nil })
+					r, err := bench.Drive(ctx, clients, perClient, nil, func() (bench.Draw, error) { return f.draw(db, cl), nil })
 					if err != nil {
 						b.Fatalf("%s: %v", f.name, err)
 					}

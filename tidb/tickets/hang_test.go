@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shardid/shardid/internal/idcheck"
+	"github.com/shardid/shardid/internal/bench"
 	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/tidb/tickets"
 )
@@ -76,16 +76,16 @@ func TestHungServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	l, lb := startLoop(cl, goroutines), startLoop(blind, goroutines)
-	idcheck.WaitFor(t, "1,000 tickets in each client", func() bool { return l.total.Load() >= 1000 && lb.total.Load() >= 1000 })
+	testsrv.WaitFor(t, "1,000 tickets in each client", func() bool { return l.total.Load() >= 1000 && lb.total.Load() >= 1000 })
 
 	before := cl.Stats()
 	if err := srvA.Pause(); err != nil {
 		t.Fatal(err)
 	}
 	pausedAt := time.Now()
-	idcheck.WaitFor(t, "a known down", func() bool { return cl.Servers()[0].Down })
+	testsrv.WaitFor(t, "a known down", func() bool { return cl.Servers()[0].Down })
 	at := l.total.Load()
-	idcheck.WaitFor(t, "2,000 tickets with a down", func() bool { return l.total.Load() >= at+2000 })
+	testsrv.WaitFor(t, "2,000 tickets with a down", func() bool { return l.total.Load() >= at+2000 })
 	if st := cl.Stats(); st.Probes != before.Probes || st.Abandoned-before.Abandoned > goroutines {
 		t.Errorf("with the breaker's clock standing still: %d probes, %d draws abandoned on a; want none, and at most the %d calls in flight when it stopped",
 			st.Probes-before.Probes, st.Abandoned-before.Abandoned, goroutines)
@@ -93,12 +93,12 @@ func TestHungServer(t *testing.T) {
 	for round := range 3 {
 		probes, downs := cl.Stats().Probes, len(ev.of(tickets.EventServerDown, "a"))
 		ahead.Add(int64(10 * time.Second)) // past any backoff
-		idcheck.WaitFor(t, "a probe of a to fail", func() bool { return len(ev.of(tickets.EventServerDown, "a")) > downs })
+		testsrv.WaitFor(t, "a probe of a to fail", func() bool { return len(ev.of(tickets.EventServerDown, "a")) > downs })
 		if got := cl.Stats().Probes - probes; got != 1 {
 			t.Errorf("round %d: %d callers probed a; want one", round, got)
 		}
 	}
-	idcheck.WaitFor(t, "a stall of the control", func() bool { return blind.Stats().Abandoned > 0 })
+	testsrv.WaitFor(t, "a stall of the control", func() bool { return blind.Stats().Abandoned > 0 })
 	if err := srvA.Continue(); err != nil {
 		t.Fatal(err)
 	}
@@ -106,13 +106,13 @@ func TestHungServer(t *testing.T) {
 	continuedAt := time.Now()
 	ahead.Add(int64(10 * time.Second))
 	drawsA := cl.Servers()[0].Draws
-	idcheck.WaitFor(t, "the client back on a", func() bool { return cl.Servers()[0].Draws >= drawsA+200 })
+	testsrv.WaitFor(t, "the client back on a", func() bool { return cl.Servers()[0].Draws >= drawsA+200 })
 	l.finish()
 	lb.finish()
 	finished := time.Now()
 	after := cl.Stats()
 
-	if n := idcheck.Repeats(l.ids, lb.ids); n != 0 {
+	if n := bench.Repeats(l.ids, lb.ids); n != 0 {
 		t.Fatalf("%d duplicate tickets", n)
 	}
 	if len(l.errs) != 0 {

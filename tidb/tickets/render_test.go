@@ -10,7 +10,7 @@ import (
 	_ "github.com/pingcap/tidb/pkg/parser/test_driver" // value expressions for the parser
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/golden"
+	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/tidb/tickets"
 )
 
@@ -35,7 +35,7 @@ func TestMigrationsGolden(t *testing.T) {
 			t.Fatalf("%s: %v", c.file, err)
 		}
 		got := files[tickets.MigrationName(c.set.Name)]
-		golden.Check(t, filepath.Join("..", "..", "testdata", "tickets", c.file), got)
+		testsrv.CheckGolden(t, filepath.Join("..", "..", "testdata", "tickets", c.file), got)
 		if len(files) != 2 {
 			t.Errorf("%s: %d files, want the ticket's and its class table's", c.file, len(files))
 		}
@@ -48,7 +48,7 @@ func TestMigrationsGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		golden.Check(t, filepath.Join("..", "..", "testdata", "tickets", c.file), files[tickets.ClassMigrationName("tickets64")])
+		testsrv.CheckGolden(t, filepath.Join("..", "..", "testdata", "tickets", c.file), files[tickets.ClassMigrationName("tickets64")])
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/shardid/shardid/internal/idcheck"
 	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/tidb/tickets"
 )
@@ -137,7 +136,7 @@ func TestBehindAndNoClassTable(t *testing.T) {
 	if st := cl.Servers()[0]; !errors.Is(st.Rewound, tickets.ErrRewound) {
 		t.Errorf("a after going back: %+v", st)
 	}
-	idcheck.WaitFor(t, "the failed report", func() bool {
+	testsrv.WaitFor(t, "the failed report", func() bool {
 		for _, e := range ev.of(tickets.EventRecordFailed, "a") {
 			if strings.Contains(e.Err.Error(), "clients started later will not know it") {
 				return true

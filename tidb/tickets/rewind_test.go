@@ -14,7 +14,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/idcheck"
+	"github.com/shardid/shardid/internal/bench"
 	"github.com/shardid/shardid/internal/mariadb"
 	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/tidb/tickets"
@@ -130,7 +130,7 @@ func TestRestoredDataDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := startLoop(cl, 4)
-	idcheck.WaitFor(t, "2,000 tickets", func() bool { return l.total.Load() >= 2000 })
+	testsrv.WaitFor(t, "2,000 tickets", func() bool { return l.total.Load() >= 2000 })
 
 	// The backup: a cold copy of a's data directory.
 	srvA.Crash()
@@ -146,8 +146,8 @@ func TestRestoredDataDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	drawsA := cl.Servers()[0].Draws
-	idcheck.WaitFor(t, "3,000 tickets from a after the backup", func() bool { return cl.Servers()[0].Draws >= drawsA+3000 })
-	idcheck.WaitFor(t, "a's progress recorded on b", func() bool { return classRow(t, b, "tickets64", 1).Seen > atBackup.Last+2000 })
+	testsrv.WaitFor(t, "3,000 tickets from a after the backup", func() bool { return cl.Servers()[0].Draws >= drawsA+3000 })
+	testsrv.WaitFor(t, "a's progress recorded on b", func() bool { return classRow(t, b, "tickets64", 1).Seen > atBackup.Last+2000 })
 
 	// The restore.
 	srvA.Crash()
@@ -157,7 +157,7 @@ func TestRestoredDataDir(t *testing.T) {
 	if err := srvA.Restart(ctx); err != nil {
 		t.Fatal(err)
 	}
-	idcheck.WaitFor(t, "the running client to find the rewind", func() bool { return cl.Servers()[0].Rewound != nil })
+	testsrv.WaitFor(t, "the running client to find the rewind", func() bool { return cl.Servers()[0].Rewound != nil })
 	var fev events
 	fresh, err := tickets.NewClient(ctx, servers, fastRecord("tickets64", &fev))
 	if err != nil {
@@ -168,9 +168,9 @@ func TestRestoredDataDir(t *testing.T) {
 	}
 	fl := startLoop(fresh, 2)
 	at := l.total.Load() + fl.total.Load()
-	idcheck.WaitFor(t, "3,000 tickets after the restore", func() bool { return l.total.Load()+fl.total.Load() >= at+3000 })
+	testsrv.WaitFor(t, "3,000 tickets after the restore", func() bool { return l.total.Load()+fl.total.Load() >= at+3000 })
 	ids := append(l.finish(), fl.finish()...)
-	if n := idcheck.Repeats(ids); n != 0 {
+	if n := bench.Repeats(ids); n != 0 {
 		t.Fatalf("%d duplicate tickets among %d", n, len(ids))
 	}
 	for _, err := range append(l.errs, fl.errs...) {
@@ -194,15 +194,15 @@ func TestRestoredDataDir(t *testing.T) {
 	}
 	t.Logf("resume: %+v", res)
 	l, fl = startLoop(cl, 4), startLoop(fresh, 2)
-	idcheck.WaitFor(t, "both clients back on a", func() bool {
+	testsrv.WaitFor(t, "both clients back on a", func() bool {
 		return cl.Servers()[0].Rewound == nil && fresh.Servers()[0].Rewound == nil
 	})
 	drawsA, freshA := cl.Servers()[0].Draws, fresh.Servers()[0].Draws
-	idcheck.WaitFor(t, "500 tickets from a in each client", func() bool {
+	testsrv.WaitFor(t, "500 tickets from a in each client", func() bool {
 		return cl.Servers()[0].Draws >= drawsA+500 && fresh.Servers()[0].Draws >= freshA+500
 	})
 	ids = append(ids, append(l.finish(), fl.finish()...)...)
-	if n := idcheck.Repeats(ids); n != 0 {
+	if n := bench.Repeats(ids); n != 0 {
 		t.Fatalf("%d duplicate tickets after the resume", n)
 	}
 	if len(ev.of(tickets.EventResumed, "a")) == 0 || len(fev.of(tickets.EventResumed, "a")) == 0 {
@@ -229,8 +229,8 @@ func TestRestoredDataDir(t *testing.T) {
 // t on a duplicate or an error.
 func afterRewind(t *testing.T, l *drawLoop, cl *tickets.Client, servers []tickets.Server, name string, n int64) []int64 {
 	t.Helper()
-	idcheck.WaitFor(t, "the running client to find the rewind", func() bool { return cl.Servers()[0].Rewound != nil })
-	idcheck.WaitFor(t, "the report on b", func() bool { return classRow(t, servers[1].DB, name, 1).Pending() })
+	testsrv.WaitFor(t, "the running client to find the rewind", func() bool { return cl.Servers()[0].Rewound != nil })
+	testsrv.WaitFor(t, "the report on b", func() bool { return classRow(t, servers[1].DB, name, 1).Pending() })
 	fresh, err := tickets.NewClient(context.Background(), servers, tickets.ClientSettings{Name: name})
 	if err != nil {
 		t.Fatal(err)
@@ -240,9 +240,9 @@ func afterRewind(t *testing.T, l *drawLoop, cl *tickets.Client, servers []ticket
 	}
 	fl := startLoop(fresh, 2)
 	at := l.total.Load() + fl.total.Load()
-	idcheck.WaitFor(t, "tickets after the fault", func() bool { return l.total.Load()+fl.total.Load() >= at+n })
+	testsrv.WaitFor(t, "tickets after the fault", func() bool { return l.total.Load()+fl.total.Load() >= at+n })
 	ids := append(l.finish(), fl.finish()...)
-	if dups := idcheck.Repeats(ids); dups != 0 || len(l.errs)+len(fl.errs) != 0 {
+	if dups := bench.Repeats(ids); dups != 0 || len(l.errs)+len(fl.errs) != 0 {
 		t.Fatalf("%d duplicate tickets among %d; errors %v", dups, len(ids), append(l.errs, fl.errs...))
 	}
 	return ids
@@ -253,9 +253,9 @@ func afterRewind(t *testing.T, l *drawLoop, cl *tickets.Client, servers []ticket
 func backOnA(t *testing.T, cl *tickets.Client, n int64) []int64 {
 	t.Helper()
 	l := startLoop(cl, 2)
-	idcheck.WaitFor(t, "the client back on a", func() bool { return cl.Servers()[0].Rewound == nil })
+	testsrv.WaitFor(t, "the client back on a", func() bool { return cl.Servers()[0].Rewound == nil })
 	drawsA := cl.Servers()[0].Draws
-	idcheck.WaitFor(t, "tickets from a after the resume", func() bool { return cl.Servers()[0].Draws >= drawsA+n })
+	testsrv.WaitFor(t, "tickets from a after the resume", func() bool { return cl.Servers()[0].Draws >= drawsA+n })
 	return l.finish()
 }
 
@@ -264,7 +264,7 @@ func backOnA(t *testing.T, cl *tickets.Client, n int64) []int64 {
 // among them.
 func negativeControl(t *testing.T, ids []int64, servers []tickets.Server, name string, n int) {
 	t.Helper()
-	dups := idcheck.Repeats(ids, blindDraws(t, servers, name, n))
+	dups := bench.Repeats(ids, blindDraws(t, servers, name, n))
 	if dups == 0 {
 		t.Errorf("negative control: a client without the rewind checks drew %d tickets after the same fault and the count found no duplicate", n)
 	}
@@ -310,13 +310,13 @@ func TestDumpReloaded(t *testing.T) {
 				t.Fatal(err)
 			}
 			l := startLoop(cl, 4)
-			idcheck.WaitFor(t, "1,000 tickets", func() bool { return l.total.Load() >= 1000 })
+			testsrv.WaitFor(t, "1,000 tickets", func() bool { return l.total.Load() >= 1000 })
 			dump, err := mariadb.Dump(ctx, c.srv.Port(), dbName(t, dsnA), "t")
 			if err != nil {
 				t.Fatal(err)
 			}
 			drawsA := cl.Servers()[0].Draws
-			idcheck.WaitFor(t, "2,000 tickets from a after the dump", func() bool { return cl.Servers()[0].Draws >= drawsA+2000 })
+			testsrv.WaitFor(t, "2,000 tickets from a after the dump", func() bool { return cl.Servers()[0].Draws >= drawsA+2000 })
 			if err := mariadb.Load(ctx, c.srv.Port(), dbName(t, dsnA), dump); err != nil {
 				t.Fatal(err)
 			}
@@ -328,7 +328,7 @@ func TestDumpReloaded(t *testing.T) {
 				t.Fatalf("resume: %+v, %v", res, err)
 			}
 			ids = append(ids, backOnA(t, cl, 500)...)
-			if n := idcheck.Repeats(ids); n != 0 {
+			if n := bench.Repeats(ids); n != 0 {
 				t.Fatalf("%d duplicate tickets after the resume", n)
 			}
 
@@ -362,10 +362,10 @@ func TestSequenceRestored(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := startLoop(cl, 2)
-	idcheck.WaitFor(t, "1,000 tickets", func() bool { return l.total.Load() >= 1000 })
+	testsrv.WaitFor(t, "1,000 tickets", func() bool { return l.total.Load() >= 1000 })
 	atDump := cl.Servers()[0].High
 	drawsA := cl.Servers()[0].Draws
-	idcheck.WaitFor(t, "1,000 tickets from a after the dump", func() bool { return cl.Servers()[0].Draws >= drawsA+1000 })
+	testsrv.WaitFor(t, "1,000 tickets from a after the dump", func() bool { return cl.Servers()[0].Draws >= drawsA+1000 })
 	reload := func() {
 		files, err := tickets.Migrations(shardid.DialectTiDB, tickets.Settings{Name: "s", Increment: 2, Offset: 1, Kind: tickets.KindSequence, Cache: 50, Start: atDump})
 		if err != nil {
@@ -387,7 +387,7 @@ func TestSequenceRestored(t *testing.T) {
 		t.Fatalf("resume: %+v, %v", res, err)
 	}
 	ids = append(ids, backOnA(t, cl, 300)...)
-	if n := idcheck.Repeats(ids); n != 0 {
+	if n := bench.Repeats(ids); n != 0 {
 		t.Fatalf("%d duplicate tickets after the resume", n)
 	}
 
@@ -411,7 +411,7 @@ func TestNoFalseRewind(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := startLoop(cl, 4)
-	idcheck.WaitFor(t, "500 tickets", func() bool { return l.total.Load() >= 500 })
+	testsrv.WaitFor(t, "500 tickets", func() bool { return l.total.Load() >= 500 })
 	for i := range 500 {
 		fresh, err := tickets.NewClient(ctx, servers, tickets.ClientSettings{Name: "t"})
 		if err != nil {

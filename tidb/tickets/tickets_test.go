@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shardid/shardid/internal/idcheck"
+	"github.com/shardid/shardid/internal/bench"
 	"github.com/shardid/shardid/internal/mariadb"
 	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/tidb/tickets"
@@ -216,10 +216,10 @@ func TestFailover(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := startLoop(cl, 4)
-	idcheck.WaitFor(t, "2,000 tickets", func() bool { return l.total.Load() >= 2000 })
+	testsrv.WaitFor(t, "2,000 tickets", func() bool { return l.total.Load() >= 2000 })
 	srvA.Crash()
 	atCrash := l.total.Load()
-	idcheck.WaitFor(t, "2,000 tickets with a down", func() bool { return l.total.Load() >= atCrash+2000 })
+	testsrv.WaitFor(t, "2,000 tickets with a down", func() bool { return l.total.Load() >= atCrash+2000 })
 	// A client started while a is down reads a's settings when a answers
 	// again, from several goroutines at once.
 	late, err := tickets.NewClient(ctx, servers, tickets.ClientSettings{Name: "tickets64", RetryAfter: 200 * time.Millisecond})
@@ -234,13 +234,13 @@ func TestFailover(t *testing.T) {
 		t.Fatal(err)
 	}
 	drawsA := cl.Servers()[0].Draws
-	idcheck.WaitFor(t, "the client back on a", func() bool { return cl.Servers()[0].Draws >= drawsA+500 })
-	idcheck.WaitFor(t, "the late client on a", func() bool { st := late.Servers()[0]; return st.Draws >= 500 || st.Refused != nil })
+	testsrv.WaitFor(t, "the client back on a", func() bool { return cl.Servers()[0].Draws >= drawsA+500 })
+	testsrv.WaitFor(t, "the late client on a", func() bool { st := late.Servers()[0]; return st.Draws >= 500 || st.Refused != nil })
 	if st := late.Servers()[0]; st.Refused != nil {
 		t.Errorf("the late client refused a: %v", st.Refused)
 	}
 	ids := append(l.finish(), ll.finish()...)
-	if n := idcheck.Repeats(ids); n != 0 {
+	if n := bench.Repeats(ids); n != 0 {
 		t.Fatalf("%d duplicate tickets among %d", n, len(ids))
 	}
 	for _, err := range append(l.errs, ll.errs...) {
@@ -253,14 +253,14 @@ func TestFailover(t *testing.T) {
 	// a's counter is moved into b's class: a refused, b goes on.
 	tamper(t, a, b)
 	l = startLoop(cl, 4)
-	idcheck.WaitFor(t, "a refused", func() bool { return cl.Servers()[0].Refused != nil })
-	idcheck.WaitFor(t, "1,000 tickets after the tampering", func() bool { return l.total.Load() >= 1000 })
+	testsrv.WaitFor(t, "a refused", func() bool { return cl.Servers()[0].Refused != nil })
+	testsrv.WaitFor(t, "1,000 tickets after the tampering", func() bool { return l.total.Load() >= 1000 })
 	more := l.finish()
 	if st := cl.Servers()[0]; !errors.Is(st.Refused, tickets.ErrWrongClass) {
 		t.Errorf("a: %+v; want refused with ErrWrongClass", st)
 	}
 	all := append(ids, more...)
-	if n := idcheck.Repeats(all); n != 0 {
+	if n := bench.Repeats(all); n != 0 {
 		t.Errorf("%d duplicate tickets after the tampering", n)
 	}
 
@@ -279,7 +279,7 @@ func TestFailover(t *testing.T) {
 		}
 		got = append(got, id)
 	}
-	if n := idcheck.Repeats(got); n == 0 {
+	if n := bench.Repeats(got); n == 0 {
 		t.Errorf("negative control: a client without checks drew 200 tickets from two servers in one class and the count found no duplicate")
 	}
 }

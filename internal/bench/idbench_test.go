@@ -1,4 +1,4 @@
-package idbench_test
+package bench_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/shardid/shardid/internal/idbench"
+	"github.com/shardid/shardid/internal/bench"
 	"github.com/shardid/shardid/internal/testsrv"
 )
 
@@ -18,12 +18,12 @@ import (
 func TestRoundTripsCounted(t *testing.T) {
 	_, mdsn := testsrv.MariaDBDB(t)
 	_, pdsn := testsrv.PGDB(t)
-	my, myCtr, err := idbench.OpenMySQL(mdsn)
+	my, myCtr, err := bench.OpenMySQL(mdsn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer my.Close()
-	pg, pgCtr, err := idbench.OpenPG(pdsn)
+	pg, pgCtr, err := bench.OpenPG(pdsn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func TestRoundTripsCounted(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		db   *sql.DB
-		ctr  *idbench.Counter
+		ctr  *bench.Counter
 		q    string
 		args []any
 		want int64
@@ -68,13 +68,13 @@ func TestRoundTripsCounted(t *testing.T) {
 // are per client and per 1,000 IDs.
 func TestDrive(t *testing.T) {
 	var n atomic.Int64
-	r, err := idbench.Drive(context.Background(), 3, 100, nil, func() (idbench.Draw, error) {
+	r, err := bench.Drive(context.Background(), 3, 100, nil, func() (bench.Draw, error) {
 		return func(context.Context) (int64, error) { return n.Add(1), nil }, nil
 	})
 	if err != nil || r.IDs != 300 || r.Errors != 0 || r.PerClient <= 0 {
 		t.Errorf("%+v, %v", r, err)
 	}
-	if m := idbench.Median([]float64{5, 1, 3, 2}); m != 2.5 {
+	if m := bench.Median([]float64{5, 1, 3, 2}); m != 2.5 {
 		t.Errorf("median %v", m)
 	}
 }

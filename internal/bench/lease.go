@@ -1,10 +1,11 @@
-// Package leasebench measures worker-id leases: how long acquiring and
+package bench
+
+// This file measures worker-id leases: how long acquiring and
 // releasing a node id take on a database, and how fast a generator bound
 // to a lease draws next to the same generator without one. The root
 // package's benchmarks report these figures; a command that benchmarks a
 // user's own database can call the same functions. It needs a database
 // with the lease table for Cycle, nothing for Rates.
-package leasebench
 
 import (
 	"context"

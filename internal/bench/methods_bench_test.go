@@ -1,4 +1,4 @@
-package idbench_test
+package bench_test
 
 import (
 	"context"
@@ -7,24 +7,22 @@ import (
 	"testing"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/idbench"
+	"github.com/shardid/shardid/internal/bench"
 	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/tidb/tickets"
 )
-
-func TestMain(m *testing.M) { testsrv.Main(m) }
 
 // runCost measures each method, baseline first, for 1 and 4 concurrent
 // clients: every round runs each method once; the figures are medians over
 // the rounds of IDs per second per client, of each as a multiple of the
 // same round's baseline (the first method, or the one named by vs), and of
 // round trips per 1,000 IDs.
-func runCost(b *testing.B, ctr *idbench.Counter, methods []idbench.Method) {
+func runCost(b *testing.B, ctr *bench.Counter, methods []bench.Method) {
 	ctx := context.Background()
 	for _, clients := range []int{1, 4} {
 		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
-			var s idbench.Samples
+			var s bench.Samples
 			for range b.N {
 				rate := map[string]float64{}
 				for _, m := range methods {
@@ -64,7 +62,7 @@ func mustExec(b *testing.B, db *sql.DB, stmts ...string) {
 // 1000).
 func segmentTag(b *testing.B, db *sql.DB, d shardid.Dialect) {
 	b.Helper()
-	if err := idbench.SegmentTag(context.Background(), db, d, "", "bench"); err != nil {
+	if err := bench.SegmentTag(context.Background(), db, d, "", "bench"); err != nil {
 		b.Fatal(err)
 	}
 }
@@ -75,7 +73,7 @@ func segmentTag(b *testing.B, db *sql.DB, d shardid.Dialect) {
 //	go test ./internal/idbench -run '^$' -bench Cost -benchtime 5x
 func BenchmarkCostMariaDB(b *testing.B) {
 	_, dsn := testsrv.MariaDBDB(b)
-	db, ctr, err := idbench.OpenMySQL(dsn)
+	db, ctr, err := bench.OpenMySQL(dsn)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -86,10 +84,10 @@ func BenchmarkCostMariaDB(b *testing.B) {
 		b.Fatal(err)
 	}
 	segmentTag(b, db, shardid.DialectMySQL)
-	runCost(b, ctr, []idbench.Method{
-		{"auto_increment", 2000, "", idbench.ExecLastID(db, "INSERT INTO ai () VALUES ()")},
-		{"tickets", 2000, "", idbench.TicketDraws(db, "tickets64")},
-		{"segments", 200_000, "", idbench.SegmentDraws(db, shardid.SegmentSettings{Tag: "bench"})},
+	runCost(b, ctr, []bench.Method{
+		{"auto_increment", 2000, "", bench.ExecLastID(db, "INSERT INTO ai () VALUES ()")},
+		{"tickets", 2000, "", bench.TicketDraws(db, "tickets64")},
+		{"segments", 200_000, "", bench.SegmentDraws(db, shardid.SegmentSettings{Tag: "bench"})},
 	})
 }
 
@@ -99,7 +97,7 @@ func BenchmarkCostMariaDB(b *testing.B) {
 // cluster).
 func BenchmarkCostTiDB(b *testing.B) {
 	_, dsn := testsrv.TiDBDB(b)
-	db, ctr, err := idbench.OpenMySQL(dsn)
+	db, ctr, err := bench.OpenMySQL(dsn)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -114,11 +112,11 @@ func BenchmarkCostTiDB(b *testing.B) {
 		b.Fatal(err)
 	}
 	segmentTag(b, db, shardid.DialectTiDB)
-	runCost(b, ctr, []idbench.Method{
-		{"auto_increment", 1000, "", idbench.ExecLastID(db, "INSERT INTO ai () VALUES ()")},
-		{"tickets", 1000, "", idbench.TicketDraws(db, "tickets64")},
-		{"tickets-sequence", 2000, "", idbench.TicketDraws(db, "tickets64_seq")},
-		{"segments", 200_000, "", idbench.SegmentDraws(db, shardid.SegmentSettings{Tag: "bench"})},
+	runCost(b, ctr, []bench.Method{
+		{"auto_increment", 1000, "", bench.ExecLastID(db, "INSERT INTO ai () VALUES ()")},
+		{"tickets", 1000, "", bench.TicketDraws(db, "tickets64")},
+		{"tickets-sequence", 2000, "", bench.TicketDraws(db, "tickets64_seq")},
+		{"segments", 200_000, "", bench.SegmentDraws(db, shardid.SegmentSettings{Tag: "bench"})},
 	})
 }
 
@@ -128,7 +126,7 @@ func BenchmarkCostTiDB(b *testing.B) {
 // next_id() INSERT's ratio is against the bigserial INSERT.
 func BenchmarkCostPostgres(b *testing.B) {
 	_, dsn := testsrv.PGDB(b)
-	db, ctr, err := idbench.OpenPG(dsn)
+	db, ctr, err := bench.OpenPG(dsn)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -149,11 +147,11 @@ func BenchmarkCostPostgres(b *testing.B) {
 		"CREATE TABLE k_bigserial (id bigserial PRIMARY KEY)",
 		"CREATE TABLE insta1.k (id bigint PRIMARY KEY DEFAULT insta1.next_id())")
 	segmentTag(b, db, shardid.DialectPostgres)
-	runCost(b, ctr, []idbench.Method{
-		{"nextval", 2000, "", idbench.QueryID(db, "SELECT nextval('bench_seq')")},
-		{"segments", 200_000, "", idbench.SegmentDraws(db, shardid.SegmentSettings{Tag: "bench"})},
-		{"next_id", 2000, "", idbench.QueryID(db, "SELECT insta1.next_id()")},
-		{"insert-bigserial", 2000, "", idbench.QueryID(db, "INSERT INTO k_bigserial DEFAULT VALUES RETURNING id")},
-		{"insert-default-next_id", 2000, "insert-bigserial", idbench.QueryID(db, "INSERT INTO insta1.k DEFAULT VALUES RETURNING id")},
+	runCost(b, ctr, []bench.Method{
+		{"nextval", 2000, "", bench.QueryID(db, "SELECT nextval('bench_seq')")},
+		{"segments", 200_000, "", bench.SegmentDraws(db, shardid.SegmentSettings{Tag: "bench"})},
+		{"next_id", 2000, "", bench.QueryID(db, "SELECT insta1.next_id()")},
+		{"insert-bigserial", 2000, "", bench.QueryID(db, "INSERT INTO k_bigserial DEFAULT VALUES RETURNING id")},
+		{"insert-default-next_id", 2000, "insert-bigserial", bench.QueryID(db, "INSERT INTO insta1.k DEFAULT VALUES RETURNING id")},
 	})
 }

@@ -1,4 +1,6 @@
-// Package idbench measures what an ID costs a client: IDs per second per
+package bench
+
+// This file measures what an ID costs a client: IDs per second per
 // client and database round trips per 1,000 IDs, for any way of drawing
 // IDs (a ticket server, a segment allocator, a sequence, an INSERT), run
 // by several clients at once against a real server. The project's
@@ -9,7 +11,6 @@
 // writing after it has read (or for the first time) one round trip
 // begins. Messages sent without waiting for an answer (a prepared
 // statement's close, a pipelined query) do not count twice.
-package idbench
 
 import (
 	"context"
@@ -23,7 +24,8 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
+
+	dsnpkg "github.com/shardid/shardid/internal/dsn"
 )
 
 // Counter counts round trips on the connections of one pool.
@@ -61,10 +63,16 @@ var dialers atomic.Int64
 // OpenMySQL opens a go-sql-driver/mysql pool over dsn whose connections
 // count round trips.
 func OpenMySQL(dsn string) (*sql.DB, *Counter, error) {
-	cfg, err := mysql.ParseDSN(dsn)
+	cfg, err := dsnpkg.MySQLConfig(dsn)
 	if err != nil {
 		return nil, nil, fmt.Errorf("idbench: %w", err)
 	}
+	return openMySQL(cfg)
+}
+
+// openMySQL opens a go-sql-driver/mysql pool with cfg (which it changes)
+// whose connections count round trips.
+func openMySQL(cfg *mysql.Config) (*sql.DB, *Counter, error) {
 	c := &Counter{}
 	network := cfg.Net
 	name := fmt.Sprintf("idbench%d", dialers.Add(1))
@@ -76,20 +84,28 @@ func OpenMySQL(dsn string) (*sql.DB, *Counter, error) {
 		return &conn{Conn: nc, c: c}, nil
 	})
 	cfg.Net = name
-	connector, err := mysql.NewConnector(cfg)
+	db, err := dsnpkg.PoolMySQL(cfg)
 	if err != nil {
 		return nil, nil, fmt.Errorf("idbench: %w", err)
 	}
-	return sql.OpenDB(connector), c, nil
+	return db, c, nil
 }
 
 // OpenPG opens a pgx (database/sql) pool over dsn whose connections count
 // round trips.
 func OpenPG(dsn string) (*sql.DB, *Counter, error) {
-	cfg, err := pgx.ParseConfig(dsn)
+	cfg, err := dsnpkg.PGConfig(dsn)
 	if err != nil {
 		return nil, nil, fmt.Errorf("idbench: %w", err)
 	}
+	db, c := openPG(cfg)
+	return db, c, nil
+}
+
+// openPG opens a pgx (database/sql) pool with a copy of cfg whose
+// connections count round trips.
+func openPG(cfg *pgx.ConnConfig) (*sql.DB, *Counter) {
+	cfg = cfg.Copy()
 	c := &Counter{}
 	dial := cfg.DialFunc
 	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -99,7 +115,7 @@ func OpenPG(dsn string) (*sql.DB, *Counter, error) {
 		}
 		return &conn{Conn: nc, c: c}, nil
 	}
-	return stdlib.OpenDB(*cfg), c, nil
+	return dsnpkg.PoolPG(cfg), c
 }
 
 // Draw returns one ID.
@@ -169,19 +185,6 @@ func Drive(ctx context.Context, clients, perClient int, ctr *Counter, newDraw fu
 		res.RoundTripsPer1000 = float64(ctr.RoundTrips()) * 1000 / float64(res.IDs)
 	}
 	return res, nil
-}
-
-// Median returns the median of xs (0 for none).
-func Median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	switch {
-	case len(s) == 0:
-		return 0
-	case len(s)%2 == 1:
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // Samples collects per-round figures by name, in the order first added.

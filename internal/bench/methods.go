@@ -1,4 +1,4 @@
-package idbench
+package bench
 
 import (
 	"context"

@@ -1,7 +1,8 @@
-// Package golden compares test output with golden files under testdata/,
-// the one way every package's tests do it. Run a package's tests with
-// -update to rewrite its golden files, then review the diff.
-package golden
+package testsrv
+
+// Golden files: test output compared with files under the package's
+// testdata/, the one way every package's tests do it. Run a package's
+// tests with -update to rewrite its golden files, then review the diff.
 
 import (
 	"bytes"
@@ -13,13 +14,13 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/ instead of comparing with them")
 
-// Updating reports whether the test binary runs with -update.
-func Updating() bool { return *update }
+// UpdatingGolden reports whether the test binary runs with -update.
+func UpdatingGolden() bool { return *update }
 
-// Check compares got with the file at path and reports a difference as a
-// test error showing both; with -update it writes got to path instead,
-// creating its directory.
-func Check(tb testing.TB, path string, got []byte) {
+// CheckGolden compares got with the file at path and reports a difference
+// as a test error showing both; with -update it writes got to path
+// instead, creating its directory.
+func CheckGolden(tb testing.TB, path string, got []byte) {
 	tb.Helper()
 	if *update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
