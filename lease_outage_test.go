@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/internal/dbserver"
 	"github.com/shardid/shardid/internal/leasemig"
-	"github.com/shardid/shardid/internal/pgserver"
 	"github.com/shardid/shardid/internal/testsrv"
 )
 
@@ -24,7 +24,7 @@ type crashable struct {
 
 var crashables = []crashable{
 	{"postgres", shardid.DialectPostgres, func(t *testing.T) (*sql.DB, func(), func() error) {
-		srv := testsrv.NewPG(t, pgserver.Options{})
+		srv := testsrv.NewPG(t, dbserver.PGOptions{})
 		db := testsrv.Open(t, "pgx", testsrv.Database(t, srv))
 		return db, func() { _ = srv.Crash() }, func() error { return srv.Restart(context.Background()) }
 	}},

@@ -11,8 +11,8 @@ import (
 
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/internal/bench"
+	"github.com/shardid/shardid/internal/dbserver"
 	"github.com/shardid/shardid/internal/leasemig"
-	"github.com/shardid/shardid/internal/tabledump"
 	"github.com/shardid/shardid/internal/testsrv"
 )
 
@@ -156,7 +156,7 @@ func TestLeaseRestoredTableNewcomer(t *testing.T) {
 			a := acquire(t, db, shardid.LeaseSettings{Holder: "a", TTL: newcomerTTL, RenewEvery: -1})
 			stopRenew := renewEvery(a)
 			da := startDrawer(a)
-			dump, err := tabledump.Take(ctx, b.dialect, dsn, shardid.DefaultLeaseTable)
+			dump, err := dbserver.TakeTable(ctx, b.dialect, dsn, shardid.DefaultLeaseTable)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -165,7 +165,7 @@ func TestLeaseRestoredTableNewcomer(t *testing.T) {
 			if err := a.Renew(ctx); err != nil {
 				t.Fatal(err)
 			}
-			if err := tabledump.Restore(ctx, dsn, dump); err != nil {
+			if err := dbserver.RestoreTable(ctx, dsn, dump); err != nil {
 				t.Fatal(err)
 			}
 			nb := acquire(t, db, shardid.LeaseSettings{Holder: "b", TTL: newcomerTTL, RenewEvery: -1})
@@ -209,7 +209,7 @@ func TestLeaseRestoredTableFenced(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
 			db, dsn := leaseRestoreDB(t, b)
-			dump, err := tabledump.Take(ctx, b.dialect, dsn, shardid.DefaultLeaseTable)
+			dump, err := dbserver.TakeTable(ctx, b.dialect, dsn, shardid.DefaultLeaseTable)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -217,7 +217,7 @@ func TestLeaseRestoredTableFenced(t *testing.T) {
 			a := acquire(t, db, shardid.LeaseSettings{Holder: "a", TTL: restoreTTL, OnEvent: events.add})
 			da := startDrawer(a)
 			testsrv.WaitFor(t, "a drawing", func() bool { return da.count() >= 1000 })
-			if err := tabledump.Restore(ctx, dsn, dump); err != nil {
+			if err := dbserver.RestoreTable(ctx, dsn, dump); err != nil {
 				t.Fatal(err)
 			}
 			res, err := shardid.FenceLeases(ctx, db, b.dialect, "", shardid.LeaseFenceSettings{Layout: shardid.Snowflake(), TTL: restoreTTL}) // the restored table has no row to read it from
@@ -282,7 +282,7 @@ func TestLeaseRowRewound(t *testing.T) {
 				if broken {
 					shardid.TrustRow(a)
 				}
-				dump, err := tabledump.Take(ctx, b.dialect, dsn, shardid.DefaultLeaseTable)
+				dump, err := dbserver.TakeTable(ctx, b.dialect, dsn, shardid.DefaultLeaseTable)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -291,7 +291,7 @@ func TestLeaseRowRewound(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				if err := tabledump.Restore(ctx, dsn, dump); err != nil {
+				if err := dbserver.RestoreTable(ctx, dsn, dump); err != nil {
 					t.Fatal(err)
 				}
 				err = a.Renew(ctx)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/internal/bench"
-	"github.com/shardid/shardid/internal/pgserver"
+	"github.com/shardid/shardid/internal/dbserver"
 	"github.com/shardid/shardid/internal/testsrv"
 )
 
@@ -104,7 +104,7 @@ func notIncreasing(streams ...[]int64) int {
 }
 
 // TestStreamChecks: the order check the fault tests rely on catches what
-// it looks for (idcheck tests the repeat count).
+// it looks for (internal/bench tests the repeat count).
 func TestStreamChecks(t *testing.T) {
 	if notIncreasing([]int64{1, 2, 5}) != 0 || notIncreasing([]int64{1, 3, 2, 2}) != 2 {
 		t.Error("notIncreasing miscounts")
@@ -121,7 +121,7 @@ type faultServer struct {
 
 var faultServers = []faultServer{
 	{"postgres", shardid.DialectPostgres, "pgx", func(t *testing.T) (string, func(), func(context.Context) error) {
-		srv := testsrv.NewPG(t, pgserver.Options{})
+		srv := testsrv.NewPG(t, dbserver.PGOptions{})
 		return testsrv.Database(t, srv), func() {
 			if err := srv.Crash(); err != nil {
 				t.Error(err)

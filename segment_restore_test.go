@@ -9,7 +9,7 @@ import (
 
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/internal/bench"
-	"github.com/shardid/shardid/internal/tabledump"
+	"github.com/shardid/shardid/internal/dbserver"
 	"github.com/shardid/shardid/internal/testsrv"
 )
 
@@ -92,12 +92,12 @@ func rewindMidRun(t *testing.T, s segDB, tag string, forgetful bool) restoreRun 
 	clients, logs := segmentClients(t, s, tag, 3, forgetful)
 	d := startDraws(clients, 2)
 	testsrv.WaitFor(t, "20,000 IDs before the dump", func() bool { return d.total.Load() >= 20_000 })
-	dump, err := tabledump.Take(ctx, s.dialect, s.dsn, shardid.DefaultSegmentTable)
+	dump, err := dbserver.TakeTable(ctx, s.dialect, s.dsn, shardid.DefaultSegmentTable)
 	if err != nil {
 		t.Fatal(err)
 	}
 	testsrv.WaitFor(t, "100,000 IDs after the dump", func() bool { return d.total.Load() >= 120_000 })
-	if err := tabledump.Restore(ctx, s.dsn, dump); err != nil {
+	if err := dbserver.RestoreTable(ctx, s.dsn, dump); err != nil {
 		t.Fatal(err)
 	}
 	atRestore := d.total.Load()
@@ -227,7 +227,7 @@ func TestSegmentsResumeAfterRestore(t *testing.T) {
 				return ids
 			}
 			before := drawN(shardid.SegmentSettings{Tag: "orders"}, 1000)
-			dump, err := tabledump.Take(ctx, s.dialect, s.dsn, shardid.DefaultSegmentTable)
+			dump, err := dbserver.TakeTable(ctx, s.dialect, s.dsn, shardid.DefaultSegmentTable)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -236,7 +236,7 @@ func TestSegmentsResumeAfterRestore(t *testing.T) {
 
 			restore := func() {
 				t.Helper()
-				if err := tabledump.Restore(ctx, s.dsn, dump); err != nil {
+				if err := dbserver.RestoreTable(ctx, s.dsn, dump); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -287,7 +287,7 @@ func TestSegmentsFenceReachesFreshClients(t *testing.T) {
 			if _, _, err := shardid.EnsureSegmentTag(ctx, s.db, s.dialect, "", shardid.SegmentTag{Tag: "orders", Step: 1000}, 0); err != nil {
 				t.Fatal(err)
 			}
-			dump, err := tabledump.Take(ctx, s.dialect, s.dsn, shardid.DefaultSegmentTable)
+			dump, err := dbserver.TakeTable(ctx, s.dialect, s.dsn, shardid.DefaultSegmentTable)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -307,7 +307,7 @@ func TestSegmentsFenceReachesFreshClients(t *testing.T) {
 				}
 				oldIDs = append(oldIDs, id)
 			}
-			if err := tabledump.Restore(ctx, s.dsn, dump); err != nil {
+			if err := dbserver.RestoreTable(ctx, s.dsn, dump); err != nil {
 				t.Fatal(err)
 			}
 			log := &eventLog{}

@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/pgserver"
+	"github.com/shardid/shardid/internal/dbserver"
 	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/pgfunc"
 )
@@ -246,7 +246,7 @@ func TestCrashRestart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a stress test of several seconds; go test without -short runs it")
 	}
-	srv := testsrv.NewPG(t, pgserver.Options{}) // crashed below: a server of its own
+	srv := testsrv.NewPG(t, dbserver.PGOptions{}) // crashed below: a server of its own
 	dsn := testsrv.Database(t, srv)
 	db := testsrv.Open(t, "pgx", dsn)
 	sh := install(t, db, "crash", 22, pgfunc.ModeUnique)

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/pgserver"
+	"github.com/shardid/shardid/internal/dbserver"
 	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/pgfunc"
 )
@@ -66,7 +66,7 @@ func TestCrashKeepsReadOnlyDraws(t *testing.T) {
 // and how long the server took from the kill to the first next_id() that
 // succeeded.
 func crashAfterReadOnlyDraws(t *testing.T, v *variant) (given, again []int64, recovery time.Duration) {
-	srv := testsrv.NewPG(t, pgserver.Options{Settings: map[string]string{
+	srv := testsrv.NewPG(t, dbserver.PGOptions{Settings: map[string]string{
 		"autovacuum":            "off", // nothing else writes and flushes
 		"bgwriter_lru_maxpages": "0",   // nor writes a page (which flushes the WAL up to it)
 	}})

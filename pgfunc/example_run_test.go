@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/shardid/shardid/internal/pgserver"
+	"github.com/shardid/shardid/internal/dbserver"
 	"github.com/shardid/shardid/internal/testsrv"
 )
 
@@ -30,7 +30,7 @@ func captureStdout(t *testing.T, f func()) string {
 // throwaway server of its own (the example's Migrator reads every
 // database of the server) and checks what it prints.
 func TestExampleMigrator(t *testing.T) {
-	dsn := testsrv.Database(t, testsrv.NewPG(t, pgserver.Options{}))
+	dsn := testsrv.Database(t, testsrv.NewPG(t, dbserver.PGOptions{}))
 	t.Setenv("SHARDID_PG_DSN", dsn)
 	got := captureStdout(t, ExampleMigrator)
 	want := "insta0 applied: true\ninsta1 applied: true\ninsta2 applied: true\ninsta3 applied: true\nshard 2\ninsta0 applied: false current\n"

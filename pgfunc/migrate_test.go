@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/pgserver"
+	"github.com/shardid/shardid/internal/dbserver"
 	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/pgfunc"
 )
@@ -543,9 +543,9 @@ func serverMigrator(t *testing.T, dsn string, o pgfunc.Options) *pgfunc.Migrator
 
 // ownServer starts a server of the test's own: a Migrator that reads the
 // whole server must not see the other tests' databases.
-func ownServer(t *testing.T) *pgserver.Server {
+func ownServer(t *testing.T) *dbserver.PG {
 	t.Helper()
-	return testsrv.NewPG(t, pgserver.Options{})
+	return testsrv.NewPG(t, dbserver.PGOptions{})
 }
 
 // TestShardIDUniqueAcrossDatabases: a shard id held in one database of the

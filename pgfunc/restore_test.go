@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/pgserver"
+	"github.com/shardid/shardid/internal/dbserver"
 	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/pgfunc"
 )
@@ -94,7 +94,7 @@ func TestRestoreAndFailover(t *testing.T) {
 		{"lead, drawing 1 s later after pg resume", 4, true, time.Second, true},
 		{"lead, drawing the lead later", 5, true, lead, false},
 	}
-	origin := testsrv.NewPG(t, pgserver.Options{})
+	origin := testsrv.NewPG(t, dbserver.PGOptions{})
 	ctx := context.Background()
 	dsn := testsrv.Database(t, origin)
 	db := testsrv.Open(t, "pgx", dsn)
@@ -150,7 +150,7 @@ func TestRestoreAndFailover(t *testing.T) {
 	}
 	for _, srv := range []struct {
 		name string
-		s    *pgserver.Server
+		s    *dbserver.PG
 	}{{"restore of a backup taken before the burst", restored}, {"failover to an async standby that missed the burst", standby}} {
 		db := testsrv.Open(t, "pgx", srv.s.DSN(dbName))
 		conn := newConn(t, db)
@@ -194,7 +194,7 @@ func TestFailoverToSyncStandby(t *testing.T) {
 	}
 	const burst = 200_000
 	ctx := context.Background()
-	origin := testsrv.NewPG(t, pgserver.Options{})
+	origin := testsrv.NewPG(t, dbserver.PGOptions{})
 	db := testsrv.Open(t, "pgx", testsrv.Database(t, origin))
 	dbName := dbNameOf(t, db)
 	o := pgfunc.WithLeadWait(pgfunc.WithClock(pgfunc.Options{Layout: shardid.JS53()}, nowClock), 20*time.Millisecond)

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/pgserver"
+	"github.com/shardid/shardid/internal/dbserver"
 	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/pgfunc"
 )
@@ -449,7 +449,7 @@ func TestResumeRefusals(t *testing.T) {
 // that takes no connections included, as the census lists them.
 func TestResumeEveryDatabase(t *testing.T) {
 	t.Parallel()
-	srv := testsrv.NewPG(t, pgserver.Options{})
+	srv := testsrv.NewPG(t, dbserver.PGOptions{})
 	ctx := context.Background()
 	nameOf := func(dsn string) string { return dbNameOf(t, testsrv.Open(t, "pgx", dsn)) }
 	dsnA, dsnT, dsnS := testsrv.Database(t, srv), testsrv.Database(t, srv), testsrv.Database(t, srv)

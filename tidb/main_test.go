@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shardid/shardid/internal/dbserver"
 	"github.com/shardid/shardid/internal/testsrv"
-	"github.com/shardid/shardid/internal/tidbserver"
 )
 
 // exampleDSN is the database Example_migrate applies to: on a throwaway
@@ -26,7 +26,7 @@ func TestMain(m *testing.M) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	srv, err := tidbserver.Start(ctx, tidbserver.Options{})
+	srv, err := dbserver.StartTiDB(ctx, dbserver.TiDBOptions{})
 	if err == nil {
 		exampleDSN, err = srv.CreateDatabase(ctx, "example_migrate")
 	}

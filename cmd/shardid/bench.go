@@ -14,8 +14,7 @@ import (
 	"github.com/vbauerster/mpb/v8/decor"
 
 	"github.com/shardid/shardid/internal/bench"
-	"github.com/shardid/shardid/internal/pgserver"
-	"github.com/shardid/shardid/internal/tidbserver"
+	"github.com/shardid/shardid/internal/dbserver"
 )
 
 // benchCommands are the "shardid bench" subcommands (this file).
@@ -85,7 +84,7 @@ func runBenchPG(ctx context.Context, env *cliEnv, args []string) error {
 		fmt.Fprintln(env.stderr, "starting a throwaway PostgreSQL from the installed server binaries (fsync on) ...")
 		// Durable commits, unlike the test servers: synchronous_commit on
 		// and off must differ as they do on a real server.
-		srv, err := pgserver.Start(ctx, pgserver.Options{Settings: map[string]string{"fsync": "on", "full_page_writes": "on"}})
+		srv, err := dbserver.StartPG(ctx, dbserver.PGOptions{Settings: map[string]string{"fsync": "on", "full_page_writes": "on"}})
 		if err != nil {
 			return fmt.Errorf("bench pg: %w", err)
 		}
@@ -114,12 +113,12 @@ func runBenchTiDB(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	where := redactDSN(f.dsn)
 	if f.dsn == "" {
-		bin, err := tidbserver.Find(env.getenv("TIDB_BIN"))
+		bin, err := dbserver.FindTiDB(env.getenv("TIDB_BIN"))
 		if err != nil {
 			return fmt.Errorf("bench tidb: no --dsn, and no throwaway server: %w", err)
 		}
 		fmt.Fprintf(env.stderr, "starting a throwaway TiDB (%s, its embedded unistore engine) ...\n", bin)
-		srv, err := tidbserver.Start(ctx, tidbserver.Options{Bin: bin})
+		srv, err := dbserver.StartTiDB(ctx, dbserver.TiDBOptions{Bin: bin})
 		if err != nil {
 			return fmt.Errorf("bench tidb: no --dsn, and no throwaway server: %w", err)
 		}

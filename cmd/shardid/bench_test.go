@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/shardid/shardid/internal/bench"
+	"github.com/shardid/shardid/internal/dbserver"
 	"github.com/shardid/shardid/internal/testsrv"
-	"github.com/shardid/shardid/internal/tidbserver"
 )
 
 // tinyBench are the flags of a run small enough for tests: every body,
@@ -230,7 +230,7 @@ func TestBenchThrowaway(t *testing.T) {
 	if !strings.Contains(rep.Where, "throwaway") || !strings.Contains(errOut, "starting a throwaway PostgreSQL") {
 		t.Errorf("where %q, stderr %q", rep.Where, errOut)
 	}
-	if _, err := tidbserver.Find(""); err != nil && !testsrv.InCI() {
+	if _, err := dbserver.FindTiDB(""); err != nil && !testsrv.InCI() {
 		t.Skipf("no TiDB on this machine: %v", err)
 	}
 	{

@@ -13,7 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/pgserver"
+	"github.com/shardid/shardid/internal/dbserver"
 	"github.com/shardid/shardid/pgfunc"
 )
 
@@ -36,7 +36,7 @@ func runDemo(ctx context.Context, env *cliEnv, args []string) error {
 	format := pgfunc.DefaultSchemaFormat
 	if *dsn == "" {
 		fmt.Fprintln(env.stdout, "starting a throwaway PostgreSQL from the installed server binaries ...")
-		srv, err := pgserver.Start(ctx, pgserver.Options{})
+		srv, err := dbserver.StartPG(ctx, dbserver.PGOptions{})
 		if err != nil {
 			return fmt.Errorf("demo: %w", err)
 		}

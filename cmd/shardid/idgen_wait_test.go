@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/shardid/shardid/internal/bench"
-	"github.com/shardid/shardid/internal/pgserver"
+	"github.com/shardid/shardid/internal/dbserver"
 	"github.com/shardid/shardid/internal/testsrv"
 )
 
@@ -26,7 +26,7 @@ func TestIDGenRidesOutOutage(t *testing.T) {
 		start func(t *testing.T) (dsn string, crash func(), restart func() error)
 	}{
 		{"postgres", func(t *testing.T) (string, func(), func() error) {
-			srv := testsrv.NewPG(t, pgserver.Options{})
+			srv := testsrv.NewPG(t, dbserver.PGOptions{})
 			return testsrv.Database(t, srv), func() { _ = srv.Crash() }, func() error { return srv.Restart(context.Background()) }
 		}},
 		{"mariadb", func(t *testing.T) (string, func(), func() error) {

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shardid/shardid/internal/pgserver"
+	"github.com/shardid/shardid/internal/dbserver"
 	"github.com/shardid/shardid/internal/testsrv"
 )
 
@@ -36,7 +36,7 @@ shards = "4-7"
 }
 
 // sameDatabaseOn is dsn's database on server s.
-func sameDatabaseOn(t *testing.T, s *pgserver.Server, dsn string) string {
+func sameDatabaseOn(t *testing.T, s *dbserver.PG, dsn string) string {
 	t.Helper()
 	u, err := url.Parse(dsn)
 	if err != nil {
@@ -47,7 +47,7 @@ func sameDatabaseOn(t *testing.T, s *pgserver.Server, dsn string) string {
 
 // startCopy starts a copy of srv's data directory, as a primary or as a
 // streaming standby, stopped when the test ends.
-func startCopy(t *testing.T, srv *pgserver.Server, standby bool) *pgserver.Server {
+func startCopy(t *testing.T, srv *dbserver.PG, standby bool) *dbserver.PG {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -74,10 +74,10 @@ func TestPGMapClone(t *testing.T) {
 		t.Skip("starts servers of its own")
 	}
 	t.Parallel()
-	origin := testsrv.NewPG(t, pgserver.Options{})
+	origin := testsrv.NewPG(t, dbserver.PGOptions{})
 	dsnA := testsrv.Database(t, origin)
 	path, env := writeMap(t, dsnA, dsnA) // b is filled in below
-	env["B_DSN"] = testsrv.Database(t, testsrv.NewPG(t, pgserver.Options{}))
+	env["B_DSN"] = testsrv.Database(t, testsrv.NewPG(t, dbserver.PGOptions{}))
 	if code, out, errOut := runCLI(t, "", env, "pg", "up", "--map", path); code != 0 {
 		t.Fatalf("up on two real servers: exit %d\n%s%s", code, out, errOut)
 	}
@@ -118,10 +118,10 @@ func TestPGMapStandby(t *testing.T) {
 		t.Skip("starts servers of its own")
 	}
 	t.Parallel()
-	primary := testsrv.NewPG(t, pgserver.Options{})
+	primary := testsrv.NewPG(t, dbserver.PGOptions{})
 	dsnA := testsrv.Database(t, primary)
 	path, env := writeMap(t, dsnA, dsnA)
-	env["B_DSN"] = testsrv.Database(t, testsrv.NewPG(t, pgserver.Options{}))
+	env["B_DSN"] = testsrv.Database(t, testsrv.NewPG(t, dbserver.PGOptions{}))
 	if code, out, errOut := runCLI(t, "", env, "pg", "up", "--map", path); code != 0 {
 		t.Fatalf("up: exit %d\n%s%s", code, out, errOut)
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/pgserver"
+	"github.com/shardid/shardid/internal/dbserver"
 	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/pgfunc/fleet"
@@ -25,7 +25,7 @@ func TestPGMap(t *testing.T) {
 		t.Skip("starts a server of its own")
 	}
 	t.Parallel()
-	srv := testsrv.NewPG(t, pgserver.Options{})
+	srv := testsrv.NewPG(t, dbserver.PGOptions{})
 	withPassword := func(dsn string) string { return strings.Replace(dsn, "postgres@", "postgres:s3cret@", 1) }
 	env := map[string]string{
 		"DB1_DSN": withPassword(testsrv.Database(t, srv)),

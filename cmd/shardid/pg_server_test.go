@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shardid/shardid/internal/pgserver"
+	"github.com/shardid/shardid/internal/dbserver"
 	"github.com/shardid/shardid/internal/testsrv"
 )
 
@@ -68,7 +68,7 @@ func TestPGStockGooseRefusesACopy(t *testing.T) {
 // reported as able to hand out the same IDs.
 func TestPGStatusReadsTheWholeServer(t *testing.T) {
 	t.Parallel()
-	srv := testsrv.NewPG(t, pgserver.Options{})
+	srv := testsrv.NewPG(t, dbserver.PGOptions{})
 	app, secret := testsrv.Database(t, srv), testsrv.Database(t, srv)
 	admin := openPG(t, srv.DSN("postgres"))
 	for _, q := range []string{

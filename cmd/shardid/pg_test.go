@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/pgserver"
+	"github.com/shardid/shardid/internal/dbserver"
 	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/pgfunc"
 )
@@ -24,7 +24,7 @@ import (
 // server, so tests that create shards must not share one.
 func pgDSN(t *testing.T) string {
 	t.Helper()
-	return testsrv.Database(t, testsrv.NewPG(t, pgserver.Options{}))
+	return testsrv.Database(t, testsrv.NewPG(t, dbserver.PGOptions{}))
 }
 
 func openPG(t *testing.T, dsn string) *sql.DB {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/internal/bench"
-	"github.com/shardid/shardid/internal/tabledump"
+	"github.com/shardid/shardid/internal/dbserver"
 	"github.com/shardid/shardid/internal/testsrv"
 )
 
@@ -47,13 +47,13 @@ func TestSegmentResumeCLI(t *testing.T) {
 				!strings.Contains(stderr, "discarded unused at close") || strings.Count(stderr, "\n") != 1 {
 				t.Errorf("next's stderr: %q; want the IDs it dropped from 151 on, one line", stderr)
 			}
-			dump, err := tabledump.Take(ctx, b.d, dsn, shardid.DefaultSegmentTable)
+			dump, err := dbserver.TakeTable(ctx, b.d, dsn, shardid.DefaultSegmentTable)
 			if err != nil {
 				t.Fatal(err)
 			}
 			more, _, _ := next("500")
 			before = append(before, more...)
-			if err := tabledump.Restore(ctx, dsn, dump); err != nil {
+			if err := dbserver.RestoreTable(ctx, dsn, dump); err != nil {
 				t.Fatal(err)
 			}
 			code, out, _ := runCLI(t, "", nil, "segment", "status", "--dsn", dsn)

@@ -12,9 +12,8 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/shardid/shardid/internal/mariadb"
+	"github.com/shardid/shardid/internal/dbserver"
 	"github.com/shardid/shardid/internal/testsrv"
-	"github.com/shardid/shardid/internal/tidbserver"
 )
 
 // TestTicketsBadInput: each invalid flag exits 2 with one line naming the
@@ -306,7 +305,7 @@ func TestTicketsRestoreStatusResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dump, err := mariadb.Dump(ctx, srv.Port(), cfg.DBName, "t")
+	dump, err := dbserver.DumpMariaDB(ctx, srv.Port(), cfg.DBName, "t")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +314,7 @@ func TestTicketsRestoreStatusResume(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("next: exit %d", code)
 	}
-	if err := mariadb.Load(ctx, srv.Port(), cfg.DBName, dump); err != nil {
+	if err := dbserver.LoadMariaDB(ctx, srv.Port(), cfg.DBName, dump); err != nil {
 		t.Fatal(err)
 	}
 	code, out, _ := runCLI(t, "", nil, append([]string{"tickets", "status"}, both...)...)
@@ -364,9 +363,9 @@ func TestTicketsNextSequenceRestart(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	srvA, err := tidbserver.StartOnDisk(ctx, tidbserver.Options{})
+	srvA, err := dbserver.StartTiDBOnDisk(ctx, dbserver.TiDBOptions{})
 	switch {
-	case errors.Is(err, tidbserver.ErrNotInstalled) && !testsrv.InCI():
+	case errors.Is(err, dbserver.ErrTiDBNotInstalled) && !testsrv.InCI():
 		t.Skipf("no TiDB: %v", err)
 	case err != nil:
 		t.Fatal(err)

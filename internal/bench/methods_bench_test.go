@@ -70,7 +70,7 @@ func segmentTag(b *testing.B, db *sql.DB, d shardid.Dialect) {
 // BenchmarkCostMariaDB: a ticket (one server, the UPDATE form) and a
 // segment ID against a native AUTO_INCREMENT insert on the same MariaDB.
 //
-//	go test ./internal/idbench -run '^$' -bench Cost -benchtime 5x
+//	go test ./internal/bench -run '^$' -bench Cost -benchtime 5x
 func BenchmarkCostMariaDB(b *testing.B) {
 	_, dsn := testsrv.MariaDBDB(b)
 	db, ctr, err := bench.OpenMySQL(dsn)

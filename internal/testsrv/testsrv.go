@@ -1,7 +1,9 @@
-// Package testsrv gives tests real, throwaway database servers: PostgreSQL
-// (internal/pgserver), MariaDB (internal/mariadb) and TiDB
-// (internal/tidbserver), each started on first use and shared by the
-// tests of one package, and fresh databases on them, one per test.
+// Package testsrv gives tests real, throwaway database servers: PostgreSQL,
+// MariaDB and TiDB (internal/dbserver), each started on first use and
+// shared by the tests of one package, and fresh databases on them, one per
+// test. It also holds what the tests of several packages share: golden
+// files (CheckGolden, the -update flag) and waiting for a concurrent load
+// (WaitFor).
 //
 // A package that uses it calls Main from its TestMain, so that the servers
 // it started are stopped:
@@ -29,9 +31,7 @@ import (
 	_ "github.com/go-sql-driver/mysql" // database/sql driver "mysql"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
 
-	"github.com/shardid/shardid/internal/mariadb"
-	"github.com/shardid/shardid/internal/pgserver"
-	"github.com/shardid/shardid/internal/tidbserver"
+	"github.com/shardid/shardid/internal/dbserver"
 )
 
 // InCI reports whether the process runs under CI (CI=true), where a test
@@ -88,17 +88,19 @@ var (
 	mu    sync.Mutex
 	stops []func() error
 
-	pg = &server[*pgserver.Server]{name: "PostgreSQL", installed: pgserver.ErrNotInstalled,
-		start: func(ctx context.Context) (*pgserver.Server, error) { return pgserver.Start(ctx, pgserver.Options{}) },
-		stop:  (*pgserver.Server).Stop}
-	my = &server[*mariadb.Server]{name: "MariaDB", installed: mariadb.ErrNotInstalled,
-		start: func(ctx context.Context) (*mariadb.Server, error) { return mariadb.Start(ctx, mariadb.Options{}) },
-		stop:  (*mariadb.Server).Stop}
-	ti = &server[*tidbserver.Server]{name: "TiDB", installed: tidbserver.ErrNotInstalled,
-		start: func(ctx context.Context) (*tidbserver.Server, error) {
-			return tidbserver.Start(ctx, tidbserver.Options{})
+	pg = &server[*dbserver.PG]{name: "PostgreSQL", installed: dbserver.ErrPGNotInstalled,
+		start: func(ctx context.Context) (*dbserver.PG, error) { return dbserver.StartPG(ctx, dbserver.PGOptions{}) },
+		stop:  (*dbserver.PG).Stop}
+	my = &server[*dbserver.MariaDB]{name: "MariaDB", installed: dbserver.ErrMariaDBNotInstalled,
+		start: func(ctx context.Context) (*dbserver.MariaDB, error) {
+			return dbserver.StartMariaDB(ctx, dbserver.MariaDBOptions{})
 		},
-		stop: (*tidbserver.Server).Stop}
+		stop: (*dbserver.MariaDB).Stop}
+	ti = &server[*dbserver.TiDB]{name: "TiDB", installed: dbserver.ErrTiDBNotInstalled,
+		start: func(ctx context.Context) (*dbserver.TiDB, error) {
+			return dbserver.StartTiDB(ctx, dbserver.TiDBOptions{})
+		},
+		stop: (*dbserver.TiDB).Stop}
 )
 
 // AtExit registers stop to run when Main has run the tests, with the
@@ -125,24 +127,24 @@ func Main(m *testing.M) {
 
 // PG returns the package's shared PostgreSQL server, starting it on first
 // use. Tests must not stop or crash it: use NewPG for that.
-func PG(tb testing.TB) *pgserver.Server { return pg.get(tb) }
+func PG(tb testing.TB) *dbserver.PG { return pg.get(tb) }
 
 // MariaDB returns the package's shared MariaDB server, starting it on
 // first use. Tests must not stop or crash it: use NewMariaDB for that.
-func MariaDB(tb testing.TB) *mariadb.Server { return my.get(tb) }
+func MariaDB(tb testing.TB) *dbserver.MariaDB { return my.get(tb) }
 
 // TiDB returns the package's shared TiDB server, starting it on first use.
-func TiDB(tb testing.TB) *tidbserver.Server { return ti.get(tb) }
+func TiDB(tb testing.TB) *dbserver.TiDB { return ti.get(tb) }
 
 // NewPG starts a PostgreSQL server of the test's own (for tests that crash,
 // restart or reconfigure it), stopped when the test ends.
-func NewPG(tb testing.TB, o pgserver.Options) *pgserver.Server {
+func NewPG(tb testing.TB, o dbserver.PGOptions) *dbserver.PG {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	s, err := pgserver.Start(ctx, o)
+	s, err := dbserver.StartPG(ctx, o)
 	if err != nil {
-		need(tb, "PostgreSQL", pgserver.ErrNotInstalled, err)
+		need(tb, "PostgreSQL", dbserver.ErrPGNotInstalled, err)
 	}
 	tb.Cleanup(func() { _ = s.Stop() })
 	return s
@@ -150,13 +152,13 @@ func NewPG(tb testing.TB, o pgserver.Options) *pgserver.Server {
 
 // NewMariaDB starts a MariaDB server of the test's own (for tests that
 // crash or restart it), stopped when the test ends.
-func NewMariaDB(tb testing.TB) *mariadb.Server {
+func NewMariaDB(tb testing.TB) *dbserver.MariaDB {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	s, err := mariadb.Start(ctx, mariadb.Options{})
+	s, err := dbserver.StartMariaDB(ctx, dbserver.MariaDBOptions{})
 	if err != nil {
-		need(tb, "MariaDB", mariadb.ErrNotInstalled, err)
+		need(tb, "MariaDB", dbserver.ErrMariaDBNotInstalled, err)
 	}
 	tb.Cleanup(func() { _ = s.Stop() })
 	return s
@@ -164,13 +166,13 @@ func NewMariaDB(tb testing.TB) *mariadb.Server {
 
 // NewTiDB starts a TiDB server of the test's own, stopped when the test
 // ends.
-func NewTiDB(tb testing.TB) *tidbserver.Server {
+func NewTiDB(tb testing.TB) *dbserver.TiDB {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	s, err := tidbserver.Start(ctx, tidbserver.Options{})
+	s, err := dbserver.StartTiDB(ctx, dbserver.TiDBOptions{})
 	if err != nil {
-		need(tb, "TiDB", tidbserver.ErrNotInstalled, err)
+		need(tb, "TiDB", dbserver.ErrTiDBNotInstalled, err)
 	}
 	tb.Cleanup(func() { _ = s.Stop() })
 	return s

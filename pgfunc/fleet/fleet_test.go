@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shardid/shardid/internal/pgserver"
+	"github.com/shardid/shardid/internal/dbserver"
 	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/pgfunc/fleet"
@@ -19,9 +19,9 @@ func TestMain(m *testing.M) { testsrv.Main(m) }
 // twoServers starts two servers of the test's own (a fleet sees every
 // database of its servers, so tests must not share them) and returns a
 // fresh database's DSN on each.
-func twoServers(t *testing.T) (dsnA, dsnB string, a, b *pgserver.Server) {
+func twoServers(t *testing.T) (dsnA, dsnB string, a, b *dbserver.PG) {
 	t.Helper()
-	a, b = testsrv.NewPG(t, pgserver.Options{}), testsrv.NewPG(t, pgserver.Options{})
+	a, b = testsrv.NewPG(t, dbserver.PGOptions{}), testsrv.NewPG(t, dbserver.PGOptions{})
 	return testsrv.Database(t, a), testsrv.Database(t, b), a, b
 }
 
@@ -185,7 +185,7 @@ func TestVerifyCatchesCopies(t *testing.T) {
 		t.Errorf("duplicate of shard 3: %+v", d)
 	}
 	// A mapped shard whose generator differs from the map.
-	dsnC := testsrv.Database(t, testsrv.NewPG(t, pgserver.Options{}))
+	dsnC := testsrv.Database(t, testsrv.NewPG(t, dbserver.PGOptions{}))
 	other := mapOf(t, dsnC, dsnB, `mode = "classic"`)
 	plant(t, dsnC, "fl0", 0, pgfunc.Options{})
 	rep = other.Verify(ctx)
@@ -291,7 +291,7 @@ shards = "3,6-9"
 // verify: each generator is seen once, not as a copy of itself.
 func TestVerifyAliases(t *testing.T) {
 	t.Parallel()
-	srv := testsrv.NewPG(t, pgserver.Options{})
+	srv := testsrv.NewPG(t, dbserver.PGOptions{})
 	dsn := testsrv.Database(t, srv)
 	if !strings.Contains(dsn, "127.0.0.1") {
 		t.Fatalf("the harness DSN %q does not name 127.0.0.1", dsn)

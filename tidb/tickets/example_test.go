@@ -12,7 +12,7 @@ import (
 	_ "github.com/go-sql-driver/mysql" // driver "mysql"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/mariadb"
+	"github.com/shardid/shardid/internal/dbserver"
 	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/tidb/tickets"
 )
@@ -113,7 +113,7 @@ func ExampleClientSettings_onEvent() {
 
 var (
 	exampleOnce sync.Once
-	exampleSrv  *mariadb.Server
+	exampleSrv  *dbserver.MariaDB
 )
 
 // exampleDatabase creates database name on a throwaway MariaDB server,
@@ -122,7 +122,7 @@ func exampleDatabase(name string) *sql.DB {
 	exampleOnce.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		srv, err := mariadb.Start(ctx, mariadb.Options{})
+		srv, err := dbserver.StartMariaDB(ctx, dbserver.MariaDBOptions{})
 		if err != nil {
 			panic(err)
 		}

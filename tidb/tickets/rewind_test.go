@@ -15,7 +15,7 @@ import (
 
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/internal/bench"
-	"github.com/shardid/shardid/internal/mariadb"
+	"github.com/shardid/shardid/internal/dbserver"
 	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/tidb/tickets"
 )
@@ -311,13 +311,13 @@ func TestDumpReloaded(t *testing.T) {
 			}
 			l := startLoop(cl, 4)
 			testsrv.WaitFor(t, "1,000 tickets", func() bool { return l.total.Load() >= 1000 })
-			dump, err := mariadb.Dump(ctx, c.srv.Port(), dbName(t, dsnA), "t")
+			dump, err := dbserver.DumpMariaDB(ctx, c.srv.Port(), dbName(t, dsnA), "t")
 			if err != nil {
 				t.Fatal(err)
 			}
 			drawsA := cl.Servers()[0].Draws
 			testsrv.WaitFor(t, "2,000 tickets from a after the dump", func() bool { return cl.Servers()[0].Draws >= drawsA+2000 })
-			if err := mariadb.Load(ctx, c.srv.Port(), dbName(t, dsnA), dump); err != nil {
+			if err := dbserver.LoadMariaDB(ctx, c.srv.Port(), dbName(t, dsnA), dump); err != nil {
 				t.Fatal(err)
 			}
 			ids := afterRewind(t, l, cl, servers, "t", 2000)
@@ -333,7 +333,7 @@ func TestDumpReloaded(t *testing.T) {
 			}
 
 			// Negative control: the same reload, the checks off.
-			if err := mariadb.Load(ctx, c.srv.Port(), dbName(t, dsnA), dump); err != nil {
+			if err := dbserver.LoadMariaDB(ctx, c.srv.Port(), dbName(t, dsnA), dump); err != nil {
 				t.Fatal(err)
 			}
 			negativeControl(t, ids, servers, "t", 2000)

@@ -7,21 +7,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shardid/shardid/internal/dbserver"
 	"github.com/shardid/shardid/internal/testsrv"
-	"github.com/shardid/shardid/internal/tidbserver"
 	"github.com/shardid/shardid/tidb/tickets"
 )
 
 // newTiDBOnDisk starts a TiDB server of the test's own whose data survives
 // a restart, with the harness's policy: fail under CI=true, skip on a
 // laptop without TiDB.
-func newTiDBOnDisk(t *testing.T) *tidbserver.OnDisk {
+func newTiDBOnDisk(t *testing.T) *dbserver.TiDBOnDisk {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	s, err := tidbserver.StartOnDisk(ctx, tidbserver.Options{})
+	s, err := dbserver.StartTiDBOnDisk(ctx, dbserver.TiDBOptions{})
 	switch {
-	case errors.Is(err, tidbserver.ErrNotInstalled) && !testsrv.InCI():
+	case errors.Is(err, dbserver.ErrTiDBNotInstalled) && !testsrv.InCI():
 		t.Skipf("no TiDB on this machine: %v", err)
 	case err != nil:
 		t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/shardid/shardid/internal/bench"
-	"github.com/shardid/shardid/internal/mariadb"
+	"github.com/shardid/shardid/internal/dbserver"
 	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/tidb/tickets"
 )
@@ -176,10 +176,10 @@ func (l *drawLoop) finish() []int64 {
 
 // ownPair starts two MariaDB servers of the test's own and creates ticket
 // name on both, increment 2: a (servers[0]) offset 1, b offset 2.
-func ownPair(t *testing.T, name string) (srvA, srvB *mariadb.Server, servers []tickets.Server) {
+func ownPair(t *testing.T, name string) (srvA, srvB *dbserver.MariaDB, servers []tickets.Server) {
 	t.Helper()
 	srvA, srvB = testsrv.NewMariaDB(t), testsrv.NewMariaDB(t)
-	for i, srv := range []*mariadb.Server{srvA, srvB} {
+	for i, srv := range []*dbserver.MariaDB{srvA, srvB} {
 		db := testsrv.Open(t, "mysql", testsrv.Database(t, srv))
 		up(t, db, tickets.Settings{Name: name, Increment: 2, Offset: int64(i + 1)})
 		servers = append(servers, tickets.Server{Name: string(rune('a' + i)), DB: db})

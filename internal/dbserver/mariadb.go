@@ -1,11 +1,12 @@
-// Package mariadb starts a throwaway MariaDB server for tests, demos and
+package dbserver
+
+// This file starts a throwaway MariaDB server for tests, demos and
 // benchmarks: Debian's mariadb-server binaries, a fresh data directory in a
 // temporary directory, a free loopback port, a root user without a
 // password. Nothing is mocked; callers talk to a real server over the MySQL
 // protocol.
 //
 // Tests get one through internal/testsrv, which starts it on first use.
-package mariadb
 
 import (
 	"context"
@@ -18,17 +19,15 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/shardid/shardid/internal/localsrv"
 )
 
-// ErrNotInstalled is returned by Start when the MariaDB server binaries
+// ErrMariaDBNotInstalled is returned by StartMariaDB when the MariaDB server binaries
 // (mariadb-install-db, mariadbd) are not found.
-var ErrNotInstalled = errors.New("MariaDB server binaries not found (Debian: apt-get install mariadb-server)")
+var ErrMariaDBNotInstalled = errors.New("MariaDB server binaries not found (Debian: apt-get install mariadb-server)")
 
-// Options configures Start. The zero value finds the binaries on PATH and
+// MariaDBOptions configures StartMariaDB. The zero value finds the binaries on PATH and
 // in /usr/sbin and /usr/bin, and waits up to 60 seconds for the server.
-type Options struct {
+type MariaDBOptions struct {
 	// BinDir is where mariadb-install-db and mariadbd live; "" searches
 	// PATH, /usr/sbin and /usr/bin.
 	BinDir string
@@ -36,9 +35,9 @@ type Options struct {
 	StartTimeout time.Duration
 }
 
-// Server is a running throwaway MariaDB server.
-type Server struct {
-	localsrv.MySQLServer
+// MariaDB is a running throwaway MariaDB server.
+type MariaDB struct {
+	MySQLServer
 	bin  string   // mariadbd
 	args []string // mariadbd's arguments, for Restart
 	log  string
@@ -49,7 +48,7 @@ func find(binDir, name string) (string, error) {
 	if binDir != "" {
 		p := filepath.Join(binDir, name)
 		if _, err := os.Stat(p); err != nil {
-			return "", fmt.Errorf("%w: %s", ErrNotInstalled, p)
+			return "", fmt.Errorf("%w: %s", ErrMariaDBNotInstalled, p)
 		}
 		return p, nil
 	}
@@ -62,21 +61,21 @@ func find(binDir, name string) (string, error) {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("%w: no %s", ErrNotInstalled, name)
+	return "", fmt.Errorf("%w: no %s", ErrMariaDBNotInstalled, name)
 }
 
-// Installed reports whether Start can find the server binaries.
-func Installed(o Options) bool {
+// MariaDBInstalled reports whether StartMariaDB can find the server binaries.
+func MariaDBInstalled(o MariaDBOptions) bool {
 	_, err1 := find(o.BinDir, "mariadb-install-db")
 	_, err2 := find(o.BinDir, "mariadbd")
 	return err1 == nil && err2 == nil
 }
 
-// Start initializes a data directory in a new temporary directory, starts
+// StartMariaDB initializes a data directory in a new temporary directory, starts
 // mariadbd on a free 127.0.0.1 port and waits until it answers. It returns
-// an error wrapping ErrNotInstalled when the binaries are missing. Call
+// an error wrapping ErrMariaDBNotInstalled when the binaries are missing. Call
 // Stop when done.
-func Start(ctx context.Context, o Options) (*Server, error) {
+func StartMariaDB(ctx context.Context, o MariaDBOptions) (*MariaDB, error) {
 	installDB, err := find(o.BinDir, "mariadb-install-db")
 	if err != nil {
 		return nil, err
@@ -93,7 +92,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start mariadb: %w", err)
 	}
-	s := &Server{MySQLServer: localsrv.MySQLServer{Dir: dir}, log: filepath.Join(dir, "server.log")}
+	s := &MariaDB{MySQLServer: MySQLServer{Dir: dir}, log: filepath.Join(dir, "server.log")}
 	data := filepath.Join(dir, "data")
 	ok := false
 	defer func() {
@@ -120,7 +119,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 			return nil, fmt.Errorf("start mariadb: %w", err)
 		}
 	}
-	if s.LoopbackPort, err = localsrv.FreePort(); err != nil {
+	if s.LoopbackPort, err = FreePort(); err != nil {
 		return nil, fmt.Errorf("start mariadb: %w", err)
 	}
 	args = []string{"--no-defaults", "--datadir=" + data,
@@ -139,15 +138,15 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 }
 
 // run starts mariadbd and waits until it answers.
-func (s *Server) run(ctx context.Context, timeout time.Duration) error {
+func (s *MariaDB) run(ctx context.Context, timeout time.Duration) error {
 	cmd := exec.Command(s.bin, s.args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // no orphaned server if we die
-	p, err := localsrv.StartProc(cmd)
+	p, err := StartProc(cmd)
 	if err != nil {
 		return fmt.Errorf("start mariadb: %w", err)
 	}
 	s.Proc = p
-	if err := localsrv.WaitMySQL(ctx, p, s.DSN(""), timeout, s.logTail); err != nil {
+	if err := WaitMySQL(ctx, p, s.DSN(""), timeout, s.logTail); err != nil {
 		return fmt.Errorf("start mariadb: %w", err)
 	}
 	return nil
@@ -156,22 +155,22 @@ func (s *Server) run(ctx context.Context, timeout time.Duration) error {
 // Crash kills the server (SIGKILL) and keeps its data directory, as a
 // power cut or the OOM killer would; Restart brings it back on the same
 // port, running InnoDB crash recovery.
-func (s *Server) Crash() {
+func (s *MariaDB) Crash() {
 	s.Proc.Kill()
 }
 
 // Restart starts a crashed server again on the same port and data
 // directory and waits up to a minute until it answers.
-func (s *Server) Restart(ctx context.Context) error {
+func (s *MariaDB) Restart(ctx context.Context) error {
 	if s.Proc.Running() {
 		return errors.New("restart mariadb: server is still running")
 	}
 	return s.run(ctx, 60*time.Second)
 }
 
-func (s *Server) logTail() string {
+func (s *MariaDB) logTail() string {
 	b, _ := os.ReadFile(s.log)
-	return localsrv.LastLines(string(b), 5)
+	return LastLines(string(b), 5)
 }
 
 // errorLines keeps the lines of mariadb-install-db's output that say what
@@ -184,7 +183,7 @@ func errorLines(out string) string {
 		}
 	}
 	if len(keep) == 0 {
-		return localsrv.LastLines(strings.Join(strings.SplitN(out, "\n", 6)[:min(5, strings.Count(out, "\n"))], "\n"), 5)
+		return LastLines(strings.Join(strings.SplitN(out, "\n", 6)[:min(5, strings.Count(out, "\n"))], "\n"), 5)
 	}
 	return strings.Join(keep[:min(len(keep), 5)], " | ")
 }

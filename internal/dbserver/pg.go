@@ -1,4 +1,6 @@
-// Package pgserver starts throwaway PostgreSQL servers from the locally
+package dbserver
+
+// This file starts throwaway PostgreSQL servers from the locally
 // installed server binaries, for tests, benchmarks and the demo.
 //
 // A server lives in a fresh temporary directory, listens on a free loopback
@@ -6,7 +8,6 @@
 // connections, and is removed with the directory by Stop. initdb refuses to
 // run as root, so when the process is root the server runs as the
 // unprivileged "postgres" user (Debian's packages create it).
-package pgserver
 
 import (
 	"context"
@@ -23,16 +24,14 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/shardid/shardid/internal/localsrv"
 )
 
-// ErrNotInstalled is returned by Start when no PostgreSQL server binaries
+// ErrPGNotInstalled is returned by StartPG when no PostgreSQL server binaries
 // (initdb and postgres) can be found.
-var ErrNotInstalled = errors.New("no PostgreSQL server binaries found")
+var ErrPGNotInstalled = errors.New("no PostgreSQL server binaries found")
 
-// Options configures Start. The zero value is ready to use.
-type Options struct {
+// PGOptions configures StartPG. The zero value is ready to use.
+type PGOptions struct {
 	// BinDir holds initdb, postgres and pg_ctl. Empty means: $PG_BINDIR,
 	// else the newest /usr/lib/postgresql/*/bin, else the directory of
 	// initdb on $PATH.
@@ -41,8 +40,8 @@ type Options struct {
 	Settings map[string]string
 }
 
-// Server is a running throwaway PostgreSQL server.
-type Server struct {
+// PG is a running throwaway PostgreSQL server.
+type PG struct {
 	binDir  string
 	dir     string // temp dir: data/, socket, log
 	port    int
@@ -53,9 +52,9 @@ type Server struct {
 	logPath string
 }
 
-// FindBinDir returns the directory holding the server binaries, or
-// ErrNotInstalled.
-func FindBinDir(explicit string) (string, error) {
+// FindPGBinDir returns the directory holding the server binaries, or
+// ErrPGNotInstalled.
+func FindPGBinDir(explicit string) (string, error) {
 	var candidates []string
 	if explicit != "" {
 		candidates = append(candidates, explicit)
@@ -74,7 +73,7 @@ func FindBinDir(explicit string) (string, error) {
 			return d, nil
 		}
 	}
-	return "", fmt.Errorf("%w (looked in %s; install Debian's postgresql-15 or set PG_BINDIR)", ErrNotInstalled, strings.Join(candidates, ", "))
+	return "", fmt.Errorf("%w (looked in %s; install Debian's postgresql-15 or set PG_BINDIR)", ErrPGNotInstalled, strings.Join(candidates, ", "))
 }
 
 func versionOf(binDir string) int {
@@ -87,14 +86,14 @@ func isExec(p string) bool {
 	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
 }
 
-// Start initialises a cluster in a new temporary directory and starts a
+// StartPG initialises a cluster in a new temporary directory and starts a
 // server on a free loopback port. Stop it with Stop.
-func Start(ctx context.Context, o Options) (*Server, error) {
-	bin, err := FindBinDir(o.BinDir)
+func StartPG(ctx context.Context, o PGOptions) (*PG, error) {
+	bin, err := FindPGBinDir(o.BinDir)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{binDir: bin}
+	s := &PG{binDir: bin}
 	if os.Geteuid() == 0 {
 		u, err := user.Lookup("postgres")
 		if err != nil {
@@ -118,7 +117,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	initdb := s.command(ctx, "initdb", "-D", s.dataDir(), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync")
 	if out, err := initdb.CombinedOutput(); err != nil {
 		s.removeDir()
-		return nil, fmt.Errorf("start postgres: initdb: %w: %s", err, localsrv.LastLines(string(out), 5))
+		return nil, fmt.Errorf("start postgres: initdb: %w: %s", err, LastLines(string(out), 5))
 	}
 	settings := map[string]string{
 		"listen_addresses":        "127.0.0.1",
@@ -141,7 +140,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	}
 	var lastErr error
 	for attempt := 0; attempt < 5; attempt++ {
-		if s.port, err = localsrv.FreePort(); err != nil {
+		if s.port, err = FreePort(); err != nil {
 			s.removeDir()
 			return nil, fmt.Errorf("start postgres: %w", err)
 		}
@@ -153,9 +152,9 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	return nil, lastErr
 }
 
-func (s *Server) dataDir() string { return filepath.Join(s.dir, "data") }
+func (s *PG) dataDir() string { return filepath.Join(s.dir, "data") }
 
-func (s *Server) command(ctx context.Context, name string, args ...string) *exec.Cmd {
+func (s *PG) command(ctx context.Context, name string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, filepath.Join(s.binDir, name), args...)
 	cmd.Dir = s.dir
 	cmd.Env = append(os.Environ(), "LC_ALL=C")
@@ -166,7 +165,7 @@ func (s *Server) command(ctx context.Context, name string, args ...string) *exec
 }
 
 // start runs the postmaster on s.port and waits until it accepts connections.
-func (s *Server) start(ctx context.Context) error {
+func (s *PG) start(ctx context.Context) error {
 	logf, err := os.OpenFile(s.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return fmt.Errorf("start postgres: %w", err)
@@ -215,27 +214,27 @@ func (s *Server) start(ctx context.Context) error {
 	}
 }
 
-func (s *Server) signal(sig syscall.Signal) {
+func (s *PG) signal(sig syscall.Signal) {
 	if s.cmd != nil && s.cmd.Process != nil {
 		_ = s.cmd.Process.Signal(sig)
 	}
 }
 
 // Port is the server's loopback TCP port.
-func (s *Server) Port() int { return s.port }
+func (s *PG) Port() int { return s.port }
 
 // BinDir is the directory of the server binaries in use (pgbench, pg_dump …).
-func (s *Server) BinDir() string { return s.binDir }
+func (s *PG) BinDir() string { return s.binDir }
 
 // DSN returns a connection URL for database db as user postgres.
-func (s *Server) DSN(db string) string {
+func (s *PG) DSN(db string) string {
 	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", s.port, db)
 }
 
 // CreateDatabase creates database name (lower-case letters, digits and _)
 // and returns a DSN for it.
-func (s *Server) CreateDatabase(ctx context.Context, name string) (string, error) {
-	if !localsrv.PlainName(name) {
+func (s *PG) CreateDatabase(ctx context.Context, name string) (string, error) {
+	if !PlainName(name) {
 		return "", fmt.Errorf("create database %q: want lower-case letters, digits and _", name)
 	}
 	conn, err := pgx.Connect(ctx, s.DSN("postgres"))
@@ -252,13 +251,13 @@ func (s *Server) CreateDatabase(ctx context.Context, name string) (string, error
 // Crash stops the server the way a power cut would look to PostgreSQL:
 // immediate shutdown (SIGQUIT), no checkpoint; the next Restart runs crash
 // recovery from the WAL.
-func (s *Server) Crash() error {
+func (s *PG) Crash() error {
 	return s.stopWith(syscall.SIGQUIT)
 }
 
 // Restart starts a stopped (or crashed) server again on the same port and
 // data directory.
-func (s *Server) Restart(ctx context.Context) error {
+func (s *PG) Restart(ctx context.Context) error {
 	select {
 	case <-s.exited:
 	default:
@@ -267,7 +266,7 @@ func (s *Server) Restart(ctx context.Context) error {
 	return s.start(ctx)
 }
 
-func (s *Server) stopWith(sig syscall.Signal) error {
+func (s *PG) stopWith(sig syscall.Signal) error {
 	if s.cmd == nil {
 		return nil
 	}
@@ -283,19 +282,19 @@ func (s *Server) stopWith(sig syscall.Signal) error {
 }
 
 // Stop shuts the server down (fast shutdown) and removes its directory.
-func (s *Server) Stop() error {
+func (s *PG) Stop() error {
 	err := s.stopWith(syscall.SIGINT)
 	s.removeDir()
 	return err
 }
 
-func (s *Server) removeDir() {
+func (s *PG) removeDir() {
 	if s.dir != "" {
 		_ = os.RemoveAll(s.dir)
 	}
 }
 
-func (s *Server) logTail() string {
+func (s *PG) logTail() string {
 	b, _ := os.ReadFile(s.logPath)
-	return localsrv.LastLines(string(b), 5)
+	return LastLines(string(b), 5)
 }

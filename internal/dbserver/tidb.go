@@ -1,12 +1,13 @@
-// Package tidbserver starts a throwaway TiDB server for tests, demos and
+package dbserver
+
+// This file starts a throwaway TiDB server for tests, demos and
 // benchmarks: TiDB's own tidb-server binary with its embedded unistore
 // storage engine (one process, no PD or TiKV, data in memory), on a free
 // loopback port, user root without a password. Nothing is mocked; callers
 // talk to the same SQL layer a production cluster runs.
 //
-// The binary is found in Options.Bin, else $TIDB_BIN, else tidb-server on
+// The binary is found in TiDBOptions.Bin, else $TIDB_BIN, else tidb-server on
 // PATH. .ci/run unpacks the shared TiDB v8.5 build and sets TIDB_BIN.
-package tidbserver
 
 import (
 	"context"
@@ -19,16 +20,14 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/shardid/shardid/internal/localsrv"
 )
 
-// ErrNotInstalled is returned by Start when no tidb-server binary is found.
-var ErrNotInstalled = errors.New("tidb-server binary not found (set TIDB_BIN; .ci/run unpacks ../shared/tidb/tidb-server.xz)")
+// ErrTiDBNotInstalled is returned by StartTiDB when no tidb-server binary is found.
+var ErrTiDBNotInstalled = errors.New("tidb-server binary not found (set TIDB_BIN; .ci/run unpacks ../shared/tidb/tidb-server.xz)")
 
-// Options configures Start. The zero value finds the binary and waits up
+// TiDBOptions configures StartTiDB. The zero value finds the binary and waits up
 // to 60 seconds for the server.
-type Options struct {
+type TiDBOptions struct {
 	// Bin is the tidb-server binary; "" means $TIDB_BIN, else tidb-server
 	// on PATH.
 	Bin string
@@ -36,37 +35,37 @@ type Options struct {
 	StartTimeout time.Duration
 }
 
-// Server is a running throwaway TiDB server.
-type Server struct {
-	localsrv.MySQLServer
+// TiDB is a running throwaway TiDB server.
+type TiDB struct {
+	MySQLServer
 	log string
 }
 
-// Find returns the tidb-server binary Start would use, or an error
-// wrapping ErrNotInstalled.
-func Find(bin string) (string, error) {
+// FindTiDB returns the tidb-server binary StartTiDB would use, or an error
+// wrapping ErrTiDBNotInstalled.
+func FindTiDB(bin string) (string, error) {
 	if bin == "" {
 		bin = os.Getenv("TIDB_BIN")
 	}
 	if bin == "" {
 		p, err := exec.LookPath("tidb-server")
 		if err != nil {
-			return "", ErrNotInstalled
+			return "", ErrTiDBNotInstalled
 		}
 		return p, nil
 	}
 	if st, err := os.Stat(bin); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
-		return "", fmt.Errorf("%w: %s is not an executable file", ErrNotInstalled, bin)
+		return "", fmt.Errorf("%w: %s is not an executable file", ErrTiDBNotInstalled, bin)
 	}
 	return bin, nil
 }
 
-// Start starts tidb-server with the unistore engine on a free 127.0.0.1
+// StartTiDB starts tidb-server with the unistore engine on a free 127.0.0.1
 // port (and a free status port) and waits until it answers. It returns an
-// error wrapping ErrNotInstalled when the binary is missing. Call Stop when
+// error wrapping ErrTiDBNotInstalled when the binary is missing. Call Stop when
 // done.
-func Start(ctx context.Context, o Options) (*Server, error) {
-	bin, err := Find(o.Bin)
+func StartTiDB(ctx context.Context, o TiDBOptions) (*TiDB, error) {
+	bin, err := FindTiDB(o.Bin)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +77,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start tidb: %w", err)
 	}
-	s := &Server{MySQLServer: localsrv.MySQLServer{Dir: dir}, log: filepath.Join(dir, "tidb.log")}
+	s := &TiDB{MySQLServer: MySQLServer{Dir: dir}, log: filepath.Join(dir, "tidb.log")}
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
 		if lastErr = s.start(ctx, bin, timeout); lastErr == nil {
@@ -93,12 +92,12 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 }
 
 // start runs the server on fresh free ports and waits for it.
-func (s *Server) start(ctx context.Context, bin string, timeout time.Duration) error {
-	port, err := localsrv.FreePort()
+func (s *TiDB) start(ctx context.Context, bin string, timeout time.Duration) error {
+	port, err := FreePort()
 	if err != nil {
 		return fmt.Errorf("start tidb: %w", err)
 	}
-	status, err := localsrv.FreePort()
+	status, err := FreePort()
 	if err != nil {
 		return fmt.Errorf("start tidb: %w", err)
 	}
@@ -114,19 +113,19 @@ func (s *Server) start(ctx context.Context, bin string, timeout time.Duration) e
 	defer out.Close()
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	p, err := localsrv.StartProc(cmd)
+	p, err := StartProc(cmd)
 	if err != nil {
 		return fmt.Errorf("start tidb: %w", err)
 	}
 	s.Proc = p
-	if err := localsrv.WaitMySQL(ctx, p, s.DSN(""), timeout, s.logTail); err != nil {
+	if err := WaitMySQL(ctx, p, s.DSN(""), timeout, s.logTail); err != nil {
 		p.Kill()
 		return fmt.Errorf("start tidb: %w", err)
 	}
 	return nil
 }
 
-func (s *Server) logTail() string {
+func (s *TiDB) logTail() string {
 	b, _ := os.ReadFile(s.log)
 	var keep []string
 	for _, l := range strings.Split(string(b), "\n") {
@@ -135,7 +134,7 @@ func (s *Server) logTail() string {
 		}
 	}
 	if len(keep) == 0 {
-		return localsrv.LastLines(string(b), 3)
+		return LastLines(string(b), 3)
 	}
-	return localsrv.LastLines(strings.Join(keep, "\n"), 3)
+	return LastLines(strings.Join(keep, "\n"), 3)
 }

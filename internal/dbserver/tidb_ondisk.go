@@ -1,4 +1,4 @@
-package tidbserver
+package dbserver
 
 import (
 	"context"
@@ -10,24 +10,22 @@ import (
 	"strconv"
 	"syscall"
 	"time"
-
-	"github.com/shardid/shardid/internal/localsrv"
 )
 
-// OnDisk is a throwaway TiDB server whose unistore data lives in a
+// TiDBOnDisk is a throwaway TiDB server whose unistore data lives in a
 // directory, so that it survives Crash and Restart as a production
 // server's does: a restart drops what the process held in memory (each
 // sequence's cache of values, for one) and keeps the rest.
-type OnDisk struct {
-	Server
+type TiDBOnDisk struct {
+	TiDB
 	bin    string
 	status int
 }
 
-// StartOnDisk starts tidb-server like Start, with its data in a directory
+// StartTiDBOnDisk starts tidb-server like StartTiDB, with its data in a directory
 // of its own. Call Stop when done.
-func StartOnDisk(ctx context.Context, o Options) (*OnDisk, error) {
-	bin, err := Find(o.Bin)
+func StartTiDBOnDisk(ctx context.Context, o TiDBOptions) (*TiDBOnDisk, error) {
+	bin, err := FindTiDB(o.Bin)
 	if err != nil {
 		return nil, err
 	}
@@ -35,13 +33,13 @@ func StartOnDisk(ctx context.Context, o Options) (*OnDisk, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start tidb: %w", err)
 	}
-	s := &OnDisk{Server: Server{MySQLServer: localsrv.MySQLServer{Dir: dir}, log: filepath.Join(dir, "tidb.log")}, bin: bin}
+	s := &TiDBOnDisk{TiDB: TiDB{MySQLServer: MySQLServer{Dir: dir}, log: filepath.Join(dir, "tidb.log")}, bin: bin}
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
-		if s.LoopbackPort, lastErr = localsrv.FreePort(); lastErr != nil {
+		if s.LoopbackPort, lastErr = FreePort(); lastErr != nil {
 			break
 		}
-		if s.status, lastErr = localsrv.FreePort(); lastErr != nil {
+		if s.status, lastErr = FreePort(); lastErr != nil {
 			break
 		}
 		if lastErr = s.run(ctx, o.StartTimeout); lastErr == nil {
@@ -56,7 +54,7 @@ func StartOnDisk(ctx context.Context, o Options) (*OnDisk, error) {
 }
 
 // run starts the server on its ports and data directory and waits for it.
-func (s *OnDisk) run(ctx context.Context, timeout time.Duration) error {
+func (s *TiDBOnDisk) run(ctx context.Context, timeout time.Duration) error {
 	if timeout == 0 {
 		timeout = 60 * time.Second
 	}
@@ -71,12 +69,12 @@ func (s *OnDisk) run(ctx context.Context, timeout time.Duration) error {
 	defer out.Close()
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	p, err := localsrv.StartProc(cmd)
+	p, err := StartProc(cmd)
 	if err != nil {
 		return fmt.Errorf("start tidb: %w", err)
 	}
 	s.Proc = p
-	if err := localsrv.WaitMySQL(ctx, p, s.DSN(""), timeout, s.logTail); err != nil {
+	if err := WaitMySQL(ctx, p, s.DSN(""), timeout, s.logTail); err != nil {
 		p.Kill()
 		return fmt.Errorf("start tidb: %w", err)
 	}
@@ -84,11 +82,11 @@ func (s *OnDisk) run(ctx context.Context, timeout time.Duration) error {
 }
 
 // Crash kills the server (SIGKILL) and keeps its data directory.
-func (s *OnDisk) Crash() { s.Proc.Kill() }
+func (s *TiDBOnDisk) Crash() { s.Proc.Kill() }
 
 // Restart starts a crashed server again on the same ports and data and
 // waits up to a minute until it answers.
-func (s *OnDisk) Restart(ctx context.Context) error {
+func (s *TiDBOnDisk) Restart(ctx context.Context) error {
 	if s.Proc.Running() {
 		return errors.New("restart tidb: server is still running")
 	}

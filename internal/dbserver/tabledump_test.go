@@ -1,16 +1,15 @@
-package tabledump_test
+package dbserver_test
 
 import (
 	"context"
 	"database/sql"
 	"testing"
 
+	"github.com/shardid/shardid/internal/dbserver"
+
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/tabledump"
 	"github.com/shardid/shardid/internal/testsrv"
 )
-
-func TestMain(m *testing.M) { testsrv.Main(m) }
 
 // TestRestoreForgets: rows written after the dump are gone after the
 // restore, rows from before are back, and other tables are untouched, on
@@ -38,14 +37,14 @@ func TestRestoreForgets(t *testing.T) {
 			exec("CREATE TABLE kept (k bigint PRIMARY KEY, v bigint NOT NULL)")
 			exec("CREATE TABLE other (k bigint PRIMARY KEY)")
 			exec("INSERT INTO kept VALUES (1, 10), (2, 20)")
-			dump, err := tabledump.Take(ctx, b.dialect, dsn, "kept")
+			dump, err := dbserver.TakeTable(ctx, b.dialect, dsn, "kept")
 			if err != nil {
 				t.Fatal(err)
 			}
 			exec("UPDATE kept SET v = 11 WHERE k = 1")
 			exec("INSERT INTO kept VALUES (3, 30)")
 			exec("INSERT INTO other VALUES (7)")
-			if err := tabledump.Restore(ctx, dsn, dump); err != nil {
+			if err := dbserver.RestoreTable(ctx, dsn, dump); err != nil {
 				t.Fatal(err)
 			}
 			var n, sum, others int64

@@ -1,4 +1,4 @@
-package mariadb_test
+package dbserver_test
 
 import (
 	"context"
@@ -8,11 +8,9 @@ import (
 	"github.com/shardid/shardid/internal/testsrv"
 )
 
-func TestMain(m *testing.M) { testsrv.Main(m) }
-
-// TestServerAnswers proves the harness gives a real server that takes DDL
+// TestMariaDBAnswers proves the harness gives a real server that takes DDL
 // and data in a database of its own, with parseTime in the DSN.
-func TestServerAnswers(t *testing.T) {
+func TestMariaDBAnswers(t *testing.T) {
 	s := testsrv.MariaDB(t)
 	ctx := context.Background()
 	dsn, err := s.CreateDatabase(ctx, "harness")

@@ -1,12 +1,13 @@
-package tidbserver_test
+package dbserver_test
 
 import (
 	"context"
 	"errors"
 	"testing"
 
+	"github.com/shardid/shardid/internal/dbserver"
+
 	"github.com/shardid/shardid/internal/testsrv"
-	"github.com/shardid/shardid/internal/tidbserver"
 )
 
 // TestOnDiskKeepsData: a server on disk keeps its tables across a kill
@@ -17,9 +18,9 @@ func TestOnDiskKeepsData(t *testing.T) {
 		t.Skip("starts a server of its own and restarts it")
 	}
 	ctx := context.Background()
-	s, err := tidbserver.StartOnDisk(ctx, tidbserver.Options{})
+	s, err := dbserver.StartTiDBOnDisk(ctx, dbserver.TiDBOptions{})
 	switch {
-	case errors.Is(err, tidbserver.ErrNotInstalled) && !testsrv.InCI():
+	case errors.Is(err, dbserver.ErrTiDBNotInstalled) && !testsrv.InCI():
 		t.Skipf("no TiDB: %v", err)
 	case err != nil:
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package mariadb_test
+package dbserver_test
 
 import (
 	"context"
@@ -8,7 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shardid/shardid/internal/mariadb"
+	"github.com/shardid/shardid/internal/dbserver"
+
 	"github.com/shardid/shardid/internal/testsrv"
 )
 
@@ -82,12 +83,12 @@ func TestFaults(t *testing.T) {
 	if err := db.QueryRowContext(ctx, "SELECT DATABASE()").Scan(&name); err != nil {
 		t.Fatal(err)
 	}
-	dump, err := mariadb.Dump(ctx, srv.Port(), name, "t")
+	dump, err := dbserver.DumpMariaDB(ctx, srv.Port(), name, "t")
 	if err != nil {
 		t.Fatal(err)
 	}
 	exec("UPDATE t SET v = 3")
-	if err := mariadb.Load(ctx, srv.Port(), name, dump); err != nil {
+	if err := dbserver.LoadMariaDB(ctx, srv.Port(), name, dump); err != nil {
 		t.Fatal(err)
 	}
 	if v := value(); v != 1 {

@@ -1,4 +1,4 @@
-package mariadb
+package dbserver
 
 import (
 	"bytes"
@@ -20,12 +20,12 @@ import (
 // operator or the machine does to a production server.
 
 // DataDir returns the server's data directory.
-func (s *Server) DataDir() string { return filepath.Join(s.Dir, "data") }
+func (s *MariaDB) DataDir() string { return filepath.Join(s.Dir, "data") }
 
 // CopyData copies the data directory of a stopped server (Crash it first:
 // the copy is then what a crash left, which InnoDB recovers on start) to
 // dst, which must not exist. It is the cold backup an operator takes.
-func (s *Server) CopyData(dst string) error {
+func (s *MariaDB) CopyData(dst string) error {
 	if s.Proc.Running() {
 		return errors.New("copy mariadb data: the server is running (Crash it first)")
 	}
@@ -38,7 +38,7 @@ func (s *Server) CopyData(dst string) error {
 // RestoreData replaces the data directory of a stopped server by a copy of
 // src (from CopyData): the server forgets everything written after that
 // copy was taken. Restart it afterwards.
-func (s *Server) RestoreData(src string) error {
+func (s *MariaDB) RestoreData(src string) error {
 	if s.Proc.Running() {
 		return errors.New("restore mariadb data: the server is running (Crash it first)")
 	}
@@ -78,7 +78,7 @@ func copyTree(src, dst string) error {
 }
 
 // pid reads the server's process id from its pid file.
-func (s *Server) pid() (int, error) {
+func (s *MariaDB) pid() (int, error) {
 	if !s.Proc.Running() {
 		return 0, errors.New("mariadb: the server is not running")
 	}
@@ -97,18 +97,18 @@ func (s *Server) pid() (int, error) {
 // stopped: it keeps its port and its connections but answers nothing, as
 // a server hung on a stuck disk, a swap storm or a debugger would.
 // Continue lets it run again.
-func (s *Server) Pause() error {
+func (s *MariaDB) Pause() error {
 	return s.signal(syscall.SIGSTOP, true)
 }
 
 // Continue resumes a paused server (SIGCONT) and returns once it runs.
-func (s *Server) Continue() error {
+func (s *MariaDB) Continue() error {
 	return s.signal(syscall.SIGCONT, false)
 }
 
 // signal sends sig to the server and waits until the process is stopped
 // (or no longer stopped): a signal is delivered asynchronously.
-func (s *Server) signal(sig syscall.Signal, stopped bool) error {
+func (s *MariaDB) signal(sig syscall.Signal, stopped bool) error {
 	pid, err := s.pid()
 	if err != nil {
 		return err
@@ -136,12 +136,12 @@ func (s *Server) signal(sig syscall.Signal, stopped bool) error {
 	}
 }
 
-// Dump runs mariadb-dump (or mysqldump) against database db of the
+// DumpMariaDB runs mariadb-dump (or mysqldump) against database db of the
 // MySQL-protocol server on 127.0.0.1:port as root without a password and
 // returns the dump of tables (all of the database's when none are named):
 // the logical backup an operator takes. It works on MariaDB, MySQL and
 // TiDB.
-func Dump(ctx context.Context, port int, db string, tables ...string) ([]byte, error) {
+func DumpMariaDB(ctx context.Context, port int, db string, tables ...string) ([]byte, error) {
 	bin, err := client("mariadb-dump", "mysqldump")
 	if err != nil {
 		return nil, err
@@ -157,10 +157,10 @@ func Dump(ctx context.Context, port int, db string, tables ...string) ([]byte, e
 	return out.Bytes(), nil
 }
 
-// Load feeds dump (from Dump) to the mariadb (or mysql) client against
+// LoadMariaDB feeds dump (from DumpMariaDB) to the mariadb (or mysql) client against
 // database db on 127.0.0.1:port: the tables it holds go back to what they
 // were when it was taken.
-func Load(ctx context.Context, port int, db string, dump []byte) error {
+func LoadMariaDB(ctx context.Context, port int, db string, dump []byte) error {
 	bin, err := client("mariadb", "mysql")
 	if err != nil {
 		return err
@@ -181,5 +181,5 @@ func client(names ...string) (string, error) {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("%w: no %s", ErrNotInstalled, strings.Join(names, " or "))
+	return "", fmt.Errorf("%w: no %s", ErrMariaDBNotInstalled, strings.Join(names, " or "))
 }

@@ -1,4 +1,4 @@
-package pgserver
+package dbserver
 
 import (
 	"context"
@@ -12,14 +12,12 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/shardid/shardid/internal/localsrv"
 )
 
-// Backup is a base backup of a running Server (pg_basebackup), from which
+// PGBackup is a base backup of a running PG (pg_basebackup), from which
 // Restore starts new servers, as an operator restores a backup.
-type Backup struct {
-	src *Server
+type PGBackup struct {
+	src *PG
 	dir string // holds data/
 }
 
@@ -27,7 +25,7 @@ type Backup struct {
 // checkpoint, and the WAL written meanwhile streamed alongside, so that the
 // backup is consistent on its own. Everything s writes after BaseBackup
 // returns is missing from it. Remove it with Remove.
-func (s *Server) BaseBackup(ctx context.Context) (*Backup, error) {
+func (s *PG) BaseBackup(ctx context.Context) (*PGBackup, error) {
 	dir, err := s.newDir()
 	if err != nil {
 		return nil, fmt.Errorf("base backup: %w", err)
@@ -36,18 +34,18 @@ func (s *Server) BaseBackup(ctx context.Context) (*Backup, error) {
 		_ = os.RemoveAll(dir)
 		return nil, err
 	}
-	return &Backup{src: s, dir: dir}, nil
+	return &PGBackup{src: s, dir: dir}, nil
 }
 
 // Remove deletes the backup.
-func (b *Backup) Remove() error { return os.RemoveAll(b.dir) }
+func (b *PGBackup) Remove() error { return os.RemoveAll(b.dir) }
 
 // Restore starts a new server from a copy of the backup's data directory,
 // on a free port of its own: it replays the WAL the backup holds, ends
 // recovery and takes writes, as a server restored from a backup does. It
 // keeps the origin's system identifier and settings. Stop it with Stop;
 // the backup can be restored again.
-func (b *Backup) Restore(ctx context.Context) (*Server, error) {
+func (b *PGBackup) Restore(ctx context.Context) (*PG, error) {
 	n, err := b.src.sibling()
 	if err != nil {
 		return nil, fmt.Errorf("restore: %w", err)
@@ -55,7 +53,7 @@ func (b *Backup) Restore(ctx context.Context) (*Server, error) {
 	cp := b.src.commandAt(ctx, "cp", "-a", filepath.Join(b.dir, "data"), n.dataDir())
 	if out, err := cp.CombinedOutput(); err != nil {
 		n.removeDir()
-		return nil, fmt.Errorf("restore: copy the backup: %w: %s", err, localsrv.LastLines(string(out), 3))
+		return nil, fmt.Errorf("restore: copy the backup: %w: %s", err, LastLines(string(out), 3))
 	}
 	if err := n.startOnFreePort(ctx); err != nil {
 		return nil, fmt.Errorf("restore: %w", err)
@@ -68,7 +66,7 @@ func (b *Backup) Restore(ctx context.Context) (*Server, error) {
 // primary_conninfo pointing at s), on a free port of its own. It is in
 // recovery and takes read-only queries; Promote makes it a primary. Stop
 // it with Stop.
-func (s *Server) StartStandby(ctx context.Context) (*Server, error) {
+func (s *PG) StartStandby(ctx context.Context) (*PG, error) {
 	n, err := s.sibling()
 	if err != nil {
 		return nil, fmt.Errorf("start standby: %w", err)
@@ -85,7 +83,7 @@ func (s *Server) StartStandby(ctx context.Context) (*Server, error) {
 
 // WaitReplay waits until standby has replayed every WAL record s had
 // written when WaitReplay was called.
-func (s *Server) WaitReplay(ctx context.Context, standby *Server) error {
+func (s *PG) WaitReplay(ctx context.Context, standby *PG) error {
 	var lsn string
 	if err := s.queryRow(ctx, "SELECT pg_current_wal_lsn()::text", nil, &lsn); err != nil {
 		return fmt.Errorf("wait for replay: %w", err)
@@ -111,7 +109,7 @@ func (s *Server) WaitReplay(ctx context.Context, standby *Server) error {
 // stream from: it stays in recovery and receives no more WAL, as a
 // standby whose primary is gone, or that lags behind it. Everything the
 // primary writes from now on never reaches it.
-func (s *Server) Isolate(ctx context.Context) error {
+func (s *PG) Isolate(ctx context.Context) error {
 	if err := s.stopWith(syscall.SIGINT); err != nil {
 		return fmt.Errorf("isolate standby: %w", err)
 	}
@@ -124,7 +122,7 @@ func (s *Server) Isolate(ctx context.Context) error {
 
 // Promote ends a standby's recovery (pg_promote) and returns once it takes
 // writes, as a failover does.
-func (s *Server) Promote(ctx context.Context) error {
+func (s *PG) Promote(ctx context.Context) error {
 	var ok bool
 	if err := s.queryRow(ctx, "SELECT pg_promote(true, 60)", nil, &ok); err != nil {
 		return fmt.Errorf("promote: %w", err)
@@ -136,11 +134,11 @@ func (s *Server) Promote(ctx context.Context) error {
 }
 
 // basebackup runs pg_basebackup of s into dir, with extra arguments.
-func (s *Server) basebackup(ctx context.Context, dir string, extra ...string) error {
+func (s *PG) basebackup(ctx context.Context, dir string, extra ...string) error {
 	args := append([]string{"-D", dir, "-h", "127.0.0.1", "-p", fmt.Sprint(s.port), "-U", "postgres",
 		"-X", "stream", "-c", "fast", "--no-sync"}, extra...)
 	if out, err := s.command(ctx, "pg_basebackup", args...).CombinedOutput(); err != nil {
-		return fmt.Errorf("pg_basebackup: %w: %s", err, localsrv.LastLines(string(out), 5))
+		return fmt.Errorf("pg_basebackup: %w: %s", err, LastLines(string(out), 5))
 	}
 	return nil
 }
@@ -148,12 +146,12 @@ func (s *Server) basebackup(ctx context.Context, dir string, extra ...string) er
 // sibling returns a server, not started, that runs the same binaries with
 // the same settings as s in a directory of its own (its data directory
 // not yet there).
-func (s *Server) sibling() (*Server, error) {
+func (s *PG) sibling() (*PG, error) {
 	dir, err := s.newDir()
 	if err != nil {
 		return nil, err
 	}
-	n := &Server{binDir: s.binDir, dir: dir, cred: s.cred, logPath: filepath.Join(dir, "server.log")}
+	n := &PG{binDir: s.binDir, dir: dir, cred: s.cred, logPath: filepath.Join(dir, "server.log")}
 	for _, a := range s.args {
 		if v, ok := strings.CutPrefix(a, "unix_socket_directories="); ok && v == s.dir {
 			a = "unix_socket_directories=" + dir
@@ -164,7 +162,7 @@ func (s *Server) sibling() (*Server, error) {
 }
 
 // newDir makes a temporary directory the server's user owns.
-func (s *Server) newDir() (string, error) {
+func (s *PG) newDir() (string, error) {
 	dir, err := os.MkdirTemp("", "shardid-pg-")
 	if err != nil {
 		return "", err
@@ -181,10 +179,10 @@ func (s *Server) newDir() (string, error) {
 // startOnFreePort starts s on a free loopback port, trying another port
 // when the one found is taken meanwhile; on failure it removes s's
 // directory.
-func (s *Server) startOnFreePort(ctx context.Context) error {
+func (s *PG) startOnFreePort(ctx context.Context) error {
 	var err error
 	for range 5 {
-		if s.port, err = localsrv.FreePort(); err != nil {
+		if s.port, err = FreePort(); err != nil {
 			break
 		}
 		if err = s.start(ctx); err == nil {
@@ -197,7 +195,7 @@ func (s *Server) startOnFreePort(ctx context.Context) error {
 
 // commandAt is command for a program found on $PATH rather than among
 // the server binaries, run as the server's user.
-func (s *Server) commandAt(ctx context.Context, name string, args ...string) *exec.Cmd {
+func (s *PG) commandAt(ctx context.Context, name string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Env = append(os.Environ(), "LC_ALL=C")
 	if s.cred != nil {
@@ -208,7 +206,7 @@ func (s *Server) commandAt(ctx context.Context, name string, args ...string) *ex
 
 // queryRow runs a one-row query with bind values args on database
 // postgres of s.
-func (s *Server) queryRow(ctx context.Context, q string, args []any, dest ...any) error {
+func (s *PG) queryRow(ctx context.Context, q string, args []any, dest ...any) error {
 	conn, err := pgx.Connect(ctx, s.DSN("postgres"))
 	if err != nil {
 		return err

@@ -1,15 +1,14 @@
-package pgserver_test
+package dbserver_test
 
 import (
 	"context"
 	"database/sql"
 	"testing"
 
-	"github.com/shardid/shardid/internal/pgserver"
+	"github.com/shardid/shardid/internal/dbserver"
+
 	"github.com/shardid/shardid/internal/testsrv"
 )
-
-func TestMain(m *testing.M) { testsrv.Main(m) }
 
 // count returns how many rows table t holds on the server of dsn, and
 // whether that server is in recovery.
@@ -31,7 +30,7 @@ func TestBackupAndStandby(t *testing.T) {
 		t.Skip("starts three servers")
 	}
 	ctx := context.Background()
-	origin := testsrv.NewPG(t, pgserver.Options{})
+	origin := testsrv.NewPG(t, dbserver.PGOptions{})
 	dsn := testsrv.Database(t, origin)
 	db := testsrv.Open(t, "pgx", dsn)
 	exec := func(db *sql.DB, q string) {
@@ -86,7 +85,7 @@ func TestBackupAndStandby(t *testing.T) {
 		t.Fatalf("promoted standby: %d rows, in recovery %v; want 3, false", rows, rec)
 	}
 	ids := map[string]bool{}
-	for _, s := range []*pgserver.Server{origin, restored, standby} {
+	for _, s := range []*dbserver.PG{origin, restored, standby} {
 		var id string
 		if err := testsrv.Open(t, "pgx", s.DSN("postgres")).QueryRow("SELECT system_identifier::text FROM pg_control_system()").Scan(&id); err != nil {
 			t.Fatal(err)

@@ -1,11 +1,12 @@
-// Package tabledump copies one table out of a database and loads the copy
+package dbserver
+
+// This file copies one table out of a database and loads the copy
 // back later with the database's own tools, the way an operator restores a
 // table from an older backup: pg_dump -t and psql for PostgreSQL,
 // mysqldump and the mysql client for MySQL, MariaDB and TiDB. The restore
 // drops the table and creates it again from the copy, so every row written
 // since the dump is forgotten. The fault tests of the segment allocator and
 // the worker-id leases use it to rewind a table mid-run.
-package tabledump
 
 import (
 	"bytes"
@@ -19,36 +20,34 @@ import (
 	"strings"
 
 	"github.com/go-sql-driver/mysql"
-
-	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/pgserver"
 )
 
-// Dump is a copy of one table, as the dump tool wrote it.
-type Dump struct {
-	dialect shardid.Dialect
+// TableDump is a copy of one table, as the dump tool wrote it.
+type TableDump struct {
+	dialect string // "postgres", "mysql" or "tidb"
 	sql     []byte
 }
 
 // Size is the copy's length in bytes.
-func (d Dump) Size() int { return len(d.sql) }
+func (d TableDump) Size() int { return len(d.sql) }
 
-// Take dumps table (name or schema.name) of the database dsn points at.
-// d picks the tools: pg_dump for DialectPostgres, mysqldump for the MySQL
-// family.
-func Take(ctx context.Context, d shardid.Dialect, dsn, table string) (Dump, error) {
+// TakeTable dumps table (name or schema.name) of the database dsn points at.
+// d, a dialect's name (shardid.Dialect), picks the tools: pg_dump for
+// "postgres", mysqldump for the MySQL family ("mysql", "tidb"). It takes
+// any string type so that the harness needs no package of the module.
+func TakeTable[D ~string](ctx context.Context, d D, dsn, table string) (TableDump, error) {
 	var cmd *exec.Cmd
-	switch d {
-	case shardid.DialectPostgres:
+	switch string(d) {
+	case "postgres":
 		bin, err := pgBin("pg_dump")
 		if err != nil {
-			return Dump{}, err
+			return TableDump{}, err
 		}
 		cmd = exec.CommandContext(ctx, bin, "--dbname="+dsn, "--table="+table, "--clean", "--if-exists", "--no-owner", "--no-privileges")
-	case shardid.DialectMySQL, shardid.DialectTiDB:
+	case "mysql", "tidb":
 		args, env, db, err := mysqlArgs(dsn)
 		if err != nil {
-			return Dump{}, err
+			return TableDump{}, err
 		}
 		// One table is read by one SELECT, consistent by itself. TiDB
 		// has no LOCK TABLES by default, no INFORMATION_SCHEMA.FILES
@@ -57,27 +56,27 @@ func Take(ctx context.Context, d shardid.Dialect, dsn, table string) (Dump, erro
 		cmd = exec.CommandContext(ctx, "mysqldump", args...)
 		cmd.Env = env
 	default:
-		return Dump{}, fmt.Errorf("tabledump: unknown dialect %q", d)
+		return TableDump{}, fmt.Errorf("tabledump: unknown dialect %q", d)
 	}
 	out, err := run(cmd, nil)
 	if err != nil {
-		return Dump{}, fmt.Errorf("dump %s: %w", table, err)
+		return TableDump{}, fmt.Errorf("dump %s: %w", table, err)
 	}
-	return Dump{dialect: d, sql: out}, nil
+	return TableDump{dialect: string(d), sql: out}, nil
 }
 
-// Restore loads dump into the database dsn points at: the table is dropped
+// RestoreTable loads dump into the database dsn points at: the table is dropped
 // and made again from the copy.
-func Restore(ctx context.Context, dsn string, dump Dump) error {
+func RestoreTable(ctx context.Context, dsn string, dump TableDump) error {
 	var cmd *exec.Cmd
 	switch dump.dialect {
-	case shardid.DialectPostgres:
+	case "postgres":
 		bin, err := pgBin("psql")
 		if err != nil {
 			return err
 		}
 		cmd = exec.CommandContext(ctx, bin, "--dbname="+dsn, "--no-psqlrc", "--quiet", "--set=ON_ERROR_STOP=1", "--file=-")
-	case shardid.DialectMySQL, shardid.DialectTiDB:
+	case "mysql", "tidb":
 		args, env, db, err := mysqlArgs(dsn)
 		if err != nil {
 			return err
@@ -107,7 +106,7 @@ func run(cmd *exec.Cmd, stdin []byte) ([]byte, error) {
 // pgBin finds a PostgreSQL client binary beside the server binaries the
 // test servers use, so the tool's version is the server's.
 func pgBin(name string) (string, error) {
-	dir, err := pgserver.FindBinDir("")
+	dir, err := FindPGBinDir("")
 	if err != nil {
 		return "", err
 	}

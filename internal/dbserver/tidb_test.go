@@ -1,4 +1,4 @@
-package tidbserver_test
+package dbserver_test
 
 import (
 	"context"
@@ -8,11 +8,9 @@ import (
 	"github.com/shardid/shardid/internal/testsrv"
 )
 
-func TestMain(m *testing.M) { testsrv.Main(m) }
-
-// TestServerAnswers proves the harness gives a real TiDB that takes DDL
+// TestTiDBAnswers proves the harness gives a real TiDB that takes DDL
 // with TiDB-only clauses and keeps them, in a database of its own.
-func TestServerAnswers(t *testing.T) {
+func TestTiDBAnswers(t *testing.T) {
 	db, _ := testsrv.TiDBDB(t)
 	ctx := context.Background()
 	var version string

@@ -1,6 +1,6 @@
-// Package localsrv holds what the throwaway-server harnesses
-// (internal/pgserver, internal/mariadb, internal/tidbserver) share.
-package localsrv
+package dbserver
+
+// This file holds what the PostgreSQL, MariaDB and TiDB harnesses share.
 
 import (
 	"context"

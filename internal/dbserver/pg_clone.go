@@ -1,4 +1,4 @@
-package pgserver
+package dbserver
 
 import (
 	"context"
@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"github.com/shardid/shardid/internal/localsrv"
 )
 
 // StartClone copies the running server's data directory with
@@ -18,7 +16,7 @@ import (
 // has the origin's system identifier and everything the origin held when
 // the copy was taken; from then on the two go their own ways. Stop it
 // with Stop.
-func (s *Server) StartClone(ctx context.Context) (*Server, error) {
+func (s *PG) StartClone(ctx context.Context) (*PG, error) {
 	return s.startCopy(ctx, false)
 }
 
@@ -27,14 +25,14 @@ func (s *Server) StartClone(ctx context.Context) (*Server, error) {
 // server's WAL: it stays in recovery (pg_is_in_recovery() is true),
 // accepts read-only sessions and follows what the server writes. Stop it
 // with Stop.
-func (s *Server) StartCloneStandby(ctx context.Context) (*Server, error) {
+func (s *PG) StartCloneStandby(ctx context.Context) (*PG, error) {
 	return s.startCopy(ctx, true)
 }
 
 // startCopy takes a base backup of s into a new directory (with the
 // standby settings when standby) and starts a server on it.
-func (s *Server) startCopy(ctx context.Context, standby bool) (*Server, error) {
-	c := &Server{binDir: s.binDir, cred: s.cred}
+func (s *PG) startCopy(ctx context.Context, standby bool) (*PG, error) {
+	c := &PG{binDir: s.binDir, cred: s.cred}
 	var err error
 	if c.dir, err = os.MkdirTemp("", "shardid-pg-copy-"); err != nil {
 		return nil, fmt.Errorf("copy postgres: %w", err)
@@ -53,7 +51,7 @@ func (s *Server) startCopy(ctx context.Context, standby bool) (*Server, error) {
 	}
 	if out, err := c.command(ctx, "pg_basebackup", args...).CombinedOutput(); err != nil {
 		c.removeDir()
-		return nil, fmt.Errorf("copy postgres: pg_basebackup: %w: %s", err, localsrv.LastLines(string(out), 5))
+		return nil, fmt.Errorf("copy postgres: pg_basebackup: %w: %s", err, LastLines(string(out), 5))
 	}
 	// The origin's settings, with the copy's own socket directory.
 	for i := 0; i < len(s.args); i++ {
@@ -65,7 +63,7 @@ func (s *Server) startCopy(ctx context.Context, standby bool) (*Server, error) {
 	}
 	var lastErr error
 	for range 5 {
-		if c.port, err = localsrv.FreePort(); err != nil {
+		if c.port, err = FreePort(); err != nil {
 			c.removeDir()
 			return nil, fmt.Errorf("copy postgres: %w", err)
 		}
