@@ -10,9 +10,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"testing/fstest"
 
 	"github.com/pressly/goose/v3"
+	"github.com/shardid/shardid/internal/gooseup"
 )
 
 // Migration is one goose migration file holding one statement.
@@ -52,7 +52,7 @@ type MigrationOptions struct {
 	// A directory keeps the numbering the stock goose CLI expects: a step
 	// (kind and table) that already has a file there keeps that file's name
 	// and version, so rendering the same input again gives identical files
-	// and a changed step gives a changed file (which internal/migdir
+	// and a changed step gives a changed file (which internal/gooseup
 	// refuses to overwrite); new steps are numbered after the highest
 	// version present.
 	Dir fs.FS
@@ -256,7 +256,7 @@ func fileWord(s string) string {
 }
 
 // Files returns the migrations as file name → content, for
-// internal/migdir.Write or MapFS.
+// internal/gooseup.Write or MapFS.
 func Files(ms []Migration) map[string][]byte {
 	out := make(map[string][]byte, len(ms))
 	for _, m := range ms {
@@ -320,11 +320,6 @@ func onlyOn(text string) []Target {
 	return out
 }
 
-// MapFS returns files (name → content) as a file system.
-func MapFS(files map[string][]byte) fs.FS {
-	m := fstest.MapFS{}
-	for name, text := range files {
-		m[name] = &fstest.MapFile{Data: text, Mode: 0o644}
-	}
-	return m
-}
+// MapFS returns files (name → content, each name a file at the root) as
+// a read-only file system.
+func MapFS(files map[string][]byte) fs.FS { return gooseup.Files(files) }

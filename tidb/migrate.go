@@ -14,7 +14,9 @@ import (
 	"github.com/pingcap/tidb/pkg/parser"
 	"github.com/pressly/goose/v3"
 
+	"github.com/shardid/shardid"
 	dsnpkg "github.com/shardid/shardid/internal/dsn"
+	"github.com/shardid/shardid/internal/gooseup"
 )
 
 // Sentinel errors returned by the migration functions.
@@ -117,12 +119,9 @@ type Migrator struct {
 // and goose's own errors.
 func NewMigrator(db *sql.DB, ms []Migration, o ProviderOptions) (*Migrator, error) {
 	m := &Migrator{db: db, list: ms, skipped: map[int64]bool{}}
-	opts := []goose.ProviderOption{goose.WithDisableGlobalRegistry(true), goose.WithVerbose(o.Verbose), goose.WithAllowOutofOrder(true)}
+	opts := []goose.ProviderOption{goose.WithVerbose(o.Verbose), goose.WithAllowOutofOrder(true)}
 	if err := o.Validate(); err != nil {
 		return nil, err
-	}
-	if o.TableName != "" {
-		opts = append(opts, goose.WithTableName(o.TableName))
 	}
 	files := map[string][]byte{}
 	var exclude []string
@@ -142,7 +141,7 @@ func NewMigrator(db *sql.DB, ms []Migration, o ProviderOptions) (*Migrator, erro
 	if len(exclude) > 0 {
 		opts = append(opts, goose.WithExcludeNames(exclude), goose.WithGoMigrations(gos...))
 	}
-	p, err := goose.NewProvider(goose.DialectTiDB, db, MapFS(files), opts...)
+	p, err := gooseup.NewProvider(db, shardid.DialectTiDB, files, gooseup.Options{History: o.TableName, Goose: opts})
 	if err != nil {
 		return nil, fmt.Errorf("goose provider: %w", err)
 	}

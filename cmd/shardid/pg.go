@@ -12,7 +12,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx" for goose
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/migdir"
+	"github.com/shardid/shardid/internal/gooseup"
 	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/pgfunc/fleet"
 )
@@ -510,7 +510,7 @@ func runPGGen(_ context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	res, err := migdir.Write(*dir, files, *force)
+	res, err := gooseup.Write(*dir, files, *force)
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/shardid/shardid/internal/migdir"
+	"github.com/shardid/shardid/internal/gooseup"
 	"github.com/shardid/shardid/tidb"
 )
 
@@ -420,7 +420,7 @@ func runTiDBGen(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return fmt.Errorf("gen: %w", err)
 	}
-	res, err := migdir.Write(*dir, tidb.Files(ms), *force)
+	res, err := gooseup.Write(*dir, tidb.Files(ms), *force)
 	if err != nil {
 		return fmt.Errorf("gen: %w", err)
 	}

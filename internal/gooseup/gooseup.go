@@ -1,6 +1,10 @@
-// Package gooseup applies a rendered set of goose migrations (file name →
-// content) to a database through a goose Provider with a version table of
-// its own, the way the segment allocator's and the ticket servers'
+// Package gooseup is the one place shardid builds goose Providers
+// (NewProvider, over rendered files served by Files) and writes goose
+// migration directories (Write).
+//
+// Up applies a rendered set of goose migrations (file name → content) to a
+// database through a Provider with a version table of its own, the way the
+// segment allocator's, the ticket servers' and the lease table's
 // migrations are applied: each purpose keeps its own history, so it never
 // mixes with another goose history in the same database.
 package gooseup
@@ -8,12 +12,8 @@ package gooseup
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
-	"hash/fnv"
-	"testing/fstest"
-
-	"github.com/pressly/goose/v3"
-	"github.com/pressly/goose/v3/lock"
 
 	"github.com/shardid/shardid"
 )
@@ -24,9 +24,12 @@ import (
 // a session advisory lock derived from history, so concurrent runs for
 // one purpose wait for each other and other purposes do not wait.
 func Up(ctx context.Context, db *sql.DB, d shardid.Dialect, history string, files map[string][]byte) ([]string, error) {
-	p, err := provider(db, d, history, files)
-	if err != nil {
+	p, err := NewProvider(db, d, files, Options{History: history})
+	switch {
+	case errors.Is(err, shardid.ErrUnknownDialect):
 		return nil, err
+	case err != nil:
+		return nil, fmt.Errorf("goose provider: %w", err)
 	}
 	res, err := p.Up(ctx)
 	var ran []string
@@ -37,35 +40,4 @@ func Up(ctx context.Context, db *sql.DB, d shardid.Dialect, history string, file
 		return ran, fmt.Errorf("goose up: %w", err)
 	}
 	return ran, nil
-}
-
-func provider(db *sql.DB, d shardid.Dialect, history string, files map[string][]byte) (*goose.Provider, error) {
-	fsys := fstest.MapFS{}
-	for name, text := range files {
-		fsys[name] = &fstest.MapFile{Data: text, Mode: 0o644}
-	}
-	opts := []goose.ProviderOption{goose.WithTableName(history), goose.WithDisableGlobalRegistry(true)}
-	var dialect goose.Dialect
-	switch d {
-	case shardid.DialectPostgres:
-		dialect = goose.DialectPostgres
-		h := fnv.New64a()
-		h.Write([]byte("shardid:" + history))
-		locker, err := lock.NewPostgresSessionLocker(lock.WithLockID(int64(h.Sum64() &^ (1 << 63))))
-		if err != nil {
-			return nil, err
-		}
-		opts = append(opts, goose.WithSessionLocker(locker))
-	case shardid.DialectMySQL:
-		dialect = goose.DialectMySQL
-	case shardid.DialectTiDB:
-		dialect = goose.DialectTiDB
-	default:
-		return nil, fmt.Errorf("%w %q", shardid.ErrUnknownDialect, d)
-	}
-	p, err := goose.NewProvider(dialect, db, fsys, opts...)
-	if err != nil {
-		return nil, fmt.Errorf("goose provider: %w", err)
-	}
-	return p, nil
 }

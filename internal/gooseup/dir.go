@@ -1,4 +1,6 @@
-// Package migdir writes directories of goose migration files, the one way
+package gooseup
+
+// This file writes directories of goose migration files, the one way
 // every shardid "gen" command does it.
 //
 // The rules: every file is checked before any is written, so a refusal
@@ -9,7 +11,6 @@
 // what the database holds; a new file whose version number an existing
 // file of another name already uses is refused, because goose rejects
 // duplicate versions; nothing is ever deleted.
-package migdir
 
 import (
 	"bytes"
