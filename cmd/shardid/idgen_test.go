@@ -31,16 +31,25 @@ func buildShardid(t *testing.T, dir string) string {
 type idgenProc struct {
 	cmd     *exec.Cmd
 	ids     []int64
-	drawing chan struct{} // closed once 10000 IDs are read, or the output ends
-	done    chan struct{} // closed once stdout is drained and the process has exited
-	err     error         // exit error, bad output
+	drawing chan struct{}   // closed once 10000 IDs are read, or the output ends
+	hold    <-chan struct{} // if not nil, reading stops after 10000 IDs until it is closed
+	done    chan struct{}   // closed once stdout is drained and the process has exited
+	err     error           // exit error, bad output
 	stderr  strings.Builder
 }
 
 // startIDGen starts bin idgen with args and reads its IDs as they come.
 func startIDGen(t *testing.T, bin string, args ...string) *idgenProc {
 	t.Helper()
-	p := &idgenProc{cmd: exec.Command(bin, append([]string{"idgen"}, args...)...), drawing: make(chan struct{}), done: make(chan struct{})}
+	return startIDGenHeld(t, bin, nil, args...)
+}
+
+// startIDGenHeld is startIDGen that stops reading the process's output
+// after 10000 IDs until hold is closed: the process, blocked on a full
+// pipe in the middle of its run, keeps its node however long that takes.
+func startIDGenHeld(t *testing.T, bin string, hold <-chan struct{}, args ...string) *idgenProc {
+	t.Helper()
+	p := &idgenProc{cmd: exec.Command(bin, append([]string{"idgen"}, args...)...), drawing: make(chan struct{}), hold: hold, done: make(chan struct{})}
 	p.cmd.Stderr = &p.stderr
 	out, err := p.cmd.StdoutPipe()
 	if err != nil {
@@ -63,6 +72,9 @@ func startIDGen(t *testing.T, bin string, args ...string) *idgenProc {
 			}
 			if p.ids = append(p.ids, id); len(p.ids) == 10000 {
 				once.Do(func() { close(p.drawing) })
+				if p.hold != nil {
+					<-p.hold
+				}
 			}
 		}
 		if err := p.cmd.Wait(); err != nil && p.err == nil {
@@ -107,6 +119,10 @@ func nodeOf(t *testing.T, ids []int64) int64 {
 // theirs (the same nodes again, above the earlier IDs). No ID repeats. Two
 // processes leasing from two tables of one ID space (a misconfiguration the
 // lease cannot see) repeat IDs, which the same check catches.
+//
+// The first five stay in the middle of their run until the second five
+// draw (the test stops reading their output), so the waves overlap however
+// slowly a busy machine runs them.
 func TestIDGenProcesses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the command and runs processes against three servers")
@@ -114,18 +130,23 @@ func TestIDGenProcesses(t *testing.T) {
 	bin := buildShardid(t, t.TempDir())
 	const n = 300000 // about 300ms of one instagram node's 1024 IDs/ms
 	withLeaseTable(t, func(t *testing.T, dsn string) {
-		wave := func() []*idgenProc {
+		wave := func(hold <-chan struct{}) []*idgenProc {
 			var ps []*idgenProc
 			for range 5 {
-				ps = append(ps, startIDGen(t, bin, "--dsn", dsn, "-n", strconv.Itoa(n)))
+				ps = append(ps, startIDGenHeld(t, bin, hold, "--dsn", dsn, "-n", strconv.Itoa(n)))
 			}
 			return ps
 		}
-		first := wave()
+		release := make(chan struct{})
+		first := wave(release)
 		for _, p := range first {
 			<-p.drawing
 		}
-		second := wave() // while the first wave still draws
+		second := wave(nil) // while the first wave, held, still draws
+		for _, p := range second {
+			<-p.drawing
+		}
+		close(release)
 		nodes := map[int64]bool{}
 		var lists [][]int64
 		for _, p := range append(first, second...) {
@@ -135,7 +156,7 @@ func TestIDGenProcesses(t *testing.T) {
 		if len(nodes) != 10 {
 			t.Errorf("two overlapping waves of 5 used %d distinct nodes, want 10", len(nodes))
 		}
-		for _, p := range wave() {
+		for _, p := range wave(nil) {
 			if node := p.wait(t, n); node > 9 {
 				t.Errorf("a later process got node %d, want a released one (0-9)", node)
 			}
