@@ -22,7 +22,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -76,6 +78,7 @@ func need(tb testing.TB, name string, installed, err error) {
 	tb.Helper()
 	switch {
 	case errors.Is(err, installed) && !InCI():
+		noteSkip(name, err)
 		tb.Skipf("no %s on this machine: %v", name, err)
 	case errors.Is(err, installed):
 		tb.Fatalf("CI=true and no %s: %v", name, err)
@@ -113,6 +116,10 @@ func AtExit(stop func() error) {
 }
 
 // Main runs the package's tests and then stops every server they started.
+// When tests were skipped for want of a server (outside CI), it says so in
+// one line per server, e.g. "tidb: 12 tests skipped: no TiDB on this
+// machine: …": on the terminal, which go test does not hide when the
+// package passes, else on standard error.
 func Main(m *testing.M) {
 	code := m.Run()
 	mu.Lock()
@@ -122,7 +129,55 @@ func Main(m *testing.M) {
 		}
 	}
 	mu.Unlock()
+	reportSkips()
 	os.Exit(code)
+}
+
+// skip is how many tests skipped for want of one server, and why.
+type skip struct {
+	name string
+	n    int
+	err  error
+}
+
+var (
+	skipsMu sync.Mutex
+	skips   []*skip
+)
+
+// noteSkip counts a test skipped because server name is not installed.
+func noteSkip(name string, err error) {
+	skipsMu.Lock()
+	defer skipsMu.Unlock()
+	for _, s := range skips {
+		if s.name == name {
+			s.n++
+			return
+		}
+	}
+	skips = append(skips, &skip{name: name, n: 1, err: err})
+}
+
+// reportSkips prints one line per server that tests were skipped for.
+func reportSkips() {
+	skipsMu.Lock()
+	defer skipsMu.Unlock()
+	if len(skips) == 0 {
+		return
+	}
+	pkg := strings.TrimSuffix(filepath.Base(os.Args[0]), ".test")
+	var w io.Writer = os.Stderr
+	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
+		defer tty.Close()
+		w = tty
+	}
+	for _, s := range skips {
+		tests := "tests"
+		if s.n == 1 {
+			tests = "test"
+		}
+		fmt.Fprintf(w, "%s: %d %s skipped: no %s on this machine: %v\n", pkg, s.n, tests, s.name, s.err)
+	}
 }
 
 // PG returns the package's shared PostgreSQL server, starting it on first
