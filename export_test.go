@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/shardid/shardid/dialect"
 )
 
 // Test-only access to the lease's internals, for the external tests.
@@ -71,7 +73,7 @@ var BenchNext = benchNext
 // SegmentStatement renders one of the allocator's statements (alloc,
 // explain, get, list, add, raise, setstep, report, resume) for d and table,
 // for TiDB's parser.
-func SegmentStatement(d Dialect, table, name string) (string, error) {
+func SegmentStatement(d dialect.Dialect, table, name string) (string, error) {
 	v, err := newSegmentView(d, table)
 	if err != nil {
 		return "", err
@@ -103,7 +105,7 @@ func BreakSegments(c *Segments, how string) {
 	c.trust = true // a broken allocator, not a client that checks what it gets
 	read := "SELECT max_id FROM shardid_segments WHERE tag = ?"
 	write := "UPDATE shardid_segments SET max_id = ? WHERE tag = ?"
-	if c.view.Dialect == DialectPostgres {
+	if c.view.Dialect == dialect.Postgres {
 		read = "SELECT max_id FROM shardid_segments WHERE tag = $1"
 		write = "UPDATE shardid_segments SET max_id = $1 WHERE tag = $2"
 	}

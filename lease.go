@@ -13,6 +13,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/shardid/shardid/dialect"
 )
 
 // Lease defaults.
@@ -51,7 +53,7 @@ type LeaseSettings struct {
 	Table string
 	// Dialect is the database's dialect; "" asks the server
 	// (DetectDialect).
-	Dialect Dialect
+	Dialect dialect.Dialect
 	// Holder names this process in the table (up to 255 characters). A
 	// free node id this holder held last is preferred over the lowest free
 	// one, so a stable name (a host or pod name) gets its own id back after
@@ -131,6 +133,10 @@ var (
 	// ErrLeaseClosed is returned by a leased generator's Next and by
 	// Lease.Renew after Lease.Close.
 	ErrLeaseClosed = errors.New("lease closed")
+	// ErrLossyCommit is dialect.ErrLossyCommit.
+	ErrLossyCommit = dialect.ErrLossyCommit
+	// ErrRewound is dialect.ErrRewound.
+	ErrRewound = dialect.ErrRewound
 )
 
 // leaseState is where a lease is in its life.
@@ -283,7 +289,7 @@ func defaultHolder() string {
 // database's), ErrClockBehind (too far behind the node's last drawn time),
 // ErrLayoutMismatch, ErrNoFreeNode (every id held, or fenced by
 // FenceLeases; the message says which and names the layout's node bits),
-// ErrUnknownDialect, and the database's own errors
+// dialect.ErrUnknown, and the database's own errors
 // (the table missing, the database unreachable). No id is cached locally:
 // without the database there is no knowing who holds an id or how far it
 // was drawn, so an unreachable database is an error.
@@ -305,7 +311,7 @@ func acquire(ctx context.Context, db *sql.DB, s LeaseSettings, try claimFunc) (*
 		return nil, err
 	}
 	if s.Dialect == "" {
-		if s.Dialect, err = DetectDialect(ctx, db); err != nil {
+		if s.Dialect, err = dialect.Detect(ctx, db); err != nil {
 			return nil, fmt.Errorf("lease: %w", err)
 		}
 	}
@@ -324,8 +330,8 @@ func acquire(ctx context.Context, db *sql.DB, s LeaseSettings, try claimFunc) (*
 	if err := l.checkSkew(ctx, l.clock()); err != nil {
 		return nil, err
 	}
-	if !s.AllowLossyCommit && s.Dialect != DialectTiDB {
-		if err := checkCommit(ctx, db, s.Dialect, leaseLossyConsequence); err != nil {
+	if !s.AllowLossyCommit && s.Dialect != dialect.TiDB {
+		if err := dialect.CheckCommit(ctx, db, s.Dialect, leaseLossyConsequence); err != nil {
 			return nil, fmt.Errorf("lease: %w", err)
 		}
 	}
@@ -529,8 +535,8 @@ func (l *Lease) tryClaim(ctx context.Context, c candidate) (bool, claimed, error
 		return false, claimed{}, err
 	}
 	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		if err == nil && !l.s.AllowLossyCommit && l.s.Dialect != DialectTiDB {
-			err = checkCommit(ctx, l.db, l.s.Dialect, leaseLossyConsequence)
+		if err == nil && !l.s.AllowLossyCommit && l.s.Dialect != dialect.TiDB {
+			err = dialect.CheckCommit(ctx, l.db, l.s.Dialect, leaseLossyConsequence)
 		}
 		return false, claimed{}, err
 	}
@@ -708,7 +714,7 @@ func (l *Lease) renewRow(ctx context.Context, drawnMs int64) (writes int64, matc
 		lo, hi = math.MinInt64, math.MaxInt64
 	}
 	args := []any{l.s.TTL.Microseconds(), drawnMs, l.node, l.token, lo, hi}
-	if l.s.Dialect == DialectPostgres {
+	if l.s.Dialect == dialect.Postgres {
 		err := l.db.QueryRowContext(ctx, l.q.renew, args...).Scan(&writes)
 		if errors.Is(err, sql.ErrNoRows) {
 			return 0, false, nil
@@ -738,8 +744,8 @@ func (l *Lease) unmatched(ctx context.Context, sent time.Time) error {
 	var writes sql.NullInt64
 	var live sql.NullBool
 	err := l.db.QueryRowContext(ctx, l.q.state, l.node).Scan(&durable, &settings, &token, &writes, &holder, &live)
-	if err == nil && !durable && !l.s.AllowLossyCommit && l.s.Dialect != DialectTiDB {
-		err = fmt.Errorf("lease: renew node %d: %w", l.node, lossyCommitError(settings, leaseLossyConsequence))
+	if err == nil && !durable && !l.s.AllowLossyCommit && l.s.Dialect != dialect.TiDB {
+		err = fmt.Errorf("lease: renew node %d: %w", l.node, &dialect.LossyCommitError{Settings: settings, Consequence: leaseLossyConsequence})
 		l.renewFailed(err, false)
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/leasemig"
 	"github.com/shardid/shardid/internal/testsrv"
 )
@@ -20,7 +21,7 @@ import (
 func TestLeaseRefusesLossyCommit(t *testing.T) {
 	ctx := context.Background()
 	db, _ := testsrv.PGDB(t)
-	if _, err := leasemig.Up(ctx, db, shardid.DialectPostgres, ""); err != nil {
+	if _, err := leasemig.Up(ctx, db, dialect.Postgres, ""); err != nil {
 		t.Fatal(err)
 	}
 	before := acquire(t, db, shardid.LeaseSettings{Holder: "before", RenewEvery: -1})
@@ -62,7 +63,7 @@ func TestLeaseRefusesLossyCommitMariaDB(t *testing.T) {
 	}
 	ctx := context.Background()
 	db := testsrv.Open(t, "mysql", testsrv.Database(t, testsrv.NewMariaDB(t)))
-	if _, err := leasemig.Up(ctx, db, shardid.DialectMySQL, ""); err != nil {
+	if _, err := leasemig.Up(ctx, db, dialect.MySQL, ""); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.ExecContext(ctx, "SET GLOBAL innodb_flush_log_at_trx_commit = 2"); err != nil {

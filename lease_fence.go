@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"time"
+
+	"github.com/shardid/shardid/dialect"
 )
 
 // fenceToken is the token of a row FenceLeases quarantined. An
@@ -56,7 +58,7 @@ type LeaseFenceResult struct {
 // It returns errors wrapping ErrInvalidLeaseTable, ErrInvalidLeaseSettings,
 // the layout's errors, ErrLayoutMismatch (the table holds nodes of more
 // than one layout, or not of the one given) and the database's own.
-func FenceLeases(ctx context.Context, db *sql.DB, d Dialect, table string, f LeaseFenceSettings) (LeaseFenceResult, error) {
+func FenceLeases(ctx context.Context, db *sql.DB, d dialect.Dialect, table string, f LeaseFenceSettings) (LeaseFenceResult, error) {
 	var res LeaseFenceResult
 	if f.Layout != (Layout{}) {
 		if err := f.Layout.Validate(); err != nil {
@@ -80,7 +82,7 @@ func FenceLeases(ctx context.Context, db *sql.DB, d Dialect, table string, f Lea
 	}
 	if d == "" {
 		var err error
-		if d, err = DetectDialect(ctx, db); err != nil {
+		if d, err = dialect.Detect(ctx, db); err != nil {
 			return res, fmt.Errorf("fence leases: %w", err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser"
 	_ "github.com/pingcap/tidb/pkg/parser/test_driver" // value expressions for the parser
 
+	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/golden"
 )
 
@@ -87,7 +88,7 @@ func TestGeneratorFence(t *testing.T) {
 
 // leaseSQLText renders the migration and every statement for d, as the
 // golden files hold them.
-func leaseSQLText(t *testing.T, d Dialect, table string) (migration string, stmts map[string]string) {
+func leaseSQLText(t *testing.T, d dialect.Dialect, table string) (migration string, stmts map[string]string) {
 	t.Helper()
 	files, err := LeaseMigrations(d, table)
 	if err != nil {
@@ -107,7 +108,7 @@ func leaseSQLText(t *testing.T, d Dialect, table string) (migration string, stmt
 // TestLeaseSQLGolden pins the rendered SQL per dialect family
 // (go test -run TestLeaseSQLGolden -update . rewrites it).
 func TestLeaseSQLGolden(t *testing.T) {
-	for _, d := range []Dialect{DialectPostgres, DialectMySQL} {
+	for _, d := range []dialect.Dialect{dialect.Postgres, dialect.MySQL} {
 		mig, stmts := leaseSQLText(t, d, "app.shardid_worker_lease")
 		var b strings.Builder
 		b.WriteString(mig)
@@ -116,7 +117,7 @@ func TestLeaseSQLGolden(t *testing.T) {
 		}
 		golden.Check(t, filepath.Join("testdata", "lease", string(d)+".sql"), []byte(b.String()))
 	}
-	if _, err := LeaseMigrations(DialectTiDB, "Bad-Name"); !errors.Is(err, ErrInvalidLeaseTable) {
+	if _, err := LeaseMigrations(dialect.TiDB, "Bad-Name"); !errors.Is(err, ErrInvalidLeaseTable) {
 		t.Errorf("bad table name: %v", err)
 	}
 }
@@ -124,7 +125,7 @@ func TestLeaseSQLGolden(t *testing.T) {
 // TestLeaseSQLParsesOnTiDB: TiDB's own parser reads every statement the
 // lease API sends to TiDB, one statement each.
 func TestLeaseSQLParsesOnTiDB(t *testing.T) {
-	mig, stmts := leaseSQLText(t, DialectTiDB, "app.shardid_worker_lease")
+	mig, stmts := leaseSQLText(t, dialect.TiDB, "app.shardid_worker_lease")
 	_, up, _ := strings.Cut(mig, "-- +goose Up\n")
 	up, _, _ = strings.Cut(up, "-- +goose Down")
 	stmts["migration up"] = up

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/leasemig"
 	"github.com/shardid/shardid/internal/pgserver"
 	"github.com/shardid/shardid/internal/testsrv"
@@ -18,17 +19,17 @@ import (
 // hard way and started again.
 type crashable struct {
 	name    string
-	dialect shardid.Dialect
+	dialect dialect.Dialect
 	start   func(t *testing.T) (db *sql.DB, crash func(), restart func() error)
 }
 
 var crashables = []crashable{
-	{"postgres", shardid.DialectPostgres, func(t *testing.T) (*sql.DB, func(), func() error) {
+	{"postgres", dialect.Postgres, func(t *testing.T) (*sql.DB, func(), func() error) {
 		srv := testsrv.NewPG(t, pgserver.Options{})
 		db := testsrv.Open(t, "pgx", testsrv.Database(t, srv))
 		return db, func() { _ = srv.Crash() }, func() error { return srv.Restart(context.Background()) }
 	}},
-	{"mariadb", shardid.DialectMySQL, func(t *testing.T) (*sql.DB, func(), func() error) {
+	{"mariadb", dialect.MySQL, func(t *testing.T) (*sql.DB, func(), func() error) {
 		srv := testsrv.NewMariaDB(t)
 		db := testsrv.Open(t, "mysql", testsrv.Database(t, srv))
 		return db, srv.Crash, func() error { return srv.Restart(context.Background()) }

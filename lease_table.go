@@ -6,13 +6,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"reflect"
-	"strconv"
 	"strings"
 	"sync"
 	"text/template"
 	"time"
 
+	"github.com/shardid/shardid/dialect"
 	shardsql "github.com/shardid/shardid/sql"
 )
 
@@ -55,9 +54,9 @@ func CheckLeaseTable(table string) error {
 }
 
 // quoteTable quotes a checked [schema.]name for d.
-func quoteTable(d Dialect, table string) string {
+func quoteTable(d dialect.Dialect, table string) string {
 	q := `"`
-	if d != DialectPostgres {
+	if d != dialect.Postgres {
 		q = "`"
 	}
 	parts := strings.Split(table, ".")
@@ -69,13 +68,13 @@ func quoteTable(d Dialect, table string) string {
 
 // leaseTemplates parses the lease templates once: one set per dialect
 // family, each defining the same names.
-var leaseTemplates = sync.OnceValues(func() (map[Dialect]*template.Template, error) {
+var leaseTemplates = sync.OnceValues(func() (map[dialect.Dialect]*template.Template, error) {
 	parse := func(file string) (*template.Template, error) {
 		t, err := template.ParseFS(shardsql.Lease, file)
 		if err != nil {
 			return nil, err
 		}
-		return withDialectTemplates(t)
+		return dialect.Templates(t)
 	}
 	pg, err := parse("lease/postgres.sql.tmpl")
 	if err != nil {
@@ -85,7 +84,7 @@ var leaseTemplates = sync.OnceValues(func() (map[Dialect]*template.Template, err
 	if err != nil {
 		return nil, err
 	}
-	return map[Dialect]*template.Template{DialectPostgres: pg, DialectMySQL: my, DialectTiDB: my}, nil
+	return map[dialect.Dialect]*template.Template{dialect.Postgres: pg, dialect.MySQL: my, dialect.TiDB: my}, nil
 })
 
 // leaseSQL is every statement of the lease API, rendered for one dialect
@@ -96,15 +95,15 @@ type leaseSQL struct {
 
 // leaseView is the data of the lease templates.
 type leaseView struct {
-	Table   string  // quoted, possibly schema-qualified
-	Dialect Dialect // picks the durable check
-	Guard   bool    // claims and renewals require a durable commit
+	Table   string          // quoted, possibly schema-qualified
+	Dialect dialect.Dialect // picks the durable check
+	Guard   bool            // claims and renewals require a durable commit
 }
 
 // renderLease renders the named lease templates for d and table, the
 // claims and renewals guarded (refusing a server that may lose
 // acknowledged commits) when guard is set.
-func renderLease(d Dialect, table string, guard bool, names ...string) ([]string, error) {
+func renderLease(d dialect.Dialect, table string, guard bool, names ...string) ([]string, error) {
 	if table == "" {
 		table = DefaultLeaseTable
 	}
@@ -117,12 +116,12 @@ func renderLease(d Dialect, table string, guard bool, names ...string) ([]string
 	}
 	t, ok := ts[d]
 	if !ok {
-		return nil, fmt.Errorf("%w %q (allowed: postgres, mysql, tidb)", ErrUnknownDialect, d)
+		return nil, fmt.Errorf("%w %q (allowed: postgres, mysql, tidb)", dialect.ErrUnknown, d)
 	}
 	out := make([]string, len(names))
 	for i, name := range names {
 		var b bytes.Buffer
-		if err := t.ExecuteTemplate(&b, name, leaseView{Table: quoteTable(d, table), Dialect: d, Guard: guard && d != DialectTiDB}); err != nil {
+		if err := t.ExecuteTemplate(&b, name, leaseView{Table: quoteTable(d, table), Dialect: d, Guard: guard && d != dialect.TiDB}); err != nil {
 			return nil, fmt.Errorf("render lease %s: %w", name, err)
 		}
 		out[i] = b.String()
@@ -132,7 +131,7 @@ func renderLease(d Dialect, table string, guard bool, names ...string) ([]string
 
 // leaseStatements renders the statements the lease API runs, guarded
 // against lossy commits when guard is set.
-func leaseStatements(d Dialect, table string, guard bool) (*leaseSQL, error) {
+func leaseStatements(d dialect.Dialect, table string, guard bool) (*leaseSQL, error) {
 	s, err := renderLease(d, table, guard, "now", "list", "insert", "takeover", "readback", "renew", "state", "release", "fence", "fence_insert")
 	if err != nil {
 		return nil, err
@@ -147,8 +146,8 @@ func leaseStatements(d Dialect, table string, guard bool) (*leaseSQL, error) {
 // directory. table "" means DefaultLeaseTable. Keep the table's goose
 // history apart from other histories in the database (`shardid worker up`
 // uses <table>_goose_db_version). It returns errors wrapping
-// ErrInvalidLeaseTable and ErrUnknownDialect.
-func LeaseMigrations(d Dialect, table string) (map[string][]byte, error) {
+// ErrInvalidLeaseTable and dialect.ErrUnknown.
+func LeaseMigrations(d dialect.Dialect, table string) (map[string][]byte, error) {
 	s, err := renderLease(d, table, false, "migration")
 	if err != nil {
 		return nil, err
@@ -219,7 +218,7 @@ func listLeases(ctx context.Context, db *sql.DB, q *leaseSQL) ([]leaseRow, error
 // MySQL and MariaDB refuse a role without grants on a table with 1142
 // whether or not the table exists.
 func leaseTableHint(err error) string {
-	switch serverErrorCode(err) {
+	switch dialect.ErrorCode(err) {
 	case "42P01", "1146": // undefined_table; ER_NO_SUCH_TABLE
 		return " (create it with `shardid worker up` or the migration of LeaseMigrations)"
 	case "42501", "1142", "1143": // insufficient_privilege; ER_TABLEACCESS_DENIED_ERROR, ER_COLUMNACCESS_DENIED_ERROR
@@ -228,35 +227,13 @@ func leaseTableHint(err error) string {
 	return ""
 }
 
-// serverErrorCode returns the code the server put in err: the SQLSTATE of
-// a PostgreSQL error or the error number of a MySQL-family one, "" for any
-// other error. The package imports no driver, so it knows their errors by
-// shape: a SQLState method (pgx's *pgconn.PgError) or a uint16 Number
-// field (go-sql-driver/mysql's *MySQLError).
-func serverErrorCode(err error) string {
-	var pg interface{ SQLState() string }
-	if errors.As(err, &pg) {
-		return pg.SQLState()
-	}
-	for ; err != nil; err = errors.Unwrap(err) {
-		v := reflect.ValueOf(err)
-		if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
-			continue
-		}
-		if n := v.Elem().FieldByName("Number"); n.IsValid() && n.Kind() == reflect.Uint16 {
-			return strconv.FormatUint(n.Uint(), 10)
-		}
-	}
-	return ""
-}
-
 // ListLeases returns every row of the lease table in node order. d ""
 // asks the server (DetectDialect); table "" means DefaultLeaseTable. It
 // returns errors wrapping ErrInvalidLeaseTable and the database's own.
-func ListLeases(ctx context.Context, db *sql.DB, d Dialect, table string) ([]LeaseInfo, error) {
+func ListLeases(ctx context.Context, db *sql.DB, d dialect.Dialect, table string) ([]LeaseInfo, error) {
 	if d == "" {
 		var err error
-		if d, err = DetectDialect(ctx, db); err != nil {
+		if d, err = dialect.Detect(ctx, db); err != nil {
 			return nil, err
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/leasemig"
 	"github.com/shardid/shardid/internal/testsrv"
 )
@@ -21,14 +22,14 @@ import (
 // leaseBackend is one database family the lease tests run against.
 type leaseBackend struct {
 	name    string
-	dialect shardid.Dialect
+	dialect dialect.Dialect
 	open    func(testing.TB) (*sql.DB, string) // a fresh database and its DSN
 }
 
 var leaseBackends = []leaseBackend{
-	{"postgres", shardid.DialectPostgres, testsrv.PGDB},
-	{"mariadb", shardid.DialectMySQL, testsrv.MariaDBDB},
-	{"tidb", shardid.DialectTiDB, testsrv.TiDBDB},
+	{"postgres", dialect.Postgres, testsrv.PGDB},
+	{"mariadb", dialect.MySQL, testsrv.MariaDBDB},
+	{"tidb", dialect.TiDB, testsrv.TiDBDB},
 }
 
 // forEachBackend runs f as a parallel subtest per database family, each on
@@ -255,9 +256,9 @@ func TestLeaseConcurrentAcquirers(t *testing.T) {
 	})
 }
 
-func dialectOf(t *testing.T, db *sql.DB) shardid.Dialect {
+func dialectOf(t *testing.T, db *sql.DB) dialect.Dialect {
 	t.Helper()
-	d, err := shardid.DetectDialect(context.Background(), db)
+	d, err := dialect.Detect(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -413,7 +414,7 @@ func TestLeaseClockBehind(t *testing.T) {
 // counts from when it was sent.
 func TestLeaseFenceFromSendTime(t *testing.T) {
 	db, _ := testsrv.PGDB(t)
-	if _, err := leasemig.Up(context.Background(), db, shardid.DialectPostgres, ""); err != nil {
+	if _, err := leasemig.Up(context.Background(), db, dialect.Postgres, ""); err != nil {
 		t.Fatal(err)
 	}
 	base := time.Now().Round(0) // no monotonic reading: the hand-driven clock is the only one
@@ -559,7 +560,7 @@ func TestLeaseSettingsErrors(t *testing.T) {
 		{shardid.LeaseSettings{TTL: time.Second, RenewEvery: 950 * time.Millisecond}, shardid.ErrInvalidLeaseSettings, "TTL-Margin (900ms)"},
 		{shardid.LeaseSettings{MaxClockSkew: -time.Second}, shardid.ErrInvalidLeaseSettings, "MaxClockSkew"},
 		{shardid.LeaseSettings{Generator: shardid.Settings{Layout: shardid.Layout{TimeBits: 70}}}, shardid.ErrInvalidLayout, "at least 1"},
-		{shardid.LeaseSettings{Dialect: "oracle"}, shardid.ErrUnknownDialect, "oracle"},
+		{shardid.LeaseSettings{Dialect: "oracle"}, dialect.ErrUnknown, "oracle"},
 	} {
 		_, err := shardid.AcquireLease(context.Background(), nil, c.s)
 		if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.text) || strings.Contains(err.Error(), "\n") {
@@ -572,7 +573,7 @@ func TestLeaseSettingsErrors(t *testing.T) {
 // once with an error that says so; nothing is cached.
 func TestLeaseDatabaseDown(t *testing.T) {
 	db := testsrv.Open(t, "pgx", "postgres://postgres@127.0.0.1:1/x?connect_timeout=2")
-	_, err := shardid.AcquireLease(context.Background(), db, shardid.LeaseSettings{Dialect: shardid.DialectPostgres})
+	_, err := shardid.AcquireLease(context.Background(), db, shardid.LeaseSettings{Dialect: dialect.Postgres})
 	if err == nil || !strings.Contains(err.Error(), "is the database reachable") {
 		t.Fatalf("database down: %v", err)
 	}
@@ -597,7 +598,7 @@ func TestLeaseTableMissing(t *testing.T) {
 func TestLeaseClaimDenied(t *testing.T) {
 	db, dsn := testsrv.MariaDBDB(t)
 	ctx := context.Background()
-	if _, err := leasemig.Up(ctx, db, shardid.DialectMySQL, ""); err != nil {
+	if _, err := leasemig.Up(ctx, db, dialect.MySQL, ""); err != nil {
 		t.Fatal(err)
 	}
 	cfg, err := mysql.ParseDSN(dsn)

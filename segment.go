@@ -8,6 +8,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"github.com/shardid/shardid/dialect"
 )
 
 // Defaults the zero values of SegmentSettings stand for.
@@ -55,7 +57,7 @@ type SegmentSettings struct {
 	Table string
 	// Dialect is the database's SQL family; "" asks the server
 	// (DetectDialect).
-	Dialect Dialect
+	Dialect dialect.Dialect
 	// MinStep is the smallest and first segment size; 0 means the tag's
 	// step in the table.
 	MinStep int64
@@ -216,14 +218,14 @@ type SegmentStats struct {
 // (registered by the application: pgx for PostgreSQL, go-sql-driver/mysql
 // for MySQL, MariaDB and TiDB). No segment is taken until the first Next.
 // It returns errors wrapping ErrInvalidTag, ErrInvalidTable,
-// ErrUnknownDialect, ErrUnknownTag, ErrLossyCommit, ErrRewound (the tag is
+// dialect.ErrUnknown, ErrUnknownTag, ErrLossyCommit, ErrRewound (the tag is
 // fenced, or its row is not above Floor), and the database's own.
 func NewSegments(ctx context.Context, db *sql.DB, s SegmentSettings) (*Segments, error) {
 	if err := CheckTag(s.Tag); err != nil {
 		return nil, err
 	}
 	if s.Dialect == "" {
-		d, err := DetectDialect(ctx, db)
+		d, err := dialect.Detect(ctx, db)
 		if err != nil {
 			return nil, err
 		}
@@ -436,7 +438,7 @@ func (c *Segments) takeDB(step, high int64) (last, size int64, err error) {
 // returns the segment's last ID.
 func (c *Segments) allocate(ctx context.Context, step, high int64) (int64, error) {
 	var last int64
-	if c.view.Dialect == DialectPostgres {
+	if c.view.Dialect == dialect.Postgres {
 		err := c.alloc.QueryRowContext(ctx, step, c.set.Tag, high).Scan(&last)
 		if errors.Is(err, sql.ErrNoRows) {
 			return 0, c.explain(ctx, high)
@@ -665,7 +667,7 @@ func (v segmentView) explain(ctx context.Context, db *sql.DB, tag string) error 
 	case !exists:
 		return fmt.Errorf("%w %q in %s", ErrUnknownTag, tag, v.Table)
 	case v.Guard && !durable:
-		return lossyCommitError(settings, "a crash could hand out the same IDs again")
+		return &dialect.LossyCommitError{Settings: settings, Consequence: "a crash could hand out the same IDs again"}
 	}
 	return nil
 }

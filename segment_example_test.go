@@ -16,11 +16,12 @@ import (
 	"github.com/pressly/goose/v3"
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/dialect"
 )
 
 // The allocation table's migrations, for a goose Provider of your own.
 func ExampleSegmentMigrations() {
-	files, err := shardid.SegmentMigrations(shardid.DialectPostgres, "")
+	files, err := shardid.SegmentMigrations(dialect.Postgres, "")
 	if err != nil {
 		panic(err)
 	}
@@ -43,7 +44,7 @@ func ExampleNewSegments() {
 	if err != nil {
 		panic(err)
 	}
-	files, err := shardid.SegmentMigrations(shardid.DialectPostgres, "")
+	files, err := shardid.SegmentMigrations(dialect.Postgres, "")
 	if err != nil {
 		panic(err)
 	}
@@ -58,7 +59,7 @@ func ExampleNewSegments() {
 	if _, err := p.Up(ctx); err != nil {
 		panic(err)
 	}
-	if _, _, err := shardid.EnsureSegmentTag(ctx, db, shardid.DialectPostgres, "", shardid.SegmentTag{Tag: "orders", Step: 1000}, 0); err != nil {
+	if _, _, err := shardid.EnsureSegmentTag(ctx, db, dialect.Postgres, "", shardid.SegmentTag{Tag: "orders", Step: 1000}, 0); err != nil {
 		panic(err)
 	}
 	ids, err := shardid.NewSegments(ctx, db, shardid.SegmentSettings{Tag: "orders"})
@@ -129,12 +130,12 @@ func ExampleResumeSegmentTag() {
 	if err != nil {
 		panic(err)
 	}
-	tags, err := shardid.SegmentTags(ctx, db, shardid.DialectPostgres, "")
+	tags, err := shardid.SegmentTags(ctx, db, dialect.Postgres, "")
 	if err != nil {
 		panic(err)
 	}
 	for _, t := range tags {
-		before, after, err := shardid.ResumeSegmentTag(ctx, db, shardid.DialectPostgres, "", t.Tag, shardid.SegmentResume{Skip: 10_000_000})
+		before, after, err := shardid.ResumeSegmentTag(ctx, db, dialect.Postgres, "", t.Tag, shardid.SegmentResume{Skip: 10_000_000})
 		if err != nil {
 			panic(err)
 		}

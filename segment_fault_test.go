@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/idcheck"
 	"github.com/shardid/shardid/internal/pgserver"
 	"github.com/shardid/shardid/internal/testsrv"
@@ -114,13 +115,13 @@ func TestStreamChecks(t *testing.T) {
 // faultServer is a server of the test's own that can crash and restart.
 type faultServer struct {
 	name    string
-	dialect shardid.Dialect
+	dialect dialect.Dialect
 	driver  string
 	create  func(t *testing.T) (dsn string, crash func(), restart func(context.Context) error)
 }
 
 var faultServers = []faultServer{
-	{"postgres", shardid.DialectPostgres, "pgx", func(t *testing.T) (string, func(), func(context.Context) error) {
+	{"postgres", dialect.Postgres, "pgx", func(t *testing.T) (string, func(), func(context.Context) error) {
 		srv := testsrv.NewPG(t, pgserver.Options{})
 		return testsrv.Database(t, srv), func() {
 			if err := srv.Crash(); err != nil {
@@ -128,7 +129,7 @@ var faultServers = []faultServer{
 			}
 		}, srv.Restart
 	}},
-	{"mariadb", shardid.DialectMySQL, "mysql", func(t *testing.T) (string, func(), func(context.Context) error) {
+	{"mariadb", dialect.MySQL, "mysql", func(t *testing.T) (string, func(), func(context.Context) error) {
 		srv := testsrv.NewMariaDB(t)
 		return testsrv.Database(t, srv), srv.Crash, srv.Restart
 	}},
@@ -256,8 +257,8 @@ func TestSegmentsSurviveOutage(t *testing.T) {
 func TestSegmentsBrokenAllocationCaught(t *testing.T) {
 	ctx := context.Background()
 	for name, s := range map[string]segDB{
-		"postgres": newSegDB(t, shardid.DialectPostgres, "pgx", testsrv.Database(t, testsrv.PG(t))),
-		"mariadb":  newSegDB(t, shardid.DialectMySQL, "mysql", testsrv.Database(t, testsrv.MariaDB(t))),
+		"postgres": newSegDB(t, dialect.Postgres, "pgx", testsrv.Database(t, testsrv.PG(t))),
+		"mariadb":  newSegDB(t, dialect.MySQL, "mysql", testsrv.Database(t, testsrv.MariaDB(t))),
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -295,7 +296,7 @@ func TestSegmentsBrokenAllocationCaught(t *testing.T) {
 // negative control: the same setup, the guard off) draws.
 func TestSegmentsRefuseLossyCommit(t *testing.T) {
 	ctx := context.Background()
-	s := newSegDB(t, shardid.DialectPostgres, "pgx", testsrv.Database(t, testsrv.PG(t)))
+	s := newSegDB(t, dialect.Postgres, "pgx", testsrv.Database(t, testsrv.PG(t)))
 	if _, _, err := shardid.EnsureSegmentTag(ctx, s.db, s.dialect, "", shardid.SegmentTag{Tag: "t"}, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +338,7 @@ func TestSegmentsRefuseLossyCommitMariaDB(t *testing.T) {
 		t.Skip("starts its own server")
 	}
 	ctx := context.Background()
-	s := newSegDB(t, shardid.DialectMySQL, "mysql", testsrv.Database(t, testsrv.NewMariaDB(t)))
+	s := newSegDB(t, dialect.MySQL, "mysql", testsrv.Database(t, testsrv.NewMariaDB(t)))
 	if _, _, err := shardid.EnsureSegmentTag(ctx, s.db, s.dialect, "", shardid.SegmentTag{Tag: "t"}, 0); err != nil {
 		t.Fatal(err)
 	}

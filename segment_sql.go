@@ -13,6 +13,7 @@ import (
 	"text/template"
 	"time"
 
+	"github.com/shardid/shardid/dialect"
 	shardsql "github.com/shardid/shardid/sql"
 )
 
@@ -100,7 +101,7 @@ func CheckTag(tag string) error {
 
 // segmentView is the data of the sql/segment templates.
 type segmentView struct {
-	Dialect Dialect
+	Dialect dialect.Dialect
 	Table   string // quoted, possibly schema-qualified
 	Guard   bool   // alloc refuses a server that may lose acknowledged commits
 }
@@ -114,38 +115,38 @@ var segmentTemplates = map[bool]*template.Template{
 
 func parseSegmentTemplates(arg func(int) string) *template.Template {
 	t := template.Must(template.New("segment").Funcs(template.FuncMap{"arg": arg}).ParseFS(shardsql.Segment, "segment/*.sql.tmpl"))
-	return template.Must(withDialectTemplates(t))
+	return template.Must(dialect.Templates(t))
 }
 
 // render executes one named segment template for v.
 func (v segmentView) render(name string) (string, error) {
 	var b bytes.Buffer
-	if err := segmentTemplates[v.Dialect == DialectPostgres].ExecuteTemplate(&b, name, v); err != nil {
+	if err := segmentTemplates[v.Dialect == dialect.Postgres].ExecuteTemplate(&b, name, v); err != nil {
 		return "", fmt.Errorf("render %s: %w", name, err)
 	}
 	return strings.TrimSpace(b.String()), nil
 }
 
 // newSegmentView checks the dialect and table name and quotes the name.
-func newSegmentView(d Dialect, table string) (segmentView, error) {
+func newSegmentView(d dialect.Dialect, table string) (segmentView, error) {
 	if table == "" {
 		table = DefaultSegmentTable
 	}
-	if _, err := ParseDialect(string(d)); err != nil {
+	if _, err := dialect.Parse(string(d)); err != nil {
 		return segmentView{}, err
 	}
 	if err := CheckTableName(table); err != nil {
 		return segmentView{}, err
 	}
 	q := `"`
-	if d != DialectPostgres {
+	if d != dialect.Postgres {
 		q = "`"
 	}
 	parts := strings.Split(table, ".")
 	for i, p := range parts {
 		parts[i] = q + p + q // p is a plain identifier: nothing to escape
 	}
-	return segmentView{Dialect: d, Table: strings.Join(parts, "."), Guard: d != DialectTiDB}, nil
+	return segmentView{Dialect: d, Table: strings.Join(parts, "."), Guard: d != dialect.TiDB}, nil
 }
 
 // SegmentMigrations returns the goose migrations of allocation table table
@@ -155,7 +156,7 @@ func newSegmentView(d Dialect, table string) (segmentView, error) {
 // table is SegmentHistoryTable(table) and whose dialect matches d
 // (postgres, mysql or tidb); a table made by the first alone is brought up
 // to date by the second.
-func SegmentMigrations(d Dialect, table string) (map[string][]byte, error) {
+func SegmentMigrations(d dialect.Dialect, table string) (map[string][]byte, error) {
 	v, err := newSegmentView(d, table)
 	if err != nil {
 		return nil, err
@@ -243,7 +244,7 @@ func MaxSegmentStart(step int64) int64 {
 // error wrapping ErrStartOutOfRange, a step above MaxSegmentStep or above
 // the IDs an existing tag has left one wrapping ErrStepOutOfRange; either
 // changes nothing.
-func EnsureSegmentTag(ctx context.Context, db *sql.DB, d Dialect, table string, want SegmentTag, start int64) (before *SegmentTag, after SegmentTag, err error) {
+func EnsureSegmentTag(ctx context.Context, db *sql.DB, d dialect.Dialect, table string, want SegmentTag, start int64) (before *SegmentTag, after SegmentTag, err error) {
 	v, err := newSegmentView(d, table)
 	if err != nil {
 		return nil, after, err
@@ -326,7 +327,7 @@ type SegmentResume struct {
 // ErrUnknownTag, ErrInvalidTag, ErrInvalidTable, ErrStartOutOfRange (the
 // target leaves less than one step below the largest ID) and the
 // database's own; on error nothing is changed.
-func ResumeSegmentTag(ctx context.Context, db *sql.DB, d Dialect, table, tag string, r SegmentResume) (before, after SegmentTag, err error) {
+func ResumeSegmentTag(ctx context.Context, db *sql.DB, d dialect.Dialect, table, tag string, r SegmentResume) (before, after SegmentTag, err error) {
 	v, err := newSegmentView(d, table)
 	if err != nil {
 		return before, after, err
@@ -365,7 +366,7 @@ func ResumeSegmentTag(ctx context.Context, db *sql.DB, d Dialect, table, tag str
 
 // SegmentTags lists every tag of allocation table table
 // (DefaultSegmentTable when "") on db.
-func SegmentTags(ctx context.Context, db *sql.DB, d Dialect, table string) ([]SegmentTag, error) {
+func SegmentTags(ctx context.Context, db *sql.DB, d dialect.Dialect, table string) ([]SegmentTag, error) {
 	v, err := newSegmentView(d, table)
 	if err != nil {
 		return nil, err
@@ -394,7 +395,7 @@ func SegmentTags(ctx context.Context, db *sql.DB, d Dialect, table string) ([]Se
 }
 
 // getTag reads one tag, or returns an error wrapping ErrUnknownTag.
-func (v segmentView) getTag(ctx context.Context, q querier, tag string) (SegmentTag, error) {
+func (v segmentView) getTag(ctx context.Context, q dialect.Querier, tag string) (SegmentTag, error) {
 	text, err := v.render("get")
 	if err != nil {
 		return SegmentTag{}, err
@@ -424,16 +425,11 @@ func scanTag(row interface{ Scan(...any) error }) (SegmentTag, error) {
 // allocation table, when the server says a column is missing: the table
 // predates the fence migration. "" otherwise.
 func segmentTableHint(err error) string {
-	switch serverErrorCode(err) {
+	switch dialect.ErrorCode(err) {
 	case "42703", "1054": // undefined_column; ER_BAD_FIELD_ERROR
 		return " (the table lacks the fence columns: bring it up to date with `shardid segment up` or the goose migration " + SegmentFenceMigrationName + ")"
 	}
 	return ""
-}
-
-// querier is what getTag needs of a *sql.DB or *sql.Conn.
-type querier interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
 // scanTime reads a timestamp column whichever way the driver delivers it:

@@ -14,13 +14,14 @@ import (
 	_ "github.com/pingcap/tidb/pkg/parser/test_driver" // value expressions for the parser
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/golden"
 	"github.com/shardid/shardid/internal/gooseup"
 	"github.com/shardid/shardid/internal/idcheck"
 	"github.com/shardid/shardid/internal/testsrv"
 )
 
-var dialects = []shardid.Dialect{shardid.DialectPostgres, shardid.DialectMySQL, shardid.DialectTiDB}
+var dialects = []dialect.Dialect{dialect.Postgres, dialect.MySQL, dialect.TiDB}
 
 // TestSegmentMigrationsGolden pins the allocation table's migrations for
 // each dialect (go test . -run SegmentMigrationsGolden -update rewrites).
@@ -41,13 +42,13 @@ func TestSegmentMigrationsGolden(t *testing.T) {
 // TestSegmentStatementsParseWithTiDB hands every statement the allocator
 // sends to TiDB, the migration's included, to TiDB's own parser.
 func TestSegmentStatementsParseWithTiDB(t *testing.T) {
-	files, err := shardid.SegmentMigrations(shardid.DialectTiDB, "app.ids")
+	files, err := shardid.SegmentMigrations(dialect.TiDB, "app.ids")
 	if err != nil {
 		t.Fatal(err)
 	}
 	stmts := []string{upStatements(t, string(files[shardid.SegmentMigrationName])), upStatements(t, string(files[shardid.SegmentFenceMigrationName]))}
 	for _, name := range []string{"alloc", "explain", "get", "list", "add", "raise", "setstep", "report", "resume"} {
-		s, err := shardid.SegmentStatement(shardid.DialectTiDB, "app.ids", name)
+		s, err := shardid.SegmentStatement(dialect.TiDB, "app.ids", name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,12 +87,12 @@ func TestSegmentNamesChecked(t *testing.T) {
 		if name == "" {
 			continue // "" means the default
 		}
-		if _, err := shardid.SegmentMigrations(shardid.DialectPostgres, name); !errors.Is(err, shardid.ErrInvalidTable) {
+		if _, err := shardid.SegmentMigrations(dialect.Postgres, name); !errors.Is(err, shardid.ErrInvalidTable) {
 			t.Errorf("table %q: %v, want ErrInvalidTable", name, err)
 		}
 	}
 	for _, ok := range []string{"ids", "app.ids", strings.Repeat("a", 46)} {
-		if _, err := shardid.SegmentMigrations(shardid.DialectMySQL, ok); err != nil {
+		if _, err := shardid.SegmentMigrations(dialect.MySQL, ok); err != nil {
 			t.Errorf("table %q: %v", ok, err)
 		}
 	}
@@ -100,7 +101,7 @@ func TestSegmentNamesChecked(t *testing.T) {
 			t.Errorf("tag %q: %v, want ErrInvalidTag", tag, err)
 		}
 	}
-	if _, err := shardid.SegmentMigrations("oracle", ""); !errors.Is(err, shardid.ErrUnknownDialect) {
+	if _, err := shardid.SegmentMigrations("oracle", ""); !errors.Is(err, dialect.ErrUnknown) {
 		t.Errorf("dialect oracle: %v", err)
 	}
 }
@@ -136,14 +137,14 @@ func TestSegmentStepRule(t *testing.T) {
 
 // segDB is a fresh database with the allocation table applied.
 type segDB struct {
-	dialect shardid.Dialect
+	dialect dialect.Dialect
 	db      *sql.DB
 	dsn     string
 }
 
 // newSegDB creates a database on srv, opens it with driver and applies the
 // allocation table's migration through goose.
-func newSegDB(t *testing.T, d shardid.Dialect, driver, dsn string) segDB {
+func newSegDB(t *testing.T, d dialect.Dialect, driver, dsn string) segDB {
 	t.Helper()
 	db := testsrv.Open(t, driver, dsn)
 	files, err := shardid.SegmentMigrations(d, "")
@@ -161,9 +162,9 @@ func newSegDB(t *testing.T, d shardid.Dialect, driver, dsn string) segDB {
 func sharedSegDBs(t *testing.T) map[string]segDB {
 	t.Helper()
 	return map[string]segDB{
-		"postgres": newSegDB(t, shardid.DialectPostgres, "pgx", testsrv.Database(t, testsrv.PG(t))),
-		"mariadb":  newSegDB(t, shardid.DialectMySQL, "mysql", testsrv.Database(t, testsrv.MariaDB(t))),
-		"tidb":     newSegDB(t, shardid.DialectTiDB, "mysql", testsrv.Database(t, testsrv.TiDB(t))),
+		"postgres": newSegDB(t, dialect.Postgres, "pgx", testsrv.Database(t, testsrv.PG(t))),
+		"mariadb":  newSegDB(t, dialect.MySQL, "mysql", testsrv.Database(t, testsrv.MariaDB(t))),
+		"tidb":     newSegDB(t, dialect.TiDB, "mysql", testsrv.Database(t, testsrv.TiDB(t))),
 	}
 }
 
@@ -232,7 +233,7 @@ func TestSegmentTagsAndDraws(t *testing.T) {
 // TestSegmentsRefuse: an unknown tag, bad settings, and a closed client.
 func TestSegmentsRefuse(t *testing.T) {
 	ctx := context.Background()
-	s := newSegDB(t, shardid.DialectPostgres, "pgx", testsrv.Database(t, testsrv.PG(t)))
+	s := newSegDB(t, dialect.Postgres, "pgx", testsrv.Database(t, testsrv.PG(t)))
 	if _, err := shardid.NewSegments(ctx, s.db, shardid.SegmentSettings{Tag: "nope"}); !errors.Is(err, shardid.ErrUnknownTag) {
 		t.Errorf("unknown tag: %v", err)
 	}
@@ -275,7 +276,7 @@ func TestSegmentsRefuse(t *testing.T) {
 // the steps the client chose.
 func TestSegmentsStepAdapts(t *testing.T) {
 	ctx := context.Background()
-	s := newSegDB(t, shardid.DialectPostgres, "pgx", testsrv.Database(t, testsrv.PG(t)))
+	s := newSegDB(t, dialect.Postgres, "pgx", testsrv.Database(t, testsrv.PG(t)))
 	if _, _, err := shardid.EnsureSegmentTag(ctx, s.db, s.dialect, "", shardid.SegmentTag{Tag: "t", Step: 10}, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -418,10 +419,10 @@ func TestSegmentTagsCompareExactly(t *testing.T) {
 			"fenced boolean NOT NULL DEFAULT FALSE, rewind_time timestamp(6) NULL DEFAULT NULL, rewind_seen bigint NOT NULL DEFAULT 0, rewind_found bigint NOT NULL DEFAULT 0) COLLATE utf8mb4_general_ci"); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := shardid.EnsureSegmentTag(ctx, db, shardid.DialectMySQL, "", shardid.SegmentTag{Tag: "Orders"}, 0); err != nil {
+		if _, _, err := shardid.EnsureSegmentTag(ctx, db, dialect.MySQL, "", shardid.SegmentTag{Tag: "Orders"}, 0); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := shardid.EnsureSegmentTag(ctx, db, shardid.DialectMySQL, "", shardid.SegmentTag{Tag: "orders"}, 0); !errors.Is(err, shardid.ErrTagCase) || !strings.Contains(err.Error(), `the table holds "Orders"`) {
+		if _, _, err := shardid.EnsureSegmentTag(ctx, db, dialect.MySQL, "", shardid.SegmentTag{Tag: "orders"}, 0); !errors.Is(err, shardid.ErrTagCase) || !strings.Contains(err.Error(), `the table holds "Orders"`) {
 			t.Errorf("up orders beside Orders: %v; want ErrTagCase", err)
 		}
 		if _, err := shardid.NewSegments(ctx, db, shardid.SegmentSettings{Tag: "orders"}); !errors.Is(err, shardid.ErrTagCase) {

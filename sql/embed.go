@@ -1,9 +1,8 @@
 // Package sql holds every SQL text shardid emits, as text/template files
 // embedded in the binary: pg/ for PostgreSQL generators, tidb/ for TiDB
 // table DDL, lease/ for worker-id leases, segment/ for the segment
-// allocator, dialect/ for the checks those two share, tickets/ for ticket
-// servers and bench/ for shardid bench. Go code renders these templates;
-// it never builds SQL by pasting strings.
+// allocator, tickets/ for ticket servers and bench/ for shardid bench. Go
+// code renders these templates; it never builds SQL by pasting strings.
 package sql
 
 import "embed"
@@ -33,12 +32,6 @@ var Lease embed.FS
 //
 //go:embed segment/*.sql.tmpl
 var Segment embed.FS
-
-// Dialect holds what the database-backed counters ask of every server
-// alike (dialect/*.sql.tmpl): whether its commits are durable.
-//
-//go:embed dialect/*.sql.tmpl
-var Dialect embed.FS
 
 // Tickets holds the ticket server templates (tickets/*.sql.tmpl): a ticket
 // table's goose migration, the draw and the read-back of its settings.

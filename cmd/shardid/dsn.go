@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
 
-	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/pgfunc/fleet"
 )
 
@@ -124,7 +124,7 @@ func ping(ctx context.Context, driver, dsn string) (*sql.DB, error) {
 // pings it, and tells which dialect the server speaks. MySQL DSNs get
 // parseTime=true. flagName names the flag in errors; no error shows the
 // password.
-func openAnyDSN(ctx context.Context, flagName, dsn string, allowed dsnForm) (*sql.DB, shardid.Dialect, error) {
+func openAnyDSN(ctx context.Context, flagName, dsn string, allowed dsnForm) (*sql.DB, dialect.Dialect, error) {
 	driver, open, err := parseDSN(flagName, dsn, allowed)
 	if err != nil {
 		return nil, "", err
@@ -135,7 +135,7 @@ func openAnyDSN(ctx context.Context, flagName, dsn string, allowed dsnForm) (*sq
 	}
 	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
-	d, err := shardid.DetectDialect(pctx, db)
+	d, err := dialect.Detect(pctx, db)
 	if err != nil {
 		db.Close()
 		return nil, "", newRedactor(dsn).wrap(err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/gooseup"
 	"github.com/shardid/shardid/tidb/tickets"
 )
@@ -46,7 +47,7 @@ func (f *segmentFlags) register(fs *flagSet, tagUsage string) {
 
 // open checks the table name (and the tag, when the command takes one)
 // before anything connects, then connects.
-func (f *segmentFlags) open(ctx context.Context, fs *flagSet) (*sql.DB, shardid.Dialect, error) {
+func (f *segmentFlags) open(ctx context.Context, fs *flagSet) (*sql.DB, dialect.Dialect, error) {
 	if err := shardid.CheckTableName(f.table); err != nil {
 		return nil, "", usagef("--table: %v", err)
 	}

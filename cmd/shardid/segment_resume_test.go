@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/idcheck"
 	"github.com/shardid/shardid/internal/tabledump"
 	"github.com/shardid/shardid/internal/testsrv"
@@ -22,13 +23,13 @@ import (
 // hands the same IDs out again, which the resume prevents.
 func TestSegmentResumeCLI(t *testing.T) {
 	for name, b := range map[string]struct {
-		d      shardid.Dialect
+		d      dialect.Dialect
 		driver string
 		dsn    func(t *testing.T) string
 	}{
-		"postgres": {shardid.DialectPostgres, "pgx", func(t *testing.T) string { return testsrv.Database(t, testsrv.PG(t)) }},
-		"mariadb":  {shardid.DialectMySQL, "mysql", func(t *testing.T) string { return testsrv.Database(t, testsrv.MariaDB(t)) }},
-		"tidb":     {shardid.DialectTiDB, "mysql", func(t *testing.T) string { return testsrv.Database(t, testsrv.TiDB(t)) }},
+		"postgres": {dialect.Postgres, "pgx", func(t *testing.T) string { return testsrv.Database(t, testsrv.PG(t)) }},
+		"mariadb":  {dialect.MySQL, "mysql", func(t *testing.T) string { return testsrv.Database(t, testsrv.MariaDB(t)) }},
+		"tidb":     {dialect.TiDB, "mysql", func(t *testing.T) string { return testsrv.Database(t, testsrv.TiDB(t)) }},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/leasemig"
 )
 
@@ -30,7 +31,7 @@ func (f *leaseFlags) register(fs *flagSet) {
 }
 
 // open checks the table name, then connects.
-func (f *leaseFlags) open(ctx context.Context, fs *flagSet) (*sql.DB, shardid.Dialect, error) {
+func (f *leaseFlags) open(ctx context.Context, fs *flagSet) (*sql.DB, dialect.Dialect, error) {
 	if err := shardid.CheckLeaseTable(f.table); err != nil {
 		return nil, "", usagef("%s: %v", fs.origin("table"), err)
 	}
@@ -39,7 +40,7 @@ func (f *leaseFlags) open(ctx context.Context, fs *flagSet) (*sql.DB, shardid.Di
 
 // parseLeaseCommand parses the flags of a worker subcommand that takes no
 // arguments and connects.
-func parseLeaseCommand(ctx context.Context, env *cliEnv, fs *flagSet, f *leaseFlags, args []string) (*sql.DB, shardid.Dialect, error) {
+func parseLeaseCommand(ctx context.Context, env *cliEnv, fs *flagSet, f *leaseFlags, args []string) (*sql.DB, dialect.Dialect, error) {
 	if err := parseFlags(env, fs, args); err != nil {
 		return nil, "", err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/idbench"
 	"github.com/shardid/shardid/internal/leasemig"
 	"github.com/shardid/shardid/pgfunc"
@@ -402,10 +403,10 @@ func freeShards(ctx context.Context, db *sql.DB, n int) ([]int64, error) {
 // leased generators.
 func pgMethods(ctx context.Context, db *sql.DB, s Settings, bodies []pgBody) ([]idbench.Method, error) {
 	segTable, leaseTable := PGSchema+".segments", PGSchema+".worker_lease"
-	if err := idbench.SegmentTag(ctx, db, shardid.DialectPostgres, segTable, "bench"); err != nil {
+	if err := idbench.SegmentTag(ctx, db, dialect.Postgres, segTable, "bench"); err != nil {
 		return nil, fmt.Errorf("segment allocation table: %w", err)
 	}
-	if _, err := leasemig.Up(ctx, db, shardid.DialectPostgres, leaseTable); err != nil {
+	if _, err := leasemig.Up(ctx, db, dialect.Postgres, leaseTable); err != nil {
 		return nil, fmt.Errorf("lease table: %w", err)
 	}
 	nextval, err := render("draw", bodies[0].expr)
@@ -423,9 +424,9 @@ func pgMethods(ctx context.Context, db *sql.DB, s Settings, bodies []pgBody) ([]
 		// acknowledged commits (synchronous_commit = off) is no reason to
 		// refuse them.
 		{Name: "segments", IDs: s.IDs * InMemoryFactor, New: idbench.SegmentDraws(db, shardid.SegmentSettings{
-			Tag: "bench", Table: segTable, Dialect: shardid.DialectPostgres, AllowLossyCommit: true})},
+			Tag: "bench", Table: segTable, Dialect: dialect.Postgres, AllowLossyCommit: true})},
 		{Name: "leased", IDs: s.IDs * InMemoryFactor, New: idbench.LeasedDraws(db, shardid.LeaseSettings{
-			Table: leaseTable, Dialect: shardid.DialectPostgres}, "shardid-bench")},
+			Table: leaseTable, Dialect: dialect.Postgres}, "shardid-bench")},
 	}, nil
 }
 

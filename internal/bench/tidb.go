@@ -12,6 +12,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/idbench"
 	"github.com/shardid/shardid/internal/leasemig"
 	"github.com/shardid/shardid/tidb"
@@ -400,10 +401,10 @@ func tidbMethods(ctx context.Context, db *sql.DB, s Settings) ([]idbench.Method,
 			return nil, fmt.Errorf("ticket name %s: %w", t.Name, err)
 		}
 	}
-	if err := idbench.SegmentTag(ctx, db, shardid.DialectTiDB, "", "bench"); err != nil {
+	if err := idbench.SegmentTag(ctx, db, dialect.TiDB, "", "bench"); err != nil {
 		return nil, fmt.Errorf("segment allocation table: %w", err)
 	}
-	if _, err := leasemig.Up(ctx, db, shardid.DialectTiDB, ""); err != nil {
+	if _, err := leasemig.Up(ctx, db, dialect.TiDB, ""); err != nil {
 		return nil, fmt.Errorf("lease table: %w", err)
 	}
 	return []idbench.Method{
@@ -413,8 +414,8 @@ func tidbMethods(ctx context.Context, db *sql.DB, s Settings) ([]idbench.Method,
 		// The bench's IDs are thrown away: a server that may lose
 		// acknowledged commits is no reason to refuse them.
 		{Name: "segments", IDs: s.IDs * InMemoryFactor, New: idbench.SegmentDraws(db, shardid.SegmentSettings{
-			Tag: "bench", Dialect: shardid.DialectTiDB, AllowLossyCommit: true})},
+			Tag: "bench", Dialect: dialect.TiDB, AllowLossyCommit: true})},
 		{Name: "leased", IDs: s.IDs * InMemoryFactor, New: idbench.LeasedDraws(db, shardid.LeaseSettings{
-			Dialect: shardid.DialectTiDB}, "shardid-bench")},
+			Dialect: dialect.TiDB}, "shardid-bench")},
 	}, nil
 }

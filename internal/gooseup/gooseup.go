@@ -15,7 +15,7 @@ import (
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
 
-	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/dialect"
 )
 
 // Up applies files to db, recording them in version table history
@@ -23,7 +23,7 @@ import (
 // (none when everything was already applied). On PostgreSQL the run holds
 // a session advisory lock derived from history, so concurrent runs for
 // one purpose wait for each other and other purposes do not wait.
-func Up(ctx context.Context, db *sql.DB, d shardid.Dialect, history string, files map[string][]byte) ([]string, error) {
+func Up(ctx context.Context, db *sql.DB, d dialect.Dialect, history string, files map[string][]byte) ([]string, error) {
 	p, err := provider(db, d, history, files)
 	if err != nil {
 		return nil, err
@@ -39,16 +39,16 @@ func Up(ctx context.Context, db *sql.DB, d shardid.Dialect, history string, file
 	return ran, nil
 }
 
-func provider(db *sql.DB, d shardid.Dialect, history string, files map[string][]byte) (*goose.Provider, error) {
+func provider(db *sql.DB, d dialect.Dialect, history string, files map[string][]byte) (*goose.Provider, error) {
 	fsys := fstest.MapFS{}
 	for name, text := range files {
 		fsys[name] = &fstest.MapFile{Data: text, Mode: 0o644}
 	}
 	opts := []goose.ProviderOption{goose.WithTableName(history), goose.WithDisableGlobalRegistry(true)}
-	var dialect goose.Dialect
+	var gd goose.Dialect
 	switch d {
-	case shardid.DialectPostgres:
-		dialect = goose.DialectPostgres
+	case dialect.Postgres:
+		gd = goose.DialectPostgres
 		h := fnv.New64a()
 		h.Write([]byte("shardid:" + history))
 		locker, err := lock.NewPostgresSessionLocker(lock.WithLockID(int64(h.Sum64() &^ (1 << 63))))
@@ -56,14 +56,14 @@ func provider(db *sql.DB, d shardid.Dialect, history string, files map[string][]
 			return nil, err
 		}
 		opts = append(opts, goose.WithSessionLocker(locker))
-	case shardid.DialectMySQL:
-		dialect = goose.DialectMySQL
-	case shardid.DialectTiDB:
-		dialect = goose.DialectTiDB
+	case dialect.MySQL:
+		gd = goose.DialectMySQL
+	case dialect.TiDB:
+		gd = goose.DialectTiDB
 	default:
-		return nil, fmt.Errorf("%w %q", shardid.ErrUnknownDialect, d)
+		return nil, fmt.Errorf("%w %q", dialect.ErrUnknown, d)
 	}
-	p, err := goose.NewProvider(dialect, db, fsys, opts...)
+	p, err := goose.NewProvider(gd, db, fsys, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("goose provider: %w", err)
 	}

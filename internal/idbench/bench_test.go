@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/idbench"
 	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/pgfunc"
@@ -62,7 +63,7 @@ func mustExec(b *testing.B, db *sql.DB, stmts ...string) {
 
 // segmentTag applies the allocation table and creates tag "bench" (step
 // 1000).
-func segmentTag(b *testing.B, db *sql.DB, d shardid.Dialect) {
+func segmentTag(b *testing.B, db *sql.DB, d dialect.Dialect) {
 	b.Helper()
 	if err := idbench.SegmentTag(context.Background(), db, d, "", "bench"); err != nil {
 		b.Fatal(err)
@@ -85,7 +86,7 @@ func BenchmarkCostMariaDB(b *testing.B) {
 	if _, _, err := tickets.Up(context.Background(), db, tickets.Settings{Name: "tickets64"}); err != nil {
 		b.Fatal(err)
 	}
-	segmentTag(b, db, shardid.DialectMySQL)
+	segmentTag(b, db, dialect.MySQL)
 	runCost(b, ctr, []idbench.Method{
 		{"auto_increment", 2000, "", idbench.ExecLastID(db, "INSERT INTO ai () VALUES ()")},
 		{"tickets", 2000, "", idbench.TicketDraws(db, "tickets64")},
@@ -113,7 +114,7 @@ func BenchmarkCostTiDB(b *testing.B) {
 	if _, _, err := tickets.Up(ctx, db, tickets.Settings{Name: "tickets64_seq", Kind: tickets.KindSequence}); err != nil {
 		b.Fatal(err)
 	}
-	segmentTag(b, db, shardid.DialectTiDB)
+	segmentTag(b, db, dialect.TiDB)
 	runCost(b, ctr, []idbench.Method{
 		{"auto_increment", 1000, "", idbench.ExecLastID(db, "INSERT INTO ai () VALUES ()")},
 		{"tickets", 1000, "", idbench.TicketDraws(db, "tickets64")},
@@ -148,7 +149,7 @@ func BenchmarkCostPostgres(b *testing.B) {
 		"CREATE SEQUENCE bench_seq",
 		"CREATE TABLE k_bigserial (id bigserial PRIMARY KEY)",
 		"CREATE TABLE insta1.k (id bigint PRIMARY KEY DEFAULT insta1.next_id())")
-	segmentTag(b, db, shardid.DialectPostgres)
+	segmentTag(b, db, dialect.Postgres)
 	runCost(b, ctr, []idbench.Method{
 		{"nextval", 2000, "", idbench.QueryID(db, "SELECT nextval('bench_seq')")},
 		{"segments", 200_000, "", idbench.SegmentDraws(db, shardid.SegmentSettings{Tag: "bench"})},

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/gooseup"
 	"github.com/shardid/shardid/tidb/tickets"
 )
@@ -124,7 +125,7 @@ func SegmentDraws(db *sql.DB, s shardid.SegmentSettings) func(context.Context) (
 
 // SegmentTag applies the allocation table table ("" for the default) and
 // creates tag with step 1000, for SegmentDraws.
-func SegmentTag(ctx context.Context, db *sql.DB, d shardid.Dialect, table, tag string) error {
+func SegmentTag(ctx context.Context, db *sql.DB, d dialect.Dialect, table, tag string) error {
 	files, err := shardid.SegmentMigrations(d, table)
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	"fmt"
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/gooseup"
 )
 
@@ -28,7 +29,7 @@ func HistoryTable(table string) string {
 // reports whether it ran now. On PostgreSQL concurrent runs wait for each
 // other; the MySQL-family migration is one CREATE TABLE IF NOT EXISTS,
 // which concurrent runs may both execute.
-func Up(ctx context.Context, db *sql.DB, d shardid.Dialect, table string) (applied bool, err error) {
+func Up(ctx context.Context, db *sql.DB, d dialect.Dialect, table string) (applied bool, err error) {
 	files, err := shardid.LeaseMigrations(d, table)
 	if err != nil {
 		return false, err

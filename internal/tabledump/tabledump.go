@@ -20,13 +20,13 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/pgserver"
 )
 
 // Dump is a copy of one table, as the dump tool wrote it.
 type Dump struct {
-	dialect shardid.Dialect
+	dialect dialect.Dialect
 	sql     []byte
 }
 
@@ -36,16 +36,16 @@ func (d Dump) Size() int { return len(d.sql) }
 // Take dumps table (name or schema.name) of the database dsn points at.
 // d picks the tools: pg_dump for DialectPostgres, mysqldump for the MySQL
 // family.
-func Take(ctx context.Context, d shardid.Dialect, dsn, table string) (Dump, error) {
+func Take(ctx context.Context, d dialect.Dialect, dsn, table string) (Dump, error) {
 	var cmd *exec.Cmd
 	switch d {
-	case shardid.DialectPostgres:
+	case dialect.Postgres:
 		bin, err := pgBin("pg_dump")
 		if err != nil {
 			return Dump{}, err
 		}
 		cmd = exec.CommandContext(ctx, bin, "--dbname="+dsn, "--table="+table, "--clean", "--if-exists", "--no-owner", "--no-privileges")
-	case shardid.DialectMySQL, shardid.DialectTiDB:
+	case dialect.MySQL, dialect.TiDB:
 		args, env, db, err := mysqlArgs(dsn)
 		if err != nil {
 			return Dump{}, err
@@ -71,13 +71,13 @@ func Take(ctx context.Context, d shardid.Dialect, dsn, table string) (Dump, erro
 func Restore(ctx context.Context, dsn string, dump Dump) error {
 	var cmd *exec.Cmd
 	switch dump.dialect {
-	case shardid.DialectPostgres:
+	case dialect.Postgres:
 		bin, err := pgBin("psql")
 		if err != nil {
 			return err
 		}
 		cmd = exec.CommandContext(ctx, bin, "--dbname="+dsn, "--no-psqlrc", "--quiet", "--set=ON_ERROR_STOP=1", "--file=-")
-	case shardid.DialectMySQL, shardid.DialectTiDB:
+	case dialect.MySQL, dialect.TiDB:
 		args, env, db, err := mysqlArgs(dsn)
 		if err != nil {
 			return err

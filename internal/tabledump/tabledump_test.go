@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"testing"
 
-	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/tabledump"
 	"github.com/shardid/shardid/internal/testsrv"
 )
@@ -18,12 +18,12 @@ func TestMain(m *testing.M) { testsrv.Main(m) }
 func TestRestoreForgets(t *testing.T) {
 	for _, b := range []struct {
 		name    string
-		dialect shardid.Dialect
+		dialect dialect.Dialect
 		open    func(testing.TB) (*sql.DB, string)
 	}{
-		{"postgres", shardid.DialectPostgres, testsrv.PGDB},
-		{"mariadb", shardid.DialectMySQL, testsrv.MariaDBDB},
-		{"tidb", shardid.DialectTiDB, testsrv.TiDBDB},
+		{"postgres", dialect.Postgres, testsrv.PGDB},
+		{"mariadb", dialect.MySQL, testsrv.MariaDBDB},
+		{"tidb", dialect.TiDB, testsrv.TiDBDB},
 	} {
 		t.Run(b.name, func(t *testing.T) {
 			t.Parallel()

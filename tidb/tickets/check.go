@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/gooseup"
 )
 
@@ -29,7 +29,7 @@ type ServerSettings struct {
 	// Server names the server in messages.
 	Server string
 	// Dialect is the server's SQL family (mysql or tidb).
-	Dialect shardid.Dialect
+	Dialect dialect.Dialect
 	// Kind holds the counter.
 	Kind Kind
 	// Increment and Offset define the server's class.
@@ -47,11 +47,11 @@ func Read(ctx context.Context, db *sql.DB, name string) (ServerSettings, error) 
 	if err := CheckName(name); err != nil {
 		return got, err
 	}
-	d, err := shardid.DetectDialect(ctx, db)
+	d, err := dialect.Detect(ctx, db)
 	if err != nil {
 		return got, err
 	}
-	if d != shardid.DialectMySQL && d != shardid.DialectTiDB {
+	if d != dialect.MySQL && d != dialect.TiDB {
 		return got, fmt.Errorf("%w: the server speaks %s", ErrNotMySQL, d)
 	}
 	got.Dialect = d
@@ -67,7 +67,7 @@ func Read(ctx context.Context, db *sql.DB, name string) (ServerSettings, error) 
 	case err != nil:
 		return got, fmt.Errorf("read ticket %s: %w", name, err)
 	}
-	if strings.EqualFold(typ, "SEQUENCE") && d == shardid.DialectTiDB {
+	if strings.EqualFold(typ, "SEQUENCE") && d == dialect.TiDB {
 		got.Kind = KindSequence
 		q, err = v.render("sequence")
 		if err != nil {
@@ -128,7 +128,7 @@ func Up(ctx context.Context, db *sql.DB, s Settings) (ran []string, got ServerSe
 	if err != nil {
 		return nil, got, err
 	}
-	d, err := shardid.DetectDialect(ctx, db)
+	d, err := dialect.Detect(ctx, db)
 	if err != nil {
 		return nil, got, err
 	}

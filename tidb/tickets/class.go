@@ -10,7 +10,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/dialect"
 )
 
 // ErrNoClassTable is returned by ReadClass when the database has no class
@@ -98,7 +98,7 @@ func ReadClass(ctx context.Context, db *sql.DB, name string) ([]ClassRow, error)
 	if err := CheckName(name); err != nil {
 		return nil, err
 	}
-	v := newView(shardid.DialectMySQL, Settings{Name: name, Kind: KindTable})
+	v := newView(dialect.MySQL, Settings{Name: name, Kind: KindTable})
 	q, err := v.render("kind")
 	if err != nil {
 		return nil, err
@@ -149,7 +149,7 @@ type mark struct{ offset, ticket int64 }
 
 // recordSeen raises the Seen of each mark in the class table behind db.
 func recordSeen(ctx context.Context, db *sql.DB, name string, marks []mark) error {
-	v := newView(shardid.DialectMySQL, Settings{Name: name, Kind: KindTable})
+	v := newView(dialect.MySQL, Settings{Name: name, Kind: KindTable})
 	v.Rows = make([]struct{}, len(marks))
 	q, err := v.render("seen")
 	if err != nil {
@@ -168,7 +168,7 @@ func recordSeen(ctx context.Context, db *sql.DB, name string, marks []mark) erro
 // recordRewind reports a rewind of the server of offset in the class
 // table behind db.
 func recordRewind(ctx context.Context, db *sql.DB, name string, e *RewindError, offset int64) error {
-	q, err := newView(shardid.DialectMySQL, Settings{Name: name, Kind: KindTable}).render("rewound")
+	q, err := newView(dialect.MySQL, Settings{Name: name, Kind: KindTable}).render("rewound")
 	if err != nil {
 		return err
 	}
@@ -181,7 +181,7 @@ func recordRewind(ctx context.Context, db *sql.DB, name string, e *RewindError, 
 // recordResume records a resume of the server of offset in the class
 // table behind db.
 func recordResume(ctx context.Context, db *sql.DB, name string, offset, resumes, to int64) error {
-	q, err := newView(shardid.DialectMySQL, Settings{Name: name, Kind: KindTable}).render("resumed")
+	q, err := newView(dialect.MySQL, Settings{Name: name, Kind: KindTable}).render("resumed")
 	if err != nil {
 		return err
 	}

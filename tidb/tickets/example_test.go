@@ -11,7 +11,7 @@ import (
 
 	_ "github.com/go-sql-driver/mysql" // driver "mysql"
 
-	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/mariadb"
 	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/tidb/tickets"
@@ -20,7 +20,7 @@ import (
 // Flickr's two ticket servers: increment 2, offsets 1 and 2. This is the
 // migration for the second.
 func ExampleMigrations() {
-	files, err := tickets.Migrations(shardid.DialectMySQL, tickets.Settings{Name: "tickets64", Increment: 2, Offset: 2})
+	files, err := tickets.Migrations(dialect.MySQL, tickets.Settings{Name: "tickets64", Increment: 2, Offset: 2})
 	if err != nil {
 		panic(err)
 	}

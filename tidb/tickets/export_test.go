@@ -3,7 +3,7 @@ package tickets
 import (
 	"context"
 
-	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/dialect"
 )
 
 // Test-only access to internals, for the external tickets_test package.
@@ -16,7 +16,7 @@ func Statement(d string, s Settings, name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	v := newView(shardid.Dialect(d), s)
+	v := newView(dialect.Dialect(d), s)
 	v.Rows = make([]struct{}, 2)
 	return v.render(name)
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"text/template"
 
-	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/dialect"
 	shardsql "github.com/shardid/shardid/sql"
 )
 
@@ -219,7 +219,7 @@ func ClassMigrationName(name string) string { return "00002_tickets_" + name + c
 
 // view is the data of the sql/tickets templates.
 type view struct {
-	Dialect              shardid.Dialect
+	Dialect              dialect.Dialect
 	Kind                 Kind
 	Name                 string     // quoted
 	Class                string     // the class table, quoted
@@ -236,9 +236,9 @@ var templates = template.Must(template.New("tickets").ParseFS(shardsql.Tickets, 
 // newView returns the template data for s on dialect d. The numbers are
 // only needed by the migration, which passes normalized settings; the
 // runtime statements need the name and kind alone.
-func newView(d shardid.Dialect, s Settings) view {
+func newView(d dialect.Dialect, s Settings) view {
 	v := view{Dialect: d, Kind: s.Kind, Name: "`" + s.Name + "`", Class: "`" + ClassTable(s.Name) + "`", Increment: s.Increment, Offset: s.Offset,
-		Cache: s.Cache, MaxIncrement: MaxIncrement, Guard: d == shardid.DialectMySQL}
+		Cache: s.Cache, MaxIncrement: MaxIncrement, Guard: d == dialect.MySQL}
 	if s.Increment > 0 {
 		v.First = s.first()
 		v.Before = v.First - s.Increment
@@ -259,15 +259,15 @@ func (v view) render(name string) (string, error) {
 // table or sequence (MigrationName) and its class table
 // (ClassMigrationName). Hand them to a goose Provider whose version table
 // is HistoryTable(s.Name); Up does that.
-func Migrations(d shardid.Dialect, s Settings) (map[string][]byte, error) {
+func Migrations(d dialect.Dialect, s Settings) (map[string][]byte, error) {
 	s, err := s.normalize()
 	if err != nil {
 		return nil, err
 	}
 	switch {
-	case d != shardid.DialectMySQL && d != shardid.DialectTiDB:
+	case d != dialect.MySQL && d != dialect.TiDB:
 		return nil, fmt.Errorf("%w: dialect %q (allowed: mysql, tidb)", ErrNotMySQL, d)
-	case s.Kind == KindSequence && d != shardid.DialectTiDB:
+	case s.Kind == KindSequence && d != dialect.TiDB:
 		return nil, fmt.Errorf("%w: kind sequence needs TiDB (this server speaks MySQL's dialect; use kind table)", ErrNotTiDB)
 	}
 	v := newView(d, s)

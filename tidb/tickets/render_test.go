@@ -9,7 +9,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser"
 	_ "github.com/pingcap/tidb/pkg/parser/test_driver" // value expressions for the parser
 
-	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/golden"
 	"github.com/shardid/shardid/tidb/tickets"
 )
@@ -17,13 +17,13 @@ import (
 // goldenCases are the migrations pinned under testdata/tickets.
 var goldenCases = []struct {
 	file    string
-	dialect shardid.Dialect
+	dialect dialect.Dialect
 	set     tickets.Settings
 }{
-	{"mysql_table.sql", shardid.DialectMySQL, tickets.Settings{Name: "tickets64", Increment: 2, Offset: 1}},
-	{"mysql_table_start.sql", shardid.DialectMySQL, tickets.Settings{Name: "photos", Increment: 3, Offset: 2, Start: 72157623227190423}},
-	{"tidb_table.sql", shardid.DialectTiDB, tickets.Settings{Name: "tickets64", Increment: 2, Offset: 2}},
-	{"tidb_sequence.sql", shardid.DialectTiDB, tickets.Settings{Name: "tickets64", Increment: 2, Offset: 2, Kind: tickets.KindSequence, Cache: 500}},
+	{"mysql_table.sql", dialect.MySQL, tickets.Settings{Name: "tickets64", Increment: 2, Offset: 1}},
+	{"mysql_table_start.sql", dialect.MySQL, tickets.Settings{Name: "photos", Increment: 3, Offset: 2, Start: 72157623227190423}},
+	{"tidb_table.sql", dialect.TiDB, tickets.Settings{Name: "tickets64", Increment: 2, Offset: 2}},
+	{"tidb_sequence.sql", dialect.TiDB, tickets.Settings{Name: "tickets64", Increment: 2, Offset: 2, Kind: tickets.KindSequence, Cache: 500}},
 }
 
 // TestMigrationsGolden pins the migrations (go test ./tidb/tickets -run
@@ -42,8 +42,8 @@ func TestMigrationsGolden(t *testing.T) {
 	}
 	for _, c := range []struct {
 		file    string
-		dialect shardid.Dialect
-	}{{"mysql_class.sql", shardid.DialectMySQL}, {"tidb_class.sql", shardid.DialectTiDB}} {
+		dialect dialect.Dialect
+	}{{"mysql_class.sql", dialect.MySQL}, {"tidb_class.sql", dialect.TiDB}} {
 		files, err := tickets.Migrations(c.dialect, tickets.Settings{Name: "tickets64", Increment: 2, Offset: 1})
 		if err != nil {
 			t.Fatal(err)
@@ -66,7 +66,7 @@ func TestFirstTicket(t *testing.T) {
 		{3, 2, 12, "VALUES ('a', 11, 3, 2)"}, // first 14
 		{1, 1, 500, "VALUES ('a', 499, 1, 1)"},
 	} {
-		files, err := tickets.Migrations(shardid.DialectMySQL, tickets.Settings{Name: "t", Increment: c.inc, Offset: c.off, Start: c.start})
+		files, err := tickets.Migrations(dialect.MySQL, tickets.Settings{Name: "t", Increment: c.inc, Offset: c.off, Start: c.start})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,24 +82,24 @@ func TestFirstTicket(t *testing.T) {
 // refused, not ignored).
 func TestSettingsRefused(t *testing.T) {
 	for _, c := range []struct {
-		d     shardid.Dialect
+		d     dialect.Dialect
 		s     tickets.Settings
 		field string
 		want  string
 	}{
-		{shardid.DialectMySQL, tickets.Settings{Name: "Tickets64"}, "name", `name "Tickets64" is not a ticket name (allowed: lower-case letters`},
-		{shardid.DialectMySQL, tickets.Settings{Name: "t`; DROP TABLE x; --"}, "name", "allowed: lower-case letters"},
-		{shardid.DialectMySQL, tickets.Settings{Name: strings.Repeat("t", 48)}, "name", "at most 47 bytes"},
-		{shardid.DialectMySQL, tickets.Settings{Name: "photos_class"}, "name", `name "photos_class" ends in _class, the suffix of class tables (photos_class is the class table of ticket name photos)`},
-		{shardid.DialectMySQL, tickets.Settings{Name: "t", Increment: 65536}, "increment", "increment 65536 is out of range (allowed 1-65535)"},
-		{shardid.DialectMySQL, tickets.Settings{Name: "t", Increment: 2, Offset: 3}, "offset", "offset 3 is out of range (allowed 1-2, the increment)"},
-		{shardid.DialectMySQL, tickets.Settings{Name: "t", Increment: -1}, "increment", "increment -1 is out of range"},
-		{shardid.DialectMySQL, tickets.Settings{Name: "t", Start: -5}, "start", "start -5 is out of range"},
-		{shardid.DialectMySQL, tickets.Settings{Name: "t", Kind: "queue"}, "kind", `kind "queue" is not a kind (allowed: table, sequence)`},
-		{shardid.DialectMySQL, tickets.Settings{Name: "t", Cache: 5}, "cache", "cache 5 is not taken by kind table (a cache applies only to kind sequence)"},
-		{shardid.DialectTiDB, tickets.Settings{Name: "t", Kind: tickets.KindSequence, Cache: -1}, "cache", "cache -1 is out of range (allowed 1-1000000)"},
-		{shardid.DialectMySQL, tickets.Settings{Name: "t", Kind: tickets.KindSequence}, "", "kind sequence needs TiDB"},
-		{shardid.DialectPostgres, tickets.Settings{Name: "t"}, "", `dialect "postgres" (allowed: mysql, tidb)`},
+		{dialect.MySQL, tickets.Settings{Name: "Tickets64"}, "name", `name "Tickets64" is not a ticket name (allowed: lower-case letters`},
+		{dialect.MySQL, tickets.Settings{Name: "t`; DROP TABLE x; --"}, "name", "allowed: lower-case letters"},
+		{dialect.MySQL, tickets.Settings{Name: strings.Repeat("t", 48)}, "name", "at most 47 bytes"},
+		{dialect.MySQL, tickets.Settings{Name: "photos_class"}, "name", `name "photos_class" ends in _class, the suffix of class tables (photos_class is the class table of ticket name photos)`},
+		{dialect.MySQL, tickets.Settings{Name: "t", Increment: 65536}, "increment", "increment 65536 is out of range (allowed 1-65535)"},
+		{dialect.MySQL, tickets.Settings{Name: "t", Increment: 2, Offset: 3}, "offset", "offset 3 is out of range (allowed 1-2, the increment)"},
+		{dialect.MySQL, tickets.Settings{Name: "t", Increment: -1}, "increment", "increment -1 is out of range"},
+		{dialect.MySQL, tickets.Settings{Name: "t", Start: -5}, "start", "start -5 is out of range"},
+		{dialect.MySQL, tickets.Settings{Name: "t", Kind: "queue"}, "kind", `kind "queue" is not a kind (allowed: table, sequence)`},
+		{dialect.MySQL, tickets.Settings{Name: "t", Cache: 5}, "cache", "cache 5 is not taken by kind table (a cache applies only to kind sequence)"},
+		{dialect.TiDB, tickets.Settings{Name: "t", Kind: tickets.KindSequence, Cache: -1}, "cache", "cache -1 is out of range (allowed 1-1000000)"},
+		{dialect.MySQL, tickets.Settings{Name: "t", Kind: tickets.KindSequence}, "", "kind sequence needs TiDB"},
+		{dialect.Postgres, tickets.Settings{Name: "t"}, "", `dialect "postgres" (allowed: mysql, tidb)`},
 	} {
 		_, err := tickets.Migrations(c.d, c.s)
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
@@ -134,7 +134,7 @@ func TestCheck(t *testing.T) {
 func TestStatementsParseWithTiDB(t *testing.T) {
 	var stmts []string
 	for _, c := range goldenCases {
-		if c.dialect != shardid.DialectTiDB {
+		if c.dialect != dialect.TiDB {
 			continue
 		}
 		files, err := tickets.Migrations(c.dialect, c.set)

@@ -13,7 +13,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/idcheck"
 	"github.com/shardid/shardid/internal/mariadb"
 	"github.com/shardid/shardid/internal/testsrv"
@@ -367,7 +367,7 @@ func TestSequenceRestored(t *testing.T) {
 	drawsA := cl.Servers()[0].Draws
 	idcheck.WaitFor(t, "1,000 tickets from a after the dump", func() bool { return cl.Servers()[0].Draws >= drawsA+1000 })
 	reload := func() {
-		files, err := tickets.Migrations(shardid.DialectTiDB, tickets.Settings{Name: "s", Increment: 2, Offset: 1, Kind: tickets.KindSequence, Cache: 50, Start: atDump})
+		files, err := tickets.Migrations(dialect.TiDB, tickets.Settings{Name: "s", Increment: 2, Offset: 1, Kind: tickets.KindSequence, Cache: 50, Start: atDump})
 		if err != nil {
 			t.Fatal(err)
 		}

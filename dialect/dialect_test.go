@@ -1,11 +1,11 @@
-package shardid_test
+package dialect_test
 
 import (
 	"context"
 	"errors"
 	"testing"
 
-	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/testsrv"
 )
 
@@ -22,18 +22,18 @@ func TestDetectDialect(t *testing.T) {
 	ti, _ := testsrv.TiDBDB(t)
 	for _, c := range []struct {
 		name string
-		got  func() (shardid.Dialect, error)
-		want shardid.Dialect
+		got  func() (dialect.Dialect, error)
+		want dialect.Dialect
 	}{
-		{"postgres", func() (shardid.Dialect, error) { return shardid.DetectDialect(ctx, pg) }, shardid.DialectPostgres},
-		{"mariadb", func() (shardid.Dialect, error) { return shardid.DetectDialect(ctx, my) }, shardid.DialectMySQL},
-		{"tidb", func() (shardid.Dialect, error) { return shardid.DetectDialect(ctx, ti) }, shardid.DialectTiDB},
+		{"postgres", func() (dialect.Dialect, error) { return dialect.Detect(ctx, pg) }, dialect.Postgres},
+		{"mariadb", func() (dialect.Dialect, error) { return dialect.Detect(ctx, my) }, dialect.MySQL},
+		{"tidb", func() (dialect.Dialect, error) { return dialect.Detect(ctx, ti) }, dialect.TiDB},
 	} {
 		if d, err := c.got(); err != nil || d != c.want {
 			t.Errorf("%s: %q, %v; want %q", c.name, d, err, c.want)
 		}
 	}
-	if _, err := shardid.ParseDialect("oracle"); !errors.Is(err, shardid.ErrUnknownDialect) {
+	if _, err := dialect.Parse("oracle"); !errors.Is(err, dialect.ErrUnknown) {
 		t.Errorf("ParseDialect(oracle): %v", err)
 	}
 }

@@ -1,0 +1,9 @@
+package shardid_test
+
+import (
+	"testing"
+
+	"github.com/shardid/shardid/internal/testsrv"
+)
+
+func TestMain(m *testing.M) { testsrv.Main(m) }
