@@ -36,17 +36,17 @@ func AcquireLeaseWithHook(ctx context.Context, db *sql.DB, s LeaseSettings, befo
 // LeaseFence returns the generator's fence: the instant it stops drawing
 // and the last tick it may draw at.
 func LeaseFence(l *Lease) (time.Time, int64) {
-	l.gen.mu.Lock()
-	defer l.gen.mu.Unlock()
-	return l.gen.stopAt, l.gen.capTick
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.stopAt, l.capTick
 }
 
 // BreakFence is the broken variant the outage tests must catch: a
 // generator that keeps drawing whatever its lease says.
 func BreakFence(l *Lease) {
-	l.gen.mu.Lock()
-	defer l.gen.mu.Unlock()
-	l.gen.stopAt, l.gen.capTick = time.Unix(1<<40, 0), math.MaxInt64
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.stopAt, l.capTick = time.Unix(1<<40, 0), math.MaxInt64
 }
 
 // TrustRow is the broken variant the restore tests must catch: a holder
@@ -59,11 +59,17 @@ func TrustRow(l *Lease) {
 }
 
 // DropFloor is the broken variant the clock tests must catch: a generator
-// that forgets the earlier holders' last tick.
+// that forgets the earlier holders' last tick. It replaces the lease's
+// generator with one made without Settings.LastDrawn, behind the same
+// fence.
 func DropFloor(l *Lease) {
-	l.gen.mu.Lock()
-	defer l.gen.mu.Unlock()
-	l.gen.lastTick, l.gen.seq = -1, 0
+	gs := l.s.Generator
+	gs.Node, gs.Clock, gs.Fence = l.node, l.clock, l.allow
+	g, err := NewGenerator(gs)
+	if err != nil {
+		panic(err)
+	}
+	l.gen = g
 }
 
 // BenchNext is BenchmarkNext's loop over any generator: IDs per

@@ -172,7 +172,7 @@ type Lease struct {
 	layout     Layout
 	layoutText string
 	clock      func() time.Time
-	sleep      func(time.Duration)
+	sleep      func(time.Duration) // the waits of AcquireLease
 	node       int64
 	token      string
 	floorMs    int64 // the node's last_ms when acquired
@@ -186,7 +186,18 @@ type Lease struct {
 	writes, unsure int64
 	trustRow       bool // tests only: renew on the token alone, as a holder without the write count would
 
-	// Guarded by gen.mu, like the generator's fence.
+	// mu guards the fence (the generator asks allow before each draw,
+	// with its own lock held: the generator's lock comes first, and the
+	// lease never calls the generator holding mu) and the lease's state.
+	mu sync.Mutex
+	// The fence: the generator draws only while the clock reads before
+	// stopAt and at ticks up to capTick. Renewals move both forward; a
+	// lost or closed lease clears stopAt. drawn is the highest tick allow
+	// let through (the node's last_ms tick before that, -1 for none): the
+	// latest the generator drew at.
+	stopAt    time.Time
+	capTick   int64
+	drawn     int64
 	state     leaseState
 	lostErr   error     // why the lease was lost
 	renewErr  error     // why the last renewal failed, if it did
@@ -320,12 +331,12 @@ func acquire(ctx context.Context, db *sql.DB, s LeaseSettings, try claimFunc) (*
 		return nil, fmt.Errorf("lease: %w", err)
 	}
 	l := &Lease{db: db, q: q, s: s, layout: s.Generator.Layout, layoutText: leaseLayoutText(s.Generator.Layout),
-		clock: s.Generator.Clock, sleep: s.Generator.Sleep, token: newToken()}
+		clock: s.Generator.Clock, sleep: s.Generator.Sleep, token: newToken(), capTick: -1} // nothing to draw until the first renewal
 	if l.clock == nil {
 		l.clock = time.Now
 	}
 	if l.sleep == nil {
-		l.sleep = preciseSleep
+		l.sleep = time.Sleep
 	}
 	if err := l.checkSkew(ctx, l.clock()); err != nil {
 		return nil, err
@@ -351,18 +362,15 @@ func acquire(ctx context.Context, db *sql.DB, s LeaseSettings, try claimFunc) (*
 	if err != nil {
 		return fail(err)
 	}
+	// Ticks up to floor are the earlier holders': the generator draws
+	// only after them, and only while allow lets it.
+	l.drawn = floor
 	gs := s.Generator
-	gs.Node, gs.Clock, gs.Sleep = l.node, l.clock, l.sleep
+	gs.Node, gs.Clock, gs.LastDrawn, gs.Fence = l.node, l.clock, time.UnixMilli(l.floorMs), l.allow
 	g, err := NewGenerator(gs)
 	if err != nil {
 		return fail(fmt.Errorf("lease: %w", err))
 	}
-	if floor >= 0 {
-		// Ticks up to floor are the earlier holders': start as if floor's
-		// sequence were used up, so the first ID is at a later tick.
-		g.lastTick, g.seq = floor, g.maxSeq
-	}
-	g.leased, g.lease, g.capTick = true, l, -1 // nothing to draw until the first renewal
 	l.gen = g
 	if err := l.Renew(ctx); err != nil {
 		return fail(err)
@@ -655,10 +663,9 @@ func (l *Lease) checkSkew(ctx context.Context, before time.Time) error {
 func (l *Lease) Renew(ctx context.Context) error {
 	l.renewMu.Lock()
 	defer l.renewMu.Unlock()
-	g := l.gen
-	g.mu.Lock()
+	l.mu.Lock()
 	state, lostErr, prevSent := l.state, l.lostErr, l.lastSent
-	g.mu.Unlock()
+	l.mu.Unlock()
 	if state != leaseLive {
 		return l.stateError(state, lostErr)
 	}
@@ -681,17 +688,17 @@ func (l *Lease) Renew(ctx context.Context) error {
 	}
 	l.writes, l.unsure = writes, 0
 	var evs []LeaseEvent
-	g.mu.Lock()
+	l.mu.Lock()
 	if l.state == leaseLive {
-		if l.renewals > 0 && !l.stopNoted && !sent.Before(g.stopAt) {
+		if l.renewals > 0 && !l.stopNoted && !sent.Before(l.stopAt) {
 			// Drawing stopped before this renewal, and no failed one
 			// said so: say it now.
 			evs = append(evs, LeaseEvent{Kind: LeaseExpired, Node: l.node, Time: sent, Age: sent.Sub(prevSent), Err: l.fenceError(sent)})
 		}
-		if stop := sent.Add(l.s.TTL - l.s.Margin); stop.After(g.stopAt) {
-			g.stopAt = stop
+		if stop := sent.Add(l.s.TTL - l.s.Margin); stop.After(l.stopAt) {
+			l.stopAt = stop
 		}
-		g.capTick = max(g.capTick, capTick)
+		l.capTick = max(l.capTick, capTick)
 		l.lastSent, l.renewErr, l.stopNoted = sent, nil, false
 		l.renewals++
 		now := l.clock()
@@ -701,7 +708,7 @@ func (l *Lease) Renew(ctx context.Context) error {
 		}
 		evs = append(evs, LeaseEvent{Kind: LeaseRenewed, Node: l.node, Time: now, Age: sent.Sub(prevSent), Took: now.Sub(sent)})
 	}
-	g.mu.Unlock()
+	l.mu.Unlock()
 	l.emit(evs...)
 	return nil
 }
@@ -749,10 +756,9 @@ func (l *Lease) unmatched(ctx context.Context, sent time.Time) error {
 		l.renewFailed(err, false)
 		return err
 	}
-	g := l.gen
-	g.mu.Lock()
+	l.mu.Lock()
 	lastSent := l.lastSent
-	g.mu.Unlock()
+	l.mu.Unlock()
 	// The last write this holder saw answered set the lease's end at least
 	// TTL after it was sent, by the database's clock: before TTL-Margin has
 	// passed since, no other holder may have taken the node.
@@ -780,17 +786,16 @@ func (l *Lease) unmatched(ctx context.Context, sent time.Time) error {
 // lose stops the generator for good for cause (wrapping ErrLeaseLost) and
 // returns the error Renew and Next report from then on.
 func (l *Lease) lose(cause error) error {
-	g := l.gen
-	g.mu.Lock()
+	l.mu.Lock()
 	if l.state != leaseLive {
 		state, lostErr := l.state, l.lostErr
-		g.mu.Unlock()
+		l.mu.Unlock()
 		return l.stateError(state, lostErr)
 	}
-	l.state, l.lostErr, g.stopAt = leaseLost, cause, time.Time{}
+	l.state, l.lostErr, l.stopAt = leaseLost, cause, time.Time{}
 	err := l.stateError(leaseLost, cause)
 	now := l.clock()
-	g.mu.Unlock()
+	l.mu.Unlock()
 	l.emit(LeaseEvent{Kind: LeaseLost, Node: l.node, Time: now, Err: err})
 	return err
 }
@@ -800,9 +805,8 @@ func (l *Lease) lose(cause error) error {
 // and a LeaseExpired event once the generator has stopped drawing for want
 // of a renewal.
 func (l *Lease) renewFailed(err error, dbDown bool) {
-	g := l.gen
 	var evs []LeaseEvent
-	g.mu.Lock()
+	l.mu.Lock()
 	l.renewErr = err
 	l.failures++
 	now := l.clock()
@@ -810,11 +814,11 @@ func (l *Lease) renewFailed(err error, dbDown bool) {
 		l.down, l.downSince = true, now
 		evs = append(evs, LeaseEvent{Kind: LeaseDatabaseDown, Node: l.node, Time: now, Err: err})
 	}
-	if l.state == leaseLive && !l.stopNoted && !now.Before(g.stopAt) {
+	if l.state == leaseLive && !l.stopNoted && !now.Before(l.stopAt) {
 		l.stopNoted = true
 		evs = append(evs, LeaseEvent{Kind: LeaseExpired, Node: l.node, Time: now, Age: now.Sub(l.lastSent), Err: l.fenceError(now)})
 	}
-	g.mu.Unlock()
+	l.mu.Unlock()
 	l.emit(evs...)
 }
 
@@ -830,15 +834,28 @@ func (l *Lease) stateError(s leaseState, cause error) error {
 	return fmt.Errorf("lease: node %d in %s: %w", l.node, l.s.Table, ErrLeaseClosed)
 }
 
+// allow is the generator's fence (Settings.Fence): it lets the generator
+// draw at tick, the clock reading now, while the last renewal covers both,
+// and records the tick as drawn at; else it returns why not (fenceError).
+func (l *Lease) allow(now time.Time, tick int64) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if tick > l.capTick || !now.Before(l.stopAt) {
+		return l.fenceError(now)
+	}
+	l.drawn = max(l.drawn, tick)
+	return nil
+}
+
 // fenceError explains why the generator may not draw at now: the lease is
 // no longer live, the monotonic deadline of the last renewal has passed
 // (the renewals failed, or the process was paused), or else the clock
-// reads past the last tick the table allows. The generator's mu is held.
+// reads past the last tick the table allows. l.mu is held.
 func (l *Lease) fenceError(now time.Time) error {
 	if l.state != leaseLive {
 		return l.stateError(l.state, l.lostErr)
 	}
-	if !now.Before(l.gen.stopAt) {
+	if !now.Before(l.stopAt) {
 		why := "; no renewal has failed since: the process was paused or starved of CPU past it"
 		if l.renewErr != nil {
 			why = "; last renewal error: " + l.renewErr.Error()
@@ -851,7 +868,7 @@ func (l *Lease) fenceError(now time.Time) error {
 		why = "; last renewal error: " + l.renewErr.Error()
 	}
 	return fmt.Errorf("lease: node %d: %w: the clock reads %s, past %s, the latest time the lease table lets this holder draw at, although the monotonic clock says the last renewal was sent only %s ago: the clock jumped forward%s",
-		l.node, ErrLeaseExpired, now.UTC().Format(time.RFC3339Nano), l.layout.TickTime(l.gen.capTick+1).Add(-time.Millisecond).Format(time.RFC3339Nano), now.Sub(l.lastSent).Round(time.Millisecond), why)
+		l.node, ErrLeaseExpired, now.UTC().Format(time.RFC3339Nano), l.layout.TickTime(l.capTick+1).Add(-time.Millisecond).Format(time.RFC3339Nano), now.Sub(l.lastSent).Round(time.Millisecond), why)
 }
 
 // renewLoop renews the lease every RenewEvery, three times as often after
@@ -888,12 +905,11 @@ func (l *Lease) renewLoop(ctx context.Context) {
 // error. Close is safe to call more than once.
 func (l *Lease) Close() error {
 	l.closeOnce.Do(func() {
-		g := l.gen
-		g.mu.Lock()
+		l.mu.Lock()
 		prev := l.state
-		l.state, g.stopAt = leaseClosed, time.Time{}
-		lastTick := g.lastTick
-		g.mu.Unlock()
+		l.state, l.stopAt = leaseClosed, time.Time{}
+		lastTick := l.drawn
+		l.mu.Unlock()
 		l.stopRenew()
 		<-l.renewDone
 		if prev == leaseLost {
@@ -917,10 +933,9 @@ func (l *Lease) Close() error {
 
 // Stats returns a snapshot of the lease.
 func (l *Lease) Stats() LeaseStats {
-	g := l.gen
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	st := LeaseStats{Node: l.node, Renewals: l.renewals, Failures: l.failures, LastRenewal: l.lastSent, DrawUntil: g.stopAt,
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	st := LeaseStats{Node: l.node, Renewals: l.renewals, Failures: l.failures, LastRenewal: l.lastSent, DrawUntil: l.stopAt,
 		Err: l.renewErr, DatabaseDown: l.down}
 	if l.state != leaseLive {
 		st.Err = l.stateError(l.state, l.lostErr)

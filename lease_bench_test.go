@@ -94,8 +94,14 @@ func BenchmarkLeasedNext(b *testing.B) {
 // generator's own cost per ID, fence check included, on a clock that moves
 // 1µs per reading so the sequence never runs out.
 func BenchmarkLeasedNextCost(b *testing.B) {
-	t := time.Now().Round(0)
-	clock := func() time.Time { t = t.Add(time.Microsecond); return t }
+	var t time.Time // from the first reading: the lease checks it against the database's clock
+	clock := func() time.Time {
+		if t.IsZero() {
+			t = time.Now().Round(0)
+		}
+		t = t.Add(time.Microsecond)
+		return t
+	}
 	g := leasedGenerator(b, shardid.LeaseSettings{Generator: shardid.Settings{Clock: clock}, TTL: time.Hour, RenewEvery: -1}).Generator()
 	b.ReportAllocs()
 	for b.Loop() {

@@ -18,9 +18,9 @@ import (
 // tests move its fence by hand.
 func fencedGen(t *testing.T, c *fakeClock) (*Generator, *Lease) {
 	t.Helper()
-	g := newGen(t, c, Settings{})
-	l := &Lease{node: 7, s: LeaseSettings{Table: "t", TTL: 10 * time.Second, Margin: time.Second}, layout: g.layout, gen: g}
-	g.leased, g.lease, g.capTick = true, l, -1
+	l := &Lease{node: 7, s: LeaseSettings{Table: "t", TTL: 10 * time.Second, Margin: time.Second}, layout: Snowflake(), capTick: -1, drawn: -1}
+	g := newGen(t, c, Settings{Fence: l.allow})
+	l.gen = g
 	return g, l
 }
 
@@ -34,9 +34,9 @@ func TestGeneratorFence(t *testing.T) {
 		t.Fatalf("before the first renewal: %v", err)
 	}
 	sent := c.Now()
-	g.mu.Lock()
-	g.stopAt, g.capTick, l.lastSent = sent.Add(9*time.Second), g.layout.MaxTicks(), sent
-	g.mu.Unlock()
+	l.mu.Lock()
+	l.stopAt, l.capTick, l.lastSent = sent.Add(9*time.Second), g.layout.MaxTicks(), sent
+	l.mu.Unlock()
 	c.Set(sent.Add(9*time.Second - time.Millisecond))
 	if _, err := g.Next(); err != nil {
 		t.Fatalf("inside the fence: %v", err)
@@ -49,9 +49,9 @@ func TestGeneratorFence(t *testing.T) {
 	// The wall clock jumps past the tick the table allows while the
 	// monotonic deadline is still ahead.
 	tick, _ := g.layout.Ticks(sent.Add(9 * time.Second))
-	g.mu.Lock()
-	g.stopAt, g.capTick = sent.Add(time.Hour), tick+100
-	g.mu.Unlock()
+	l.mu.Lock()
+	l.stopAt, l.capTick = sent.Add(time.Hour), tick+100
+	l.mu.Unlock()
 	c.Set(g.layout.TickTime(tick + 100))
 	if _, err := g.Next(); err != nil {
 		t.Fatalf("at the last allowed tick: %v", err)
@@ -64,9 +64,9 @@ func TestGeneratorFence(t *testing.T) {
 	// A process paused past its renewals: both bounds passed. It is told
 	// what happened (the deadline, no renewal failed), not that the clock
 	// jumped.
-	g.mu.Lock()
-	g.stopAt, g.capTick, l.lastSent = sent.Add(9*time.Second), tick, sent
-	g.mu.Unlock()
+	l.mu.Lock()
+	l.stopAt, l.capTick, l.lastSent = sent.Add(9*time.Second), tick, sent
+	l.mu.Unlock()
 	c.Set(sent.Add(time.Minute))
 	if _, err := g.Next(); !errors.Is(err, ErrLeaseExpired) || strings.Contains(err.Error(), "jumped") || !strings.Contains(err.Error(), "paused") {
 		t.Fatalf("after a pause of a minute: %v", err)
@@ -76,9 +76,9 @@ func TestGeneratorFence(t *testing.T) {
 		state leaseState
 		want  error
 	}{{leaseLost, ErrLeaseLost}, {leaseClosed, ErrLeaseClosed}} {
-		g.mu.Lock()
-		l.state, g.stopAt = st.state, time.Time{}
-		g.mu.Unlock()
+		l.mu.Lock()
+		l.state, l.stopAt = st.state, time.Time{}
+		l.mu.Unlock()
 		c.Set(g.layout.TickTime(tick + 100))
 		if _, err := g.Next(); !errors.Is(err, st.want) || !strings.Contains(err.Error(), "node 7") {
 			t.Fatalf("state %d: %v, want %v", st.state, err, st.want)
