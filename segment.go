@@ -45,6 +45,12 @@ var ErrIDSpaceUsedUp = errors.New("ID space used up")
 // ErrClosed is returned by Segments.Next after Close.
 var ErrClosed = errors.New("segments closed")
 
+// ErrLossyCommit and ErrRewound are the dialect package's.
+var (
+	ErrLossyCommit = dialect.ErrLossyCommit
+	ErrRewound     = dialect.ErrRewound
+)
+
 // SegmentSettings configures a Segments client. Only Tag is required; the
 // zero value of every other field means the documented default.
 type SegmentSettings struct {

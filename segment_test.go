@@ -23,6 +23,18 @@ import (
 
 var dialects = []dialect.Dialect{dialect.Postgres, dialect.MySQL, dialect.TiDB}
 
+// backends are the database families the allocator serves, each with a
+// fresh database on its shared test server.
+var backends = []struct {
+	name    string
+	dialect dialect.Dialect
+	open    func(testing.TB) (*sql.DB, string) // a fresh database and its DSN
+}{
+	{"postgres", dialect.Postgres, testsrv.PGDB},
+	{"mariadb", dialect.MySQL, testsrv.MariaDBDB},
+	{"tidb", dialect.TiDB, testsrv.TiDBDB},
+}
+
 // TestSegmentMigrationsGolden pins the allocation table's migrations for
 // each dialect (go test . -run SegmentMigrationsGolden -update rewrites).
 func TestSegmentMigrationsGolden(t *testing.T) {
@@ -442,7 +454,7 @@ func TestSegmentTagsCompareExactly(t *testing.T) {
 // tag's counter, and clients draw on above it.
 func TestSegmentFenceMigrationUpgrades(t *testing.T) {
 	ctx := context.Background()
-	for _, b := range leaseBackends {
+	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			t.Parallel()
 			db, _ := b.open(t)

@@ -1,8 +1,8 @@
 // Package sql holds every SQL text shardid emits, as text/template files
 // embedded in the binary: pg/ for PostgreSQL generators, tidb/ for TiDB
-// table DDL, lease/ for worker-id leases, segment/ for the segment
-// allocator, tickets/ for ticket servers and bench/ for shardid bench. Go
-// code renders these templates; it never builds SQL by pasting strings.
+// table DDL, segment/ for the segment allocator, tickets/ for ticket
+// servers and bench/ for shardid bench. Go code renders these templates;
+// it never builds SQL by pasting strings.
 package sql
 
 import "embed"
@@ -18,13 +18,6 @@ var PG embed.FS
 //
 //go:embed tidb/*.sql.tmpl
 var TiDB embed.FS
-
-// Lease holds the worker-id lease templates (lease/*.sql.tmpl), one file per
-// dialect family: the lease table's goose migration and the statements that
-// acquire, renew, release and list leases.
-//
-//go:embed lease/*.sql.tmpl
-var Lease embed.FS
 
 // Segment holds the segment allocator's templates (segment/*.sql.tmpl):
 // the allocation table's goose migration per dialect and the statements

@@ -280,7 +280,7 @@ const lossyCommitUsage = "draw from a server that may lose acknowledged commits 
 // messages name the Go setting (AllowLossyCommit), which a command-line
 // user cannot set.
 func lossyCommitHint(err error) error {
-	if !errors.Is(err, shardid.ErrLossyCommit) && !errors.Is(err, tickets.ErrLossyCommit) {
+	if !errors.Is(err, dialect.ErrLossyCommit) && !errors.Is(err, tickets.ErrLossyCommit) {
 		return err
 	}
 	// The message reworded, the error chain kept (errors.Is still finds

@@ -14,7 +14,7 @@ import (
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/idbench"
-	"github.com/shardid/shardid/internal/leasemig"
+	"github.com/shardid/shardid/lease"
 	"github.com/shardid/shardid/pgfunc"
 )
 
@@ -406,7 +406,7 @@ func pgMethods(ctx context.Context, db *sql.DB, s Settings, bodies []pgBody) ([]
 	if err := idbench.SegmentTag(ctx, db, dialect.Postgres, segTable, "bench"); err != nil {
 		return nil, fmt.Errorf("segment allocation table: %w", err)
 	}
-	if _, err := leasemig.Up(ctx, db, dialect.Postgres, leaseTable); err != nil {
+	if _, err := lease.Up(ctx, db, dialect.Postgres, leaseTable); err != nil {
 		return nil, fmt.Errorf("lease table: %w", err)
 	}
 	nextval, err := render("draw", bodies[0].expr)
@@ -425,7 +425,7 @@ func pgMethods(ctx context.Context, db *sql.DB, s Settings, bodies []pgBody) ([]
 		// refuse them.
 		{Name: "segments", IDs: s.IDs * InMemoryFactor, New: idbench.SegmentDraws(db, shardid.SegmentSettings{
 			Tag: "bench", Table: segTable, Dialect: dialect.Postgres, AllowLossyCommit: true})},
-		{Name: "leased", IDs: s.IDs * InMemoryFactor, New: idbench.LeasedDraws(db, shardid.LeaseSettings{
+		{Name: "leased", IDs: s.IDs * InMemoryFactor, New: idbench.LeasedDraws(db, lease.Settings{
 			Table: leaseTable, Dialect: dialect.Postgres}, "shardid-bench")},
 	}, nil
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/idbench"
-	"github.com/shardid/shardid/internal/leasemig"
+	"github.com/shardid/shardid/lease"
 	"github.com/shardid/shardid/tidb"
 	"github.com/shardid/shardid/tidb/rotate"
 	"github.com/shardid/shardid/tidb/tickets"
@@ -404,7 +404,7 @@ func tidbMethods(ctx context.Context, db *sql.DB, s Settings) ([]idbench.Method,
 	if err := idbench.SegmentTag(ctx, db, dialect.TiDB, "", "bench"); err != nil {
 		return nil, fmt.Errorf("segment allocation table: %w", err)
 	}
-	if _, err := leasemig.Up(ctx, db, dialect.TiDB, ""); err != nil {
+	if _, err := lease.Up(ctx, db, dialect.TiDB, ""); err != nil {
 		return nil, fmt.Errorf("lease table: %w", err)
 	}
 	return []idbench.Method{
@@ -415,7 +415,7 @@ func tidbMethods(ctx context.Context, db *sql.DB, s Settings) ([]idbench.Method,
 		// acknowledged commits is no reason to refuse them.
 		{Name: "segments", IDs: s.IDs * InMemoryFactor, New: idbench.SegmentDraws(db, shardid.SegmentSettings{
 			Tag: "bench", Dialect: dialect.TiDB, AllowLossyCommit: true})},
-		{Name: "leased", IDs: s.IDs * InMemoryFactor, New: idbench.LeasedDraws(db, shardid.LeaseSettings{
+		{Name: "leased", IDs: s.IDs * InMemoryFactor, New: idbench.LeasedDraws(db, lease.Settings{
 			Dialect: dialect.TiDB}, "shardid-bench")},
 	}, nil
 }

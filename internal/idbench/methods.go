@@ -10,6 +10,7 @@ import (
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/gooseup"
+	"github.com/shardid/shardid/lease"
 	"github.com/shardid/shardid/tidb/tickets"
 )
 
@@ -153,12 +154,12 @@ func TicketDraws(db *sql.DB, name string) func(context.Context) (Draw, io.Closer
 // number appended per client), as separate processes would; the lease is
 // released after the run. Drawing asks the database nothing: only the
 // lease's background renewals make round trips.
-func LeasedDraws(db *sql.DB, s shardid.LeaseSettings, holder string) func(context.Context) (Draw, io.Closer, error) {
+func LeasedDraws(db *sql.DB, s lease.Settings, holder string) func(context.Context) (Draw, io.Closer, error) {
 	var n atomic.Int64
 	return func(ctx context.Context) (Draw, io.Closer, error) {
 		ls := s
 		ls.Holder = fmt.Sprintf("%s-%d", holder, n.Add(1))
-		l, err := shardid.AcquireLease(ctx, db, ls)
+		l, err := lease.Acquire(ctx, db, ls)
 		if err != nil {
 			return nil, nil, err
 		}

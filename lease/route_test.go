@@ -1,4 +1,4 @@
-package shardid_test
+package lease_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/lease"
 )
 
 // TestLeaseRouteLayout: a leased generator of a layout with route bits
@@ -19,8 +20,8 @@ func TestLeaseRouteLayout(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lease := acquire(t, db, shardid.LeaseSettings{Generator: shardid.Settings{Layout: l}, RenewEvery: -1})
-		g := lease.Generator()
+		held := acquire(t, db, lease.Settings{Generator: shardid.Settings{Layout: l}, RenewEvery: -1})
+		g := held.Generator()
 		seen := map[int64]bool{}
 		for k := int64(-5000); k < 5000; k++ {
 			id, err := g.NextFor(k * 1820)
@@ -28,21 +29,21 @@ func TestLeaseRouteLayout(t *testing.T) {
 				t.Fatal(err)
 			}
 			p, err := l.Decompose(id)
-			if err != nil || seen[id] || p.Shard != lease.Node() || p.Route != l.RouteOf(k*1820) {
-				t.Fatalf("NextFor(%d) = %d: %+v, %v (or a repeat); want node %d, route %d", k*1820, id, p, err, lease.Node(), l.RouteOf(k*1820))
+			if err != nil || seen[id] || p.Shard != held.Node() || p.Route != l.RouteOf(k*1820) {
+				t.Fatalf("NextFor(%d) = %d: %+v, %v (or a repeat); want node %d, route %d", k*1820, id, p, err, held.Node(), l.RouteOf(k*1820))
 			}
 			seen[id] = true
 		}
 		noRoute := l
 		noRoute.RouteBits = 0
-		_, err = shardid.AcquireLease(context.Background(), db, shardid.LeaseSettings{Generator: shardid.Settings{Layout: noRoute}})
-		if !errors.Is(err, shardid.ErrLayoutMismatch) {
+		_, err = lease.Acquire(context.Background(), db, lease.Settings{Generator: shardid.Settings{Layout: noRoute}})
+		if !errors.Is(err, lease.ErrLayoutMismatch) {
 			t.Fatalf("a generator without the route bits on the same table: %v; want ErrLayoutMismatch", err)
 		}
-		if err := lease.Close(); err != nil {
+		if err := held.Close(); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := g.NextFor(1); !errors.Is(err, shardid.ErrLeaseClosed) {
+		if _, err := g.NextFor(1); !errors.Is(err, lease.ErrClosed) {
 			t.Fatalf("NextFor after Close: %v; want ErrLeaseClosed", err)
 		}
 	})

@@ -1,4 +1,4 @@
-package shardid_test
+package lease_test
 
 import (
 	"context"
@@ -15,8 +15,8 @@ import (
 
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/dialect"
-	"github.com/shardid/shardid/internal/leasemig"
 	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/lease"
 )
 
 // leaseBackend is one database family the lease tests run against.
@@ -40,7 +40,7 @@ func forEachBackend(t *testing.T, f func(t *testing.T, db *sql.DB)) {
 		t.Run(b.name, func(t *testing.T) {
 			t.Parallel()
 			db, _ := b.open(t)
-			if _, err := leasemig.Up(context.Background(), db, b.dialect, ""); err != nil {
+			if _, err := lease.Up(context.Background(), db, b.dialect, ""); err != nil {
 				t.Fatal(err)
 			}
 			f(t, db)
@@ -50,9 +50,9 @@ func forEachBackend(t *testing.T, f func(t *testing.T, db *sql.DB)) {
 
 // acquire leases a node or ends the test; the lease is closed when the
 // test ends.
-func acquire(t *testing.T, db *sql.DB, s shardid.LeaseSettings) *shardid.Lease {
+func acquire(t *testing.T, db *sql.DB, s lease.Settings) *lease.Lease {
 	t.Helper()
-	l, err := shardid.AcquireLease(context.Background(), db, s)
+	l, err := lease.Acquire(context.Background(), db, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func acquire(t *testing.T, db *sql.DB, s shardid.LeaseSettings) *shardid.Lease {
 }
 
 // draw returns n IDs from the lease's generator.
-func draw(t *testing.T, l *shardid.Lease, n int) []int64 {
+func draw(t *testing.T, l *lease.Lease, n int) []int64 {
 	t.Helper()
 	ids := make([]int64, n)
 	for i := range ids {
@@ -76,9 +76,9 @@ func draw(t *testing.T, l *shardid.Lease, n int) []int64 {
 
 // maxCouldDraw is the largest ID the lease's generator may draw as things
 // stand: the last sequence number of the last tick its fence allows.
-func maxCouldDraw(t *testing.T, l *shardid.Lease) int64 {
+func maxCouldDraw(t *testing.T, l *lease.Lease) int64 {
 	t.Helper()
-	_, capTick := shardid.LeaseFence(l)
+	_, capTick := lease.DrawFence(l)
 	layout := l.Generator().Layout()
 	id, err := layout.ComposeTicks(capTick, l.Node(), layout.MaxSeq())
 	if err != nil {
@@ -88,9 +88,9 @@ func maxCouldDraw(t *testing.T, l *shardid.Lease) int64 {
 }
 
 // leaseRow returns the lease table's row for node.
-func leaseRow(t *testing.T, db *sql.DB, node int64) shardid.LeaseInfo {
+func leaseRow(t *testing.T, db *sql.DB, node int64) lease.Info {
 	t.Helper()
-	rows, err := shardid.ListLeases(context.Background(), db, "", "")
+	rows, err := lease.List(context.Background(), db, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func leaseRow(t *testing.T, db *sql.DB, node int64) shardid.LeaseInfo {
 		}
 	}
 	t.Fatalf("no lease row for node %d in %+v", node, rows)
-	return shardid.LeaseInfo{}
+	return lease.Info{}
 }
 
 // waitEnded polls the table until node's lease has ended by the
@@ -146,7 +146,7 @@ func (c *offsetClock) set(off, step time.Duration) {
 	c.off, c.step = off, step
 }
 
-func (c *offsetClock) settings(s shardid.LeaseSettings) shardid.LeaseSettings {
+func (c *offsetClock) settings(s lease.Settings) lease.Settings {
 	s.Generator.Clock, s.Generator.Sleep = c.Now, c.Sleep
 	return s
 }
@@ -154,8 +154,8 @@ func (c *offsetClock) settings(s shardid.LeaseSettings) shardid.LeaseSettings {
 // acquireAll starts n acquirers at once, named prefix-000 and up, lined up
 // so that all of them have read the table before any claims a node, and
 // returns each one's lease or error.
-func acquireAll(db *sql.DB, n int, prefix string, s shardid.LeaseSettings, unchecked bool) ([]*shardid.Lease, []error) {
-	leases, errs := make([]*shardid.Lease, n), make([]error, n)
+func acquireAll(db *sql.DB, n int, prefix string, s lease.Settings, unchecked bool) ([]*lease.Lease, []error) {
+	leases, errs := make([]*lease.Lease, n), make([]error, n)
 	var ready, done sync.WaitGroup
 	ready.Add(n)
 	for i := range n {
@@ -167,7 +167,7 @@ func acquireAll(db *sql.DB, n int, prefix string, s shardid.LeaseSettings, unche
 			}
 			s := s
 			s.Holder = fmt.Sprintf("%s-%03d", prefix, i)
-			leases[i], errs[i] = shardid.AcquireLeaseWithHook(context.Background(), db, s, hook, unchecked)
+			leases[i], errs[i] = lease.AcquireWithHook(context.Background(), db, s, hook, unchecked)
 			arrived.Do(ready.Done) // one that failed before claiming must not hold the others up
 		})
 	}
@@ -177,7 +177,7 @@ func acquireAll(db *sql.DB, n int, prefix string, s shardid.LeaseSettings, unche
 
 // distinctNodes checks that every acquirer got a lease and no two got the
 // same node; it returns the problems found.
-func distinctNodes(leases []*shardid.Lease, errs []error) []string {
+func distinctNodes(leases []*lease.Lease, errs []error) []string {
 	var problems []string
 	holders := map[int64]int{}
 	for i, l := range leases {
@@ -206,7 +206,7 @@ func TestLeaseConcurrentAcquirers(t *testing.T) {
 	const n = 100
 	forEachBackend(t, func(t *testing.T, db *sql.DB) {
 		db.SetMaxOpenConns(30) // below PostgreSQL's max_connections of 100
-		s := shardid.LeaseSettings{TTL: time.Minute, RenewEvery: -1}
+		s := lease.Settings{TTL: time.Minute, RenewEvery: -1}
 		seen := map[int64]bool{}
 		for _, round := range []string{"insert", "takeover"} {
 			start := time.Now()
@@ -239,7 +239,7 @@ func TestLeaseConcurrentAcquirers(t *testing.T) {
 		// Negative control, on a table of its own: believing a claim
 		// without reading the row back must fail the same check.
 		s.Table = "broken_lease"
-		if _, err := leasemig.Up(context.Background(), db, dialectOf(t, db), s.Table); err != nil {
+		if _, err := lease.Up(context.Background(), db, dialectOf(t, db), s.Table); err != nil {
 			t.Fatal(err)
 		}
 		leases, errs := acquireAll(db, n, "unchecked", s, true)
@@ -275,7 +275,7 @@ func TestLeaseKilledHolderKeepsNode(t *testing.T) {
 		t.Skip("waits for a lease to end")
 	}
 	forEachBackend(t, func(t *testing.T, db *sql.DB) {
-		s := shardid.LeaseSettings{Holder: "api-1", TTL: 3 * time.Second, RenewEvery: -1}
+		s := lease.Settings{Holder: "api-1", TTL: 3 * time.Second, RenewEvery: -1}
 		dead := acquire(t, db, s)
 		deadIDs := draw(t, dead, 5000)
 		deadMax := maxCouldDraw(t, dead)
@@ -303,7 +303,7 @@ func TestLeaseKilledHolderKeepsNode(t *testing.T) {
 // of the node draws above every ID the first one drew.
 func TestLeaseReleasedNodeDrawsAbove(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, db *sql.DB) {
-		first := acquire(t, db, shardid.LeaseSettings{Holder: "first", RenewEvery: -1})
+		first := acquire(t, db, lease.Settings{Holder: "first", RenewEvery: -1})
 		ids := draw(t, first, 20000) // several ticks' worth
 		allowed := leaseRow(t, db, first.Node()).LastDrawn
 		if err := first.Close(); err != nil {
@@ -315,10 +315,10 @@ func TestLeaseReleasedNodeDrawsAbove(t *testing.T) {
 			t.Fatalf("after Close: live %v, last drawn %s; want ended, at or after the last ID's tick %s and before the renewal's %s",
 				row.Live, row.LastDrawn, lastTick.Time, allowed)
 		}
-		if _, err := first.Next(); !errors.Is(err, shardid.ErrLeaseClosed) {
+		if _, err := first.Next(); !errors.Is(err, lease.ErrClosed) {
 			t.Fatalf("Next after Close: %v, want ErrLeaseClosed", err)
 		}
-		second := acquire(t, db, shardid.LeaseSettings{Holder: "second", RenewEvery: -1})
+		second := acquire(t, db, lease.Settings{Holder: "second", RenewEvery: -1})
 		if second.Node() != first.Node() {
 			t.Fatalf("second holder got node %d, want the lowest free %d", second.Node(), first.Node())
 		}
@@ -339,22 +339,22 @@ func TestLeaseClockSkew(t *testing.T) {
 			want string
 		}{{3 * time.Second, "ahead of"}, {-3 * time.Second, "behind"}} {
 			clk := &offsetClock{off: c.off}
-			_, err := shardid.AcquireLease(ctx, db, clk.settings(shardid.LeaseSettings{}))
-			if !errors.Is(err, shardid.ErrClockSkew) || !strings.Contains(err.Error(), c.want) {
+			_, err := lease.Acquire(ctx, db, clk.settings(lease.Settings{}))
+			if !errors.Is(err, lease.ErrClockSkew) || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("clock %s off: %v, want ErrClockSkew naming it %s", c.off, err, c.want)
 			}
 		}
 		clk := &offsetClock{off: 300 * time.Millisecond}
-		l := acquire(t, db, clk.settings(shardid.LeaseSettings{RenewEvery: -1}))
-		stop, capTick := shardid.LeaseFence(l)
+		l := acquire(t, db, clk.settings(lease.Settings{RenewEvery: -1}))
+		stop, capTick := lease.DrawFence(l)
 		clk.set(5*time.Second, 0)
-		if err := l.Renew(ctx); !errors.Is(err, shardid.ErrClockSkew) {
+		if err := l.Renew(ctx); !errors.Is(err, lease.ErrClockSkew) {
 			t.Fatalf("renewal with the clock 5s ahead: %v, want ErrClockSkew", err)
 		}
-		if s2, c2 := shardid.LeaseFence(l); !s2.Equal(stop) || c2 != capTick {
+		if s2, c2 := lease.DrawFence(l); !s2.Equal(stop) || c2 != capTick {
 			t.Fatalf("a refused renewal moved the fence from %s/%d to %s/%d", stop, capTick, s2, c2)
 		}
-		if rows, _ := shardid.ListLeases(ctx, db, "", ""); len(rows) != 1 {
+		if rows, _ := lease.List(ctx, db, "", ""); len(rows) != 1 {
 			t.Fatalf("refused acquires left rows behind: %+v", rows)
 		}
 	})
@@ -370,7 +370,7 @@ func TestLeaseClockBehind(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, db *sql.DB) {
 		ctx := context.Background()
 		ahead := &offsetClock{off: 800 * time.Millisecond}
-		early := acquire(t, db, ahead.settings(shardid.LeaseSettings{Holder: "ahead", RenewEvery: -1}))
+		early := acquire(t, db, ahead.settings(lease.Settings{Holder: "ahead", RenewEvery: -1}))
 		earlier := draw(t, early, 3000)
 		if err := early.Close(); err != nil {
 			t.Fatal(err)
@@ -378,15 +378,15 @@ func TestLeaseClockBehind(t *testing.T) {
 		top := slices.Max(earlier)
 
 		behind := &offsetClock{off: -800 * time.Millisecond}
-		_, err := shardid.AcquireLease(ctx, db, behind.settings(shardid.LeaseSettings{Holder: "behind", MaxClockWait: 500 * time.Millisecond}))
-		if !errors.Is(err, shardid.ErrClockBehind) || !strings.Contains(err.Error(), "behind that (allowed wait 500ms)") {
+		_, err := lease.Acquire(ctx, db, behind.settings(lease.Settings{Holder: "behind", MaxClockWait: 500 * time.Millisecond}))
+		if !errors.Is(err, lease.ErrClockBehind) || !strings.Contains(err.Error(), "behind that (allowed wait 500ms)") {
 			t.Fatalf("clock 1.6s behind, 500ms wait allowed: %v, want ErrClockBehind naming the offset", err)
 		}
 		if leaseRow(t, db, early.Node()).Live {
 			t.Fatal("a refused acquire left the node held")
 		}
 
-		later := acquire(t, db, behind.settings(shardid.LeaseSettings{Holder: "behind", RenewEvery: -1}))
+		later := acquire(t, db, behind.settings(lease.Settings{Holder: "behind", RenewEvery: -1}))
 		if later.Node() != early.Node() || behind.slept < time.Second {
 			t.Fatalf("node %d after waiting %s; want node %d after waiting about 1.6s", later.Node(), behind.slept, early.Node())
 		}
@@ -399,8 +399,8 @@ func TestLeaseClockBehind(t *testing.T) {
 
 		// Negative control: the same takeover without the wait and the floor.
 		broken := &offsetClock{off: -800 * time.Millisecond}
-		l := acquire(t, db, broken.settings(shardid.LeaseSettings{Holder: "broken", RenewEvery: -1, MaxClockSkew: 5 * time.Second}))
-		shardid.DropFloor(l)
+		l := acquire(t, db, broken.settings(lease.Settings{Holder: "broken", RenewEvery: -1, MaxClockSkew: 5 * time.Second}))
+		lease.DropFloor(l)
 		broken.set(-800*time.Millisecond, 0) // undo the wait
 		if got := draw(t, l, 1)[0]; got > top {
 			t.Fatalf("without wait and floor the holder drew %d, above %d: the check would not catch the overlap", got, top)
@@ -414,13 +414,13 @@ func TestLeaseClockBehind(t *testing.T) {
 // counts from when it was sent.
 func TestLeaseFenceFromSendTime(t *testing.T) {
 	db, _ := testsrv.PGDB(t)
-	if _, err := leasemig.Up(context.Background(), db, dialect.Postgres, ""); err != nil {
+	if _, err := lease.Up(context.Background(), db, dialect.Postgres, ""); err != nil {
 		t.Fatal(err)
 	}
 	base := time.Now().Round(0) // no monotonic reading: the hand-driven clock is the only one
 	clk := &offsetClock{frozen: base}
 	const ttl, margin = 10 * time.Second, time.Second
-	l := acquire(t, db, clk.settings(shardid.LeaseSettings{TTL: ttl, Margin: margin, RenewEvery: -1, MaxClockSkew: time.Minute}))
+	l := acquire(t, db, clk.settings(lease.Settings{TTL: ttl, Margin: margin, RenewEvery: -1, MaxClockSkew: time.Minute}))
 	check := func(at time.Duration, wantOK bool) {
 		t.Helper()
 		clk.set(at, 0)
@@ -428,7 +428,7 @@ func TestLeaseFenceFromSendTime(t *testing.T) {
 		switch {
 		case wantOK && err != nil:
 			t.Fatalf("at +%s: %v", at, err)
-		case !wantOK && !errors.Is(err, shardid.ErrLeaseExpired):
+		case !wantOK && !errors.Is(err, lease.ErrExpired):
 			t.Fatalf("at +%s: %v, want ErrLeaseExpired", at, err)
 		}
 	}
@@ -450,13 +450,13 @@ func TestLeaseFenceFromSendTime(t *testing.T) {
 func TestLeaseExhausted(t *testing.T) {
 	tiny := shardid.Layout{Epoch: shardid.DefaultEpoch(), TimeUnit: time.Millisecond, TimeBits: 41, ShardBits: 2, SeqBits: 12}
 	forEachBackend(t, func(t *testing.T, db *sql.DB) {
-		s := shardid.LeaseSettings{Generator: shardid.Settings{Layout: tiny}, RenewEvery: -1}
-		var held []*shardid.Lease
+		s := lease.Settings{Generator: shardid.Settings{Layout: tiny}, RenewEvery: -1}
+		var held []*lease.Lease
 		for range 4 {
 			held = append(held, acquire(t, db, s))
 		}
-		_, err := shardid.AcquireLease(context.Background(), db, s)
-		if !errors.Is(err, shardid.ErrNoFreeNode) || !strings.Contains(err.Error(), "all 4 node ids of the layout's 2 node bits") {
+		_, err := lease.Acquire(context.Background(), db, s)
+		if !errors.Is(err, lease.ErrNoFreeNode) || !strings.Contains(err.Error(), "all 4 node ids of the layout's 2 node bits") {
 			t.Fatalf("fifth acquire: %v, want ErrNoFreeNode naming 2 node bits", err)
 		}
 		if err := held[2].Close(); err != nil {
@@ -472,8 +472,8 @@ func TestLeaseExhausted(t *testing.T) {
 // lowest free one; other holders get the lowest.
 func TestLeaseSticky(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, db *sql.DB) {
-		s := func(holder string) shardid.LeaseSettings {
-			return shardid.LeaseSettings{Holder: holder, RenewEvery: -1}
+		s := func(holder string) lease.Settings {
+			return lease.Settings{Holder: holder, RenewEvery: -1}
 		}
 		a, _, c := acquire(t, db, s("pod-a")), acquire(t, db, s("pod-b")), acquire(t, db, s("pod-c"))
 		a.Close()
@@ -494,16 +494,16 @@ func TestLeaseLost(t *testing.T) {
 		t.Skip("waits for a lease to end")
 	}
 	forEachBackend(t, func(t *testing.T, db *sql.DB) {
-		old := acquire(t, db, shardid.LeaseSettings{Holder: "old", TTL: time.Second, RenewEvery: -1})
+		old := acquire(t, db, lease.Settings{Holder: "old", TTL: time.Second, RenewEvery: -1})
 		waitEnded(t, db, old.Node())
-		taker := acquire(t, db, shardid.LeaseSettings{Holder: "taker", RenewEvery: -1})
+		taker := acquire(t, db, lease.Settings{Holder: "taker", RenewEvery: -1})
 		if taker.Node() != old.Node() {
 			t.Fatalf("taker got node %d, want the ended %d", taker.Node(), old.Node())
 		}
-		if err := old.Renew(context.Background()); !errors.Is(err, shardid.ErrLeaseLost) {
+		if err := old.Renew(context.Background()); !errors.Is(err, lease.ErrLost) {
 			t.Fatalf("renewing a lease taken over: %v", err)
 		}
-		if _, err := old.Next(); !errors.Is(err, shardid.ErrLeaseLost) {
+		if _, err := old.Next(); !errors.Is(err, lease.ErrLost) {
 			t.Fatalf("Next on a lost lease: %v", err)
 		}
 		if err := old.Close(); err != nil {
@@ -518,9 +518,9 @@ func TestLeaseLost(t *testing.T) {
 // TestLeaseLayoutMismatch: a table serves one layout.
 func TestLeaseLayoutMismatch(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, db *sql.DB) {
-		acquire(t, db, shardid.LeaseSettings{RenewEvery: -1})
-		_, err := shardid.AcquireLease(context.Background(), db, shardid.LeaseSettings{Generator: shardid.Settings{Layout: shardid.JS53()}})
-		if !errors.Is(err, shardid.ErrLayoutMismatch) {
+		acquire(t, db, lease.Settings{RenewEvery: -1})
+		_, err := lease.Acquire(context.Background(), db, lease.Settings{Generator: shardid.Settings{Layout: shardid.JS53()}})
+		if !errors.Is(err, lease.ErrLayoutMismatch) {
 			t.Fatalf("a JS53 generator on a Snowflake table: %v", err)
 		}
 	})
@@ -533,7 +533,7 @@ func TestLeaseBackgroundRenewal(t *testing.T) {
 		t.Skip("runs for several lease lifetimes")
 	}
 	forEachBackend(t, func(t *testing.T, db *sql.DB) {
-		l := acquire(t, db, shardid.LeaseSettings{TTL: time.Second, Margin: 300 * time.Millisecond, RenewEvery: 200 * time.Millisecond})
+		l := acquire(t, db, lease.Settings{TTL: time.Second, Margin: 300 * time.Millisecond, RenewEvery: 200 * time.Millisecond})
 		for end := time.Now().Add(3500 * time.Millisecond); time.Now().Before(end); {
 			draw(t, l, 100)
 			time.Sleep(time.Millisecond)
@@ -545,24 +545,24 @@ func TestLeaseBackgroundRenewal(t *testing.T) {
 // asked anything.
 func TestLeaseSettingsErrors(t *testing.T) {
 	for _, c := range []struct {
-		s    shardid.LeaseSettings
+		s    lease.Settings
 		want error
 		text string
 	}{
-		{shardid.LeaseSettings{Generator: shardid.Settings{Node: 3}}, shardid.ErrInvalidLeaseSettings, "Generator.Node is 3"},
-		{shardid.LeaseSettings{Table: "Leases"}, shardid.ErrInvalidLeaseTable, `"Leases"`},
-		{shardid.LeaseSettings{Table: "a.b.c"}, shardid.ErrInvalidLeaseTable, "schema.name"},
-		{shardid.LeaseSettings{Table: "x; drop table y"}, shardid.ErrInvalidLeaseTable, "lower-case"},
-		{shardid.LeaseSettings{Holder: "bad\nname"}, shardid.ErrInvalidLeaseSettings, "printable"},
-		{shardid.LeaseSettings{Holder: strings.Repeat("h", 256)}, shardid.ErrInvalidLeaseSettings, "255"},
-		{shardid.LeaseSettings{TTL: time.Millisecond}, shardid.ErrInvalidLeaseSettings, "at least 10ms"},
-		{shardid.LeaseSettings{TTL: time.Second, Margin: 600 * time.Millisecond}, shardid.ErrInvalidLeaseSettings, "less than TTL/2"},
-		{shardid.LeaseSettings{TTL: time.Second, RenewEvery: 950 * time.Millisecond}, shardid.ErrInvalidLeaseSettings, "TTL-Margin (900ms)"},
-		{shardid.LeaseSettings{MaxClockSkew: -time.Second}, shardid.ErrInvalidLeaseSettings, "MaxClockSkew"},
-		{shardid.LeaseSettings{Generator: shardid.Settings{Layout: shardid.Layout{TimeBits: 70}}}, shardid.ErrInvalidLayout, "at least 1"},
-		{shardid.LeaseSettings{Dialect: "oracle"}, dialect.ErrUnknown, "oracle"},
+		{lease.Settings{Generator: shardid.Settings{Node: 3}}, lease.ErrInvalidSettings, "Generator.Node is 3"},
+		{lease.Settings{Table: "Leases"}, lease.ErrInvalidTable, `"Leases"`},
+		{lease.Settings{Table: "a.b.c"}, lease.ErrInvalidTable, "schema.name"},
+		{lease.Settings{Table: "x; drop table y"}, lease.ErrInvalidTable, "lower-case"},
+		{lease.Settings{Holder: "bad\nname"}, lease.ErrInvalidSettings, "printable"},
+		{lease.Settings{Holder: strings.Repeat("h", 256)}, lease.ErrInvalidSettings, "255"},
+		{lease.Settings{TTL: time.Millisecond}, lease.ErrInvalidSettings, "at least 10ms"},
+		{lease.Settings{TTL: time.Second, Margin: 600 * time.Millisecond}, lease.ErrInvalidSettings, "less than TTL/2"},
+		{lease.Settings{TTL: time.Second, RenewEvery: 950 * time.Millisecond}, lease.ErrInvalidSettings, "TTL-Margin (900ms)"},
+		{lease.Settings{MaxClockSkew: -time.Second}, lease.ErrInvalidSettings, "MaxClockSkew"},
+		{lease.Settings{Generator: shardid.Settings{Layout: shardid.Layout{TimeBits: 70}}}, shardid.ErrInvalidLayout, "at least 1"},
+		{lease.Settings{Dialect: "oracle"}, dialect.ErrUnknown, "oracle"},
 	} {
-		_, err := shardid.AcquireLease(context.Background(), nil, c.s)
+		_, err := lease.Acquire(context.Background(), nil, c.s)
 		if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.text) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%+v: %v, want %v mentioning %q", c.s, err, c.want, c.text)
 		}
@@ -573,11 +573,11 @@ func TestLeaseSettingsErrors(t *testing.T) {
 // once with an error that says so; nothing is cached.
 func TestLeaseDatabaseDown(t *testing.T) {
 	db := testsrv.Open(t, "pgx", "postgres://postgres@127.0.0.1:1/x?connect_timeout=2")
-	_, err := shardid.AcquireLease(context.Background(), db, shardid.LeaseSettings{Dialect: dialect.Postgres})
+	_, err := lease.Acquire(context.Background(), db, lease.Settings{Dialect: dialect.Postgres})
 	if err == nil || !strings.Contains(err.Error(), "is the database reachable") {
 		t.Fatalf("database down: %v", err)
 	}
-	if _, err := shardid.AcquireLease(context.Background(), db, shardid.LeaseSettings{}); err == nil || !strings.Contains(err.Error(), "detect dialect") {
+	if _, err := lease.Acquire(context.Background(), db, lease.Settings{}); err == nil || !strings.Contains(err.Error(), "detect dialect") {
 		t.Fatalf("database down, dialect unknown: %v", err)
 	}
 }
@@ -586,7 +586,7 @@ func TestLeaseDatabaseDown(t *testing.T) {
 // create it.
 func TestLeaseTableMissing(t *testing.T) {
 	db, _ := testsrv.MariaDBDB(t)
-	_, err := shardid.AcquireLease(context.Background(), db, shardid.LeaseSettings{Table: "nowhere"})
+	_, err := lease.Acquire(context.Background(), db, lease.Settings{Table: "nowhere"})
 	if err == nil || !strings.Contains(err.Error(), "shardid worker up") {
 		t.Fatalf("missing table: %v", err)
 	}
@@ -598,7 +598,7 @@ func TestLeaseTableMissing(t *testing.T) {
 func TestLeaseClaimDenied(t *testing.T) {
 	db, dsn := testsrv.MariaDBDB(t)
 	ctx := context.Background()
-	if _, err := leasemig.Up(ctx, db, dialect.MySQL, ""); err != nil {
+	if _, err := lease.Up(ctx, db, dialect.MySQL, ""); err != nil {
 		t.Fatal(err)
 	}
 	cfg, err := mysql.ParseDSN(dsn)
@@ -616,7 +616,7 @@ func TestLeaseClaimDenied(t *testing.T) {
 	}
 	cfg.User = user
 	reader := testsrv.Open(t, "mysql", cfg.FormatDSN())
-	_, err = shardid.AcquireLease(ctx, reader, shardid.LeaseSettings{})
+	_, err = lease.Acquire(ctx, reader, lease.Settings{})
 	if err == nil || !strings.Contains(err.Error(), "claim node 0 in shardid_worker_lease") || !strings.Contains(err.Error(), "denied") {
 		t.Fatalf("read-only role: %v", err)
 	}
@@ -642,10 +642,10 @@ func TestLeaseUserDSNOptions(t *testing.T) {
 			cfg.ParseTime, cfg.Loc, cfg.ClientFoundRows = false, time.Local, true
 			cfg.Params = map[string]string{"time_zone": "'-05:00'"}
 			db := testsrv.Open(t, "mysql", cfg.FormatDSN())
-			if _, err := leasemig.Up(context.Background(), db, b.dialect, ""); err != nil {
+			if _, err := lease.Up(context.Background(), db, b.dialect, ""); err != nil {
 				t.Fatal(err)
 			}
-			s := shardid.LeaseSettings{RenewEvery: -1}
+			s := lease.Settings{RenewEvery: -1}
 			for _, round := range []string{"insert", "takeover"} {
 				leases, errs := acquireAll(db, 30, round, s, false)
 				if p := distinctNodes(leases, errs); len(p) > 0 {

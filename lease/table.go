@@ -1,9 +1,10 @@
-package shardid
+package lease
 
 import (
 	"bytes"
 	"context"
 	"database/sql"
+	"embed"
 	"errors"
 	"fmt"
 	"strings"
@@ -11,34 +12,30 @@ import (
 	"text/template"
 	"time"
 
+	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/dialect"
-	shardsql "github.com/shardid/shardid/sql"
 )
 
-// DefaultLeaseTable is the lease table's name when LeaseSettings.Table (or
-// the table argument of LeaseMigrations and ListLeases) is empty.
-const DefaultLeaseTable = "shardid_worker_lease"
-
-// LeaseMigrationName is the file name of the lease table's goose migration
-// in the map LeaseMigrations returns.
-const LeaseMigrationName = "00001_create_lease_table.sql"
+// DefaultTable is the lease table's name when Settings.Table (or
+// the table argument of Migrations and List) is empty.
+const DefaultTable = "shardid_worker_lease"
 
 // maxTableNamePart leaves room for a suffix such as "_goose_db_version"
 // within PostgreSQL's 63-byte identifiers.
 const maxTableNamePart = 40
 
-// ErrInvalidLeaseTable is returned by AcquireLease, LeaseMigrations and
-// ListLeases when the table name is not [schema.]name in lower-case
+// ErrInvalidTable is returned by Acquire, Migrations and
+// List when the table name is not [schema.]name in lower-case
 // letters, digits and _.
-var ErrInvalidLeaseTable = errors.New("invalid lease table name")
+var ErrInvalidTable = errors.New("invalid lease table name")
 
-// CheckLeaseTable returns an error wrapping ErrInvalidLeaseTable unless
+// CheckTable returns an error wrapping ErrInvalidTable unless
 // table is name or schema.name, each part a lower-case letter or _
 // followed by up to 39 lower-case letters, digits and _.
-func CheckLeaseTable(table string) error {
+func CheckTable(table string) error {
 	parts := strings.Split(table, ".")
 	if len(parts) > 2 {
-		return fmt.Errorf("%w %q: want name or schema.name", ErrInvalidLeaseTable, table)
+		return fmt.Errorf("%w %q: want name or schema.name", ErrInvalidTable, table)
 	}
 	for _, p := range parts {
 		ok := p != "" && len(p) <= maxTableNamePart && (p[0] == '_' || p[0] >= 'a' && p[0] <= 'z')
@@ -47,7 +44,7 @@ func CheckLeaseTable(table string) error {
 			ok = c == '_' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
 		}
 		if !ok {
-			return fmt.Errorf("%w %q: want name or schema.name, each part a lower-case letter or _ then up to %d lower-case letters, digits and _", ErrInvalidLeaseTable, table, maxTableNamePart-1)
+			return fmt.Errorf("%w %q: want name or schema.name, each part a lower-case letter or _ then up to %d lower-case letters, digits and _", ErrInvalidTable, table, maxTableNamePart-1)
 		}
 	}
 	return nil
@@ -66,21 +63,24 @@ func quoteTable(d dialect.Dialect, table string) string {
 	return strings.Join(parts, ".")
 }
 
+//go:embed sql/*.sql.tmpl
+var templateFS embed.FS
+
 // leaseTemplates parses the lease templates once: one set per dialect
 // family, each defining the same names.
 var leaseTemplates = sync.OnceValues(func() (map[dialect.Dialect]*template.Template, error) {
 	parse := func(file string) (*template.Template, error) {
-		t, err := template.ParseFS(shardsql.Lease, file)
+		t, err := template.ParseFS(templateFS, file)
 		if err != nil {
 			return nil, err
 		}
 		return dialect.Templates(t)
 	}
-	pg, err := parse("lease/postgres.sql.tmpl")
+	pg, err := parse("sql/postgres.sql.tmpl")
 	if err != nil {
 		return nil, err
 	}
-	my, err := parse("lease/mysql.sql.tmpl")
+	my, err := parse("sql/mysql.sql.tmpl")
 	if err != nil {
 		return nil, err
 	}
@@ -105,9 +105,9 @@ type leaseView struct {
 // acknowledged commits) when guard is set.
 func renderLease(d dialect.Dialect, table string, guard bool, names ...string) ([]string, error) {
 	if table == "" {
-		table = DefaultLeaseTable
+		table = DefaultTable
 	}
-	if err := CheckLeaseTable(table); err != nil {
+	if err := CheckTable(table); err != nil {
 		return nil, err
 	}
 	ts, err := leaseTemplates()
@@ -140,23 +140,8 @@ func leaseStatements(d dialect.Dialect, table string, guard bool) (*leaseSQL, er
 		fence: s[8], fenceInsert: s[9]}, nil
 }
 
-// LeaseMigrations returns the goose migration that creates the lease table
-// for dialect d, keyed by file name (LeaseMigrationName), ready for a goose
-// Provider (over an fs.FS such as testing/fstest.MapFS) or a migration
-// directory. table "" means DefaultLeaseTable. Keep the table's goose
-// history apart from other histories in the database (`shardid worker up`
-// uses <table>_goose_db_version). It returns errors wrapping
-// ErrInvalidLeaseTable and dialect.ErrUnknown.
-func LeaseMigrations(d dialect.Dialect, table string) (map[string][]byte, error) {
-	s, err := renderLease(d, table, false, "migration")
-	if err != nil {
-		return nil, err
-	}
-	return map[string][]byte{LeaseMigrationName: []byte(s[0])}, nil
-}
-
-// LeaseInfo is one row of the lease table, as ListLeases reports it.
-type LeaseInfo struct {
+// Info is one row of the lease table, as List reports it.
+type Info struct {
 	// Node is the node id.
 	Node int64
 	// Holder is who holds it, or held it last.
@@ -172,7 +157,7 @@ type LeaseInfo struct {
 	LastDrawn time.Time
 	// Layout describes the ID layout of the generators leasing the node.
 	Layout string
-	// Fenced is true for a node FenceLeases quarantined: nobody holds it,
+	// Fenced is true for a node Fence quarantined: nobody holds it,
 	// and nobody may take it before Until.
 	Fenced bool
 }
@@ -180,7 +165,7 @@ type LeaseInfo struct {
 // leaseRow is a row of the lease table with its token, which only the
 // lease API sees.
 type leaseRow struct {
-	LeaseInfo
+	Info
 	token    string
 	lastMs   int64
 	renewals int64 // the row's write count
@@ -220,17 +205,17 @@ func listLeases(ctx context.Context, db *sql.DB, q *leaseSQL) ([]leaseRow, error
 func leaseTableHint(err error) string {
 	switch dialect.ErrorCode(err) {
 	case "42P01", "1146": // undefined_table; ER_NO_SUCH_TABLE
-		return " (create it with `shardid worker up` or the migration of LeaseMigrations)"
+		return " (create it with `shardid worker up` or the migration of Migrations)"
 	case "42501", "1142", "1143": // insufficient_privilege; ER_TABLEACCESS_DENIED_ERROR, ER_COLUMNACCESS_DENIED_ERROR
 		return " (a role that uses the lease table needs SELECT, INSERT and UPDATE on it)"
 	}
 	return ""
 }
 
-// ListLeases returns every row of the lease table in node order. d ""
-// asks the server (DetectDialect); table "" means DefaultLeaseTable. It
-// returns errors wrapping ErrInvalidLeaseTable and the database's own.
-func ListLeases(ctx context.Context, db *sql.DB, d dialect.Dialect, table string) ([]LeaseInfo, error) {
+// List returns every row of the lease table in node order. d ""
+// asks the server (dialect.Detect); table "" means DefaultTable. It
+// returns errors wrapping ErrInvalidTable and the database's own.
+func List(ctx context.Context, db *sql.DB, d dialect.Dialect, table string) ([]Info, error) {
 	if d == "" {
 		var err error
 		if d, err = dialect.Detect(ctx, db); err != nil {
@@ -245,9 +230,9 @@ func ListLeases(ctx context.Context, db *sql.DB, d dialect.Dialect, table string
 	if err != nil {
 		return nil, fmt.Errorf("list leases: %w%s", err, leaseTableHint(err))
 	}
-	out := make([]LeaseInfo, len(rows))
+	out := make([]Info, len(rows))
 	for i, r := range rows {
-		out[i] = r.LeaseInfo
+		out[i] = r.Info
 	}
 	return out, nil
 }
@@ -255,7 +240,7 @@ func ListLeases(ctx context.Context, db *sql.DB, d dialect.Dialect, table string
 // leaseLayoutText is the layout as the lease table records it: every field
 // that decides which IDs a node may produce, and no name, so a preset and
 // the same custom layout agree. Route bits, when there are any, follow.
-func leaseLayoutText(l Layout) string {
+func leaseLayoutText(l shardid.Layout) string {
 	route := ""
 	if l.RouteBits > 0 {
 		route = fmt.Sprintf(", %d route bits", l.RouteBits)

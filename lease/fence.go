@@ -1,4 +1,4 @@
-package shardid
+package lease
 
 import (
 	"context"
@@ -6,28 +6,29 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/dialect"
 )
 
-// fenceToken is the token of a row FenceLeases quarantined. An
+// fenceToken is the token of a row Fence quarantined. An
 // acquisition's token is 32 hex digits, so no holder has this one.
 const fenceToken = "fenced"
 
-// maxFenceBits bounds the node bits of a layout FenceLeases fences: one
+// maxFenceBits bounds the node bits of a layout Fence fences: one
 // row per node id, 2^20 at most.
 const maxFenceBits = 20
 
-// LeaseFenceSettings configures FenceLeases. The zero value of every field means
+// FenceSettings configures Fence. The zero value of every field means
 // the documented default.
-type LeaseFenceSettings struct {
+type FenceSettings struct {
 	// Layout is the layout of the generators leasing from the table: it
 	// decides how many node ids there are, every one of which is fenced.
 	// The zero Layout means the layout the table's rows record; a table
 	// without rows then needs it given.
-	Layout Layout
+	Layout shardid.Layout
 	// TTL is the longest TTL any holder of the table uses: the fence keeps
 	// every node id from new holders that long, by which time every holder
-	// from before it has stopped drawing. 0 means DefaultLeaseTTL.
+	// from before it has stopped drawing. 0 means DefaultTTL.
 	TTL time.Duration
 	// MaxClockSkew is the largest MaxClockSkew any holder uses: a new
 	// holder draws only once its clock is this far past the fence's end.
@@ -35,8 +36,8 @@ type LeaseFenceSettings struct {
 	MaxClockSkew time.Duration
 }
 
-// LeaseFenceResult is what FenceLeases did.
-type LeaseFenceResult struct {
+// FenceResult is what Fence did.
+type FenceResult struct {
 	// Fenced is the number of rows fenced, Added of them made for node ids
 	// the table had no row for.
 	Fenced, Added int64
@@ -45,28 +46,28 @@ type LeaseFenceResult struct {
 	Until time.Time
 }
 
-// FenceLeases quarantines every node id of the lease table on db for one
+// Fence quarantines every node id of the lease table on db for one
 // TTL, as after a restore of the table from an older copy: every row gets
 // a token no holder has, so every holder stops drawing at its next renewal
-// (ErrLeaseLost, "fenced"); no new holder takes any node id until TTL has
+// (ErrLost, "fenced"); no new holder takes any node id until TTL has
 // passed, by when every holder from before the fence has stopped; and the
 // next holder of each id draws only at times after the fence's end plus
 // MaxClockSkew. Node ids the table has no row for get a fenced row too
 // (a restored table may lack rows live holders have). It runs in one
 // transaction; a rerun fences again from its own time (the fence never
-// ends sooner). d "" asks the server; table "" means DefaultLeaseTable.
-// It returns errors wrapping ErrInvalidLeaseTable, ErrInvalidLeaseSettings,
+// ends sooner). d "" asks the server; table "" means DefaultTable.
+// It returns errors wrapping ErrInvalidTable, ErrInvalidSettings,
 // the layout's errors, ErrLayoutMismatch (the table holds nodes of more
 // than one layout, or not of the one given) and the database's own.
-func FenceLeases(ctx context.Context, db *sql.DB, d dialect.Dialect, table string, f LeaseFenceSettings) (LeaseFenceResult, error) {
-	var res LeaseFenceResult
-	if f.Layout != (Layout{}) {
+func Fence(ctx context.Context, db *sql.DB, d dialect.Dialect, table string, f FenceSettings) (FenceResult, error) {
+	var res FenceResult
+	if f.Layout != (shardid.Layout{}) {
 		if err := f.Layout.Validate(); err != nil {
 			return res, fmt.Errorf("fence leases: %w", err)
 		}
 	}
 	if f.TTL == 0 {
-		f.TTL = DefaultLeaseTTL
+		f.TTL = DefaultTTL
 	}
 	switch {
 	case f.MaxClockSkew == 0:
@@ -75,10 +76,10 @@ func FenceLeases(ctx context.Context, db *sql.DB, d dialect.Dialect, table strin
 		f.MaxClockSkew = 0
 	}
 	if f.TTL < 0 {
-		return res, fmt.Errorf("fence leases: %w: TTL %s must not be negative", ErrInvalidLeaseSettings, f.TTL)
+		return res, fmt.Errorf("fence leases: %w: TTL %s must not be negative", ErrInvalidSettings, f.TTL)
 	}
 	if table == "" {
-		table = DefaultLeaseTable
+		table = DefaultTable
 	}
 	if d == "" {
 		var err error
@@ -97,18 +98,18 @@ func FenceLeases(ctx context.Context, db *sql.DB, d dialect.Dialect, table strin
 	var layout string
 	var shardBits int
 	switch {
-	case f.Layout != (Layout{}):
+	case f.Layout != (shardid.Layout{}):
 		layout, shardBits = leaseLayoutText(f.Layout), int(f.Layout.ShardBits)
 	case len(rows) == 0:
-		return res, fmt.Errorf("fence leases: %w: %s has no row to read the holders' layout from; give it (the layout decides how many node ids to fence)", ErrInvalidLeaseSettings, table)
+		return res, fmt.Errorf("fence leases: %w: %s has no row to read the holders' layout from; give it (the layout decides how many node ids to fence)", ErrInvalidSettings, table)
 	default:
 		layout = rows[0].Layout
 		if _, err := fmt.Sscanf(layout, "%d/%d/", new(int), &shardBits); err != nil || shardBits < 0 {
-			return res, fmt.Errorf("fence leases: %w: node %d in %s records layout %q, which does not say its node bits; give the layout", ErrInvalidLeaseSettings, rows[0].Node, table, layout)
+			return res, fmt.Errorf("fence leases: %w: node %d in %s records layout %q, which does not say its node bits; give the layout", ErrInvalidSettings, rows[0].Node, table, layout)
 		}
 	}
 	if shardBits > maxFenceBits {
-		return res, fmt.Errorf("fence leases: %w: %d node bits are %d node ids, more than the %d a fence writes rows for", ErrInvalidLeaseSettings, shardBits, int64(1)<<shardBits, 1<<maxFenceBits)
+		return res, fmt.Errorf("fence leases: %w: %d node bits are %d node ids, more than the %d a fence writes rows for", ErrInvalidSettings, shardBits, int64(1)<<shardBits, 1<<maxFenceBits)
 	}
 	have := map[int64]bool{}
 	for _, r := range rows {

@@ -1,4 +1,4 @@
-package shardid_test
+package lease_test
 
 import (
 	"context"
@@ -8,11 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/dialect"
-	"github.com/shardid/shardid/internal/leasemig"
 	"github.com/shardid/shardid/internal/pgserver"
 	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/lease"
 )
 
 // crashable is a database server of the test's own that can be stopped the
@@ -48,7 +47,7 @@ type outageRun struct {
 // when the last renewal succeeded), draws from it continuously, kills the
 // server after 600ms and keeps drawing until Next fails or giveUp has
 // passed since the last successful renewal.
-func drawThroughOutage(t *testing.T, l *shardid.Lease, crash func(), giveUp time.Duration) outageRun {
+func drawThroughOutage(t *testing.T, l *lease.Lease, crash func(), giveUp time.Duration) outageRun {
 	t.Helper()
 	var mu sync.Mutex
 	var run outageRun
@@ -118,15 +117,15 @@ func TestLeaseDatabaseStopsMidRun(t *testing.T) {
 			t.Parallel()
 			db, crash, restart := c.start(t)
 			ctx := context.Background()
-			if _, err := leasemig.Up(ctx, db, c.dialect, ""); err != nil {
+			if _, err := lease.Up(ctx, db, c.dialect, ""); err != nil {
 				t.Fatal(err)
 			}
 			events := &leaseEvents{}
-			s := shardid.LeaseSettings{TTL: ttl, Margin: margin, RenewEvery: -1, OnEvent: events.add}
+			s := lease.Settings{TTL: ttl, Margin: margin, RenewEvery: -1, OnEvent: events.add}
 			l := acquire(t, db, s)
 			run := drawThroughOutage(t, l, crash, ttl)
 			bound := run.lastRenewed.Add(ttl - margin)
-			if !errors.Is(run.stopErr, shardid.ErrLeaseExpired) {
+			if !errors.Is(run.stopErr, lease.ErrExpired) {
 				t.Fatalf("drawing stopped with %v, want ErrLeaseExpired", run.stopErr)
 			}
 			if !run.lastDrawn.Before(bound) {
@@ -143,7 +142,7 @@ func TestLeaseDatabaseStopsMidRun(t *testing.T) {
 			renewUntil(t, l)
 			draw(t, l, 10)
 			k := leaseKinds(events)
-			if k[shardid.LeaseDatabaseDown] != 1 || k[shardid.LeaseExpired] != 1 || k[shardid.LeaseDatabaseUp] != 1 || k[shardid.LeaseLost] != 0 {
+			if k[lease.DatabaseDown] != 1 || k[lease.Expired] != 1 || k[lease.DatabaseUp] != 1 || k[lease.Lost] != 0 {
 				t.Errorf("events through the outage: %v; want the database down, drawing stopped, the database up, once each", k)
 			}
 			if st := l.Stats(); st.Err != nil || st.Failures == 0 || st.DatabaseDown || st.DrawUntil.Before(time.Now()) {
@@ -151,7 +150,7 @@ func TestLeaseDatabaseStopsMidRun(t *testing.T) {
 			}
 
 			// Negative control: a generator whose fence never closes draws on.
-			shardid.BreakFence(l)
+			lease.BreakFence(l)
 			run = drawThroughOutage(t, l, crash, ttl)
 			if run.lastDrawn.Before(run.lastRenewed.Add(ttl - margin)) {
 				t.Fatalf("with a broken fence the last draw %s is still before the bound: the check would not catch it", run.lastDrawn.Sub(run.lastRenewed))
@@ -165,7 +164,7 @@ func TestLeaseDatabaseStopsMidRun(t *testing.T) {
 
 // renewUntil renews l until it succeeds (the server is coming back up),
 // for up to a minute.
-func renewUntil(t *testing.T, l *shardid.Lease) {
+func renewUntil(t *testing.T, l *lease.Lease) {
 	t.Helper()
 	var err error
 	for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {

@@ -1,4 +1,4 @@
-package shardid_test
+package lease_test
 
 import (
 	"context"
@@ -11,8 +11,8 @@ import (
 
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/internal/idcheck"
-	"github.com/shardid/shardid/internal/leasemig"
 	"github.com/shardid/shardid/internal/tabledump"
+	"github.com/shardid/shardid/lease"
 )
 
 // drawer draws from a lease in a goroutine until Next fails for good (a
@@ -26,7 +26,7 @@ type drawer struct {
 	err  error
 }
 
-func startDrawer(l *shardid.Lease) *drawer {
+func startDrawer(l *lease.Lease) *drawer {
 	d := &drawer{stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(d.done)
@@ -37,7 +37,7 @@ func startDrawer(l *shardid.Lease) *drawer {
 			default:
 			}
 			id, err := l.Next()
-			if errors.Is(err, shardid.ErrLeaseExpired) {
+			if errors.Is(err, lease.ErrExpired) {
 				// A renewal late on a busy machine: the next one says
 				// whether the lease is lost.
 				time.Sleep(10 * time.Millisecond)
@@ -87,11 +87,11 @@ func (d *drawer) finish() ([]int64, error) {
 }
 
 // leaseEvents keeps a lease's events.
-type leaseEvents = recorder[shardid.LeaseEvent]
+type leaseEvents = recorder[lease.Event]
 
 // leaseKinds counts events by kind.
-func leaseKinds(r *leaseEvents) map[shardid.LeaseEventKind]int {
-	m := map[shardid.LeaseEventKind]int{}
+func leaseKinds(r *leaseEvents) map[lease.EventKind]int {
+	m := map[lease.EventKind]int{}
 	for _, e := range r.all() {
 		m[e.Kind]++
 	}
@@ -102,7 +102,7 @@ func leaseKinds(r *leaseEvents) map[shardid.LeaseEventKind]int {
 func leaseRestoreDB(t *testing.T, b leaseBackend) (*sql.DB, string) {
 	t.Helper()
 	db, dsn := b.open(t)
-	if _, err := leasemig.Up(context.Background(), db, b.dialect, ""); err != nil {
+	if _, err := lease.Up(context.Background(), db, b.dialect, ""); err != nil {
 		t.Fatal(err)
 	}
 	return db, dsn
@@ -110,7 +110,7 @@ func leaseRestoreDB(t *testing.T, b leaseBackend) (*sql.DB, string) {
 
 // renewEvery renews l every 200ms from the test until the returned stop is
 // called or a renewal says the lease is lost.
-func renewEvery(l *shardid.Lease) (stop func()) {
+func renewEvery(l *lease.Lease) (stop func()) {
 	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
@@ -120,7 +120,7 @@ func renewEvery(l *shardid.Lease) (stop func()) {
 				return
 			case <-time.After(200 * time.Millisecond):
 			}
-			if err := l.Renew(context.Background()); errors.Is(err, shardid.ErrLeaseLost) {
+			if err := l.Renew(context.Background()); errors.Is(err, lease.ErrLost) {
 				return
 			}
 		}
@@ -152,10 +152,10 @@ func TestLeaseRestoredTableNewcomer(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
 			db, dsn := leaseRestoreDB(t, b)
-			a := acquire(t, db, shardid.LeaseSettings{Holder: "a", TTL: newcomerTTL, RenewEvery: -1})
+			a := acquire(t, db, lease.Settings{Holder: "a", TTL: newcomerTTL, RenewEvery: -1})
 			stopRenew := renewEvery(a)
 			da := startDrawer(a)
-			dump, err := tabledump.Take(ctx, b.dialect, dsn, shardid.DefaultLeaseTable)
+			dump, err := tabledump.Take(ctx, b.dialect, dsn, lease.DefaultTable)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -167,21 +167,21 @@ func TestLeaseRestoredTableNewcomer(t *testing.T) {
 			if err := tabledump.Restore(ctx, dsn, dump); err != nil {
 				t.Fatal(err)
 			}
-			nb := acquire(t, db, shardid.LeaseSettings{Holder: "b", TTL: newcomerTTL, RenewEvery: -1})
+			nb := acquire(t, db, lease.Settings{Holder: "b", TTL: newcomerTTL, RenewEvery: -1})
 			if nb.Node() != a.Node() {
 				t.Fatalf("newcomer got node %d, not a's %d: the restore did not rewind the table", nb.Node(), a.Node())
 			}
 			db2 := startDrawer(nb)
 			idcheck.WaitFor(t, "b drawing", func() bool { return db2.count() >= 200 })
 			err = a.Renew(ctx)
-			if !errors.Is(err, shardid.ErrLeaseLost) || !errors.Is(err, shardid.ErrRewound) || strings.Contains(err.Error(), "unrenewed") ||
+			if !errors.Is(err, lease.ErrLost) || !errors.Is(err, lease.ErrRewound) || strings.Contains(err.Error(), "unrenewed") ||
 				!strings.Contains(err.Error(), "restored from an older copy") || !strings.Contains(err.Error(), `holder "b"`) {
 				t.Errorf("a's renewal after the restore: %v; want ErrLeaseLost and ErrRewound, naming the restore and b", err)
 			}
 			idcheck.WaitFor(t, "a's generator to stop", da.stopped)
 			aIDs, aErr := da.finish()
 			bIDs, _ := db2.finish()
-			if !errors.Is(aErr, shardid.ErrRewound) {
+			if !errors.Is(aErr, lease.ErrRewound) {
 				t.Errorf("a's generator stopped with %v, want the restore named", aErr)
 			}
 			n := idcheck.Repeats(aIDs, bIDs)
@@ -208,45 +208,45 @@ func TestLeaseRestoredTableFenced(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
 			db, dsn := leaseRestoreDB(t, b)
-			dump, err := tabledump.Take(ctx, b.dialect, dsn, shardid.DefaultLeaseTable)
+			dump, err := tabledump.Take(ctx, b.dialect, dsn, lease.DefaultTable)
 			if err != nil {
 				t.Fatal(err)
 			}
 			events := &leaseEvents{}
-			a := acquire(t, db, shardid.LeaseSettings{Holder: "a", TTL: restoreTTL, OnEvent: events.add})
+			a := acquire(t, db, lease.Settings{Holder: "a", TTL: restoreTTL, OnEvent: events.add})
 			da := startDrawer(a)
 			idcheck.WaitFor(t, "a drawing", func() bool { return da.count() >= 1000 })
 			if err := tabledump.Restore(ctx, dsn, dump); err != nil {
 				t.Fatal(err)
 			}
-			res, err := shardid.FenceLeases(ctx, db, b.dialect, "", shardid.LeaseFenceSettings{Layout: shardid.Snowflake(), TTL: restoreTTL}) // the restored table has no row to read it from
+			res, err := lease.Fence(ctx, db, b.dialect, "", lease.FenceSettings{Layout: shardid.Snowflake(), TTL: restoreTTL}) // the restored table has no row to read it from
 			if err != nil || res.Added != 1024 || res.Fenced != 1024 {
 				t.Fatalf("fence: %+v, %v; want all 1,024 node ids fenced, every row new", res, err)
 			}
-			if _, err := shardid.AcquireLease(ctx, db, shardid.LeaseSettings{Holder: "b", TTL: restoreTTL}); !errors.Is(err, shardid.ErrNoFreeNode) || !strings.Contains(err.Error(), "fenced") {
+			if _, err := lease.Acquire(ctx, db, lease.Settings{Holder: "b", TTL: restoreTTL}); !errors.Is(err, lease.ErrNoFreeNode) || !strings.Contains(err.Error(), "fenced") {
 				t.Errorf("a newcomer during the fence: %v; want ErrNoFreeNode naming the fence", err)
 			}
-			if rows, err := shardid.ListLeases(ctx, db, b.dialect, ""); err != nil || len(rows) != 1024 || !rows[0].Fenced || !rows[0].Live {
+			if rows, err := lease.List(ctx, db, b.dialect, ""); err != nil || len(rows) != 1024 || !rows[0].Fenced || !rows[0].Live {
 				t.Errorf("the table after the fence: %d rows, %v; first %+v; fence %+v", len(rows), err, rows[0], res)
 			}
 			idcheck.WaitFor(t, "a's generator to stop at its next renewal", da.stopped)
 			aIDs, aErr := da.finish()
 			// a's renewal names the fence, or, when it came between the
 			// restore and the fence, the row the restore took away.
-			if !errors.Is(aErr, shardid.ErrLeaseLost) || !strings.Contains(aErr.Error(), "fenced") && !errors.Is(aErr, shardid.ErrRewound) || strings.Contains(aErr.Error(), "unrenewed") {
+			if !errors.Is(aErr, lease.ErrLost) || !strings.Contains(aErr.Error(), "fenced") && !errors.Is(aErr, lease.ErrRewound) || strings.Contains(aErr.Error(), "unrenewed") {
 				t.Errorf("a stopped with %v; want ErrLeaseLost naming the fence or the restore", aErr)
 			}
-			if k := leaseKinds(events); k[shardid.LeaseLost] != 1 || k[shardid.LeaseRenewed] == 0 {
+			if k := leaseKinds(events); k[lease.Lost] != 1 || k[lease.Renewed] == 0 {
 				t.Errorf("a's events: %v; want renewals and one loss", k)
 			}
-			var nb *shardid.Lease
+			var nb *lease.Lease
 			idcheck.WaitFor(t, "the fence to end", func() bool {
-				l, err := shardid.AcquireLease(ctx, db, shardid.LeaseSettings{Holder: "b", TTL: restoreTTL})
+				l, err := lease.Acquire(ctx, db, lease.Settings{Holder: "b", TTL: restoreTTL})
 				if err == nil {
 					nb = l
 					return true
 				}
-				if !errors.Is(err, shardid.ErrNoFreeNode) && !errors.Is(err, shardid.ErrClockBehind) {
+				if !errors.Is(err, lease.ErrNoFreeNode) && !errors.Is(err, lease.ErrClockBehind) {
 					t.Fatalf("newcomer: %v", err)
 				}
 				time.Sleep(100 * time.Millisecond)
@@ -277,11 +277,11 @@ func TestLeaseRowRewound(t *testing.T) {
 			ctx := context.Background()
 			db, dsn := leaseRestoreDB(t, b)
 			for _, broken := range []bool{false, true} {
-				a := acquire(t, db, shardid.LeaseSettings{Holder: "a", RenewEvery: -1})
+				a := acquire(t, db, lease.Settings{Holder: "a", RenewEvery: -1})
 				if broken {
-					shardid.TrustRow(a)
+					lease.TrustRow(a)
 				}
-				dump, err := tabledump.Take(ctx, b.dialect, dsn, shardid.DefaultLeaseTable)
+				dump, err := tabledump.Take(ctx, b.dialect, dsn, lease.DefaultTable)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -298,10 +298,10 @@ func TestLeaseRowRewound(t *testing.T) {
 				case broken && err != nil:
 					t.Errorf("renewing on the token alone: %v", err)
 				case broken:
-				case !errors.Is(err, shardid.ErrRewound) || !errors.Is(err, shardid.ErrLeaseLost) || !strings.Contains(err.Error(), "went back to an older state"):
+				case !errors.Is(err, lease.ErrRewound) || !errors.Is(err, lease.ErrLost) || !strings.Contains(err.Error(), "went back to an older state"):
 					t.Errorf("renewal of a rewound row: %v; want ErrLeaseLost and ErrRewound", err)
 				default:
-					if _, err := a.Next(); !errors.Is(err, shardid.ErrRewound) {
+					if _, err := a.Next(); !errors.Is(err, lease.ErrRewound) {
 						t.Errorf("Next after the rewound renewal: %v", err)
 					}
 				}

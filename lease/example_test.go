@@ -1,4 +1,4 @@
-package shardid_test
+package lease_test
 
 import (
 	"context"
@@ -13,40 +13,41 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // or _ "github.com/go-sql-driver/mysql" for MySQL, MariaDB, TiDB
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/lease"
 )
 
 // A process leases a node id from the database it already uses, draws IDs
 // from the generator bound to the lease, and gives the id back on exit.
 // The lease table comes first: `shardid worker up --dsn "$DATABASE_URL"`,
-// or the migration of shardid.LeaseMigrations in your own goose directory.
-func ExampleAcquireLease() {
+// or the migration of lease.Migrations in your own goose directory.
+func ExampleAcquire() {
 	db, err := sql.Open("pgx", os.Getenv("DATABASE_URL"))
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer db.Close()
-	lease, err := shardid.AcquireLease(context.Background(), db, shardid.LeaseSettings{
+	l, err := lease.Acquire(context.Background(), db, lease.Settings{
 		Generator: shardid.Settings{Layout: shardid.Snowflake()},
 		Holder:    os.Getenv("HOSTNAME"), // a stable name gets its node back after a restart
 	})
 	if err != nil {
 		log.Fatal(err) // no free node, clock too far off, database unreachable: each named
 	}
-	defer lease.Close() // stop drawing and release the node
+	defer l.Close() // stop drawing and release the node
 
-	g := lease.Generator() // node lease.Node(); renews in the background
-	id, err := g.Next()    // ErrLeaseExpired once renewals have failed for TTL-Margin
+	g := l.Generator()  // node l.Node(); renews in the background
+	id, err := g.Next() // ErrLeaseExpired once renewals have failed for TTL-Margin
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(lease.Node(), id)
+	fmt.Println(l.Node(), id)
 }
 
 // OnEvent feeds a log or metrics: each renewal with the lease's age, the
 // database going and coming back, drawing stopped for want of a renewal,
 // and a lost lease with its cause. It is called synchronously: keep it
 // quick.
-func ExampleLeaseSettings_onEvent() {
+func ExampleSettings_onEvent() {
 	db, err := sql.Open("pgx", os.Getenv("DATABASE_URL"))
 	if err != nil {
 		log.Fatal(err)
@@ -54,15 +55,15 @@ func ExampleLeaseSettings_onEvent() {
 	defer db.Close()
 	renewals := expvar.NewInt("lease_renewals") // on /debug/vars
 	outages := expvar.NewInt("lease_database_outages")
-	lease, err := shardid.AcquireLease(context.Background(), db, shardid.LeaseSettings{
-		OnEvent: func(e shardid.LeaseEvent) {
+	l, err := lease.Acquire(context.Background(), db, lease.Settings{
+		OnEvent: func(e lease.Event) {
 			switch e.Kind {
-			case shardid.LeaseRenewed:
+			case lease.Renewed:
 				renewals.Add(1)
-			case shardid.LeaseDatabaseDown:
+			case lease.DatabaseDown:
 				outages.Add(1)
 				log.Print(e) // "node 3: database down: …"
-			case shardid.LeaseExpired, shardid.LeaseLost, shardid.LeaseDatabaseUp:
+			case lease.Expired, lease.Lost, lease.DatabaseUp:
 				log.Print(e)
 			}
 		},
@@ -70,16 +71,16 @@ func ExampleLeaseSettings_onEvent() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer lease.Close()
-	st := lease.Stats() // renewals, failures, when drawing stops without another renewal
+	defer l.Close()
+	st := l.Stats() // renewals, failures, when drawing stops without another renewal
 	fmt.Println(st.Node, st.DrawUntil)
 }
 
 // An event prints as one line.
-func ExampleLeaseEvent_String() {
-	fmt.Println(shardid.LeaseEvent{Kind: shardid.LeaseRenewed, Node: 3, Age: 3333 * time.Millisecond, Took: 800 * time.Microsecond})
-	fmt.Println(shardid.LeaseEvent{Kind: shardid.LeaseDatabaseUp, Node: 3, Outage: 12 * time.Second})
-	fmt.Println(shardid.LeaseEvent{Kind: shardid.LeaseLost, Node: 3, Err: errors.New("lease lost: an operator fenced every node of the table")})
+func ExampleEvent_String() {
+	fmt.Println(lease.Event{Kind: lease.Renewed, Node: 3, Age: 3333 * time.Millisecond, Took: 800 * time.Microsecond})
+	fmt.Println(lease.Event{Kind: lease.DatabaseUp, Node: 3, Outage: 12 * time.Second})
+	fmt.Println(lease.Event{Kind: lease.Lost, Node: 3, Err: errors.New("lease lost: an operator fenced every node of the table")})
 	// Output:
 	// node 3: lease renewed 3.333s after the previous renewal (took 800µs)
 	// node 3: database up again after 12s
@@ -90,13 +91,13 @@ func ExampleLeaseEvent_String() {
 // else: every holder stops at its next renewal, and no node id is taken
 // again until every holder from before the restore has stopped drawing.
 // (`shardid worker fence --dsn …` from a shell.)
-func ExampleFenceLeases() {
+func ExampleFence() {
 	db, err := sql.Open("pgx", os.Getenv("DATABASE_URL"))
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer db.Close()
-	res, err := shardid.FenceLeases(context.Background(), db, "", "", shardid.LeaseFenceSettings{
+	res, err := lease.Fence(context.Background(), db, "", "", lease.FenceSettings{
 		TTL: 30 * time.Second, // the longest TTL any holder uses
 	})
 	if err != nil {

@@ -1,4 +1,4 @@
-package shardid_test
+package lease_test
 
 import (
 	"context"
@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/dialect"
-	"github.com/shardid/shardid/internal/leasemig"
 	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/lease"
 )
 
 // TestLeaseRefusesLossyCommit: on PostgreSQL with synchronous_commit=off
@@ -21,10 +20,10 @@ import (
 func TestLeaseRefusesLossyCommit(t *testing.T) {
 	ctx := context.Background()
 	db, _ := testsrv.PGDB(t)
-	if _, err := leasemig.Up(ctx, db, dialect.Postgres, ""); err != nil {
+	if _, err := lease.Up(ctx, db, dialect.Postgres, ""); err != nil {
 		t.Fatal(err)
 	}
-	before := acquire(t, db, shardid.LeaseSettings{Holder: "before", RenewEvery: -1})
+	before := acquire(t, db, lease.Settings{Holder: "before", RenewEvery: -1})
 	var dbname string
 	if err := db.QueryRowContext(ctx, "SELECT current_database()").Scan(&dbname); err != nil {
 		t.Fatal(err)
@@ -34,17 +33,17 @@ func TestLeaseRefusesLossyCommit(t *testing.T) {
 	}
 	db.SetMaxIdleConns(0) // new sessions pick the setting up
 	db.SetMaxIdleConns(2)
-	if _, err := shardid.AcquireLease(ctx, db, shardid.LeaseSettings{Holder: "new", RenewEvery: -1}); !errors.Is(err, shardid.ErrLossyCommit) {
+	if _, err := lease.Acquire(ctx, db, lease.Settings{Holder: "new", RenewEvery: -1}); !errors.Is(err, lease.ErrLossyCommit) {
 		t.Errorf("acquire with synchronous_commit=off: %v; want ErrLossyCommit", err)
 	}
 	err := before.Renew(ctx)
-	if !errors.Is(err, shardid.ErrLossyCommit) || errors.Is(err, shardid.ErrLeaseLost) {
+	if !errors.Is(err, lease.ErrLossyCommit) || errors.Is(err, lease.ErrLost) {
 		t.Errorf("renewal with synchronous_commit=off: %v; want ErrLossyCommit, the lease kept", err)
 	}
 	if _, err := before.Next(); err != nil {
 		t.Errorf("drawing after a refused renewal, within the last good one: %v", err)
 	}
-	l, err := shardid.AcquireLease(ctx, db, shardid.LeaseSettings{Holder: "lossy", RenewEvery: -1, AllowLossyCommit: true})
+	l, err := lease.Acquire(ctx, db, lease.Settings{Holder: "lossy", RenewEvery: -1, AllowLossyCommit: true})
 	if err != nil {
 		t.Fatalf("with AllowLossyCommit: %v", err)
 	}
@@ -63,16 +62,16 @@ func TestLeaseRefusesLossyCommitMariaDB(t *testing.T) {
 	}
 	ctx := context.Background()
 	db := testsrv.Open(t, "mysql", testsrv.Database(t, testsrv.NewMariaDB(t)))
-	if _, err := leasemig.Up(ctx, db, dialect.MySQL, ""); err != nil {
+	if _, err := lease.Up(ctx, db, dialect.MySQL, ""); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.ExecContext(ctx, "SET GLOBAL innodb_flush_log_at_trx_commit = 2"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := shardid.AcquireLease(ctx, db, shardid.LeaseSettings{RenewEvery: -1}); !errors.Is(err, shardid.ErrLossyCommit) {
+	if _, err := lease.Acquire(ctx, db, lease.Settings{RenewEvery: -1}); !errors.Is(err, lease.ErrLossyCommit) {
 		t.Errorf("flush at commit 2: %v; want ErrLossyCommit", err)
 	}
-	l, err := shardid.AcquireLease(ctx, db, shardid.LeaseSettings{RenewEvery: -1, AllowLossyCommit: true})
+	l, err := lease.Acquire(ctx, db, lease.Settings{RenewEvery: -1, AllowLossyCommit: true})
 	if err != nil {
 		t.Fatalf("with AllowLossyCommit: %v", err)
 	}
@@ -80,5 +79,5 @@ func TestLeaseRefusesLossyCommitMariaDB(t *testing.T) {
 	if _, err := db.ExecContext(ctx, "SET GLOBAL innodb_flush_log_at_trx_commit = 1"); err != nil {
 		t.Fatal(err)
 	}
-	acquire(t, db, shardid.LeaseSettings{RenewEvery: -1})
+	acquire(t, db, lease.Settings{RenewEvery: -1})
 }

@@ -1,25 +1,58 @@
-package shardid
+package lease
 
 import (
 	"errors"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/pingcap/tidb/pkg/parser"
 	_ "github.com/pingcap/tidb/pkg/parser/test_driver" // value expressions for the parser
 
+	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/golden"
 )
 
+// fakeClock is a clock that moves only when set or slept on.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newFakeClock() *fakeClock {
+	return &fakeClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Sleep(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+func (c *fakeClock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = t
+}
+
 // fencedGen is a generator bound to a lease that no database backs: the
 // tests move its fence by hand.
-func fencedGen(t *testing.T, c *fakeClock) (*Generator, *Lease) {
+func fencedGen(t *testing.T, c *fakeClock) (*shardid.Generator, *Lease) {
 	t.Helper()
-	l := &Lease{node: 7, s: LeaseSettings{Table: "t", TTL: 10 * time.Second, Margin: time.Second}, layout: Snowflake(), capTick: -1, drawn: -1}
-	g := newGen(t, c, Settings{Fence: l.allow})
+	l := &Lease{node: 7, s: Settings{Table: "t", TTL: 10 * time.Second, Margin: time.Second}, layout: shardid.Snowflake(), capTick: -1, drawn: -1}
+	g, err := shardid.NewGenerator(shardid.Settings{Clock: c.Now, Sleep: c.Sleep, Fence: l.allow})
+	if err != nil {
+		t.Fatal(err)
+	}
 	l.gen = g
 	return g, l
 }
@@ -30,34 +63,34 @@ func fencedGen(t *testing.T, c *fakeClock) (*Generator, *Lease) {
 func TestGeneratorFence(t *testing.T) {
 	c := newFakeClock()
 	g, l := fencedGen(t, c)
-	if _, err := g.Next(); !errors.Is(err, ErrLeaseExpired) {
+	if _, err := g.Next(); !errors.Is(err, ErrExpired) {
 		t.Fatalf("before the first renewal: %v", err)
 	}
 	sent := c.Now()
 	l.mu.Lock()
-	l.stopAt, l.capTick, l.lastSent = sent.Add(9*time.Second), g.layout.MaxTicks(), sent
+	l.stopAt, l.capTick, l.lastSent = sent.Add(9*time.Second), g.Layout().MaxTicks(), sent
 	l.mu.Unlock()
 	c.Set(sent.Add(9*time.Second - time.Millisecond))
 	if _, err := g.Next(); err != nil {
 		t.Fatalf("inside the fence: %v", err)
 	}
 	c.Set(sent.Add(9 * time.Second))
-	if _, err := g.Next(); !errors.Is(err, ErrLeaseExpired) || !strings.Contains(err.Error(), "sent 9s ago") {
+	if _, err := g.Next(); !errors.Is(err, ErrExpired) || !strings.Contains(err.Error(), "sent 9s ago") {
 		t.Fatalf("at the fence: %v", err)
 	}
 
 	// The wall clock jumps past the tick the table allows while the
 	// monotonic deadline is still ahead.
-	tick, _ := g.layout.Ticks(sent.Add(9 * time.Second))
+	tick, _ := g.Layout().Ticks(sent.Add(9 * time.Second))
 	l.mu.Lock()
 	l.stopAt, l.capTick = sent.Add(time.Hour), tick+100
 	l.mu.Unlock()
-	c.Set(g.layout.TickTime(tick + 100))
+	c.Set(g.Layout().TickTime(tick + 100))
 	if _, err := g.Next(); err != nil {
 		t.Fatalf("at the last allowed tick: %v", err)
 	}
-	c.Set(g.layout.TickTime(tick + 101))
-	if _, err := g.Next(); !errors.Is(err, ErrLeaseExpired) || !strings.Contains(err.Error(), "jumped forward") {
+	c.Set(g.Layout().TickTime(tick + 101))
+	if _, err := g.Next(); !errors.Is(err, ErrExpired) || !strings.Contains(err.Error(), "jumped forward") {
 		t.Fatalf("past the last allowed tick: %v", err)
 	}
 
@@ -68,18 +101,18 @@ func TestGeneratorFence(t *testing.T) {
 	l.stopAt, l.capTick, l.lastSent = sent.Add(9*time.Second), tick, sent
 	l.mu.Unlock()
 	c.Set(sent.Add(time.Minute))
-	if _, err := g.Next(); !errors.Is(err, ErrLeaseExpired) || strings.Contains(err.Error(), "jumped") || !strings.Contains(err.Error(), "paused") {
+	if _, err := g.Next(); !errors.Is(err, ErrExpired) || strings.Contains(err.Error(), "jumped") || !strings.Contains(err.Error(), "paused") {
 		t.Fatalf("after a pause of a minute: %v", err)
 	}
 
 	for _, st := range []struct {
 		state leaseState
 		want  error
-	}{{leaseLost, ErrLeaseLost}, {leaseClosed, ErrLeaseClosed}} {
+	}{{leaseLost, ErrLost}, {leaseClosed, ErrClosed}} {
 		l.mu.Lock()
 		l.state, l.stopAt = st.state, time.Time{}
 		l.mu.Unlock()
-		c.Set(g.layout.TickTime(tick + 100))
+		c.Set(g.Layout().TickTime(tick + 100))
 		if _, err := g.Next(); !errors.Is(err, st.want) || !strings.Contains(err.Error(), "node 7") {
 			t.Fatalf("state %d: %v, want %v", st.state, err, st.want)
 		}
@@ -90,7 +123,7 @@ func TestGeneratorFence(t *testing.T) {
 // golden files hold them.
 func leaseSQLText(t *testing.T, d dialect.Dialect, table string) (migration string, stmts map[string]string) {
 	t.Helper()
-	files, err := LeaseMigrations(d, table)
+	files, err := migrationFiles(d, table)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +131,7 @@ func leaseSQLText(t *testing.T, d dialect.Dialect, table string) (migration stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	return string(files[LeaseMigrationName]), map[string]string{
+	return string(files[MigrationName]), map[string]string{
 		"now": q.now, "list": q.list, "insert": q.insert, "takeover": q.takeover,
 		"readback": q.readback, "renew": q.renew, "state": q.state, "release": q.release,
 		"fence": q.fence, "fence_insert": q.fenceInsert,
@@ -115,9 +148,9 @@ func TestLeaseSQLGolden(t *testing.T) {
 		for _, name := range []string{"now", "list", "insert", "takeover", "readback", "renew", "state", "release", "fence", "fence_insert"} {
 			b.WriteString("\n-- statement " + name + "\n" + stmts[name] + ";\n")
 		}
-		golden.Check(t, filepath.Join("testdata", "lease", string(d)+".sql"), []byte(b.String()))
+		golden.Check(t, filepath.Join("testdata", string(d)+".sql"), []byte(b.String()))
 	}
-	if _, err := LeaseMigrations(dialect.TiDB, "Bad-Name"); !errors.Is(err, ErrInvalidLeaseTable) {
+	if _, err := Migrations(dialect.TiDB, "Bad-Name"); !errors.Is(err, ErrInvalidTable) {
 		t.Errorf("bad table name: %v", err)
 	}
 }

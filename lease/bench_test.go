@@ -1,4 +1,4 @@
-package shardid_test
+package lease_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/internal/leasebench"
-	"github.com/shardid/shardid/internal/leasemig"
+	"github.com/shardid/shardid/lease"
 )
 
 // The lease benchmarks run against the test servers (CI=true makes a
@@ -26,12 +26,12 @@ func BenchmarkLeaseAcquire(b *testing.B) {
 	for _, be := range leaseBackends {
 		b.Run(be.name+"/restart", func(b *testing.B) {
 			db, _ := be.open(b)
-			if _, err := leasemig.Up(ctx, db, be.dialect, ""); err != nil {
+			if _, err := lease.Up(ctx, db, be.dialect, ""); err != nil {
 				b.Fatal(err)
 			}
 			var lat leasebench.Latency
 			for b.Loop() {
-				l, err := leasebench.Cycle(ctx, db, shardid.LeaseSettings{Holder: "bench", RenewEvery: -1}, 1)
+				l, err := leasebench.Cycle(ctx, db, lease.Settings{Holder: "bench", RenewEvery: -1}, 1)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -42,16 +42,16 @@ func BenchmarkLeaseAcquire(b *testing.B) {
 		})
 		b.Run(be.name+"/new", func(b *testing.B) {
 			db, _ := be.open(b)
-			if _, err := leasemig.Up(ctx, db, be.dialect, ""); err != nil {
+			if _, err := lease.Up(ctx, db, be.dialect, ""); err != nil {
 				b.Fatal(err)
 			}
-			s := shardid.LeaseSettings{Generator: shardid.Settings{Layout: shardid.Instagram()}, RenewEvery: -1}
+			s := lease.Settings{Generator: shardid.Settings{Layout: shardid.Instagram()}, RenewEvery: -1}
 			var acq []time.Duration
-			var held []*shardid.Lease
+			var held []*lease.Lease
 			for i := 0; b.Loop(); i++ {
 				s.Holder = fmt.Sprintf("bench-%d", i)
 				start := time.Now()
-				l, err := shardid.AcquireLease(ctx, db, s)
+				l, err := lease.Acquire(ctx, db, s)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -68,14 +68,14 @@ func BenchmarkLeaseAcquire(b *testing.B) {
 
 // leasedGenerator acquires a lease on a fresh PostgreSQL database for a
 // benchmark; the database only renews it, drawing never waits for it.
-func leasedGenerator(b *testing.B, s shardid.LeaseSettings) *shardid.Lease {
+func leasedGenerator(b *testing.B, s lease.Settings) *lease.Lease {
 	b.Helper()
 	be := leaseBackends[0]
 	db, _ := be.open(b)
-	if _, err := leasemig.Up(context.Background(), db, be.dialect, ""); err != nil {
+	if _, err := lease.Up(context.Background(), db, be.dialect, ""); err != nil {
 		b.Fatal(err)
 	}
-	l, err := shardid.AcquireLease(context.Background(), db, s)
+	l, err := lease.Acquire(context.Background(), db, s)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func leasedGenerator(b *testing.B, s shardid.LeaseSettings) *shardid.Lease {
 // that renews itself in the background: IDs per millisecond against the
 // 4096 ceiling of a Snowflake node.
 func BenchmarkLeasedNext(b *testing.B) {
-	shardid.BenchNext(b, leasedGenerator(b, shardid.LeaseSettings{}).Generator())
+	benchNext(b, leasedGenerator(b, lease.Settings{}).Generator())
 }
 
 // BenchmarkLeasedNextCost is BenchmarkNextCost with a lease: the
@@ -102,7 +102,7 @@ func BenchmarkLeasedNextCost(b *testing.B) {
 		t = t.Add(time.Microsecond)
 		return t
 	}
-	g := leasedGenerator(b, shardid.LeaseSettings{Generator: shardid.Settings{Clock: clock}, TTL: time.Hour, RenewEvery: -1}).Generator()
+	g := leasedGenerator(b, lease.Settings{Generator: shardid.Settings{Clock: clock}, TTL: time.Hour, RenewEvery: -1}).Generator()
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := g.Next(); err != nil {
@@ -115,7 +115,7 @@ func BenchmarkLeasedNextCost(b *testing.B) {
 // of a leased one per iteration on the real clock and reports the medians
 // and their ratio, so both see the same load.
 func BenchmarkLeasedVsPlain(b *testing.B) {
-	leased := leasedGenerator(b, shardid.LeaseSettings{}).Generator()
+	leased := leasedGenerator(b, lease.Settings{}).Generator()
 	plain, err := shardid.NewGenerator(shardid.Settings{Node: 1})
 	if err != nil {
 		b.Fatal(err)
@@ -131,4 +131,22 @@ func BenchmarkLeasedVsPlain(b *testing.B) {
 	b.ReportMetric(leasebench.Median(p), "plain-ids/ms")
 	b.ReportMetric(leasebench.Median(l), "leased-ids/ms")
 	b.ReportMetric(leasebench.Median(l)/leasebench.Median(p), "leased/plain")
+}
+
+// benchNext draws from g on one goroutine for the benchmark's duration and
+// reports the rate: IDs per millisecond, and the share of the 4096 a
+// Snowflake node may hand out per millisecond (BenchmarkNext's figures).
+func benchNext(b *testing.B, g *shardid.Generator) {
+	b.ReportAllocs()
+	start := time.Now()
+	n := 0
+	for b.Loop() {
+		if _, err := g.Next(); err != nil {
+			b.Fatal(err)
+		}
+		n++
+	}
+	ms := float64(time.Since(start)) / float64(time.Millisecond)
+	b.ReportMetric(float64(n)/ms, "ids/ms")
+	b.ReportMetric(100*float64(n)/ms/4096, "%ceiling")
 }
