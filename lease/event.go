@@ -58,7 +58,7 @@ func (k EventKind) String() string {
 	case DatabaseUp:
 		return "database up"
 	}
-	return fmt.Sprintf("EventKind(%d)", int(k))
+	return fmt.Sprintf("LeaseEventKind(%d)", int(k))
 }
 
 // Event is something that happened to a Lease, handed to

@@ -205,7 +205,7 @@ func listLeases(ctx context.Context, db *sql.DB, q *leaseSQL) ([]leaseRow, error
 func leaseTableHint(err error) string {
 	switch dialect.ErrorCode(err) {
 	case "42P01", "1146": // undefined_table; ER_NO_SUCH_TABLE
-		return " (create it with `shardid worker up` or the migration of Migrations)"
+		return " (create it with `shardid worker up` or the migration of lease.Migrations)"
 	case "42501", "1142", "1143": // insufficient_privilege; ER_TABLEACCESS_DENIED_ERROR, ER_COLUMNACCESS_DENIED_ERROR
 		return " (a role that uses the lease table needs SELECT, INSERT and UPDATE on it)"
 	}

@@ -1,8 +1,7 @@
 // Package sql holds every SQL text shardid emits, as text/template files
 // embedded in the binary: pg/ for PostgreSQL generators, tidb/ for TiDB
-// table DDL, segment/ for the segment allocator, tickets/ for ticket
-// servers and bench/ for shardid bench. Go code renders these templates;
-// it never builds SQL by pasting strings.
+// table DDL, tickets/ for ticket servers and bench/ for shardid bench. Go
+// code renders these templates; it never builds SQL by pasting strings.
 package sql
 
 import "embed"
@@ -18,13 +17,6 @@ var PG embed.FS
 //
 //go:embed tidb/*.sql.tmpl
 var TiDB embed.FS
-
-// Segment holds the segment allocator's templates (segment/*.sql.tmpl):
-// the allocation table's goose migration per dialect and the statements
-// the allocator runs.
-//
-//go:embed segment/*.sql.tmpl
-var Segment embed.FS
 
 // Tickets holds the ticket server templates (tickets/*.sql.tmpl): a ticket
 // table's goose migration, the draw and the read-back of its settings.

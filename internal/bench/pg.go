@@ -16,6 +16,7 @@ import (
 	"github.com/shardid/shardid/internal/idbench"
 	"github.com/shardid/shardid/lease"
 	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/segment"
 )
 
 // PGSchema holds RunPG's own objects; RunPG also creates a schema per
@@ -423,7 +424,7 @@ func pgMethods(ctx context.Context, db *sql.DB, s Settings, bodies []pgBody) ([]
 		// The bench's IDs are thrown away, so a server that may lose
 		// acknowledged commits (synchronous_commit = off) is no reason to
 		// refuse them.
-		{Name: "segments", IDs: s.IDs * InMemoryFactor, New: idbench.SegmentDraws(db, shardid.SegmentSettings{
+		{Name: "segments", IDs: s.IDs * InMemoryFactor, New: idbench.SegmentDraws(db, segment.Settings{
 			Tag: "bench", Table: segTable, Dialect: dialect.Postgres, AllowLossyCommit: true})},
 		{Name: "leased", IDs: s.IDs * InMemoryFactor, New: idbench.LeasedDraws(db, lease.Settings{
 			Table: leaseTable, Dialect: dialect.Postgres}, "shardid-bench")},

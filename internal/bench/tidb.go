@@ -15,6 +15,7 @@ import (
 	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/idbench"
 	"github.com/shardid/shardid/lease"
+	"github.com/shardid/shardid/segment"
 	"github.com/shardid/shardid/tidb"
 	"github.com/shardid/shardid/tidb/rotate"
 	"github.com/shardid/shardid/tidb/tickets"
@@ -413,7 +414,7 @@ func tidbMethods(ctx context.Context, db *sql.DB, s Settings) ([]idbench.Method,
 		{Name: "tickets-sequence", IDs: s.IDs, New: idbench.TicketDraws(db, "tickets64_seq")},
 		// The bench's IDs are thrown away: a server that may lose
 		// acknowledged commits is no reason to refuse them.
-		{Name: "segments", IDs: s.IDs * InMemoryFactor, New: idbench.SegmentDraws(db, shardid.SegmentSettings{
+		{Name: "segments", IDs: s.IDs * InMemoryFactor, New: idbench.SegmentDraws(db, segment.Settings{
 			Tag: "bench", Dialect: dialect.TiDB, AllowLossyCommit: true})},
 		{Name: "leased", IDs: s.IDs * InMemoryFactor, New: idbench.LeasedDraws(db, lease.Settings{
 			Dialect: dialect.TiDB}, "shardid-bench")},

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/idbench"
 	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/segment"
 	"github.com/shardid/shardid/tidb/tickets"
 )
 
@@ -90,7 +90,7 @@ func BenchmarkCostMariaDB(b *testing.B) {
 	runCost(b, ctr, []idbench.Method{
 		{"auto_increment", 2000, "", idbench.ExecLastID(db, "INSERT INTO ai () VALUES ()")},
 		{"tickets", 2000, "", idbench.TicketDraws(db, "tickets64")},
-		{"segments", 200_000, "", idbench.SegmentDraws(db, shardid.SegmentSettings{Tag: "bench"})},
+		{"segments", 200_000, "", idbench.SegmentDraws(db, segment.Settings{Tag: "bench"})},
 	})
 }
 
@@ -119,7 +119,7 @@ func BenchmarkCostTiDB(b *testing.B) {
 		{"auto_increment", 1000, "", idbench.ExecLastID(db, "INSERT INTO ai () VALUES ()")},
 		{"tickets", 1000, "", idbench.TicketDraws(db, "tickets64")},
 		{"tickets-sequence", 2000, "", idbench.TicketDraws(db, "tickets64_seq")},
-		{"segments", 200_000, "", idbench.SegmentDraws(db, shardid.SegmentSettings{Tag: "bench"})},
+		{"segments", 200_000, "", idbench.SegmentDraws(db, segment.Settings{Tag: "bench"})},
 	})
 }
 
@@ -152,7 +152,7 @@ func BenchmarkCostPostgres(b *testing.B) {
 	segmentTag(b, db, dialect.Postgres)
 	runCost(b, ctr, []idbench.Method{
 		{"nextval", 2000, "", idbench.QueryID(db, "SELECT nextval('bench_seq')")},
-		{"segments", 200_000, "", idbench.SegmentDraws(db, shardid.SegmentSettings{Tag: "bench"})},
+		{"segments", 200_000, "", idbench.SegmentDraws(db, segment.Settings{Tag: "bench"})},
 		{"next_id", 2000, "", idbench.QueryID(db, "SELECT insta1.next_id()")},
 		{"insert-bigserial", 2000, "", idbench.QueryID(db, "INSERT INTO k_bigserial DEFAULT VALUES RETURNING id")},
 		{"insert-default-next_id", 2000, "insert-bigserial", idbench.QueryID(db, "INSERT INTO insta1.k DEFAULT VALUES RETURNING id")},

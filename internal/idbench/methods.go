@@ -7,10 +7,9 @@ import (
 	"io"
 	"sync/atomic"
 
-	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/dialect"
-	"github.com/shardid/shardid/internal/gooseup"
 	"github.com/shardid/shardid/lease"
+	"github.com/shardid/shardid/segment"
 	"github.com/shardid/shardid/tidb/tickets"
 )
 
@@ -114,9 +113,9 @@ func QueryID(db *sql.DB, q string) func(context.Context) (Draw, io.Closer, error
 
 // SegmentDraws draws from a Segments client of the client's own, as a
 // separate process would: it starts at the tag's step and adapts.
-func SegmentDraws(db *sql.DB, s shardid.SegmentSettings) func(context.Context) (Draw, io.Closer, error) {
+func SegmentDraws(db *sql.DB, s segment.Settings) func(context.Context) (Draw, io.Closer, error) {
 	return func(ctx context.Context) (Draw, io.Closer, error) {
-		c, err := shardid.NewSegments(ctx, db, s)
+		c, err := segment.New(ctx, db, s)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -127,14 +126,10 @@ func SegmentDraws(db *sql.DB, s shardid.SegmentSettings) func(context.Context) (
 // SegmentTag applies the allocation table table ("" for the default) and
 // creates tag with step 1000, for SegmentDraws.
 func SegmentTag(ctx context.Context, db *sql.DB, d dialect.Dialect, table, tag string) error {
-	files, err := shardid.SegmentMigrations(d, table)
-	if err != nil {
+	if _, err := segment.Up(ctx, db, d, table); err != nil {
 		return err
 	}
-	if _, err := gooseup.Up(ctx, db, d, shardid.SegmentHistoryTable(table), files); err != nil {
-		return err
-	}
-	_, _, err = shardid.EnsureSegmentTag(ctx, db, d, table, shardid.SegmentTag{Tag: tag}, 0)
+	_, _, err := segment.EnsureTag(ctx, db, d, table, segment.Tag{Tag: tag}, 0)
 	return err
 }
 

@@ -1,4 +1,4 @@
-package shardid_test
+package segment_test
 
 import (
 	"testing"

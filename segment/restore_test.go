@@ -1,4 +1,4 @@
-package shardid_test
+package segment_test
 
 import (
 	"context"
@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/internal/idcheck"
 	"github.com/shardid/shardid/internal/tabledump"
+	"github.com/shardid/shardid/segment"
 )
 
 // recorder keeps the events a client handed to OnEvent.
@@ -32,11 +32,11 @@ func (r *recorder[E]) all() []E {
 }
 
 // eventLog keeps a Segments client's events.
-type eventLog = recorder[shardid.SegmentEvent]
+type eventLog = recorder[segment.Event]
 
 // countKind returns how many of log's events are of kind k, and the sum
 // of their Count.
-func countKind(log *eventLog, k shardid.SegmentEventKind) (n int, ids int64) {
+func countKind(log *eventLog, k segment.EventKind) (n int, ids int64) {
 	for _, e := range log.all() {
 		if e.Kind == k {
 			n++
@@ -56,19 +56,19 @@ type restoreRun struct {
 
 // segmentClients starts n clients of tag, each with its own event log;
 // forgetful ones believe whatever the table hands out.
-func segmentClients(t *testing.T, s segDB, tag string, n int, forgetful bool) ([]*shardid.Segments, []*eventLog) {
+func segmentClients(t *testing.T, s segDB, tag string, n int, forgetful bool) ([]*segment.Segments, []*eventLog) {
 	t.Helper()
-	var clients []*shardid.Segments
+	var clients []*segment.Segments
 	var logs []*eventLog
 	for range n {
 		log := &eventLog{}
-		c, err := shardid.NewSegments(context.Background(), s.db, shardid.SegmentSettings{
+		c, err := segment.New(context.Background(), s.db, segment.Settings{
 			Tag: tag, MaxStep: 5000, CheckEvery: 50 * time.Millisecond, OnEvent: log.add})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if forgetful {
-			shardid.BreakSegments(c, "forgetful")
+			segment.BreakSegments(c, "forgetful")
 		}
 		t.Cleanup(func() { c.Close() })
 		clients, logs = append(clients, c), append(logs, log)
@@ -85,13 +85,13 @@ func segmentClients(t *testing.T, s segDB, tag string, n int, forgetful bool) ([
 // restored table.
 func rewindMidRun(t *testing.T, s segDB, tag string, forgetful bool) restoreRun {
 	ctx := context.Background()
-	if _, _, err := shardid.EnsureSegmentTag(ctx, s.db, s.dialect, "", shardid.SegmentTag{Tag: tag, Step: 100}, 0); err != nil {
+	if _, _, err := segment.EnsureTag(ctx, s.db, s.dialect, "", segment.Tag{Tag: tag, Step: 100}, 0); err != nil {
 		t.Fatal(err)
 	}
 	clients, logs := segmentClients(t, s, tag, 3, forgetful)
 	d := startDraws(clients, 2)
 	idcheck.WaitFor(t, "20,000 IDs before the dump", func() bool { return d.total.Load() >= 20_000 })
-	dump, err := tabledump.Take(ctx, s.dialect, s.dsn, shardid.DefaultSegmentTable)
+	dump, err := tabledump.Take(ctx, s.dialect, s.dsn, segment.DefaultTable)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,19 +121,19 @@ func rewindMidRun(t *testing.T, s segDB, tag string, forgetful bool) restoreRun 
 	idcheck.WaitFor(t, "every buffered ID used", func() bool { return d.exhausted.Load() >= 30 })
 	for i, c := range clients {
 		st := c.Stats()
-		if !errors.Is(st.Refused, shardid.ErrRewound) {
+		if !errors.Is(st.Refused, segment.ErrRewound) {
 			t.Errorf("client %d refused with %v, want ErrRewound", i, st.Refused)
 		}
-		if n, _ := countKind(logs[i], shardid.SegmentRewound); n != 1 {
+		if n, _ := countKind(logs[i], segment.Rewound); n != 1 {
 			t.Errorf("client %d: %d SegmentRewound events, want 1", i, n)
 		}
 		run.maxBefore = max(run.maxBefore, st.HighWater)
 	}
-	tags, err := shardid.SegmentTags(ctx, s.db, s.dialect, "")
+	tags, err := segment.Tags(ctx, s.db, s.dialect, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var row shardid.SegmentTag
+	var row segment.Tag
 	for _, tg := range tags {
 		if tg.Tag == tag {
 			row = tg
@@ -142,10 +142,10 @@ func rewindMidRun(t *testing.T, s segDB, tag string, forgetful bool) restoreRun 
 	if !row.Fenced || row.LastRewind.Seen < run.maxBefore || row.LastRewind.Found >= run.maxBefore || row.LastRewind.Time.IsZero() {
 		t.Errorf("the tag's row after the rewind: %+v; want fenced, a rewind seen up to at least %d found below it", row, run.maxBefore)
 	}
-	if _, err := shardid.NewSegments(ctx, s.db, shardid.SegmentSettings{Tag: tag}); !errors.Is(err, shardid.ErrRewound) {
+	if _, err := segment.New(ctx, s.db, segment.Settings{Tag: tag}); !errors.Is(err, segment.ErrRewound) {
 		t.Errorf("a client started after the fence: %v, want ErrRewound", err)
 	}
-	before, after, err := shardid.ResumeSegmentTag(ctx, s.db, s.dialect, "", tag, shardid.SegmentResume{})
+	before, after, err := segment.ResumeTag(ctx, s.db, s.dialect, "", tag, segment.Resume{})
 	if err != nil || !before.Fenced || after.Fenced || after.MaxID < run.maxBefore {
 		t.Fatalf("resume from the clients' reports: %+v → %+v, %v", before, after, err)
 	}
@@ -207,12 +207,12 @@ func TestSegmentsResumeAfterRestore(t *testing.T) {
 	for name, s := range sharedSegDBs(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			if _, _, err := shardid.EnsureSegmentTag(ctx, s.db, s.dialect, "", shardid.SegmentTag{Tag: "orders", Step: 100}, 0); err != nil {
+			if _, _, err := segment.EnsureTag(ctx, s.db, s.dialect, "", segment.Tag{Tag: "orders", Step: 100}, 0); err != nil {
 				t.Fatal(err)
 			}
-			drawN := func(set shardid.SegmentSettings, n int) []int64 {
+			drawN := func(set segment.Settings, n int) []int64 {
 				t.Helper()
-				c, err := shardid.NewSegments(ctx, s.db, set)
+				c, err := segment.New(ctx, s.db, set)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -225,12 +225,12 @@ func TestSegmentsResumeAfterRestore(t *testing.T) {
 				}
 				return ids
 			}
-			before := drawN(shardid.SegmentSettings{Tag: "orders"}, 1000)
-			dump, err := tabledump.Take(ctx, s.dialect, s.dsn, shardid.DefaultSegmentTable)
+			before := drawN(segment.Settings{Tag: "orders"}, 1000)
+			dump, err := tabledump.Take(ctx, s.dialect, s.dsn, segment.DefaultTable)
 			if err != nil {
 				t.Fatal(err)
 			}
-			before = append(before, drawN(shardid.SegmentSettings{Tag: "orders"}, 5000)...)
+			before = append(before, drawN(segment.Settings{Tag: "orders"}, 5000)...)
 			maxBefore := before[len(before)-1]
 
 			restore := func() {
@@ -240,7 +240,7 @@ func TestSegmentsResumeAfterRestore(t *testing.T) {
 				}
 			}
 			restore()
-			unresumed := drawN(shardid.SegmentSettings{Tag: "orders"}, 2000)
+			unresumed := drawN(segment.Settings{Tag: "orders"}, 2000)
 			if n := idcheck.Repeats(before, unresumed); n == 0 {
 				t.Fatalf("negative control: a restored table without a resume gave no repeats (%d… after %d…)", unresumed[0], before[0])
 			} else {
@@ -248,23 +248,23 @@ func TestSegmentsResumeAfterRestore(t *testing.T) {
 			}
 
 			restore()
-			if _, err := shardid.NewSegments(ctx, s.db, shardid.SegmentSettings{Tag: "orders", Floor: maxBefore}); !errors.Is(err, shardid.ErrRewound) {
+			if _, err := segment.New(ctx, s.db, segment.Settings{Tag: "orders", Floor: maxBefore}); !errors.Is(err, segment.ErrRewound) {
 				t.Fatalf("a client with Floor %d on the restored table: %v, want ErrRewound", maxBefore, err)
 			}
-			if _, err := shardid.NewSegments(ctx, s.db, shardid.SegmentSettings{Tag: "orders"}); !errors.Is(err, shardid.ErrRewound) {
+			if _, err := segment.New(ctx, s.db, segment.Settings{Tag: "orders"}); !errors.Is(err, segment.ErrRewound) {
 				t.Fatalf("a client without Floor after one with it found the rewind: %v, want ErrRewound (fenced)", err)
 			}
 			for run := range 2 { // the second run moves it again, never back
-				prev, after, err := shardid.ResumeSegmentTag(ctx, s.db, s.dialect, "", "orders", shardid.SegmentResume{Skip: 1_000_000})
+				prev, after, err := segment.ResumeTag(ctx, s.db, s.dialect, "", "orders", segment.Resume{Skip: 1_000_000})
 				if err != nil || after.Fenced || after.MaxID < maxBefore || after.MaxID < prev.MaxID {
 					t.Fatalf("resume %d: %+v → %+v, %v", run, prev, after, err)
 				}
 			}
-			after := drawN(shardid.SegmentSettings{Tag: "orders"}, 2000)
+			after := drawN(segment.Settings{Tag: "orders"}, 2000)
 			if n := idcheck.Repeats(before, after); n != 0 || after[0] <= maxBefore {
 				t.Errorf("after the resume: %d repeats; first ID %d, last before the restore %d", n, after[0], maxBefore)
 			}
-			_, again, err := shardid.ResumeSegmentTag(ctx, s.db, s.dialect, "", "orders", shardid.SegmentResume{To: 5})
+			_, again, err := segment.ResumeTag(ctx, s.db, s.dialect, "", "orders", segment.Resume{To: 5})
 			if err != nil || again.MaxID < after[len(after)-1] {
 				t.Errorf("resume to a lower value: %+v, %v; want max_id kept", again, err)
 			}
@@ -283,17 +283,17 @@ func TestSegmentsFenceReachesFreshClients(t *testing.T) {
 	for name, s := range sharedSegDBs(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			if _, _, err := shardid.EnsureSegmentTag(ctx, s.db, s.dialect, "", shardid.SegmentTag{Tag: "orders", Step: 1000}, 0); err != nil {
+			if _, _, err := segment.EnsureTag(ctx, s.db, s.dialect, "", segment.Tag{Tag: "orders", Step: 1000}, 0); err != nil {
 				t.Fatal(err)
 			}
-			dump, err := tabledump.Take(ctx, s.dialect, s.dsn, shardid.DefaultSegmentTable)
+			dump, err := tabledump.Take(ctx, s.dialect, s.dsn, segment.DefaultTable)
 			if err != nil {
 				t.Fatal(err)
 			}
 			// The old client: segments of 1,000, checking only when it
 			// loads, so the test decides when it finds the rewind. It
 			// draws into its third segment, so it has taken up to 3,000.
-			old, err := shardid.NewSegments(ctx, s.db, shardid.SegmentSettings{Tag: "orders", MaxStep: 1000, CheckEvery: -1})
+			old, err := segment.New(ctx, s.db, segment.Settings{Tag: "orders", MaxStep: 1000, CheckEvery: -1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -310,7 +310,7 @@ func TestSegmentsFenceReachesFreshClients(t *testing.T) {
 				t.Fatal(err)
 			}
 			log := &eventLog{}
-			fresh, err := shardid.NewSegments(ctx, s.db, shardid.SegmentSettings{Tag: "orders", MaxStep: 1000, CheckEvery: 20 * time.Millisecond, OnEvent: log.add})
+			fresh, err := segment.New(ctx, s.db, segment.Settings{Tag: "orders", MaxStep: 1000, CheckEvery: 20 * time.Millisecond, OnEvent: log.add})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -343,13 +343,13 @@ func TestSegmentsFenceReachesFreshClients(t *testing.T) {
 			if st.Buffered != 0 || st.Discarded != 1000-10 {
 				t.Errorf("fresh client after the fence: %+v; want its 990 buffered IDs discarded", st)
 			}
-			if n, ids := countKind(log, shardid.SegmentDiscarded); n != 1 || ids != 990 {
+			if n, ids := countKind(log, segment.Discarded); n != 1 || ids != 990 {
 				t.Errorf("%d discard events of %d IDs, want 1 of 990", n, ids)
 			}
-			if id, err := fresh.Next(ctx); !errors.Is(err, shardid.ErrRewound) {
+			if id, err := fresh.Next(ctx); !errors.Is(err, segment.ErrRewound) {
 				t.Errorf("fresh client after the fence: %d, %v; want ErrRewound", id, err)
 			}
-			if _, _, err := shardid.ResumeSegmentTag(ctx, s.db, s.dialect, "", "orders", shardid.SegmentResume{}); err != nil {
+			if _, _, err := segment.ResumeTag(ctx, s.db, s.dialect, "", "orders", segment.Resume{}); err != nil {
 				t.Fatal(err)
 			}
 			for range 2000 {

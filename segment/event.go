@@ -1,57 +1,57 @@
-package shardid
+package segment
 
 import (
 	"fmt"
 	"time"
 )
 
-// SegmentEventKind says what a SegmentEvent reports.
-type SegmentEventKind int
+// EventKind says what a Event reports.
+type EventKind int
 
-// The kinds of SegmentEvent.
+// The kinds of Event.
 const (
-	// SegmentLoaded is a segment taken: First to Last, Step IDs, the
+	// Loaded is a segment taken: First to Last, Step IDs, the
 	// statement taking Took.
-	SegmentLoaded SegmentEventKind = iota + 1
-	// SegmentDiscarded is Count buffered IDs dropped without being handed
+	Loaded EventKind = iota + 1
+	// Discarded is Count buffered IDs dropped without being handed
 	// out, the lowest First and the highest Last: at Close, or (Err set)
 	// because a rewind made them unsafe. Nobody hands them out, ever.
-	SegmentDiscarded
-	// SegmentRewound is the tag found rewound or fenced: the client had
+	Discarded
+	// Rewound is the tag found rewound or fenced: the client had
 	// taken IDs up to Seen, the table's max_id is Found, and Err (wrapping
 	// ErrRewound) says what to do. No segment is taken until a resume.
-	SegmentRewound
-	// SegmentDatabaseDown is a statement that failed after the last one
+	Rewound
+	// DatabaseDown is a statement that failed after the last one
 	// succeeded; Err is its error. Next goes on from the buffered IDs.
-	SegmentDatabaseDown
-	// SegmentDatabaseUp is a statement that succeeded after one failed;
+	DatabaseDown
+	// DatabaseUp is a statement that succeeded after one failed;
 	// Outage is how long since the failure was noticed.
-	SegmentDatabaseUp
+	DatabaseUp
 )
 
 // String names the kind: "loaded", "discarded", "rewound", "database
 // down", "database up".
-func (k SegmentEventKind) String() string {
+func (k EventKind) String() string {
 	switch k {
-	case SegmentLoaded:
+	case Loaded:
 		return "loaded"
-	case SegmentDiscarded:
+	case Discarded:
 		return "discarded"
-	case SegmentRewound:
+	case Rewound:
 		return "rewound"
-	case SegmentDatabaseDown:
+	case DatabaseDown:
 		return "database down"
-	case SegmentDatabaseUp:
+	case DatabaseUp:
 		return "database up"
 	}
 	return fmt.Sprintf("SegmentEventKind(%d)", int(k))
 }
 
-// SegmentEvent is something that happened to a Segments client, handed to
-// SegmentSettings.OnEvent. Which fields are set depends on Kind.
-type SegmentEvent struct {
+// Event is something that happened to a Segments client, handed to
+// Settings.OnEvent. Which fields are set depends on Kind.
+type Event struct {
 	// Kind says what happened.
-	Kind SegmentEventKind
+	Kind EventKind
 	// Tag is the client's tag.
 	Tag string
 	// Time is when, by the client's Clock.
@@ -68,26 +68,26 @@ type SegmentEvent struct {
 	Seen, Found int64
 	// Took is how long the statement that loaded a segment took.
 	Took time.Duration
-	// Outage is how long the database was down, for SegmentDatabaseUp.
+	// Outage is how long the database was down, for DatabaseUp.
 	Outage time.Duration
-	// Err is the error of SegmentRewound and SegmentDatabaseDown, and the
-	// rewind behind a SegmentDiscarded that is not Close's.
+	// Err is the error of Rewound and DatabaseDown, and the
+	// rewind behind a Discarded that is not Close's.
 	Err error
 }
 
 // String is the event as one line, for a log.
-func (e SegmentEvent) String() string {
+func (e Event) String() string {
 	switch e.Kind {
-	case SegmentLoaded:
+	case Loaded:
 		return fmt.Sprintf("tag %s: segment %d-%d loaded (step %d, %s)", e.Tag, e.First, e.Last, e.Step, e.Took.Round(time.Microsecond))
-	case SegmentDiscarded:
+	case Discarded:
 		if e.Err != nil {
 			return fmt.Sprintf("tag %s: %d buffered IDs (%d-%d) discarded unused: the table may have handed them out again", e.Tag, e.Count, e.First, e.Last)
 		}
 		return fmt.Sprintf("tag %s: %d buffered IDs (%d-%d) discarded unused at close; nobody hands them out", e.Tag, e.Count, e.First, e.Last)
-	case SegmentRewound, SegmentDatabaseDown:
+	case Rewound, DatabaseDown:
 		return fmt.Sprintf("tag %s: %s: %v", e.Tag, e.Kind, e.Err)
-	case SegmentDatabaseUp:
+	case DatabaseUp:
 		return fmt.Sprintf("tag %s: database up again after %s", e.Tag, e.Outage.Round(time.Millisecond))
 	}
 	return fmt.Sprintf("tag %s: %s", e.Tag, e.Kind)

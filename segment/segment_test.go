@@ -1,9 +1,10 @@
-package shardid_test
+package segment_test
 
 import (
 	"context"
 	"database/sql"
 	"errors"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -13,12 +14,12 @@ import (
 	"github.com/pingcap/tidb/pkg/parser"
 	_ "github.com/pingcap/tidb/pkg/parser/test_driver" // value expressions for the parser
 
-	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/golden"
 	"github.com/shardid/shardid/internal/gooseup"
 	"github.com/shardid/shardid/internal/idcheck"
 	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/segment"
 )
 
 var dialects = []dialect.Dialect{dialect.Postgres, dialect.MySQL, dialect.TiDB}
@@ -39,28 +40,22 @@ var backends = []struct {
 // each dialect (go test . -run SegmentMigrationsGolden -update rewrites).
 func TestSegmentMigrationsGolden(t *testing.T) {
 	for _, d := range dialects {
-		files, err := shardid.SegmentMigrations(d, "")
-		if err != nil {
-			t.Fatal(err)
-		}
+		files := migrationFiles(t, d, "")
 		if len(files) != 2 {
 			t.Errorf("%s: %d migrations, want 2", d, len(files))
 		}
-		golden.Check(t, filepath.Join("testdata", "segment", string(d)+".sql"), files[shardid.SegmentMigrationName])
-		golden.Check(t, filepath.Join("testdata", "segment", string(d)+"_fence.sql"), files[shardid.SegmentFenceMigrationName])
+		golden.Check(t, filepath.Join("testdata", string(d)+".sql"), files[segment.MigrationName])
+		golden.Check(t, filepath.Join("testdata", string(d)+"_fence.sql"), files[segment.FenceMigrationName])
 	}
 }
 
 // TestSegmentStatementsParseWithTiDB hands every statement the allocator
 // sends to TiDB, the migration's included, to TiDB's own parser.
 func TestSegmentStatementsParseWithTiDB(t *testing.T) {
-	files, err := shardid.SegmentMigrations(dialect.TiDB, "app.ids")
-	if err != nil {
-		t.Fatal(err)
-	}
-	stmts := []string{upStatements(t, string(files[shardid.SegmentMigrationName])), upStatements(t, string(files[shardid.SegmentFenceMigrationName]))}
+	files := migrationFiles(t, dialect.TiDB, "app.ids")
+	stmts := []string{upStatements(t, string(files[segment.MigrationName])), upStatements(t, string(files[segment.FenceMigrationName]))}
 	for _, name := range []string{"alloc", "explain", "get", "list", "add", "raise", "setstep", "report", "resume"} {
-		s, err := shardid.SegmentStatement(dialect.TiDB, "app.ids", name)
+		s, err := segment.Statement(dialect.TiDB, "app.ids", name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -99,21 +94,21 @@ func TestSegmentNamesChecked(t *testing.T) {
 		if name == "" {
 			continue // "" means the default
 		}
-		if _, err := shardid.SegmentMigrations(dialect.Postgres, name); !errors.Is(err, shardid.ErrInvalidTable) {
+		if _, err := segment.Migrations(dialect.Postgres, name); !errors.Is(err, segment.ErrInvalidTable) {
 			t.Errorf("table %q: %v, want ErrInvalidTable", name, err)
 		}
 	}
 	for _, ok := range []string{"ids", "app.ids", strings.Repeat("a", 46)} {
-		if _, err := shardid.SegmentMigrations(dialect.MySQL, ok); err != nil {
+		if _, err := segment.Migrations(dialect.MySQL, ok); err != nil {
 			t.Errorf("table %q: %v", ok, err)
 		}
 	}
 	for _, tag := range []string{"", "a b", "x'y", strings.Repeat("t", 129), "ünï"} {
-		if err := shardid.CheckTag(tag); !errors.Is(err, shardid.ErrInvalidTag) {
+		if err := segment.CheckTag(tag); !errors.Is(err, segment.ErrInvalidTag) {
 			t.Errorf("tag %q: %v, want ErrInvalidTag", tag, err)
 		}
 	}
-	if _, err := shardid.SegmentMigrations("oracle", ""); !errors.Is(err, dialect.ErrUnknown) {
+	if _, err := segment.Migrations("oracle", ""); !errors.Is(err, dialect.ErrUnknown) {
 		t.Errorf("dialect oracle: %v", err)
 	}
 }
@@ -138,11 +133,11 @@ func TestSegmentStepRule(t *testing.T) {
 		{100, time.Hour, 100},
 		{400, -time.Hour, 800}, // a clock stepped back counts as fast
 	} {
-		if got := shardid.NextStep(c.step, c.lasted, lo, hi, target); got != c.want {
+		if got := segment.NextStep(c.step, c.lasted, lo, hi, target); got != c.want {
 			t.Errorf("step %d lasted %v: %d, want %d", c.step, c.lasted, got, c.want)
 		}
 	}
-	if got := shardid.NextStep(1<<62+1, 0, 1, 1<<63-1, target); got != 1<<63-1 {
+	if got := segment.NextStep(1<<62+1, 0, 1, 1<<63-1, target); got != 1<<63-1 {
 		t.Errorf("doubling past MaxInt64: %d", got)
 	}
 }
@@ -154,16 +149,34 @@ type segDB struct {
 	dsn     string
 }
 
+// migrationFiles returns the allocation table's migrations for d and
+// table, file name → content.
+func migrationFiles(t *testing.T, d dialect.Dialect, table string) map[string][]byte {
+	t.Helper()
+	fsys, err := segment.Migrations(d, table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{}
+	names, err := fs.Glob(fsys, "*.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names {
+		if files[name], err = fs.ReadFile(fsys, name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return files
+}
+
 // newSegDB creates a database on srv, opens it with driver and applies the
 // allocation table's migration through goose.
 func newSegDB(t *testing.T, d dialect.Dialect, driver, dsn string) segDB {
 	t.Helper()
 	db := testsrv.Open(t, driver, dsn)
-	files, err := shardid.SegmentMigrations(d, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := gooseup.Up(context.Background(), db, d, shardid.SegmentHistoryTable(""), files); err != nil {
+	files := migrationFiles(t, d, "")
+	if _, err := gooseup.Up(context.Background(), db, d, segment.HistoryTable(""), files); err != nil {
 		t.Fatal(err)
 	}
 	return segDB{dialect: d, db: db, dsn: dsn}
@@ -190,19 +203,19 @@ func TestSegmentTagsAndDraws(t *testing.T) {
 	for name, s := range sharedSegDBs(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			files, _ := shardid.SegmentMigrations(s.dialect, "")
-			if ran, err := gooseup.Up(ctx, s.db, s.dialect, shardid.SegmentHistoryTable(""), files); err != nil || len(ran) != 0 {
+			files := migrationFiles(t, s.dialect, "")
+			if ran, err := gooseup.Up(ctx, s.db, s.dialect, segment.HistoryTable(""), files); err != nil || len(ran) != 0 {
 				t.Fatalf("rerun: ran %v, %v", ran, err)
 			}
-			before, after, err := shardid.EnsureSegmentTag(ctx, s.db, s.dialect, "", shardid.SegmentTag{Tag: "orders", Step: 100}, 0)
+			before, after, err := segment.EnsureTag(ctx, s.db, s.dialect, "", segment.Tag{Tag: "orders", Step: 100}, 0)
 			if err != nil || before != nil || after.MaxID != 0 || after.Step != 100 {
 				t.Fatalf("create: %+v %+v %v", before, after, err)
 			}
-			before, after, err = shardid.EnsureSegmentTag(ctx, s.db, s.dialect, "", shardid.SegmentTag{Tag: "orders", Step: 100}, 0)
+			before, after, err = segment.EnsureTag(ctx, s.db, s.dialect, "", segment.Tag{Tag: "orders", Step: 100}, 0)
 			if err != nil || before == nil || *before != after {
 				t.Fatalf("rerun: %+v %+v %v", before, after, err)
 			}
-			c, err := shardid.NewSegments(ctx, s.db, shardid.SegmentSettings{Tag: "orders"})
+			c, err := segment.New(ctx, s.db, segment.Settings{Tag: "orders"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -217,20 +230,20 @@ func TestSegmentTagsAndDraws(t *testing.T) {
 				t.Errorf("stats %+v: want several loads and a grown step", st)
 			}
 			c.Close() // no background load from here on: max_id stays put
-			tags, err := shardid.SegmentTags(ctx, s.db, s.dialect, "")
+			tags, err := segment.Tags(ctx, s.db, s.dialect, "")
 			if err != nil || len(tags) != 1 || tags[0].MaxID < 1000 || tags[0].UpdateTime.IsZero() {
 				t.Fatalf("tags %+v, %v", tags, err)
 			}
 			allocated := tags[0].MaxID
-			_, after, err = shardid.EnsureSegmentTag(ctx, s.db, s.dialect, "", shardid.SegmentTag{Tag: "orders", Step: 50}, 10)
+			_, after, err = segment.EnsureTag(ctx, s.db, s.dialect, "", segment.Tag{Tag: "orders", Step: 50}, 10)
 			if err != nil || after.MaxID != allocated || after.Step != 50 {
 				t.Fatalf("lower start, new step: %+v %v; want max_id %d kept, step 50", after, err, allocated)
 			}
-			_, after, err = shardid.EnsureSegmentTag(ctx, s.db, s.dialect, "", shardid.SegmentTag{Tag: "orders"}, allocated+5001)
+			_, after, err = segment.EnsureTag(ctx, s.db, s.dialect, "", segment.Tag{Tag: "orders"}, allocated+5001)
 			if err != nil || after.MaxID != allocated+5000 || after.Step != 50 {
 				t.Fatalf("raise, step 0 keeps the step: %+v %v", after, err)
 			}
-			c2, err := shardid.NewSegments(ctx, s.db, shardid.SegmentSettings{Tag: "orders"})
+			c2, err := segment.New(ctx, s.db, segment.Settings{Tag: "orders"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -246,13 +259,13 @@ func TestSegmentTagsAndDraws(t *testing.T) {
 func TestSegmentsRefuse(t *testing.T) {
 	ctx := context.Background()
 	s := newSegDB(t, dialect.Postgres, "pgx", testsrv.Database(t, testsrv.PG(t)))
-	if _, err := shardid.NewSegments(ctx, s.db, shardid.SegmentSettings{Tag: "nope"}); !errors.Is(err, shardid.ErrUnknownTag) {
+	if _, err := segment.New(ctx, s.db, segment.Settings{Tag: "nope"}); !errors.Is(err, segment.ErrUnknownTag) {
 		t.Errorf("unknown tag: %v", err)
 	}
-	if _, _, err := shardid.EnsureSegmentTag(ctx, s.db, s.dialect, "", shardid.SegmentTag{Tag: "t"}, 0); err != nil {
+	if _, _, err := segment.EnsureTag(ctx, s.db, s.dialect, "", segment.Tag{Tag: "t"}, 0); err != nil {
 		t.Fatal(err)
 	}
-	for _, bad := range []shardid.SegmentSettings{
+	for _, bad := range []segment.Settings{
 		{Tag: "t", Threshold: 1},
 		{Tag: "t", Threshold: -0.5},
 		{Tag: "t", MinStep: 10, MaxStep: 5},
@@ -261,22 +274,22 @@ func TestSegmentsRefuse(t *testing.T) {
 		{Tag: "t", Table: "Bad"},
 		{Tag: "t t"},
 	} {
-		if _, err := shardid.NewSegments(ctx, s.db, bad); err == nil {
+		if _, err := segment.New(ctx, s.db, bad); err == nil {
 			t.Errorf("%+v: accepted", bad)
 		}
 	}
-	c, err := shardid.NewSegments(ctx, s.db, shardid.SegmentSettings{Tag: "t"})
+	c, err := segment.New(ctx, s.db, segment.Settings{Tag: "t"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.db.ExecContext(ctx, "DELETE FROM shardid_segments"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Next(ctx); !errors.Is(err, shardid.ErrSegmentsExhausted) || !errors.Is(err, shardid.ErrUnknownTag) {
+	if _, err := c.Next(ctx); !errors.Is(err, segment.ErrExhausted) || !errors.Is(err, segment.ErrUnknownTag) {
 		t.Errorf("tag deleted under a client: %v", err)
 	}
 	c.Close()
-	if _, err := c.Next(ctx); !errors.Is(err, shardid.ErrClosed) {
+	if _, err := c.Next(ctx); !errors.Is(err, segment.ErrClosed) {
 		t.Errorf("after Close: %v", err)
 	}
 }
@@ -289,13 +302,13 @@ func TestSegmentsRefuse(t *testing.T) {
 func TestSegmentsStepAdapts(t *testing.T) {
 	ctx := context.Background()
 	s := newSegDB(t, dialect.Postgres, "pgx", testsrv.Database(t, testsrv.PG(t)))
-	if _, _, err := shardid.EnsureSegmentTag(ctx, s.db, s.dialect, "", shardid.SegmentTag{Tag: "t", Step: 10}, 0); err != nil {
+	if _, _, err := segment.EnsureTag(ctx, s.db, s.dialect, "", segment.Tag{Tag: "t", Step: 10}, 0); err != nil {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	c, err := shardid.NewSegments(ctx, s.db, shardid.SegmentSettings{Tag: "t", MaxStep: 80, TargetInterval: time.Minute, Clock: clock})
+	c, err := segment.New(ctx, s.db, segment.Settings{Tag: "t", MaxStep: 80, TargetInterval: time.Minute, Clock: clock})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,7 +340,7 @@ func TestSegmentsStepAdapts(t *testing.T) {
 		}
 	}
 	c.Close()
-	tags, err := shardid.SegmentTags(ctx, s.db, s.dialect, "")
+	tags, err := segment.Tags(ctx, s.db, s.dialect, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,31 +359,31 @@ func TestSegmentsStepAdapts(t *testing.T) {
 func TestSegmentIDSpaceEnd(t *testing.T) {
 	ctx := context.Background()
 	const maxID = 1<<63 - 1
-	if got := shardid.MaxSegmentStart(0); got != maxID-999 {
+	if got := segment.MaxTagStart(0); got != maxID-999 {
 		t.Fatalf("MaxSegmentStart(0) = %d, want %d", got, int64(maxID-999))
 	}
 	for name, s := range sharedSegDBs(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			_, _, err := shardid.EnsureSegmentTag(ctx, s.db, s.dialect, "", shardid.SegmentTag{Tag: "big"}, 9223372036854775000)
-			if !errors.Is(err, shardid.ErrStartOutOfRange) || !strings.Contains(err.Error(), "the largest start for step 1000 is 9223372036854774808") {
+			_, _, err := segment.EnsureTag(ctx, s.db, s.dialect, "", segment.Tag{Tag: "big"}, 9223372036854775000)
+			if !errors.Is(err, segment.ErrStartOutOfRange) || !strings.Contains(err.Error(), "the largest start for step 1000 is 9223372036854774808") {
 				t.Fatalf("start past the last step: %v", err)
 			}
-			if tags, err := shardid.SegmentTags(ctx, s.db, s.dialect, ""); err != nil || len(tags) != 0 {
+			if tags, err := segment.Tags(ctx, s.db, s.dialect, ""); err != nil || len(tags) != 0 {
 				t.Fatalf("refused, yet tags %+v, %v", tags, err)
 			}
-			if _, _, err := shardid.EnsureSegmentTag(ctx, s.db, s.dialect, "", shardid.SegmentTag{Tag: "small", Step: 10}, 0); err != nil {
+			if _, _, err := segment.EnsureTag(ctx, s.db, s.dialect, "", segment.Tag{Tag: "small", Step: 10}, 0); err != nil {
 				t.Fatal(err)
 			}
-			_, _, err = shardid.EnsureSegmentTag(ctx, s.db, s.dialect, "", shardid.SegmentTag{Tag: "small"}, maxID-8)
-			if !errors.Is(err, shardid.ErrStartOutOfRange) || !strings.Contains(err.Error(), "the largest start for step 10 is 9223372036854775798") {
+			_, _, err = segment.EnsureTag(ctx, s.db, s.dialect, "", segment.Tag{Tag: "small"}, maxID-8)
+			if !errors.Is(err, segment.ErrStartOutOfRange) || !strings.Contains(err.Error(), "the largest start for step 10 is 9223372036854775798") {
 				t.Fatalf("raising an existing tag of step 10 past its last step: %v", err)
 			}
-			_, after, err := shardid.EnsureSegmentTag(ctx, s.db, s.dialect, "", shardid.SegmentTag{Tag: "big"}, shardid.MaxSegmentStart(0))
+			_, after, err := segment.EnsureTag(ctx, s.db, s.dialect, "", segment.Tag{Tag: "big"}, segment.MaxTagStart(0))
 			if err != nil || after.MaxID != maxID-1000 {
 				t.Fatalf("the largest start: %+v, %v", after, err)
 			}
-			c, err := shardid.NewSegments(ctx, s.db, shardid.SegmentSettings{Tag: "big"})
+			c, err := segment.New(ctx, s.db, segment.Settings{Tag: "big"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -385,7 +398,7 @@ func TestSegmentIDSpaceEnd(t *testing.T) {
 				t.Fatalf("last ID %d, want %d", last, int64(maxID))
 			}
 			id, err := c.Next(ctx)
-			if !errors.Is(err, shardid.ErrSegmentsExhausted) || !errors.Is(err, shardid.ErrIDSpaceUsedUp) || strings.Contains(err.Error(), "out of range") {
+			if !errors.Is(err, segment.ErrExhausted) || !errors.Is(err, segment.ErrIDSpaceUsedUp) || strings.Contains(err.Error(), "out of range") {
 				t.Fatalf("past the end: %d, %v; want the ID space used up, not the server's overflow", id, err)
 			}
 		})
@@ -403,11 +416,11 @@ func TestSegmentTagsCompareExactly(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			for _, tag := range []string{"Orders", "orders"} {
-				before, after, err := shardid.EnsureSegmentTag(ctx, s.db, s.dialect, "", shardid.SegmentTag{Tag: tag}, 0)
+				before, after, err := segment.EnsureTag(ctx, s.db, s.dialect, "", segment.Tag{Tag: tag}, 0)
 				if err != nil || before != nil || after.Tag != tag {
 					t.Fatalf("%s: before %+v, after %+v, %v; want a new tag", tag, before, after, err)
 				}
-				c, err := shardid.NewSegments(ctx, s.db, shardid.SegmentSettings{Tag: tag})
+				c, err := segment.New(ctx, s.db, segment.Settings{Tag: tag})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -417,7 +430,7 @@ func TestSegmentTagsCompareExactly(t *testing.T) {
 					t.Fatalf("%s: first ID %d, %v; want 1 from a counter of its own", tag, id, err)
 				}
 			}
-			if tags, err := shardid.SegmentTags(ctx, s.db, s.dialect, ""); err != nil || len(tags) != 2 {
+			if tags, err := segment.Tags(ctx, s.db, s.dialect, ""); err != nil || len(tags) != 2 {
 				t.Fatalf("tags %+v, %v; want 2", tags, err)
 			}
 		})
@@ -431,16 +444,16 @@ func TestSegmentTagsCompareExactly(t *testing.T) {
 			"fenced boolean NOT NULL DEFAULT FALSE, rewind_time timestamp(6) NULL DEFAULT NULL, rewind_seen bigint NOT NULL DEFAULT 0, rewind_found bigint NOT NULL DEFAULT 0) COLLATE utf8mb4_general_ci"); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := shardid.EnsureSegmentTag(ctx, db, dialect.MySQL, "", shardid.SegmentTag{Tag: "Orders"}, 0); err != nil {
+		if _, _, err := segment.EnsureTag(ctx, db, dialect.MySQL, "", segment.Tag{Tag: "Orders"}, 0); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := shardid.EnsureSegmentTag(ctx, db, dialect.MySQL, "", shardid.SegmentTag{Tag: "orders"}, 0); !errors.Is(err, shardid.ErrTagCase) || !strings.Contains(err.Error(), `the table holds "Orders"`) {
+		if _, _, err := segment.EnsureTag(ctx, db, dialect.MySQL, "", segment.Tag{Tag: "orders"}, 0); !errors.Is(err, segment.ErrTagCase) || !strings.Contains(err.Error(), `the table holds "Orders"`) {
 			t.Errorf("up orders beside Orders: %v; want ErrTagCase", err)
 		}
-		if _, err := shardid.NewSegments(ctx, db, shardid.SegmentSettings{Tag: "orders"}); !errors.Is(err, shardid.ErrTagCase) {
+		if _, err := segment.New(ctx, db, segment.Settings{Tag: "orders"}); !errors.Is(err, segment.ErrTagCase) {
 			t.Errorf("draw orders beside Orders: %v; want ErrTagCase", err)
 		}
-		if c, err := shardid.NewSegments(ctx, db, shardid.SegmentSettings{Tag: "Orders"}); err != nil {
+		if c, err := segment.New(ctx, db, segment.Settings{Tag: "Orders"}); err != nil {
 			t.Errorf("the table's own spelling: %v", err)
 		} else {
 			c.Close()
@@ -458,31 +471,28 @@ func TestSegmentFenceMigrationUpgrades(t *testing.T) {
 		t.Run(b.name, func(t *testing.T) {
 			t.Parallel()
 			db, _ := b.open(t)
-			files, err := shardid.SegmentMigrations(b.dialect, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			first := map[string][]byte{shardid.SegmentMigrationName: files[shardid.SegmentMigrationName]}
-			if _, err := gooseup.Up(ctx, db, b.dialect, shardid.SegmentHistoryTable(""), first); err != nil {
+			files := migrationFiles(t, b.dialect, "")
+			first := map[string][]byte{segment.MigrationName: files[segment.MigrationName]}
+			if _, err := gooseup.Up(ctx, db, b.dialect, segment.HistoryTable(""), first); err != nil {
 				t.Fatal(err)
 			}
 			// A tag that counted up to 5000 before the upgrade.
 			if _, err := db.ExecContext(ctx, "INSERT INTO shardid_segments (tag, max_id, step) VALUES ('orders', 5000, 1000)"); err != nil {
 				t.Fatal(err)
 			}
-			_, _, err = shardid.EnsureSegmentTag(ctx, db, b.dialect, "", shardid.SegmentTag{Tag: "orders"}, 0)
+			_, _, err := segment.EnsureTag(ctx, db, b.dialect, "", segment.Tag{Tag: "orders"}, 0)
 			if err == nil || !strings.Contains(err.Error(), "shardid segment up") {
 				t.Fatalf("a table without the fence columns: %v; want the advice to bring it up to date", err)
 			}
-			ran, err := gooseup.Up(ctx, db, b.dialect, shardid.SegmentHistoryTable(""), files)
+			ran, err := gooseup.Up(ctx, db, b.dialect, segment.HistoryTable(""), files)
 			if err != nil || len(ran) != 1 {
 				t.Fatalf("the fence migration: ran %v, %v", ran, err)
 			}
-			_, tag, err := shardid.EnsureSegmentTag(ctx, db, b.dialect, "", shardid.SegmentTag{Tag: "orders"}, 0)
+			_, tag, err := segment.EnsureTag(ctx, db, b.dialect, "", segment.Tag{Tag: "orders"}, 0)
 			if err != nil || tag.MaxID != 5000 || tag.Fenced || !tag.LastRewind.IsZero() {
 				t.Fatalf("after the upgrade: %+v, %v; want the counter kept at 5000, no fence", tag, err)
 			}
-			c, err := shardid.NewSegments(ctx, db, shardid.SegmentSettings{Tag: "orders"})
+			c, err := segment.New(ctx, db, segment.Settings{Tag: "orders"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -502,11 +512,11 @@ func TestSegmentEvents(t *testing.T) {
 	for name, s := range sharedSegDBs(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			if _, _, err := shardid.EnsureSegmentTag(ctx, s.db, s.dialect, "", shardid.SegmentTag{Tag: "orders", Step: 100}, 0); err != nil {
+			if _, _, err := segment.EnsureTag(ctx, s.db, s.dialect, "", segment.Tag{Tag: "orders", Step: 100}, 0); err != nil {
 				t.Fatal(err)
 			}
 			log := &eventLog{}
-			c, err := shardid.NewSegments(ctx, s.db, shardid.SegmentSettings{Tag: "orders", OnEvent: log.add})
+			c, err := segment.New(ctx, s.db, segment.Settings{Tag: "orders", OnEvent: log.add})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -523,30 +533,30 @@ func TestSegmentEvents(t *testing.T) {
 			if err := c.Close(); err != nil {
 				t.Errorf("a second Close: %v", err)
 			}
-			loads, _ := countKind(log, shardid.SegmentLoaded)
-			n, ids := countKind(log, shardid.SegmentDiscarded)
+			loads, _ := countKind(log, segment.Loaded)
+			n, ids := countKind(log, segment.Discarded)
 			st := c.Stats()
 			if n != 1 || ids != buffered || st.Discarded != buffered || st.Buffered != 0 || int64(loads) != st.Loads {
 				t.Errorf("%d loads seen, stats %+v; %d discard events of %d IDs; want one of %d", loads, st, n, ids, buffered)
 			}
 			next := int64(1)
 			for _, e := range log.all() {
-				if e.Kind == shardid.SegmentLoaded && (e.First != next || e.Last-e.First+1 != e.Step || e.Tag != "orders") {
+				if e.Kind == segment.Loaded && (e.First != next || e.Last-e.First+1 != e.Step || e.Tag != "orders") {
 					t.Errorf("segment event %+v; want one from %d", e, next)
 				}
-				if e.Kind == shardid.SegmentLoaded {
+				if e.Kind == segment.Loaded {
 					next = e.Last + 1
 				}
 			}
 			evs := log.all()
 			last := evs[len(evs)-1]
-			if last.Kind != shardid.SegmentDiscarded || last.Last != next-1 || !strings.Contains(last.String(), "discarded unused at close") {
+			if last.Kind != segment.Discarded || last.Last != next-1 || !strings.Contains(last.String(), "discarded unused at close") {
 				t.Errorf("last event %+v (%s); want the discard, up to %d", last, last, next-1)
 			}
 		})
 	}
-	for k, want := range map[shardid.SegmentEventKind]string{shardid.SegmentLoaded: "loaded", shardid.SegmentDiscarded: "discarded",
-		shardid.SegmentRewound: "rewound", shardid.SegmentDatabaseDown: "database down", shardid.SegmentDatabaseUp: "database up", 0: "SegmentEventKind(0)"} {
+	for k, want := range map[segment.EventKind]string{segment.Loaded: "loaded", segment.Discarded: "discarded",
+		segment.Rewound: "rewound", segment.DatabaseDown: "database down", segment.DatabaseUp: "database up", 0: "SegmentEventKind(0)"} {
 		if k.String() != want {
 			t.Errorf("kind %d: %q, want %q", int(k), k, want)
 		}

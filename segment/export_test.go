@@ -1,4 +1,4 @@
-package shardid
+package segment
 
 import (
 	"context"
@@ -8,10 +8,10 @@ import (
 	"github.com/shardid/shardid/dialect"
 )
 
-// SegmentStatement renders one of the allocator's statements (alloc,
+// Statement renders one of the allocator's statements (alloc,
 // explain, get, list, add, raise, setstep, report, resume) for d and table,
 // for TiDB's parser.
-func SegmentStatement(d dialect.Dialect, table, name string) (string, error) {
+func Statement(d dialect.Dialect, table, name string) (string, error) {
 	v, err := newSegmentView(d, table)
 	if err != nil {
 		return "", err

@@ -1,4 +1,4 @@
-package shardid
+package segment
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"github.com/shardid/shardid/dialect"
 )
 
-// Defaults the zero values of SegmentSettings stand for.
+// Defaults the zero values of Settings stand for.
 const (
 	// DefaultTargetInterval is how long a segment should last: Leaf's 15
 	// minutes.
@@ -32,11 +32,11 @@ const (
 	DefaultCheckEvery = time.Second
 )
 
-// ErrSegmentsExhausted is returned by Segments.Next when every buffered ID
+// ErrExhausted is returned by Segments.Next when every buffered ID
 // is used and no new segment could be taken; it wraps the database's error.
-var ErrSegmentsExhausted = errors.New("segments exhausted")
+var ErrExhausted = errors.New("segments exhausted")
 
-// ErrIDSpaceUsedUp is returned, wrapped with ErrSegmentsExhausted, by
+// ErrIDSpaceUsedUp is returned, wrapped with ErrExhausted, by
 // Segments.Next when the tag's next segment would pass the largest int64
 // (math.MaxInt64): the tag has no IDs left to hand out. Fewer IDs than a
 // segment may remain unused below that bound.
@@ -51,18 +51,18 @@ var (
 	ErrRewound     = dialect.ErrRewound
 )
 
-// SegmentSettings configures a Segments client. Only Tag is required; the
+// Settings configures a Segments client. Only Tag is required; the
 // zero value of every other field means the documented default.
-type SegmentSettings struct {
+type Settings struct {
 	// Tag names the ID space: a row of the allocation table, created with
-	// EnsureSegmentTag (shardid segment up).
+	// EnsureTag (shardid segment up).
 	Tag string
 	// Table is the allocation table, [schema.]name; "" means
-	// DefaultSegmentTable. Unqualified, PostgreSQL finds it through the
+	// DefaultTable. Unqualified, PostgreSQL finds it through the
 	// session's search_path; a schema-qualified name pins it.
 	Table string
 	// Dialect is the database's SQL family; "" asks the server
-	// (DetectDialect).
+	// (dialect.Detect).
 	Dialect dialect.Dialect
 	// MinStep is the smallest and first segment size; 0 means the tag's
 	// step in the table.
@@ -104,11 +104,11 @@ type SegmentSettings struct {
 	CheckEvery time.Duration
 	// OnEvent, when not nil, is called with what happens to the client:
 	// segments loaded, IDs discarded, a rewind found, the database lost
-	// and back (SegmentEvent). It is called synchronously, from the
+	// and back (Event). It is called synchronously, from the
 	// client's background goroutines or from Close, one call at a time and
 	// never with the client's lock held; it must return quickly (a slow
 	// OnEvent delays the next load) and may call Stats.
-	OnEvent func(SegmentEvent)
+	OnEvent func(Event)
 	// Clock returns the current time, for the step logic and events only;
 	// nil means time.Now.
 	Clock func() time.Time
@@ -122,14 +122,14 @@ type SegmentSettings struct {
 // never handed out are skipped, never reused. The next segment is loaded
 // in the background once Threshold of the current one is used (double
 // buffering), so a database outage is survived while the buffered IDs
-// last; then Next returns ErrSegmentsExhausted. IDs increase for each
+// last; then Next returns ErrExhausted. IDs increase for each
 // client. It is safe for concurrent use.
 //
 // A client remembers the highest ID it took and takes a segment only
 // above it, so a table restored from an older copy is found out: the
 // first client that finds the tag's row below its memory fences the tag
 // in the table (no client takes a segment until `shardid segment resume`
-// or ResumeSegmentTag), drops the buffered IDs the restored table may
+// or ResumeTag), drops the buffered IDs the restored table may
 // have handed out again, and Next returns ErrRewound once the rest is
 // used. Each client reads the row every CheckEvery, so a fence reaches
 // clients that started after the restore, and the clients' buffers, within
@@ -137,7 +137,7 @@ type SegmentSettings struct {
 type Segments struct {
 	db    *sql.DB
 	view  segmentView
-	set   SegmentSettings
+	set   Settings
 	alloc *sql.Stmt
 	take  func(step, high int64) (last, size int64, err error) // takeDB; tests swap in broken ones
 	clock func() time.Time
@@ -151,8 +151,8 @@ type Segments struct {
 	emitMu    sync.Mutex // one OnEvent call at a time
 
 	mu        sync.Mutex
-	cur       segment  // being handed out
-	next      *segment // loaded and waiting
+	cur       seg  // being handed out
+	next      *seg // loaded and waiting
 	loading   chan struct{}
 	lastErr   error     // of the last load, nil after a success
 	failedAt  time.Time // of the last failed load
@@ -163,23 +163,23 @@ type Segments struct {
 	down      bool      // the last statement failed
 	downSince time.Time
 	closed    bool
-	stats     SegmentStats
+	stats     Stats
 }
 
-// segment is a range of size IDs from first; used of them are handed out.
+// seg is a range of size IDs from first; used of them are handed out.
 // It counts what is used rather than holding the next ID, which would
 // wrap around past a segment that ends at math.MaxInt64.
-type segment struct{ first, size, used int64 }
+type seg struct{ first, size, used int64 }
 
 // left is the number of IDs not handed out yet.
-func (s segment) left() int64 { return s.size - s.used }
+func (s seg) left() int64 { return s.size - s.used }
 
 // last is the segment's highest ID.
-func (s segment) last() int64 { return s.first + s.size - 1 }
+func (s seg) last() int64 { return s.first + s.size - 1 }
 
 // dropThrough marks the unused IDs up to id as used and returns how many
 // that were.
-func (s *segment) dropThrough(id int64) int64 {
+func (s *seg) dropThrough(id int64) int64 {
 	if s.left() == 0 || id < s.first+s.used {
 		return 0
 	}
@@ -192,8 +192,8 @@ func (s *segment) dropThrough(id int64) int64 {
 	return n
 }
 
-// SegmentStats is a snapshot of a Segments client.
-type SegmentStats struct {
+// Stats is a snapshot of a Segments client.
+type Stats struct {
 	// Loads is the number of segments taken, each one statement.
 	Loads int64
 	// Failures is the number of allocations that failed.
@@ -220,13 +220,13 @@ type SegmentStats struct {
 	DatabaseDown bool
 }
 
-// NewSegments checks s, reads the tag's row and returns a client over db
+// New checks s, reads the tag's row and returns a client over db
 // (registered by the application: pgx for PostgreSQL, go-sql-driver/mysql
 // for MySQL, MariaDB and TiDB). No segment is taken until the first Next.
 // It returns errors wrapping ErrInvalidTag, ErrInvalidTable,
 // dialect.ErrUnknown, ErrUnknownTag, ErrLossyCommit, ErrRewound (the tag is
 // fenced, or its row is not above Floor), and the database's own.
-func NewSegments(ctx context.Context, db *sql.DB, s SegmentSettings) (*Segments, error) {
+func New(ctx context.Context, db *sql.DB, s Settings) (*Segments, error) {
 	if err := CheckTag(s.Tag); err != nil {
 		return nil, err
 	}
@@ -319,7 +319,7 @@ func NewSegments(ctx context.Context, db *sql.DB, s SegmentSettings) (*Segments,
 
 // Next returns the next ID. It waits for the database only when every
 // buffered ID is used; if no segment can be taken then, it returns an error
-// wrapping ErrSegmentsExhausted and the database's error (a later call
+// wrapping ErrExhausted and the database's error (a later call
 // tries again), or ErrRewound while the tag is fenced. It returns ctx's
 // error when ctx ends first, and ErrClosed after Close.
 func (c *Segments) Next(ctx context.Context) (int64, error) {
@@ -356,296 +356,13 @@ func (c *Segments) Next(ctx context.Context) (int64, error) {
 		if c.next == nil && c.cur.left() == 0 && c.lastErr != nil {
 			err := c.lastErr
 			c.mu.Unlock()
-			return 0, fmt.Errorf("%w: tag %s: %w", ErrSegmentsExhausted, c.set.Tag, err)
+			return 0, fmt.Errorf("%w: tag %s: %w", ErrExhausted, c.set.Tag, err)
 		}
-	}
-}
-
-// pastThreshold reports whether Threshold of the current segment is used.
-func (c *Segments) pastThreshold() bool {
-	return float64(c.cur.used) >= c.set.Threshold*float64(c.cur.size)
-}
-
-// startLoad starts taking the next segment in the background. c.mu is held.
-func (c *Segments) startLoad() {
-	done := make(chan struct{})
-	c.loading = done
-	now := c.clock()
-	if c.stats.Loads > 0 {
-		c.step = nextStep(c.step, now.Sub(c.loadedAt), c.set.MinStep, c.set.MaxStep, c.set.TargetInterval)
-	}
-	step, high := c.step, c.high
-	go func() {
-		defer close(done)
-		start := time.Now()
-		last, size, err := c.take(step, high)
-		took := time.Since(start)
-		if err == nil && !c.trust && last-size+1 <= high {
-			// The statement cannot do this; a table without the
-			// statement's condition (a broken take) can.
-			err = c.fence(c.ctx, high)
-			if err == nil {
-				err = fmt.Errorf("%w: tag %s: the table handed out %d-%d, not above %d, the highest ID this client took", ErrRewound, c.set.Tag, last-size+1, last, high)
-			}
-		}
-		if err == nil {
-			err = c.noteTaken(last, size)
-		}
-		c.noteDatabase(err)
-		var evs []SegmentEvent
-		c.mu.Lock()
-		if err != nil {
-			c.lastErr, c.failedAt = err, c.clock()
-			c.stats.Failures++
-		} else {
-			c.lastErr, c.loadedAt = nil, now
-			c.stats.Loads++
-			seg := segment{first: last - size + 1, size: size}
-			c.next = &seg
-			evs = append(evs, SegmentEvent{Kind: SegmentLoaded, Tag: c.set.Tag, Time: c.clock(), First: seg.first, Last: last, Step: size, Took: took})
-		}
-		c.loading = nil
-		c.mu.Unlock()
-		c.emit(evs...)
-	}()
-}
-
-// takeDB runs one allocation for step IDs and returns the segment's last
-// ID and its size. When max_id + step would pass the largest bigint, it
-// takes what the tag has left instead (a grown step must not strand the
-// last IDs), and once nothing is left it says the tag's ID space is used
-// up instead of the server's overflow error.
-func (c *Segments) takeDB(step, high int64) (last, size int64, err error) {
-	ctx, cancel := context.WithTimeout(c.ctx, c.set.AllocTimeout)
-	defer cancel()
-	last, err = c.allocate(ctx, step, high)
-	if err == nil || ctx.Err() != nil || errors.Is(err, ErrRewound) {
-		return last, step, err
-	}
-	t, terr := c.view.getTag(ctx, c.db, c.set.Tag)
-	if terr != nil || t.MaxID <= math.MaxInt64-step {
-		return 0, 0, err // not the end of the ID space
-	}
-	if left := math.MaxInt64 - t.MaxID; left > 0 {
-		last, err := c.allocate(ctx, left, high)
-		if err == nil {
-			return last, left, nil
-		}
-		// Used up only if another client took them first; any other
-		// failure (the server gone, say) is the failure.
-		if t, terr = c.view.getTag(ctx, c.db, c.set.Tag); terr != nil || t.MaxID < math.MaxInt64 {
-			return 0, 0, err
-		}
-	}
-	return 0, 0, fmt.Errorf("%w: IDs handed out up to %d, and a segment of %d more would pass %d, the largest ID", ErrIDSpaceUsedUp, t.MaxID, step, int64(math.MaxInt64))
-}
-
-// allocate runs the allocation statement for step IDs above high and
-// returns the segment's last ID.
-func (c *Segments) allocate(ctx context.Context, step, high int64) (int64, error) {
-	var last int64
-	if c.view.Dialect == dialect.Postgres {
-		err := c.alloc.QueryRowContext(ctx, step, c.set.Tag, high).Scan(&last)
-		if errors.Is(err, sql.ErrNoRows) {
-			return 0, c.explain(ctx, high)
-		}
-		return last, err
-	}
-	res, err := c.alloc.ExecContext(ctx, step, c.set.Tag, high)
-	if err != nil {
-		return 0, err
-	}
-	if n, err := res.RowsAffected(); err != nil || n != 1 {
-		return 0, c.explain(ctx, high)
-	}
-	return res.LastInsertId()
-}
-
-// noteTaken raises the client's memory to last, the end of a segment of
-// size IDs just taken. When the client found the tag fenced while the
-// statement ran (it was taken from the table before the restore, or after
-// a resume), it reports last to the table, so a resume moves past it too,
-// and keeps refusing while the tag is fenced. If the report fails, the
-// segment is dropped unused (counted as discarded) and the error returned:
-// a resume that knew nothing of it could hand its IDs out again.
-func (c *Segments) noteTaken(last, size int64) error {
-	c.mu.Lock()
-	c.high = max(c.high, last)
-	refused := c.refused
-	c.mu.Unlock()
-	if refused == nil {
-		return nil
-	}
-	err := c.view.report(c.ctx, c.db, c.set.Tag, last)
-	var t SegmentTag
-	if err == nil {
-		t, err = c.view.getTag(c.ctx, c.db, c.set.Tag)
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if err != nil {
-		c.stats.Discarded += size
-		return err
-	}
-	if !t.Fenced {
-		c.refused = nil // resumed
-	}
-	return nil
-}
-
-// explain says why the allocation matched no row: the tag is gone, the
-// guard refused the server's commit settings, or the tag is fenced or
-// below high, the highest ID this client took (which fences it).
-func (c *Segments) explain(ctx context.Context, high int64) error {
-	if err := c.view.explain(ctx, c.db, c.set.Tag); err != nil {
-		return err
-	}
-	t, err := c.view.getTag(ctx, c.db, c.set.Tag)
-	if err != nil {
-		return err
-	}
-	if t.Fenced || t.MaxID < high {
-		return c.fence(ctx, high)
-	}
-	return errors.New("allocation matched no row, yet the tag exists, is not fenced, and commits are durable")
-}
-
-// fence handles a tag found fenced, or below high, the highest ID this
-// client took: it records in the table what the client took (fencing the
-// tag if it was not yet), reads the row back, drops the buffered IDs at
-// or below its max_id (the restored table may have handed them out again
-// before the fence; IDs above it nobody took since), and returns the error
-// wrapping ErrRewound that Next reports until a load succeeds. It returns
-// nil when the row is neither fenced nor below high any more (a resume
-// came first).
-func (c *Segments) fence(ctx context.Context, high int64) error {
-	c.mu.Lock()
-	refused := c.refused
-	high = max(high, c.high) // a load may have raised it since high was read
-	c.mu.Unlock()
-	if refused != nil {
-		return refused // reported and dropped already
-	}
-	if high != math.MinInt64 {
-		if err := c.view.report(ctx, c.db, c.set.Tag, high); err != nil {
-			return err
-		}
-	}
-	t, err := c.view.getTag(ctx, c.db, c.set.Tag)
-	if err != nil {
-		return err
-	}
-	if !t.Fenced && t.MaxID >= high {
-		return nil
-	}
-	err = rewoundError(c.set.Tag, t, high)
-	c.mu.Lock()
-	if c.refused != nil { // another goroutine got here first
-		c.mu.Unlock()
-		return c.refused
-	}
-	c.refused = err
-	c.stats.Rewinds++
-	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
-	var n int64
-	for _, s := range []*segment{&c.cur, c.next} {
-		if s == nil || s.left() == 0 || s.first+s.used > t.MaxID {
-			continue
-		}
-		lo, hi = min(lo, s.first+s.used), max(hi, min(t.MaxID, s.last()))
-		n += s.dropThrough(t.MaxID)
-	}
-	c.stats.Discarded += n
-	evs := []SegmentEvent{{Kind: SegmentRewound, Tag: c.set.Tag, Time: c.clock(), Seen: high, Found: t.MaxID, Err: err}}
-	if n > 0 {
-		evs = append(evs, SegmentEvent{Kind: SegmentDiscarded, Tag: c.set.Tag, Time: c.clock(), First: lo, Last: hi, Count: n, Err: err})
-	}
-	c.mu.Unlock()
-	c.emit(evs...)
-	return err
-}
-
-// report fences tag when its max_id is below high, the highest ID a
-// client took, or it is fenced already, and records high for resume.
-func (v segmentView) report(ctx context.Context, db *sql.DB, tag string, high int64) error {
-	q, err := v.render("report")
-	if err != nil {
-		return err
-	}
-	if _, err := db.ExecContext(ctx, q, high, tag, high); err != nil {
-		return fmt.Errorf("segments %s: record a rewind: %w", tag, err)
-	}
-	return nil
-}
-
-// rewoundError describes tag t, fenced or below high (the highest ID the
-// client took, or math.MinInt64), as NewSegments and Next report it.
-func rewoundError(tag string, t SegmentTag, high int64) error {
-	resume := "no client takes a segment until `shardid segment resume` (ResumeSegmentTag) moves it past every ID handed out before"
-	if t.MaxID < high {
-		return fmt.Errorf("%w: tag %s: the table would hand out IDs from %d, yet IDs up to %d were taken from it before: it was restored from an older copy or lowered by hand; %s",
-			ErrRewound, tag, t.MaxID+1, high, resume)
-	}
-	r := t.LastRewind
-	return fmt.Errorf("%w: tag %s is fenced: at %s a client found the table at %d after it had taken IDs up to %d (restored from an older copy?); %s",
-		ErrRewound, tag, r.Time.UTC().Format(time.RFC3339), r.Found, r.Seen, resume)
-}
-
-// checkLoop reads the tag's row every every until Close, fencing the tag
-// when the row is below the highest ID taken, and dropping the buffered IDs
-// it may have handed out again when it is fenced.
-func (c *Segments) checkLoop(every time.Duration) {
-	defer close(c.checkDone)
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-c.ctx.Done():
-			return
-		case <-t.C:
-		}
-		c.mu.Lock()
-		high, refused := c.high, c.refused
-		c.mu.Unlock()
-		ctx, cancel := context.WithTimeout(c.ctx, c.set.AllocTimeout)
-		tag, err := c.view.getTag(ctx, c.db, c.set.Tag)
-		if err == nil && refused == nil && !c.trust && (tag.Fenced || tag.MaxID < high) {
-			err = c.fence(ctx, high)
-		}
-		cancel()
-		c.noteDatabase(err)
-	}
-}
-
-// noteDatabase follows whether the database answers, from the outcome of
-// a statement: an error of the database's own (not one of the package's
-// refusals) after a success is the database down, a success or a refusal
-// after one is the database back.
-func (c *Segments) noteDatabase(err error) {
-	if c.ctx.Err() != nil {
-		return // closing: the error is the cancel's
-	}
-	failed := err != nil && !errors.Is(err, ErrRewound) && !errors.Is(err, ErrUnknownTag) && !errors.Is(err, ErrTagCase) &&
-		!errors.Is(err, ErrLossyCommit) && !errors.Is(err, ErrIDSpaceUsedUp)
-	var ev SegmentEvent
-	c.mu.Lock()
-	now := c.clock()
-	switch {
-	case failed && !c.down:
-		c.down, c.downSince = true, now
-		ev = SegmentEvent{Kind: SegmentDatabaseDown, Tag: c.set.Tag, Time: now, Err: err}
-	case !failed && c.down:
-		c.down = false
-		ev = SegmentEvent{Kind: SegmentDatabaseUp, Tag: c.set.Tag, Time: now, Outage: now.Sub(c.downSince)}
-	}
-	c.mu.Unlock()
-	if ev.Kind != 0 {
-		c.emit(ev)
 	}
 }
 
 // emit hands evs to OnEvent, one call at a time. c.mu is not held.
-func (c *Segments) emit(evs ...SegmentEvent) {
+func (c *Segments) emit(evs ...Event) {
 	if c.set.OnEvent == nil || len(evs) == 0 {
 		return
 	}
@@ -679,7 +396,7 @@ func (v segmentView) explain(ctx context.Context, db *sql.DB, tag string) error 
 }
 
 // Stats returns a snapshot of the client.
-func (c *Segments) Stats() SegmentStats {
+func (c *Segments) Stats() Stats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := c.stats
@@ -701,7 +418,7 @@ func (c *Segments) buffered() int64 {
 }
 
 // Close stops the client: a background load is cancelled, buffered IDs
-// are dropped (never handed out by anyone; a SegmentDiscarded event counts
+// are dropped (never handed out by anyone; a Discarded event counts
 // them), and Next returns ErrClosed. A load that Close cancelled may have
 // taken its segment on the server all the same: those IDs are skipped
 // too, and not counted. Close is safe to call more than once.
@@ -724,28 +441,13 @@ func (c *Segments) Close() error {
 			}
 			hi = c.next.last()
 		}
-		c.cur, c.next = segment{}, nil
+		c.cur, c.next = seg{}, nil
 		c.stats.Discarded += n
 		c.mu.Unlock()
 		if n > 0 {
-			c.emit(SegmentEvent{Kind: SegmentDiscarded, Tag: c.set.Tag, Time: c.clock(), First: lo, Last: hi, Count: n})
+			c.emit(Event{Kind: Discarded, Tag: c.set.Tag, Time: c.clock(), First: lo, Last: hi, Count: n})
 		}
 		c.closeErr = c.alloc.Close()
 	})
 	return c.closeErr
-}
-
-// nextStep is the size of the next segment when the previous one, of size
-// step, lasted lasted: doubled when it lasted less than target, halved when
-// it lasted 2×target or more, else the same; always within [lo, hi].
-func nextStep(step int64, lasted time.Duration, lo, hi int64, target time.Duration) int64 {
-	switch {
-	case lasted < target && step > hi/2:
-		step = hi
-	case lasted < target:
-		step *= 2
-	case lasted >= 2*target:
-		step /= 2
-	}
-	return max(lo, min(step, hi))
 }

@@ -1,4 +1,4 @@
-package shardid_test
+package segment_test
 
 import (
 	"context"
@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/idcheck"
 	"github.com/shardid/shardid/internal/pgserver"
 	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/segment"
 )
 
 // draws runs goroutines that draw IDs from clients until stopped, each
@@ -30,7 +30,7 @@ type draws struct {
 }
 
 // startDraws starts perClient goroutines on each client.
-func startDraws(clients []*shardid.Segments, perClient int) *draws {
+func startDraws(clients []*segment.Segments, perClient int) *draws {
 	d := &draws{stop: make(chan struct{})}
 	for ci, c := range clients {
 		for range perClient {
@@ -54,7 +54,7 @@ func startDraws(clients []*shardid.Segments, perClient int) *draws {
 					case err == nil:
 						ids = append(ids, id)
 						d.total.Add(1)
-					case errors.Is(err, shardid.ErrSegmentsExhausted):
+					case errors.Is(err, segment.ErrExhausted):
 						d.exhausted.Add(1)
 						time.Sleep(2 * time.Millisecond)
 					default:
@@ -153,15 +153,15 @@ func TestSegmentsSurviveOutage(t *testing.T) {
 			ctx := context.Background()
 			dsn, crash, restart := fs.create(t)
 			s := newSegDB(t, fs.dialect, fs.driver, dsn)
-			if _, _, err := shardid.EnsureSegmentTag(ctx, s.db, s.dialect, "", shardid.SegmentTag{Tag: "orders", Step: 50}, 0); err != nil {
+			if _, _, err := segment.EnsureTag(ctx, s.db, s.dialect, "", segment.Tag{Tag: "orders", Step: 50}, 0); err != nil {
 				t.Fatal(err)
 			}
-			var clients []*shardid.Segments
+			var clients []*segment.Segments
 			var logs []*eventLog
 			for range 4 {
 				log := &eventLog{}
 				logs = append(logs, log)
-				c, err := shardid.NewSegments(ctx, s.db, shardid.SegmentSettings{Tag: "orders", MaxStep: 400, AllocTimeout: 2 * time.Second, OnEvent: log.add})
+				c, err := segment.New(ctx, s.db, segment.Settings{Tag: "orders", MaxStep: 400, AllocTimeout: 2 * time.Second, OnEvent: log.add})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -211,7 +211,7 @@ func TestSegmentsSurviveOutage(t *testing.T) {
 					prior = max(prior, id)
 				}
 			}
-			late, err := shardid.NewSegments(ctx, s.db, shardid.SegmentSettings{Tag: "orders"})
+			late, err := segment.New(ctx, s.db, segment.Settings{Tag: "orders"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -240,8 +240,8 @@ func TestSegmentsSurviveOutage(t *testing.T) {
 				t.Errorf("%d places where a goroutine's IDs do not increase", n)
 			}
 			for i, log := range logs {
-				down, _ := countKind(log, shardid.SegmentDatabaseDown)
-				up, _ := countKind(log, shardid.SegmentDatabaseUp)
+				down, _ := countKind(log, segment.DatabaseDown)
+				up, _ := countKind(log, segment.DatabaseUp)
 				if down == 0 || up == 0 {
 					t.Errorf("client %d reported the database down %d times and up %d times; want both", i, down, up)
 				}
@@ -262,16 +262,16 @@ func TestSegmentsBrokenAllocationCaught(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			if _, _, err := shardid.EnsureSegmentTag(ctx, s.db, s.dialect, "", shardid.SegmentTag{Tag: "t", Step: 50}, 0); err != nil {
+			if _, _, err := segment.EnsureTag(ctx, s.db, s.dialect, "", segment.Tag{Tag: "t", Step: 50}, 0); err != nil {
 				t.Fatal(err)
 			}
 			draw := func(n int) []int64 {
-				c, err := shardid.NewSegments(ctx, s.db, shardid.SegmentSettings{Tag: "t"})
+				c, err := segment.New(ctx, s.db, segment.Settings{Tag: "t"})
 				if err != nil {
 					t.Fatal(err)
 				}
 				defer c.Close()
-				shardid.BreakSegments(c, "no-write")
+				segment.BreakSegments(c, "no-write")
 				var ids []int64
 				for range n {
 					id, err := c.Next(ctx)
@@ -297,10 +297,10 @@ func TestSegmentsBrokenAllocationCaught(t *testing.T) {
 func TestSegmentsRefuseLossyCommit(t *testing.T) {
 	ctx := context.Background()
 	s := newSegDB(t, dialect.Postgres, "pgx", testsrv.Database(t, testsrv.PG(t)))
-	if _, _, err := shardid.EnsureSegmentTag(ctx, s.db, s.dialect, "", shardid.SegmentTag{Tag: "t"}, 0); err != nil {
+	if _, _, err := segment.EnsureTag(ctx, s.db, s.dialect, "", segment.Tag{Tag: "t"}, 0); err != nil {
 		t.Fatal(err)
 	}
-	started, err := shardid.NewSegments(ctx, s.db, shardid.SegmentSettings{Tag: "t"})
+	started, err := segment.New(ctx, s.db, segment.Settings{Tag: "t"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,13 +314,13 @@ func TestSegmentsRefuseLossyCommit(t *testing.T) {
 	}
 	s.db.SetMaxIdleConns(0) // new sessions pick the setting up
 	s.db.SetMaxIdleConns(2)
-	if _, err := started.Next(ctx); !errors.Is(err, shardid.ErrLossyCommit) || !errors.Is(err, shardid.ErrSegmentsExhausted) {
+	if _, err := started.Next(ctx); !errors.Is(err, segment.ErrLossyCommit) || !errors.Is(err, segment.ErrExhausted) {
 		t.Errorf("a client started before: %v; want ErrLossyCommit", err)
 	}
-	if _, err := shardid.NewSegments(ctx, s.db, shardid.SegmentSettings{Tag: "t"}); !errors.Is(err, shardid.ErrLossyCommit) {
+	if _, err := segment.New(ctx, s.db, segment.Settings{Tag: "t"}); !errors.Is(err, segment.ErrLossyCommit) {
 		t.Errorf("a new client: %v; want ErrLossyCommit", err)
 	}
-	c, err := shardid.NewSegments(ctx, s.db, shardid.SegmentSettings{Tag: "t", AllowLossyCommit: true})
+	c, err := segment.New(ctx, s.db, segment.Settings{Tag: "t", AllowLossyCommit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,16 +339,16 @@ func TestSegmentsRefuseLossyCommitMariaDB(t *testing.T) {
 	}
 	ctx := context.Background()
 	s := newSegDB(t, dialect.MySQL, "mysql", testsrv.Database(t, testsrv.NewMariaDB(t)))
-	if _, _, err := shardid.EnsureSegmentTag(ctx, s.db, s.dialect, "", shardid.SegmentTag{Tag: "t"}, 0); err != nil {
+	if _, _, err := segment.EnsureTag(ctx, s.db, s.dialect, "", segment.Tag{Tag: "t"}, 0); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.db.ExecContext(ctx, "SET GLOBAL innodb_flush_log_at_trx_commit = 2"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := shardid.NewSegments(ctx, s.db, shardid.SegmentSettings{Tag: "t"}); !errors.Is(err, shardid.ErrLossyCommit) {
+	if _, err := segment.New(ctx, s.db, segment.Settings{Tag: "t"}); !errors.Is(err, segment.ErrLossyCommit) {
 		t.Errorf("flush at commit 2: %v; want ErrLossyCommit", err)
 	}
-	c, err := shardid.NewSegments(ctx, s.db, shardid.SegmentSettings{Tag: "t", AllowLossyCommit: true})
+	c, err := segment.New(ctx, s.db, segment.Settings{Tag: "t", AllowLossyCommit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -359,7 +359,7 @@ func TestSegmentsRefuseLossyCommitMariaDB(t *testing.T) {
 	if _, err := s.db.ExecContext(ctx, "SET GLOBAL innodb_flush_log_at_trx_commit = 1"); err != nil {
 		t.Fatal(err)
 	}
-	c, err = shardid.NewSegments(ctx, s.db, shardid.SegmentSettings{Tag: "t"})
+	c, err = segment.New(ctx, s.db, segment.Settings{Tag: "t"})
 	if err != nil {
 		t.Fatal(err)
 	}

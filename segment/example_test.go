@@ -1,33 +1,40 @@
-package shardid_test
+package segment_test
 
 import (
 	"context"
 	"database/sql"
 	"expvar"
 	"fmt"
+	"io/fs"
 	"log"
-	"maps"
-	"slices"
 	"strings"
-	"testing/fstest"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // driver "pgx"; go-sql-driver/mysql for MySQL, MariaDB, TiDB
 	"github.com/pressly/goose/v3"
 
-	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/dialect"
+	"github.com/shardid/shardid/segment"
 )
 
-// The allocation table's migrations, for a goose Provider of your own.
-func ExampleSegmentMigrations() {
-	files, err := shardid.SegmentMigrations(dialect.Postgres, "")
+// The allocation table's migrations, for a goose Provider of your own:
+// an fs.FS with the files at its root.
+func ExampleMigrations() {
+	fsys, err := segment.Migrations(dialect.Postgres, "")
 	if err != nil {
 		panic(err)
 	}
-	for _, name := range slices.Sorted(maps.Keys(files)) {
-		fmt.Println(name, "→ goose version table", shardid.SegmentHistoryTable(""))
-		fmt.Println(strings.Split(string(files[name]), "\n")[3])
+	names, err := fs.Glob(fsys, "*.sql")
+	if err != nil {
+		panic(err)
+	}
+	for _, name := range names {
+		text, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(name, "→ goose version table", segment.HistoryTable(""))
+		fmt.Println(strings.Split(string(text), "\n")[3])
 	}
 	// Output:
 	// 00001_shardid_segments.sql → goose version table shardid_segments_goose_db_version
@@ -36,40 +43,47 @@ func ExampleSegmentMigrations() {
 	// ALTER TABLE "shardid_segments"
 }
 
+// With goose's own Provider over the migrations (Up does the same).
+func ExampleMigrations_goose() {
+	db, err := sql.Open("pgx", "postgres://app@db1:5432/app")
+	if err != nil {
+		panic(err)
+	}
+	fsys, err := segment.Migrations(dialect.Postgres, "")
+	if err != nil {
+		panic(err)
+	}
+	p, err := goose.NewProvider(goose.DialectPostgres, db, fsys, goose.WithTableName(segment.HistoryTable("")))
+	if err != nil {
+		panic(err)
+	}
+	if _, err := p.Up(context.Background()); err != nil {
+		panic(err)
+	}
+}
+
 // Apply the table, create a tag, and draw. (shardid segment up does the
 // first two from a shell.)
-func ExampleNewSegments() {
+func ExampleNew() {
 	ctx := context.Background()
 	db, err := sql.Open("pgx", "postgres://app@db1:5432/app")
 	if err != nil {
 		panic(err)
 	}
-	files, err := shardid.SegmentMigrations(dialect.Postgres, "")
-	if err != nil {
+	if _, err := segment.Up(ctx, db, dialect.Postgres, ""); err != nil {
 		panic(err)
 	}
-	fsys := fstest.MapFS{}
-	for name, text := range files {
-		fsys[name] = &fstest.MapFile{Data: text}
-	}
-	p, err := goose.NewProvider(goose.DialectPostgres, db, fsys, goose.WithTableName(shardid.SegmentHistoryTable("")))
-	if err != nil {
+	if _, _, err := segment.EnsureTag(ctx, db, dialect.Postgres, "", segment.Tag{Tag: "orders", Step: 1000}, 0); err != nil {
 		panic(err)
 	}
-	if _, err := p.Up(ctx); err != nil {
-		panic(err)
-	}
-	if _, _, err := shardid.EnsureSegmentTag(ctx, db, dialect.Postgres, "", shardid.SegmentTag{Tag: "orders", Step: 1000}, 0); err != nil {
-		panic(err)
-	}
-	ids, err := shardid.NewSegments(ctx, db, shardid.SegmentSettings{Tag: "orders"})
+	ids, err := segment.New(ctx, db, segment.Settings{Tag: "orders"})
 	if err != nil {
 		panic(err)
 	}
 	defer ids.Close()
 	id, err := ids.Next(ctx) // from memory; the next segment loads in the background
 	if err != nil {
-		panic(err) // wraps ErrSegmentsExhausted once the database has been away longer than the buffered IDs last
+		panic(err) // wraps ErrExhausted once the database has been away longer than the buffered IDs last
 	}
 	fmt.Println(id)
 }
@@ -78,7 +92,7 @@ func ExampleNewSegments() {
 // discarded unused (at Close, or after a rewind), a restored table found,
 // the database going and coming back. It is called synchronously: keep it
 // quick.
-func ExampleSegmentSettings_onEvent() {
+func ExampleSettings_onEvent() {
 	ctx := context.Background()
 	db, err := sql.Open("pgx", "postgres://app@db1:5432/app")
 	if err != nil {
@@ -86,16 +100,16 @@ func ExampleSegmentSettings_onEvent() {
 	}
 	loads := expvar.NewInt("orders_segments_loaded") // on /debug/vars
 	discarded := expvar.NewInt("orders_ids_discarded")
-	ids, err := shardid.NewSegments(ctx, db, shardid.SegmentSettings{
+	ids, err := segment.New(ctx, db, segment.Settings{
 		Tag: "orders",
-		OnEvent: func(e shardid.SegmentEvent) {
+		OnEvent: func(e segment.Event) {
 			switch e.Kind {
-			case shardid.SegmentLoaded:
+			case segment.Loaded:
 				loads.Add(1)
-			case shardid.SegmentDiscarded:
+			case segment.Discarded:
 				discarded.Add(e.Count)
 				log.Print(e) // "tag orders: 942 buffered IDs (…) discarded unused at close; …"
-			case shardid.SegmentRewound, shardid.SegmentDatabaseDown, shardid.SegmentDatabaseUp:
+			case segment.Rewound, segment.DatabaseDown, segment.DatabaseUp:
 				log.Print(e)
 			}
 		},
@@ -109,10 +123,10 @@ func ExampleSegmentSettings_onEvent() {
 }
 
 // An event prints as one line.
-func ExampleSegmentEvent_String() {
-	fmt.Println(shardid.SegmentEvent{Kind: shardid.SegmentLoaded, Tag: "orders", First: 1001, Last: 3000, Step: 2000, Took: 412 * time.Microsecond})
-	fmt.Println(shardid.SegmentEvent{Kind: shardid.SegmentDiscarded, Tag: "orders", First: 2058, Last: 3000, Count: 943})
-	fmt.Println(shardid.SegmentEvent{Kind: shardid.SegmentDatabaseUp, Tag: "orders", Outage: 12 * time.Second})
+func ExampleEvent_String() {
+	fmt.Println(segment.Event{Kind: segment.Loaded, Tag: "orders", First: 1001, Last: 3000, Step: 2000, Took: 412 * time.Microsecond})
+	fmt.Println(segment.Event{Kind: segment.Discarded, Tag: "orders", First: 2058, Last: 3000, Count: 943})
+	fmt.Println(segment.Event{Kind: segment.DatabaseUp, Tag: "orders", Outage: 12 * time.Second})
 	// Output:
 	// tag orders: segment 1001-3000 loaded (step 2000, 412µs)
 	// tag orders: 943 buffered IDs (2058-3000) discarded unused at close; nobody hands them out
@@ -124,18 +138,18 @@ func ExampleSegmentEvent_String() {
 // (`shardid segment resume --skip N` from a shell). Clients that ran
 // through the restore report what they had taken, and the resume moves past
 // that too.
-func ExampleResumeSegmentTag() {
+func ExampleResumeTag() {
 	ctx := context.Background()
 	db, err := sql.Open("pgx", "postgres://app@db1:5432/app")
 	if err != nil {
 		panic(err)
 	}
-	tags, err := shardid.SegmentTags(ctx, db, dialect.Postgres, "")
+	tags, err := segment.Tags(ctx, db, dialect.Postgres, "")
 	if err != nil {
 		panic(err)
 	}
 	for _, t := range tags {
-		before, after, err := shardid.ResumeSegmentTag(ctx, db, dialect.Postgres, "", t.Tag, shardid.SegmentResume{Skip: 10_000_000})
+		before, after, err := segment.ResumeTag(ctx, db, dialect.Postgres, "", t.Tag, segment.Resume{Skip: 10_000_000})
 		if err != nil {
 			panic(err)
 		}
