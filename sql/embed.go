@@ -1,7 +1,7 @@
 // Package sql holds every SQL text shardid emits, as text/template files
 // embedded in the binary: pg/ for PostgreSQL generators, tidb/ for TiDB
-// table DDL, tickets/ for ticket servers and bench/ for shardid bench. Go
-// code renders these templates; it never builds SQL by pasting strings.
+// table DDL and bench/ for shardid bench. Go code renders these templates;
+// it never builds SQL by pasting strings.
 package sql
 
 import "embed"
@@ -17,12 +17,6 @@ var PG embed.FS
 //
 //go:embed tidb/*.sql.tmpl
 var TiDB embed.FS
-
-// Tickets holds the ticket server templates (tickets/*.sql.tmpl): a ticket
-// table's goose migration, the draw and the read-back of its settings.
-//
-//go:embed tickets/*.sql.tmpl
-var Tickets embed.FS
 
 // Bench holds the statements of shardid bench (bench/*.sql.tmpl): the
 // bench's own schemas and tables, the UUID v7 function PostgreSQL users

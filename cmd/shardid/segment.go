@@ -10,7 +10,7 @@ import (
 
 	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/segment"
-	"github.com/shardid/shardid/tidb/tickets"
+	"github.com/shardid/shardid/tickets"
 )
 
 // envSegmentDSN is read by the segment commands when no --dsn is given.

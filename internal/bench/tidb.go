@@ -16,9 +16,9 @@ import (
 	"github.com/shardid/shardid/internal/idbench"
 	"github.com/shardid/shardid/lease"
 	"github.com/shardid/shardid/segment"
+	"github.com/shardid/shardid/tickets"
 	"github.com/shardid/shardid/tidb"
 	"github.com/shardid/shardid/tidb/rotate"
-	"github.com/shardid/shardid/tidb/tickets"
 )
 
 // TiDBDatabase is the database RunTiDB creates, works in and drops.

@@ -10,7 +10,7 @@ import (
 	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/lease"
 	"github.com/shardid/shardid/segment"
-	"github.com/shardid/shardid/tidb/tickets"
+	"github.com/shardid/shardid/tickets"
 )
 
 // Method is one way to get IDs, measured by Run.

@@ -2,6 +2,7 @@ package tickets_test
 
 import (
 	"errors"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,10 +12,10 @@ import (
 
 	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/golden"
-	"github.com/shardid/shardid/tidb/tickets"
+	"github.com/shardid/shardid/tickets"
 )
 
-// goldenCases are the migrations pinned under testdata/tickets.
+// goldenCases are the migrations pinned under testdata.
 var goldenCases = []struct {
 	file    string
 	dialect dialect.Dialect
@@ -26,16 +27,13 @@ var goldenCases = []struct {
 	{"tidb_sequence.sql", dialect.TiDB, tickets.Settings{Name: "tickets64", Increment: 2, Offset: 2, Kind: tickets.KindSequence, Cache: 500}},
 }
 
-// TestMigrationsGolden pins the migrations (go test ./tidb/tickets -run
+// TestMigrationsGolden pins the migrations (go test ./tickets -run
 // Golden -update rewrites them).
 func TestMigrationsGolden(t *testing.T) {
 	for _, c := range goldenCases {
-		files, err := tickets.Migrations(c.dialect, c.set)
-		if err != nil {
-			t.Fatalf("%s: %v", c.file, err)
-		}
+		files := migrationFiles(t, c.dialect, c.set)
 		got := files[tickets.MigrationName(c.set.Name)]
-		golden.Check(t, filepath.Join("..", "..", "testdata", "tickets", c.file), got)
+		golden.Check(t, filepath.Join("testdata", c.file), got)
 		if len(files) != 2 {
 			t.Errorf("%s: %d files, want the ticket's and its class table's", c.file, len(files))
 		}
@@ -44,11 +42,8 @@ func TestMigrationsGolden(t *testing.T) {
 		file    string
 		dialect dialect.Dialect
 	}{{"mysql_class.sql", dialect.MySQL}, {"tidb_class.sql", dialect.TiDB}} {
-		files, err := tickets.Migrations(c.dialect, tickets.Settings{Name: "tickets64", Increment: 2, Offset: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		golden.Check(t, filepath.Join("..", "..", "testdata", "tickets", c.file), files[tickets.ClassMigrationName("tickets64")])
+		files := migrationFiles(t, c.dialect, tickets.Settings{Name: "tickets64", Increment: 2, Offset: 1})
+		golden.Check(t, filepath.Join("testdata", c.file), files[tickets.ClassMigrationName("tickets64")])
 	}
 }
 
@@ -66,10 +61,7 @@ func TestFirstTicket(t *testing.T) {
 		{3, 2, 12, "VALUES ('a', 11, 3, 2)"}, // first 14
 		{1, 1, 500, "VALUES ('a', 499, 1, 1)"},
 	} {
-		files, err := tickets.Migrations(dialect.MySQL, tickets.Settings{Name: "t", Increment: c.inc, Offset: c.off, Start: c.start})
-		if err != nil {
-			t.Fatal(err)
-		}
+		files := migrationFiles(t, dialect.MySQL, tickets.Settings{Name: "t", Increment: c.inc, Offset: c.off, Start: c.start})
 		if got := string(files[tickets.MigrationName("t")]); !strings.Contains(got, c.want) {
 			t.Errorf("increment %d offset %d start %d: want %s in\n%s", c.inc, c.off, c.start, c.want, got)
 		}
@@ -137,10 +129,7 @@ func TestStatementsParseWithTiDB(t *testing.T) {
 		if c.dialect != dialect.TiDB {
 			continue
 		}
-		files, err := tickets.Migrations(c.dialect, c.set)
-		if err != nil {
-			t.Fatal(err)
-		}
+		files := migrationFiles(t, c.dialect, c.set)
 		stmts = append(stmts, upStatements(t, string(files[tickets.MigrationName(c.set.Name)]))...)
 		stmts = append(stmts, upStatements(t, string(files[tickets.ClassMigrationName(c.set.Name)]))...)
 		for _, name := range []string{"draw", "explain", "kind", "settings", "sequence", "class", "seen", "rewound", "resumed", "resume"} {
@@ -181,4 +170,25 @@ func upStatements(t *testing.T, migration string) []string {
 		}
 	}
 	return out
+}
+
+// migrationFiles returns the migrations of s on dialect d, file name →
+// content.
+func migrationFiles(t *testing.T, d dialect.Dialect, s tickets.Settings) map[string][]byte {
+	t.Helper()
+	fsys, err := tickets.Migrations(d, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := fs.Glob(fsys, "*.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{}
+	for _, name := range names {
+		if files[name], err = fs.ReadFile(fsys, name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return files
 }

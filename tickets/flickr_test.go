@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/shardid/shardid/internal/testsrv"
-	"github.com/shardid/shardid/tidb/tickets"
+	"github.com/shardid/shardid/tickets"
 )
 
 // The facts behind the package's design, checked on the real servers.

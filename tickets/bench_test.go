@@ -10,7 +10,7 @@ import (
 
 	"github.com/shardid/shardid/internal/idbench"
 	"github.com/shardid/shardid/internal/testsrv"
-	"github.com/shardid/shardid/tidb/tickets"
+	"github.com/shardid/shardid/tickets"
 )
 
 // drawForm is one way to draw a ticket, measured against the others.
@@ -82,7 +82,7 @@ func innodbStatus(b *testing.B, db *sql.DB) (waits, deadlocks int64) {
 // each as a multiple of the same round's baseline, and InnoDB row-lock waits,
 // deadlocks and failed draws per 1,000 tickets.
 //
-//	go test ./tidb/tickets -run '^$' -bench DrawForms -benchtime 5x
+//	go test ./tickets -run '^$' -bench DrawForms -benchtime 5x
 func BenchmarkDrawForms(b *testing.B) {
 	ctx := context.Background()
 	_, dsn := testsrv.MariaDBDB(b)

@@ -139,7 +139,7 @@ func Up(ctx context.Context, db *sql.DB, s Settings) (ran []string, got ServerSe
 	} else if !errors.Is(err, ErrNoTickets) {
 		return nil, got, err
 	}
-	files, err := Migrations(d, s)
+	files, err := migrationFiles(d, s)
 	if err != nil {
 		return nil, got, err
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/shardid/shardid/internal/idcheck"
 	"github.com/shardid/shardid/internal/mariadb"
 	"github.com/shardid/shardid/internal/testsrv"
-	"github.com/shardid/shardid/tidb/tickets"
+	"github.com/shardid/shardid/tickets"
 )
 
 // up creates ticket name s on db, failing t on error.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/internal/tidbserver"
-	"github.com/shardid/shardid/tidb/tickets"
+	"github.com/shardid/shardid/tickets"
 )
 
 // newTiDBOnDisk starts a TiDB server of the test's own whose data survives

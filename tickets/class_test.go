@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shardid/shardid/tidb/tickets"
+	"github.com/shardid/shardid/tickets"
 )
 
 // TestMergeClass: rows read from several servers merge into one per

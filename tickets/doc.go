@@ -41,15 +41,16 @@
 // ClientSettings.OnEvent reports failovers, servers down and up, rewinds
 // and sequence gaps; Client.Stats counts them.
 //
-// The package lives under tidb/ because it is MySQL-family only: its SQL
-// (LAST_INSERT_ID(expr), backquoted names, information_schema, TiDB
-// sequences) has no PostgreSQL form, and PostgreSQL users have pgfunc and
-// the segment allocator in the root package.
+// It is MySQL-family only: its SQL (LAST_INSERT_ID(expr), backquoted
+// names, information_schema, TiDB sequences) has no PostgreSQL form.
+// PostgreSQL users have package pgfunc and the segment allocator, package
+// segment.
 //
 // At run time it needs a database/sql MySQL driver registered by the
 // application (github.com/go-sql-driver/mysql), one *sql.DB per server, and
 // a ticket table (or TiDB sequence) and its class table on each, created by
 // Up (shardid tickets up) through goose with a version table of its own
-// per name. The role that draws needs UPDATE on the ticket table (or
+// per name (or by the migrations of Migrations in a goose directory of
+// your own). The role that draws needs UPDATE on the ticket table (or
 // SELECT on the sequence) and SELECT, INSERT, UPDATE on the class table.
 package tickets

@@ -2,14 +2,16 @@ package tickets
 
 import (
 	"bytes"
+	"embed"
 	"errors"
 	"fmt"
+	"io/fs"
 	"regexp"
 	"strings"
 	"text/template"
 
 	"github.com/shardid/shardid/dialect"
-	shardsql "github.com/shardid/shardid/sql"
+	"github.com/shardid/shardid/internal/gooseup"
 )
 
 // Kind is what holds a ticket name's counter on a server.
@@ -217,7 +219,7 @@ func ClassTable(name string) string { return name + classSuffix }
 // ClassTable(name).
 func ClassMigrationName(name string) string { return "00002_tickets_" + name + classSuffix + ".sql" }
 
-// view is the data of the sql/tickets templates.
+// view is the data of the sql/*.sql.tmpl templates.
 type view struct {
 	Dialect              dialect.Dialect
 	Kind                 Kind
@@ -231,7 +233,10 @@ type view struct {
 	Guard                bool // draws refuse servers that may lose acknowledged commits
 }
 
-var templates = template.Must(template.New("tickets").ParseFS(shardsql.Tickets, "tickets/*.sql.tmpl"))
+//go:embed sql/*.sql.tmpl
+var templateFS embed.FS
+
+var templates = template.Must(template.New("tickets").ParseFS(templateFS, "sql/*.sql.tmpl"))
 
 // newView returns the template data for s on dialect d. The numbers are
 // only needed by the migration, which passes normalized settings; the
@@ -255,11 +260,21 @@ func (v view) render(name string) (string, error) {
 }
 
 // Migrations returns the goose migrations that create ticket name s.Name
-// on a server of dialect d (mysql or tidb), keyed by file name: the ticket
-// table or sequence (MigrationName) and its class table
+// on a server of dialect d (mysql or tidb), at the root of the file
+// system: the ticket table or sequence (MigrationName) and its class table
 // (ClassMigrationName). Hand them to a goose Provider whose version table
-// is HistoryTable(s.Name); Up does that.
-func Migrations(d dialect.Dialect, s Settings) (map[string][]byte, error) {
+// is HistoryTable(s.Name), or copy them into a migration directory of your
+// own; Up applies them.
+func Migrations(d dialect.Dialect, s Settings) (fs.FS, error) {
+	files, err := migrationFiles(d, s)
+	if err != nil {
+		return nil, err
+	}
+	return gooseup.Files(files), nil
+}
+
+// migrationFiles renders the migrations, keyed by file name.
+func migrationFiles(d dialect.Dialect, s Settings) (map[string][]byte, error) {
 	s, err := s.normalize()
 	if err != nil {
 		return nil, err

@@ -11,7 +11,7 @@ import (
 
 	"github.com/shardid/shardid/internal/idcheck"
 	"github.com/shardid/shardid/internal/testsrv"
-	"github.com/shardid/shardid/tidb/tickets"
+	"github.com/shardid/shardid/tickets"
 )
 
 // stalls sums up the calls that ended in [from, to]: the longest call,
@@ -152,7 +152,7 @@ func TestHungServer(t *testing.T) {
 // in which no call got a ticket, the calls over a second, tickets per
 // second during the hang against before it.
 //
-//	go test -run XXX -bench HungServer -benchtime 1x ./tidb/tickets
+//	go test -run XXX -bench HungServer -benchtime 1x ./tickets
 func BenchmarkHungServer(b *testing.B) {
 	ctx := context.Background()
 	srvA, srvB := testsrv.NewMariaDB(b), testsrv.NewMariaDB(b)

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 	"sync"
 	"time"
@@ -14,17 +15,21 @@ import (
 	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/mariadb"
 	"github.com/shardid/shardid/internal/testsrv"
-	"github.com/shardid/shardid/tidb/tickets"
+	"github.com/shardid/shardid/tickets"
 )
 
 // Flickr's two ticket servers: increment 2, offsets 1 and 2. This is the
 // migration for the second.
 func ExampleMigrations() {
-	files, err := tickets.Migrations(dialect.MySQL, tickets.Settings{Name: "tickets64", Increment: 2, Offset: 2})
+	fsys, err := tickets.Migrations(dialect.MySQL, tickets.Settings{Name: "tickets64", Increment: 2, Offset: 2})
 	if err != nil {
 		panic(err)
 	}
-	text := string(files[tickets.MigrationName("tickets64")])
+	data, err := fs.ReadFile(fsys, tickets.MigrationName("tickets64"))
+	if err != nil {
+		panic(err)
+	}
+	text := string(data)
 	for _, l := range strings.Split(text, "\n") {
 		if strings.HasPrefix(l, "INSERT") || strings.HasPrefix(l, "ON DUPLICATE") {
 			fmt.Println(l)

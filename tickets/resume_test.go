@@ -11,7 +11,7 @@ import (
 
 	"github.com/shardid/shardid/internal/idcheck"
 	"github.com/shardid/shardid/internal/testsrv"
-	"github.com/shardid/shardid/tidb/tickets"
+	"github.com/shardid/shardid/tickets"
 )
 
 // TestResumeRefuses: bad input and a server with nothing to go by are

@@ -17,7 +17,7 @@ import (
 	"github.com/shardid/shardid/internal/idcheck"
 	"github.com/shardid/shardid/internal/mariadb"
 	"github.com/shardid/shardid/internal/testsrv"
-	"github.com/shardid/shardid/tidb/tickets"
+	"github.com/shardid/shardid/tickets"
 )
 
 // events collects a client's events; safe for concurrent use.
@@ -367,10 +367,7 @@ func TestSequenceRestored(t *testing.T) {
 	drawsA := cl.Servers()[0].Draws
 	idcheck.WaitFor(t, "1,000 tickets from a after the dump", func() bool { return cl.Servers()[0].Draws >= drawsA+1000 })
 	reload := func() {
-		files, err := tickets.Migrations(dialect.TiDB, tickets.Settings{Name: "s", Increment: 2, Offset: 1, Kind: tickets.KindSequence, Cache: 50, Start: atDump})
-		if err != nil {
-			t.Fatal(err)
-		}
+		files := migrationFiles(t, dialect.TiDB, tickets.Settings{Name: "s", Increment: 2, Offset: 1, Kind: tickets.KindSequence, Cache: 50, Start: atDump})
 		create := upStatements(t, string(files[tickets.MigrationName("s")]))[0]
 		for _, q := range []string{"DROP SEQUENCE s", create} {
 			if _, err := a.ExecContext(ctx, q); err != nil {
