@@ -121,9 +121,16 @@ var (
 	// ErrClosed is returned by a leased generator's Next and by
 	// Lease.Renew after Lease.Close.
 	ErrClosed = errors.New("lease closed")
-	// ErrLossyCommit is dialect.ErrLossyCommit.
+	// ErrLossyCommit (dialect.ErrLossyCommit, which segments return too)
+	// is returned by Acquire and Lease.Renew when the server may lose
+	// acknowledged commits in a crash, unless Settings.AllowLossyCommit:
+	// a claim or renewal it forgot could give the node id to a second
+	// holder while the first still draws.
 	ErrLossyCommit = dialect.ErrLossyCommit
-	// ErrRewound is dialect.ErrRewound.
+	// ErrRewound (dialect.ErrRewound, which segments return too) is
+	// wrapped with ErrLost by Lease.Renew and a leased generator's Next
+	// when the lease's row was changed by something other than its
+	// holder: the table restored from an older copy, or edited by hand.
 	ErrRewound = dialect.ErrRewound
 )
 

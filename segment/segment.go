@@ -45,10 +45,20 @@ var ErrIDSpaceUsedUp = errors.New("ID space used up")
 // ErrClosed is returned by Segments.Next after Close.
 var ErrClosed = errors.New("segments closed")
 
-// ErrLossyCommit and ErrRewound are the dialect package's.
+// Errors the segment allocator shares with worker leases (package
+// dialect has the same values); check them with errors.Is.
 var (
+	// ErrLossyCommit is returned by New and Segments.Next when the server
+	// may lose acknowledged commits in a crash, unless
+	// Settings.AllowLossyCommit: a segment handed out just before such a
+	// crash would be handed out again after it.
 	ErrLossyCommit = dialect.ErrLossyCommit
-	ErrRewound     = dialect.ErrRewound
+	// ErrRewound is returned by New and Segments.Next when the allocation
+	// table's next segment would not be above every ID the client (or
+	// any client, once one has fenced the tag) took from it: the table was
+	// restored from an older copy or lowered by hand. The lower IDs are
+	// never handed out.
+	ErrRewound = dialect.ErrRewound
 )
 
 // Settings configures a Segments client. Only Tag is required; the
