@@ -1,29 +1,40 @@
 // Package shardid is the dependency-free core of the shardid toolkit: the
 // Layout of a 64-bit ID (time, shard and sequence fields, and optionally a
 // route field), its presets (Instagram, Snowflake, JS53) and spec grammar
-// (ParseLayout), Compose and Decompose, shard lists, an application-side
-// Generator for processes that make IDs themselves, and Segments, a segment
-// allocator (Meituan Leaf's segment mode) over database/sql.
+// (ParseLayout), Compose and Decompose, shard lists and their overlaps, and
+// an application-side Generator for processes that make IDs themselves.
 //
-// It imports only the standard library and the module's own SQL templates
-// (package sql, standard library only itself), so an application that wants
-// IDs (or wants to decode the IDs a database made) links nothing else. The
-// Generator needs nothing at run time but a clock: it reads time.Now unless
-// Settings.Clock says otherwise. Segments needs a database/sql driver that
-// the application registers (pgx for PostgreSQL, go-sql-driver/mysql for
-// MySQL, MariaDB and TiDB) and the allocation table, created by the
-// migration SegmentMigrations renders (applied with goose, or shardid
-// segment up). The allocator lives here rather than in a package of its own
-// because it is dialect-neutral: one client, over database/sql, serves
-// PostgreSQL and the MySQL family, and the application picks the driver.
+// It imports only the standard library, and neither database/sql nor os,
+// so an application that wants IDs (or wants to decode the IDs a database
+// made) links nothing else. The Generator needs nothing at run time but a
+// clock: it reads time.Now unless Settings.Clock says otherwise. What
+// keeps IDs in a database lives in packages of its own: lease (node ids
+// leased from a table), segment (Meituan Leaf's segments), tickets
+// (Flickr's ticket servers), pgfunc and tidb.
 //
-// A Generator needs a node id no other live generator uses. AcquireLease
-// leases one from a table in a database the application already runs
-// (PostgreSQL, MySQL, MariaDB or TiDB, through database/sql; the
-// application links the driver: pgx's stdlib or go-sql-driver/mysql) and
-// binds a Generator that stops drawing before its lease could end. That
-// needs the lease table (LeaseMigrations, or `shardid worker up`) and the
-// database at acquire and every few seconds after.
+// # Fencing a generator
+//
+// A Generator needs a node id no other live generator uses, and it cannot
+// know on its own whether it still has one. Two fields of Settings are the
+// seam through which whatever hands out node ids keeps that promise, as
+// sonyflake's Settings.MachineID and CheckMachineID are its:
+//
+//   - LastDrawn is the latest instant an earlier holder of the node id may
+//     have drawn at; the generator's first ID is at a later tick, so it is
+//     above every ID drawn before;
+//   - Fence is asked before every draw, with the generator's lock held,
+//     with the clock's reading and its tick; nil lets the draw through, an
+//     error refuses it and Next returns that error as it is. The highest
+//     tick a Fence let through is the latest the generator drew at, which
+//     the supplier records for the next holder.
+//
+// The Generator holds no reference to the supplier, and the supplier
+// never touches the Generator's state: it keeps its own, under its own
+// lock, taken inside the Generator's. Package lease supplies both from a
+// table in a database the application already runs (lease.Acquire builds
+// the Generator; Lease.Generator hands it out); a process whose node ids
+// come from elsewhere (a StatefulSet ordinal checked against etcd, say)
+// can supply its own (ExampleSettings_fence).
 //
 // # Layouts
 //
@@ -81,6 +92,9 @@
 // renders per-schema PostgreSQL next_id() functions and applies them with
 // goose; package tidb renders TiDB tables without write hotspots; package
 // tidb/rotate rewrites integer IDs so consecutive ones spread over TiKV
-// regions (rotate.Rotate(g.Next())); package tidb/tickets runs Flickr-style
-// ticket servers on the MySQL family.
+// regions (rotate.Rotate(g.Next())). Package lease leases a Generator's
+// node id from PostgreSQL, MySQL, MariaDB or TiDB; package segment hands
+// out IDs from segments of an allocation table there (Meituan Leaf's
+// segment mode); package tickets runs Flickr-style ticket servers on the
+// MySQL family; package dialect holds what those three share.
 package shardid

@@ -1,6 +1,7 @@
 package shardid_test
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -112,4 +113,50 @@ func ExampleGenerator_NextFor() {
 	// Output:
 	// 6593741087309889548 2019-10-26T06:13:01Z node 1 seq 0 route 12 true
 	// 6593741087309889555 2019-10-26T06:13:01Z node 1 seq 1 route 3 true
+}
+
+// A node id that comes from elsewhere, fenced through Settings: this
+// process was granted node 12 until a deadline (by a scheduler, say), and
+// the node's earlier holder drew up to 12:00:00.000. The generator starts
+// at a later tick, stops at the deadline with the fence's own error, and
+// the highest tick the fence let through is what to hand the next holder
+// as its LastDrawn. (Package lease does all this with a database table.)
+func ExampleSettings_fence() {
+	// A fixed clock, moved only by the generator's waits, keeps the output
+	// stable; leave Clock and Sleep nil in real use.
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	grantEnds := now.Add(time.Second)
+	errGrantEnded := errors.New("node grant ended")
+	drawnUntil := int64(-1) // the highest tick the fence let through
+	g, err := shardid.NewGenerator(shardid.Settings{
+		Node:      12,
+		LastDrawn: now, // the earlier holder drew at 12:00:00.000
+		Fence: func(t time.Time, tick int64) error {
+			if !t.Before(grantEnds) {
+				return errGrantEnded
+			}
+			drawnUntil = max(drawnUntil, tick)
+			return nil
+		},
+		Clock: func() time.Time { return now },
+		Sleep: func(d time.Duration) { now = now.Add(d) },
+	})
+	if err != nil {
+		panic(err)
+	}
+	id, err := g.Next()
+	if err != nil {
+		panic(err)
+	}
+	p, _ := g.Layout().Decompose(id)
+	fmt.Println(p.Time.Format("15:04:05.000"), "node", p.Shard, "seq", p.Seq)
+
+	now = grantEnds
+	_, err = g.Next()
+	fmt.Println(err, errors.Is(err, errGrantEnded))
+	fmt.Println("next holder's LastDrawn:", g.Layout().TickTime(drawnUntil+1).Add(-time.Millisecond).Format("15:04:05.000"))
+	// Output:
+	// 12:00:00.001 node 12 seq 0
+	// node grant ended true
+	// next holder's LastDrawn: 12:00:00.001
 }

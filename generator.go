@@ -37,6 +37,25 @@ type Settings struct {
 	// until the deadline, because time.Sleep's wake-up overshoot alone
 	// costs a busy Snowflake node over 10% of its 4096 IDs per millisecond.
 	Sleep func(time.Duration)
+	// LastDrawn is the latest instant IDs of this node may already carry
+	// from someone else: when an earlier holder of the node id last drew,
+	// as a lease table records it (package lease). The generator draws
+	// only at ticks after the one holding it, so its IDs are above every
+	// ID that holder drew; a clock still in or before that tick is a clock
+	// behind the last tick handed out (MaxBackwardStep). The zero Time, or
+	// an instant before the layout's epoch, means none.
+	LastDrawn time.Time
+	// Fence, when not nil, is asked before each draw whether the generator
+	// may draw at the clock reading now, whose tick is tick: nil lets it,
+	// an error refuses, and Next returns that error as it is. It is called
+	// with the generator's lock held, one call at a time, so it must be
+	// quick and must not call the Generator. A tick it lets through is the
+	// tick of the ID drawn, or one the generator drew at before (it waits
+	// for the next tick or for a clock stepped back, and asks again), so
+	// the highest tick a Fence let through is the latest the generator
+	// drew at. A lease (package lease) supplies one that stops drawing
+	// before the node id's lease could end. nil means no fence.
+	Fence func(now time.Time, tick int64) error
 }
 
 // Sentinel errors of the Generator; the layout's own (ErrInvalidLayout,
@@ -67,20 +86,11 @@ type Generator struct {
 	timeShift, seqShift uint
 	nodePart, routeMask int64
 
-	mu       sync.Mutex
-	lastTick int64 // -1 before the first ID
-	seq      int64
+	fence func(now time.Time, tick int64) error // Settings.Fence
 
-	// Fencing, for a generator bound to a Lease (lease.go): Next draws only
-	// while the clock reads before stopAt and at ticks up to capTick. The
-	// lease moves both forward after each renewal and clears stopAt when it
-	// is lost or closed; lease explains why drawing stopped. They are
-	// guarded by mu, so the check costs Next no lock and no clock reading
-	// of its own.
-	leased  bool
-	stopAt  time.Time
-	capTick int64
-	lease   *Lease
+	mu       sync.Mutex
+	lastTick int64 // -1 before the first ID (and no LastDrawn)
+	seq      int64
 }
 
 // NewGenerator validates s and returns a Generator. It returns an error
@@ -88,7 +98,7 @@ type Generator struct {
 //   - ErrInvalidLayout when s.Layout is set and fails Validate;
 //   - ErrShardRange when s.Node is outside 0..Layout.MaxShard();
 //   - ErrTimeRange when the clock reads before the layout's epoch or past
-//     its last tick.
+//     its last tick, or s.LastDrawn is past the layout's last tick.
 func NewGenerator(s Settings) (*Generator, error) {
 	l := s.Layout
 	if l == (Layout{}) {
@@ -110,6 +120,7 @@ func NewGenerator(s Settings) (*Generator, error) {
 		unitMs:   l.UnitMillis(),
 		maxSeq:   l.MaxSeq(),
 		maxTicks: l.MaxTicks(),
+		fence:    s.Fence,
 		lastTick: -1,
 
 		timeShift: l.timeShift(),
@@ -129,6 +140,15 @@ func NewGenerator(s Settings) (*Generator, error) {
 	if _, err := l.Ticks(g.clock()); err != nil {
 		return nil, fmt.Errorf("generator: clock: %w", err)
 	}
+	if ms := s.LastDrawn.UnixMilli() - g.epochMs; !s.LastDrawn.IsZero() && ms >= 0 {
+		if ms/g.unitMs > g.maxTicks {
+			_, err := l.Ticks(s.LastDrawn)
+			return nil, fmt.Errorf("generator: last drawn: %w", err)
+		}
+		// The tick holding LastDrawn is someone else's: start as if its
+		// sequence were used up, so the first ID is at a later tick.
+		g.lastTick, g.seq = ms/g.unitMs, g.maxSeq
+	}
 	return g, nil
 }
 
@@ -139,10 +159,10 @@ func (g *Generator) Layout() Layout { return g.layout }
 // increasing. Next waits for the next tick when the tick's sequence is used
 // up and waits out small backward clock steps. It returns an error
 // wrapping ErrClockBackward for a larger step and ErrTimeRange when the
-// clock is outside the layout's range. A generator bound to a Lease
-// (Lease.Generator) also returns ErrLeaseExpired, ErrLeaseLost or
-// ErrLeaseClosed once its lease no longer covers drawing. In a layout with
-// a route field, Next is NextFor(0).
+// clock is outside the layout's range, and the error of Settings.Fence when
+// the fence refuses (a generator bound to a lease: lease.ErrExpired,
+// lease.ErrLost or lease.ErrClosed once its lease no longer covers
+// drawing). In a layout with a route field, Next is NextFor(0).
 func (g *Generator) Next() (int64, error) {
 	g.mu.Lock()
 	tick, seq, err := g.reserve()
@@ -183,8 +203,10 @@ func (g *Generator) reserve() (tick, seq int64, err error) {
 		if err != nil {
 			return 0, 0, err
 		}
-		if g.leased && (tick > g.capTick || !now.Before(g.stopAt)) {
-			return 0, 0, g.lease.fenceError(now)
+		if g.fence != nil {
+			if err := g.fence(now, tick); err != nil {
+				return 0, 0, err
+			}
 		}
 		switch {
 		case tick > g.lastTick:

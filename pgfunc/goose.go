@@ -6,7 +6,7 @@ import (
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/database"
 
-	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/gooseup"
 )
 
@@ -26,7 +26,7 @@ func (m *Migrator) providerFor(sh Shard, o Options) (*goose.Provider, error) {
 		return nil, err
 	}
 	table := quoteIdent(sh.Schema) + ".goose_db_version"
-	return gooseup.NewProvider(m.db, shardid.DialectPostgres, gooseup.Files{MigrationName: text}, gooseup.Options{
+	return gooseup.NewProvider(m.db, dialect.Postgres, gooseup.Files{MigrationName: text}, gooseup.Options{
 		History: sh.Schema + ".goose_db_version",
 		LockID:  LockID(sh.Schema),
 		TableExists: func(ctx context.Context, db database.DBTxConn) (bool, error) {

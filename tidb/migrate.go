@@ -14,7 +14,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser"
 	"github.com/pressly/goose/v3"
 
-	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/dialect"
 	dsnpkg "github.com/shardid/shardid/internal/dsn"
 	"github.com/shardid/shardid/internal/gooseup"
 )
@@ -141,7 +141,7 @@ func NewMigrator(db *sql.DB, ms []Migration, o ProviderOptions) (*Migrator, erro
 	if len(exclude) > 0 {
 		opts = append(opts, goose.WithExcludeNames(exclude), goose.WithGoMigrations(gos...))
 	}
-	p, err := gooseup.NewProvider(db, shardid.DialectTiDB, files, gooseup.Options{History: o.TableName, Goose: opts})
+	p, err := gooseup.NewProvider(db, dialect.TiDB, files, gooseup.Options{History: o.TableName, Goose: opts})
 	if err != nil {
 		return nil, fmt.Errorf("goose provider: %w", err)
 	}

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/dsn"
 	"github.com/shardid/shardid/pgfunc/fleet"
 )
@@ -131,7 +131,7 @@ func ping(ctx context.Context, d dsn.DSN) (*sql.DB, error) {
 // pings it, and tells which dialect the server speaks. MySQL DSNs get
 // parseTime=true. flagName names the flag in errors; no error shows the
 // password.
-func openAnyDSN(ctx context.Context, flagName, s string, allowed dsnForm) (*sql.DB, shardid.Dialect, error) {
+func openAnyDSN(ctx context.Context, flagName, s string, allowed dsnForm) (*sql.DB, dialect.Dialect, error) {
 	d, err := parseDSN(flagName, s, allowed)
 	if err != nil {
 		return nil, "", err
@@ -140,11 +140,11 @@ func openAnyDSN(ctx context.Context, flagName, s string, allowed dsnForm) (*sql.
 	if err != nil {
 		return nil, "", redactErr(dsn.NewRedactor(s), err)
 	}
-	dialect, err := dsn.Detect(ctx, db)
+	found, err := dsn.Detect(ctx, db)
 	if err != nil {
 		return nil, "", redactErr(dsn.NewRedactor(s), err)
 	}
-	return db, dialect, nil
+	return db, found, nil
 }
 
 // checkMapDSNs makes env scrub the passwords of a shard map's DSNs and

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/lease"
 )
 
 func runIDGen(ctx context.Context, env *cliEnv, args []string) error {
@@ -17,7 +18,7 @@ func runIDGen(ctx context.Context, env *cliEnv, args []string) error {
 	f.register(fs)
 	n := fs.Int64("n", 0, "how many IDs to print, one per line (required)")
 	holder := fs.String("holder", "", "this process's name in the lease table; a stable name gets its own node back (default hostname:pid)")
-	ttl := fs.Duration("ttl", shardid.DefaultLeaseTTL, "lease lifetime without renewal; a killed idgen holds its node this long")
+	ttl := fs.Duration("ttl", lease.DefaultTTL, "lease lifetime without renewal; a killed idgen holds its node this long")
 	wait := fs.Duration("wait", 5*time.Minute, "when renewals fail past the lease (the database away), wait this long for one to succeed and draw on, as the library does; 0: exit at once")
 	lossy := fs.Bool("allow-lossy-commit", false, "lease from a server that may lose acknowledged commits in a crash (PostgreSQL synchronous_commit off, MySQL/MariaDB innodb_flush_log_at_trx_commit or sync_binlog not 1); after such a crash a node id can go to a second holder while the first draws, and IDs repeat")
 	if err := parseFlags(env, fs, args); err != nil {
@@ -44,11 +45,11 @@ func runIDGen(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer db.Close()
-	lease, err := shardid.AcquireLease(ctx, db, shardid.LeaseSettings{
+	held, err := lease.Acquire(ctx, db, lease.Settings{
 		Generator: shardid.Settings{Layout: layout}, Table: f.table, Dialect: d, Holder: *holder, TTL: *ttl, AllowLossyCommit: *lossy,
-		OnEvent: func(e shardid.LeaseEvent) {
+		OnEvent: func(e lease.Event) {
 			switch e.Kind {
-			case shardid.LeaseLost, shardid.LeaseDatabaseDown, shardid.LeaseDatabaseUp: // one line each
+			case lease.Lost, lease.DatabaseDown, lease.DatabaseUp: // one line each
 				notice(env, "idgen", e.String())
 			}
 		},
@@ -56,9 +57,9 @@ func runIDGen(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return lossyCommitHint(err)
 	}
-	fmt.Fprintf(env.stderr, "shardid idgen: node %d leased from %s as %q\n", lease.Node(), f.table, lease.Holder())
-	printed, drawErr := printIDs(ctx, env, *n, rideOut(env, lease, *wait))
-	closeErr := lease.Close()
+	fmt.Fprintf(env.stderr, "shardid idgen: node %d leased from %s as %q\n", held.Node(), f.table, held.Holder())
+	printed, drawErr := printIDs(ctx, env, *n, rideOut(env, held, *wait))
+	closeErr := held.Close()
 	switch {
 	case drawErr != nil:
 		return fmt.Errorf("printed %d of %d IDs: %w", printed, *n, drawErr)
@@ -74,19 +75,19 @@ func runIDGen(ctx context.Context, env *cliEnv, args []string) error {
 // the background renewals to succeed, as the library does, then draws on
 // and says after how long. A lost lease, or no renewal within wait, ends
 // the draw with the error.
-func rideOut(env *cliEnv, lease *shardid.Lease, wait time.Duration) func(context.Context) (int64, error) {
+func rideOut(env *cliEnv, held *lease.Lease, wait time.Duration) func(context.Context) (int64, error) {
 	var stopped time.Time
 	return func(ctx context.Context) (int64, error) {
 		for {
-			id, err := lease.Next()
+			id, err := held.Next()
 			if err == nil {
 				if !stopped.IsZero() {
-					notice(env, "idgen", fmt.Sprintf("node %d: drawing again after %s", lease.Node(), time.Since(stopped).Round(time.Millisecond)))
+					notice(env, "idgen", fmt.Sprintf("node %d: drawing again after %s", held.Node(), time.Since(stopped).Round(time.Millisecond)))
 					stopped = time.Time{}
 				}
 				return id, nil
 			}
-			if !errors.Is(err, shardid.ErrLeaseExpired) || wait == 0 {
+			if !errors.Is(err, lease.ErrExpired) || wait == 0 {
 				return 0, err
 			}
 			if stopped.IsZero() {

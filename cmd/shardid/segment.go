@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/gooseup"
-	"github.com/shardid/shardid/tidb/tickets"
+	"github.com/shardid/shardid/dialect"
+	"github.com/shardid/shardid/segment"
+	"github.com/shardid/shardid/tickets"
 )
 
 // envSegmentDSN is read by the segment commands when no --dsn is given.
@@ -38,7 +38,7 @@ type segmentFlags struct {
 func (f *segmentFlags) register(fs *flagSet, tagUsage string) {
 	fs.StringVar(&f.dsn, "dsn", "", "PostgreSQL URL or go-sql-driver/mysql DSN (MySQL, MariaDB, TiDB) (env "+envSegmentDSN+")")
 	fs.envVar("dsn", envSegmentDSN)
-	fs.StringVar(&f.table, "table", shardid.DefaultSegmentTable, "allocation table, [schema.]name")
+	fs.StringVar(&f.table, "table", segment.DefaultTable, "allocation table, [schema.]name")
 	if tagUsage != "" {
 		fs.StringVar(&f.tag, "tag", "", tagUsage)
 	}
@@ -46,15 +46,15 @@ func (f *segmentFlags) register(fs *flagSet, tagUsage string) {
 
 // open checks the table name (and the tag, when the command takes one)
 // before anything connects, then connects.
-func (f *segmentFlags) open(ctx context.Context, fs *flagSet) (*sql.DB, shardid.Dialect, error) {
-	if err := shardid.CheckTableName(f.table); err != nil {
+func (f *segmentFlags) open(ctx context.Context, fs *flagSet) (*sql.DB, dialect.Dialect, error) {
+	if err := segment.CheckTableName(f.table); err != nil {
 		return nil, "", usagef("--table: %v", err)
 	}
 	if fs.Lookup("tag") != nil {
 		if f.tag == "" {
 			return nil, "", usagef("--tag is required: the ID space, e.g. orders")
 		}
-		if err := shardid.CheckTag(f.tag); err != nil {
+		if err := segment.CheckTag(f.tag); err != nil {
 			return nil, "", usagef("--tag: %v", err)
 		}
 	}
@@ -65,7 +65,7 @@ func runSegmentUp(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "segment up")
 	var f segmentFlags
 	f.register(fs, "the ID space to create: 1-128 letters, digits, _ . : - (required)")
-	step := fs.Int64("step", 0, fmt.Sprintf("the tag's base step, a client's first and smallest segment (default %d for a new tag; 0 keeps an existing tag's)", shardid.DefaultSegmentStep))
+	step := fs.Int64("step", 0, fmt.Sprintf("the tag's base step, a client's first and smallest segment (default %d for a new tag; 0 keeps an existing tag's)", segment.DefaultTagStep))
 	start := fs.Int64("start", 0, "no ID below this: a new tag starts here, an existing one is raised to it (never lowered); 0: 1 for a new tag; at most 9223372036854775808 minus the step, so that one segment fits")
 	desc := fs.String("description", "", "free text stored with a new tag")
 	if err := parseFlags(env, fs, args); err != nil {
@@ -75,39 +75,35 @@ func runSegmentUp(ctx context.Context, env *cliEnv, args []string) error {
 	case fs.NArg() > 0:
 		return usagef("segment up: unexpected argument %q", fs.Arg(0))
 	case *step < 0:
-		return usagef("--step: %d is out of range (allowed: 1-%d, or 0 to keep)", *step, shardid.MaxSegmentStep)
+		return usagef("--step: %d is out of range (allowed: 1-%d, or 0 to keep)", *step, segment.MaxTagStep)
 	case *start < 0:
 		return usagef("--start: %d is out of range (allowed: 1 or more, or 0)", *start)
-	case *step > shardid.MaxSegmentStep:
-		return usagef("--step: %d is out of range (allowed: 1-%d, or 0 to keep)", *step, shardid.MaxSegmentStep)
-	case *step > 0 && *start > shardid.MaxSegmentStart(*step):
-		return usagef("--start: %d leaves less than one step (%d IDs) below the largest ID; the largest start for step %d is %d", *start, *step, *step, shardid.MaxSegmentStart(*step))
+	case *step > segment.MaxTagStep:
+		return usagef("--step: %d is out of range (allowed: 1-%d, or 0 to keep)", *step, segment.MaxTagStep)
+	case *step > 0 && *start > segment.MaxTagStart(*step):
+		return usagef("--start: %d leaves less than one step (%d IDs) below the largest ID; the largest start for step %d is %d", *start, *step, *step, segment.MaxTagStart(*step))
 	}
 	// Checked before anything is created; what depends on an existing
-	// tag's step is checked by EnsureSegmentTag, and changes nothing.
+	// tag's step is checked by segment.EnsureTag, and changes nothing.
 	db, d, err := f.open(ctx, fs)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	files, err := shardid.SegmentMigrations(d, f.table)
+	applied, err := segment.Up(ctx, db, d, f.table)
 	if err != nil {
 		return err
 	}
-	ran, err := gooseup.Up(ctx, db, d, shardid.SegmentHistoryTable(f.table), files)
-	if err != nil {
-		return fmt.Errorf("allocation table %s: %w", f.table, err)
-	}
 	state := "already there"
-	if len(ran) > 0 {
+	if applied {
 		state = "created"
 	}
 	fmt.Fprintf(env.stdout, "allocation table %s on %s (%s): %s\n", f.table, redactDSN(f.dsn), d, state)
-	before, after, err := shardid.EnsureSegmentTag(ctx, db, d, f.table, shardid.SegmentTag{Tag: f.tag, Step: *step, Description: *desc}, *start)
-	if errors.Is(err, shardid.ErrStartOutOfRange) {
+	before, after, err := segment.EnsureTag(ctx, db, d, f.table, segment.Tag{Tag: f.tag, Step: *step, Description: *desc}, *start)
+	if errors.Is(err, segment.ErrStartOutOfRange) {
 		return usagef("--start: %v", err)
 	}
-	if errors.Is(err, shardid.ErrStepOutOfRange) {
+	if errors.Is(err, segment.ErrStepOutOfRange) {
 		return usagef("--step: %v", err)
 	}
 	if err != nil {
@@ -144,9 +140,9 @@ func runSegmentNext(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer db.Close()
-	c, err := shardid.NewSegments(ctx, db, shardid.SegmentSettings{Tag: f.tag, Table: f.table, Dialect: d, AllowLossyCommit: *lossy,
-		OnEvent: func(e shardid.SegmentEvent) {
-			if e.Kind != shardid.SegmentLoaded { // losses, rewinds and outages: one line each
+	c, err := segment.New(ctx, db, segment.Settings{Tag: f.tag, Table: f.table, Dialect: d, AllowLossyCommit: *lossy,
+		OnEvent: func(e segment.Event) {
+			if e.Kind != segment.Loaded { // losses, rewinds and outages: one line each
 				notice(env, "segment next", e.String())
 			}
 		}})
@@ -176,7 +172,7 @@ func runSegmentStatus(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer db.Close()
-	tags, err := shardid.SegmentTags(ctx, db, d, f.table)
+	tags, err := segment.Tags(ctx, db, d, f.table)
 	if err != nil {
 		return err
 	}
@@ -214,10 +210,10 @@ func runSegmentResume(ctx context.Context, env *cliEnv, args []string) error {
 		return usagef("--skip: %d is out of range (allowed: 0 or more)", *skip)
 	case *to < 0:
 		return usagef("--to: %d is out of range (allowed: 1 or more, or 0 for none)", *to)
-	case *tag != "" && shardid.CheckTag(*tag) != nil:
-		return usagef("--tag: %v", shardid.CheckTag(*tag))
-	case shardid.CheckTableName(f.table) != nil:
-		return usagef("--table: %v", shardid.CheckTableName(f.table))
+	case *tag != "" && segment.CheckTag(*tag) != nil:
+		return usagef("--tag: %v", segment.CheckTag(*tag))
+	case segment.CheckTableName(f.table) != nil:
+		return usagef("--table: %v", segment.CheckTableName(f.table))
 	}
 	// (--tag is optional here, so not through f.open, which requires it.)
 	db, d, err := openAnyDSN(ctx, fs.origin("dsn"), f.dsn, formPostgres|formMySQL)
@@ -227,7 +223,7 @@ func runSegmentResume(ctx context.Context, env *cliEnv, args []string) error {
 	defer db.Close()
 	names := []string{*tag}
 	if *tag == "" {
-		tags, err := shardid.SegmentTags(ctx, db, d, f.table)
+		tags, err := segment.Tags(ctx, db, d, f.table)
 		if err != nil {
 			return err
 		}
@@ -242,7 +238,7 @@ func runSegmentResume(ctx context.Context, env *cliEnv, args []string) error {
 	// Each tag on its own: one that fails leaves the others resumed.
 	failed := 0
 	for _, name := range names {
-		before, after, err := shardid.ResumeSegmentTag(ctx, db, d, f.table, name, shardid.SegmentResume{To: *to, Skip: *skip})
+		before, after, err := segment.ResumeTag(ctx, db, d, f.table, name, segment.Resume{To: *to, Skip: *skip})
 		if err != nil {
 			failed++
 			fmt.Fprintf(env.stdout, "tag %s: FAILED: %s\n", name, env.line(err.Error()))
@@ -279,10 +275,10 @@ const lossyCommitUsage = "draw from a server that may lose acknowledged commits 
 // messages name the Go setting (AllowLossyCommit), which a command-line
 // user cannot set.
 func lossyCommitHint(err error) error {
-	if !errors.Is(err, shardid.ErrLossyCommit) && !errors.Is(err, tickets.ErrLossyCommit) {
+	if !errors.Is(err, dialect.ErrLossyCommit) && !errors.Is(err, tickets.ErrLossyCommit) {
 		return err
 	}
 	// The message reworded, the error chain kept (errors.Is still finds
-	// ErrLossyCommit and ErrSegmentsExhausted).
+	// ErrLossyCommit and ErrExhausted).
 	return &redactedError{msg: strings.ReplaceAll(err.Error(), "AllowLossyCommit", "--allow-lossy-commit"), err: err}
 }

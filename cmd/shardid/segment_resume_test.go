@@ -6,10 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/bench"
 	"github.com/shardid/shardid/internal/dbserver"
 	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/segment"
 )
 
 // TestSegmentResumeCLI on PostgreSQL, MariaDB and TiDB: the allocation
@@ -22,13 +23,13 @@ import (
 // hands the same IDs out again, which the resume prevents.
 func TestSegmentResumeCLI(t *testing.T) {
 	for name, b := range map[string]struct {
-		d      shardid.Dialect
+		d      dialect.Dialect
 		driver string
 		dsn    func(t *testing.T) string
 	}{
-		"postgres": {shardid.DialectPostgres, "pgx", func(t *testing.T) string { return testsrv.Database(t, testsrv.PG(t)) }},
-		"mariadb":  {shardid.DialectMySQL, "mysql", func(t *testing.T) string { return testsrv.Database(t, testsrv.MariaDB(t)) }},
-		"tidb":     {shardid.DialectTiDB, "mysql", func(t *testing.T) string { return testsrv.Database(t, testsrv.TiDB(t)) }},
+		"postgres": {dialect.Postgres, "pgx", func(t *testing.T) string { return testsrv.Database(t, testsrv.PG(t)) }},
+		"mariadb":  {dialect.MySQL, "mysql", func(t *testing.T) string { return testsrv.Database(t, testsrv.MariaDB(t)) }},
+		"tidb":     {dialect.TiDB, "mysql", func(t *testing.T) string { return testsrv.Database(t, testsrv.TiDB(t)) }},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -47,7 +48,7 @@ func TestSegmentResumeCLI(t *testing.T) {
 				!strings.Contains(stderr, "discarded unused at close") || strings.Count(stderr, "\n") != 1 {
 				t.Errorf("next's stderr: %q; want the IDs it dropped from 151 on, one line", stderr)
 			}
-			dump, err := dbserver.TakeTable(ctx, b.d, dsn, shardid.DefaultSegmentTable)
+			dump, err := dbserver.TakeTable(ctx, b.d, dsn, segment.DefaultTable)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -68,7 +69,7 @@ func TestSegmentResumeCLI(t *testing.T) {
 			// A client that took IDs up to 10,000 (its memory) finds the
 			// restored table below that and fences the tag.
 			db := testsrv.Open(t, b.driver, dsn)
-			if _, err := shardid.NewSegments(ctx, db, shardid.SegmentSettings{Tag: "orders", Floor: 10_000}); err == nil {
+			if _, err := segment.New(ctx, db, segment.Settings{Tag: "orders", Floor: 10_000}); err == nil {
 				t.Fatal("a client that took IDs up to 10,000 accepted the restored table")
 			}
 			code, out, _ = runCLI(t, "", nil, "segment", "status", "--dsn", dsn)

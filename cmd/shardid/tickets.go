@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/shardid/shardid/tickets"
 	"github.com/shardid/shardid/tidb"
-	"github.com/shardid/shardid/tidb/tickets"
 )
 
 // envTicketsDSN is read by the tickets commands when no --dsn is given.

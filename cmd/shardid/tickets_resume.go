@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/shardid/shardid/tidb/tickets"
+	"github.com/shardid/shardid/tickets"
 )
 
 func runTicketsResume(ctx context.Context, env *cliEnv, args []string) error {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/shardid/shardid/tidb/tickets"
+	"github.com/shardid/shardid/tickets"
 )
 
 // statusServer is what tickets status read from one server.

@@ -7,7 +7,8 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/leasemig"
+	"github.com/shardid/shardid/dialect"
+	"github.com/shardid/shardid/lease"
 )
 
 // Environment variables read by the worker and idgen commands; flags win
@@ -25,13 +26,13 @@ type leaseFlags struct {
 func (f *leaseFlags) register(fs *flagSet) {
 	fs.StringVar(&f.dsn, "dsn", "", "PostgreSQL URL (postgres://user@host:5432/db) or MySQL/MariaDB/TiDB DSN (user@tcp(host:3306)/db) (env "+envWorkerDSN+")")
 	fs.envVar("dsn", envWorkerDSN)
-	fs.StringVar(&f.table, "table", shardid.DefaultLeaseTable, "lease table, name or schema.name (env "+envWorkerTable+")")
+	fs.StringVar(&f.table, "table", lease.DefaultTable, "lease table, name or schema.name (env "+envWorkerTable+")")
 	fs.envVar("table", envWorkerTable)
 }
 
 // open checks the table name, then connects.
-func (f *leaseFlags) open(ctx context.Context, fs *flagSet) (*sql.DB, shardid.Dialect, error) {
-	if err := shardid.CheckLeaseTable(f.table); err != nil {
+func (f *leaseFlags) open(ctx context.Context, fs *flagSet) (*sql.DB, dialect.Dialect, error) {
+	if err := lease.CheckTable(f.table); err != nil {
 		return nil, "", usagef("%s: %v", fs.origin("table"), err)
 	}
 	return openAnyDSN(ctx, fs.origin("dsn"), f.dsn, formPostgres|formMySQL)
@@ -39,7 +40,7 @@ func (f *leaseFlags) open(ctx context.Context, fs *flagSet) (*sql.DB, shardid.Di
 
 // parseLeaseCommand parses the flags of a worker subcommand that takes no
 // arguments and connects.
-func parseLeaseCommand(ctx context.Context, env *cliEnv, fs *flagSet, f *leaseFlags, args []string) (*sql.DB, shardid.Dialect, error) {
+func parseLeaseCommand(ctx context.Context, env *cliEnv, fs *flagSet, f *leaseFlags, args []string) (*sql.DB, dialect.Dialect, error) {
 	if err := parseFlags(env, fs, args); err != nil {
 		return nil, "", err
 	}
@@ -58,7 +59,7 @@ func runWorkerUp(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer db.Close()
-	applied, err := leasemig.Up(ctx, db, d, f.table)
+	applied, err := lease.Up(ctx, db, d, f.table)
 	if err != nil {
 		return err
 	}
@@ -66,7 +67,7 @@ func runWorkerUp(ctx context.Context, env *cliEnv, args []string) error {
 	if applied {
 		state = "created"
 	}
-	fmt.Fprintf(env.stdout, "lease table %s on %s (%s): %s; goose history in %s\n", f.table, redactDSN(f.dsn), d, state, leasemig.HistoryTable(f.table))
+	fmt.Fprintf(env.stdout, "lease table %s on %s (%s): %s; goose history in %s\n", f.table, redactDSN(f.dsn), d, state, lease.HistoryTable(f.table))
 	return nil
 }
 
@@ -91,7 +92,7 @@ func runWorkerStatus(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer db.Close()
-	leases, err := shardid.ListLeases(ctx, db, d, f.table)
+	leases, err := lease.List(ctx, db, d, f.table)
 	if err != nil {
 		return err // with what to do when the table is missing or the role lacks grants
 	}
@@ -135,8 +136,8 @@ func runWorkerFence(ctx context.Context, env *cliEnv, args []string) error {
 	fs.envVar("epoch", envEpoch)
 	var f leaseFlags
 	f.register(fs)
-	ttl := fs.Duration("ttl", shardid.DefaultLeaseTTL, "the longest lease TTL any holder of the table uses: the fence lasts this long")
-	skew := fs.Duration("max-clock-skew", shardid.DefaultMaxClockSkew, "the largest MaxClockSkew any holder uses: new holders draw only this long after the fence ends")
+	ttl := fs.Duration("ttl", lease.DefaultTTL, "the longest lease TTL any holder of the table uses: the fence lasts this long")
+	skew := fs.Duration("max-clock-skew", lease.DefaultMaxClockSkew, "the largest MaxClockSkew any holder uses: new holders draw only this long after the fence ends")
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
@@ -165,11 +166,11 @@ func runWorkerFence(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer db.Close()
-	set := shardid.LeaseFenceSettings{Layout: layout, TTL: *ttl, MaxClockSkew: *skew}
+	set := lease.FenceSettings{Layout: layout, TTL: *ttl, MaxClockSkew: *skew}
 	if *skew == 0 {
 		set.MaxClockSkew = -1 // none, not the default
 	}
-	res, err := shardid.FenceLeases(ctx, db, d, f.table, set)
+	res, err := lease.Fence(ctx, db, d, f.table, set)
 	if err != nil {
 		return err
 	}

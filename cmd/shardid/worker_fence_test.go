@@ -9,6 +9,7 @@ import (
 
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/lease"
 )
 
 // TestWorkerFenceCLI on PostgreSQL, MariaDB and TiDB: with a holder live,
@@ -33,7 +34,7 @@ func TestWorkerFenceCLI(t *testing.T) {
 				t.Fatal(errOut)
 			}
 			db := testsrv.Open(t, b.driver, dsn)
-			holder, err := shardid.AcquireLease(ctx, db, shardid.LeaseSettings{Holder: "live", Generator: shardid.Settings{Layout: shardid.JS53()}, RenewEvery: -1})
+			holder, err := lease.Acquire(ctx, db, lease.Settings{Holder: "live", Generator: shardid.Settings{Layout: shardid.JS53()}, RenewEvery: -1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -53,7 +54,7 @@ func TestWorkerFenceCLI(t *testing.T) {
 			if len(leases) != nodes || fenced != nodes {
 				t.Errorf("status after the fence: %d rows, %d fenced; want all %d node ids of the table's layout", len(leases), fenced, nodes)
 			}
-			if err := holder.Renew(ctx); !errors.Is(err, shardid.ErrLeaseLost) || !strings.Contains(err.Error(), "fenced") {
+			if err := holder.Renew(ctx); !errors.Is(err, lease.ErrLost) || !strings.Contains(err.Error(), "fenced") {
 				t.Errorf("the live holder's renewal after the fence: %v", err)
 			}
 			code, _, errOut = runCLI(t, "", nil, "idgen", "--dsn", dsn, "--layout", "js53", "-n", "1")

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
+
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/internal/testsrv"
 )

@@ -14,7 +14,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/lease"
 )
 
 // Latency holds the duration of each acquire and each release of Cycle,
@@ -27,11 +27,11 @@ type Latency struct {
 // returns how long each step took. With a fixed s.Holder every acquire
 // after the first takes the holder's released node back (a restart); with
 // fresh holders and nothing released it would insert new rows instead.
-func Cycle(ctx context.Context, db *sql.DB, s shardid.LeaseSettings, rounds int) (Latency, error) {
+func Cycle(ctx context.Context, db *sql.DB, s lease.Settings, rounds int) (Latency, error) {
 	var lat Latency
 	for range rounds {
 		start := time.Now()
-		l, err := shardid.AcquireLease(ctx, db, s)
+		l, err := lease.Acquire(ctx, db, s)
 		if err != nil {
 			return lat, err
 		}

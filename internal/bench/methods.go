@@ -7,9 +7,10 @@ import (
 	"io"
 	"sync/atomic"
 
-	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/gooseup"
-	"github.com/shardid/shardid/tidb/tickets"
+	"github.com/shardid/shardid/dialect"
+	"github.com/shardid/shardid/lease"
+	"github.com/shardid/shardid/segment"
+	"github.com/shardid/shardid/tickets"
 )
 
 // Method is one way to get IDs, measured by Run.
@@ -112,9 +113,9 @@ func QueryID(db *sql.DB, q string) func(context.Context) (Draw, io.Closer, error
 
 // SegmentDraws draws from a Segments client of the client's own, as a
 // separate process would: it starts at the tag's step and adapts.
-func SegmentDraws(db *sql.DB, s shardid.SegmentSettings) func(context.Context) (Draw, io.Closer, error) {
+func SegmentDraws(db *sql.DB, s segment.Settings) func(context.Context) (Draw, io.Closer, error) {
 	return func(ctx context.Context) (Draw, io.Closer, error) {
-		c, err := shardid.NewSegments(ctx, db, s)
+		c, err := segment.New(ctx, db, s)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -124,15 +125,11 @@ func SegmentDraws(db *sql.DB, s shardid.SegmentSettings) func(context.Context) (
 
 // SegmentTag applies the allocation table table ("" for the default) and
 // creates tag with step 1000, for SegmentDraws.
-func SegmentTag(ctx context.Context, db *sql.DB, d shardid.Dialect, table, tag string) error {
-	files, err := shardid.SegmentMigrations(d, table)
-	if err != nil {
+func SegmentTag(ctx context.Context, db *sql.DB, d dialect.Dialect, table, tag string) error {
+	if _, err := segment.Up(ctx, db, d, table); err != nil {
 		return err
 	}
-	if _, err := gooseup.Up(ctx, db, d, shardid.SegmentHistoryTable(table), files); err != nil {
-		return err
-	}
-	_, _, err = shardid.EnsureSegmentTag(ctx, db, d, table, shardid.SegmentTag{Tag: tag}, 0)
+	_, _, err := segment.EnsureTag(ctx, db, d, table, segment.Tag{Tag: tag}, 0)
 	return err
 }
 
@@ -152,12 +149,12 @@ func TicketDraws(db *sql.DB, name string) func(context.Context) (Draw, io.Closer
 // number appended per client), as separate processes would; the lease is
 // released after the run. Drawing asks the database nothing: only the
 // lease's background renewals make round trips.
-func LeasedDraws(db *sql.DB, s shardid.LeaseSettings, holder string) func(context.Context) (Draw, io.Closer, error) {
+func LeasedDraws(db *sql.DB, s lease.Settings, holder string) func(context.Context) (Draw, io.Closer, error) {
 	var n atomic.Int64
 	return func(ctx context.Context) (Draw, io.Closer, error) {
 		ls := s
 		ls.Holder = fmt.Sprintf("%s-%d", holder, n.Add(1))
-		l, err := shardid.AcquireLease(ctx, db, ls)
+		l, err := lease.Acquire(ctx, db, ls)
 		if err != nil {
 			return nil, nil, err
 		}

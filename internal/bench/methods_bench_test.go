@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/bench"
 	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/pgfunc"
-	"github.com/shardid/shardid/tidb/tickets"
+	"github.com/shardid/shardid/segment"
+	"github.com/shardid/shardid/tickets"
 )
 
 // runCost measures each method, baseline first, for 1 and 4 concurrent
@@ -60,7 +61,7 @@ func mustExec(b *testing.B, db *sql.DB, stmts ...string) {
 
 // segmentTag applies the allocation table and creates tag "bench" (step
 // 1000).
-func segmentTag(b *testing.B, db *sql.DB, d shardid.Dialect) {
+func segmentTag(b *testing.B, db *sql.DB, d dialect.Dialect) {
 	b.Helper()
 	if err := bench.SegmentTag(context.Background(), db, d, "", "bench"); err != nil {
 		b.Fatal(err)
@@ -83,11 +84,11 @@ func BenchmarkCostMariaDB(b *testing.B) {
 	if _, _, err := tickets.Up(context.Background(), db, tickets.Settings{Name: "tickets64"}); err != nil {
 		b.Fatal(err)
 	}
-	segmentTag(b, db, shardid.DialectMySQL)
+	segmentTag(b, db, dialect.MySQL)
 	runCost(b, ctr, []bench.Method{
 		{"auto_increment", 2000, "", bench.ExecLastID(db, "INSERT INTO ai () VALUES ()")},
 		{"tickets", 2000, "", bench.TicketDraws(db, "tickets64")},
-		{"segments", 200_000, "", bench.SegmentDraws(db, shardid.SegmentSettings{Tag: "bench"})},
+		{"segments", 200_000, "", bench.SegmentDraws(db, segment.Settings{Tag: "bench"})},
 	})
 }
 
@@ -111,12 +112,12 @@ func BenchmarkCostTiDB(b *testing.B) {
 	if _, _, err := tickets.Up(ctx, db, tickets.Settings{Name: "tickets64_seq", Kind: tickets.KindSequence}); err != nil {
 		b.Fatal(err)
 	}
-	segmentTag(b, db, shardid.DialectTiDB)
+	segmentTag(b, db, dialect.TiDB)
 	runCost(b, ctr, []bench.Method{
 		{"auto_increment", 1000, "", bench.ExecLastID(db, "INSERT INTO ai () VALUES ()")},
 		{"tickets", 1000, "", bench.TicketDraws(db, "tickets64")},
 		{"tickets-sequence", 2000, "", bench.TicketDraws(db, "tickets64_seq")},
-		{"segments", 200_000, "", bench.SegmentDraws(db, shardid.SegmentSettings{Tag: "bench"})},
+		{"segments", 200_000, "", bench.SegmentDraws(db, segment.Settings{Tag: "bench"})},
 	})
 }
 
@@ -146,10 +147,10 @@ func BenchmarkCostPostgres(b *testing.B) {
 		"CREATE SEQUENCE bench_seq",
 		"CREATE TABLE k_bigserial (id bigserial PRIMARY KEY)",
 		"CREATE TABLE insta1.k (id bigint PRIMARY KEY DEFAULT insta1.next_id())")
-	segmentTag(b, db, shardid.DialectPostgres)
+	segmentTag(b, db, dialect.Postgres)
 	runCost(b, ctr, []bench.Method{
 		{"nextval", 2000, "", bench.QueryID(db, "SELECT nextval('bench_seq')")},
-		{"segments", 200_000, "", bench.SegmentDraws(db, shardid.SegmentSettings{Tag: "bench"})},
+		{"segments", 200_000, "", bench.SegmentDraws(db, segment.Settings{Tag: "bench"})},
 		{"next_id", 2000, "", bench.QueryID(db, "SELECT insta1.next_id()")},
 		{"insert-bigserial", 2000, "", bench.QueryID(db, "INSERT INTO k_bigserial DEFAULT VALUES RETURNING id")},
 		{"insert-default-next_id", 2000, "insert-bigserial", bench.QueryID(db, "INSERT INTO insta1.k DEFAULT VALUES RETURNING id")},

@@ -12,9 +12,11 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/dialect"
 	dsnpkg "github.com/shardid/shardid/internal/dsn"
-	"github.com/shardid/shardid/internal/leasemig"
+	"github.com/shardid/shardid/lease"
 	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/segment"
 )
 
 // PGSchema holds RunPG's own objects; RunPG also creates a schema per
@@ -399,10 +401,10 @@ func freeShards(ctx context.Context, db *sql.DB, n int) ([]int64, error) {
 // leased generators.
 func pgMethods(ctx context.Context, db *sql.DB, s Settings, bodies []pgBody) ([]Method, error) {
 	segTable, leaseTable := PGSchema+".segments", PGSchema+".worker_lease"
-	if err := SegmentTag(ctx, db, shardid.DialectPostgres, segTable, "bench"); err != nil {
+	if err := SegmentTag(ctx, db, dialect.Postgres, segTable, "bench"); err != nil {
 		return nil, fmt.Errorf("segment allocation table: %w", err)
 	}
-	if _, err := leasemig.Up(ctx, db, shardid.DialectPostgres, leaseTable); err != nil {
+	if _, err := lease.Up(ctx, db, dialect.Postgres, leaseTable); err != nil {
 		return nil, fmt.Errorf("lease table: %w", err)
 	}
 	nextval, err := render("draw", bodies[0].expr)
@@ -419,10 +421,10 @@ func pgMethods(ctx context.Context, db *sql.DB, s Settings, bodies []pgBody) ([]
 		// The bench's IDs are thrown away, so a server that may lose
 		// acknowledged commits (synchronous_commit = off) is no reason to
 		// refuse them.
-		{Name: "segments", IDs: s.IDs * InMemoryFactor, New: SegmentDraws(db, shardid.SegmentSettings{
-			Tag: "bench", Table: segTable, Dialect: shardid.DialectPostgres, AllowLossyCommit: true})},
-		{Name: "leased", IDs: s.IDs * InMemoryFactor, New: LeasedDraws(db, shardid.LeaseSettings{
-			Table: leaseTable, Dialect: shardid.DialectPostgres}, "shardid-bench")},
+		{Name: "segments", IDs: s.IDs * InMemoryFactor, New: SegmentDraws(db, segment.Settings{
+			Tag: "bench", Table: segTable, Dialect: dialect.Postgres, AllowLossyCommit: true})},
+		{Name: "leased", IDs: s.IDs * InMemoryFactor, New: LeasedDraws(db, lease.Settings{
+			Table: leaseTable, Dialect: dialect.Postgres}, "shardid-bench")},
 	}, nil
 }
 

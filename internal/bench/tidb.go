@@ -12,11 +12,13 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/dialect"
 	dsnpkg "github.com/shardid/shardid/internal/dsn"
-	"github.com/shardid/shardid/internal/leasemig"
+	"github.com/shardid/shardid/lease"
+	"github.com/shardid/shardid/segment"
+	"github.com/shardid/shardid/tickets"
 	"github.com/shardid/shardid/tidb"
 	"github.com/shardid/shardid/tidb/rotate"
-	"github.com/shardid/shardid/tidb/tickets"
 )
 
 // TiDBDatabase is the database RunTiDB creates, works in and drops.
@@ -400,10 +402,10 @@ func tidbMethods(ctx context.Context, db *sql.DB, s Settings) ([]Method, error) 
 			return nil, fmt.Errorf("ticket name %s: %w", t.Name, err)
 		}
 	}
-	if err := SegmentTag(ctx, db, shardid.DialectTiDB, "", "bench"); err != nil {
+	if err := SegmentTag(ctx, db, dialect.TiDB, "", "bench"); err != nil {
 		return nil, fmt.Errorf("segment allocation table: %w", err)
 	}
-	if _, err := leasemig.Up(ctx, db, shardid.DialectTiDB, ""); err != nil {
+	if _, err := lease.Up(ctx, db, dialect.TiDB, ""); err != nil {
 		return nil, fmt.Errorf("lease table: %w", err)
 	}
 	return []Method{
@@ -412,9 +414,9 @@ func tidbMethods(ctx context.Context, db *sql.DB, s Settings) ([]Method, error) 
 		{Name: "tickets-sequence", IDs: s.IDs, New: TicketDraws(db, "tickets64_seq")},
 		// The bench's IDs are thrown away: a server that may lose
 		// acknowledged commits is no reason to refuse them.
-		{Name: "segments", IDs: s.IDs * InMemoryFactor, New: SegmentDraws(db, shardid.SegmentSettings{
-			Tag: "bench", Dialect: shardid.DialectTiDB, AllowLossyCommit: true})},
-		{Name: "leased", IDs: s.IDs * InMemoryFactor, New: LeasedDraws(db, shardid.LeaseSettings{
-			Dialect: shardid.DialectTiDB}, "shardid-bench")},
+		{Name: "segments", IDs: s.IDs * InMemoryFactor, New: SegmentDraws(db, segment.Settings{
+			Tag: "bench", Dialect: dialect.TiDB, AllowLossyCommit: true})},
+		{Name: "leased", IDs: s.IDs * InMemoryFactor, New: LeasedDraws(db, lease.Settings{
+			Dialect: dialect.TiDB}, "shardid-bench")},
 	}, nil
 }

@@ -32,7 +32,7 @@ type TableDump struct {
 func (d TableDump) Size() int { return len(d.sql) }
 
 // TakeTable dumps table (name or schema.name) of the database dsn points at.
-// d, a dialect's name (shardid.Dialect), picks the tools: pg_dump for
+// d, a dialect's name (dialect.Dialect), picks the tools: pg_dump for
 // "postgres", mysqldump for the MySQL family ("mysql", "tidb"). It takes
 // any string type so that the harness needs no package of the module.
 func TakeTable[D ~string](ctx context.Context, d D, dsn, table string) (TableDump, error) {

@@ -5,9 +5,8 @@ import (
 	"database/sql"
 	"testing"
 
+	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/dbserver"
-
-	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/internal/testsrv"
 )
 
@@ -17,12 +16,12 @@ import (
 func TestRestoreForgets(t *testing.T) {
 	for _, b := range []struct {
 		name    string
-		dialect shardid.Dialect
+		dialect dialect.Dialect
 		open    func(testing.TB) (*sql.DB, string)
 	}{
-		{"postgres", shardid.DialectPostgres, testsrv.PGDB},
-		{"mariadb", shardid.DialectMySQL, testsrv.MariaDBDB},
-		{"tidb", shardid.DialectTiDB, testsrv.TiDBDB},
+		{"postgres", dialect.Postgres, testsrv.PGDB},
+		{"mariadb", dialect.MySQL, testsrv.MariaDBDB},
+		{"tidb", dialect.TiDB, testsrv.TiDBDB},
 	} {
 		t.Run(b.name, func(t *testing.T) {
 			t.Parallel()

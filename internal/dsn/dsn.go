@@ -20,8 +20,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib" // also the database/sql driver "pgx"
-
-	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/dialect"
 )
 
 // Form is a kind of connection string; forms combine with |.
@@ -197,12 +196,12 @@ func Open(ctx context.Context, d DSN) (*sql.DB, error) {
 	return db, nil
 }
 
-// Detect tells which dialect db's server speaks (shardid.DetectDialect),
+// Detect tells which dialect db's server speaks (dialect.Detect),
 // within PingTimeout; it closes db when it cannot tell.
-func Detect(ctx context.Context, db *sql.DB) (shardid.Dialect, error) {
+func Detect(ctx context.Context, db *sql.DB) (dialect.Dialect, error) {
 	pctx, cancel := context.WithTimeout(ctx, PingTimeout)
 	defer cancel()
-	d, err := shardid.DetectDialect(pctx, db)
+	d, err := dialect.Detect(pctx, db)
 	if err != nil {
 		db.Close()
 		return "", err

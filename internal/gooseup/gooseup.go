@@ -15,7 +15,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/dialect"
 )
 
 // Up applies files to db, recording them in version table history
@@ -23,10 +23,10 @@ import (
 // (none when everything was already applied). On PostgreSQL the run holds
 // a session advisory lock derived from history, so concurrent runs for
 // one purpose wait for each other and other purposes do not wait.
-func Up(ctx context.Context, db *sql.DB, d shardid.Dialect, history string, files map[string][]byte) ([]string, error) {
+func Up(ctx context.Context, db *sql.DB, d dialect.Dialect, history string, files map[string][]byte) ([]string, error) {
 	p, err := NewProvider(db, d, files, Options{History: history})
 	switch {
-	case errors.Is(err, shardid.ErrUnknownDialect):
+	case errors.Is(err, dialect.ErrUnknown):
 		return nil, err
 	case err != nil:
 		return nil, fmt.Errorf("goose provider: %w", err)

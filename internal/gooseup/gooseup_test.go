@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"testing"
 
-	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/gooseup"
 	"github.com/shardid/shardid/internal/testsrv"
 )
@@ -19,9 +19,9 @@ func TestHistoriesKeptApart(t *testing.T) {
 	pg, _ := testsrv.PGDB(t)
 	my, _ := testsrv.MariaDBDB(t)
 	for _, c := range []struct {
-		d  shardid.Dialect
+		d  dialect.Dialect
 		db *sql.DB
-	}{{shardid.DialectPostgres, pg}, {shardid.DialectMySQL, my}} {
+	}{{dialect.Postgres, pg}, {dialect.MySQL, my}} {
 		for _, purpose := range []string{"a", "b"} {
 			files := map[string][]byte{"00001_" + purpose + ".sql": []byte("-- +goose Up\nCREATE TABLE " + purpose + "_t (x int);\n")}
 			for run, want := range []int{1, 0} {

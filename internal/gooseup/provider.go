@@ -9,8 +9,7 @@ import (
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/database"
 	"github.com/pressly/goose/v3/lock"
-
-	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/dialect"
 )
 
 // Options say how NewProvider builds a goose Provider. The zero value
@@ -35,15 +34,15 @@ type Options struct {
 
 // NewProvider returns the goose Provider that applies files (name →
 // content, see Files) to db in dialect d, keeping no global registry. It
-// returns goose's own errors, and one wrapping shardid.ErrUnknownDialect
+// returns goose's own errors, and one wrapping dialect.ErrUnknown
 // for a dialect it does not know. Every goose Provider shardid builds is
 // built here.
-func NewProvider(db *sql.DB, d shardid.Dialect, files Files, o Options) (*goose.Provider, error) {
+func NewProvider(db *sql.DB, d dialect.Dialect, files Files, o Options) (*goose.Provider, error) {
 	opts := append([]goose.ProviderOption{goose.WithDisableGlobalRegistry(true)}, o.Goose...)
-	var dialect goose.Dialect
+	var gd goose.Dialect
 	switch d {
-	case shardid.DialectPostgres:
-		dialect = goose.DialectPostgres
+	case dialect.Postgres:
+		gd = goose.DialectPostgres
 		id := o.LockID
 		if id == 0 {
 			id = LockID(o.History)
@@ -53,14 +52,14 @@ func NewProvider(db *sql.DB, d shardid.Dialect, files Files, o Options) (*goose.
 			return nil, err
 		}
 		opts = append(opts, goose.WithSessionLocker(locker))
-	case shardid.DialectMySQL:
-		dialect = goose.DialectMySQL
-	case shardid.DialectTiDB:
-		dialect = goose.DialectTiDB
+	case dialect.MySQL:
+		gd = goose.DialectMySQL
+	case dialect.TiDB:
+		gd = goose.DialectTiDB
 	default:
-		return nil, fmt.Errorf("%w %q", shardid.ErrUnknownDialect, d)
+		return nil, fmt.Errorf("%w %q", dialect.ErrUnknown, d)
 	}
-	if o.TableExists != nil && d == shardid.DialectPostgres {
+	if o.TableExists != nil && d == dialect.Postgres {
 		table := o.History
 		if table == "" {
 			table = goose.DefaultTablename
@@ -74,7 +73,7 @@ func NewProvider(db *sql.DB, d shardid.Dialect, files Files, o Options) (*goose.
 	if o.History != "" {
 		opts = append(opts, goose.WithTableName(o.History))
 	}
-	return goose.NewProvider(dialect, db, files, opts...)
+	return goose.NewProvider(gd, db, files, opts...)
 }
 
 // LockID is the PostgreSQL session-lock id NewProvider derives from a

@@ -1,0 +1,45 @@
+package tickets
+
+import (
+	"context"
+
+	"github.com/shardid/shardid/dialect"
+)
+
+// Test-only access to internals, for the external tickets_test package.
+
+// Statement renders one of the client's statements (draw, explain, kind,
+// settings, sequence, class, seen for two servers, rewound, resumed,
+// resume) for dialect d and settings s, for TiDB's parser.
+func Statement(d string, s Settings, name string) (string, error) {
+	s, err := s.normalize()
+	if err != nil {
+		return "", err
+	}
+	v := newView(dialect.Dialect(d), s)
+	v.Rows = make([]struct{}, 2)
+	return v.render(name)
+}
+
+// Unchecked turns off what keeps c's servers apart, for negative
+// controls: the check of a late server's settings and the class check of
+// every ticket.
+func Unchecked(c *Client) { c.unchecked = true }
+
+// NewClientNoRewindCheck is NewClient without what finds a counter that
+// went back, for negative controls: the high-water check of every ticket
+// and the reading of the class tables' records and reports.
+func NewClientNoRewindCheck(ctx context.Context, servers []Server, s ClientSettings) (*Client, error) {
+	return newClient(ctx, servers, s, func(c *Client) { c.noRewindCheck = true })
+}
+
+// NewClientNoBreaker is NewClient failing over as a client without a
+// per-call budget or a circuit breaker would, for negative controls:
+// every draw may wait the whole Timeout, and once RetryAfter has passed
+// every caller tries a failed server again.
+func NewClientNoBreaker(ctx context.Context, servers []Server, s ClientSettings) (*Client, error) {
+	return newClient(ctx, servers, s, func(c *Client) {
+		c.noBreaker = true
+		c.set.Budget = c.set.Timeout
+	})
+}

@@ -1,0 +1,192 @@
+package tickets_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/shardid/shardid/internal/bench"
+	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/tickets"
+)
+
+// stalls sums up the calls that ended in [from, to]: the longest call,
+// the longest time in which no call ended with a ticket (from from to
+// to), the calls longer than a second, and the tickets drawn.
+func (l *drawLoop) stalls(from, to time.Time) (longest, gap time.Duration, slow, drawn int) {
+	var ends []time.Time
+	for _, c := range l.calls {
+		if c.end.Before(from) || c.end.After(to) {
+			continue
+		}
+		longest = max(longest, c.took)
+		if c.took > time.Second {
+			slow++
+		}
+		ends = append(ends, c.end)
+	}
+	slices.SortFunc(ends, func(a, b time.Time) int { return a.Compare(b) })
+	prev := from
+	for _, e := range append(ends, to) {
+		gap, prev = max(gap, e.Sub(prev)), e
+	}
+	return longest, gap, slow, len(ends)
+}
+
+// hangBound is what a hung server may cost a call of a client with the
+// given budget while another server answers: the budget, plus a margin
+// for the draw on the next server on a busy machine.
+func hangBound(budget time.Duration) time.Duration { return budget + 2*time.Second }
+
+// TestHungServer: two MariaDB servers of the test's own; a is stopped
+// (SIGSTOP: it keeps its port and connections and answers nothing) while
+// four goroutines draw. With a 200 ms budget and a 5 s timeout no call
+// waits longer than the budget plus a margin for its next draw (the
+// bound, hangBound); a comes back after SIGCONT; no ticket twice.
+//
+// The breaker's clock is the test's: while it stands still, nobody tries a
+// once it is known down (the draws abandoned on it are at most the calls
+// in flight when it stopped); each time the test moves it past the
+// backoff, exactly one caller probes a while the others keep drawing
+// from b. The negative control, a client without the budget and the
+// breaker drawing beside it through the same hang, breaks the bound.
+func TestHungServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts two servers of its own and stops one")
+	}
+	ctx := context.Background()
+	srvA, _, servers := ownPair(t, "t")
+	const budget, timeout, retry, goroutines = 200 * time.Millisecond, 5 * time.Second, 300 * time.Millisecond, 4
+	var ev events
+	var ahead atomic.Int64 // how far the test moved the breaker's clock
+	start := time.Now()
+	clock := func() time.Time { return start.Add(time.Duration(ahead.Load())) }
+	set := tickets.ClientSettings{Name: "t", Budget: budget, Timeout: timeout, RetryAfter: retry, MaxRetryAfter: time.Second, OnEvent: ev.add, Clock: clock}
+	cl, err := tickets.NewClient(ctx, servers, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set.OnEvent, set.Clock = nil, nil
+	blind, err := tickets.NewClientNoBreaker(ctx, servers, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, lb := startLoop(cl, goroutines), startLoop(blind, goroutines)
+	testsrv.WaitFor(t, "1,000 tickets in each client", func() bool { return l.total.Load() >= 1000 && lb.total.Load() >= 1000 })
+
+	before := cl.Stats()
+	if err := srvA.Pause(); err != nil {
+		t.Fatal(err)
+	}
+	pausedAt := time.Now()
+	testsrv.WaitFor(t, "a known down", func() bool { return cl.Servers()[0].Down })
+	at := l.total.Load()
+	testsrv.WaitFor(t, "2,000 tickets with a down", func() bool { return l.total.Load() >= at+2000 })
+	if st := cl.Stats(); st.Probes != before.Probes || st.Abandoned-before.Abandoned > goroutines {
+		t.Errorf("with the breaker's clock standing still: %d probes, %d draws abandoned on a; want none, and at most the %d calls in flight when it stopped",
+			st.Probes-before.Probes, st.Abandoned-before.Abandoned, goroutines)
+	}
+	for round := range 3 {
+		probes, downs := cl.Stats().Probes, len(ev.of(tickets.EventServerDown, "a"))
+		ahead.Add(int64(10 * time.Second)) // past any backoff
+		testsrv.WaitFor(t, "a probe of a to fail", func() bool { return len(ev.of(tickets.EventServerDown, "a")) > downs })
+		if got := cl.Stats().Probes - probes; got != 1 {
+			t.Errorf("round %d: %d callers probed a; want one", round, got)
+		}
+	}
+	testsrv.WaitFor(t, "a stall of the control", func() bool { return blind.Stats().Abandoned > 0 })
+	if err := srvA.Continue(); err != nil {
+		t.Fatal(err)
+	}
+	hang := time.Since(pausedAt)
+	continuedAt := time.Now()
+	ahead.Add(int64(10 * time.Second))
+	drawsA := cl.Servers()[0].Draws
+	testsrv.WaitFor(t, "the client back on a", func() bool { return cl.Servers()[0].Draws >= drawsA+200 })
+	l.finish()
+	lb.finish()
+	finished := time.Now()
+	after := cl.Stats()
+
+	if n := bench.Repeats(l.ids, lb.ids); n != 0 {
+		t.Fatalf("%d duplicate tickets", n)
+	}
+	if len(l.errs) != 0 {
+		t.Errorf("%d calls failed while b answered, the first: %v", len(l.errs), l.errs[0])
+	}
+	bound := hangBound(budget)
+	longest, _, slow, _ := l.stalls(pausedAt, finished)
+	_, gap, _, drawn := l.stalls(pausedAt, continuedAt)
+	t.Logf("a stopped for %s: the longest call took %s, the longest time without a ticket %s, %d calls over 1 s, %d tickets; %d probes, %d draws abandoned",
+		hang.Round(time.Millisecond), longest.Round(time.Millisecond), gap.Round(time.Millisecond), slow, drawn,
+		after.Probes-before.Probes, after.Abandoned-before.Abandoned)
+	if longest > bound {
+		t.Errorf("a call waited %s while b answered; the bound is %s", longest, bound)
+	}
+	down, up := ev.of(tickets.EventServerDown, "a"), ev.of(tickets.EventServerUp, "a")
+	var noAnswer bool
+	for _, e := range ev.of(tickets.EventFailover, "a") {
+		noAnswer = noAnswer || errors.Is(e.Err, tickets.ErrNoAnswer) && e.To == "b"
+	}
+	if len(down) == 0 || len(up) == 0 || !noAnswer || !errors.Is(down[0].Err, tickets.ErrNoAnswer) {
+		t.Errorf("events: %d down (first %v), %d up, a failover from a to b for no answer: %v", len(down), down, len(up), noAnswer)
+	}
+
+	// Negative control: the client without budget and breaker, same hang.
+	cLongest, _, cSlow, _ := lb.stalls(pausedAt, finished)
+	_, cGap, _, cDrawn := lb.stalls(pausedAt, continuedAt)
+	t.Logf("negative control: the longest call took %s, the longest time without a ticket %s, %d calls over 1 s, %d tickets",
+		cLongest.Round(time.Millisecond), cGap.Round(time.Millisecond), cSlow, cDrawn)
+	if cLongest <= bound {
+		t.Errorf("negative control: a client without budget and breaker kept every call within %s (longest %s)", bound, cLongest)
+	}
+}
+
+// BenchmarkHungServer measures what a hung server costs the callers with
+// the default settings: two MariaDB servers, four goroutines drawing, a
+// stopped (SIGSTOP) for 10 s. Metrics: the longest call, the longest time
+// in which no call got a ticket, the calls over a second, tickets per
+// second during the hang against before it.
+//
+//	go test -run XXX -bench HungServer -benchtime 1x ./tickets
+func BenchmarkHungServer(b *testing.B) {
+	ctx := context.Background()
+	srvA, srvB := testsrv.NewMariaDB(b), testsrv.NewMariaDB(b)
+	da := testsrv.Open(b, "mysql", testsrv.Database(b, srvA))
+	db := testsrv.Open(b, "mysql", testsrv.Database(b, srvB))
+	for i, d := range []*sql.DB{da, db} {
+		if _, _, err := tickets.Up(ctx, d, tickets.Settings{Name: "t", Increment: 2, Offset: int64(i + 1)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	cl, err := tickets.NewClient(ctx, []tickets.Server{{Name: "a", DB: da}, {Name: "b", DB: db}}, tickets.ClientSettings{Name: "t"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for range b.N {
+		l := startLoop(cl, 4)
+		time.Sleep(3 * time.Second) // a measurement window, not a synchronization
+		steady := time.Now()
+		time.Sleep(3 * time.Second)
+		pausedAt := time.Now()
+		if err := srvA.Pause(); err != nil {
+			b.Fatal(err)
+		}
+		time.Sleep(10 * time.Second)
+		continuedAt := time.Now()
+		if err := srvA.Continue(); err != nil {
+			b.Fatal(err)
+		}
+		l.finish()
+		longest, gap, slow, drawn := l.stalls(pausedAt, continuedAt)
+		_, _, _, base := l.stalls(steady, pausedAt)
+		b.ReportMetric(float64(longest.Milliseconds()), "longest-call-ms")
+		b.ReportMetric(float64(gap.Milliseconds()), "longest-no-ticket-ms")
+		b.ReportMetric(float64(slow), "calls-over-1s")
+		b.ReportMetric(float64(drawn)/float64(base)*float64(pausedAt.Sub(steady))/float64(continuedAt.Sub(pausedAt)), "hang/steady-rate")
+	}
+}
