@@ -161,6 +161,8 @@ func grantShard(ctx context.Context, db *sql.DB, sh Shard, role string, installe
 	switch {
 	case !ok:
 		return false, fmt.Errorf("%w %s (apply it first: shardid pg up)", ErrNoGenerator, sh.Schema)
+	case in.Upgradable:
+		return false, fmt.Errorf("%w: %s (it lacks next_id_bulk() and next_ids(), which this release grants on: shardid pg up replaces its body in place, then grant)", ErrOutdatedGenerator, sh.Schema)
 	case in.Outdated:
 		return false, fmt.Errorf("%w: %s (its objects are not the ones this release grants on)", ErrOutdatedGenerator, sh.Schema)
 	}

@@ -190,7 +190,8 @@ type Result struct {
 	// how.
 	Applied bool
 	// Note says, when nothing was applied, why: "current", or for Down
-	// "no schema" or "no generator applied".
+	// "no schema" or "no generator applied"; and "upgraded" when Up
+	// replaced an earlier body in place (Installed.Upgradable).
 	Note string
 	// Duration is how long the shard took, checks included.
 	Duration time.Duration
@@ -210,10 +211,15 @@ type Installed struct {
 	// Outdated is true for a generator applied by an older shardid: one
 	// that recorded Meta on next_id() rather than on the counter, whose
 	// body predates this release's (durability after a crash, the jump
-	// lock, search_path immunity), whatever its layout and mode; or one in
+	// lock, search_path immunity), whatever its layout and mode; one in
 	// mode unique that records no lead, whose body lets the counter run
-	// ahead of the clock without bound.
+	// ahead of the clock without bound; or an Upgradable one.
 	Outdated bool
+	// Upgradable is true for a generator in mode unique, with a lead,
+	// whose body lacks next_id_bulk() and next_ids(): Migrator.Up replaces
+	// its functions with this release's in place (see upgrade.go), the
+	// counter and its IDs carrying on.
+	Upgradable bool
 	// Retired is true for a counter a down kept (next_id_retired_seq,
 	// with its comment): no generator draws from it, but its IDs were
 	// handed out, and an up of its shard id carries on from it.
@@ -234,6 +240,9 @@ type Status struct {
 	// Outdated is true when the installed generator was applied by an
 	// older shardid (Installed.Outdated); it never Matches.
 	Outdated bool
+	// Upgradable is true when Up replaces the installed generator's body
+	// in place (Installed.Upgradable).
+	Upgradable bool
 	// Elsewhere lists the other schemas on the server (in this database
 	// or, unless MigrateOptions.OwnDatabaseOnly, any other) whose
 	// generator carries this shard id: copies that hand out the same IDs.
@@ -361,12 +370,15 @@ func discoverAll(ctx context.Context, db *sql.DB) ([]Installed, error) {
 	for rows.Next() {
 		var schema string
 		var comment, older sql.NullString
-		var retired bool
-		if err := rows.Scan(&schema, &comment, &older, &retired); err != nil {
+		var retired, lacksBulk bool
+		if err := rows.Scan(&schema, &comment, &older, &retired, &lacksBulk); err != nil {
 			return nil, fmt.Errorf("discover generators: %w", err)
 		}
 		if meta, ok := parseMeta(comment); ok {
-			out = append(out, Installed{Schema: schema, Meta: meta, Retired: retired, Outdated: !retired && meta.Mode == ModeUnique && meta.LeadMS == 0})
+			in := Installed{Schema: schema, Meta: meta, Retired: retired, Outdated: !retired && meta.Mode == ModeUnique && meta.LeadMS == 0}
+			in.Upgradable = !retired && !in.Outdated && meta.Mode == ModeUnique && lacksBulk
+			in.Outdated = in.Outdated || in.Upgradable
+			out = append(out, in)
 		} else if meta, ok := parseMeta(older); ok {
 			out = append(out, Installed{Schema: schema, Meta: meta, Outdated: true})
 		}
@@ -422,7 +434,7 @@ func (m *Migrator) check(sh Shard, c census) error {
 	}
 	for _, in := range candidates {
 		switch {
-		case in.Database == "" && in.Schema == sh.Schema && in.Outdated:
+		case in.Database == "" && in.Schema == sh.Schema && in.Outdated && !in.Upgradable:
 			return fmt.Errorf("%w: %s holds shard %d, mode %s, applied by a release that %s",
 				ErrOutdatedGenerator, sh.Schema, in.Meta.Shard, in.Meta.Mode, outdatedWhy(in))
 		case in.Database == "" && in.Schema == sh.Schema && !in.Meta.sameGenerator(want):
@@ -689,6 +701,9 @@ func (m *Migrator) Up(ctx context.Context, shards []Shard, each func(Result)) []
 		// The metadata comment is written in the migration's own
 		// transaction, with goose's version row: a schema that carries
 		// this generator's comment has it applied.
+		if in, ok := found.bySchema[sh.Schema]; ok && in.Upgradable {
+			return m.upgrade(ctx, sh)
+		}
 		if in, ok := found.bySchema[sh.Schema]; ok && in.Meta.sameBody(want) {
 			return false, "current", nil
 		}
@@ -1056,6 +1071,7 @@ func (m *Migrator) Status(ctx context.Context, shards []Shard) ([]Status, error)
 			meta := in.Meta
 			st.Installed = &meta
 			st.Outdated = in.Outdated
+			st.Upgradable = in.Upgradable
 			st.Matches = !in.Outdated && meta.sameBody(metaFor(sh, m.opts))
 		}
 		for _, in := range found.byShard[sh.ID] {
