@@ -22,29 +22,33 @@ const nowClock = `(pg_catalog.current_setting('shardid_test.now'))::timestamptz`
 // the jump lock: it bumps jumps_begun and reads the counter; the attacker
 // calls nextval on jumps_done to make the counters look equal; a session
 // draws; the jump moves the counter back to the value after the one it
-// read and draws it. The draw must never equal the jump's. Jump counters
-// that step by one (the negative control) let the attacker fake them, and
-// the draw is handed out twice.
+// read and draws it. The draw, through next_id() and through
+// next_id_bulk(), must never equal the jump's. Jump counters that step by
+// one (the negative control) let the attacker fake them, and the draw is
+// handed out twice.
 func TestFakedJumpBookkeeping(t *testing.T) {
 	t.Parallel()
-	for _, v := range []*variant{nil, &jumpCountersStepOne} {
-		drawn, jumped, schema := drawDuringFakedJump(t, v)
-		switch {
-		case v == nil && drawn == jumped:
-			t.Fatalf("%s: a draw during a jump was handed out again by the jump: %d", schema, drawn)
-		case v == nil:
-			t.Logf("%s: the draw during the jump (%d) waited for it and differs from the jump's (%d)", schema, drawn, jumped)
-		case drawn != jumped:
-			t.Fatalf("%s: %d and %d differ; the test would not catch faked jump counters", v.name, drawn, jumped)
-		default:
-			t.Logf("negative control, %s: the draw during the jump and the jump's own both gave %d", v.name, drawn)
+	for _, fn := range []string{"next_id", "next_id_bulk"} {
+		for _, v := range []*variant{nil, &jumpCountersStepOne} {
+			drawn, jumped, schema := drawDuringFakedJump(t, v, fn)
+			switch {
+			case v == nil && drawn == jumped:
+				t.Fatalf("%s.%s(): a draw during a jump was handed out again by the jump: %d", schema, fn, drawn)
+			case v == nil:
+				t.Logf("%s.%s(): the draw during the jump (%d) waited for it and differs from the jump's (%d)", schema, fn, drawn, jumped)
+			case drawn != jumped:
+				t.Fatalf("%s, %s(): %d and %d differ; the test would not catch faked jump counters", v.name, fn, drawn, jumped)
+			default:
+				t.Logf("negative control, %s, %s(): the draw during the jump and the jump's own both gave %d", v.name, fn, drawn)
+			}
 		}
 	}
 }
 
-// drawDuringFakedJump runs the steps of TestFakedJumpBookkeeping and
-// returns the ID the session drew during the jump and the jump's own.
-func drawDuringFakedJump(t *testing.T, v *variant) (drawn, jumped int64, schema string) {
+// drawDuringFakedJump runs the steps of TestFakedJumpBookkeeping, drawing
+// with function fn, and returns the ID the session drew during the jump
+// and the jump's own.
+func drawDuringFakedJump(t *testing.T, v *variant, fn string) (drawn, jumped int64, schema string) {
 	db, dsn := newDB(t)
 	ctx := context.Background()
 	sh := pgfunc.Shard{Schema: "fake", ID: 90}
@@ -63,8 +67,8 @@ func drawDuringFakedJump(t *testing.T, v *variant) (drawn, jumped int64, schema 
 	d := asRole(t, dsn, att)
 	pidD := backendPID(t, d)
 	mustExec(t, d, "SELECT set_config('shardid_test.now', $1, false)", time.Now().UTC().Format(time.RFC3339Nano))
-	mustExec(t, d, "SELECT "+s+".next_id()") // the counter jumps to the clock
-	mustExec(t, d, "SELECT "+s+".next_id()") // and this one is current
+	mustExec(t, d, "SELECT "+s+"."+fn+"()") // the counter jumps to the clock
+	mustExec(t, d, "SELECT "+s+"."+fn+"()") // and this one is current
 
 	j := newConn(t, db)
 	mustExec(t, j, "BEGIN")
@@ -89,7 +93,7 @@ func drawDuringFakedJump(t *testing.T, v *variant) (drawn, jumped int64, schema 
 	ch := make(chan result, 1)
 	go func() {
 		var r result
-		r.err = d.QueryRowContext(ctx, "SELECT "+s+".next_id()").Scan(&r.id)
+		r.err = d.QueryRowContext(ctx, "SELECT "+s+"."+fn+"()").Scan(&r.id)
 		ch <- r
 	}()
 	// The draw either returns (its test passed) or waits for the jump
@@ -105,7 +109,7 @@ func drawDuringFakedJump(t *testing.T, v *variant) (drawn, jumped int64, schema 
 		case <-time.After(10 * time.Millisecond):
 		}
 		var waiting bool
-		if err := db.QueryRow("SELECT wait_event_type = 'Lock' FROM pg_stat_activity WHERE pid = $1", pidD).Scan(&waiting); err != nil {
+		if err := db.QueryRow("SELECT coalesce(wait_event_type = 'Lock', false) FROM pg_stat_activity WHERE pid = $1", pidD).Scan(&waiting); err != nil {
 			t.Fatal(err)
 		}
 		if waiting {
@@ -137,7 +141,9 @@ func drawDuringFakedJump(t *testing.T, v *variant) (drawn, jumped int64, schema 
 // TestAttackerUnderGrantedRole: while sessions draw IDs with jumps all
 // the time, a role with exactly what shardid pg grant gives tries, in a
 // loop, everything that could fake the bookkeeping, move a counter or
-// hold the jump lock. Every attempt must be refused, and every ID unique.
+// hold the jump lock, and, on a connection of its own, draws with what it
+// may: next_ids(100), next_id_bulk() and raw nextval on the counter. Every
+// attempt must be refused, and every ID unique, the role's own included.
 func TestAttackerUnderGrantedRole(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs for 3 s")
@@ -174,6 +180,27 @@ func TestAttackerUnderGrantedRole(t *testing.T) {
 	deadline := time.Now().Add(3 * time.Second)
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
+	var own []int64 // the role's draws
+	drawer := asRole(t, dsn, att)
+	wg.Go(func() {
+		for time.Now().Before(deadline) {
+			for _, q := range []string{
+				"SELECT * FROM " + s + ".next_ids(100)",
+				"SELECT " + s + ".next_id_bulk() FROM generate_series(1, 100)",
+			} {
+				ids, err := queryInt64s(drawer, q)
+				if err != nil {
+					errs <- fmt.Errorf("the granted role's draw: %w", err)
+					return
+				}
+				own = append(own, ids...)
+			}
+			if _, err := drawer.ExecContext(ctx, "SELECT count(nextval('"+s+".next_id_seq')) FROM generate_series(1, 100)"); err != nil {
+				errs <- fmt.Errorf("the granted role's nextval: %w", err)
+				return
+			}
+		}
+	})
 	for c := range 4 {
 		wg.Add(1)
 		go func() {
@@ -215,6 +242,17 @@ func TestAttackerUnderGrantedRole(t *testing.T) {
 	if dups != 0 {
 		t.Fatalf("%d duplicates among %d rows while the granted role attacked", dups, rows)
 	}
+	ids, err := queryInt64s(db, "SELECT id FROM "+s+".items")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int64]bool{}
+	for _, id := range append(ids, own...) {
+		if seen[id] {
+			t.Fatalf("ID %d handed out twice among the rows and the granted role's own %d draws", id, len(own))
+		}
+		seen[id] = true
+	}
 	var jumps int64
 	if err := db.QueryRow("SELECT pg_sequence_last_value($1::regclass)", s+".next_id_jumps_done").Scan(&jumps); err != nil {
 		t.Fatal(err)
@@ -222,5 +260,5 @@ func TestAttackerUnderGrantedRole(t *testing.T) {
 	if jumps == 0 { // how many fit in the time depends on the machine's load
 		t.Fatalf("no jumps: the attack did not race jumps")
 	}
-	t.Logf("%d attempts refused; %d rows, 0 duplicates, %d jumps", tries, rows, jumps)
+	t.Logf("%d attempts refused; %d rows and the role's own %d draws, 0 duplicates, %d jumps", tries, rows, len(own), jumps)
 }

@@ -35,10 +35,11 @@ func heldLocks(t testing.TB, db *sql.DB, pid int) int {
 	return n
 }
 
-// TestCancelMidStream cancels long next_id() statements at many different
-// moments of their stream while a second session keeps drawing IDs with a
-// short lock_timeout: no cancel may leave anything held that makes the
-// second session wait for a lock, and every ID either session
+// TestCancelMidStream cancels long statements drawing IDs, in turn through
+// DEFAULT next_id(), next_id_bulk() and next_ids(1000000), at many
+// different moments of their stream while a second session keeps drawing
+// IDs with a short lock_timeout: no cancel may leave anything held that
+// makes the second session wait for a lock, and every ID either session
 // kept is unique. Each cancel is sent once the statement has begun a jump
 // (the jump counters, read from another session, say so), a little later
 // each time: every cancelled statement ran the jump path, whatever the
@@ -134,19 +135,26 @@ func cancelMidStream(t *testing.T, statements int, v *variant) (cancelRun, error
 			t.Fatal(err)
 		}
 	}
+	// A target-list SRF streams rows; FROM generate_series would
+	// materialize all 5M first and the cancel would land there. next_ids()
+	// reserves its IDs in one step, then streams them.
+	streams := []string{
+		"INSERT INTO cancel.items (session) SELECT 1 FROM (SELECT generate_series(1, 5000000)) g",
+		"INSERT INTO cancel.items (id, session) SELECT cancel.next_id_bulk(), 1 FROM (SELECT generate_series(1, 5000000)) g",
+		"INSERT INTO cancel.items (id, session) SELECT i, 1 FROM cancel.next_ids(1000000) AS i",
+	}
 	for i := range statements {
 		drawnBefore, begunBefore, _ := counters()
-		// A target-list SRF streams rows; FROM generate_series would
-		// materialize all 5M first and the cancel would land there.
 		finished := make(chan error, 1)
 		go func() {
-			_, err := a.ExecContext(ctx, "INSERT INTO cancel.items (session) SELECT 1 FROM (SELECT generate_series(1, 5000000)) g")
+			_, err := a.ExecContext(ctx, streams[i%len(streams)])
 			finished <- err
 		}()
 		// With the racing clock the counter is behind at a statement's
 		// first draw: next_id() draws once, finds it behind and calls the
 		// jump, which draws once more, finds it behind and begins the
-		// jump. Wait for that, then cancel a little later each time.
+		// jump (next_ids() begins its reservation at once). Wait for
+		// that, then cancel a little later each time.
 		var broken error
 		for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
 			drawn, begun, _ := counters()
@@ -175,7 +183,7 @@ func cancelMidStream(t *testing.T, statements int, v *variant) (cancelRun, error
 		case err != nil:
 			return run, fmt.Errorf("session a: %w", err)
 		default:
-			return run, fmt.Errorf("statement %d, a 5M-row insert, finished before its cancel; the test no longer cancels mid-stream", i)
+			return run, fmt.Errorf("statement %d (%s) finished before its cancel; the test no longer cancels mid-stream", i, streams[i%len(streams)])
 		}
 		if _, begun, done := counters(); begun != done {
 			run.cutShort++ // the cancel landed inside a jump
@@ -239,8 +247,9 @@ func TestInterruptedJumpIsCompleted(t *testing.T) {
 }
 
 // TestCrashRestart stops the server with an immediate shutdown (no
-// checkpoint, as a crash) right after committing IDs, restarts it, and
-// checks that every ID made after the restart is new.
+// checkpoint, as a crash) right after committing IDs (single rows and
+// bursts, through DEFAULT next_id(), next_id_bulk() and next_ids()),
+// restarts it, and checks that every ID made after the restart is new.
 func TestCrashRestart(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -254,8 +263,15 @@ func TestCrashRestart(t *testing.T) {
 	for range 3 {
 		for i := range 200 {
 			q := "INSERT INTO crash.items (session) VALUES (1)"
-			if i%50 == 0 {
+			switch i % 50 {
+			case 0:
 				q = "INSERT INTO crash.items (session) SELECT 1 FROM generate_series(1, 5000)"
+			case 10:
+				q = "INSERT INTO crash.items (id, session) SELECT crash.next_id_bulk(), 1 FROM generate_series(1, 5000)"
+			case 20:
+				q = "INSERT INTO crash.items (id, session) SELECT i, 1 FROM crash.next_ids(1000) AS i"
+			case 30:
+				q = "INSERT INTO crash.items (id, session) SELECT crash.next_id_bulk(), 1"
 			}
 			if _, err := db.Exec(q); err != nil {
 				t.Fatal(err)

@@ -23,12 +23,15 @@ import (
 // run the counter far ahead of the clock (js53, a bulk statement), take a
 // checkpoint (the next draw logs the counter anew), stall the WAL writer
 // (as under an I/O stall), let session A draw in an open transaction (it
-// writes the record) and session B draw five IDs in autocommit SELECTs,
-// recorded client-side, then kill A's backend (as the OOM killer would)
+// writes the record) and session B draw five IDs in autocommit SELECTs of
+// each of next_id() and next_id_bulk(), recorded client-side, then kill
+// A's backend (as the OOM killer would)
 // and the WAL writer: the server resets and recovers from the WAL on disk.
 // No ID B was given may be drawn again. The negative control runs the
 // same steps on the body without the durable path and must see B's IDs
-// again.
+// again. (next_ids() is not among B's draws: its reservation's setval
+// gives its transaction a WAL record of its own, whose commit flushes the
+// WAL, every earlier draw's record included.)
 func TestCrashKeepsReadOnlyDraws(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -118,12 +121,14 @@ func crashAfterReadOnlyDraws(t *testing.T, v *variant) (given, again []int64, re
 		t.Fatal(err)
 	}
 	b := newConn(t, db)
-	for range 5 {
-		var id int64
-		if err := b.QueryRowContext(ctx, "SELECT crash.next_id()").Scan(&id); err != nil {
-			t.Fatal(err)
+	for _, q := range []string{"SELECT crash.next_id()", "SELECT crash.next_id_bulk()"} {
+		for range 5 {
+			var id int64
+			if err := b.QueryRowContext(ctx, q).Scan(&id); err != nil {
+				t.Fatal(err)
+			}
+			given = append(given, id)
 		}
-		given = append(given, id)
 	}
 	for _, pid := range []int{pidA, walwriter} {
 		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
@@ -193,12 +198,13 @@ func queryInt64s(db querier, query string) ([]int64, error) {
 
 // TestDurablePathTakenOnce checks, with the clock stopped and PostgreSQL's
 // own count of function calls per transaction, when next_id() takes its
-// slow path to make a transaction durable: for a draw ahead of the clock
-// in a transaction without a transaction id, once (it then has one); never
-// for a draw in the clock's tick with ticks up to ShortTick; for every
-// first draw not behind the clock with longer ticks. The body without the
-// durable path (the negative control) leaves the ahead draw's transaction
-// without a transaction id.
+// slow path to make a transaction durable: for a draw further ahead of the
+// clock than ShortTick in a transaction without a transaction id, once (it
+// then has one); never for a draw within ShortTick of the clock (where a
+// jump lands) with ticks up to ShortTick; for every first draw not behind
+// the clock with longer ticks. The body without the durable path (the
+// negative control) leaves the ahead draw's transaction without a
+// transaction id.
 func TestDurablePathTakenOnce(t *testing.T) {
 	t.Parallel()
 	db, _ := newDB(t)
@@ -255,22 +261,22 @@ func TestDurablePathTakenOnce(t *testing.T) {
 			t.Errorf("%s: %s, %d draws: %d slow-path calls, transaction id %v; want %d, %v", schema, what, n, slow, xid, wantSlow, wantXID)
 		}
 	}
-	expect("the first draw jumps to the clock", "dur", 1, 1, true)
+	expect("the first draw jumps 8 ticks past the clock's", "dur", 1, 1, true)
 	// (Whether this one gets a transaction id depends on whether its
 	// nextval logs the counter, as the first after a checkpoint does.)
 	if slow, _ := step("dur", 1); slow != 0 {
-		t.Errorf("dur: a draw in the clock's tick took the slow path %d times", slow)
+		t.Errorf("dur: a draw within ShortTick of the clock took the slow path %d times", slow)
 	}
-	// The rest of the tick's 1024 values, then values ahead of the
-	// clock; the statement's own nextval logs the counter (every 32
+	// The rest of the 10 ticks within ShortTick, then values further
+	// ahead; the statement's own nextval logs the counter (every 32
 	// values) long before, which gives it a transaction id and WAL.
-	expect("a burst past the clock's tick", "dur", 2000, 0, true)
-	expect("a draw ahead of the clock", "dur", 1, 1, true)
-	expect("draws ahead of the clock", "dur", 3, 1, true)
+	expect("a burst past ShortTick", "dur", 4000, 0, true)
+	expect("a draw further ahead than ShortTick", "dur", 1, 1, true)
+	expect("draws further ahead than ShortTick", "dur", 3, 1, true)
 	expect("the first draw jumps to the clock", "dur_long", 1, 1, true)
 	expect("a draw in the clock's tick of 100ms", "dur_long", 1, 1, true)
-	expect("the first draw jumps to the clock", "dur_broken", 1, 1, true)
-	expect("a burst past the clock's tick", "dur_broken", 2000, 0, true)
+	expect("the first draw jumps 8 ticks past the clock's", "dur_broken", 1, 1, true)
+	expect("a burst past ShortTick", "dur_broken", 4000, 0, true)
 	if slow, xid := step("dur_broken", 1); slow != 0 || xid {
 		t.Fatalf("%s: a draw ahead of the clock: %d slow-path calls, transaction id %v; the test would not catch a missing durable path", withoutDurability.name, slow, xid)
 	}

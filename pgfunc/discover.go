@@ -22,10 +22,15 @@ type Installed struct {
 	// Outdated is true for a generator applied by an older shardid: one
 	// that recorded Meta on next_id() rather than on the counter, whose
 	// body predates this release's (durability after a crash, the jump
-	// lock, search_path immunity), whatever its layout and mode; or one in
+	// lock, search_path immunity), whatever its layout and mode; one in
 	// mode unique that records no lead, whose body lets the counter run
-	// ahead of the clock without bound.
+	// ahead of the clock without bound; or an Upgradable one.
 	Outdated bool
+	// Upgradable is true for a generator in mode unique, with a lead,
+	// whose body lacks next_id_bulk() and next_ids(): Migrator.Up replaces
+	// its functions with this release's in place (see upgrade.go), the
+	// counter and its IDs carrying on.
+	Upgradable bool
 	// Retired is true for a counter a down kept (next_id_retired_seq,
 	// with its comment): no generator draws from it, but its IDs were
 	// handed out, and an up of its shard id carries on from it.
@@ -69,12 +74,15 @@ func discoverAll(ctx context.Context, db *sql.DB) ([]Installed, error) {
 	for rows.Next() {
 		var schema string
 		var comment, older sql.NullString
-		var retired bool
-		if err := rows.Scan(&schema, &comment, &older, &retired); err != nil {
+		var retired, lacksBulk bool
+		if err := rows.Scan(&schema, &comment, &older, &retired, &lacksBulk); err != nil {
 			return nil, fmt.Errorf("discover generators: %w", err)
 		}
 		if meta, ok := parseMeta(comment); ok {
-			out = append(out, Installed{Schema: schema, Meta: meta, Retired: retired, Outdated: !retired && meta.Mode == ModeUnique && meta.LeadMS == 0})
+			in := Installed{Schema: schema, Meta: meta, Retired: retired, Outdated: !retired && meta.Mode == ModeUnique && meta.LeadMS == 0}
+			in.Upgradable = !retired && !in.Outdated && meta.Mode == ModeUnique && lacksBulk
+			in.Outdated = in.Outdated || in.Upgradable
+			out = append(out, in)
 		} else if meta, ok := parseMeta(older); ok {
 			out = append(out, Installed{Schema: schema, Meta: meta, Outdated: true})
 		}
@@ -130,7 +138,7 @@ func (m *Migrator) check(sh Shard, c census) error {
 	}
 	for _, in := range candidates {
 		switch {
-		case in.Database == "" && in.Schema == sh.Schema && in.Outdated:
+		case in.Database == "" && in.Schema == sh.Schema && in.Outdated && !in.Upgradable:
 			return fmt.Errorf("%w: %s holds shard %d, mode %s, applied by a release that %s",
 				ErrOutdatedGenerator, sh.Schema, in.Meta.Shard, in.Meta.Mode, outdatedWhy(in))
 		case in.Database == "" && in.Schema == sh.Schema && !in.Meta.sameGenerator(want):

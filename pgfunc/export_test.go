@@ -24,3 +24,8 @@ func WithLeadWait(o Options, d time.Duration) Options {
 // resume.sql.tmpl), for tests that run a command's statements step by
 // step.
 func Query(name string, data any) (string, error) { return query(name, data) }
+
+// RenderUpgrade renders what Migrator.Up runs to bring a generator in mode
+// unique whose body lacks next_id_bulk() to this release's body, for tests
+// that run it step by step or changed.
+func RenderUpgrade(sh Shard, o Options) ([]byte, error) { return render("upgrade", sh, o) }

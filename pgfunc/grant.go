@@ -79,6 +79,7 @@ type grantData struct {
 	DoneReg   string
 	LockReg   string
 	Jump      string // the jump function's name, next_id_jump_<shard>
+	Reserve   string // the reservation's name, next_id_reserve_<shard>
 }
 
 // FuncLit returns a string literal naming the schema's function with the
@@ -89,7 +90,7 @@ func (d grantData) FuncLit(signature string) string {
 
 func newGrantData(sh Shard, role string, mode Mode) grantData {
 	q := quoteIdent(sh.Schema)
-	return grantData{Schema: q, SchemaLit: quoteLiteral(sh.Schema), Role: role, Mode: mode, Jump: jumpName(sh.ID),
+	return grantData{Schema: q, SchemaLit: quoteLiteral(sh.Schema), Role: role, Mode: mode, Jump: jumpName(sh.ID), Reserve: reserveName(sh.ID),
 		SeqReg: quoteLiteral(q + ".next_id_seq"), BegunReg: quoteLiteral(q + ".next_id_jumps_begun"),
 		DoneReg: quoteLiteral(q + ".next_id_jumps_done"), LockReg: quoteLiteral(q + ".next_id_jump_lock")}
 }
@@ -103,11 +104,13 @@ func renderGrant(sh Shard, role string, mode Mode) (string, error) {
 // Grant gives role exactly what an application needs on each shard's
 // generator: USAGE on the schema, USAGE (nextval) and SELECT on the counter
 // sequence, SELECT on the jump counters (read, never moved), EXECUTE on
-// next_id(), its jump function and the decode helpers; and takes back
+// next_id(), next_id_bulk(), next_ids(n), the jump and the reservation
+// they call (in mode unique) and the decode helpers; and takes back
 // anything more it had been granted on them (UPDATE lets a role setval a
 // counter, and IDs repeat). The role can then insert with DEFAULT
-// next_id(), call the decode helpers and draw from the counter next_id()
-// reads; it can move nothing.
+// next_id(), draw with next_id_bulk() and next_ids(n), call the decode
+// helpers and draw from the counter next_id() reads; it can move nothing
+// back.
 //
 // Each shard is granted in a transaction of its own (DefaultParallel at
 // once) and then checked: the
@@ -158,6 +161,8 @@ func grantShard(ctx context.Context, db *sql.DB, sh Shard, role string, installe
 	switch {
 	case !ok:
 		return false, fmt.Errorf("%w %s (apply it first: shardid pg up)", ErrNoGenerator, sh.Schema)
+	case in.Upgradable:
+		return false, fmt.Errorf("%w: %s (it lacks next_id_bulk() and next_ids(), which this release grants on: shardid pg up replaces its body in place, then grant)", ErrOutdatedGenerator, sh.Schema)
 	case in.Outdated:
 		return false, fmt.Errorf("%w: %s (its objects are not the ones this release grants on)", ErrOutdatedGenerator, sh.Schema)
 	}

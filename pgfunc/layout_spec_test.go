@@ -61,10 +61,10 @@ func TestSpecLayoutOnServer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			inlined, plan := isInlined(t, conn, sh.Schema)
+			inlined, plan := isInlined(t, conn, sh.Schema, inlinable(mode))
 			conn.Close()
 			if !inlined {
-				t.Fatalf("%s: next_id() is not inlined: %s", mode, plan)
+				t.Fatalf("%s: %s() is not inlined: %s", mode, inlinable(mode), plan)
 			}
 		}
 		var shard, seq int64

@@ -64,8 +64,9 @@ func recordNoLead(t *testing.T, db *sql.DB, sh pgfunc.Shard, o pgfunc.Options) {
 // transaction with a transaction id or without one, waits for the clock
 // and then raises SHR10 naming the shard, how far ahead and the lead;
 // once the clock moves on, draws go on, never past the lead; on a clock
-// stepped back further than the lead, none. The body without the lead
-// (the negative control) runs past it.
+// stepped back further than the lead, none. next_id_bulk() and next_ids()
+// are held alike, and next_ids() refuses more IDs than the lead holds. The
+// body without the lead (the negative control) runs past it.
 func TestLeadBoundsDraws(t *testing.T) {
 	t.Parallel()
 	db, _ := newDB(t)
@@ -100,6 +101,14 @@ func TestLeadBoundsDraws(t *testing.T) {
 	_ = tx.Rollback()
 	_, _, err = drawAt(conn, sh.Schema, 1000, t0, lead)
 	check("a bulk draw", err)
+	check("a draw of next_id_bulk()", conn.QueryRowContext(ctx, "SELECT lead.next_id_bulk()").Scan(&id))
+	check("a reservation of next_ids(10)", conn.QueryRowContext(ctx, "SELECT count(*) FROM lead.next_ids(10)").Scan(&id))
+	// More IDs at once than the lead holds (100 ticks of 256) are refused
+	// before anything moves.
+	err = conn.QueryRowContext(ctx, "SELECT count(*) FROM lead.next_ids(25601)").Scan(&id)
+	if sqlState(err) != "22023" || !strings.Contains(fmt.Sprint(err), "want 1 to 25600 IDs") {
+		t.Fatalf("next_ids(25601) with a lead of 25,600 IDs: %v; want invalid_parameter_value naming the most it takes", err)
+	}
 	// The clock moves on 100 ms (10 ticks): draws go on, within the lead.
 	setNow(t, conn, t0.Add(100*time.Millisecond))
 	got, past, err = drawAt(conn, sh.Schema, 2000, t0.Add(100*time.Millisecond), lead)

@@ -165,7 +165,8 @@ type Result struct {
 	// how.
 	Applied bool
 	// Note says, when nothing was applied, why: "current", or for Down
-	// "no schema" or "no generator applied".
+	// "no schema" or "no generator applied"; and "upgraded" when Up
+	// replaced an earlier body in place (Installed.Upgradable).
 	Note string
 	// Duration is how long the shard took, checks included.
 	Duration time.Duration
@@ -215,6 +216,9 @@ func (m *Migrator) Up(ctx context.Context, shards []Shard, each func(Result)) []
 		// The metadata comment is written in the migration's own
 		// transaction, with goose's version row: a schema that carries
 		// this generator's comment has it applied.
+		if in, ok := found.bySchema[sh.Schema]; ok && in.Upgradable {
+			return m.upgrade(ctx, sh)
+		}
 		if in, ok := found.bySchema[sh.Schema]; ok && in.Meta.sameBody(want) {
 			return false, "current", nil
 		}

@@ -21,11 +21,15 @@ const (
 	// ModeUnique (the default) never returns the same ID twice for a
 	// shard: not on bursts past 2^SeqBits IDs per tick (it borrows the
 	// following ticks), not across concurrent sessions, not when the clock
-	// steps back, not after a crash (see the README for exactly what holds
-	// after a crash). It costs about two sequence reads per call over the
-	// classic body, plus a short locked jump at most once per tick per
-	// shard; a transaction that draws ahead of the clock without a
-	// transaction id takes the slow path once, to commit durably.
+	// steps back, not after a crash (docs/guarantees.md says exactly what
+	// holds, and when). Its schema gets next_id() for DEFAULT and
+	// single-row statements (PL/pgSQL: planned like nextval()),
+	// next_id_bulk() for statements that draw many IDs (one inlinable SQL
+	// expression) and next_ids(n) for n IDs at once. A draw costs about two
+	// sequence reads over the classic body, plus a short locked jump about
+	// once per ShortTick per shard at ordinary rates; a transaction that
+	// draws further ahead of the clock than ShortTick without a transaction
+	// id takes the slow path once, to commit durably.
 	ModeUnique Mode = "unique"
 	// ModeClassic is Instagram's lock-free design as one PL/pgSQL RETURN
 	// expression: nextval % 2^SeqBits as the sequence field. LIMIT: more
@@ -284,6 +288,7 @@ type renderData struct {
 	Schema            string // quoted identifier
 	Shard             int64
 	Jump              string // the jump function's name: next_id_jump_<shard>
+	Reserve           string // the reservation's name: next_id_reserve_<shard>
 	Layout            shardid.Layout
 	Mode              Mode
 	LayoutText        string
@@ -298,10 +303,18 @@ type renderData struct {
 	ShardSeqBits      uint
 	MaxUnits          int64
 	NextTickMillis    int64 // epoch + one unit, in Unix ms: where tick 0's successor starts
-	DurableMicros     int64 // see durableFrom: where the clock term's third bucket starts
-	DurableUnits      int64 // the same, in counter units past the start of the clock's tick
-	ClockWeight       int64 // next_id()'s clock term: never a difference of the jump counters
+	WindowTicks       int64 // see windowTicks: how far past the clock's tick a draw needs no flush
+	WindowText        string
+	WindowMicros      int64 // where the clock term's third bucket starts without a transaction id
+	WindowUnits       int64 // WindowTicks in counter units past the start of the clock's tick
+	AheadTicks        int64 // see aheadTicks: where a jump lands past the clock's tick
+	AheadUnits        int64
+	TickEndScale      string // (units | MaxSeq) * TickEndScale + TickEndOffset: the end of units' tick in Unix seconds
+	TickEndOffset     string
+	SpliceFactor      int64 // units + (units >> SeqBits) * SpliceFactor + ShardPart: the ID of units
+	ClockWeight       int64 // next_id_bulk()'s clock term: never a difference of the jump counters
 	LeadMicros        int64 // Options.Lead in µs
+	LeadUnits         int64 // the IDs the lead holds: whole ticks of it, in counter units
 	LeadText          string
 	LeadWaitMicros    int64 // Options.leadWait in µs
 	LeadWaitText      string
@@ -364,7 +377,8 @@ func render(name string, sh Shard, o Options) ([]byte, error) {
 	if !bytes.HasPrefix(meta, []byte(prefix)) {
 		return nil, fmt.Errorf("render %s: metadata %s does not begin with %s", sh.Schema, meta, prefix)
 	}
-	durable := durableFrom(l)
+	window, ahead, leadTicks := windowTicks(l, o.Lead), aheadTicks(l, o.Lead), int64(o.Lead/l.TimeUnit)
+	unitSeconds := float64(l.UnitMillis()) / 1000 / float64(int64(1)<<l.SeqBits)
 	grants, err := renderGrant(sh, "<role>", o.Mode)
 	if err != nil {
 		return nil, err
@@ -373,6 +387,7 @@ func render(name string, sh Shard, o Options) ([]byte, error) {
 		Schema:            q,
 		Shard:             sh.ID,
 		Jump:              jumpName(sh.ID),
+		Reserve:           reserveName(sh.ID),
 		Layout:            l,
 		Mode:              o.Mode,
 		LayoutText:        l.Describe(),
@@ -387,10 +402,18 @@ func render(name string, sh Shard, o Options) ([]byte, error) {
 		ShardSeqBits:      l.ShardBits + l.SeqBits,
 		MaxUnits:          (l.MaxTicks()+1)<<l.SeqBits - 1,
 		NextTickMillis:    l.EpochMillis() + l.UnitMillis(),
-		DurableMicros:     durable.Microseconds() + 1,
-		DurableUnits:      durable.Milliseconds() / l.UnitMillis() << l.SeqBits,
+		WindowTicks:       window,
+		WindowText:        (time.Duration(window) * l.TimeUnit).String(),
+		WindowMicros:      (time.Duration(window) * l.TimeUnit).Microseconds() + 1,
+		WindowUnits:       window << l.SeqBits,
+		AheadTicks:        ahead,
+		AheadUnits:        ahead << l.SeqBits,
+		TickEndScale:      strconv.FormatFloat(unitSeconds, 'g', -1, 64),
+		TickEndOffset:     strconv.FormatFloat(float64(l.EpochMillis())/1000+unitSeconds, 'g', -1, 64),
+		SpliceFactor:      1<<(l.ShardBits+l.SeqBits) - 1<<l.SeqBits,
 		ClockWeight:       1<<40 + 1<<19,
 		LeadMicros:        o.Lead.Microseconds(),
+		LeadUnits:         leadTicks << l.SeqBits,
 		LeadText:          o.Lead.String(),
 		LeadWaitMicros:    o.leadWait.Microseconds(),
 		LeadWaitText:      o.leadWait.String(),
@@ -408,24 +431,28 @@ func render(name string, sh Shard, o Options) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// ShortTick is the longest tick whose draws need no flush to stay unique
-// after a crash, as long as the clock does not step back across it: the
-// first draw after recovery finds the clock in a later tick than every
-// draw before the crash, and the counter jumps past them. The shortest
+// ShortTick is how far past the clock a value may lie and need no flush
+// to stay unique after a crash, as long as the clock does not step back
+// across the crash: the first draw after recovery finds the clock past
+// every such value's tick, and the counter jumps past them. The shortest
 // crash measured (kill -9 of a backend to the next next_id() that
 // succeeded, a small server with fsync off: TestCrashKeepsReadOnlyDraws)
-// took 57 ms, more than five such ticks.
+// took 57 ms, more than five times ShortTick.
 const ShortTick = 10 * time.Millisecond
 
-// durableFrom is how far from the start of the clock's tick a value drawn
-// by a transaction without a transaction id must lie for next_id() to
-// make the transaction durable: the next tick for ticks up to ShortTick,
-// the clock's own tick (every value not behind) for longer ones.
-func durableFrom(l shardid.Layout) time.Duration {
-	if l.TimeUnit <= ShortTick {
-		return l.TimeUnit
-	}
-	return 0
+// windowTicks is how many ticks past the clock's a value drawn by a
+// transaction without a transaction id may lie and need no flush: the
+// whole ticks within ShortTick and within the lead (none for ticks longer
+// than ShortTick: every value not behind the clock is made durable).
+func windowTicks(l shardid.Layout, lead time.Duration) int64 {
+	return int64(min(ShortTick, lead) / l.TimeUnit)
+}
+
+// aheadTicks is how many ticks past the clock's a jump lands: two short
+// of the window, so that the draws after it need no flush while the clock
+// catches up, and within the lead; 0 for windows of two ticks or less.
+func aheadTicks(l shardid.Layout, lead time.Duration) int64 {
+	return max(0, min(windowTicks(l, lead)-2, int64(lead/l.TimeUnit)-1))
 }
 
 // commentLines turns SQL text into "-- " comment lines.
@@ -444,6 +471,10 @@ func commentLines(text string) string {
 // next_id() cost a scan of all the others (12 ms a shard at 4,000 shards),
 // while a shard id is unique on a server.
 func jumpName(shard int64) string { return "next_id_jump_" + strconv.FormatInt(shard, 10) }
+
+// reserveName is the name of shard id's reservation, next_ids()'s one
+// step; it carries the shard id for the reason jumpName does.
+func reserveName(shard int64) string { return "next_id_reserve_" + strconv.FormatInt(shard, 10) }
 
 // quoteIdent quotes a PostgreSQL identifier.
 func quoteIdent(s string) string {

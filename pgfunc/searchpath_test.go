@@ -18,8 +18,9 @@ import (
 // integer) always true (in PL/pgSQL, so that its arguments, the draw among
 // them, are still evaluated), so that next_id()'s test always passes (no
 // jump, no overlap check: IDs go stale). Schema evil holds the rest: <= always
-// false (nothing is ever behind), >>, | and & always 0 (IDs and their
-// decoding come out wrong), and a timestamptz that accepts no timestamp.
+// false (nothing is ever behind), >>, | and & always 0, + and * always 1
+// (IDs and their decoding come out wrong), and a timestamptz that accepts
+// no timestamp.
 const hostileObjects = `
 CREATE SCHEMA evil_eq;
 CREATE FUNCTION evil_eq.yes(bigint, integer) RETURNS boolean LANGUAGE plpgsql IMMUTABLE AS 'BEGIN RETURN true; END';
@@ -32,6 +33,9 @@ CREATE OPERATOR evil.>> (LEFTARG = bigint, RIGHTARG = integer, FUNCTION = evil.z
 CREATE FUNCTION evil.zero2(bigint, bigint) RETURNS bigint LANGUAGE sql IMMUTABLE AS 'SELECT 0::bigint';
 CREATE OPERATOR evil.| (LEFTARG = bigint, RIGHTARG = bigint, FUNCTION = evil.zero2);
 CREATE OPERATOR evil.& (LEFTARG = bigint, RIGHTARG = bigint, FUNCTION = evil.zero2);
+CREATE FUNCTION evil.one(bigint, bigint) RETURNS bigint LANGUAGE sql IMMUTABLE AS 'SELECT 1::bigint';
+CREATE OPERATOR evil.+ (LEFTARG = bigint, RIGHTARG = bigint, FUNCTION = evil.one);
+CREATE OPERATOR evil.* (LEFTARG = bigint, RIGHTARG = bigint, FUNCTION = evil.one);
 CREATE DOMAIN evil.timestamptz AS integer;
 `
 
@@ -95,13 +99,25 @@ func searchPathProblems(t *testing.T, conn *sql.Conn, sh pgfunc.Shard) []string 
 	l := shardid.Instagram()
 	var problems []string
 	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	// Mode unique's draws (next_id(), next_id_bulk(), one of next_ids(2))
+	// in turn; a jump lands up to 8 ms past the clock's tick there.
+	draws, ahead := []string{"next_id()"}, time.Duration(0)
+	if !strings.HasPrefix(sh.Schema, "sp_classic") {
+		draws, ahead = []string{"next_id()", "next_id_bulk()", "(SELECT pg_catalog.min(i) FROM %[1]s.next_ids(2) AS i)"}, 8*time.Millisecond
+	}
 	for i := range 20 {
-		time.Sleep(3 * time.Millisecond) // so the counter falls behind: every draw must jump
+		if i%2 == 0 {
+			time.Sleep(12 * time.Millisecond) // so the counter falls behind: the draw must jump
+		}
 		var before, after time.Time
 		var id int64
-		q := fmt.Sprintf("SELECT pg_catalog.clock_timestamp(), %s.next_id(), pg_catalog.clock_timestamp()", sh.Schema)
+		draw := draws[i%len(draws)]
+		if !strings.Contains(draw, "%") {
+			draw = "%[1]s." + draw
+		}
+		q := fmt.Sprintf("SELECT pg_catalog.clock_timestamp(), "+draw+", pg_catalog.clock_timestamp()", sh.Schema)
 		if err := conn.QueryRowContext(ctx, q).Scan(&before, &id, &after); err != nil {
-			add("next_id(): %v", err)
+			add("%s: %v", draw, err)
 			break
 		}
 		p, err := l.Decompose(id)
@@ -110,7 +126,7 @@ func searchPathProblems(t *testing.T, conn *sql.Conn, sh pgfunc.Shard) []string 
 			add("draw %d: %d does not decode: %v", i, id, err)
 		case p.Shard != sh.ID:
 			add("draw %d: %d decodes to shard %d, want %d", i, id, p.Shard, sh.ID)
-		case p.Time.Before(before.Truncate(time.Millisecond)) || p.Time.After(after):
+		case p.Time.Before(before.Truncate(time.Millisecond)) || p.Time.After(after.Add(ahead)):
 			add("draw %d: %d decodes to %s, outside its call [%s, %s]", i, id,
 				p.Time.Format(time.RFC3339Nano), before.Format(time.RFC3339Nano), after.Format(time.RFC3339Nano))
 		}
@@ -130,17 +146,34 @@ func searchPathProblems(t *testing.T, conn *sql.Conn, sh pgfunc.Shard) []string 
 		add("decode helpers on %d: %s shard %d seq %d min_id %d; want %s shard %d seq %d min_id %d", known,
 			ts.Format(time.RFC3339Nano), shard, seq, minID, want.Time.Format(time.RFC3339Nano), want.Shard, want.Seq, wantMin)
 	}
-	if inlined, plan := isInlined(t, conn, sh.Schema); !inlined && sh.Schema != "sp_classic" {
-		add("next_id() is not inlined: %s", plan)
+	if sh.Schema != "sp_classic" {
+		fn := inlinable(pgfunc.ModeClassicSQL)
+		if sh.Schema != "sp_classic_sql" {
+			fn = inlinable(pgfunc.ModeUnique)
+		}
+		if inlined, plan := isInlined(t, conn, sh.Schema, fn); !inlined {
+			add("%s() is not inlined: %s", fn, plan)
+		}
 	}
 	return problems
 }
 
-// isInlined reports whether the planner inlined schema's next_id() into a
-// query on conn, and the plan's output line.
-func isInlined(t *testing.T, conn *sql.Conn, schema string) (bool, string) {
+// inlinable names the draw of a mode the planner inlines: next_id_bulk()
+// in mode unique (whose next_id() is PL/pgSQL, planned like nextval()),
+// next_id() in mode classic-sql.
+func inlinable(mode pgfunc.Mode) string {
+	if mode == pgfunc.ModeUnique || mode == "" {
+		return "next_id_bulk"
+	}
+	return "next_id"
+}
+
+// isInlined reports whether the planner inlined schema's function fn
+// (next_id or next_id_bulk) into a query on conn, and the plan's output
+// line.
+func isInlined(t *testing.T, conn *sql.Conn, schema, fn string) (bool, string) {
 	t.Helper()
-	rows, err := conn.QueryContext(context.Background(), "EXPLAIN (VERBOSE, COSTS OFF) SELECT "+schema+".next_id()")
+	rows, err := conn.QueryContext(context.Background(), "EXPLAIN (VERBOSE, COSTS OFF) SELECT "+schema+"."+fn+"()")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,5 +187,5 @@ func isInlined(t *testing.T, conn *sql.Conn, schema string) (bool, string) {
 		plan = append(plan, strings.TrimSpace(line))
 	}
 	text := strings.Join(plan, " ")
-	return strings.Contains(text, "nextval(") && !strings.Contains(text, ".next_id()"), text
+	return strings.Contains(text, "nextval(") && !strings.Contains(text, "."+fn+"()"), text
 }

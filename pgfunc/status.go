@@ -21,6 +21,9 @@ type Status struct {
 	// Outdated is true when the installed generator was applied by an
 	// older shardid (Installed.Outdated); it never Matches.
 	Outdated bool
+	// Upgradable is true when Up replaces the installed generator's body
+	// in place (Installed.Upgradable).
+	Upgradable bool
 	// Elsewhere lists the other schemas on the server (in this database
 	// or, unless MigrateOptions.OwnDatabaseOnly, any other) whose
 	// generator carries this shard id: copies that hand out the same IDs.
@@ -193,6 +196,7 @@ func (m *Migrator) Status(ctx context.Context, shards []Shard) ([]Status, error)
 			meta := in.Meta
 			st.Installed = &meta
 			st.Outdated = in.Outdated
+			st.Upgradable = in.Upgradable
 			st.Matches = !in.Outdated && meta.sameBody(metaFor(sh, m.opts))
 		}
 		for _, in := range found.byShard[sh.ID] {

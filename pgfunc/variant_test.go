@@ -23,11 +23,12 @@ func replacing(name, old, new string) variant {
 }
 
 var (
-	// withoutDurability is the fast path as it was before draws ahead of
-	// the clock were made durable: every draw takes the branch for
-	// transactions that have a transaction id.
+	// withoutDurability is the fast path without the durable path: every
+	// draw takes the bound of transactions that have a transaction id, so
+	// a draw ahead of the clock in a transaction without one is handed out
+	// without a WAL record of its own.
 	withoutDurability = replacing("without durability",
-		"pg_catalog.pg_current_xact_id_if_assigned() IS NOT NULL", "true")
+		"pg_catalog.pg_current_xact_id_if_assigned() IS NULL", "false")
 	// unqualified is the generator as it was before: SQL bodies kept as
 	// text, parsed at each call with the caller's search_path, operators and
 	// types named without their schema.
@@ -41,7 +42,7 @@ var (
 	// transaction id), and the jump never waits for the clock, so a burst
 	// runs the counter ahead without bound.
 	withoutLead = variant{"without the lead", func(up string) string {
-		up = leadTermRE.ReplaceAllString(up, "THEN ($1 OPERATOR(pg_catalog.<=) $2)::int")
+		up = leadBoundRE.ReplaceAllString(up, `ELSE '{"1 microsecond","100 years"}'`)
 		return strings.ReplaceAll(up, "IF ahead > ", "IF false AND ahead > ")
 	}}
 	// jumpCountersStepOne lets nextval move the jump counters by one, as
@@ -49,9 +50,9 @@ var (
 	jumpCountersStepOne = replacing("jump counters stepping by one", "INCREMENT BY 1048576", "INCREMENT BY 1")
 )
 
-// leadTermRE matches the fast path's clock term for transactions with a
-// transaction id: the tick's end against the clock and the lead.
-var leadTermRE = regexp.MustCompile(`THEN \(pg_catalog\.width_bucket\((.*?) OPERATOR\(pg_catalog\.-\) (.*?),\s*ARRAY\['1 microsecond'::interval, '\d+ microseconds'::interval\]\) OPERATOR\(pg_catalog\.-\) 1\)`)
+// leadBoundRE matches the bounds of the fast path's clock term for
+// transactions with a transaction id: the lead.
+var leadBoundRE = regexp.MustCompile(`ELSE '\{"1 microsecond","\d+ microseconds"\}'`)
 
 // advisoryJumpLock serializes jumps on the advisory lock the generator
 // used before, which any role can take.

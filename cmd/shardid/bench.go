@@ -19,7 +19,7 @@ import (
 
 // benchCommands are the "shardid bench" subcommands (this file).
 var benchCommands = map[string]command{
-	"pg":   {"every PostgreSQL generator side by side: server-side cost, INSERT rates, IDs per client", runBenchPG},
+	"pg":   {"every PostgreSQL generator side by side: single-row INSERT rates, CPU, slow path and planning per DEFAULT, server-side cost per ID, IDs per client", runBenchPG},
 	"tidb": {"TiDB's strategies side by side: INSERT rates, the regions writes land in, IDs per client", runBenchTiDB},
 }
 
@@ -41,8 +41,7 @@ func (f *benchFlags) register(fs *flagSet, server string) {
 	fs.BoolVar(&f.json, "json", false, "print one JSON document instead of tables")
 	fs.IntVar(&f.s.Rounds, "rounds", bench.DefaultRounds, "rounds; every body runs once per round")
 	fs.IntVar(&f.s.Clients, "clients", bench.DefaultClients, "connections inserting (and drawing IDs) at once")
-	fs.IntVar(&f.s.Rows, "rows", bench.DefaultRows, "single-row INSERTs per client, table and round")
-	fs.IntVar(&f.s.Batches, "batches", bench.DefaultBatches, fmt.Sprintf("%d-row INSERTs per client, table and round", bench.BatchRows))
+	fs.IntVar(&f.s.Rows, "rows", bench.DefaultRows, "single-row INSERTs per client, table and round (and phase, on PostgreSQL)")
 	fs.IntVar(&f.s.IDs, "ids", bench.DefaultIDs, fmt.Sprintf("IDs per client and round from methods that ask the server for each (%d× as many from segments and leased generators)", bench.InMemoryFactor))
 }
 
@@ -76,6 +75,14 @@ func runBenchPG(ctx context.Context, env *cliEnv, args []string) error {
 	var f benchFlags
 	f.register(fs, "PostgreSQL (URL or key=value words)")
 	fs.IntVar(&f.s.Calls, "calls", bench.DefaultCalls, "IDs one statement makes for the server-side cost and the repeat count")
+	fs.Func("peer", "NAME=SQLEXPR: measure an SQL expression beside shardid's generators, as a key's DEFAULT and in bulk (a C-extension generator, your own function); repeatable", func(v string) error {
+		p, err := bench.ParsePeer(v)
+		if err != nil {
+			return errors.New(strings.TrimPrefix(err.Error(), bench.ErrInvalidSettings.Error()+": "))
+		}
+		f.s.Peers = append(f.s.Peers, p)
+		return nil
+	})
 	if err := f.parse(env, fs, args, formPostgres); err != nil {
 		return err
 	}
@@ -108,6 +115,7 @@ func runBenchTiDB(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "bench tidb")
 	var f benchFlags
 	f.register(fs, "TiDB (go-sql-driver/mysql DSN user:pw@tcp(host:4000)/db)")
+	fs.IntVar(&f.s.Batches, "batches", bench.DefaultBatches, fmt.Sprintf("%d-row INSERTs per client, table and round", bench.BatchRows))
 	if err := f.parse(env, fs, args, formMySQL); err != nil {
 		return err
 	}
@@ -267,10 +275,13 @@ func orNone(s string) string {
 	return s
 }
 
-// pgBodyNames name the bodies of the server-side cost table.
+// pgBodyNames name the bodies of the server-side cost table (a peer by
+// its own name).
 var pgBodyNames = map[string]string{
 	"nextval":     "nextval()",
 	"unique":      "next_id() unique (default)",
+	"unique-bulk": "next_id_bulk() unique",
+	"unique-ids":  "next_ids(n) unique, per ID",
 	"classic":     "next_id() classic",
 	"classic-sql": "next_id() classic-sql",
 	"published":   "Instagram's published body",
@@ -278,14 +289,31 @@ var pgBodyNames = map[string]string{
 	"uuid-v7":     "UUID v7 in PL/pgSQL",
 }
 
-// pgKeyNames name the INSERT tables' keys.
+// pgKeyNames name the INSERT tables' keys (a peer by its own name).
 var pgKeyNames = map[string]string{
 	"bigserial":   "bigserial",
 	"unique":      "DEFAULT next_id() unique",
+	"unique-bulk": "DEFAULT next_id_bulk() unique",
 	"classic":     "DEFAULT next_id() classic",
 	"classic-sql": "DEFAULT next_id() classic-sql",
 	"uuid-v4":     "uuid DEFAULT gen_random_uuid()",
 	"uuid-v7":     "uuid DEFAULT UUID v7",
+}
+
+// pgName is the printed name of a key or body: a peer's is "DEFAULT
+// <its expression> (peer NAME)" or "<expression> (peer NAME)".
+func pgName(names map[string]string, key string, peers []bench.Peer, asDefault bool) string {
+	if name, ok := strings.CutPrefix(key, "peer:"); ok {
+		for _, p := range peers {
+			if p.Name == name {
+				if asDefault {
+					return fmt.Sprintf("DEFAULT %s (peer %s)", p.Expr, name)
+				}
+				return fmt.Sprintf("%s (peer %s)", p.Expr, name)
+			}
+		}
+	}
+	return names[key]
 }
 
 // idMethodNames name the ways a client gets IDs.
@@ -299,11 +327,84 @@ var idMethodNames = map[string]string{
 	"leased":           "leased app-side generator",
 }
 
+// pgPhaseColumn heads a phase's column: "SIMPLE, SYNC OFF".
+func pgPhaseColumn(ph bench.PGPhase) string {
+	return strings.ToUpper(ph.Protocol) + ", SYNC " + strings.ToUpper(ph.SynchronousCommit)
+}
+
+// pgTable prints one row per key and a column per phase, cell giving the
+// figure of a key's row (first is true for the first key, bigserial).
+func pgTable(w io.Writer, phases []bench.PGPhase, peers []bench.Peer, skip func(bench.PGInsertRow) bool, cell func(r bench.PGInsertRow, first bool) string) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "KEY")
+	for _, ph := range phases {
+		fmt.Fprintf(tw, "\t%s", pgPhaseColumn(ph))
+	}
+	fmt.Fprintln(tw)
+	for i, k := range phases[0].Keys {
+		if skip != nil && skip(k) {
+			continue
+		}
+		fmt.Fprint(tw, pgName(pgKeyNames, k.Key, peers, true))
+		for _, ph := range phases {
+			fmt.Fprintf(tw, "\t%s", cell(ph.Keys[i], i == 0))
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+}
+
+// share formats a median share and its range in percent: "2.1% [1.9–2.5]".
+func share(s bench.Stat) string {
+	return fmt.Sprintf("%s%% [%s–%s]", trimFloat(100*s.Median), trimFloat(100*s.Min), trimFloat(100*s.Max))
+}
+
 func printPGReport(w io.Writer, where string, rep *bench.PGReport) {
 	header(w, "pg", where, rep.Run)
 	s := rep.Settings
-	fmt.Fprintf(w, "\nServer-side cost per ID: SELECT count(*) FROM (SELECT f() FROM generate_series(1, %d)) s\n", s.Calls)
+	peers := s.Peers
+	fmt.Fprintf(w, "\nSingle-row INSERT, %d clients at once, %d statements each per table, phase and round, each its own transaction:\n", s.Clients, s.Rows)
+	fmt.Fprintf(w, "rows/s for %s, then each key × that (higher is faster)\n", pgKeyNames[rep.Insert[0].Keys[0].Key])
+	var dups int64
+	pgTable(w, rep.Insert, peers, nil, func(r bench.PGInsertRow, first bool) string {
+		dups += r.DuplicateKeys
+		if first {
+			return spreadOf(r.RowsPerSecond) + "/s"
+		}
+		x := ratio(r.VsBase)
+		if r.DuplicateKeys > 0 {
+			x += fmt.Sprintf(" (%d duplicate keys)", r.DuplicateKeys)
+		}
+		return x
+	})
+	if rep.CPU.Read {
+		fmt.Fprintf(w, "\nServer CPU per row (the clients' server processes, %s): ns for bigserial, then each key × that (lower is cheaper)\n", rep.CPU.From)
+		pgTable(w, rep.Insert, peers, nil, func(r bench.PGInsertRow, first bool) string {
+			if first {
+				return trimFloat(r.CPUPerRow.Median) + " ns"
+			}
+			return ratio(*r.CPUVsBase)
+		})
+	} else {
+		fmt.Fprintf(w, "\nServer CPU per row: not read (%s)\n", rep.CPU.Why)
+	}
+	fmt.Fprintln(w, "\nSlow path: rows whose draw jumped (the jump counters' count over the rows)")
+	pgTable(w, rep.Insert, peers, func(r bench.PGInsertRow) bool { return r.SlowPath == nil }, func(r bench.PGInsertRow, _ bool) string {
+		return share(*r.SlowPath)
+	})
+	fmt.Fprintf(w, "\nPlanning a single-row INSERT (EXPLAIN (SUMMARY ON)'s planning time: per table and round, the mean of the middle half of %d plans)\n", bench.PlanRuns)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "KEY\tµS\t× BIGSERIAL")
+	for i, r := range rep.Planning {
+		x := ratio(r.VsBase)
+		if i == 0 {
+			x = "1"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", pgName(pgKeyNames, r.Key, peers, true), spreadOf(r.Micros), x)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\nServer-side cost per ID: SELECT count(*) FROM (SELECT f() FROM generate_series(1, %d)) s (next_ids(n): %d IDs, reserved 100,000 at a time)\n", s.Calls, s.Calls)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "BODY\tNS PER ID\t× NEXTVAL()\tREPEATED IDS (%d×%d)\n", s.Rounds, s.Calls)
 	for _, c := range rep.Cost {
 		x := ratio(c.VsNextval)
@@ -311,23 +412,34 @@ func printPGReport(w io.Writer, where string, rep *bench.PGReport) {
 			x = "1"
 		}
 		dups := fmt.Sprint(c.Duplicates)
-		if !c.MustBeUnique && c.Duplicates > 0 {
+		switch {
+		case strings.HasPrefix(c.Body, "peer:") && c.Duplicates > 0:
+			dups += " (a peer: yours to judge)"
+		case !c.MustBeUnique && c.Duplicates > 0:
 			dups += " (its documented limit)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", pgBodyNames[c.Body], spreadOf(c.NsPerID), x, dups)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", pgName(pgBodyNames, c.Body, peers, false), spreadOf(c.NsPerID), x, dups)
 	}
 	tw.Flush()
-	printInserts(w, fmt.Sprintf("INSERT, %d clients at once, rows per statement (each its own transaction) and synchronous_commit per column:\nrows/s for %s, then each key × that", s.Clients, pgKeyNames[rep.Insert[0].Keys[0].Key]), rep.Insert, pgKeyNames, nil)
 	printIDRows(w, s, rep.IDs)
-	fmt.Fprintln(w, "\nGoals (the project's targets, judged on the medians):")
-	for _, g := range rep.Goals {
-		verdict := "met    "
-		if !g.Met {
-			verdict = "NOT met"
-		}
-		fmt.Fprintf(w, "  %s  %s: %s\n", verdict, g.Goal, ratio(g.Value))
-	}
-	fmt.Fprintln(w, "\nOther work on the machine widens the ranges; compare ratios, not rates, across machines.")
+	fmt.Fprintln(w, `
+How to read it:
+- INSERT: × bigserial is the key's rows/s over bigserial's in the same round. The simple protocol (psql,
+  psycopg2, many ORMs) has the server parse and plan every statement; prepared statements are planned once
+  per connection. synchronous_commit off takes the WAL flush out of each commit and leaves the generator's
+  own cost; on, the disk's flush rate dominates every key alike.
+- CPU per row: the time the clients' server processes spent on the CPU per row, where the generator's cost
+  shows without the client, the network or the other work on the machine.
+- Slow path: mode unique draws from a sequence and checks the draw against two counters; when the counter
+  must jump to the clock (about once per 9 ms at these rates) the draw takes a lock, a subtransaction and
+  setvals. The share is jumps per row.
+- Planning: a DEFAULT whose function is inlined is read back from the catalog by every plan (the simple
+  protocol plans every statement); next_id() is PL/pgSQL and plans like bigserial's nextval().
+- Server-side cost: many IDs in one statement, no round trip per ID. For INSERT ... SELECT or any
+  statement that draws many IDs use next_id_bulk(), or next_ids(n) when the count is known; as a DEFAULT,
+  next_id().
+- Each figure is the median [min–max] over the rounds; other work on the machine widens the ranges. Compare
+  ratios within one run, not rates across machines.`)
 }
 
 // tidbKeyNames name the TiDB tables' strategies.

@@ -14,7 +14,7 @@ import (
 
 // tinyBench are the flags of a run small enough for tests: every body,
 // table and method once.
-var tinyBench = []string{"--rounds", "1", "--calls", "2000", "--rows", "5", "--batches", "2", "--ids", "20"}
+var tinyBench = []string{"--rounds", "1", "--calls", "2000", "--rows", "5", "--ids", "20"}
 
 // pgJSON is the document of bench pg --json.
 type pgJSON struct {
@@ -33,7 +33,7 @@ func checkPGReport(t *testing.T, rep *pgJSON) {
 			t.Errorf("cost of %s: %+v", c.Body, c)
 		}
 	}
-	if got := strings.Join(bodies, ","); got != "nextval,unique,classic,classic-sql,published,uuid-v4,uuid-v7" {
+	if got := strings.Join(bodies, ","); got != "nextval,unique,unique-bulk,unique-ids,classic,classic-sql,published,uuid-v4,uuid-v7" {
 		t.Errorf("bodies %s", got)
 	}
 	if !rep.Cost[1].MustBeUnique || rep.Cost[1].Duplicates != 0 {
@@ -43,12 +43,12 @@ func checkPGReport(t *testing.T, rep *pgJSON) {
 		t.Fatalf("insert phases %+v", rep.Insert)
 	}
 	for _, ph := range rep.Insert {
-		if len(ph.Keys) != 6 || ph.Keys[1].Key != "unique" || ph.Keys[1].DuplicateKeys != 0 || ph.Keys[1].RowsPerSecond.Median <= 0 {
+		if len(ph.Keys) != 7 || ph.Keys[1].Key != "unique" || ph.Keys[1].DuplicateKeys != 0 || ph.Keys[1].RowsPerSecond.Median <= 0 || ph.Keys[1].SlowPath == nil {
 			t.Errorf("%s: %+v", ph.Name, ph.Keys)
 		}
 	}
-	if len(rep.IDs) != 4 || len(rep.Goals) != 4 {
-		t.Errorf("IDs %+v, goals %+v", rep.IDs, rep.Goals)
+	if len(rep.Planning) != 7 || len(rep.IDs) != 4 {
+		t.Errorf("planning %+v, IDs %+v", rep.Planning, rep.IDs)
 	}
 	for _, r := range rep.IDs {
 		if r.Duplicates != 0 || r.PerClient.Median <= 0 {
@@ -57,24 +57,35 @@ func checkPGReport(t *testing.T, rep *pgJSON) {
 	}
 }
 
-// TestBenchPG runs bench pg with tiny counts against the test server, as
-// tables and as JSON: every section and row is there, mode unique
-// repeated nothing, progress goes to stderr, and the password of the DSN
-// appears nowhere.
+// TestBenchPG runs bench pg with tiny counts and a peer against the test
+// server, as tables and as JSON: every section and row is there (the
+// peer's too), mode unique repeated nothing, the figures come with how to
+// read them and no verdicts, progress goes to stderr, and the password of
+// the DSN appears nowhere.
 func TestBenchPG(t *testing.T) {
 	t.Parallel()
-	_, dsn := testsrv.PGDB(t)
-	code, out, errOut := runCLI(t, "", nil, append([]string{"bench", "pg", "--dsn", dsn}, tinyBench...)...)
+	db, dsn := testsrv.PGDB(t)
+	if _, err := db.Exec("CREATE SEQUENCE theirs"); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, "", nil, append([]string{"bench", "pg", "--dsn", dsn, "--peer", "seq=nextval('theirs')"}, tinyBench...)...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"Server-side cost per ID", "INSERT, 2 clients at once", "1 ROW, SYNC OFF", "100 ROWS, SYNC ON", "IDs for a client", "Goals"} {
+	for _, want := range []string{"Single-row INSERT, 2 clients at once", "SIMPLE, SYNC OFF", "PREPARED, SYNC OFF", "SIMPLE, SYNC ON", "PREPARED, SYNC ON",
+		"Server CPU per row (the clients' server processes, /proc/", "Slow path: rows whose draw jumped", "Planning a single-row INSERT",
+		"Server-side cost per ID", "IDs for a client", "How to read it:"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	for _, name := range []string{"nextval()", "next_id() unique (default)", "next_id() classic-sql", "Instagram's published body", "gen_random_uuid()", "UUID v7 in PL/pgSQL",
-		"DEFAULT next_id() unique", "uuid DEFAULT UUID v7", "segments", "leased app-side generator"} {
+	for _, verdict := range []string{"Goals", "NOT met", "met "} {
+		if strings.Contains(out, verdict) {
+			t.Errorf("output judges the figures (%q); it gives the user's figures only:\n%s", verdict, out)
+		}
+	}
+	for _, name := range []string{"nextval()", "next_id() unique (default)", "next_id_bulk() unique", "next_ids(n) unique, per ID", "next_id() classic-sql", "Instagram's published body", "gen_random_uuid()", "UUID v7 in PL/pgSQL",
+		"DEFAULT next_id() unique", "DEFAULT next_id_bulk() unique", "uuid DEFAULT UUID v7", "DEFAULT nextval('theirs') (peer seq)", "nextval('theirs') (peer seq)", "segments", "leased app-side generator"} {
 		if !strings.Contains(out, "\n"+name+" ") {
 			t.Errorf("no row %q:\n%s", name, out)
 		}
@@ -120,6 +131,11 @@ func TestBenchBadInput(t *testing.T) {
 		{[]string{"bench", "pg", "--clients", "65"}, "bench pg: --clients 65 (allowed: 1-64)\n"},
 		{[]string{"bench", "pg", "extra"}, `unexpected argument "extra"`},
 		{[]string{"bench", "tidb", "--calls", "5"}, "bench tidb: unknown flag --calls (see shardid bench tidb -h)"},
+		{[]string{"bench", "pg", "--batches", "5"}, "bench pg: unknown flag --batches (see shardid bench pg -h)"},
+		{[]string{"bench", "tidb", "--peer", "a=1"}, "bench tidb: unknown flag --peer (see shardid bench tidb -h)"},
+		{[]string{"bench", "pg", "--peer", "noequals"}, `bench pg: --peer: noequals (peer "noequals": want NAME=SQLEXPR) (see shardid bench pg -h)`},
+		{[]string{"bench", "pg", "--peer", "a b=1"}, `bench pg: --peer: a b=1 (peer name "a b": want 1 to 40 letters, digits, '_', '-' or '.')`},
+		{[]string{"bench", "pg", "--peer", "x="}, `bench pg: --peer: x= (peer x: want an SQL expression after the '=')`},
 		{[]string{"bench", "mysql"}, `unknown bench subcommand "mysql"`},
 	} {
 		code, _, errOut := runCLI(t, "", nil, c.args...)
@@ -131,7 +147,7 @@ func TestBenchBadInput(t *testing.T) {
 	// flag has a default of its own), one line, before anything connects.
 	for _, sub := range []string{"pg", "tidb"} {
 		for _, l := range bench.Limits {
-			if sub == "tidb" && l.Name == "calls" {
+			if sub == "tidb" && l.Name == "calls" || sub == "pg" && l.Name == "batches" {
 				continue
 			}
 			for _, v := range []int{0, -1, l.Max + 1} {

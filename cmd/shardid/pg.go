@@ -306,7 +306,9 @@ func runMigrate(ctx context.Context, env *cliEnv, name string, args []string,
 			failed++
 		case r.Applied:
 			changed++
-			state = map[string]string{"up": "applied", "down": "removed"}[name]
+			if state == "" { // "upgraded": an earlier body replaced in place
+				state = map[string]string{"up": "applied", "down": "removed"}[name]
+			}
 		}
 		fmt.Fprintln(env.stdout, env.secrets.Scrub(resultLine(n, len(shards), state, r)))
 	})
@@ -356,6 +358,9 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) error {
 			gen = fmt.Sprintf("shard %d, %d/%d/%d bits of %dms since %s", s.Installed.Shard, s.Installed.TimeBits,
 				s.Installed.ShardBits, s.Installed.SeqBits, s.Installed.UnitMS, time.UnixMilli(s.Installed.EpochMS).UTC().Format(time.RFC3339Nano))
 			switch {
+			case s.Upgradable:
+				gen += "  (OUTDATED: applied by an older shardid, without next_id_bulk() and next_ids(); pg up replaces its body in place)"
+				mismatched++
 			case s.Outdated:
 				gen += "  (OUTDATED: applied by an older shardid, whose body lacks this release's fixes)"
 				mismatched++

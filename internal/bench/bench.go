@@ -72,10 +72,16 @@ type Settings struct {
 	IDs int `json:"ids"`
 	// Progress, when set, is called before every measurement.
 	Progress func(Step) `json:"-"`
+	// Peers are SQL expressions RunPG measures beside shardid's
+	// generators (PostgreSQL only).
+	Peers []Peer `json:"peers,omitempty"`
 
 	// afterSetup, when set (tests only), runs after the bench's objects
 	// are created and before anything is measured.
 	afterSetup func(ctx context.Context) error
+	// proc, when set (tests only), is where RunPG looks for the server's
+	// processes instead of /proc.
+	proc string
 }
 
 // Limit is the range of one of Settings' counts: 1 to Max, 0 for Default.

@@ -1,11 +1,17 @@
 // Package bench measures every ID generator shardid offers side by side on
 // one server, against what the server has natively, for `shardid bench`:
 //
-//   - RunPG: the server-side cost per ID of nextval(), each next_id() mode,
-//     Instagram's published body, gen_random_uuid() and a UUID v7 function;
-//     INSERT throughput into tables keyed by each of them (single-row and
-//     100-row statements, synchronous_commit on and off); and IDs per
-//     client and round trips per 1,000 IDs of segments and a leased
+//   - RunPG: single-row INSERTs into tables keyed by bigserial and by a
+//     DEFAULT of each next_id() mode (next_id_bulk() too), UUID v4 and v7
+//     and any SQL expression the user adds (Peer), with the simple query
+//     protocol and prepared statements, synchronous_commit off and on:
+//     rows per second, the server processes' CPU time per row (read from
+//     /proc when the server runs on this machine), the share of rows whose
+//     draw took mode unique's slow path (its jump counters), and the time
+//     to plan each INSERT (EXPLAIN (SUMMARY ON)); the server-side cost per
+//     ID of nextval(), next_id(), next_id_bulk(), next_ids(n), the classic
+//     modes, Instagram's published body, the UUIDs and the peers; and IDs
+//     per client and round trips per 1,000 IDs of segments and a leased
 //     app-side generator against nextval().
 //   - RunTiDB: INSERT throughput and the regions the writes touched for
 //     AUTO_INCREMENT, AUTO_RANDOM, SHARD_ROW_ID_BITS and rotated Snowflake

@@ -216,7 +216,10 @@ DROP FUNCTION IF EXISTS "insta5".min_id(pg_catalog.timestamptz);
 DROP FUNCTION IF EXISTS "insta5".id_seq(bigint);
 DROP FUNCTION IF EXISTS "insta5".id_shard(bigint);
 DROP FUNCTION IF EXISTS "insta5".id_timestamp(bigint);
+DROP FUNCTION IF EXISTS "insta5".next_ids(integer);
 DROP FUNCTION IF EXISTS "insta5".next_id();
+DROP FUNCTION IF EXISTS "insta5".next_id_bulk();
+DROP FUNCTION IF EXISTS "insta5".next_id_reserve_5(bigint);
 DROP FUNCTION IF EXISTS "insta5".next_id_jump_5();
 DROP TABLE IF EXISTS "insta5".next_id_jump_lock;
 DROP SEQUENCE IF EXISTS "insta5".next_id_jumps_done;
@@ -226,6 +229,5 @@ DROP SEQUENCE IF EXISTS "insta5".next_id_retired_seq;
 ALTER SEQUENCE IF EXISTS "insta5".next_id_seq RENAME TO next_id_retired_seq;
 DROP DOMAIN IF EXISTS "insta5".next_id_ticks;
 -- +goose StatementEnd
-
 
 
