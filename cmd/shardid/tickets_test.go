@@ -298,7 +298,7 @@ func TestTicketsRestoreStatusResume(t *testing.T) {
 	var all []int64
 	code, ids, stderr := next(200)
 	all = append(all, ids...)
-	if code != 0 || stderr != "" {
+	if code != 0 || !onlySlowNotes(stderr) {
 		t.Fatalf("next: exit %d, %q", code, stderr)
 	}
 	cfg, err := mysql.ParseDSN(a)
@@ -343,12 +343,25 @@ func TestTicketsRestoreStatusResume(t *testing.T) {
 	}
 	code, ids, stderr = next(300)
 	all = append(all, ids...)
-	if code != 0 || oddCount(ids) == 0 || stderr != "" {
+	if code != 0 || oddCount(ids) == 0 || !onlySlowNotes(stderr) {
 		t.Errorf("next after the resume: exit %d, %d of a's tickets, stderr %q", code, oddCount(ids), stderr)
 	}
 	if n := dupCount(all); n != 0 {
 		t.Errorf("%d duplicate tickets among %d", n, len(all))
 	}
+}
+
+// onlySlowNotes reports whether every line of stderr is a note that a
+// server was slow to answer and a draw went to another one: on a loaded
+// machine a healthy server can miss the per-server budget, which the
+// client rightly reports and rides out; anything else is a finding.
+func onlySlowNotes(stderr string) bool {
+	for _, line := range strings.Split(strings.TrimSuffix(stderr, "\n"), "\n") {
+		if line != "" && !strings.Contains(line, "ticket server did not answer in time") {
+			return false
+		}
+	}
+	return true
 }
 
 // TestTicketsNextSequenceRestart: two TiDB sequences of one name, one on a
