@@ -121,23 +121,80 @@ func checkExampleBlock(t *testing.T, b mdBlock) {
 	}
 }
 
-// checkShellBlock checks every command of a sh or console block.
+// checkShellBlock checks every command of a sh or console block, and runs
+// the commands that need no server (serverless) to compare what they print
+// with what the block shows: a console block's output lines, or a sh
+// line's comment when the command has no pipe or redirection.
 func checkShellBlock(t *testing.T, cli *cliHelp, b mdBlock) {
-	text := b.text
+	var cmds []string
 	if b.lang == "console" {
-		var cmds []string
-		for _, l := range strings.Split(text, "\n") {
+		var shown []string
+		for _, l := range strings.Split(b.text, "\n") {
 			if c, ok := strings.CutPrefix(l, "$ "); ok {
 				cmds = append(cmds, c)
+			} else if strings.TrimSpace(l) != "" {
+				shown = append(shown, l)
 			}
 		}
-		if len(cmds) == 0 {
-			t.Fatalf("a console block without a command ($ …)")
+		if len(cmds) != 1 {
+			t.Fatalf("a console block shows one command ($ …) and its output; this one has %d", len(cmds))
 		}
-		text = strings.Join(cmds, "\n")
+		if words := shellCommands(cmds[0]); len(words) == 1 && cli.serverless(words[0]) {
+			cli.compare(t, words[0], shown)
+		}
+	} else {
+		for _, l := range strings.Split(b.text, "\n") {
+			c, comment, ok := strings.Cut(l, " # ")
+			if !ok || strings.ContainsAny(c, "|<>'\"$") {
+				continue
+			}
+			if words := shellCommands(c); len(words) == 1 && cli.serverless(words[0]) {
+				cli.compare(t, words[0], []string{comment})
+			}
+		}
+		cmds = []string{b.text}
 	}
-	for _, words := range shellCommands(text) {
-		checkCommand(t, cli, words)
+	for _, c := range cmds {
+		for _, words := range shellCommands(c) {
+			checkCommand(t, cli, words)
+		}
+	}
+}
+
+// serverlessCommands are the shardid commands that need no server, which
+// the test runs.
+var serverlessCommands = [][]string{{"decode"}, {"rotate"}, {"tidb", "spread"}}
+
+// serverless reports whether words are a shardid command the test runs.
+func (c *cliHelp) serverless(words []string) bool {
+	if len(words) < 2 || words[0] != "shardid" {
+		return false
+	}
+	for _, sc := range serverlessCommands {
+		if len(words) > len(sc) && slices.Equal(words[1:1+len(sc)], sc) || slices.Equal(words[1:], sc) {
+			return true
+		}
+	}
+	return false
+}
+
+// compare runs a shardid command and checks that every line the docs show
+// for it is a line of its output, blanks aside.
+func (c *cliHelp) compare(t *testing.T, words []string, shown []string) {
+	out, err := exec.Command(c.bin, words[1:]...).CombinedOutput()
+	line := strings.Join(words, " ")
+	if err != nil {
+		t.Errorf("%s: %v\n%s", line, err, out)
+		return
+	}
+	got := map[string]bool{}
+	for _, l := range strings.Split(string(out), "\n") {
+		got[strings.Join(strings.Fields(l), " ")] = true
+	}
+	for _, l := range shown {
+		if !got[strings.Join(strings.Fields(l), " ")] {
+			t.Errorf("%s: prints no line %q; it prints:\n%s", line, l, out)
+		}
 	}
 }
 
