@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode"
 
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/pgfunc/fleet"
@@ -579,24 +580,65 @@ func TestDocsGuaranteesProved(t *testing.T) {
 	}
 }
 
-// TestDocsLinks: every relative link of the docs reaches a file of the tree.
+// TestDocsLinks: every relative link of the docs reaches a file of the
+// tree, and a link to a heading of a Markdown file (#anchor) reaches one of
+// its headings, named as GitHub names them.
 func TestDocsLinks(t *testing.T) {
-	link := regexp.MustCompile(`\]\(([^)#\s]+)(#[^)]*)?\)`)
+	link := regexp.MustCompile(`\]\(([^)#\s]*)(?:#([^)\s]*))?\)`)
 	for _, file := range docFiles(t) {
 		data, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, m := range link.FindAllStringSubmatch(string(data), -1) {
-			target := m[1]
+			target, anchor := m[1], m[2]
 			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
 				continue
 			}
-			if _, err := os.Stat(filepath.Join(filepath.Dir(file), target)); err != nil {
+			path := file
+			if target != "" {
+				path = filepath.Join(filepath.Dir(file), target)
+			}
+			if _, err := os.Stat(path); err != nil {
 				t.Errorf("%s: link to %s: %v", file, target, err)
+				continue
+			}
+			if anchor != "" && strings.HasSuffix(path, ".md") && !slices.Contains(headingAnchors(t, path), anchor) {
+				t.Errorf("%s: link to %s#%s: %s has no such heading (it has %v)", file, target, anchor, path, headingAnchors(t, path))
 			}
 		}
 	}
+}
+
+// headingAnchors returns the anchors GitHub gives the headings of a
+// Markdown file: lower case, spaces as hyphens, punctuation other than
+// hyphens and underscores dropped.
+func headingAnchors(t *testing.T, path string) []string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var anchors []string
+	inBlock := false
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(l, "```") {
+			inBlock = !inBlock
+		}
+		if inBlock || !strings.HasPrefix(l, "#") {
+			continue
+		}
+		var b strings.Builder
+		for _, r := range strings.ToLower(strings.TrimSpace(strings.TrimLeft(l, "#"))) {
+			switch {
+			case r == ' ':
+				b.WriteRune('-')
+			case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+				b.WriteRune(r)
+			}
+		}
+		anchors = append(anchors, b.String())
+	}
+	return anchors
 }
 
 // TestDocsFrontDoor: README.md stays a front page, and no document speaks
