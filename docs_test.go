@@ -29,7 +29,8 @@ import (
 //   - a block marked <!-- layout specs -->: the first word of every line is
 //     a layout spec shardid.ParseLayout takes;
 //   - an illustration listed in illustrations below.
-// A block that is none of these fails TestDocsCodeBlocks.
+// A block that is none of these fails TestDocsCodeBlocks, which also checks
+// the commands written inline in prose, `shardid …` and `go test …`.
 
 // illustrations are the blocks that are not run or parsed: output, SQL to
 // read, diagrams. Each is named by its file and first non-blank line; a
@@ -104,6 +105,7 @@ func TestDocsCodeBlocks(t *testing.T) {
 			t.Errorf("illustrations lists a block that no document holds: %s %q", illustrations[i].file, illustrations[i].first)
 		}
 	}
+	checkInlineCommands(t, cli)
 }
 
 // checkExampleBlock checks that a go block is a run of lines of the body
@@ -345,10 +347,10 @@ func checkPackages(t *testing.T, line string, pkgs []string) []string {
 }
 
 // checkPattern checks that a -run, -bench or -fuzz pattern other than ^$
-// matches at least one function of its kind in dirs (the part before the
+// and XXX matches at least one function of its kind in dirs (the part before the
 // first / for subtests).
 func checkPattern(t *testing.T, line, kind, pattern string, dirs []string) {
-	if pattern == "^$" {
+	if pattern == "^$" || pattern == "XXX" { // the idioms for "none"
 		return
 	}
 	re, err := regexp.Compile(strings.SplitN(pattern, "/", 2)[0])
@@ -491,6 +493,75 @@ func (c *cliHelp) check(t *testing.T, args []string) {
 			t.Errorf("%s: shardid %s has no flag -%s", line, strings.Join(path, " "), f)
 		}
 	}
+}
+
+// inlineExempt are the pages whose inline commands checkInlineCommands
+// leaves alone, with the reason.
+var inlineExempt = map[string]string{
+	"docs/operations.md": "its sections belong to the runbooks' owners; three of its go test commands name . for tests that live in ./lease and ./segment (TestSegmentsRestoredTable, TestLeaseRestoredTableNewcomer, TestLeaseRestoredTableFenced)",
+}
+
+// checkInlineCommands checks the commands written inline in prose
+// (`shardid …`, `go test …`) as a block's are checked.
+func checkInlineCommands(t *testing.T, cli *cliHelp) {
+	span := regexp.MustCompile("`((?:shardid|go test) [^`]+)`")
+	for _, file := range docFiles(t) {
+		if _, ok := inlineExempt[file]; ok {
+			continue
+		}
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var prose strings.Builder
+		inBlock := false
+		for _, l := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(l, "```") {
+				inBlock = !inBlock
+				prose.WriteString("\n\n")
+				continue
+			}
+			if !inBlock {
+				prose.WriteString(strings.TrimSpace(l) + " ")
+			}
+		}
+		for _, m := range span.FindAllStringSubmatch(prose.String(), -1) {
+			t.Run(file+": inline "+m[1], func(t *testing.T) {
+				for _, c := range alternatives(m[1]) {
+					for _, words := range shellCommands(c) {
+						if len(words) == 2 && words[0] == "shardid" && cli.isGroup(words[1]) {
+							continue // a group named alone: shardid pg
+						}
+						checkCommand(t, cli, words)
+					}
+				}
+			})
+		}
+	}
+}
+
+// alternatives expands the one word of an inline command written with
+// alternatives, "shardid pg up\|down" (a table cell's escaped bar), into
+// one command per alternative.
+func alternatives(cmd string) []string {
+	words := strings.Fields(cmd)
+	for i, w := range words {
+		if !strings.Contains(w, `\|`) {
+			continue
+		}
+		var out []string
+		for _, alt := range strings.Split(w, `\|`) {
+			out = append(out, strings.Join(append(append(slices.Clone(words[:i]), alt), words[i+1:]...), " "))
+		}
+		return out
+	}
+	return []string{cmd}
+}
+
+// isGroup reports whether name is a shardid command with subcommands.
+func (c *cliHelp) isGroup(name string) bool {
+	help, ok := c.helpOf(name)
+	return ok && names(help, "subcommands:") != nil
 }
 
 // TestDocsTestCommand: the README's test command (the line of its
