@@ -15,23 +15,6 @@ import (
 	"github.com/shardid/shardid/pgfunc/fleet"
 )
 
-// The documentation is README.md and docs/*.md. Every fenced code block in
-// them is one of:
-//   - ```go preceded by <!-- example: DIR FUNC -->: its lines are a run of
-//     lines of the body of FUNC, an Example function in DIR's _test.go
-//     files, which go vet and go test compile (and run, where it has an
-//     Output comment);
-//   - ```sh, or ```console whose commands start with "$ ": every command is
-//     checked (shardid commands against the CLI built from this tree, go
-//     commands against the packages and functions of this tree, export
-//     against the variables the CLI reads), or is one of externalTools;
-//   - ```toml: a shard map, parsed by fleet.Parse;
-//   - a block marked <!-- layout specs -->: the first word of every line is
-//     a layout spec shardid.ParseLayout takes;
-//   - an illustration listed in illustrations below.
-// A block that is none of these fails TestDocsCodeBlocks, which also checks
-// the commands written inline in prose, `shardid …` and `go test …`.
-
 // illustrations are the blocks that are not run or parsed: output, SQL to
 // read, diagrams. Each is named by its file and first non-blank line; a
 // block in the docs marked <!-- illustration --> or fenced ```text must be
@@ -58,6 +41,25 @@ func docFiles(t *testing.T) []string {
 	return append([]string{"README.md"}, files...)
 }
 
+// TestDocsCodeBlocks checks the documentation, README.md and docs/*.md.
+// Every fenced code block in them is one of:
+//   - ```go preceded by <!-- example: DIR FUNC -->: its lines are a run of
+//     lines of the body of FUNC, an Example function in DIR's _test.go
+//     files, which go vet and go test compile (and run, where it has an
+//     Output comment);
+//   - ```sh, or ```console whose commands start with "$ ": every command is
+//     checked (shardid commands against the CLI built from this tree, go
+//     commands against the packages and functions of this tree, export
+//     against the variables the CLI reads), or is one of externalTools;
+//     the shardid commands that need no server run, and must print what
+//     the block shows (a console block's output, a sh line's comment);
+//   - ```toml: a shard map, parsed by fleet.Parse;
+//   - a block marked <!-- layout specs -->: the first word of every line is
+//     a layout spec shardid.ParseLayout takes;
+//   - an illustration listed in illustrations below.
+//
+// A block that is none of these fails. The commands written inline in
+// prose, `shardid …` and `go test …`, are checked as a block's are.
 func TestDocsCodeBlocks(t *testing.T) {
 	cli := newCLI(t)
 	used := make([]bool, len(illustrations))
