@@ -11,8 +11,8 @@ import (
 	"github.com/shardid/shardid/internal/testsrv"
 )
 
-// docLayouts are the layouts the "which layout" tables of the README and
-// the package doc compare: the presets and a few specs users bring.
+// docLayouts are the layouts the "which layout" tables of docs/layouts.md
+// and the package doc compare: the presets and a few specs users bring.
 var docLayouts = []struct{ spec, note string }{
 	{"instagram", "the default; Instagram's split fills all 64 bits, so the time field's top bit is the sign"},
 	{"snowflake", "Twitter's; the node is often 5 bits of datacenter and 5 of worker (NodeID)"},
@@ -61,7 +61,7 @@ func thousands(n int64) string {
 	return s
 }
 
-// layoutTableMarkdown is the README's table.
+// layoutTableMarkdown is the table of docs/layouts.md.
 func layoutTableMarkdown(rows []layoutRow) string {
 	var b strings.Builder
 	b.WriteString("| layout | tick | IDs per tick per shard | per second per shard | shards | range | ends (default epoch) | ≤ 2^53−1 (JavaScript) | routes | for |\n")
@@ -98,12 +98,12 @@ func layoutTableText(rows []layoutRow) string {
 }
 
 const (
-	readmeTableBegin = "<!-- layout table: written by TestLayoutTable (go test -run TestLayoutTable -update .) -->\n"
-	readmeTableEnd   = "<!-- end of layout table -->\n"
-	docTableHead     = "//\tlayout "
+	mdTableBegin = "<!-- layout table: written by TestLayoutTable (go test -run TestLayoutTable -update .) -->\n"
+	mdTableEnd   = "<!-- end of layout table -->\n"
+	docTableHead = "//\tlayout "
 )
 
-// TestLayoutTable keeps the "which layout" tables of README.md and doc.go
+// TestLayoutTable keeps the "which layout" tables of docs/layouts.md and doc.go
 // equal to what the layouts say; with -update it rewrites them.
 func TestLayoutTable(t *testing.T) {
 	rows := docLayoutRows(t)
@@ -127,12 +127,12 @@ func TestLayoutTable(t *testing.T) {
 		}
 		t.Errorf("%s: the layout table is out of date; run go test -run TestLayoutTable -update . and review the diff", path)
 	}
-	sync("README.md", func(s string) (string, bool) {
-		i, j := strings.Index(s, readmeTableBegin), strings.Index(s, readmeTableEnd)
+	sync("docs/layouts.md", func(s string) (string, bool) {
+		i, j := strings.Index(s, mdTableBegin), strings.Index(s, mdTableEnd)
 		if i < 0 || j < i {
 			return s, false
 		}
-		return s[:i+len(readmeTableBegin)] + layoutTableMarkdown(rows) + s[j:], true
+		return s[:i+len(mdTableBegin)] + layoutTableMarkdown(rows) + s[j:], true
 	})
 	sync("doc.go", func(s string) (string, bool) {
 		i := strings.Index(s, docTableHead)
