@@ -78,7 +78,7 @@
 // generator waits for (or, in pgfunc's mode unique, borrows) the next
 // tick, how many shards there are, how long the time field lasts from
 // DefaultEpoch, whether every ID is exact as a JavaScript Number, and the
-// routes; the README has the same table (TestLayoutTable keeps both):
+// routes; docs/layouts.md has the same table (TestLayoutTable keeps both):
 //
 //	layout                         tick  IDs/tick/shard  IDs/s/shard  shards     range        ≤ 2^53-1  routes
 //	instagram                      1ms   1,024           1,024,000    8,192      34.8 years   no        —

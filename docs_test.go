@@ -500,7 +500,6 @@ func (c *cliHelp) check(t *testing.T, args []string) {
 // inlineExempt are the pages whose inline commands checkInlineCommands
 // leaves alone, with the reason.
 var inlineExempt = map[string]string{
-	"docs/operations.md": "its sections belong to the runbooks' owners; three of its go test commands name . for tests that live in ./lease and ./segment (TestSegmentsRestoredTable, TestLeaseRestoredTableNewcomer, TestLeaseRestoredTableFenced)",
 }
 
 // checkInlineCommands checks the commands written inline in prose

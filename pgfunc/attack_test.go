@@ -16,9 +16,8 @@ import (
 const nowClock = `(pg_catalog.current_setting('shardid_test.now'))::timestamptz`
 
 // TestFakedJumpBookkeeping makes, step by step, the race the jump
-// counters guard against, with an attacker holding the grants this
-// project's README used to recommend (USAGE on all the schema's
-// sequences). A jump is made by hand, as the jump function makes it, under
+// counters guard against, with an attacker holding broad grants (USAGE
+// on all the schema's sequences). A jump is made by hand, as the jump function makes it, under
 // the jump lock: it bumps jumps_begun and reads the counter; the attacker
 // calls nextval on jumps_done to make the counters look equal; a session
 // draws; the jump moves the counter back to the value after the one it
