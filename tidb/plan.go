@@ -92,11 +92,15 @@ func RenderScript(s *Script, o PlanOptions) (*Plan, error) {
 	strategy := map[string]*DDL{}
 	for _, t := range s.Tables {
 		to := o.Options
+		steered := -1
 		for i, spec := range o.Tables {
 			if !spec.matches(t) {
 				continue
 			}
-			used[i] = true
+			if steered >= 0 {
+				return nil, fmt.Errorf("%s: %w: table %s is steered twice (also by %s): give each table one spec, with every option it needs", spec.Source, ErrTableSpec, t.QualifiedName(), o.Tables[steered].Source)
+			}
+			used[i], steered = true, i
 			var err error
 			if to, err = spec.apply(to); err != nil {
 				return nil, fmt.Errorf("%s: %w", spec.Source, err)
