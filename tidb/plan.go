@@ -240,6 +240,9 @@ func (p *Plan) statements(s *Script, tables map[string]*DDL) error {
 	var data *Step
 	var dataBytes int
 	keys := keyFiller{next: map[string]uint64{}}
+	loaded := map[string]*ScriptStatement{} // table → a LOAD DATA into it, applied by hand after the migrations
+	var fills keyFills
+	defer func() { p.Notes = append(p.Notes, fills.notes()...) }()
 	for _, st := range s.Statements {
 		if st.Kind != KindData {
 			data = nil
@@ -247,6 +250,9 @@ func (p *Plan) statements(s *Script, tables map[string]*DDL) error {
 		switch {
 		case st.ByHand:
 			p.ByHand = append(p.ByHand, st)
+			if st.load {
+				loaded[strings.ToLower(st.Object)] = st
+			}
 		case st.Kind == KindData:
 			autoRandom := slices.ContainsFunc(st.Writes, func(w string) bool {
 				d := tables[strings.ToLower(w)]
@@ -267,7 +273,7 @@ func (p *Plan) statements(s *Script, tables map[string]*DDL) error {
 					if sql, err = restoreData(filledStmt); err != nil {
 						return fmt.Errorf("%s: %w", stmtPlace(st), err)
 					}
-					p.Notes = append(p.Notes, fmt.Sprintf("%s: %s: %d row(s) leave the key out: given %d–%d, the keys MySQL's AUTO_INCREMENT gives them (TiDB's AUTO_INCREMENT leaves gaps in a large INSERT, AUTO_RANDOM gives random ones), so rows that refer to them by number still point at them", stmtPlace(st), st.What, n, span[0], span[1]))
+					fills.add(d.Table.QualifiedName(), st, n, span, loaded[strings.ToLower(st.Object)])
 				}
 			}
 			if data == nil || data.Object != st.Object || data.fkChecks != st.ForeignKeyChecks || dataBytes+len(st.SQL) > dataStepBytes {
@@ -351,6 +357,62 @@ func (p *Plan) statements(s *Script, tables map[string]*DDL) error {
 		p.Notes = append(p.Notes, fmt.Sprintf("%s: %s: by hand (%s)", stmtPlace(st), st.What, why))
 	}
 	return nil
+}
+
+// keyFills gathers, per table, the INSERTs whose rows RenderScript gave
+// keys, for one note a table.
+type keyFills struct {
+	order []string
+	by    map[string]*keyFill
+}
+
+// keyFill is what RenderScript numbered in one table (after one LOAD DATA,
+// or before any).
+type keyFill struct {
+	table      string
+	file       string
+	lines      []int
+	rows       int
+	first, end uint64
+	load       *ScriptStatement
+}
+
+func (k *keyFills) add(table string, st *ScriptStatement, rows int, span [2]uint64, load *ScriptStatement) {
+	key := strings.ToLower(table)
+	if load != nil {
+		key += "\x00" + stmtPlace(load)
+	}
+	if k.by == nil {
+		k.by = map[string]*keyFill{}
+	}
+	f := k.by[key]
+	if f == nil {
+		f = &keyFill{table: table, file: st.File, first: span[0], load: load}
+		k.by[key] = f
+		k.order = append(k.order, key)
+	}
+	f.lines = append(f.lines, st.Line)
+	f.rows += rows
+	f.end = span[1]
+}
+
+// notes says, one line a table, which rows got which keys.
+func (k *keyFills) notes() []string {
+	var out []string
+	for _, key := range k.order {
+		f := k.by[key]
+		place := lineList(f.lines)
+		if f.file != "" {
+			place = f.file + ": " + place
+		}
+		what := fmt.Sprintf("%d INSERT(s) into %s", len(f.lines), f.table)
+		if f.load != nil {
+			out = append(out, fmt.Sprintf("%s: %s: %d row(s) leave the key out: given %d–%d, counted as if %s were empty; in the script they come after the rows of LOAD DATA at %s, which MySQL numbers first, but that file is loaded by hand after the migrations: a loaded row with one of these keys collides (LOAD DATA LOCAL skips it with a warning)", place, what, f.rows, f.first, f.end, f.table, stmtPlace(f.load)))
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s: %s: %d row(s) leave the key out: given %d–%d, the keys MySQL's AUTO_INCREMENT gives them (TiDB's AUTO_INCREMENT leaves gaps in a large INSERT, AUTO_RANDOM gives random ones), so rows that refer to them by number still point at them", place, what, f.rows, f.first, f.end))
+	}
+	return out
 }
 
 // generatedKey returns the column of t's single-column primary key when

@@ -102,6 +102,7 @@ type ScriptStatement struct {
 	Line int
 
 	node ast.StmtNode // a data statement as parsed, for RenderScript to give it keys
+	load bool         // a LOAD DATA (ByHand), whose rows come after the migrations
 }
 
 // ScriptOptions configures ParseScripts. The zero value keeps data.

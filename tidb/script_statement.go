@@ -66,7 +66,17 @@ func (r *scriptReader) statement(st ast.StmtNode, line int) error {
 	case *ast.InsertStmt, *ast.UpdateStmt, *ast.DeleteStmt:
 		return r.data(st, line)
 	case *ast.LoadDataStmt:
-		return r.byHand(st, line, "LOAD DATA reads a file on the client or the server, which no migration carries: load it by hand once the tables exist")
+		if r.o.SkipData {
+			r.skip("data statements left out (--skip-data: INSERT, REPLACE, UPDATE, DELETE, LOAD DATA)", line)
+			return nil
+		}
+		if err := r.byHand(st, line, "LOAD DATA reads a file on the client or the server, which no migration carries: load it by hand once the tables exist"); err != nil {
+			return err
+		}
+		if n.Table != nil {
+			last := r.s.Statements[len(r.s.Statements)-1]
+			last.Object, last.Writes, last.load = qualified(n.Table), []string{qualified(n.Table)}, true
+		}
 	case *ast.CreateUserStmt, *ast.AlterUserStmt, *ast.DropUserStmt, *ast.GrantStmt, *ast.GrantRoleStmt, *ast.RevokeStmt, *ast.SetPwdStmt, *ast.SetDefaultRoleStmt:
 		return r.byHand(st, line, "accounts and grants are not schema: create them by hand, with passwords of your own")
 	case *ast.ProcedureInfo:
