@@ -203,6 +203,7 @@ func parseColumn(cd *ast.ColumnDef) (Column, *PrimaryKey, error) {
 			c.Growing = true
 		case ast.ColumnOptionDefaultValue:
 			c.HasDefault = true
+			c.defaultValue = defaultOf(o.Expr)
 			if isNow(o.Expr) && isTimeType(cd.Tp.GetType()) {
 				c.Growing = true
 			}
@@ -224,6 +225,38 @@ func parseColumn(cd *ast.ColumnDef) (Column, *PrimaryKey, error) {
 		c.Options = append(c.Options, s)
 	}
 	return c, pk, nil
+}
+
+// defaultOf prints a DEFAULT so that two printings of one value compare
+// equal: '0' and 0 (MariaDB prints a number unquoted), NOW() and
+// current_timestamp(), any case.
+func defaultOf(e ast.ExprNode) string {
+	if ve, ok := e.(ast.ValueExpr); ok {
+		switch v := ve.GetValue().(type) {
+		case nil:
+			return "NULL"
+		case string:
+			return "'" + v + "'"
+		default:
+			if s, err := restore(e); err == nil {
+				return "'" + strings.Trim(s, "'") + "'"
+			}
+		}
+	}
+	if isNow(e) {
+		f := e.(*ast.FuncCallExpr)
+		if len(f.Args) > 0 {
+			if s, err := restore(f.Args[0]); err == nil && s != "0" {
+				return "CURRENT_TIMESTAMP(" + s + ")"
+			}
+		}
+		return "CURRENT_TIMESTAMP"
+	}
+	s, err := restore(e)
+	if err != nil {
+		return "?"
+	}
+	return strings.ToUpper(strings.Trim(s, "()"))
 }
 
 // isNow reports CURRENT_TIMESTAMP, NOW() and their synonyms.
