@@ -10,7 +10,8 @@ import (
 )
 
 // zmScript is what ZoneMinder's zm_create.sql (Debian zoneminder
-// 1.36.33) has that TiDB refuses: `Device tinytext NOT NULL default ”`,
+// 1.36.33) has that TiDB refuses: a Device TINYTEXT NOT NULL column
+// whose DEFAULT is the empty string,
 // in a table after others, so a run that finds out only when it gets
 // there has applied those before it.
 const zmScript = "CREATE TABLE Config (Id INT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY, Name VARCHAR(32) NOT NULL);\n" +
