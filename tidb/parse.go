@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -237,6 +238,10 @@ func defaultOf(e ast.ExprNode) string {
 			return "NULL"
 		case string:
 			return "'" + v + "'"
+		case int64: // TRUE prints as TRUE, MariaDB's SHOW CREATE TABLE has 1
+			return "'" + strconv.FormatInt(v, 10) + "'"
+		case uint64:
+			return "'" + strconv.FormatUint(v, 10) + "'"
 		default:
 			if s, err := restore(e); err == nil {
 				return "'" + strings.Trim(s, "'") + "'"

@@ -133,7 +133,9 @@ func RenderScript(s *Script, o PlanOptions) (*Plan, error) {
 	}
 	if o.Alter {
 		for _, st := range s.Statements {
-			p.Notes = append(p.Notes, fmt.Sprintf("%s: %s not rendered: --alter renders the tables only", stmtPlace(st), st.What))
+			if st.Kind != KindSession {
+				p.Notes = append(p.Notes, fmt.Sprintf("%s: %s not rendered: --alter renders the tables only", stmtPlace(st), st.What))
+			}
 		}
 		return p, nil
 	}
@@ -240,18 +242,22 @@ func (p *Plan) statements(s *Script, tables map[string]*DDL) error {
 	var data *Step
 	var dataBytes int
 	keys := keyFiller{next: map[string]uint64{}}
+	session := newSessionValues()
 	loaded := map[string]*ScriptStatement{} // table → a LOAD DATA into it, applied by hand after the migrations
 	var fills keyFills
 	defer func() { p.Notes = append(p.Notes, fills.notes()...) }()
 	for _, st := range s.Statements {
-		if st.Kind != KindData {
+		if st.Kind != KindData && st.Kind != KindSession {
 			data = nil
 		}
 		switch {
+		case st.Kind == KindSession:
+			session.assign(st)
 		case st.ByHand:
 			p.ByHand = append(p.ByHand, st)
 			if st.load {
 				loaded[strings.ToLower(st.Object)] = st
+				session.lastID = value{why: fmt.Sprintf("set by the rows LOAD DATA at %s loads, by hand after the migrations", stmtPlace(st))}
 			}
 		case st.Kind == KindData:
 			autoRandom := slices.ContainsFunc(st.Writes, func(w string) bool {
@@ -259,13 +265,28 @@ func (p *Plan) statements(s *Script, tables map[string]*DDL) error {
 				return d != nil && d.Options.Strategy == StrategyAutoRandom
 			})
 			sql := st.SQL
-			ins, ok := st.node.(*ast.InsertStmt)
+			node := st.node
+			if node != nil && readsSession(node) {
+				var err error
+				if node, err = session.substitute(st); err != nil {
+					return err
+				}
+				if sql, err = restoreData(node); err != nil {
+					return fmt.Errorf("%s: %w", stmtPlace(st), err)
+				}
+				p.Notes = append(p.Notes, fmt.Sprintf("%s: %s: %s written in, the values the mysql client's session has there (no migration runs the SET, and goose's bookkeeping moves LAST_INSERT_ID)", stmtPlace(st), st.What, strings.Join(slices.Compact(session.changed), ", ")))
+				session.changed = nil
+			}
+			ins, ok := node.(*ast.InsertStmt)
 			var d *DDL
 			if ok && len(st.Writes) == 1 {
 				d = tables[strings.ToLower(st.Writes[0])]
 			}
+			numbered, filled, first := false, 0, uint64(0)
+			var fillErr error
 			if d != nil && (d.Options.Strategy == StrategyAutoRandom || generatedKey(d.Table) != nil) {
 				filledStmt, n, span, err := keys.fill(ins, d)
+				numbered, filled, first, fillErr = true, n, span[0], err
 				if err != nil {
 					d.Costs = append(d.Costs, fmt.Sprintf("%s: %s: %v; rows that refer to them by number point elsewhere (--table %s=shard-rowid keeps AUTO_INCREMENT)", stmtPlace(st), st.What, err, d.Table.Name))
 				}
@@ -275,6 +296,9 @@ func (p *Plan) statements(s *Script, tables map[string]*DDL) error {
 					}
 					fills.add(d.Table.QualifiedName(), st, n, span, loaded[strings.ToLower(st.Object)])
 				}
+			}
+			if ok {
+				session.inserted(st, d, numbered, filled, first, fillErr)
 			}
 			if data == nil || data.Object != st.Object || data.fkChecks != st.ForeignKeyChecks || dataBytes+len(st.SQL) > dataStepBytes {
 				data = &Step{Kind: KindData, Object: st.Object, Transaction: true, fkChecks: st.ForeignKeyChecks}

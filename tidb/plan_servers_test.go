@@ -272,7 +272,7 @@ func TestVerifyDrift(t *testing.T) {
 // column without NOT NULL written).
 func TestVerifyDriftKeysAndDefaults(t *testing.T) {
 	const script = "CREATE TABLE users (id BIGINT AUTO_INCREMENT PRIMARY KEY, Username VARCHAR(32) NOT NULL, email VARCHAR(64) DEFAULT 'x', " +
-		"n DECIMAL(15,4) NOT NULL DEFAULT '0', f FLOAT DEFAULT '0.00', seen TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP, note TEXT, " +
+		"n DECIMAL(15,4) NOT NULL DEFAULT '0', on_ BOOLEAN DEFAULT TRUE, f FLOAT DEFAULT '0.00', seen TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP, note TEXT, " +
 		"code INT NOT NULL DEFAULT 5, UNIQUE KEY UC_Username (Username));\n" +
 		"CREATE TABLE tags (name VARCHAR(20) PRIMARY KEY, score INT DEFAULT NULL);\n"
 	for _, srv := range targets(t) {

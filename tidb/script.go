@@ -103,6 +103,10 @@ type ScriptStatement struct {
 
 	node ast.StmtNode // a data statement as parsed, for RenderScript to give it keys
 	load bool         // a LOAD DATA (ByHand), whose rows come after the migrations
+	// assigns are the user variables a SET gives values (Kind
+	// KindSession): not run, RenderScript writes their values into the
+	// data statements that read them.
+	assigns []*ast.VariableAssignment
 }
 
 // ScriptOptions configures ParseScripts. The zero value keeps data.

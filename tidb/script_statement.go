@@ -44,6 +44,15 @@ func (r *scriptReader) statement(st ast.StmtNode, line int) error {
 		return r.alter(n, line)
 	case *ast.SetStmt:
 		r.setSession(n)
+		var assigns []*ast.VariableAssignment
+		for _, v := range n.Variables {
+			if !v.IsSystem && v.Name != "" && v.Name != ast.SetNames && v.Name != ast.SetCharset && v.Value != nil {
+				assigns = append(assigns, v)
+			}
+		}
+		if len(assigns) > 0 && !r.o.SkipData {
+			r.s.Statements = append(r.s.Statements, &ScriptStatement{Kind: KindSession, What: statementWords(st), assigns: assigns, File: r.file, Line: line})
+		}
 		r.skip("session statements not run (SET, BEGIN/COMMIT, LOCK/UNLOCK TABLES): they steer the session that runs the script", line)
 	case *ast.BeginStmt, *ast.CommitStmt, *ast.RollbackStmt, *ast.LockTablesStmt, *ast.UnlockTablesStmt:
 		r.skip("session statements not run (SET, BEGIN/COMMIT, LOCK/UNLOCK TABLES): they steer the session that runs the script", line)
