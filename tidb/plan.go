@@ -76,9 +76,13 @@ const dataStepBytes = 8 << 20
 // RenderScript renders every table of s (steered by o.Tables), then its
 // FOREIGN KEYs that close cycles, data, views and routines, for o.Target.
 // Every statement it writes for a server to run, other than a routine's
-// text, is read back with TiDB's parser. It returns the errors of Render
-// and RenderAlter (each naming the table's line and how to steer it) and
-// errors wrapping ErrTableSpec.
+// text, is read back with TiDB's parser. Data statements that read
+// LAST_INSERT_ID() or a user variable get the value the mysql client's
+// session has there written in (the keys RenderScript numbers, SET @v =
+// a literal or LAST_INSERT_ID()). It returns the errors of Render and
+// RenderAlter (each naming the table's line and how to steer it), errors
+// wrapping ErrTableSpec, and errors wrapping ErrInsertID for such a value
+// it cannot work out.
 func RenderScript(s *Script, o PlanOptions) (*Plan, error) {
 	if err := o.Options.Validate(); err != nil {
 		return nil, err

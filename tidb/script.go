@@ -154,7 +154,11 @@ func ParseScript(text string, o ScriptOptions) (*Script, error) {
 //     other account statements: kept for applying by hand;
 //   - SET, BEGIN/COMMIT, LOCK/UNLOCK TABLES, ALTER TABLE … DISABLE/ENABLE
 //     KEYS, FLUSH, ANALYZE, informational SELECTs, client commands other
-//     than source: not run, they steer or report on the session;
+//     than source: not run, they steer or report on the session (a user
+//     variable a SET gives a value is followed by RenderScript, which
+//     writes it into the data statements that read it);
+//   - a DELIMITER block holding several statements (DROP TRIGGER IF
+//     EXISTS t; CREATE TRIGGER t …): each statement on its own;
 //   - DROP TABLE/DATABASE/VIEW: never run (a migration refuses a table
 //     that already exists instead of dropping it);
 //   - CREATE DATABASE and USE: not run, tables go into the database of
