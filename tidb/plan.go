@@ -137,9 +137,7 @@ func RenderScript(s *Script, o PlanOptions) (*Plan, error) {
 	}
 	if o.Alter {
 		for _, st := range s.Statements {
-			if st.Kind != KindSession {
-				p.Notes = append(p.Notes, fmt.Sprintf("%s: %s not rendered: --alter renders the tables only", stmtPlace(st), st.What))
-			}
+			p.Notes = append(p.Notes, fmt.Sprintf("%s: %s not rendered: --alter renders the tables only", stmtPlace(st), st.What))
 		}
 		return p, nil
 	}
@@ -250,13 +248,15 @@ func (p *Plan) statements(s *Script, tables map[string]*DDL) error {
 	loaded := map[string]*ScriptStatement{} // table → a LOAD DATA into it, applied by hand after the migrations
 	var fills keyFills
 	defer func() { p.Notes = append(p.Notes, fills.notes()...) }()
-	for _, st := range s.Statements {
-		if st.Kind != KindData && st.Kind != KindSession {
+	nextSet := 0
+	for i, st := range s.Statements {
+		for ; nextSet < len(s.sets) && s.sets[nextSet].at <= i; nextSet++ {
+			session.assign(s.sets[nextSet].st)
+		}
+		if st.Kind != KindData {
 			data = nil
 		}
 		switch {
-		case st.Kind == KindSession:
-			session.assign(st)
 		case st.ByHand:
 			p.ByHand = append(p.ByHand, st)
 			if st.load {
@@ -435,10 +435,10 @@ func (k *keyFills) notes() []string {
 		}
 		what := fmt.Sprintf("%d INSERT(s) into %s", len(f.lines), f.table)
 		if f.load != nil {
-			out = append(out, fmt.Sprintf("%s: %s: %d row(s) leave the key out: given %d–%d, counted as if %s were empty; in the script they come after the rows of LOAD DATA at %s, which MySQL numbers first, but that file is loaded by hand after the migrations: a loaded row with one of these keys collides (LOAD DATA LOCAL skips it with a warning)", place, what, f.rows, f.first, f.end, f.table, stmtPlace(f.load)))
+			out = append(out, fmt.Sprintf("%s: %s: %d row(s) leave the key out: given keys from %d to %d, counted as if %s were empty; in the script they come after the rows of LOAD DATA at %s, which MySQL numbers first, but that file is loaded by hand after the migrations: a loaded row with one of these keys collides (LOAD DATA LOCAL skips it with a warning)", place, what, f.rows, f.first, f.end, f.table, stmtPlace(f.load)))
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s: %s: %d row(s) leave the key out: given %d–%d, the keys MySQL's AUTO_INCREMENT gives them (TiDB's AUTO_INCREMENT leaves gaps in a large INSERT, AUTO_RANDOM gives random ones), so rows that refer to them by number still point at them", place, what, f.rows, f.first, f.end))
+		out = append(out, fmt.Sprintf("%s: %s: %d row(s) leave the key out: given keys from %d to %d, the keys MySQL's AUTO_INCREMENT gives them (TiDB's AUTO_INCREMENT leaves gaps in a large INSERT, AUTO_RANDOM gives random ones), so rows that refer to them by number still point at them", place, what, f.rows, f.first, f.end))
 	}
 	return out
 }

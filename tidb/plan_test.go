@@ -348,7 +348,7 @@ func TestSeedKeys(t *testing.T) {
 	if costs := strings.Join(p.Tables[1].Costs, "\n"); !strings.Contains(costs, "line 6: \"INSERT INTO track …\": INSERT … SELECT leaves the key id out") {
 		t.Errorf("track costs %q", costs)
 	}
-	if notes := strings.Join(p.Notes, "\n"); !strings.Contains(notes, "line 3: 1 INSERT(s) into album: 2 row(s) leave the key out: given 5–6") {
+	if notes := strings.Join(p.Notes, "\n"); !strings.Contains(notes, "lines 3, 4: 2 INSERT(s) into album: 4 row(s) leave the key out: given keys from 5 to 22") {
 		t.Errorf("notes:\n%s", notes)
 	}
 }
@@ -419,14 +419,14 @@ func TestSkipDataAndLoadData(t *testing.T) {
 	}
 	notes = strings.Join(p.Notes, "\n")
 	for _, want := range []string{
-		"line 4: 1 INSERT(s) into t: 1 row(s) leave the key out: given 1–1, counted as if t were empty; in the script they come after the rows of LOAD DATA at line 3",
-		"lines 5, 6, 7: 3 INSERT(s) into u: 4 row(s) leave the key out: given 1–4, the keys MySQL's AUTO_INCREMENT gives them",
+		"line 4: 1 INSERT(s) into t: 1 row(s) leave the key out: given keys from 1 to 1, counted as if t were empty; in the script they come after the rows of LOAD DATA at line 3",
+		"lines 5, 6, 7: 3 INSERT(s) into u: 4 row(s) leave the key out: given keys from 1 to 4, the keys MySQL's AUTO_INCREMENT gives them",
 	} {
 		if !strings.Contains(notes, want) {
 			t.Errorf("notes lack %q:\n%s", want, notes)
 		}
 	}
-	if strings.Contains(notes, "into t: 1 row(s) leave the key out: given 1–1, the keys MySQL") || strings.Count(notes, "leave the key out") != 2 {
+	if strings.Contains(notes, "into t: 1 row(s) leave the key out: given keys from 1 to 1, the keys MySQL") || strings.Count(notes, "leave the key out") != 2 {
 		t.Errorf("notes:\n%s", notes)
 	}
 }

@@ -48,6 +48,15 @@ type Script struct {
 	// them ParseScripts placed (a table, a fold, a statement, a note).
 	// They are equal: a statement never goes missing without a word.
 	Read, Accounted int
+
+	sets []sessionSet // SET @v = … among the statements, for RenderScript
+}
+
+// sessionSet is a SET of user variables, which comes before
+// Statements[at].
+type sessionSet struct {
+	at int
+	st *ScriptStatement
 }
 
 // ForeignKey is a FOREIGN KEY added after the tables (Script.ForeignKeys).
@@ -103,9 +112,9 @@ type ScriptStatement struct {
 
 	node ast.StmtNode // a data statement as parsed, for RenderScript to give it keys
 	load bool         // a LOAD DATA (ByHand), whose rows come after the migrations
-	// assigns are the user variables a SET gives values (Kind
-	// KindSession): not run, RenderScript writes their values into the
-	// data statements that read them.
+	// assigns are the user variables a SET gives values (Script.sets):
+	// not run, RenderScript writes their values into the data statements
+	// that read them.
 	assigns []*ast.VariableAssignment
 }
 

@@ -51,7 +51,7 @@ func (r *scriptReader) statement(st ast.StmtNode, line int) error {
 			}
 		}
 		if len(assigns) > 0 && !r.o.SkipData {
-			r.s.Statements = append(r.s.Statements, &ScriptStatement{Kind: KindSession, What: statementWords(st), assigns: assigns, File: r.file, Line: line})
+			r.s.sets = append(r.s.sets, sessionSet{at: len(r.s.Statements), st: &ScriptStatement{Kind: KindSession, What: statementWords(st), assigns: assigns, File: r.file, Line: line}})
 		}
 		r.skip("session statements not run (SET, BEGIN/COMMIT, LOCK/UNLOCK TABLES): they steer the session that runs the script", line)
 	case *ast.BeginStmt, *ast.CommitStmt, *ast.RollbackStmt, *ast.LockTablesStmt, *ast.UnlockTablesStmt:
