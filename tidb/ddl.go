@@ -223,6 +223,11 @@ func render(t *Table, o Options) (*DDL, error) {
 	v := createView{T: t, IfNotExists: t.IfNotExists}
 	d := &DDL{Table: t, Options: o, Reason: reason}
 	note := func(format string, args ...any) { d.Notes = append(d.Notes, fmt.Sprintf(format, args...)) }
+	if o.Target == TargetTiDB || o.Target == "" {
+		if v.T, err = tidbDefaults(t, note); err != nil {
+			return nil, err
+		}
+	}
 	var split []uint64
 	var only []Target // servers that read the CREATE as intended; nil for all
 	switch o.Strategy {

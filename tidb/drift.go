@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/go-sql-driver/mysql"
@@ -17,7 +18,9 @@ import (
 // server: a CREATE TABLE whose table is gone or differs (columns, their
 // types, the primary key, the indexes and FOREIGN KEYs it created, and on
 // TiDB AUTO_RANDOM, SHARD_ROW_ID_BITS and whether the key is clustered),
-// a view, a FOREIGN KEY or a routine that is gone. Each difference is a
+// a view, a FOREIGN KEY or a routine that is gone. A column's NOT NULL
+// and DEFAULT count, and so does an index turned from UNIQUE into a plain
+// key of the same name and columns (or back). Each difference is a
 // line of Status.Drift; what it cannot compare (a table whose SHOW CREATE
 // TABLE TiDB's parser does not read) is a line of Status.Unchecked. Data
 // and SPLIT TABLE migrations are not compared.
@@ -175,7 +178,8 @@ func (m *Migrator) verifyTable(ctx context.Context, want *Table, target Target) 
 }
 
 // tableDiff lists how got (the server's table) differs from want (what
-// the migration created): columns by name, order and type; the primary
+// the migration created): columns by name, order, type, NOT NULL and
+// DEFAULT; whether each index is UNIQUE; the primary
 // key; the indexes and named FOREIGN KEYs of want; on TiDB the layout
 // (AUTO_RANDOM, SHARD_ROW_ID_BITS, clustered or not). Extra FOREIGN KEYs,
 // and the indexes a server makes for a FOREIGN KEY, are not differences:
@@ -201,6 +205,14 @@ func tableDiff(want, got *Table, tidb bool, fkNames map[string]bool) []string {
 			add("column %s is %s, the migration made it %s", c.Name, normType(g.Type, tidb), normType(c.Type, tidb))
 		case tidb && c.AutoRandom != g.AutoRandom:
 			add("column %s is %sAUTO_RANDOM, the migration made it %s", c.Name, map[bool]string{false: "not "}[g.AutoRandom], map[bool]string{true: "AUTO_RANDOM", false: "not"}[c.AutoRandom])
+		default:
+			wantNN, gotNN := c.NotNull || inPrimaryKey(want, c.Name), g.NotNull || inPrimaryKey(got, g.Name)
+			if wantNN != gotNN {
+				add("column %s is %s, the migration made it %s", c.Name, nullWord(gotNN), nullWord(wantNN))
+			}
+			if wd, gd := columnDefault(c, wantNN), columnDefault(*g, gotNN); !sameDefault(wd, gd) {
+				add("column %s has %s, the migration gave it %s", c.Name, defaultWord(gd), defaultWord(wd))
+			}
 		}
 	}
 	for _, c := range got.Columns {
@@ -228,6 +240,8 @@ func tableDiff(want, got *Table, tidb bool, fkNames map[string]bool) []string {
 				add("index %s is missing", ix.Name)
 			} else if partCols(gi.Parts) != partCols(ix.Parts) {
 				add("index %s is on (%s), the migration made it on (%s)", ix.Name, partCols(gi.Parts), partCols(ix.Parts))
+			} else if (gi.Kind == "UNIQUE KEY") != (ix.Kind == "UNIQUE KEY") {
+				add("index %s is %s, the migration made it %s", ix.Name, indexWord(gi.Kind), indexWord(ix.Kind))
 			}
 		case ix.References != "" && ix.Name != "":
 			if !slices.ContainsFunc(got.Indexes, func(g Index) bool { return g.References != "" && strings.EqualFold(g.Name, ix.Name) }) {
@@ -260,6 +274,57 @@ func tableDiff(want, got *Table, tidb bool, fkNames map[string]bool) []string {
 		add("SHARD_ROW_ID_BITS is %d, the migration set %d", got.ShardRowIDBits, want.ShardRowIDBits)
 	}
 	return out
+}
+
+// inPrimaryKey reports a column of t's primary key (NOT NULL whether
+// written or not).
+func inPrimaryKey(t *Table, col string) bool {
+	return t.PrimaryKey != nil && slices.ContainsFunc(t.PrimaryKey.Parts, func(p IndexPart) bool { return strings.EqualFold(p.Column, col) })
+}
+
+func nullWord(notNull bool) string {
+	if notNull {
+		return "NOT NULL"
+	}
+	return "NULL-able"
+}
+
+func indexWord(kind string) string {
+	if kind == "UNIQUE KEY" {
+		return "UNIQUE"
+	}
+	return "a plain " + kind + " (not UNIQUE)"
+}
+
+// columnDefault is a column's DEFAULT as compared: its own, NULL for a
+// NULL-able column without one (servers print DEFAULT NULL there), ""
+// for none.
+func columnDefault(c Column, notNull bool) string {
+	switch {
+	case c.defaultValue != "":
+		return c.defaultValue
+	case !notNull && !c.AutoIncrement && c.Generated == nil:
+		return "NULL"
+	}
+	return ""
+}
+
+// sameDefault compares two defaults: equal, or two numbers of one value
+// (DECIMAL '0' prints as 0.0000, FLOAT '0.00' as 0).
+func sameDefault(a, b string) bool {
+	if a == b {
+		return true
+	}
+	x, errx := strconv.ParseFloat(strings.Trim(a, "'"), 64)
+	y, erry := strconv.ParseFloat(strings.Trim(b, "'"), 64)
+	return errx == nil && erry == nil && x == y
+}
+
+func defaultWord(d string) string {
+	if d == "" {
+		return "no DEFAULT"
+	}
+	return "DEFAULT " + d
 }
 
 // typeWidth matches an integer (or YEAR) display width, e.g. "(11)".

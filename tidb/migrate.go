@@ -171,9 +171,10 @@ type Result struct {
 // result for every migration, applied now or before. Before it applies
 // anything it refuses migrations rendered for other servers
 // (ErrWrongServer) and collations or character sets the server lacks
-// (ErrCollation). It stops at the first failure, which leaves that
-// migration unrecorded; an existing table gives an error wrapping
-// ErrTableExists.
+// (ErrCollation), and on TiDB tables TiDB would refuse (ErrTiDBRefuses).
+// It stops at the first failure, which leaves that migration unrecorded,
+// and says how many are applied and how to go on; an existing table gives
+// an error wrapping ErrTableExists.
 func (m *Migrator) Up(ctx context.Context) ([]Result, error) {
 	st, err := m.Status(ctx)
 	if err != nil {
@@ -185,7 +186,20 @@ func (m *Migrator) Up(ctx context.Context) ([]Result, error) {
 	if err := m.checkCollations(ctx, st); err != nil {
 		return nil, err
 	}
+	if err := m.checkRefusals(ctx, st); err != nil {
+		return nil, err
+	}
 	var out []Result
+	before, now := 0, 0
+	for _, s := range st {
+		if s.Applied {
+			before++
+		}
+	}
+	// stopped says how far a failed run got and how to go on.
+	stopped := func() string {
+		return fmt.Sprintf("%d of %d migrations applied (%d by this run); this one is not recorded and the %d after it were not run: fix it and run up again, which skips what is applied", before+now, len(st), now, len(st)-before-now-1)
+	}
 	for _, s := range st {
 		if s.Applied {
 			out = append(out, Result{Migration: s.Migration})
@@ -199,10 +213,11 @@ func (m *Migrator) Up(ctx context.Context) ([]Result, error) {
 		if err != nil {
 			var me *mysql.MySQLError
 			if errors.As(err, &me) && me.Number == 1050 {
-				return out, fmt.Errorf("%s: %w: %s (error %d); shardid tidb up creates tables, it never adopts one, because its Down would drop a table it did not create. Compare SHOW CREATE TABLE with shardid tidb render; for an existing table use render --alter; if an earlier run created it and stopped before recording, drop it and run up again", s.Migration.Name, ErrTableExists, me.Message, me.Number)
+				return out, fmt.Errorf("%s: %w: %s (error %d); shardid tidb up creates tables, it never adopts one, because its Down would drop a table it did not create. Compare SHOW CREATE TABLE with shardid tidb render; for an existing table use render --alter; if an earlier run created it and stopped before recording, drop it and run up again (%s)", s.Migration.Name, ErrTableExists, me.Message, me.Number, stopped())
 			}
-			return out, fmt.Errorf("%s: %w", s.Migration.Name, err)
+			return out, fmt.Errorf("%s: %w (%s)", s.Migration.Name, err, stopped())
 		}
+		now++
 		m.mu.Lock()
 		skipped := m.skipped[s.Migration.Version]
 		m.mu.Unlock()

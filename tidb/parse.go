@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -203,6 +204,7 @@ func parseColumn(cd *ast.ColumnDef) (Column, *PrimaryKey, error) {
 			c.Growing = true
 		case ast.ColumnOptionDefaultValue:
 			c.HasDefault = true
+			c.defaultValue = defaultOf(o.Expr)
 			if isNow(o.Expr) && isTimeType(cd.Tp.GetType()) {
 				c.Growing = true
 			}
@@ -224,6 +226,42 @@ func parseColumn(cd *ast.ColumnDef) (Column, *PrimaryKey, error) {
 		c.Options = append(c.Options, s)
 	}
 	return c, pk, nil
+}
+
+// defaultOf prints a DEFAULT so that two printings of one value compare
+// equal: '0' and 0 (MariaDB prints a number unquoted), NOW() and
+// current_timestamp(), any case.
+func defaultOf(e ast.ExprNode) string {
+	if ve, ok := e.(ast.ValueExpr); ok {
+		switch v := ve.GetValue().(type) {
+		case nil:
+			return "NULL"
+		case string:
+			return "'" + v + "'"
+		case int64: // TRUE prints as TRUE, MariaDB's SHOW CREATE TABLE has 1
+			return "'" + strconv.FormatInt(v, 10) + "'"
+		case uint64:
+			return "'" + strconv.FormatUint(v, 10) + "'"
+		default:
+			if s, err := restore(e); err == nil {
+				return "'" + strings.Trim(s, "'") + "'"
+			}
+		}
+	}
+	if isNow(e) {
+		f := e.(*ast.FuncCallExpr)
+		if len(f.Args) > 0 {
+			if s, err := restore(f.Args[0]); err == nil && s != "0" {
+				return "CURRENT_TIMESTAMP(" + s + ")"
+			}
+		}
+		return "CURRENT_TIMESTAMP"
+	}
+	s, err := restore(e)
+	if err != nil {
+		return "?"
+	}
+	return strings.ToUpper(strings.Trim(s, "()"))
 }
 
 // isNow reports CURRENT_TIMESTAMP, NOW() and their synonyms.

@@ -76,9 +76,13 @@ const dataStepBytes = 8 << 20
 // RenderScript renders every table of s (steered by o.Tables), then its
 // FOREIGN KEYs that close cycles, data, views and routines, for o.Target.
 // Every statement it writes for a server to run, other than a routine's
-// text, is read back with TiDB's parser. It returns the errors of Render
-// and RenderAlter (each naming the table's line and how to steer it) and
-// errors wrapping ErrTableSpec.
+// text, is read back with TiDB's parser. Data statements that read
+// LAST_INSERT_ID() or a user variable get the value the mysql client's
+// session has there written in (the keys RenderScript numbers, SET @v =
+// a literal or LAST_INSERT_ID()). It returns the errors of Render and
+// RenderAlter (each naming the table's line and how to steer it), errors
+// wrapping ErrTableSpec, and errors wrapping ErrInsertID for such a value
+// it cannot work out.
 func RenderScript(s *Script, o PlanOptions) (*Plan, error) {
 	if err := o.Options.Validate(); err != nil {
 		return nil, err
@@ -92,11 +96,15 @@ func RenderScript(s *Script, o PlanOptions) (*Plan, error) {
 	strategy := map[string]*DDL{}
 	for _, t := range s.Tables {
 		to := o.Options
+		steered := -1
 		for i, spec := range o.Tables {
 			if !spec.matches(t) {
 				continue
 			}
-			used[i] = true
+			if steered >= 0 {
+				return nil, fmt.Errorf("%s: %w: table %s is steered twice (also by %s): give each table one spec, with every option it needs", spec.Source, ErrTableSpec, t.QualifiedName(), o.Tables[steered].Source)
+			}
+			used[i], steered = true, i
 			var err error
 			if to, err = spec.apply(to); err != nil {
 				return nil, fmt.Errorf("%s: %w", spec.Source, err)
@@ -236,26 +244,53 @@ func (p *Plan) statements(s *Script, tables map[string]*DDL) error {
 	var data *Step
 	var dataBytes int
 	keys := keyFiller{next: map[string]uint64{}}
-	for _, st := range s.Statements {
+	session := newSessionValues()
+	loaded := map[string]*ScriptStatement{} // table → a LOAD DATA into it, applied by hand after the migrations
+	var fills keyFills
+	defer func() { p.Notes = append(p.Notes, fills.notes()...) }()
+	nextSet := 0
+	for i, st := range s.Statements {
+		for ; nextSet < len(s.sets) && s.sets[nextSet].at <= i; nextSet++ {
+			session.assign(s.sets[nextSet].st)
+		}
 		if st.Kind != KindData {
 			data = nil
 		}
 		switch {
 		case st.ByHand:
 			p.ByHand = append(p.ByHand, st)
+			if st.load {
+				loaded[strings.ToLower(st.Object)] = st
+				session.lastID = value{why: fmt.Sprintf("set by the rows LOAD DATA at %s loads, by hand after the migrations", stmtPlace(st))}
+			}
 		case st.Kind == KindData:
 			autoRandom := slices.ContainsFunc(st.Writes, func(w string) bool {
 				d := tables[strings.ToLower(w)]
 				return d != nil && d.Options.Strategy == StrategyAutoRandom
 			})
 			sql := st.SQL
-			ins, ok := st.node.(*ast.InsertStmt)
+			node := st.node
+			if node != nil && readsSession(node) {
+				var err error
+				if node, err = session.substitute(st); err != nil {
+					return err
+				}
+				if sql, err = restoreData(node); err != nil {
+					return fmt.Errorf("%s: %w", stmtPlace(st), err)
+				}
+				p.Notes = append(p.Notes, fmt.Sprintf("%s: %s: %s written in, the values the mysql client's session has there (no migration runs the SET, and goose's bookkeeping moves LAST_INSERT_ID)", stmtPlace(st), st.What, strings.Join(slices.Compact(session.changed), ", ")))
+				session.changed = nil
+			}
+			ins, ok := node.(*ast.InsertStmt)
 			var d *DDL
 			if ok && len(st.Writes) == 1 {
 				d = tables[strings.ToLower(st.Writes[0])]
 			}
+			numbered, filled, first := false, 0, uint64(0)
+			var fillErr error
 			if d != nil && (d.Options.Strategy == StrategyAutoRandom || generatedKey(d.Table) != nil) {
 				filledStmt, n, span, err := keys.fill(ins, d)
+				numbered, filled, first, fillErr = true, n, span[0], err
 				if err != nil {
 					d.Costs = append(d.Costs, fmt.Sprintf("%s: %s: %v; rows that refer to them by number point elsewhere (--table %s=shard-rowid keeps AUTO_INCREMENT)", stmtPlace(st), st.What, err, d.Table.Name))
 				}
@@ -263,8 +298,11 @@ func (p *Plan) statements(s *Script, tables map[string]*DDL) error {
 					if sql, err = restoreData(filledStmt); err != nil {
 						return fmt.Errorf("%s: %w", stmtPlace(st), err)
 					}
-					p.Notes = append(p.Notes, fmt.Sprintf("%s: %s: %d row(s) leave the key out: given %d–%d, the keys MySQL's AUTO_INCREMENT gives them (TiDB's AUTO_INCREMENT leaves gaps in a large INSERT, AUTO_RANDOM gives random ones), so rows that refer to them by number still point at them", stmtPlace(st), st.What, n, span[0], span[1]))
+					fills.add(d.Table.QualifiedName(), st, n, span, loaded[strings.ToLower(st.Object)])
 				}
+			}
+			if ok {
+				session.inserted(st, d, numbered, filled, first, fillErr)
 			}
 			if data == nil || data.Object != st.Object || data.fkChecks != st.ForeignKeyChecks || dataBytes+len(st.SQL) > dataStepBytes {
 				data = &Step{Kind: KindData, Object: st.Object, Transaction: true, fkChecks: st.ForeignKeyChecks}
@@ -347,6 +385,62 @@ func (p *Plan) statements(s *Script, tables map[string]*DDL) error {
 		p.Notes = append(p.Notes, fmt.Sprintf("%s: %s: by hand (%s)", stmtPlace(st), st.What, why))
 	}
 	return nil
+}
+
+// keyFills gathers, per table, the INSERTs whose rows RenderScript gave
+// keys, for one note a table.
+type keyFills struct {
+	order []string
+	by    map[string]*keyFill
+}
+
+// keyFill is what RenderScript numbered in one table (after one LOAD DATA,
+// or before any).
+type keyFill struct {
+	table      string
+	file       string
+	lines      []int
+	rows       int
+	first, end uint64
+	load       *ScriptStatement
+}
+
+func (k *keyFills) add(table string, st *ScriptStatement, rows int, span [2]uint64, load *ScriptStatement) {
+	key := strings.ToLower(table)
+	if load != nil {
+		key += "\x00" + stmtPlace(load)
+	}
+	if k.by == nil {
+		k.by = map[string]*keyFill{}
+	}
+	f := k.by[key]
+	if f == nil {
+		f = &keyFill{table: table, file: st.File, first: span[0], load: load}
+		k.by[key] = f
+		k.order = append(k.order, key)
+	}
+	f.lines = append(f.lines, st.Line)
+	f.rows += rows
+	f.end = span[1]
+}
+
+// notes says, one line a table, which rows got which keys.
+func (k *keyFills) notes() []string {
+	var out []string
+	for _, key := range k.order {
+		f := k.by[key]
+		place := lineList(f.lines)
+		if f.file != "" {
+			place = f.file + ": " + place
+		}
+		what := fmt.Sprintf("%d INSERT(s) into %s", len(f.lines), f.table)
+		if f.load != nil {
+			out = append(out, fmt.Sprintf("%s: %s: %d row(s) leave the key out: given keys from %d to %d, counted as if %s were empty; in the script they come after the rows of LOAD DATA at %s, which MySQL numbers first, but that file is loaded by hand after the migrations: a loaded row with one of these keys collides (LOAD DATA LOCAL skips it with a warning)", place, what, f.rows, f.first, f.end, f.table, stmtPlace(f.load)))
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s: %s: %d row(s) leave the key out: given keys from %d to %d, the keys MySQL's AUTO_INCREMENT gives them (TiDB's AUTO_INCREMENT leaves gaps in a large INSERT, AUTO_RANDOM gives random ones), so rows that refer to them by number still point at them", place, what, f.rows, f.first, f.end))
+	}
+	return out
 }
 
 // generatedKey returns the column of t's single-column primary key when

@@ -262,3 +262,84 @@ func TestVerifyDrift(t *testing.T) {
 		})
 	}
 }
+
+// TestVerifyDriftKeysAndDefaults checks that Verify sees what the trial
+// changed by hand without a word from status: a UNIQUE key dropped and
+// added back as a plain key of the same name and columns, a column's
+// DEFAULT changed, NOT NULL dropped and added. Right after up it reports
+// nothing, on columns whose DEFAULT each server prints its own way
+// (DECIMAL '0', FLOAT '0.00', CURRENT_TIMESTAMP, a NULL-able TEXT, a key
+// column without NOT NULL written).
+func TestVerifyDriftKeysAndDefaults(t *testing.T) {
+	const script = "CREATE TABLE users (id BIGINT AUTO_INCREMENT PRIMARY KEY, Username VARCHAR(32) NOT NULL, email VARCHAR(64) DEFAULT 'x', " +
+		"n DECIMAL(15,4) NOT NULL DEFAULT '0', on_ BOOLEAN DEFAULT TRUE, f FLOAT DEFAULT '0.00', seen TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP, note TEXT, " +
+		"code INT NOT NULL DEFAULT 5, UNIQUE KEY UC_Username (Username));\n" +
+		"CREATE TABLE tags (name VARCHAR(20) PRIMARY KEY, score INT DEFAULT NULL);\n"
+	for _, srv := range targets(t) {
+		t.Run(srv.name, func(t *testing.T) {
+			t.Parallel()
+			target := tidb.TargetMariaDB
+			if srv.tidb {
+				target = tidb.TargetTiDB
+			}
+			s, err := tidb.ParseScript(script, tidb.ScriptOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := tidb.RenderScript(s, tidb.PlanOptions{Options: tidb.Options{Target: target}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ms, err := p.Migrations(tidb.MigrationOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			dsn := srv.database(t)
+			m, _, err := up(t, dsn, ms, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			report := func() map[string]string {
+				st, err := m.Verify(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				out := map[string]string{}
+				for _, s := range st {
+					if len(s.Drift)+len(s.Unchecked) > 0 {
+						out[string(s.Migration.Kind)+" "+s.Migration.Table] = strings.Join(append(s.Drift, s.Unchecked...), "; ")
+					}
+				}
+				return out
+			}
+			if got := report(); len(got) != 0 {
+				t.Fatalf("drift right after up: %q", got)
+			}
+			db := testsrv.Open(t, "mysql", dsn)
+			for _, c := range []string{
+				"ALTER TABLE users DROP INDEX UC_Username",
+				"ALTER TABLE users ADD INDEX UC_Username (Username)",
+				"ALTER TABLE users ALTER COLUMN email SET DEFAULT 'y'",
+				"ALTER TABLE users MODIFY code INT NULL DEFAULT 5",
+				"ALTER TABLE tags MODIFY score INT NOT NULL",
+			} {
+				if _, err := db.Exec(c); err != nil {
+					t.Fatalf("%s: %v", c, err)
+				}
+			}
+			got := report()
+			want := map[string]string{
+				"create users": "users: column email has DEFAULT 'y', the migration gave it DEFAULT 'x'; users: column code is NULL-able, the migration made it NOT NULL; users: index UC_Username is a plain KEY (not UNIQUE), the migration made it UNIQUE",
+				"create tags":  "tags: column score is NOT NULL, the migration made it NULL-able; tags: column score has no DEFAULT, the migration gave it DEFAULT NULL",
+			}
+			for k, w := range want {
+				if got[k] != w {
+					t.Errorf("%s: drift %q, want %q", k, got[k], w)
+				}
+			}
+			if len(got) != len(want) {
+				t.Errorf("drift reported %q, want only %q", got, want)
+			}
+		})
+	}
+}

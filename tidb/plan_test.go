@@ -348,7 +348,7 @@ func TestSeedKeys(t *testing.T) {
 	if costs := strings.Join(p.Tables[1].Costs, "\n"); !strings.Contains(costs, "line 6: \"INSERT INTO track …\": INSERT … SELECT leaves the key id out") {
 		t.Errorf("track costs %q", costs)
 	}
-	if notes := strings.Join(p.Notes, "\n"); !strings.Contains(notes, "line 3: \"INSERT INTO album …\": 2 row(s) leave the key out: given 5–6") {
+	if notes := strings.Join(p.Notes, "\n"); !strings.Contains(notes, "lines 3, 4: 2 INSERT(s) into album: 4 row(s) leave the key out: given keys from 5 to 22") {
 		t.Errorf("notes:\n%s", notes)
 	}
 }
@@ -381,5 +381,52 @@ func TestScriptFormsKept(t *testing.T) {
 	_, err = tidb.ParseScripts([]tidb.ScriptFile{{Name: "data.sql", Text: "SET NAMES utf8;\nINSERT INTO a VALUES (1);\n"}}, tidb.ScriptOptions{})
 	if !errors.Is(err, tidb.ErrNoCreateTable) || !strings.Contains(err.Error(), "data.sql: no CREATE TABLE") || !strings.Contains(err.Error(), "shardid tidb render SCHEMA.sql DATA.sql") {
 		t.Errorf("data alone: %v", err)
+	}
+}
+
+// TestSkipDataAndLoadData checks that --skip-data leaves LOAD DATA out
+// with the other data statements (no by-hand statement is left, so render
+// needs no --by-hand), and that without it the rows an INSERT after a LOAD
+// DATA into the same table numbers are not said to get the keys MySQL
+// gives them (MySQL numbers them after the loaded rows, which are loaded
+// by hand after the migrations); the notes of many INSERTs into one table
+// are one note.
+func TestSkipDataAndLoadData(t *testing.T) {
+	script := "CREATE TABLE t (id BIGINT AUTO_INCREMENT PRIMARY KEY, v INT);\n" +
+		"CREATE TABLE u (id INT AUTO_INCREMENT PRIMARY KEY, v INT);\n" +
+		"LOAD DATA LOCAL INFILE '/tmp/x.csv' INTO TABLE t FIELDS TERMINATED BY ',' (v);\n" +
+		"INSERT INTO t (v) VALUES (1);\n" +
+		"INSERT INTO u (v) VALUES (1);\nINSERT INTO u (v) VALUES (2), (3);\nINSERT INTO u (v) VALUES (4);\n"
+	s, err := tidb.ParseScript(script, tidb.ScriptOptions{SkipData: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := tidb.RenderScript(s, tidb.PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(p.Notes, "\n")
+	if len(p.ByHand) != 0 || len(p.Steps) != 0 || !strings.Contains(notes, "lines 3, 4, 5, 6, 7: data statements left out (--skip-data") {
+		t.Errorf("--skip-data: %d by hand, %d steps, notes:\n%s", len(p.ByHand), len(p.Steps), notes)
+	}
+	s, err = tidb.ParseScript(script, tidb.ScriptOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err = tidb.RenderScript(s, tidb.PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes = strings.Join(p.Notes, "\n")
+	for _, want := range []string{
+		"line 4: 1 INSERT(s) into t: 1 row(s) leave the key out: given keys from 1 to 1, counted as if t were empty; in the script they come after the rows of LOAD DATA at line 3",
+		"lines 5, 6, 7: 3 INSERT(s) into u: 4 row(s) leave the key out: given keys from 1 to 4, the keys MySQL's AUTO_INCREMENT gives them",
+	} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes lack %q:\n%s", want, notes)
+		}
+	}
+	if strings.Contains(notes, "into t: 1 row(s) leave the key out: given keys from 1 to 1, the keys MySQL") || strings.Count(notes, "leave the key out") != 2 {
+		t.Errorf("notes:\n%s", notes)
 	}
 }

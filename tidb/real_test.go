@@ -38,6 +38,12 @@ type realCase struct {
 	// conditional comment that TiDB cannot read; the rendering leaves it
 	// out on every server (the intended change the comparison allows).
 	dropped map[string]string
+	// tidbRetyped names, per table, a column line of the original's SHOW
+	// CREATE TABLE on TiDB and the line rendered in its place: the script
+	// creates it with a non-strict SQL_MODE, in which TiDB keeps a DEFAULT
+	// on TINYTEXT that a migration (strict) is refused, so the rendering
+	// makes it VARCHAR(255) (the intended change the comparison allows).
+	tidbRetyped map[string][2]string
 }
 
 // realCases are every script of testdata/real (TestRealScripts
@@ -60,6 +66,12 @@ var realCases = []realCase{
 	{files: []string{"seata-server-mysql.sql"}},
 	{files: []string{"seata-undo_log.sql"}},
 	{files: []string{"xxl-job-tables_xxl_job.sql"}},
+	// zm_create.sql sources triggers.sql from /usr/share/zoneminder/db;
+	// given as the next input, its 13 triggers (DROP TRIGGER IF EXISTS
+	// and CREATE TRIGGER in one delimiter block, for some) are migrations
+	// on MariaDB and by-hand statements on TiDB.
+	{files: []string{"zoneminder-zm_create.sql", "zoneminder-triggers.sql"},
+		tidbRetyped: map[string][2]string{"Monitors": {"`Device` tinytext NOT NULL DEFAULT ''", "`Device` varchar(255) NOT NULL DEFAULT ''"}}},
 }
 
 // readReal reads a script of testdata/real, unzipping a .gz.
@@ -349,7 +361,8 @@ func runReal(t *testing.T, c realCase, srv realServer, n int) realResult {
 		}
 	} else {
 		q := "SELECT (SELECT COUNT(*) FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE()) + (SELECT COUNT(*) FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = DATABASE())"
-		if got, orig := scalar(t, db, q), scalar(t, orig, q); got != routines || (res.originalErrors == 0 && got != orig) {
+		// The original, even where other statements failed, never has more.
+		if got, orig := scalar(t, db, q), scalar(t, orig, q); got != routines || got < orig || (res.originalErrors == 0 && got != orig) {
 			t.Errorf("mariadb: %d routines, the scripts have %d, the original %d", got, routines, orig)
 			res.lost += routines - got
 		}
@@ -362,6 +375,9 @@ func runReal(t *testing.T, c realCase, srv realServer, n int) realResult {
 			continue
 		}
 		want := normCreate(showCreateOn(t, orig, tb), c.dropped[tb])
+		if r, ok := c.tidbRetyped[tb]; ok && srv.tidb {
+			want = strings.Replace(want, r[0], r[1], 1)
+		}
 		got := normCreate(showCreateOn(t, db, tb), "")
 		res.compare++
 		if want != got {

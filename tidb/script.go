@@ -48,6 +48,15 @@ type Script struct {
 	// them ParseScripts placed (a table, a fold, a statement, a note).
 	// They are equal: a statement never goes missing without a word.
 	Read, Accounted int
+
+	sets []sessionSet // SET @v = … among the statements, for RenderScript
+}
+
+// sessionSet is a SET of user variables, which comes before
+// Statements[at].
+type sessionSet struct {
+	at int
+	st *ScriptStatement
 }
 
 // ForeignKey is a FOREIGN KEY added after the tables (Script.ForeignKeys).
@@ -102,6 +111,11 @@ type ScriptStatement struct {
 	Line int
 
 	node ast.StmtNode // a data statement as parsed, for RenderScript to give it keys
+	load bool         // a LOAD DATA (ByHand), whose rows come after the migrations
+	// assigns are the user variables a SET gives values (Script.sets):
+	// not run, RenderScript writes their values into the data statements
+	// that read them.
+	assigns []*ast.VariableAssignment
 }
 
 // ScriptOptions configures ParseScripts. The zero value keeps data.
@@ -149,7 +163,11 @@ func ParseScript(text string, o ScriptOptions) (*Script, error) {
 //     other account statements: kept for applying by hand;
 //   - SET, BEGIN/COMMIT, LOCK/UNLOCK TABLES, ALTER TABLE … DISABLE/ENABLE
 //     KEYS, FLUSH, ANALYZE, informational SELECTs, client commands other
-//     than source: not run, they steer or report on the session;
+//     than source: not run, they steer or report on the session (a user
+//     variable a SET gives a value is followed by RenderScript, which
+//     writes it into the data statements that read it);
+//   - a DELIMITER block holding several statements (DROP TRIGGER IF
+//     EXISTS t; CREATE TRIGGER t …): each statement on its own;
 //   - DROP TABLE/DATABASE/VIEW: never run (a migration refuses a table
 //     that already exists instead of dropping it);
 //   - CREATE DATABASE and USE: not run, tables go into the database of
@@ -368,6 +386,18 @@ var (
 func (r *scriptReader) unparsed(c chunk, text string, perr error) error {
 	plain := versionComment.ReplaceAllString(text, " ")
 	if m := routineStatement.FindStringSubmatch(plain); m != nil {
+		if parts := splitBlock(text); len(parts) > 1 {
+			// A DELIMITER block that holds several statements (DROP
+			// TRIGGER IF EXISTS t; CREATE TRIGGER t … END;): the mysql
+			// client sends them together and the server runs each.
+			r.s.Read--
+			for _, p := range parts {
+				if err := r.chunk(chunk{text: p.text, line: c.line + p.line - 1}, 0); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
 		return r.routine(strings.ToUpper(m[1]), strings.ToUpper(m[2]), unquoteName(m[3]), c.text, c.line)
 	}
 	line := c.line + errLine(perr) - 1
@@ -379,6 +409,86 @@ func (r *scriptReader) unparsed(c chunk, text string, perr error) error {
 		return fmt.Errorf("%w: line %d: %s: TiDB has no spatial types or indexes (GEOMETRY, POINT, POLYGON, …): keep the value as WKB in a LONGBLOB column (ST_AsBinary on the source) or leave it out of the script", ErrScript, line, what)
 	}
 	return fmt.Errorf("%w: line %d: %s", ErrParse, line, firstLine(perr.Error()))
+}
+
+// splitBlock cuts the text of one DELIMITER block at each ";" (outside
+// quotes and comments) that ends a DROP of a routine or is followed by the
+// start of a routine statement (CREATE or DROP of a TRIGGER, PROCEDURE,
+// FUNCTION or EVENT), which no routine body holds. Each part keeps the
+// line it starts on within text (1 for the first).
+func splitBlock(text string) []chunk {
+	var out []chunk
+	start, line, startLine := 0, 1, 1
+	isDrop := func(s string) bool {
+		m := routineStatement.FindStringSubmatch(versionComment.ReplaceAllString(s, " "))
+		return m != nil && strings.EqualFold(m[1], "DROP")
+	}
+	for i := 0; i < len(text); {
+		switch c := text[i]; {
+		case c == '\n':
+			line++
+			i++
+		case c == '\'' || c == '"' || c == '`':
+			j := quoteEnd(text, i)
+			line += strings.Count(text[i:j], "\n")
+			i = j
+		case c == '#' || strings.HasPrefix(text[i:], "-- "):
+			end := strings.IndexByte(text[i:], '\n')
+			if end < 0 {
+				end = len(text) - i
+			}
+			i += end
+		case strings.HasPrefix(text[i:], "/*") && !strings.HasPrefix(text[i:], "/*!"):
+			end := strings.Index(text[i+2:], "*/")
+			if end < 0 {
+				end = len(text) - i - 4
+			}
+			line += strings.Count(text[i:i+end+4], "\n")
+			i += end + 4
+		case c == ';':
+			rest := text[i+1:]
+			if strings.TrimSpace(rest) != "" && (isDrop(text[start:i]) || routineStatement.MatchString(versionComment.ReplaceAllString(stripComments(rest), " "))) {
+				out = append(out, chunk{text: text[start:i], line: startLine})
+				start, startLine = i+1, line
+				for start < len(text) && strings.ContainsRune(" \t\r\n", rune(text[start])) {
+					if text[start] == '\n' {
+						startLine++
+					}
+					start++
+				}
+			}
+			i++
+		default:
+			i++
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return append(out, chunk{text: text[start:], line: startLine})
+}
+
+// stripComments blanks the comments (other than /*! … */) and space at the
+// start of s, so a statement after them can be matched.
+func stripComments(s string) string {
+	for {
+		s = strings.TrimLeft(s, " \t\r\n")
+		switch {
+		case strings.HasPrefix(s, "#") || strings.HasPrefix(s, "-- "):
+			if end := strings.IndexByte(s, '\n'); end >= 0 {
+				s = s[end:]
+				continue
+			}
+			return ""
+		case strings.HasPrefix(s, "/*") && !strings.HasPrefix(s, "/*!"):
+			if end := strings.Index(s[2:], "*/"); end >= 0 {
+				s = s[end+4:]
+				continue
+			}
+			return ""
+		}
+		return s
+	}
 }
 
 // unquoteName strips backquotes from a name as a routine statement writes

@@ -44,6 +44,15 @@ func (r *scriptReader) statement(st ast.StmtNode, line int) error {
 		return r.alter(n, line)
 	case *ast.SetStmt:
 		r.setSession(n)
+		var assigns []*ast.VariableAssignment
+		for _, v := range n.Variables {
+			if !v.IsSystem && v.Name != "" && v.Name != ast.SetNames && v.Name != ast.SetCharset && v.Value != nil {
+				assigns = append(assigns, v)
+			}
+		}
+		if len(assigns) > 0 && !r.o.SkipData {
+			r.s.sets = append(r.s.sets, sessionSet{at: len(r.s.Statements), st: &ScriptStatement{Kind: KindSession, What: statementWords(st), assigns: assigns, File: r.file, Line: line}})
+		}
 		r.skip("session statements not run (SET, BEGIN/COMMIT, LOCK/UNLOCK TABLES): they steer the session that runs the script", line)
 	case *ast.BeginStmt, *ast.CommitStmt, *ast.RollbackStmt, *ast.LockTablesStmt, *ast.UnlockTablesStmt:
 		r.skip("session statements not run (SET, BEGIN/COMMIT, LOCK/UNLOCK TABLES): they steer the session that runs the script", line)
@@ -66,7 +75,17 @@ func (r *scriptReader) statement(st ast.StmtNode, line int) error {
 	case *ast.InsertStmt, *ast.UpdateStmt, *ast.DeleteStmt:
 		return r.data(st, line)
 	case *ast.LoadDataStmt:
-		return r.byHand(st, line, "LOAD DATA reads a file on the client or the server, which no migration carries: load it by hand once the tables exist")
+		if r.o.SkipData {
+			r.skip("data statements left out (--skip-data: INSERT, REPLACE, UPDATE, DELETE, LOAD DATA)", line)
+			return nil
+		}
+		if err := r.byHand(st, line, "LOAD DATA reads a file on the client or the server, which no migration carries: load it by hand once the tables exist"); err != nil {
+			return err
+		}
+		if n.Table != nil {
+			last := r.s.Statements[len(r.s.Statements)-1]
+			last.Object, last.Writes, last.load = qualified(n.Table), []string{qualified(n.Table)}, true
+		}
 	case *ast.CreateUserStmt, *ast.AlterUserStmt, *ast.DropUserStmt, *ast.GrantStmt, *ast.GrantRoleStmt, *ast.RevokeStmt, *ast.SetPwdStmt, *ast.SetDefaultRoleStmt:
 		return r.byHand(st, line, "accounts and grants are not schema: create them by hand, with passwords of your own")
 	case *ast.ProcedureInfo:

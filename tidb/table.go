@@ -107,6 +107,8 @@ type Column struct {
 	Generated *Expr
 	// Checks are the column's own CHECK constraints.
 	Checks []Expr
+
+	defaultValue string // the DEFAULT, normalised for comparing two printings (defaultOf)
 }
 
 // Expr is an expression in a table definition that TiDB evaluates on

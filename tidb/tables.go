@@ -9,8 +9,8 @@ import (
 )
 
 // ErrTableSpec is returned by ParseTableSpec, ParseTableSpecs and
-// RenderScript for a per-table option that is malformed or names no table
-// of the scripts.
+// RenderScript for a per-table option that is malformed, names no table
+// of the scripts, or steers a table another option steers too.
 var ErrTableSpec = errors.New("invalid per-table option")
 
 // TableSpec steers one table: its strategy and numbers, in place of the

@@ -16,20 +16,38 @@ import (
 )
 
 // runRotate rewrites IDs given as arguments, or streams them from stdin one
-// per line, so existing keys can be converted in bulk.
+// per line, so existing keys can be converted in bulk. Input that is not
+// an ID, or has no rotation (a signed ID whose rotation passes
+// 9223372036854775807), exits 2 whether it came as an argument or a
+// line of stdin; failing to read or write exits 1.
 func runRotate(ctx context.Context, env *cliEnv, args []string) error {
+	unsignedAsked := false
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		switch a {
+		case "-unsigned", "--unsigned", "-unsigned=true", "--unsigned=true":
+			unsignedAsked = true
+		case "-unsigned=false", "--unsigned=false":
+			unsignedAsked = false
+		}
+	}
 	for _, a := range args {
 		if a == "--" {
 			break
 		}
 		if negativeNumber.MatchString(a) {
+			if unsignedAsked {
+				return usagef("rotate: %s is not an ID (allowed with --unsigned: decimal integers 0-18446744073709551615; IDs are never negative)", a)
+			}
 			return usagef("rotate: %s is not an ID (allowed: decimal integers 0-9223372036854775807; IDs are never negative)", a)
 		}
 	}
 	fs := newFlagSet(env, "rotate")
 	digits := fs.Int("digits", 1, "number of trailing digits to move after the leading digit: 1, 2 or 3 (10, 100 or 1000 key ranges)")
 	reverse := fs.Bool("reverse", false, "undo the rotation (rotated ID back to the original)")
-	unsigned := fs.Bool("unsigned", false, "IDs of a BIGINT UNSIGNED key: 0-18446744073709551615 (up to 20 digits, as tidb render --id-digits 20 splits for)")
+	unsigned := fs.Bool("unsigned", false, "IDs of a BIGINT UNSIGNED key: every one of 0-18446744073709551615 has a rotation (a 20-digit ID whose rotation would pass 2^64-1 is rotated again until it fits; --reverse undoes it)")
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
@@ -53,10 +71,10 @@ func runRotate(ctx context.Context, env *cliEnv, args []string) error {
 			}
 			ids[i] = id
 		}
-		for _, id := range ids {
+		for i, id := range ids {
 			r, err := conv(id, *digits)
 			if err != nil {
-				return err
+				return usagef("rotate: argument %d: %v", i+1, err)
 			}
 			fmt.Fprintln(out, r)
 		}
@@ -81,12 +99,12 @@ func runRotate(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		if !ok {
 			out.Flush()
-			return fmt.Errorf("stdin line %d: %q is not an ID (allowed: %s)", line, text, allowed)
+			return usagef("rotate: stdin line %d: %q is not an ID (allowed: %s)", line, text, allowed)
 		}
 		r, err := conv(id, *digits)
 		if err != nil {
 			out.Flush()
-			return fmt.Errorf("stdin line %d: %w", line, err)
+			return usagef("rotate: stdin line %d: %v", line, err)
 		}
 		buf = strconv.AppendUint(buf[:0], r, 10)
 		buf = append(buf, '\n')

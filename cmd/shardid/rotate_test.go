@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -82,10 +83,12 @@ func TestRotateBadInput(t *testing.T) {
 		{"bad argument", "", []string{"rotate", "12", "x1"}, 2, `argument 2 "x1" is not an ID`},
 		{"negative argument", "", []string{"rotate", "-5"}, 2, "rotate: -5 is not an ID (allowed: decimal integers 0-9223372036854775807; IDs are never negative)"},
 		{"negative after --", "", []string{"rotate", "--", "-5"}, 2, `argument 1 "-5" is not an ID`},
-		{"overflow", "", []string{"rotate", "9223372036854775807"}, 1, "result overflows int64"},
-		{"bad line", "123456\n654321\nabc\n1\n", []string{"rotate"}, 1, `stdin line 3: "abc" is not an ID`},
-		{"header not first", "123456\nid\n", []string{"rotate"}, 1, `stdin line 2: "id" is not an ID`},
-		{"overflow line", "1\n9223372036854775807\n", []string{"rotate"}, 1, "stdin line 2: rotate 9223372036854775807 by 1 digits: result overflows int64"},
+		{"negative unsigned", "", []string{"rotate", "--unsigned", "-1"}, 2, "rotate: -1 is not an ID (allowed with --unsigned: decimal integers 0-18446744073709551615; IDs are never negative)"},
+		{"overflow", "", []string{"rotate", "9223372036854775807"}, 2, "argument 1: rotate 9223372036854775807 by 1 digits: result overflows int64"},
+		{"bad line", "123456\n654321\nabc\n1\n", []string{"rotate"}, 2, `stdin line 3: "abc" is not an ID`},
+		{"header not first", "123456\nid\n", []string{"rotate"}, 2, `stdin line 2: "id" is not an ID`},
+		{"overflow line", "1\n9223372036854775807\n", []string{"rotate"}, 2, "stdin line 2: rotate 9223372036854775807 by 1 digits: result overflows int64"},
+		{"negative unsigned line", "-1\n", []string{"rotate", "--unsigned"}, 2, `stdin line 1: "-1" is not an ID (allowed: decimal integers 0-18446744073709551615)`},
 	}
 	for _, tt := range tests {
 		code, out, errs := cli(t, tt.stdin, tt.args...)
@@ -155,9 +158,26 @@ func TestRotateUnsigned(t *testing.T) {
 	if code != 2 || !strings.Contains(errs, "--unsigned takes up to 18446744073709551615") {
 		t.Errorf("signed: exit %d, stderr %q", code, errs)
 	}
-	code, _, errs = cli(t, "", "rotate", "--unsigned", "--digits", "3", "12345678901234567890")
-	if code != 1 || !strings.Contains(errs, "result overflows uint64") || strings.Count(errs, "\n") != 1 {
-		t.Errorf("overflow: exit %d, stderr %q", code, errs)
+	// Every 20-digit ID has a rotation: the trial's stream of consecutive
+	// IDs from 17000000000000000000 (which stopped at its ninth line) goes
+	// through and back.
+	var in strings.Builder
+	for i := range uint64(2000) {
+		fmt.Fprintln(&in, uint64(17000000000000000000)+i)
+	}
+	for _, k := range []string{"1", "3"} {
+		code, out, errs = cli(t, in.String(), "rotate", "--unsigned", "--digits", k)
+		if code != 0 || strings.Count(out, "\n") != 2000 {
+			t.Fatalf("--digits %s: 2000 20-digit IDs: exit %d, %d lines out, stderr %q", k, code, strings.Count(out, "\n"), errs)
+		}
+		code, back, errs := cli(t, out, "rotate", "--unsigned", "--digits", k, "--reverse")
+		if code != 0 || back != in.String() {
+			t.Fatalf("--digits %s --reverse did not restore the 2000 IDs (exit %d, %s)", k, code, errs)
+		}
+	}
+	code, out, errs = cli(t, "", "rotate", "--unsigned", "--digits", "3", "12345678901234567890", "18446744073709551615")
+	if code != 0 || out != "15678902345678901234\n16158446744073709551\n" {
+		t.Errorf("walked: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 	code, _, errs = cli(t, "", "rotate", "--unsigned", "18446744073709551616")
 	if code != 2 || !strings.Contains(errs, "0-18446744073709551615") {

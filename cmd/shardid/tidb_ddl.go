@@ -51,8 +51,16 @@ func (t *tableFlags) Set(s string) error {
 	if !strings.Contains(s, "=") {
 		return fmt.Errorf("want NAME=STRATEGY[,KEY=VALUE…], e.g. orders=shard-rowid,pre-split=none (the goose version table is --version-table)")
 	}
-	if _, err := tidb.ParseTableSpec(s); err != nil {
-		return errors.Unwrap(err) // the flag package names the flag and value
+	spec, err := tidb.ParseTableSpec(s)
+	if err != nil {
+		// The flag package names the flag and the value: say only what
+		// is wrong with it.
+		return errors.New(strings.TrimPrefix(err.Error(), tidb.ErrTableSpec.Error()+" "+strconv.Quote(s)+": "))
+	}
+	for _, prev := range *t {
+		if p, err := tidb.ParseTableSpec(prev); err == nil && strings.EqualFold(p.Name, spec.Name) {
+			return fmt.Errorf("table %s is steered twice (also --table %s): give each table one --table, with every option it needs", spec.Name, prev)
+		}
 	}
 	*t = append(*t, s)
 	return nil

@@ -405,3 +405,50 @@ func TestTiDBSteerAndByHand(t *testing.T) {
 		t.Errorf("by-hand file (%v):\n%s", err, b)
 	}
 }
+
+// TestTiDBTableFlagSaysWhatIsWrong checks that a bad --table names what is
+// wrong with it, in the words --tables FILE uses for the same line, and
+// that a table steered twice (--table twice, or --table and --tables) is
+// refused instead of the last one silently winning.
+func TestTiDBTableFlagSaysWhatIsWrong(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "app.sql")
+	if err := os.WriteFile(script, []byte("CREATE TABLE users (id BIGINT AUTO_INCREMENT PRIMARY KEY, v INT);\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ spec, want string }{
+		{"users=shard-rowid,shard-bits=16", "shard bits out of range: 16 (allowed: 1–15"},
+		{"users=shard-rowid,foo=1", `unknown key "foo" (keys: shard-bits, pre-split (N or none), range`},
+		{"users=shard-rowid,rows=abc", "rows=abc is not a number of 1 or more"},
+		{"users=bogus", `invalid strategy "bogus" (allowed: auto, shard-rowid, auto-random, rotated-int)`},
+	} {
+		code, _, errOut := runCLI(t, "", nil, "tidb", "render", "--table", c.spec, script)
+		if code != 2 || !strings.Contains(errOut, c.want) || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("--table %s: exit %d, stderr %q; want exit 2 and %q", c.spec, code, errOut, c.want)
+		}
+		file := filepath.Join(dir, "steer.txt")
+		if err := os.WriteFile(file, []byte(c.spec+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errOut = runCLI(t, "", nil, "tidb", "render", "--tables", file, script)
+		if code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("--tables with %s: exit %d, stderr %q; want exit 2 and %q", c.spec, code, errOut, c.want)
+		}
+	}
+	steer := filepath.Join(dir, "twice.txt")
+	if err := os.WriteFile(steer, []byte("USERS=auto-random\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--table", "users=shard-rowid", "--table", "users=auto-random"}, "table users is steered twice (also --table users=shard-rowid)"},
+		{[]string{"--table", "users=shard-rowid", "--tables", steer}, "table users is steered twice (also by --table users=shard-rowid)"},
+	} {
+		code, out, errOut := runCLI(t, "", nil, append(append([]string{"tidb", "render"}, c.args...), script)...)
+		if code != 2 || !strings.Contains(errOut, c.want) || out != "" {
+			t.Errorf("render %q: exit %d, stderr %q; want exit 2 and %q, nothing rendered", c.args, code, errOut, c.want)
+		}
+	}
+}

@@ -25,9 +25,9 @@ var (
 	// ErrNegative is returned by Rotate and Unrotate when the ID is negative.
 	ErrNegative = errors.New("negative id")
 	// ErrOverflow is returned by Rotate and Unrotate when the result would
-	// not fit in an int64, and by RotateUnsigned and UnrotateUnsigned when
-	// it would not fit in a uint64. Only 19-digit IDs (≥ 10^18) can
-	// overflow an int64, only 20-digit ones a uint64.
+	// not fit in an int64. Only 19-digit IDs (≥ 10^18) can overflow.
+	// RotateUnsigned and UnrotateUnsigned never return it: they take
+	// every uint64.
 	ErrOverflow = errors.New("result overflows")
 )
 
@@ -232,26 +232,47 @@ func unrotateTable(x uint64, k, n int) uint64 {
 	return lead*pow10[(n-1)&31] + mid*pow10[k&31] + tail
 }
 
-// RotateUnsigned is Rotate for BIGINT UNSIGNED keys: IDs up to
-// math.MaxUint64 (20 digits), the result too. It returns ErrDigits for k
-// outside 1..3 and ErrOverflow when the rotated 20-digit value exceeds
-// math.MaxUint64. UnrotateUnsigned undoes it exactly.
+// twenty is how many 20-digit uint64 values there are: 10^19 to
+// math.MaxUint64. A 20-digit ID is 10^19 + r with r below twenty.
+const twenty = math.MaxUint64 - 1e19 + 1
+
+// MaxWalk is the most steps RotateUnsigned and UnrotateUnsigned take for
+// one 20-digit ID: the 19 digits after its leading 1, rotated 19 times
+// by k, come back to themselves (19 is prime).
+const MaxWalk = 19
+
+// RotateUnsigned is Rotate for BIGINT UNSIGNED keys: it takes every
+// uint64, 0 to math.MaxUint64, and returns a uint64 of the same digit
+// count; UnrotateUnsigned undoes it exactly. It returns an error (wrapping
+// ErrDigits) only for k outside 1..3.
+//
+// Up to 19 digits it is Rotate's digit rotation. A 20-digit ID is
+// 10^19 + r, its leading digit always 1 and r below 8446744073709551616
+// (math.MaxUint64 − 10^19 + 1); moving the last k digits of r (read as 19
+// digits, leading zeros kept) to its front gives r′ = tail·10^(19−k) +
+// ⌊r/10^k⌋, which for about 15% of IDs (for k=1, every one ending in 9
+// and some ending in 8) is too large to keep 10^19 + r′ a uint64. For
+// those the rotation is applied again to r′, and again, until the value fits ("cycle walking";
+// at most MaxWalk steps, as 19 rotations by k give r back). So the result
+// is the digit rotation whenever that fits, the rotation by 2k, 3k, …
+// digits otherwise: a bijection of the 20-digit uint64s onto themselves,
+// whose inverse, UnrotateUnsigned, walks back the same way. Consecutive
+// IDs still differ in the digits that move to the front, so they still
+// land in 10^k key ranges.
 func RotateUnsigned(id uint64, k int) (uint64, error) {
 	if uint(k-MinDigits) > MaxDigits-MinDigits {
-		return 0, unsignedError("rotate", id, k, 0)
+		return 0, unsignedError("rotate", id, k)
 	}
 	switch {
-	case id >= 1e19: // 20 digits, led by 1: 10^19 + tail·10^(19-k) + mid
-		q, tail := div10(id, k)
-		p := pow10[(19-k)&31]
-		mid := q - pow10[(19-k)&31]
-		hi, lo := bits.Mul64(tail, p)
-		sum, carry := bits.Add64(lo, 1e19, 0)
-		sum, carry2 := bits.Add64(sum, mid, 0)
-		if hi != 0 || carry != 0 || carry2 != 0 {
-			return 0, unsignedError("rotate", id, k, 1)
+	case id >= 1e19: // 20 digits
+		r := id - 1e19
+		for range MaxWalk {
+			q, tail := div10(r, k)
+			if r = tail*pow10[(19-k)&31] + q; r < twenty {
+				break
+			}
 		}
-		return sum, nil
+		return 1e19 + r, nil
 	case id >= 1e18: // 19 digits: below 10^19, so every result fits
 		return rotateTable(id, k, 19), nil
 	}
@@ -259,25 +280,25 @@ func RotateUnsigned(id uint64, k int) (uint64, error) {
 	return uint64(r), err
 }
 
-// UnrotateUnsigned is Unrotate for BIGINT UNSIGNED keys: IDs up to
-// math.MaxUint64 (20 digits). UnrotateUnsigned(RotateUnsigned(x, k), k) ==
-// x for every x RotateUnsigned accepts. It returns ErrDigits for k outside
-// 1..3 and ErrOverflow when the original 20-digit value would exceed
-// math.MaxUint64 (so id is the rotation of no uint64).
+// UnrotateUnsigned is Unrotate for BIGINT UNSIGNED keys: it takes every
+// uint64 and undoes RotateUnsigned exactly:
+// UnrotateUnsigned(RotateUnsigned(x, k), k) == x and
+// RotateUnsigned(UnrotateUnsigned(y, k), k) == y for every uint64 x, y. It
+// returns an error (wrapping ErrDigits) only for k outside 1..3.
 func UnrotateUnsigned(id uint64, k int) (uint64, error) {
 	if uint(k-MinDigits) > MaxDigits-MinDigits {
-		return 0, unsignedError("unrotate", id, k, 0)
+		return 0, unsignedError("unrotate", id, k)
 	}
 	switch {
-	case id >= 1e19: // 20 digits: 10^19 + tail·10^(19-k) + mid back to 10^19 + mid·10^k + tail
-		tail, mid := div10(id-1e19, 19-k)
-		hi, lo := bits.Mul64(mid, pow10[k&31])
-		sum, carry := bits.Add64(lo, 1e19, 0)
-		sum, carry2 := bits.Add64(sum, tail, 0)
-		if hi != 0 || carry != 0 || carry2 != 0 {
-			return 0, unsignedError("unrotate", id, k, 1)
+	case id >= 1e19: // 20 digits: the first k of r's 19 digits back to its end, until it fits
+		r := id - 1e19
+		for range MaxWalk {
+			head, rest := div10(r, 19-k)
+			if r = rest*pow10[k&31] + head; r < twenty {
+				break
+			}
 		}
-		return sum, nil
+		return 1e19 + r, nil
 	case id >= 1e18:
 		return unrotateTable(id, k, 19), nil
 	}
@@ -286,11 +307,8 @@ func UnrotateUnsigned(id uint64, k int) (uint64, error) {
 }
 
 //go:noinline
-func unsignedError(op string, id uint64, k int, why int) error {
-	if why == 0 {
-		return fmt.Errorf("%s %d: %w: %d (allowed %d-%d)", op, id, ErrDigits, k, MinDigits, MaxDigits)
-	}
-	return fmt.Errorf("%s %d by %d digits: %w uint64 (above %d)", op, id, k, ErrOverflow, uint64(math.MaxUint64))
+func unsignedError(op string, id uint64, k int) error {
+	return fmt.Errorf("%s %d: %w: %d (allowed %d-%d)", op, id, ErrDigits, k, MinDigits, MaxDigits)
 }
 
 // inputError and overflowError build the error messages out of line, so
