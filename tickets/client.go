@@ -140,6 +140,7 @@ type Client struct {
 	// tests only, for negative controls
 	unchecked     bool // no class check
 	noRewindCheck bool // no high-water check
+	noRejudge     bool // servers read before are not weighed against class rows merged later
 	noBreaker     bool // every caller retries a failed server once RetryAfter passed
 }
 
