@@ -50,3 +50,10 @@ func NewClientNoBreaker(ctx context.Context, servers []Server, s ClientSettings)
 func NewClientNoRejudge(ctx context.Context, servers []Server, s ClientSettings) (*Client, error) {
 	return newClient(ctx, servers, s, func(c *Client) { c.noRejudge = true })
 }
+
+// NewClientPerServerTimeout is NewClient giving each server a call asks
+// the whole Timeout, for negative controls: a call with every server hung
+// waits a Timeout per server.
+func NewClientPerServerTimeout(ctx context.Context, servers []Server, s ClientSettings) (*Client, error) {
+	return newClient(ctx, servers, s, func(c *Client) { c.perServerTimeout = true })
+}
