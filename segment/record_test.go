@@ -137,4 +137,3 @@ func missingTag(t *testing.T, s segDB, tag string, checks bool) (int, int) {
 	}
 	return len(all), bench.Repeats(all)
 }
-
