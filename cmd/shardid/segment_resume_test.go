@@ -141,3 +141,55 @@ func TestSegmentResumeBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestSegmentMissingTagCLI on PostgreSQL: the allocation table is dumped
+// before tag late exists; late is created and drawn from; the dump is
+// restored. Status exits 1 naming late MISSING with its record; segment
+// next is refused (ErrRewound); segment up --tag late refuses to create it
+// at 1, naming the start; with that start it is created, and next draws
+// above every ID from before.
+func TestSegmentMissingTagCLI(t *testing.T) {
+	ctx := context.Background()
+	dsn := testsrv.Database(t, testsrv.PG(t))
+	if code, out, stderr := runCLI(t, "", nil, "segment", "up", "--dsn", dsn, "--tag", "early"); code != 0 {
+		t.Fatalf("up: %s%s", out, stderr)
+	}
+	dump, err := dbserver.TakeTable(ctx, dialect.Postgres, dsn, segment.DefaultTable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, out, stderr := runCLI(t, "", nil, "segment", "up", "--dsn", dsn, "--tag", "late", "--step", "100"); code != 0 {
+		t.Fatalf("up: %s%s", out, stderr)
+	}
+	code, out, stderr := runCLI(t, "", nil, "segment", "next", "--dsn", dsn, "--tag", "late", "-n", "450")
+	before := parseIDs(t, out)
+	if code != 0 || len(before) != 450 {
+		t.Fatalf("next: exit %d, %d IDs, %s", code, len(before), stderr)
+	}
+	if err := dbserver.RestoreTable(ctx, dsn, dump); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr = runCLI(t, "", nil, "segment", "status", "--dsn", dsn)
+	if code != 1 || !strings.Contains(out, "MISSING: created before, clients recorded IDs up to ") || !strings.Contains(stderr, "late (missing)") {
+		t.Errorf("status after the restore: exit %d\n%s%s", code, out, stderr)
+	}
+	code, _, stderr = runCLI(t, "", nil, "segment", "next", "--dsn", dsn, "--tag", "late", "-n", "1")
+	if code != 1 || !strings.Contains(stderr, "table rewound: tag late is missing from ") {
+		t.Errorf("next of the missing tag: exit %d %q", code, stderr)
+	}
+	code, out, stderr = runCLI(t, "", nil, "segment", "up", "--dsn", dsn, "--tag", "late")
+	if code != 1 || strings.Contains(out, "created, step") || !strings.Contains(stderr, "(shardid segment up --tag late --start ") {
+		t.Errorf("up of the missing tag at 1: exit %d\n%s%s", code, out, stderr)
+	}
+	if code, out, stderr = runCLI(t, "", nil, "segment", "up", "--dsn", dsn, "--tag", "late", "--start", "1001"); code != 0 || !strings.Contains(out, "tag late: created, step 1000, first ID 1001") {
+		t.Fatalf("up of the missing tag at 1001: exit %d\n%s%s", code, out, stderr)
+	}
+	code, out, _ = runCLI(t, "", nil, "segment", "next", "--dsn", dsn, "--tag", "late", "-n", "100")
+	after := parseIDs(t, out)
+	if code != 0 || len(after) != 100 || bench.Repeats(before, after) != 0 || after[0] != 1001 {
+		t.Errorf("next after the tag was made again: exit %d, %d IDs from %v", code, len(after), after[:min(1, len(after))])
+	}
+	if code, _, stderr = runCLI(t, "", nil, "segment", "status", "--dsn", dsn); code != 0 {
+		t.Errorf("status at the end: exit %d %s", code, stderr)
+	}
+}
