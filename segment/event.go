@@ -32,10 +32,11 @@ const (
 	// tag gone (ErrUnknownTag), its ID space used up. Told once per
 	// cause, until a load succeeds.
 	LoadRefused
-	// RecordFailed is the highest ID the client took not written to the
-	// record table (RecordTable; Err says why, e.g. a role without UPDATE
-	// on it): clients started later, segment up and segment resume then
-	// know only what was recorded before.
+	// RecordFailed is the record table (RecordTable) not read at New or
+	// not written after a segment (Err says why, e.g. a role without
+	// SELECT or UPDATE on it): the client draws on from its own memory;
+	// clients started later, segment up and segment resume know only what
+	// was recorded before.
 	RecordFailed
 )
 

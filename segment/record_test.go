@@ -8,8 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/bench"
 	"github.com/shardid/shardid/internal/dbserver"
+	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/segment"
 )
 
@@ -136,4 +140,61 @@ func missingTag(t *testing.T, s segDB, tag string, checks bool) (int, int) {
 		all = append(all, id)
 	}
 	return len(all), bench.Repeats(all)
+}
+
+// TestRecordGrants on MariaDB: a drawing role with SELECT, UPDATE on the
+// allocation table only (the grants before the record table existed)
+// still draws, the record table costing it an event (RecordFailed) at
+// start and after its first segment, not an error; granted SELECT, UPDATE
+// on the record table too, its segments raise the record.
+func TestRecordGrants(t *testing.T) {
+	ctx := context.Background()
+	db, dsn := testsrv.MariaDBDB(t)
+	s := newSegDB(t, dialect.MySQL, "mysql", dsn)
+	if _, _, err := segment.EnsureTag(ctx, s.db, s.dialect, "", segment.Tag{Tag: "t", Step: 10}, 0); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := "seg_" + strings.ToLower(cfg.DBName)
+	user = user[:min(len(user), 32)]
+	for _, stmt := range []string{
+		"CREATE USER '" + user + "'@'%'",
+		"GRANT SELECT, UPDATE ON `" + cfg.DBName + "`.shardid_segments TO '" + user + "'@'%'",
+	} {
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg.User = user
+	app := testsrv.Open(t, "mysql", cfg.FormatDSN())
+	draw := func() *eventLog {
+		t.Helper()
+		var log eventLog
+		c, err := segment.New(ctx, app, segment.Settings{Tag: "t", Dialect: dialect.MySQL, OnEvent: log.add})
+		if err != nil {
+			t.Fatalf("a role with the allocation table's grants only: %v", err)
+		}
+		defer c.Close()
+		for range 25 {
+			if _, err := c.Next(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return &log
+	}
+	if n, _ := countKind(draw(), segment.RecordFailed); n < 1 {
+		t.Errorf("no RecordFailed event for a role that may not read the record table")
+	}
+	if _, err := db.ExecContext(ctx, "GRANT SELECT, UPDATE ON `"+cfg.DBName+"`.shardid_segments_record TO '"+user+"'@'%'"); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := countKind(draw(), segment.RecordFailed); n != 0 {
+		t.Errorf("RecordFailed events with the grants on the record table")
+	}
+	if recs, err := segment.Records(ctx, s.db, s.dialect, ""); err != nil || recs["t"] < 25 {
+		t.Errorf("the record after a granted role drew: %v, %v", recs, err)
+	}
 }

@@ -287,7 +287,12 @@ func New(ctx context.Context, db *sql.DB, s Settings) (*Segments, error) {
 	// max_id before the record, never after.
 	rec, _, err := v.record(ctx, db, s.Tag)
 	if err != nil {
-		return nil, err
+		// A role without SELECT on the record table costs the record,
+		// not the draws: the client's own memory and the fence remain.
+		if s.OnEvent != nil {
+			s.OnEvent(Event{Kind: RecordFailed, Tag: s.Tag, Time: time.Now(), Err: err})
+		}
+		rec = 0
 	}
 	if s.noRecord {
 		rec = 0
