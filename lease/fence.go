@@ -34,7 +34,19 @@ type FenceSettings struct {
 	// holder draws only once its clock is this far past the fence's end.
 	// 0 means DefaultMaxClockSkew; a negative value means none.
 	MaxClockSkew time.Duration
+	// Nodes, if not 0, fences node ids 0 to Nodes-1 (and every row the
+	// table holds) instead of every node id of the layout: for layouts of
+	// more than 20 node bits, which have more ids than a fence writes rows
+	// for (MaxFenceNodes). Holders take the lowest free id, so Nodes above
+	// the most holders that ever held leases at once covers every id in
+	// use; a newcomer then takes an id above them, which no holder from
+	// before the fence has. At most MaxFenceNodes and the layout's ids.
+	Nodes int64
 }
+
+// MaxFenceNodes is the most node ids Fence writes rows for: a layout of
+// more node bits needs FenceSettings.Nodes.
+const MaxFenceNodes = 1 << maxFenceBits
 
 // FenceResult is what Fence did.
 type FenceResult struct {
@@ -42,7 +54,8 @@ type FenceResult struct {
 	// the table had no row for.
 	Fenced, Added int64
 	// Until is when the fence ends at the soonest, by the database's
-	// clock, in UTC: no node id is free before it.
+	// clock, in UTC: the earliest end of the fenced rows, read after the
+	// last of them was written; no node id is free before it.
 	Until time.Time
 }
 
@@ -101,15 +114,22 @@ func Fence(ctx context.Context, db *sql.DB, d dialect.Dialect, table string, f F
 	case f.Layout != (shardid.Layout{}):
 		layout, shardBits = leaseLayoutText(f.Layout), int(f.Layout.ShardBits)
 	case len(rows) == 0:
-		return res, fmt.Errorf("fence leases: %w: %s has no row to read the holders' layout from; give it (the layout decides how many node ids to fence)", ErrInvalidSettings, table)
+		return res, fmt.Errorf("fence leases: %w: %s has no row to read the holders' layout from; give the holders' layout (Layout; shardid worker fence --layout): it decides how many node ids to fence", ErrInvalidSettings, table)
 	default:
 		layout = rows[0].Layout
 		if _, err := fmt.Sscanf(layout, "%d/%d/", new(int), &shardBits); err != nil || shardBits < 0 {
 			return res, fmt.Errorf("fence leases: %w: node %d in %s records layout %q, which does not say its node bits; give the layout", ErrInvalidSettings, rows[0].Node, table, layout)
 		}
 	}
-	if shardBits > maxFenceBits {
-		return res, fmt.Errorf("fence leases: %w: %d node bits are %d node ids, more than the %d a fence writes rows for", ErrInvalidSettings, shardBits, int64(1)<<shardBits, 1<<maxFenceBits)
+	nodes := int64(1) << shardBits
+	switch {
+	case f.Nodes < 0 || f.Nodes > min(nodes, MaxFenceNodes):
+		return res, fmt.Errorf("fence leases: %w: Nodes %d is out of range (allowed 1-%d: node ids 0 to Nodes-1 of the layout's %d, at most %d)", ErrInvalidSettings, f.Nodes, min(nodes, MaxFenceNodes), nodes, MaxFenceNodes)
+	case f.Nodes > 0:
+		nodes = f.Nodes
+	case shardBits > maxFenceBits:
+		return res, fmt.Errorf("fence leases: %w: %d node bits are %d node ids, more than the %d a fence writes rows for; fence node ids 0 to N-1 and every row the table holds instead (Nodes; shardid worker fence --nodes N) with N above the most generators that ever held a lease at once: they take the lowest free id",
+			ErrInvalidSettings, shardBits, nodes, MaxFenceNodes)
 	}
 	have := map[int64]bool{}
 	for _, r := range rows {
@@ -133,7 +153,7 @@ func Fence(ctx context.Context, db *sql.DB, d dialect.Dialect, table string, f F
 		return res, fmt.Errorf("fence leases: %w", err)
 	}
 	defer insert.Close()
-	for node := int64(0); node < 1<<shardBits; node++ {
+	for node := int64(0); node < nodes; node++ {
 		if have[node] {
 			continue
 		}
@@ -151,9 +171,13 @@ func Fence(ctx context.Context, db *sql.DB, d dialect.Dialect, table string, f F
 	if res.Fenced, err = r.RowsAffected(); err != nil {
 		return res, fmt.Errorf("fence leases: %w", err)
 	}
+	var endUs sql.NullInt64 // the rows' own end: after the inserts and the update
+	if err := tx.QueryRowContext(ctx, q.fenceEnd).Scan(&endUs); err != nil {
+		return res, fmt.Errorf("fence leases: %w", err)
+	}
 	if err := tx.Commit(); err != nil {
 		return res, fmt.Errorf("fence leases: %w", err)
 	}
-	res.Until = time.UnixMicro(startUs).Add(f.TTL).UTC()
+	res.Until = time.UnixMicro(max(startUs+ttlUs, endUs.Int64)).UTC()
 	return res, nil
 }

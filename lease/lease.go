@@ -196,6 +196,7 @@ type Lease struct {
 	state     leaseState
 	lostErr   error     // why the lease was lost
 	renewErr  error     // why the last renewal failed, if it did
+	inflight  time.Time // when the renewal under way was sent; zero when none is
 	lastSent  time.Time // when the last successful renewal (or the claim) was sent
 	renewals  int64     // successful renewals
 	failures  int64     // failed renewals

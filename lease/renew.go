@@ -40,6 +40,14 @@ func (l *Lease) Renew(ctx context.Context) error {
 		return l.stateError(state, lostErr)
 	}
 	sent := l.clock()
+	l.mu.Lock()
+	l.inflight = sent
+	l.mu.Unlock()
+	defer func() {
+		l.mu.Lock()
+		l.inflight = time.Time{}
+		l.mu.Unlock()
+	}()
 	if err := l.checkSkew(ctx, sent); err != nil {
 		l.renewFailed(err, !errors.Is(err, ErrClockSkew))
 		return err
@@ -227,8 +235,11 @@ func (l *Lease) fenceError(now time.Time) error {
 	}
 	if !now.Before(l.stopAt) {
 		why := "; no renewal has failed since: the process was paused or starved of CPU past it"
-		if l.renewErr != nil {
+		switch {
+		case l.renewErr != nil:
 			why = "; last renewal error: " + l.renewErr.Error()
+		case !l.inflight.IsZero() && l.inflight.Before(now):
+			why = fmt.Sprintf("; a renewal sent %s ago has had no answer yet: the database is hung or slow", now.Sub(l.inflight).Round(time.Millisecond))
 		}
 		return fmt.Errorf("lease: node %d: %w: the last successful renewal was sent %s ago; drawing stops %s after it, %s before the lease could end%s",
 			l.node, ErrExpired, now.Sub(l.lastSent).Round(time.Millisecond), l.s.TTL-l.s.Margin, l.s.Margin, why)

@@ -90,7 +90,7 @@ var leaseTemplates = sync.OnceValues(func() (map[dialect.Dialect]*template.Templ
 // leaseSQL is every statement of the lease API, rendered for one dialect
 // and table.
 type leaseSQL struct {
-	now, list, insert, takeover, readback, renew, state, release, fence, fenceInsert string
+	now, list, insert, takeover, readback, renew, state, release, fence, fenceInsert, fenceEnd string
 }
 
 // leaseView is the data of the lease templates.
@@ -132,12 +132,12 @@ func renderLease(d dialect.Dialect, table string, guard bool, names ...string) (
 // leaseStatements renders the statements the lease API runs, guarded
 // against lossy commits when guard is set.
 func leaseStatements(d dialect.Dialect, table string, guard bool) (*leaseSQL, error) {
-	s, err := renderLease(d, table, guard, "now", "list", "insert", "takeover", "readback", "renew", "state", "release", "fence", "fence_insert")
+	s, err := renderLease(d, table, guard, "now", "list", "insert", "takeover", "readback", "renew", "state", "release", "fence", "fence_insert", "fence_end")
 	if err != nil {
 		return nil, err
 	}
 	return &leaseSQL{now: s[0], list: s[1], insert: s[2], takeover: s[3], readback: s[4], renew: s[5], state: s[6], release: s[7],
-		fence: s[8], fenceInsert: s[9]}, nil
+		fence: s[8], fenceInsert: s[9], fenceEnd: s[10]}, nil
 }
 
 // Info is one row of the lease table, as List reports it.

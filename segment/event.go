@@ -27,10 +27,21 @@ const (
 	// DatabaseUp is a statement that succeeded after one failed;
 	// Outage is how long since the failure was noticed.
 	DatabaseUp
+	// LoadRefused is a load the package refused though the database
+	// answered (Err): commits that are not durable (ErrLossyCommit), the
+	// tag gone (ErrUnknownTag), its ID space used up. Told once per
+	// cause, until a load succeeds.
+	LoadRefused
+	// RecordFailed is the record table (RecordTable) not read at New or
+	// not written after a segment (Err says why, e.g. a role without
+	// SELECT or UPDATE on it): the client draws on from its own memory;
+	// clients started later, segment up and segment resume know only what
+	// was recorded before.
+	RecordFailed
 )
 
 // String names the kind: "loaded", "discarded", "rewound", "database
-// down", "database up".
+// down", "database up", "load refused", "record failed".
 func (k EventKind) String() string {
 	switch k {
 	case Loaded:
@@ -43,6 +54,10 @@ func (k EventKind) String() string {
 		return "database down"
 	case DatabaseUp:
 		return "database up"
+	case LoadRefused:
+		return "load refused"
+	case RecordFailed:
+		return "record failed"
 	}
 	return fmt.Sprintf("SegmentEventKind(%d)", int(k))
 }
@@ -85,7 +100,7 @@ func (e Event) String() string {
 			return fmt.Sprintf("tag %s: %d buffered IDs (%d-%d) discarded unused: the table may have handed them out again", e.Tag, e.Count, e.First, e.Last)
 		}
 		return fmt.Sprintf("tag %s: %d buffered IDs (%d-%d) discarded unused at close; nobody hands them out", e.Tag, e.Count, e.First, e.Last)
-	case Rewound, DatabaseDown:
+	case Rewound, DatabaseDown, LoadRefused, RecordFailed:
 		return fmt.Sprintf("tag %s: %s: %v", e.Tag, e.Kind, e.Err)
 	case DatabaseUp:
 		return fmt.Sprintf("tag %s: database up again after %s", e.Tag, e.Outage.Round(time.Millisecond))

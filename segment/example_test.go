@@ -41,6 +41,8 @@ func ExampleMigrations() {
 	// CREATE TABLE "shardid_segments" (
 	// 00002_shardid_segments_fence.sql → goose version table shardid_segments_goose_db_version
 	// ALTER TABLE "shardid_segments"
+	// 00003_shardid_segments_record.sql → goose version table shardid_segments_goose_db_version
+	// CREATE TABLE "shardid_segments_record" (
 }
 
 // With goose's own Provider over the migrations (Up does the same).

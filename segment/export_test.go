@@ -35,6 +35,7 @@ var NextStep = nextStep
 //     check of what comes back, no reading of the row between loads, so a
 //     restored table's segments are believed.
 func BreakSegments(c *Segments, how string) {
+	c.noRecord = true // nor does it keep the record table
 	if how == "forgetful" {
 		c.trust = true
 		c.take = func(step, _ int64) (int64, int64, error) { return c.takeDB(step, math.MinInt64) }

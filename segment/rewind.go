@@ -14,8 +14,12 @@ import (
 // below high, the highest ID this client took (which fences it).
 func (c *Segments) explain(ctx context.Context, high int64) error {
 	if err := c.view.explain(ctx, c.db, c.set.Tag); err != nil {
+		if errors.Is(err, ErrUnknownTag) && !c.noRecord {
+			return c.missing(ctx, err)
+		}
 		return err
 	}
+	c.found()
 	t, err := c.view.getTag(ctx, c.db, c.set.Tag)
 	if err != nil {
 		return err
@@ -120,13 +124,19 @@ func (c *Segments) checkLoop(every time.Duration) {
 			return
 		case <-t.C:
 		}
+		ctx, cancel := context.WithTimeout(c.ctx, c.set.AllocTimeout)
+		tag, err := c.view.getTag(ctx, c.db, c.set.Tag)
+		if err == nil {
+			c.found()
+		}
 		c.mu.Lock()
 		high, refused := c.high, c.refused
 		c.mu.Unlock()
-		ctx, cancel := context.WithTimeout(c.ctx, c.set.AllocTimeout)
-		tag, err := c.view.getTag(ctx, c.db, c.set.Tag)
-		if err == nil && refused == nil && !c.trust && (tag.Fenced || tag.MaxID < high) {
+		switch {
+		case err == nil && refused == nil && !c.trust && (tag.Fenced || tag.MaxID < high):
 			err = c.fence(ctx, high)
+		case errors.Is(err, ErrUnknownTag) && refused == nil && !c.trust && !c.noRecord:
+			err = c.missing(ctx, err)
 		}
 		cancel()
 		c.noteDatabase(err)

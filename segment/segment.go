@@ -122,6 +122,8 @@ type Settings struct {
 	// Clock returns the current time, for the step logic and events only;
 	// nil means time.Now.
 	Clock func() time.Time
+
+	noRecord bool // tests only: no record table read or kept, as a client without it would
 }
 
 // Segments hands out IDs from segments of a tag's ID space, taken from an
@@ -160,20 +162,24 @@ type Segments struct {
 	closeErr  error
 	emitMu    sync.Mutex // one OnEvent call at a time
 
-	mu        sync.Mutex
-	cur       seg  // being handed out
-	next      *seg // loaded and waiting
-	loading   chan struct{}
-	lastErr   error     // of the last load, nil after a success
-	failedAt  time.Time // of the last failed load
-	step      int64     // size of the next segment
-	loadedAt  time.Time // when the last segment was taken
-	high      int64     // the highest ID taken, or Floor; math.MinInt64 for neither
-	refused   error     // wraps ErrRewound from a rewind found until a load succeeds
-	down      bool      // the last statement failed
-	downSince time.Time
-	closed    bool
-	stats     Stats
+	mu         sync.Mutex
+	cur        seg  // being handed out
+	next       *seg // loaded and waiting
+	loading    chan struct{}
+	lastErr    error     // of the last load, nil after a success
+	failedAt   time.Time // of the last failed load
+	step       int64     // size of the next segment
+	loadedAt   time.Time // when the last segment was taken
+	high       int64     // the highest ID taken, or Floor; math.MinInt64 for neither
+	refused    error     // wraps ErrRewound from a rewind found until a load succeeds
+	down       bool      // the last statement failed
+	downSince  time.Time
+	closed     bool
+	stats      Stats
+	recordErr  error // of the last write to the record table
+	refusal    error // the last load refused (LoadRefused told), nil after a success
+	missingErr error // refused because the tag was missing; lifted when it is back
+	noRecord   bool  // tests only: no record table kept, as a client without it would
 }
 
 // seg is a range of size IDs from first; used of them are handed out.
@@ -263,7 +269,33 @@ func New(ctx context.Context, db *sql.DB, s Settings) (*Segments, error) {
 		return nil, fmt.Errorf("segments %s: Floor %d must not be negative", s.Tag, s.Floor)
 	}
 	if err := v.explain(ctx, db, s.Tag); err != nil {
+		if errors.Is(err, ErrUnknownTag) && !s.noRecord {
+			// Gone, or never created: the record table knows which.
+			if rec, found, rerr := v.record(ctx, db, s.Tag); rerr == nil && found {
+				rw := missingError(v, s.Tag, rec)
+				if s.OnEvent != nil {
+					s.OnEvent(Event{Kind: Rewound, Tag: s.Tag, Time: time.Now(), Seen: rec, Err: rw})
+				}
+				return nil, rw
+			}
+		}
 		return nil, err
+	}
+	// The record (a table that a restore of the allocation table alone
+	// leaves as it is) is a floor like Floor: a row below it was restored.
+	// It is read first: a client that takes a segment meanwhile raises
+	// max_id before the record, never after.
+	rec, _, err := v.record(ctx, db, s.Tag)
+	if err != nil {
+		// A role without SELECT on the record table costs the record,
+		// not the draws: the client's own memory and the fence remain.
+		if s.OnEvent != nil {
+			s.OnEvent(Event{Kind: RecordFailed, Tag: s.Tag, Time: time.Now(), Err: err})
+		}
+		rec = 0
+	}
+	if s.noRecord {
+		rec = 0
 	}
 	tag, err := v.getTag(ctx, db, s.Tag)
 	if err != nil {
@@ -300,6 +332,9 @@ func New(ctx context.Context, db *sql.DB, s Settings) (*Segments, error) {
 	if s.Floor > 0 {
 		high = s.Floor
 	}
+	if rec > 0 {
+		high = max(high, rec)
+	}
 	if tag.MaxID < high {
 		if err := v.report(ctx, db, s.Tag, high); err != nil {
 			return nil, err
@@ -316,7 +351,7 @@ func New(ctx context.Context, db *sql.DB, s Settings) (*Segments, error) {
 	if err != nil {
 		return nil, fmt.Errorf("segments %s: prepare: %w", s.Tag, err)
 	}
-	c := &Segments{db: db, view: v, set: s, alloc: stmt, clock: s.Clock, step: s.MinStep, high: high, checkDone: make(chan struct{})}
+	c := &Segments{db: db, view: v, set: s, alloc: stmt, clock: s.Clock, step: s.MinStep, high: high, checkDone: make(chan struct{}), noRecord: s.noRecord}
 	c.take = c.takeDB
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	if s.CheckEvery > 0 {

@@ -39,11 +39,12 @@ var backends = []struct {
 func TestSegmentMigrationsGolden(t *testing.T) {
 	for _, d := range dialects {
 		files := migrationFiles(t, d, "")
-		if len(files) != 2 {
-			t.Errorf("%s: %d migrations, want 2", d, len(files))
+		if len(files) != 3 {
+			t.Errorf("%s: %d migrations, want 3", d, len(files))
 		}
 		testsrv.CheckGolden(t, filepath.Join("testdata", string(d)+".sql"), files[segment.MigrationName])
 		testsrv.CheckGolden(t, filepath.Join("testdata", string(d)+"_fence.sql"), files[segment.FenceMigrationName])
+		testsrv.CheckGolden(t, filepath.Join("testdata", string(d)+"_record.sql"), files[segment.RecordMigrationName])
 	}
 }
 
@@ -52,7 +53,8 @@ func TestSegmentMigrationsGolden(t *testing.T) {
 func TestSegmentStatementsParseWithTiDB(t *testing.T) {
 	files := migrationFiles(t, dialect.TiDB, "app.ids")
 	stmts := []string{upStatements(t, string(files[segment.MigrationName])), upStatements(t, string(files[segment.FenceMigrationName]))}
-	for _, name := range []string{"alloc", "explain", "get", "list", "add", "raise", "setstep", "report", "resume"} {
+	stmts = append(stmts, strings.SplitAfter(upStatements(t, string(files[segment.RecordMigrationName])), ";\n")...) // two statements
+	for _, name := range []string{"alloc", "explain", "get", "list", "add", "raise", "setstep", "report", "resume", "record_get", "record_list", "record_raise", "record_add"} {
 		s, err := segment.Statement(dialect.TiDB, "app.ids", name)
 		if err != nil {
 			t.Fatal(err)
@@ -283,8 +285,8 @@ func TestSegmentsRefuse(t *testing.T) {
 	if _, err := s.db.ExecContext(ctx, "DELETE FROM shardid_segments"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Next(ctx); !errors.Is(err, segment.ErrExhausted) || !errors.Is(err, segment.ErrUnknownTag) {
-		t.Errorf("tag deleted under a client: %v", err)
+	if _, err := c.Next(ctx); !errors.Is(err, segment.ErrExhausted) || !errors.Is(err, segment.ErrRewound) || !strings.Contains(err.Error(), "tag t is missing from ") {
+		t.Errorf("tag deleted under a client: %v; want ErrRewound, the tag missing", err)
 	}
 	c.Close()
 	if _, err := c.Next(ctx); !errors.Is(err, segment.ErrClosed) {
@@ -483,8 +485,11 @@ func TestSegmentFenceMigrationUpgrades(t *testing.T) {
 				t.Fatalf("a table without the fence columns: %v; want the advice to bring it up to date", err)
 			}
 			ran, err := gooseup.Up(ctx, db, b.dialect, segment.HistoryTable(""), files)
-			if err != nil || len(ran) != 1 {
-				t.Fatalf("the fence migration: ran %v, %v", ran, err)
+			if err != nil || len(ran) != 2 {
+				t.Fatalf("the fence and record migrations: ran %v, %v", ran, err)
+			}
+			if recs, err := segment.Records(ctx, db, b.dialect, ""); err != nil || recs["orders"] != 5000 {
+				t.Fatalf("the record after the upgrade: %v, %v; want orders at 5000", recs, err)
 			}
 			_, tag, err := segment.EnsureTag(ctx, db, b.dialect, "", segment.Tag{Tag: "orders"}, 0)
 			if err != nil || tag.MaxID != 5000 || tag.Fenced || !tag.LastRewind.IsZero() {

@@ -41,6 +41,22 @@ var (
 // needs.
 var tableRE = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 
+// recordSuffix makes the record table's name from the allocation
+// table's.
+const recordSuffix = "_record"
+
+// RecordTable returns the record table of allocation table table
+// (DefaultTable when ""): one row per tag ever created, with the highest
+// ID any client recorded taking from it, in a table of its own so that a
+// restore of the allocation table alone leaves it. The drawing role needs
+// SELECT and UPDATE on it.
+func RecordTable(table string) string {
+	if table == "" {
+		table = DefaultTable
+	}
+	return table + recordSuffix
+}
+
 // historySuffix makes the goose version table's name from the allocation
 // table's.
 const historySuffix = "_goose_db_version"
@@ -77,6 +93,7 @@ func CheckTag(tag string) error {
 type segmentView struct {
 	Dialect dialect.Dialect
 	Table   string // quoted, possibly schema-qualified
+	Record  string // the record table (RecordTable), quoted likewise
 	Guard   bool   // alloc refuses a server that may lose acknowledged commits
 }
 
@@ -119,11 +136,14 @@ func newSegmentView(d dialect.Dialect, table string) (segmentView, error) {
 	if d != dialect.Postgres {
 		q = "`"
 	}
-	parts := strings.Split(table, ".")
-	for i, p := range parts {
-		parts[i] = q + p + q // p is a plain identifier: nothing to escape
+	quote := func(name string) string {
+		parts := strings.Split(name, ".")
+		for i, p := range parts {
+			parts[i] = q + p + q // p is a plain identifier: nothing to escape
+		}
+		return strings.Join(parts, ".")
 	}
-	return segmentView{Dialect: d, Table: strings.Join(parts, "."), Guard: d != dialect.TiDB}, nil
+	return segmentView{Dialect: d, Table: quote(table), Record: quote(RecordTable(table)), Guard: d != dialect.TiDB}, nil
 }
 
 // IsZero reports whether r records no rewind.

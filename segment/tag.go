@@ -75,8 +75,11 @@ func MaxTagStart(step int64) int64 {
 // step want.Step, or DefaultTagStep when 0; first ID start, or 1 when
 // 0); for an existing tag it sets the base step when want.Step is not 0
 // and, when start is not 0, raises max_id to start-1 if it is lower, never
-// lowering it. It returns the row as it was (nil when created) and as it
-// is. Other tags and clients' segments are untouched; concurrent callers
+// lowering it. A tag missing from the table that the record table
+// (RecordTable) says was created before is created again only with a
+// start above the highest ID recorded from it: below, it returns an error
+// wrapping ErrRewound and changes nothing. It returns the row as it was
+// (nil when created) and as it is, and records the tag. Other tags and clients' segments are untouched; concurrent callers
 // are safe. A start above MaxTagStart of the tag's step returns an
 // error wrapping ErrStartOutOfRange, a step above MaxTagStep or above
 // the IDs an existing tag has left one wrapping ErrStepOutOfRange; either
@@ -96,6 +99,16 @@ func EnsureTag(ctx context.Context, db *sql.DB, d dialect.Dialect, table string,
 		before = &old
 	} else if !errors.Is(err, ErrUnknownTag) {
 		return nil, after, err
+	}
+	if before == nil {
+		// Created before and gone: only above what was taken from it.
+		rec, found, err := v.record(ctx, db, want.Tag)
+		if err != nil {
+			return nil, after, err
+		}
+		if found && max(start, 1)-1 < rec {
+			return nil, after, missingError(v, want.Tag, rec)
+		}
 	}
 	step := cmp.Or(want.Step, DefaultTagStep) // the step the tag will have
 	if want.Step == 0 && before != nil {
@@ -133,8 +146,10 @@ func EnsureTag(ctx context.Context, db *sql.DB, d dialect.Dialect, table string,
 			return before, after, fmt.Errorf("segment tag %s: %w", want.Tag, err)
 		}
 	}
-	after, err = v.getTag(ctx, db, want.Tag)
-	return before, after, err
+	if after, err = v.getTag(ctx, db, want.Tag); err != nil {
+		return before, after, err
+	}
+	return before, after, v.addRecord(ctx, db, want.Tag, after.MaxID)
 }
 
 // Resume says how far ResumeTag moves a tag. The tag
@@ -158,10 +173,12 @@ type Resume struct {
 // client put on it when it found the rewind, so clients take segments
 // again. max_id becomes the highest of: itself, what clients reported,
 // r.To-1 and, with r.Skip, the higher of the first two plus r.Skip; it
-// never goes down. Run it after restoring the allocation table, before
+// never goes down; the record (RecordTable) counts as reported. Run it after restoring the allocation table, before
 // clients start (or, if they run, as soon as one reports ErrRewound). It
 // returns the row as it was and as it is. It returns errors wrapping
-// ErrUnknownTag, ErrInvalidTag, ErrInvalidTable, ErrStartOutOfRange (the
+// ErrUnknownTag (ErrRewound when the record says the tag was created
+// before: EnsureTag with a start above it makes it again), ErrInvalidTag,
+// ErrInvalidTable, ErrStartOutOfRange (the
 // target leaves less than one step below the largest ID) and the
 // database's own; on error nothing is changed.
 func ResumeTag(ctx context.Context, db *sql.DB, d dialect.Dialect, table, tag string, r Resume) (before, after Tag, err error) {
@@ -175,10 +192,17 @@ func ResumeTag(ctx context.Context, db *sql.DB, d dialect.Dialect, table, tag st
 	if r.To < 0 || r.Skip < 0 {
 		return before, after, fmt.Errorf("resume tag %s: To %d and Skip %d must not be negative", tag, r.To, r.Skip)
 	}
-	if before, err = v.getTag(ctx, db, tag); err != nil {
+	rec, found, err := v.record(ctx, db, tag)
+	if err != nil {
 		return before, after, err
 	}
-	known := max(before.MaxID, before.LastRewind.Seen)
+	if before, err = v.getTag(ctx, db, tag); err != nil {
+		if errors.Is(err, ErrUnknownTag) && found {
+			return before, after, missingError(v, tag, rec)
+		}
+		return before, after, err
+	}
+	known := max(before.MaxID, before.LastRewind.Seen, rec)
 	target := max(known, r.To-1)
 	limit := int64(math.MaxInt64) - before.Step // the last max_id a segment fits above
 	if r.Skip > 0 {
@@ -197,8 +221,10 @@ func ResumeTag(ctx context.Context, db *sql.DB, d dialect.Dialect, table, tag st
 	if _, err := db.ExecContext(ctx, q, target, tag); err != nil {
 		return before, after, fmt.Errorf("resume tag %s: %w", tag, err)
 	}
-	after, err = v.getTag(ctx, db, tag)
-	return before, after, err
+	if after, err = v.getTag(ctx, db, tag); err != nil {
+		return before, after, err
+	}
+	return before, after, v.addRecord(ctx, db, tag, after.MaxID)
 }
 
 // Tags lists every tag of allocation table table

@@ -15,7 +15,8 @@ const (
 	// DefaultRetryAfter is how long a server that failed is first passed
 	// over.
 	DefaultRetryAfter = time.Second
-	// DefaultTimeout bounds one draw on the last server left to ask.
+	// DefaultTimeout bounds one call of Next, every server it asks
+	// included.
 	DefaultTimeout = 2 * time.Second
 	// DefaultBudget bounds one draw on a server while another server is
 	// left to ask: a hung server costs a call at most this long.
@@ -68,8 +69,9 @@ type ClientSettings struct {
 	// DefaultBudget; it is never more than Timeout. A hung server thus
 	// costs a call at most Budget, plus the draw on the next server.
 	Budget time.Duration
-	// Timeout bounds one draw on the last server left to ask; 0 means
-	// DefaultTimeout.
+	// Timeout bounds one call of Next: the last server left to ask gets
+	// what is left of it after the others' budgets, and a call with every
+	// server hung returns after Timeout. 0 means DefaultTimeout.
 	Timeout time.Duration
 	// RecordEvery is how often the client records, in the class table of
 	// every server it draws from, the highest ticket it drew from each
@@ -138,9 +140,11 @@ type Client struct {
 	draws, failovers, abandoned, probes, rewinds, skipped atomic.Int64
 
 	// tests only, for negative controls
-	unchecked     bool // no class check
-	noRewindCheck bool // no high-water check
-	noBreaker     bool // every caller retries a failed server once RetryAfter passed
+	unchecked        bool // no class check
+	noRewindCheck    bool // no high-water check
+	noRejudge        bool // servers read before are not weighed against class rows merged later
+	noBreaker        bool // every caller retries a failed server once RetryAfter passed
+	perServerTimeout bool // each server of a call may take the whole Timeout
 }
 
 // server is one Server and what the client knows of it.

@@ -51,11 +51,13 @@ type attempt struct {
 	err  error
 }
 
-// Next draws one ticket. It asks the servers in turn, starting with the
-// next one: first the healthy ones (and, for one caller at a time, a
-// failed one whose wait is over), each for at most Budget while another
-// is left to ask, the last for at most Timeout; when none of them draws,
-// the failed ones too. It returns ctx's error when ctx ends, and an error
+// Next draws one ticket within Timeout. It asks the servers in turn,
+// starting with the next one: first the healthy ones (and, for one caller
+// at a time, a failed one whose wait is over), each for at most Budget
+// while another is left to ask, the last for what is left of Timeout; when
+// none of them draws, the failed ones too, in what is left of it. A call
+// thus never waits longer than Timeout (plus the time to notice), however
+// many servers hang. It returns ctx's error when ctx ends, and an error
 // wrapping ErrNoServer and every server's error when no server could draw.
 func (c *Client) Next(ctx context.Context) (int64, error) {
 	n := len(c.servers)
@@ -89,11 +91,19 @@ func (c *Client) Next(ctx context.Context) (int64, error) {
 		order = append([]*server{probe}, order...)
 	}
 	var left []attempt
+	deadline := time.Now().Add(c.set.Timeout) // the whole call's
 	for pass, list := range [][]*server{order, down} {
 		for i, srv := range list {
-			limit := c.set.Timeout
+			limit := time.Until(deadline)
+			if c.perServerTimeout {
+				limit = c.set.Timeout
+			}
+			if limit <= 0 {
+				errs = append(errs, fmt.Errorf("%s: %w", srv.Name, &NoAnswerError{Server: srv.Name, Timeout: c.set.Timeout}))
+				continue
+			}
 			if i < len(list)-1 {
-				limit = c.set.Budget
+				limit = min(limit, c.set.Budget)
 			}
 			role := roleReady
 			switch {
@@ -148,11 +158,7 @@ func (c *Client) drawFrom(ctx context.Context, srv *server, limit time.Duration,
 	cancel()
 	if timedOut {
 		c.abandoned.Add(1)
-		which := "the budget, with another server left to ask"
-		if limit == c.set.Timeout {
-			which = "the timeout"
-		}
-		err = fmt.Errorf("%w: waited %s (%s)", ErrNoAnswer, limit, which)
+		err = &NoAnswerError{Server: srv.Name, Wait: limit, Budget: limit == c.set.Budget && limit < c.set.Timeout, Timeout: c.set.Timeout}
 	}
 	var events []Event
 	var rewound *RewindError

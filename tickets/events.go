@@ -17,11 +17,41 @@ var (
 	// table, until Resume (shardid tickets resume) moves it past what it
 	// handed out.
 	ErrRewound = errors.New("ticket server went back")
-	// ErrNoAnswer is returned (as a server's error) when a server did not
-	// answer a draw within the client's Budget (or Timeout, when no other
-	// server was left to ask): a hung or overloaded server.
+	// ErrNoAnswer is returned (as a server's error, in a *NoAnswerError)
+	// when a server did not answer a draw within the client's Budget (or
+	// what was left of the call's Timeout, when no other server was left
+	// to ask): a hung or overloaded server.
 	ErrNoAnswer = errors.New("ticket server did not answer in time")
 )
+
+// NoAnswerError is the error of a draw that a server did not answer in
+// time. It wraps ErrNoAnswer.
+type NoAnswerError struct {
+	// Server names the server.
+	Server string
+	// Wait is how long the call waited for it: Budget, or what was left
+	// of the call's Timeout; 0 when nothing was left to ask it in.
+	Wait time.Duration
+	// Budget is true when Wait was the budget, with another server left
+	// to ask.
+	Budget bool
+	// Timeout is the call's Timeout.
+	Timeout time.Duration
+}
+
+// Error says how long the call waited and why that long.
+func (e *NoAnswerError) Error() string {
+	switch {
+	case e.Wait <= 0:
+		return fmt.Sprintf("%v: not asked: the call's timeout (%s) was spent on the servers before", ErrNoAnswer, e.Timeout)
+	case e.Budget:
+		return fmt.Sprintf("%v: waited %s (the budget, with another server left to ask)", ErrNoAnswer, e.Wait)
+	}
+	return fmt.Sprintf("%v: waited %s (what was left of the call's timeout, %s)", ErrNoAnswer, e.Wait.Round(time.Millisecond), e.Timeout)
+}
+
+// Unwrap returns ErrNoAnswer.
+func (e *NoAnswerError) Unwrap() error { return ErrNoAnswer }
 
 // RewindError is the error of a server whose counter went back. It wraps
 // ErrRewound.

@@ -43,3 +43,17 @@ func NewClientNoBreaker(ctx context.Context, servers []Server, s ClientSettings)
 		c.set.Budget = c.set.Timeout
 	})
 }
+
+// NewClientNoRejudge is NewClient judging each server once, against the
+// class rows read by then, for negative controls: the rows of a server
+// read later, or read again, are not held against the servers read before.
+func NewClientNoRejudge(ctx context.Context, servers []Server, s ClientSettings) (*Client, error) {
+	return newClient(ctx, servers, s, func(c *Client) { c.noRejudge = true })
+}
+
+// NewClientPerServerTimeout is NewClient giving each server a call asks
+// the whole Timeout, for negative controls: a call with every server hung
+// waits a Timeout per server.
+func NewClientPerServerTimeout(ctx context.Context, servers []Server, s ClientSettings) (*Client, error) {
+	return newClient(ctx, servers, s, func(c *Client) { c.perServerTimeout = true })
+}

@@ -50,6 +50,13 @@ func (c *Client) load(ctx context.Context, srv *server, check bool) error {
 	for _, r := range rows {
 		c.class[r.Offset] = mergeRow(c.class[r.Offset], r)
 	}
+	if check {
+		// Read late: its class table may hold what the servers read
+		// before did not (a report, or a record of a server restored
+		// while srv was down); they are weighed against it before srv
+		// can be drawn from.
+		c.rejudgeLocked()
+	}
 	srv.mu.Lock()
 	srv.settings, srv.draw, srv.explain, srv.hasClass, srv.classErr = &got, draw, explain, hasClass, classErr
 	srv.mu.Unlock()
@@ -85,6 +92,14 @@ func (c *Client) judge(ctx context.Context, srv *server) {
 			e = &RewindError{Server: srv.Name, Got: now.Last, High: row.Seen, Recorded: true}
 		}
 	}
+	c.hold(srv, *set, row, e)
+}
+
+// hold applies the class row of srv's offset to srv: the recorded ticket
+// becomes the floor of its draws (kind table), and srv goes out of
+// rotation with e, if e is set and it is not out already. A rewind this
+// client found itself (not Reported) is reported in the class tables.
+func (c *Client) hold(srv *server, set ServerSettings, row ClassRow, e *RewindError) {
 	srv.mu.Lock()
 	if set.Kind == KindTable && row.Seen > srv.high {
 		srv.high, srv.highRec = row.Seen, true
@@ -104,6 +119,84 @@ func (c *Client) judge(ctx context.Context, srv *server) {
 	if !e.Reported {
 		go c.report(srv, e, set.Offset)
 	}
+}
+
+// rejudge weighs every server read before against the class rows merged
+// since (from a server read late, a recheck or a refresh), without asking
+// the servers: a rewind reported and not resumed leaves a server out, and
+// a ticket recorded from it raises the floor of its draws, so that its
+// next draw below the record is found a rewind. A server read while its
+// peers were down was judged only against the records it held itself.
+func (c *Client) rejudge() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.rejudgeLocked()
+}
+
+// rejudgeLocked is rejudge with c.mu held.
+func (c *Client) rejudgeLocked() {
+	if c.noRewindCheck || c.noRejudge {
+		return
+	}
+	for _, srv := range c.servers {
+		srv.mu.Lock()
+		set := srv.settings
+		out := srv.rewound != nil || srv.refused != nil
+		srv.mu.Unlock()
+		if set == nil || out {
+			continue
+		}
+		row := c.class[set.Offset]
+		var e *RewindError
+		if row.Pending() {
+			e = &RewindError{Server: srv.Name, Got: row.RewoundGot, High: row.RewoundHigh, Reported: true}
+		}
+		c.hold(srv, *set, row, e)
+	}
+}
+
+// refresh reads the class table of every server that can be read now,
+// merges it into what the client knows and rejudges the servers: a rewind
+// another client reported, or a record written on a server read late,
+// reaches this client within RecordEvery.
+func (c *Client) refresh(ctx context.Context) {
+	var rows [][]ClassRow
+	for _, from := range c.classServers() {
+		if r, err := ReadClass(ctx, from.DB, c.set.Name); err == nil {
+			rows = append(rows, r)
+		}
+	}
+	c.merge(MergeClass(rows...))
+	c.rejudge()
+}
+
+// loadLate reads and judges the servers not read yet (down when the
+// client started), each within Budget, beside the draws: a server that
+// answers again is weighed against the records, and its records weighed
+// against the others, without waiting for a caller's probe.
+func (c *Client) loadLate(ctx context.Context) {
+	for _, srv := range c.servers {
+		srv.mu.Lock()
+		skip := srv.settings != nil || srv.refused != nil
+		srv.mu.Unlock()
+		if skip {
+			continue
+		}
+		lctx, cancel := context.WithTimeout(ctx, c.set.Budget)
+		if c.load(lctx, srv, true) == nil {
+			c.judge(lctx, srv)
+		}
+		cancel()
+	}
+}
+
+// merge merges class rows into what the client knows.
+func (c *Client) merge(rows []ClassRow) {
+	c.mu.Lock()
+	for _, r := range rows {
+		c.class[r.Offset] = mergeRow(c.class[r.Offset], r)
+	}
+	c.mu.Unlock()
 }
 
 // compareLag reports the table servers far behind the furthest of the
@@ -167,6 +260,8 @@ func (c *Client) maybeRecord() {
 		ctx, cancel := context.WithTimeout(context.Background(), c.set.Timeout)
 		defer cancel()
 		_ = c.record(ctx) // failures are events
+		c.loadLate(ctx)
+		c.refresh(ctx)
 	}()
 }
 
@@ -258,20 +353,9 @@ func (c *Client) report(srv *server, e *RewindError, offset int64) {
 // recheck reads the class tables again for a rewound server and puts it
 // back in rotation once a resume was recorded after it went out.
 func (c *Client) recheck(srv *server) {
-	var rows [][]ClassRow
-	for _, from := range c.classServers() {
-		ctx, cancel := context.WithTimeout(context.Background(), c.set.Timeout)
-		r, err := ReadClass(ctx, from.DB, c.set.Name)
-		cancel()
-		if err == nil {
-			rows = append(rows, r)
-		}
-	}
-	c.mu.Lock()
-	for _, r := range MergeClass(rows...) {
-		c.class[r.Offset] = mergeRow(c.class[r.Offset], r)
-	}
-	c.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), c.set.Timeout)
+	c.refresh(ctx)
+	cancel()
 	srv.mu.Lock()
 	offset := srv.settings.Offset
 	srv.mu.Unlock()

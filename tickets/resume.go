@@ -27,9 +27,17 @@ const (
 var ErrNoOffset = errors.New("no ticket server has the offset")
 
 // ErrNoEvidence is returned by Resume when nothing says how far the
-// server handed out: no client recorded a ticket from it, no other server
-// of the name can be read, and ResumeSettings.After is 0.
+// server handed out and ResumeSettings.After is 0: it is the only server
+// given (its own records go back with its counter in a restore), or no
+// client recorded a ticket from it and no other server has a counter.
 var ErrNoEvidence = errors.New("nothing says how far the server handed out")
+
+// ErrUnreadServer is returned by Resume when a server given could not be
+// read: nothing is moved, since the resume must be recorded on every
+// server of the name (each counts the rewinds reported to it, and a
+// client may read any one), and the server's counter and records are part
+// of the target.
+var ErrUnreadServer = errors.New("a ticket server could not be read")
 
 // ResumeSettings says which server Resume moves, and how far.
 type ResumeSettings struct {
@@ -82,8 +90,8 @@ type ResumeResult struct {
 	Acknowledged int64
 	// Recorded names the servers whose class tables record the resume.
 	Recorded []string
-	// Unread are the servers that could not be read: their counters and
-	// records are not part of Target.
+	// Unread are the servers that could not be read; Resume then moves
+	// nothing (ErrUnreadServer).
 	Unread []error
 }
 
@@ -130,8 +138,10 @@ func (s ResumeSettings) normalize() (ResumeSettings, error) {
 // It returns errors wrapping ErrInvalidSettings for a bad offset, skip or
 // after; ErrNoServer when no servers are given; ErrNoOffset when no
 // readable server has the offset;
-// ErrIncrementMismatch or ErrOverlap for servers that clash; ErrNoEvidence
-// when nothing says how far the server handed out; and, with the result,
+// ErrIncrementMismatch or ErrOverlap for servers that clash;
+// ErrUnreadServer, moving nothing, when a server cannot be read;
+// ErrNoEvidence when nothing says how far the server handed out (a single
+// server needs s.After); and, with the result,
 // an error when the counter moved but the resume could not be recorded
 // where a client could read it.
 func Resume(ctx context.Context, servers []Server, s ResumeSettings) (ResumeResult, error) {
@@ -176,8 +186,13 @@ func Resume(ctx context.Context, servers []Server, s ResumeSettings) (ResumeResu
 	for i, r := range got {
 		if r.err != nil {
 			res.Unread = append(res.Unread, fmt.Errorf("%s: %w", servers[i].Name, r.err))
-			continue
 		}
+	}
+	if len(res.Unread) > 0 {
+		return res, fmt.Errorf("%w%s: nothing moved; the resume must be recorded on every server of %s: bring it back and run again, or leave it out if it is gone for good",
+			ErrUnreadServer, unreadNote(res.Unread), s.Name)
+	}
+	for i, r := range got {
 		sets, rows = append(sets, r.set), append(rows, r.rows)
 		if r.set.Offset == s.Offset {
 			target = i
@@ -211,7 +226,25 @@ func Resume(ctx context.Context, servers []Server, s ResumeSettings) (ResumeResu
 	if row.ResumedTo > 0 && !row.Pending() && !s.Again &&
 		(me.Kind == KindSequence || me.Last >= row.ResumedTo && me.Last >= row.Seen) {
 		res.Already = row.ResumedTo
+		// A resume recorded on some servers only (one failed): record it
+		// on the others now, so that a rerun completes it.
+		for i, r := range got {
+			if !r.hasClass || ownRow(r.rows, s.Offset).Resumes >= row.Resumes && ownRow(r.rows, s.Offset).ResumedTo >= row.ResumedTo {
+				continue
+			}
+			rctx, cancel := context.WithTimeout(ctx, s.Timeout)
+			err := recordResume(rctx, servers[i].DB, s.Name, s.Offset, row.Resumes, row.ResumedTo)
+			cancel()
+			if err != nil {
+				return res, fmt.Errorf("%s of %s was resumed to %d, but the resume is still not recorded on %s: %w", s.Name, res.Server, row.ResumedTo, servers[i].Name, err)
+			}
+			res.Recorded = append(res.Recorded, servers[i].Name)
+		}
 		return res, nil
+	}
+	if len(servers) == 1 && s.After == 0 {
+		return res, fmt.Errorf("%w: %s (offset %d) is the only server of %s given, and a restore takes its own records back with its counter; give the highest ticket your data holds (After)",
+			ErrNoEvidence, res.Server, s.Offset, s.Name)
 	}
 	base := max(res.Seen, res.Reported, res.PeerLast, s.After)
 	if base <= 0 {
@@ -271,6 +304,16 @@ func Resume(ctx context.Context, servers []Server, s ResumeSettings) (ResumeResu
 		return res, fmt.Errorf("%w: moved %s of %s to %d, but no server has a class table to record the resume in: clients that left it out keep doing so until they restart", ErrNoClassTable, s.Name, res.Server, res.Target)
 	}
 	return res, nil
+}
+
+// ownRow is the row of offset among rows (zero if none).
+func ownRow(rows []ClassRow, offset int64) ClassRow {
+	for _, r := range rows {
+		if r.Offset == offset {
+			return r
+		}
+	}
+	return ClassRow{Offset: offset}
 }
 
 // align returns the smallest value ≥ v in the class offset modulo inc.

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -117,6 +118,10 @@ func runSegmentUp(ctx context.Context, env *cliEnv, args []string) error {
 	default:
 		fmt.Fprintf(env.stdout, "tag %s: step %d → %d, IDs handed out up to %d → %d\n", f.tag, before.Step, after.Step, before.MaxID, after.MaxID)
 	}
+	if after.Fenced {
+		return fmt.Errorf("tag %s is FENCED: a client found the table rewound at %s; no client takes a segment until `shardid segment resume --tag %s` (--start does not lift the fence)",
+			f.tag, after.LastRewind.Time.UTC().Format(time.RFC3339), f.tag)
+	}
 	return nil
 }
 
@@ -142,7 +147,9 @@ func runSegmentNext(ctx context.Context, env *cliEnv, args []string) error {
 	defer db.Close()
 	c, err := segment.New(ctx, db, segment.Settings{Tag: f.tag, Table: f.table, Dialect: d, AllowLossyCommit: *lossy,
 		OnEvent: func(e segment.Event) {
-			if e.Kind != segment.Loaded { // losses, rewinds and outages: one line each
+			// Losses, rewinds and outages: one line each (a refused
+			// load ends the command with its error).
+			if e.Kind != segment.Loaded && e.Kind != segment.LoadRefused {
 				notice(env, "segment next", e.String())
 			}
 		}})
@@ -161,21 +168,37 @@ func runSegmentStatus(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "segment status")
 	var f segmentFlags
 	f.register(fs, "")
+	timeout := fs.Duration("timeout", 5*time.Second, "give up on a server that has not answered by then")
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("segment status: unexpected argument %q", fs.Arg(0))
 	}
-	db, d, err := f.open(ctx, fs)
+	if *timeout <= 0 {
+		return usagef("--timeout: %s is out of range (allowed: more than 0)", *timeout)
+	}
+	tctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	where := redactDSN(f.dsn)
+	db, d, err := f.open(tctx, fs)
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w%s", where, err, timedOut(tctx, *timeout))
 	}
 	defer db.Close()
-	tags, err := segment.Tags(ctx, db, d, f.table)
+	tags, err := segment.Tags(tctx, db, d, f.table)
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w%s", where, err, timedOut(tctx, *timeout))
 	}
+	recs, err := segment.Records(tctx, db, d, f.table)
+	if err != nil {
+		if tctx.Err() != nil {
+			return fmt.Errorf("%s: %w%s", where, err, timedOut(tctx, *timeout))
+		}
+		// A role without SELECT on the record table: the rest is shown.
+		notice(env, "segment status", fmt.Sprintf("the record table %s cannot be read (%v): tags missing from the table or below their record are not shown", segment.RecordTable(f.table), err))
+	}
+	var bad []string
 	fmt.Fprintf(env.stdout, "%-24s %-20s %-10s %s\n", "TAG", "HANDED OUT UP TO", "STEP", "LAST SEGMENT TAKEN")
 	for _, t := range tags {
 		fmt.Fprintf(env.stdout, "%-24s %-20d %-10d %s\n", t.Tag, t.MaxID, t.Step, t.UpdateTime.UTC().Format(time.RFC3339))
@@ -183,12 +206,45 @@ func runSegmentStatus(ctx context.Context, env *cliEnv, args []string) error {
 			state := "resumed since"
 			if t.Fenced {
 				state = "FENCED: no client takes a segment until `shardid segment resume`"
+				bad = append(bad, t.Tag+" (fenced)")
 			}
 			fmt.Fprintf(env.stdout, "  last rewind %s: a client found the table at %d after taking IDs up to %d; %s\n",
 				r.Time.UTC().Format(time.RFC3339), r.Found, r.Seen, state)
 		}
+		if rec, ok := recs[t.Tag]; ok && rec > t.MaxID {
+			fmt.Fprintf(env.stdout, "  BELOW ITS RECORD: clients recorded IDs up to %d; the table was restored from an older copy (shardid segment resume --tag %s)\n", rec, t.Tag)
+			bad = append(bad, t.Tag+" (below its record)")
+		}
+		delete(recs, t.Tag)
+	}
+	for _, name := range sortedKeys(recs) {
+		fmt.Fprintf(env.stdout, "%-24s MISSING: created before, clients recorded IDs up to %d; the table was restored from an older copy (shardid segment up --tag %s --start %d or more)\n",
+			name, recs[name], name, recs[name]+1)
+		bad = append(bad, name+" (missing)")
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("segment status: %d tags cannot hand out IDs safely: %s", len(bad), strings.Join(bad, ", "))
 	}
 	return nil
+}
+
+// timedOut says, for an error, that ctx ended after d: the server did not
+// answer in time.
+func timedOut(ctx context.Context, d time.Duration) string {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Sprintf(" (no answer within --timeout %s: the server is down or hung)", d)
+	}
+	return ""
+}
+
+// sortedKeys returns m's keys in order.
+func sortedKeys(m map[string]int64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 func runSegmentResume(ctx context.Context, env *cliEnv, args []string) error {
@@ -228,9 +284,15 @@ func runSegmentResume(ctx context.Context, env *cliEnv, args []string) error {
 			return err
 		}
 		names = names[:0]
+		recs, err := segment.Records(ctx, db, d, f.table)
+		if err != nil {
+			return err
+		}
 		for _, t := range tags {
 			names = append(names, t.Tag)
+			delete(recs, t.Tag)
 		}
+		names = append(names, sortedKeys(recs)...) // missing: ResumeTag says how to make them again
 		if len(names) == 0 {
 			return fmt.Errorf("allocation table %s holds no tag: nothing to resume", f.table)
 		}

@@ -170,7 +170,7 @@ func runTicketsNext(ctx context.Context, env *cliEnv, args []string) error {
 	count := fs.Int("n", 1, "number of tickets to print")
 	retry := fs.Duration("retry-after", tickets.DefaultRetryAfter, "how long a server that failed is first passed over (then probed, the wait doubling)")
 	budget := fs.Duration("budget", tickets.DefaultBudget, "bound on one draw from one server while another is left to ask: a hung server costs a draw at most this")
-	timeout := fs.Duration("timeout", tickets.DefaultTimeout, "bound on one draw from the last server left to ask")
+	timeout := fs.Duration("timeout", tickets.DefaultTimeout, "bound on one draw, every server it asks included: the last server left gets what the others' budgets left of it")
 	lossy := fs.Bool("allow-lossy-commit", false, lossyCommitUsage)
 	if err := parseFlags(env, fs, args); err != nil {
 		return err

@@ -39,14 +39,11 @@ func runTicketsResume(ctx context.Context, env *cliEnv, args []string) error {
 		return settingUsage(err)
 	}
 	res, err := tickets.Resume(ctx, servers, s)
-	if res.Target > 0 || res.Already > 0 {
-		for _, u := range res.Unread {
-			fmt.Fprintf(env.stderr, "shardid: tickets resume: could not read %s: its counter and records are not part of the target\n", env.line(u.Error()))
-		}
-	}
 	switch {
+	case errors.Is(err, tickets.ErrNoEvidence) && len(servers) == 1:
+		return usagef("--after is required here: nothing says how far %s handed out (the only server given, and a restore takes its own records back with its counter); give the highest ticket your data holds", res.Server)
 	case errors.Is(err, tickets.ErrNoEvidence):
-		return usagef("--after is required here: nothing says how far %s handed out (no ticket recorded from it, no other server of %s could be read); give the highest ticket your data holds", res.Server, f.name)
+		return usagef("--after is required here: nothing says how far %s handed out (no ticket recorded from it, no other server of %s has a counter); give the highest ticket your data holds", res.Server, f.name)
 	case errors.Is(err, tickets.ErrInvalidSettings):
 		return settingUsage(err)
 	case err != nil && res.Target == 0:
@@ -54,8 +51,12 @@ func runTicketsResume(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	who := fmt.Sprintf("%s on %s (offset %d)", f.name, res.Server, *offset)
 	if res.Already > 0 {
-		fmt.Fprintf(env.stdout, "%s: resumed to %d before and not gone back since: left as it is (--again moves it anyway)\n", who, res.Already)
-		return nil
+		fmt.Fprintf(env.stdout, "%s: resumed to %d before and not gone back since: left as it is (--again moves it anyway)", who, res.Already)
+		if len(res.Recorded) > 0 {
+			fmt.Fprintf(env.stdout, "; resume now recorded on %s too", strings.Join(res.Recorded, ", "))
+		}
+		fmt.Fprintln(env.stdout)
+		return err
 	}
 	var from []string
 	for _, e := range []struct {

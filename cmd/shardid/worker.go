@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/shardid/shardid"
@@ -107,7 +108,8 @@ func runWorkerStatus(ctx context.Context, env *cliEnv, args []string) error {
 		return writeJSON(env.stdout, out)
 	}
 	fmt.Fprintf(env.stdout, "%-6s %-5s %-32s %-27s %s\n", "NODE", "STATE", "HOLDER", "UNTIL (database clock)", "LAST DRAWN (holder clock)")
-	live, fenced := 0, 0
+	live, fenced, leased := 0, 0, 0
+	var runs []fenceRun // fenced rows, as runs of consecutive node ids
 	for _, l := range out {
 		state := "free"
 		switch {
@@ -118,13 +120,40 @@ func runWorkerStatus(ctx context.Context, env *cliEnv, args []string) error {
 			state = "live"
 			live++
 		}
+		if l.Holder != "" {
+			leased++
+		}
+		if l.Fenced {
+			if n := len(runs); n > 0 && runs[n-1].last == l.Node-1 {
+				runs[n-1].last, runs[n-1].until = l.Node, max(runs[n-1].until, l.Until)
+			} else {
+				runs = append(runs, fenceRun{l.Node, l.Node, l.Until, l.Until})
+			}
+			runs[len(runs)-1].from = min(runs[len(runs)-1].from, l.Until)
+			continue
+		}
 		fmt.Fprintf(env.stdout, "%-6d %-5s %-32s %-27s %s\n", l.Node, state, l.Holder, l.Until, l.LastDrawn)
 	}
-	fmt.Fprintf(env.stdout, "node ids leased so far: %d; live now: %d (table %s)\n", len(out), live, f.table)
+	for _, r := range runs {
+		until := r.from
+		if r.until != r.from {
+			until = r.from + " to " + r.until
+		}
+		fmt.Fprintf(env.stdout, "%-6s %-5s node ids %d-%d (%d): fenced until %s\n", "", "fence", r.first, r.last, r.last-r.first+1, until)
+	}
+	fmt.Fprintf(env.stdout, "node ids leased so far: %d; live now: %d (table %s)\n", leased, live, f.table)
 	if fenced > 0 {
 		fmt.Fprintf(env.stdout, "%d node ids fenced (shardid worker fence): nobody takes them until their UNTIL\n", fenced)
 	}
 	return nil
+}
+
+// fenceRun is a run of consecutive fenced node ids in worker status, and
+// the earliest and latest end of their fence (RFC 3339 text, UTC, so that
+// text order is time order).
+type fenceRun struct {
+	first, last int64
+	from, until string
 }
 
 func runWorkerFence(ctx context.Context, env *cliEnv, args []string) error {
@@ -138,6 +167,7 @@ func runWorkerFence(ctx context.Context, env *cliEnv, args []string) error {
 	f.register(fs)
 	ttl := fs.Duration("ttl", lease.DefaultTTL, "the longest lease TTL any holder of the table uses: the fence lasts this long")
 	skew := fs.Duration("max-clock-skew", lease.DefaultMaxClockSkew, "the largest MaxClockSkew any holder uses: new holders draw only this long after the fence ends")
+	nodes := fs.Int64("nodes", 0, fmt.Sprintf("fence node ids 0 to N-1 (and every row the table holds) instead of every node id of the layout; needed past 20 node bits (at most %d): N above the most generators that ever held a lease at once, since they take the lowest free id", lease.MaxFenceNodes))
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
@@ -148,6 +178,8 @@ func runWorkerFence(ctx context.Context, env *cliEnv, args []string) error {
 		return usagef("--ttl: %s is too short (allowed 10ms or more: the longest TTL of the holders)", *ttl)
 	case *skew < 0:
 		return usagef("--max-clock-skew: %s is out of range (allowed 0 or more)", *skew)
+	case *nodes < 0 || *nodes > lease.MaxFenceNodes:
+		return usagef("--nodes: %d is out of range (allowed 1-%d, or 0 for every node id of the layout)", *nodes, lease.MaxFenceNodes)
 	}
 	// The layout the table's rows record, unless one is given (then the
 	// rows must have it).
@@ -166,13 +198,15 @@ func runWorkerFence(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer db.Close()
-	set := lease.FenceSettings{Layout: layout, TTL: *ttl, MaxClockSkew: *skew}
+	set := lease.FenceSettings{Layout: layout, TTL: *ttl, MaxClockSkew: *skew, Nodes: *nodes}
 	if *skew == 0 {
 		set.MaxClockSkew = -1 // none, not the default
 	}
 	res, err := lease.Fence(ctx, db, d, f.table, set)
 	if err != nil {
-		return err
+		// The package names its settings; the command's flags are these.
+		msg := strings.NewReplacer("(Nodes; shardid worker fence --nodes N)", "(--nodes N)", "(Layout; shardid worker fence --layout)", "(--layout)").Replace(err.Error())
+		return &redactedError{msg: msg, err: err}
 	}
 	fmt.Fprintf(env.stdout, "lease table %s on %s (%s): %d node ids fenced (%d rows added for ids it had no row for) until %s (database clock): every holder stops at its next renewal; no new holder before then\n",
 		f.table, redactDSN(f.dsn), d, res.Fenced, res.Added, res.Until.Format(time.RFC3339Nano))

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -54,6 +55,22 @@ func TestWorkerFenceCLI(t *testing.T) {
 			if len(leases) != nodes || fenced != nodes {
 				t.Errorf("status after the fence: %d rows, %d fenced; want all %d node ids of the table's layout", len(leases), fenced, nodes)
 			}
+			// The end printed is the rows' own: the earliest of them.
+			_, printed, _ := strings.Cut(out, ") until ")
+			printed, _, _ = strings.Cut(printed, " ")
+			var soonest time.Time
+			for _, l := range leases {
+				if u, err := time.Parse(time.RFC3339Nano, l.Until); err == nil && (soonest.IsZero() || u.Before(soonest)) {
+					soonest = u
+				}
+			}
+			if p, err := time.Parse(time.RFC3339Nano, printed); err != nil || !p.Equal(soonest) {
+				t.Errorf("worker fence printed the end %q; the rows' earliest end is %s", printed, soonest.Format(time.RFC3339Nano))
+			}
+			if code, text, _ := runCLI(t, "", nil, "worker", "status", "--dsn", dsn); code != 0 || strings.Count(text, "\n") > 10 ||
+				!strings.Contains(text, fmt.Sprintf("fence node ids 0-%d (%d): fenced until ", nodes-1, nodes)) {
+				t.Errorf("worker status after the fence: exit %d, %d lines; want the fenced rows summed up\n%s", code, strings.Count(text, "\n"), text)
+			}
 			if err := holder.Renew(ctx); !errors.Is(err, lease.ErrLost) || !strings.Contains(err.Error(), "fenced") {
 				t.Errorf("the live holder's renewal after the fence: %v", err)
 			}
@@ -102,7 +119,7 @@ func TestWorkerFenceBadInput(t *testing.T) {
 		t.Fatal(errOut)
 	}
 	code, _, stderr := runCLI(t, "", nil, "worker", "fence", "--dsn", dsn)
-	if code != 1 || !strings.Contains(stderr, "has no row to read the holders' layout from; give it") {
+	if code != 1 || !strings.Contains(stderr, "has no row to read the holders' layout from; give the holders' layout (--layout)") {
 		t.Errorf("fence of an empty table without --layout: exit %d %q", code, stderr)
 	}
 	if code, _, stderr := runCLI(t, "", nil, "idgen", "--dsn", dsn, "-n", "1"); code != 0 {
@@ -111,5 +128,37 @@ func TestWorkerFenceBadInput(t *testing.T) {
 	code, _, stderr = runCLI(t, "", nil, "worker", "fence", "--dsn", dsn, "--layout", "snowflake")
 	if code != 1 || !strings.Contains(stderr, "lease table serves another layout") {
 		t.Errorf("fence with another layout than the rows': exit %d %q", code, stderr)
+	}
+}
+
+// TestWorkerFenceManyNodeBits: a layout of 22 node bits (Baidu's
+// uid-generator's) has more node ids than a fence writes rows for: fence
+// exits 1 naming --nodes; with --nodes 2048 it fences node ids 0-2047 and
+// the row of the holder from before, and a newcomer takes an id above
+// them at once (none of the holders from before can have it).
+func TestWorkerFenceManyNodeBits(t *testing.T) {
+	dsn := leaseBackends[0].dsn(t)
+	const layout = "time:28@1s,node:22,seq:13"
+	if code, _, errOut := runCLI(t, "", nil, "worker", "up", "--dsn", dsn); code != 0 {
+		t.Fatal(errOut)
+	}
+	if code, _, errOut := runCLI(t, "", nil, "idgen", "--dsn", dsn, "--layout", layout, "-n", "1"); code != 0 {
+		t.Fatal(errOut)
+	}
+	code, _, stderr := runCLI(t, "", nil, "worker", "fence", "--dsn", dsn)
+	if code != 1 || !strings.Contains(stderr, "22 node bits are 4194304 node ids, more than the 1048576 a fence writes rows for") || !strings.Contains(stderr, "(--nodes N)") {
+		t.Errorf("fence of 22 node bits: exit %d %q", code, stderr)
+	}
+	code, out, stderr := runCLI(t, "", nil, "worker", "fence", "--dsn", dsn, "--nodes", "2048", "--ttl", "30s")
+	if code != 0 || !strings.Contains(out, ": 2048 node ids fenced (2047 rows added") {
+		t.Fatalf("fence --nodes 2048: exit %d\n%s%s", code, out, stderr)
+	}
+	if code, _, errOut := runCLI(t, "", nil, "idgen", "--dsn", dsn, "--layout", layout, "-n", "10", "--holder", "newcomer"); code != 0 {
+		t.Fatalf("a newcomer during the fence: exit %d %s", code, errOut)
+	}
+	for _, l := range statusJSON(t, dsn) {
+		if l.Holder == "newcomer" && l.Node < 2048 {
+			t.Errorf("the newcomer took node %d, inside the fence", l.Node)
+		}
 	}
 }
