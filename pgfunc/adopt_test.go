@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/pgfunc"
 )
 
@@ -336,5 +337,72 @@ func TestAdoptRefuses(t *testing.T) {
 	}
 	if installed, err := m.Discover(context.Background()); err != nil || len(installed) != 0 {
 		t.Fatalf("refusals left generators: %+v, %v", installed, err)
+	}
+}
+
+// TestAdoptWaitsForDraws pins the switch's locking: a transaction that
+// drew through the old body and is still open holds the switch off until
+// it commits (its IDs are then below the new counter), and a draw that
+// arrives while the switch waits queues behind it, then fails on the
+// retired sequence instead of making an ID with the old body after the
+// switch.
+func TestAdoptWaitsForDraws(t *testing.T) {
+	db, _ := newDB(t)
+	ctx := context.Background()
+	sh := pgfunc.Shard{Schema: "insta2", ID: 2}
+	publishedSchema(t, db, sh.Schema, sh.ID)
+	m := newAdopter(t, db, pgfunc.Options{})
+	a := newConn(t, db)
+	if _, err := a.ExecContext(ctx, "BEGIN"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.ExecContext(ctx, "INSERT INTO insta2.items (session) VALUES (1)"); err != nil {
+		t.Fatal(err)
+	}
+	waiting := func(n int) func() bool {
+		return func() bool {
+			var w int
+			err := db.QueryRow(`SELECT count(*) FROM pg_locks WHERE NOT granted AND relation = 'insta2.table_id_seq'::regclass`).Scan(&w)
+			return err == nil && w >= n
+		}
+	}
+	adopted := make(chan pgfunc.Adoption, 1)
+	go func() { adopted <- m.Adopt(ctx, []pgfunc.Shard{sh}, pgfunc.AdoptOptions{Apply: true, LockTimeout: time.Minute}, nil)[0] }()
+	testsrv.WaitFor(t, "the switch to wait for the open transaction", waiting(1))
+	late := make(chan error, 1)
+	b := newConn(t, db)
+	go func() {
+		_, err := b.ExecContext(ctx, "INSERT INTO insta2.items (session) VALUES (2)")
+		late <- err
+	}()
+	testsrv.WaitFor(t, "a late draw to queue behind the switch", waiting(2))
+	select {
+	case r := <-adopted:
+		t.Fatalf("the switch went on beside an open transaction that drew: %+v", r)
+	default:
+	}
+	if _, err := a.ExecContext(ctx, "INSERT INTO insta2.items (session) VALUES (1)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.ExecContext(ctx, "COMMIT"); err != nil {
+		t.Fatal(err)
+	}
+	r := <-adopted
+	if r.Err != nil || !r.Applied {
+		t.Fatalf("adopt: %+v", r)
+	}
+	if err := <-late; err == nil || !strings.Contains(err.Error(), "reached maximum value of sequence") {
+		t.Fatalf("a draw through the old body queued behind the switch: %v; want the retired sequence's error", err)
+	}
+	if _, err := b.ExecContext(ctx, "INSERT INTO insta2.items (session) SELECT 3 FROM generate_series(1, 1000)"); err != nil {
+		t.Fatal(err)
+	}
+	var below, above, dups int64
+	if err := db.QueryRow(`SELECT count(*) FILTER (WHERE id < $1), count(*) FILTER (WHERE id >= $1), count(*) - count(DISTINCT id)
+		FROM insta2.items`, r.FirstID).Scan(&below, &above, &dups); err != nil {
+		t.Fatal(err)
+	}
+	if below != 2 || above != 1000 || dups != 0 {
+		t.Fatalf("%d IDs below the first new ID (want the open transaction's 2), %d above (want 1000), %d repeats", below, above, dups)
 	}
 }
