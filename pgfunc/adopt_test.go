@@ -367,7 +367,9 @@ func TestAdoptWaitsForDraws(t *testing.T) {
 		}
 	}
 	adopted := make(chan pgfunc.Adoption, 1)
-	go func() { adopted <- m.Adopt(ctx, []pgfunc.Shard{sh}, pgfunc.AdoptOptions{Apply: true, LockTimeout: time.Minute}, nil)[0] }()
+	go func() {
+		adopted <- m.Adopt(ctx, []pgfunc.Shard{sh}, pgfunc.AdoptOptions{Apply: true, LockTimeout: time.Minute}, nil)[0]
+	}()
 	testsrv.WaitFor(t, "the switch to wait for the open transaction", waiting(1))
 	late := make(chan error, 1)
 	b := newConn(t, db)
