@@ -249,7 +249,7 @@ func (m *Migrator) inspect(ctx context.Context, q querier, sh Shard, ao AdoptOpt
 	var bigint bool
 	switch err := q.QueryRowContext(ctx, sqlText, sh.Schema).Scan(&oid, &src, &lang, &bigint); {
 	case errors.Is(err, sql.ErrNoRows):
-		return fail(fmt.Errorf("%w: schema %s has no next_id() (nothing to adopt; pg up applies a new generator)", ErrCannotInfer, sh.Schema))
+		return fail(fmt.Errorf("%w: the schema has no next_id() (nothing to adopt; pg up applies a new generator)", ErrCannotInfer))
 	case err != nil:
 		return fail(fmt.Errorf("read next_id(): %w", err))
 	case lang != "plpgsql" || !bigint:
