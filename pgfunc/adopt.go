@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,6 +27,14 @@ const (
 	// form (see parsePublished): nextval() % 2^seq beside the clock, its
 	// epoch and shard id as constants.
 	AdoptPublished = "published"
+	// AdoptSerial is a schema without next_id() whose tables' keys are
+	// bigserial-like: a single-column bigint primary key whose DEFAULT is
+	// nextval() of a sequence. Nothing in it says which layout to use
+	// (AdoptOptions.Layout must); adopting it makes every such key
+	// default to the new next_id(), whose first ID lies above every key
+	// stored and every value the sequences handed out, and caps the
+	// sequences below that ID.
+	AdoptSerial = "serial"
 )
 
 // AdoptOptions say how Migrator.Adopt reads and replaces generators that
@@ -58,20 +67,25 @@ type AdoptKey struct {
 	Empty bool
 	// Max is the highest key stored.
 	Max int64
-	// Parts is Max decoded with the inferred layout.
+	// Parts is Max decoded with the inferred layout (AdoptPublished).
 	Parts shardid.Parts
+	// Sequence is the sequence a bigserial-like key's DEFAULT draws from,
+	// and Last its last value (AdoptSerial).
+	Sequence string
+	Last     int64
 }
 
 // Adoption is the outcome of Migrator.Adopt for one shard.
 type Adoption struct {
 	// Shard is the schema and the shard id --shards names for it.
 	Shard Shard
-	// Kind is AdoptPublished; "" when nothing was read (Note "current",
-	// or an error).
+	// Kind is AdoptPublished or AdoptSerial; "" when nothing was read
+	// (Note "current", or an error).
 	Kind string
-	// Sequence is the sequence the old body draws from.
+	// Sequence is the sequence the old body draws from (AdoptPublished).
 	Sequence string
-	// Layout is the layout and epoch the old body's constants spell.
+	// Layout is the layout and epoch the old body's constants spell
+	// (AdoptPublished), or AdoptOptions.Layout (AdoptSerial).
 	Layout shardid.Layout
 	// Keys are the columns whose DEFAULT calls next_id(), with the
 	// highest ID stored in each.
@@ -120,6 +134,18 @@ type Adoption struct {
 // last value): a draw through the old body after the switch fails rather
 // than repeating an ID. Roles that could draw from the old sequence get
 // what drawing from the new generator needs.
+//
+// A schema without next_id() whose keys are bigserial-like (AdoptSerial)
+// is adopted for AdoptOptions.Layout, which it requires: the first ID the
+// new generator hands out must lie above every key stored and every value
+// the keys' sequences handed out, compared as int64 (with a time-based
+// layout it does: the time field dominates, and a tick of any recent
+// instant since the epoch puts an ID above 2^(shard+seq bits)). The
+// switch locks the keys' tables (waiting for transactions writing them),
+// points their DEFAULTs at the new next_id(), caps the sequences' MAXVALUE
+// below that first ID (an application calling nextval() itself keeps
+// working below every new ID) and grants the roles that could draw from
+// the sequences. Other columns defaulting to nextval() are left alone.
 //
 // Adopt makes Up's server-wide checks (shard id held elsewhere, other
 // kinds of generator, template database, unread databases, the layout's
@@ -249,7 +275,7 @@ func (m *Migrator) inspect(ctx context.Context, q querier, sh Shard, ao AdoptOpt
 	var bigint bool
 	switch err := q.QueryRowContext(ctx, sqlText, sh.Schema).Scan(&oid, &src, &lang, &bigint); {
 	case errors.Is(err, sql.ErrNoRows):
-		return fail(fmt.Errorf("%w: the schema has no next_id() (nothing to adopt; pg up applies a new generator)", ErrCannotInfer))
+		return m.inspectSerial(ctx, q, sh, ao)
 	case err != nil:
 		return fail(fmt.Errorf("read next_id(): %w", err))
 	case lang != "plpgsql" || !bigint:
@@ -471,21 +497,47 @@ func (m *Migrator) switchGenerator(ctx context.Context, sh Shard, ao AdoptOption
 	if err := exec("adopt_goose_lock", nil, LockID(sh.Schema)); err != nil {
 		return seen, err
 	}
-	if err := exec("adopt_lock", seqData); err != nil {
-		return seen, fmt.Errorf("%w (transactions that drew from the old next_id() held its sequence for longer than %s)", err, ao.LockTimeout)
+	var locked []string
+	if seen.Kind == AdoptPublished {
+		if err := exec("adopt_lock", seqData); err != nil {
+			return seen, fmt.Errorf("%w (transactions that drew from the old next_id() held its sequence for longer than %s)", err, ao.LockTimeout)
+		}
+	}
+	for _, k := range seen.Keys {
+		if seen.Kind == AdoptSerial && !slices.Contains(locked, k.Table) {
+			if err := exec("adopt_serial_lock", k); err != nil {
+				return seen, fmt.Errorf("%w (transactions writing %s held it for longer than %s)", err, k.Table, ao.LockTimeout)
+			}
+			locked = append(locked, k.Table)
+		}
 	}
 	a, _, o, err := m.inspect(ctx, tx, sh, ao)
 	if err != nil {
 		return seen, err
 	}
-	if a.Sequence != seen.Sequence || !sameLayout(a.Layout, seen.Layout) {
-		return seen, fmt.Errorf("%w: %s.next_id() changed while adopt read it", ErrCannotInfer, sh.Schema)
+	if a.Kind != seen.Kind || a.Sequence != seen.Sequence || !sameLayout(a.Layout, seen.Layout) || !sameKeys(a.Keys, seen.Keys) {
+		return seen, fmt.Errorf("%w: %s's generator or keys changed while adopt read them", ErrCannotInfer, sh.Schema)
 	}
-	if a.Roles, err = drawers(ctx, tx, a.Sequence); err != nil {
-		return a, err
-	}
-	if err := exec("adopt_retire", seqData); err != nil {
-		return a, err
+	switch a.Kind {
+	case AdoptPublished:
+		if a.Roles, err = drawers(ctx, tx, a.Sequence); err != nil {
+			return a, err
+		}
+		if err := exec("adopt_retire", seqData); err != nil {
+			return a, err
+		}
+	case AdoptSerial:
+		for _, k := range a.Keys {
+			roles, err := drawers(ctx, tx, k.Sequence)
+			if err != nil {
+				return a, err
+			}
+			for _, r := range roles {
+				if !slices.Contains(a.Roles, r) {
+					a.Roles = append(a.Roles, r)
+				}
+			}
+		}
 	}
 	text, err := Render(sh, o)
 	if err != nil {
@@ -507,6 +559,21 @@ func (m *Migrator) switchGenerator(ctx context.Context, sh Shard, ao AdoptOption
 	q := quoteIdent(sh.Schema)
 	if err := exec("adopt_counter", struct{ Name, Lit string }{q + ".next_id_seq", quoteLiteral(q + ".next_id_seq")}, a.Start); err != nil {
 		return a, err
+	}
+	if a.Kind == AdoptSerial {
+		for _, k := range a.Keys {
+			data := struct{ Table, Column, Schema string }{k.Table, quoteIdent(k.Column), q}
+			if err := exec("adopt_serial_default", data); err != nil {
+				return a, err
+			}
+			capData := struct {
+				Name, Lit string
+				Cap       int64
+			}{k.Sequence, quoteLiteral(k.Sequence), a.FirstID - 1}
+			if err := exec("adopt_serial_cap", capData); err != nil {
+				return a, err
+			}
+		}
 	}
 	for _, role := range a.Roles {
 		if err := CheckRole(role); err != nil {
@@ -558,4 +625,112 @@ func drawers(ctx context.Context, q querier, seq string) ([]string, error) {
 		out = append(out, s)
 	}
 	return out, rows.Err()
+}
+
+// inspectSerial reads sh's bigserial-like keys, for a schema without
+// next_id(): the layout is ao.Layout's, and the new generator's first ID
+// must lie above every key stored and every value their sequences handed
+// out, compared as int64.
+func (m *Migrator) inspectSerial(ctx context.Context, q querier, sh Shard, ao AdoptOptions) (Adoption, publishedBody, Options, error) {
+	a := Adoption{Shard: sh}
+	fail := func(err error) (Adoption, publishedBody, Options, error) { return a, publishedBody{}, Options{}, err }
+	sqlText, err := query("adopt_serial_keys", nil)
+	if err != nil {
+		return fail(err)
+	}
+	rows, err := q.QueryContext(ctx, sqlText, sh.Schema)
+	if err != nil {
+		return fail(fmt.Errorf("read the keys of schema %s: %w", sh.Schema, err))
+	}
+	type col struct {
+		schema, table, column, seqSchema, seq string
+		bigint                                bool
+		seqMax                                int64
+	}
+	var cols []col
+	for rows.Next() {
+		var c col
+		if err := rows.Scan(&c.schema, &c.table, &c.column, &c.bigint, &c.seqSchema, &c.seq, &c.seqMax); err != nil {
+			rows.Close()
+			return fail(err)
+		}
+		cols = append(cols, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fail(err)
+	}
+	if len(cols) == 0 {
+		return fail(fmt.Errorf("%w: the schema has no next_id() and no bigserial-like key (a single-column primary key whose DEFAULT is nextval()): nothing to adopt; pg up applies a new generator", ErrCannotInfer))
+	}
+	if ao.Layout == (shardid.Layout{}) {
+		return fail(fmt.Errorf("%w: the schema's keys are bigserial-like (%s.%s defaults to nextval()), which says nothing of a layout: give the layout and epoch the new IDs should have (--layout, --epoch)",
+			ErrCannotInfer, quoteIdent(cols[0].table), quoteIdent(cols[0].column)))
+	}
+	l := ao.Layout
+	if err := CheckLayout(l); err != nil {
+		return fail(err)
+	}
+	if err := l.CheckShard(sh.ID); err != nil {
+		return fail(err)
+	}
+	a.Kind, a.Layout = AdoptSerial, l
+	if taken, err := adoptTaken(ctx, q, sh); err != nil {
+		return fail(err)
+	} else if len(taken) > 0 {
+		return fail(fmt.Errorf("%w: schema %s holds %s, a name shardid's generator takes", ErrCannotInfer, sh.Schema, strings.Join(taken, ", ")))
+	}
+	o := m.opts
+	o.Layout, o.Mode, o.checked = l, ModeUnique, true
+	if a.Clock, err = serverClock(ctx, q, o.clock); err != nil {
+		return fail(err)
+	}
+	nowTicks, err := l.Ticks(a.Clock)
+	if err != nil {
+		return fail(fmt.Errorf("%w: the server's clock %s: %v", ErrCannotInfer, a.Clock.Format(time.RFC3339Nano), err))
+	}
+	a.Start = (nowTicks + 1) << l.SeqBits
+	if a.FirstID, err = l.ComposeTicks(nowTicks+1, sh.ID, 0); err != nil {
+		return fail(fmt.Errorf("%w: %v", ErrCannotInfer, err))
+	}
+	for _, c := range cols {
+		table := quoteIdent(c.schema) + "." + quoteIdent(c.table)
+		k := AdoptKey{Table: table, Column: c.column, Sequence: quoteIdent(c.seqSchema) + "." + quoteIdent(c.seq)}
+		if !c.bigint {
+			return fail(fmt.Errorf("%w: %s.%s is not a bigint: a 64-bit ID does not fit it (ALTER TABLE ... ALTER COLUMN ... TYPE bigint first)", ErrCannotInfer, table, quoteIdent(c.column)))
+		}
+		maxQ, err := query("adopt_max", struct{ Table, Column string }{table, quoteIdent(c.column)})
+		if err != nil {
+			return fail(err)
+		}
+		var v sql.NullInt64
+		if err := q.QueryRowContext(ctx, maxQ).Scan(&v); err != nil {
+			return fail(fmt.Errorf("highest key of %s.%s: %w", table, quoteIdent(c.column), err))
+		}
+		k.Empty, k.Max = !v.Valid, v.Int64
+		lastQ, err := query("adopt_serial_last", struct{ Name string }{k.Sequence})
+		if err != nil {
+			return fail(err)
+		}
+		if err := q.QueryRowContext(ctx, lastQ).Scan(&k.Last); err != nil {
+			return fail(fmt.Errorf("last value of %s: %w", k.Sequence, err))
+		}
+		switch {
+		case !k.Empty && k.Max >= a.FirstID:
+			return fail(fmt.Errorf("%w: the highest key of %s.%s, %d, is not below the first ID layout %s would hand out now, %d: new IDs could repeat stored keys",
+				ErrCannotInfer, table, quoteIdent(c.column), k.Max, l, a.FirstID))
+		case k.Last >= a.FirstID:
+			return fail(fmt.Errorf("%w: %s has handed out values up to %d, not below the first ID layout %s would hand out now, %d",
+				ErrCannotInfer, k.Sequence, k.Last, l, a.FirstID))
+		}
+		a.Keys = append(a.Keys, k)
+	}
+	return a, publishedBody{}, o, nil
+}
+
+// sameKeys reports whether two reads found the same key columns.
+func sameKeys(a, b []AdoptKey) bool {
+	return slices.EqualFunc(a, b, func(x, y AdoptKey) bool {
+		return x.Table == y.Table && x.Column == y.Column && x.Sequence == y.Sequence
+	})
 }

@@ -408,3 +408,120 @@ func TestAdoptWaitsForDraws(t *testing.T) {
 		t.Fatalf("%d IDs below the first new ID (want the open transaction's 2), %d above (want 1000), %d repeats", below, above, dups)
 	}
 }
+
+// TestAdoptSerial adopts a schema keyed by bigserial while sessions
+// insert across the switch, as a role that holds only what the serial
+// key needed (INSERT, and USAGE on its sequence): the keys defaulting to
+// nextval() default to next_id() afterwards, the role keeps inserting (the
+// switch granted it what drawing needs), every new key lies above every
+// key stored (the primary key would refuse a repeat), a raw nextval() of
+// the old sequence still works and stays below the new IDs, and a
+// non-key bigserial column is left alone. A layout is required, and a
+// table whose keys already reach the new IDs is refused (the check's
+// control).
+func TestAdoptSerial(t *testing.T) {
+	db, dsn := newDB(t)
+	ctx := context.Background()
+	for _, q := range []string{
+		"CREATE SCHEMA insta4",
+		"CREATE TABLE insta4.users (id bigserial PRIMARY KEY, name text)",
+		"CREATE TABLE insta4.log (n bigserial, x int)",
+		"INSERT INTO insta4.users (name) SELECT 'u' FROM generate_series(1, 1000)",
+		"SELECT setval('insta4.users_id_seq', 5000000)",
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	app := newRole(t, db, "app", "")
+	if _, err := db.Exec(fmt.Sprintf("GRANT USAGE ON SCHEMA insta4 TO %[1]s; GRANT INSERT, SELECT ON insta4.users TO %[1]s; GRANT USAGE ON SEQUENCE insta4.users_id_seq TO %[1]s", app)); err != nil {
+		t.Fatal(err)
+	}
+	m := newAdopter(t, db, pgfunc.Options{})
+	sh := pgfunc.Shard{Schema: "insta4", ID: 4}
+	if r := adoptOne(t, m, sh, pgfunc.AdoptOptions{}); r.Err == nil || !strings.Contains(r.Err.Error(), "says nothing of a layout") {
+		t.Fatalf("serial keys without a layout: %+v", r)
+	}
+	dry := adoptOne(t, m, sh, pgfunc.AdoptOptions{Layout: shardid.Instagram()})
+	if dry.Err != nil || dry.Kind != pgfunc.AdoptSerial || len(dry.Keys) != 1 || dry.Keys[0].Table != `"insta4"."users"` || dry.Keys[0].Last != 5000000 {
+		t.Fatalf("dry run: %+v", dry)
+	}
+
+	var (
+		stop    = make(chan struct{})
+		wg      sync.WaitGroup
+		errs    = make(chan error, 2)
+		after   [2]atomic.Int64
+		flipped atomic.Bool
+	)
+	for s := range 2 {
+		conn := asRole(t, dsn, app)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				was := flipped.Load()
+				if _, err := conn.ExecContext(ctx, "INSERT INTO insta4.users (name) SELECT 'burst' FROM generate_series(1, 20)"); err != nil {
+					errs <- err
+					return
+				}
+				if was {
+					after[s].Add(1)
+				}
+			}
+		}()
+	}
+	got := adoptOne(t, m, sh, pgfunc.AdoptOptions{Layout: shardid.Instagram(), Apply: true})
+	flipped.Store(true)
+	if got.Err != nil || !got.Applied || len(got.Roles) != 1 || got.Roles[0] != app {
+		t.Fatalf("adopt: %+v", got)
+	}
+	testsrv.WaitFor(t, "both sessions to insert after the switch", func() bool {
+		select {
+		case err := <-errs:
+			t.Fatal(err)
+		default:
+		}
+		return after[0].Load() >= 10 && after[1].Load() >= 10
+	})
+	close(stop)
+	wg.Wait()
+	select {
+	case err := <-errs:
+		t.Fatal(err)
+	default:
+	}
+	var oldMax, newMin, newRows, between int64
+	if err := db.QueryRow(`SELECT max(id) FILTER (WHERE id < $1), min(id) FILTER (WHERE id >= $1), count(*) FILTER (WHERE id >= $1),
+		count(*) FILTER (WHERE id >= 5000000 + 1000000 AND id < $1) FROM insta4.users`, got.FirstID).Scan(&oldMax, &newMin, &newRows, &between); err != nil {
+		t.Fatal(err)
+	}
+	if newRows < 400 || newMin < got.FirstID || between != 0 || oldMax >= got.FirstID {
+		t.Fatalf("old keys up to %d, %d new from %d (first new ID %d), %d in between", oldMax, newRows, newMin, got.FirstID, between)
+	}
+	var raw int64
+	if err := db.QueryRow("SELECT nextval('insta4.users_id_seq')").Scan(&raw); err != nil || raw >= got.FirstID {
+		t.Fatalf("raw nextval of the old sequence: %d, %v", raw, err)
+	}
+	var def string
+	if err := db.QueryRow(`SELECT pg_get_expr(adbin, adrelid) FROM pg_attrdef WHERE adrelid = 'insta4.log'::regclass`).Scan(&def); err != nil || !strings.Contains(def, "nextval") {
+		t.Fatalf("the non-key column's default: %q, %v", def, err)
+	}
+	if p, err := shardid.Instagram().Decompose(newMin); err != nil || p.Shard != 4 {
+		t.Fatalf("decode %d: %+v, %v", newMin, p, err)
+	}
+
+	// The control: keys that already reach the new IDs are refused.
+	if _, err := db.Exec("CREATE SCHEMA insta9; CREATE TABLE insta9.t (id bigserial PRIMARY KEY); INSERT INTO insta9.t VALUES (4611686018427387904)"); err != nil {
+		t.Fatal(err)
+	}
+	r := adoptOne(t, m, pgfunc.Shard{Schema: "insta9", ID: 9}, pgfunc.AdoptOptions{Layout: shardid.Instagram(), Apply: true})
+	if r.Err == nil || !strings.Contains(r.Err.Error(), "is not below the first ID") {
+		t.Fatalf("keys above the new IDs: %+v", r)
+	}
+}

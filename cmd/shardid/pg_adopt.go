@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/shardid/shardid"
@@ -131,7 +132,7 @@ type adoptShardJ struct {
 	Kind     string      `json:"kind,omitempty"`
 	Layout   string      `json:"layout,omitempty"` // the spec --layout takes, epoch included
 	Epoch    string      `json:"epoch,omitempty"`
-	Sequence string      `json:"old_sequence,omitempty"`
+	Sequence string      `json:"old_sequence,omitempty"` // published: the sequence retired
 	Keys     []adoptKeyJ `json:"keys,omitempty"`
 	Clock    string      `json:"clock,omitempty"`
 	Start    string      `json:"counter_starts,omitempty"`
@@ -148,6 +149,9 @@ type adoptKeyJ struct {
 	Time   string `json:"max_time,omitempty"`
 	Shard  int64  `json:"max_shard"`
 	Seq    int64  `json:"max_seq"`
+	// A bigserial-like key's sequence and its last value (kind serial).
+	Sequence string `json:"sequence,omitempty"`
+	Last     int64  `json:"sequence_last,omitempty"`
 }
 
 const msFormat = "2006-01-02T15:04:05.000Z07:00"
@@ -167,8 +171,10 @@ func adoptedShard(a pgfunc.Adoption) adoptShardJ {
 	s.Clock = a.Clock.Format(msFormat)
 	s.Start = a.Layout.TickTime(a.Start >> a.Layout.SeqBits).Format(msFormat)
 	for _, k := range a.Keys {
-		kj := adoptKeyJ{Table: k.Table, Column: k.Column}
-		if !k.Empty {
+		kj := adoptKeyJ{Table: k.Table, Column: k.Column, Sequence: k.Sequence, Last: k.Last}
+		if !k.Empty && a.Kind == pgfunc.AdoptSerial {
+			kj.Max = &k.Max
+		} else if !k.Empty {
 			kj.Max = &k.Max
 			kj.Time, kj.Shard, kj.Seq = k.Parts.Time.Format(msFormat), k.Parts.Shard, k.Parts.Seq
 		}
@@ -186,18 +192,33 @@ func adoptLines(a pgfunc.Adoption) string {
 	case a.Note == "current":
 		return head + "current  shardid's generator already (" + a.Layout.String() + "): pg status shows it\n"
 	}
-	out := head + a.Note + "  Instagram's published next_id()\n"
+	what := "Instagram's published next_id()"
+	if a.Kind == pgfunc.AdoptSerial {
+		what = "bigserial-like keys, no next_id()"
+	}
+	out := head + a.Note + "  " + what + "\n"
 	out += fmt.Sprintf("  layout    %s\n", a.Layout.Describe())
 	out += fmt.Sprintf("  as flags  --layout %s (what pg up, status and decode take)\n", a.Layout.String())
 	verb := "retired by --apply"
 	if a.Applied {
 		verb = "retired: a draw through the old body fails"
 	}
-	out += fmt.Sprintf("  sequence  %s (%s)\n", a.Sequence, verb)
+	if a.Kind == pgfunc.AdoptPublished {
+		out += fmt.Sprintf("  sequence  %s (%s)\n", a.Sequence, verb)
+	}
 	if len(a.Keys) == 0 {
 		out += "  keys      no column defaults to next_id()\n"
 	}
 	for _, k := range a.Keys {
+		if a.Kind == pgfunc.AdoptSerial {
+			to := "defaults to next_id() with --apply"
+			if a.Applied {
+				to = "defaults to next_id() now"
+			}
+			out += fmt.Sprintf("  key       %s.%s: highest %s, %s handed out up to %d; %s, the sequence capped below the first new ID\n",
+				k.Table, k.Column, map[bool]string{true: "none", false: strconv.FormatInt(k.Max, 10)}[k.Empty], k.Sequence, k.Last, to)
+			continue
+		}
 		if k.Empty {
 			out += fmt.Sprintf("  key       %s.%s: no rows\n", k.Table, k.Column)
 			continue

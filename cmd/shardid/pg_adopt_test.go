@@ -102,4 +102,17 @@ func TestPGAdopt(t *testing.T) {
 	if code, out, errOut = runCLI(t, "", env, "pg", "adopt", "--shards", "3", "--apply"); code != 0 || !strings.Contains(out, "current  shardid's generator already") {
 		t.Fatalf("adopt again: exit %d\n%s%s", code, out, errOut)
 	}
+
+	// A schema keyed by bigserial: a layout is needed, then it is adopted.
+	if _, err := db.Exec("CREATE SCHEMA insta6; CREATE TABLE insta6.users (id bigserial PRIMARY KEY); INSERT INTO insta6.users DEFAULT VALUES"); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut = runCLI(t, "", env, "pg", "adopt", "--shards", "6"); code != 1 || !strings.Contains(out, "says nothing of a layout: give the layout and epoch") {
+		t.Fatalf("serial keys without --layout: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, "", env, append([]string{"pg", "adopt", "--shards", "6", "--apply"}, layout...)...)
+	if code != 0 || !strings.Contains(out, "adopted  bigserial-like keys, no next_id()") || !strings.Contains(out, `"insta6"."users".id: highest 1, "insta6"."users_id_seq" handed out up to 1; defaults to next_id() now`) {
+		t.Fatalf("serial keys: exit %d\n%s%s", code, out, errOut)
+	}
+	t.Logf("bigserial:\n%s", out)
 }
