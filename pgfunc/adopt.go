@@ -55,6 +55,9 @@ type AdoptOptions struct {
 	// clockOnly starts the new counter at the clock alone, not above the
 	// stored IDs: the broken adoption of the negative control (tests).
 	clockOnly bool
+	// keepOld leaves the old body's sequence as it is: the broken switch
+	// of the other negative control (tests).
+	keepOld bool
 }
 
 // AdoptKey is one column whose DEFAULT calls the adopted next_id().
@@ -523,8 +526,10 @@ func (m *Migrator) switchGenerator(ctx context.Context, sh Shard, ao AdoptOption
 		if a.Roles, err = drawers(ctx, tx, a.Sequence); err != nil {
 			return a, err
 		}
-		if err := exec("adopt_retire", seqData); err != nil {
-			return a, err
+		if !ao.keepOld {
+			if err := exec("adopt_retire", seqData); err != nil {
+				return a, err
+			}
 		}
 	case AdoptSerial:
 		for _, k := range a.Keys {

@@ -8,5 +8,13 @@ func AdoptClockOnly(ao AdoptOptions) AdoptOptions {
 	return ao
 }
 
+// AdoptKeepingOld returns ao with the old body's sequence left as it is
+// (not retired): the broken switch the other negative control shows the
+// tests catch.
+func AdoptKeepingOld(ao AdoptOptions) AdoptOptions {
+	ao.keepOld = true
+	return ao
+}
+
 // UpSection is the Up part of a rendered migration, for tests.
 func UpSection(text []byte) (string, error) { return upSection(text) }

@@ -345,8 +345,18 @@ func TestAdoptRefuses(t *testing.T) {
 // it commits (its IDs are then below the new counter), and a draw that
 // arrives while the switch waits queues behind it, then fails on the
 // retired sequence instead of making an ID with the old body after the
-// switch.
+// switch. The negative control, a switch that leaves the old sequence as
+// it is, lets that draw through: an old-body ID stamped after the switch,
+// in the new generator's ticks.
 func TestAdoptWaitsForDraws(t *testing.T) {
+	t.Run("unique", func(t *testing.T) { adoptWaits(t, pgfunc.AdoptOptions{Apply: true, LockTimeout: time.Minute}) })
+	t.Run("negative control: old sequence kept", func(t *testing.T) {
+		adoptWaits(t, pgfunc.AdoptKeepingOld(pgfunc.AdoptOptions{Apply: true, LockTimeout: time.Minute}))
+	})
+}
+
+func adoptWaits(t *testing.T, ao pgfunc.AdoptOptions) {
+	control := strings.Contains(t.Name(), "negative")
 	db, _ := newDB(t)
 	ctx := context.Background()
 	sh := pgfunc.Shard{Schema: "insta2", ID: 2}
@@ -368,7 +378,7 @@ func TestAdoptWaitsForDraws(t *testing.T) {
 	}
 	adopted := make(chan pgfunc.Adoption, 1)
 	go func() {
-		adopted <- m.Adopt(ctx, []pgfunc.Shard{sh}, pgfunc.AdoptOptions{Apply: true, LockTimeout: time.Minute}, nil)[0]
+		adopted <- m.Adopt(ctx, []pgfunc.Shard{sh}, ao, nil)[0]
 	}()
 	testsrv.WaitFor(t, "the switch to wait for the open transaction", waiting(1))
 	late := make(chan error, 1)
@@ -393,7 +403,17 @@ func TestAdoptWaitsForDraws(t *testing.T) {
 	if r.Err != nil || !r.Applied {
 		t.Fatalf("adopt: %+v", r)
 	}
-	if err := <-late; err == nil || !strings.Contains(err.Error(), "reached maximum value of sequence") {
+	err := <-late
+	if control {
+		var lateID int64
+		var lateAt time.Time
+		if err != nil || db.QueryRow("SELECT id, insta2.id_timestamp(id) FROM insta2.items WHERE session = 2").Scan(&lateID, &lateAt) != nil || lateAt.Before(r.Clock.Truncate(time.Millisecond)) {
+			t.Fatalf("the old sequence kept: the queued draw %v, ID %d of %s (switch at %s); want an old-body ID stamped after the switch", err, lateID, lateAt, r.Clock)
+		}
+		t.Logf("the old sequence kept: the queued draw went through the old body after the switch: ID %d of %s, in the new generator's ticks (its clock read %s)", lateID, lateAt.UTC(), r.Clock)
+		return
+	}
+	if err == nil || !strings.Contains(err.Error(), "reached maximum value of sequence") {
 		t.Fatalf("a draw through the old body queued behind the switch: %v; want the retired sequence's error", err)
 	}
 	if _, err := b.ExecContext(ctx, "INSERT INTO insta2.items (session) SELECT 3 FROM generate_series(1, 1000)"); err != nil {
