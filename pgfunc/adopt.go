@@ -371,13 +371,22 @@ func sameLayout(a, b shardid.Layout) bool {
 // adoptTaken lists the names of shardid's generator that sh's schema
 // already holds.
 func adoptTaken(ctx context.Context, q querier, sh Shard) ([]string, error) {
-	sqlText, err := query("adopt_names", nil)
+	out, err := texts(ctx, q, "adopt_names", sh.Schema, adoptNames(sh.ID))
+	if err != nil {
+		return nil, fmt.Errorf("read schema %s: %w", sh.Schema, err)
+	}
+	return out, nil
+}
+
+// texts runs the named query, which returns one text column.
+func texts(ctx context.Context, q querier, name string, args ...any) ([]string, error) {
+	sqlText, err := query(name, nil)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := q.QueryContext(ctx, sqlText, sh.Schema, adoptNames(sh.ID))
+	rows, err := q.QueryContext(ctx, sqlText, args...)
 	if err != nil {
-		return nil, fmt.Errorf("read schema %s: %w", sh.Schema, err)
+		return nil, err
 	}
 	defer rows.Close()
 	var out []string
@@ -389,6 +398,20 @@ func adoptTaken(ctx context.Context, q querier, sh Shard) ([]string, error) {
 		out = append(out, s)
 	}
 	return out, rows.Err()
+}
+
+// highestKey is the highest value of column in table (both quoted); false
+// when the table is empty.
+func highestKey(ctx context.Context, q querier, table, column string) (int64, bool, error) {
+	sqlText, err := query("adopt_max", struct{ Table, Column string }{table, column})
+	if err != nil {
+		return 0, false, err
+	}
+	var v sql.NullInt64
+	if err := q.QueryRowContext(ctx, sqlText).Scan(&v); err != nil {
+		return 0, false, fmt.Errorf("highest key of %s.%s: %w", table, column, err)
+	}
+	return v.Int64, v.Valid, nil
 }
 
 // adoptKeys lists the columns whose DEFAULT calls function oid, with the
@@ -426,17 +449,12 @@ func adoptKeys(ctx context.Context, q querier, oid int64, l shardid.Layout) ([]A
 			return nil, fmt.Errorf("%w: %s.%s defaults to next_id() but is not a bigint", ErrCannotInfer, table, quoteIdent(c.column))
 		}
 		k := AdoptKey{Table: table, Column: c.column}
-		maxQ, err := query("adopt_max", struct{ Table, Column string }{table, quoteIdent(c.column)})
+		v, ok, err := highestKey(ctx, q, table, quoteIdent(c.column))
 		if err != nil {
 			return nil, err
 		}
-		var v sql.NullInt64
-		if err := q.QueryRowContext(ctx, maxQ).Scan(&v); err != nil {
-			return nil, fmt.Errorf("highest key of %s.%s: %w", table, quoteIdent(c.column), err)
-		}
-		if k.Empty = !v.Valid; !k.Empty {
-			k.Max = v.Int64
-			if k.Parts, err = l.Decompose(v.Int64); err != nil {
+		if k.Empty, k.Max = !ok, v; ok {
+			if k.Parts, err = l.Decompose(v); err != nil {
 				return nil, fmt.Errorf("%w: the highest key of %s.%s: %v", ErrCannotInfer, table, quoteIdent(c.column), err)
 			}
 		}
@@ -612,24 +630,11 @@ func (m *Migrator) switchGenerator(ctx context.Context, sh Shard, ao AdoptOption
 
 // drawers lists the roles granted drawing from the old body's sequence.
 func drawers(ctx context.Context, q querier, seq string) ([]string, error) {
-	sqlText, err := query("adopt_drawers", nil)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := q.QueryContext(ctx, sqlText, seq)
+	out, err := texts(ctx, q, "adopt_drawers", seq)
 	if err != nil {
 		return nil, fmt.Errorf("read the roles drawing from %s: %w", seq, err)
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // inspectSerial reads sh's bigserial-like keys, for a schema without
@@ -704,15 +709,11 @@ func (m *Migrator) inspectSerial(ctx context.Context, q querier, sh Shard, ao Ad
 		if !c.bigint {
 			return fail(fmt.Errorf("%w: %s.%s is not a bigint: a 64-bit ID does not fit it (ALTER TABLE ... ALTER COLUMN ... TYPE bigint first)", ErrCannotInfer, table, quoteIdent(c.column)))
 		}
-		maxQ, err := query("adopt_max", struct{ Table, Column string }{table, quoteIdent(c.column)})
+		v, ok, err := highestKey(ctx, q, table, quoteIdent(c.column))
 		if err != nil {
 			return fail(err)
 		}
-		var v sql.NullInt64
-		if err := q.QueryRowContext(ctx, maxQ).Scan(&v); err != nil {
-			return fail(fmt.Errorf("highest key of %s.%s: %w", table, quoteIdent(c.column), err))
-		}
-		k.Empty, k.Max = !v.Valid, v.Int64
+		k.Empty, k.Max = !ok, v
 		lastQ, err := query("adopt_serial_last", struct{ Name string }{k.Sequence})
 		if err != nil {
 			return fail(err)
