@@ -361,10 +361,11 @@ func (m *Migrator) inspect(ctx context.Context, q querier, sh Shard, ao AdoptOpt
 	return a, body, o, nil
 }
 
-// sameLayout reports whether two layouts make the same IDs (names aside).
+// sameLayout reports whether two layouts make the same IDs (names aside;
+// time bits above the sign, which no ID uses, aside).
 func sameLayout(a, b shardid.Layout) bool {
 	a.Name, b.Name = "", ""
-	return a.TimeUnit == b.TimeUnit && a.TimeBits == b.TimeBits && a.ShardBits == b.ShardBits && a.SeqBits == b.SeqBits &&
+	return a.TimeUnit == b.TimeUnit && a.UsableTimeBits() == b.UsableTimeBits() && a.ShardBits == b.ShardBits && a.SeqBits == b.SeqBits &&
 		a.RouteBits == b.RouteBits && a.EpochMillis() == b.EpochMillis()
 }
 

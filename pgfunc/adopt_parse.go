@@ -28,9 +28,12 @@ type publishedBody struct {
 	Clock     string // clock_timestamp or now
 }
 
-// layout is the layout the body's constants spell: 64 - TimeShift bits of
-// milliseconds (the top one the sign, as in Instagram's 41/13/10), shard
-// and sequence bits from the shifts, the epoch constant.
+// layout is the layout the body's constants spell: shard and sequence
+// bits from the shifts, the epoch constant, milliseconds; the time field
+// as wide as a preset's with the same shard and sequence bits (Instagram's
+// 41 of 41/13/10, whose top bit is the sign; Snowflake's 41 of 41/10/12),
+// else 64 - TimeShift bits. Only the time bits below the sign make IDs
+// (Layout.UsableTimeBits), which the shifts fix either way.
 func (b publishedBody) layout() (shardid.Layout, error) {
 	switch {
 	case b.SeqShift < 1 || b.SeqShift >= b.TimeShift || b.TimeShift > 62:
@@ -44,8 +47,8 @@ func (b publishedBody) layout() (shardid.Layout, error) {
 		TimeBits: uint(64 - b.TimeShift), ShardBits: uint(b.TimeShift - b.SeqShift), SeqBits: uint(b.SeqShift)}
 	for _, name := range shardid.LayoutNames() {
 		if p, err := shardid.LayoutByName(name); err == nil && p.TimeUnit == l.TimeUnit &&
-			p.TimeBits == l.TimeBits && p.ShardBits == l.ShardBits && p.SeqBits == l.SeqBits {
-			l.Name = name
+			p.ShardBits == l.ShardBits && p.SeqBits == l.SeqBits && p.RouteBits == 0 && p.TimeBits+l.ShardBits+l.SeqBits >= 63 {
+			l.Name, l.TimeBits = name, p.TimeBits
 		}
 	}
 	if err := l.Validate(); err != nil {

@@ -79,6 +79,14 @@ func TestPublishedLayout(t *testing.T) {
 	if l.Name != "instagram" || l.TimeBits != 41 || l.ShardBits != 13 || l.SeqBits != 10 || l.TimeUnit != time.Millisecond || l.EpochMillis() != 1314220021721 {
 		t.Fatalf("layout %+v", l)
 	}
+	snow, err := publishedBody{Modulus: 4096, EpochMS: 1288834974657, Shard: 5, TimeShift: 22, SeqShift: 12}.layout()
+	if err != nil || snow.Name != "snowflake" || snow.TimeBits != 41 || snow.ShardBits != 10 {
+		t.Fatalf("snowflake shifts: %+v, %v", snow, err)
+	}
+	odd, err := publishedBody{Modulus: 256, EpochMS: 1288834974657, Shard: 5, TimeShift: 20, SeqShift: 8}.layout()
+	if err != nil || odd.Name != "" || odd.TimeBits != 44 || odd.UsableTimeBits() != 43 {
+		t.Fatalf("12/8 shifts: %+v, %v", odd, err)
+	}
 	for _, tc := range []struct {
 		name string
 		b    publishedBody
