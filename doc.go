@@ -68,9 +68,10 @@
 // none: a generator's 2^SeqBits IDs per tick are shared by every route, so
 // a layout that makes room for route bits takes them from the time, shard
 // or sequence widths it would otherwise have (the order-ID spec above has
-// 4 route bits where Snowflake has 4 more node bits). The PostgreSQL
-// generators of package pgfunc fill no route field yet and refuse such a
-// layout (pgfunc.ErrRouteUnsupported).
+// 4 route bits where Snowflake has 4 more node bits). Package pgfunc's
+// mode unique fills it with next_id(route) and reads it with
+// id_route(id); its classic modes refuse such a layout
+// (pgfunc.ErrRouteUnsupported).
 //
 // # Which layout
 //

@@ -9,9 +9,11 @@
 // its history and its sequence's high-water mark.
 //
 // The ID layout is a Layout value (Instagram's 41/13/10 by default, or any
-// split shardid.ParseLayout reads, such as time:28@1s,shard:22,seq:13),
-// except one with a route field: next_id() fills none, and CheckLayout,
-// Render and NewMigrator refuse it with ErrRouteUnsupported. The
+// split shardid.ParseLayout reads, such as time:28@1s,shard:22,seq:13). A
+// layout with a route field (time:41,node:6,seq:12,route:4) needs
+// ModeUnique, which adds next_id(route), stamping the key's low bits as
+// the route, and id_route(id); the classic modes refuse it with
+// ErrRouteUnsupported. The
 // default generator mode, ModeUnique, never returns the same ID twice for a
 // shard; ModeClassic and ModeClassicSQL are the lock-free published design,
 // faster but with duplicates past 2^SeqBits IDs per tick (see Mode).

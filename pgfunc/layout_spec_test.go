@@ -148,20 +148,26 @@ func TestSpecLayoutOnServer(t *testing.T) {
 	}
 }
 
-// TestRouteLayoutRefused: a layout with route bits is refused by every
-// entry point, in one line naming the route bits, before anything runs.
+// TestRouteLayoutRefused: a layout with route bits is refused in the
+// classic modes (which fill no route field) and by the published body, by
+// every entry point, in one line naming the route bits, before anything
+// runs; mode unique takes it (route_test.go).
 func TestRouteLayoutRefused(t *testing.T) {
 	t.Parallel()
 	l := mustLayout(t, "time:41,node:6,seq:12,route:4")
-	const want = "route bits unsupported: layout time:41,shard:6,seq:12,route:4 has 4 route bits; PostgreSQL next_id() fills no route field (allowed: a layout without route)"
-	_, errRender := pgfunc.Render(pgfunc.Shard{Schema: "r1", ID: 1}, pgfunc.Options{Layout: l})
+	const want = "route bits unsupported: layout time:41,shard:6,seq:12,route:4 has 4 route bits; mode classic fills no route field (allowed: mode unique, whose next_id(route) fills it, or a layout without route)"
+	o := pgfunc.Options{Layout: l, Mode: pgfunc.ModeClassic}
+	_, errRender := pgfunc.Render(pgfunc.Shard{Schema: "r1", ID: 1}, o)
 	_, errPublished := pgfunc.RenderPublished(pgfunc.Shard{Schema: "r1", ID: 1}, pgfunc.Options{Layout: l})
-	_, errMeta := pgfunc.MetaFor(pgfunc.Shard{Schema: "r1", ID: 1}, pgfunc.Options{Layout: l})
-	_, errMigrator := pgfunc.NewMigrator(nil, pgfunc.Options{Layout: l}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
-	for _, err := range []error{pgfunc.CheckLayout(l), errRender, errPublished, errMeta, errMigrator} {
+	_, errMeta := pgfunc.MetaFor(pgfunc.Shard{Schema: "r1", ID: 1}, o)
+	_, errMigrator := pgfunc.NewMigrator(nil, o, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
+	for _, err := range []error{errRender, errPublished, errMeta, errMigrator} {
 		if !errors.Is(err, pgfunc.ErrRouteUnsupported) || err.Error() != want {
 			t.Errorf("got %v; want %q", err, want)
 		}
+	}
+	if err := pgfunc.CheckLayout(l); err != nil {
+		t.Errorf("CheckLayout(%s): %v", l, err)
 	}
 	if err := pgfunc.CheckLayout(mustLayout(t, specLayout)); err != nil {
 		t.Errorf("CheckLayout(%s): %v", specLayout, err)

@@ -69,22 +69,28 @@ var (
 	// Options.Lead is not a whole number of milliseconds from the layout's
 	// tick to MaxLead.
 	ErrInvalidLead = errors.New("invalid lead")
-	// ErrRouteUnsupported is returned by CheckLayout, Render, MetaFor and
-	// NewMigrator for a layout with a route field (Layout.RouteBits): the
-	// generators rendered here fill no route field, so they are refused
+	// ErrRouteUnsupported is returned by Render, MetaFor and NewMigrator
+	// for a layout with a route field (Layout.RouteBits) in mode classic
+	// or classic-sql, and by RenderPublished for any layout with one: only
+	// mode unique renders next_id(route), so the others are refused
 	// rather than handing out IDs whose route says nothing.
 	ErrRouteUnsupported = errors.New("route bits unsupported")
 )
 
 // CheckLayout returns an error wrapping shardid.ErrInvalidLayout when l
-// fails Validate, and ErrRouteUnsupported when l has a route field, which
-// the rendered next_id() does not fill.
+// fails Validate. A layout with a route field passes: mode unique renders
+// next_id(route) for it (Options.normalize refuses it in the classic
+// modes, with ErrRouteUnsupported).
 func CheckLayout(l shardid.Layout) error {
-	if err := l.Validate(); err != nil {
-		return err
-	}
-	if l.RouteBits > 0 {
-		return fmt.Errorf("%w: layout %s has %d route bits; PostgreSQL next_id() fills no route field (allowed: a layout without route)", ErrRouteUnsupported, l, l.RouteBits)
+	return l.Validate()
+}
+
+// checkRoute returns ErrRouteUnsupported for a layout with a route field
+// in a mode other than unique.
+func checkRoute(l shardid.Layout, m Mode) error {
+	if l.RouteBits > 0 && m != ModeUnique {
+		return fmt.Errorf("%w: layout %s has %d route bits; mode %s fills no route field (allowed: mode unique, whose next_id(route) fills it, or a layout without route)",
+			ErrRouteUnsupported, l, l.RouteBits, m)
 	}
 	return nil
 }
@@ -159,7 +165,9 @@ type Shard struct {
 // How generators are applied is a separate concern (MigrateOptions).
 type Options struct {
 	// Layout is the ID layout. The zero value means shardid.Instagram().
-	// One with route bits is refused (ErrRouteUnsupported).
+	// One with route bits needs ModeUnique (ErrRouteUnsupported
+	// otherwise), which renders next_id(route) and id_route(id) beside
+	// the other functions.
 	Layout shardid.Layout
 	// Mode is the next_id() body. Empty means ModeUnique.
 	Mode Mode
@@ -198,6 +206,9 @@ func (o Options) normalize() (Options, error) {
 		return o, err
 	}
 	o.Mode = m
+	if err := checkRoute(o.Layout, o.Mode); err != nil {
+		return o, err
+	}
 	if o.Lead == 0 {
 		o.Lead = DefaultLead
 	}
@@ -227,6 +238,9 @@ type Meta struct {
 	TimeBits  uint   `json:"time_bits"`  // Layout.TimeBits
 	ShardBits uint   `json:"shard_bits"` // Layout.ShardBits
 	SeqBits   uint   `json:"seq_bits"`   // Layout.SeqBits
+	// RouteBits is Layout.RouteBits (left out when 0, so that a
+	// generator without a route field records what it always did).
+	RouteBits uint `json:"route_bits,omitempty"`
 	// LeadMS is Options.Lead in ms, in mode unique (0 in the classic
 	// modes, and in a generator applied by a shardid without a bounded
 	// lead). It is not part of what makes two generators the same (see
@@ -243,7 +257,7 @@ func (m Meta) Lead() time.Duration { return time.Duration(m.LeadMS) * time.Milli
 // informational preset name).
 func (m Meta) LayoutOf() shardid.Layout {
 	return shardid.Layout{Name: m.Layout, Epoch: time.UnixMilli(m.EpochMS).UTC(), TimeUnit: time.Duration(m.UnitMS) * time.Millisecond,
-		TimeBits: m.TimeBits, ShardBits: m.ShardBits, SeqBits: m.SeqBits}
+		TimeBits: m.TimeBits, ShardBits: m.ShardBits, SeqBits: m.SeqBits, RouteBits: m.RouteBits}
 }
 
 // MetaFor returns the metadata Render records for shard rendered with o
@@ -261,7 +275,7 @@ func MetaFor(sh Shard, o Options) (Meta, error) {
 func metaFor(sh Shard, o Options) Meta {
 	l := o.Layout
 	meta := Meta{Tool: "shardid", Shard: sh.ID, Mode: o.Mode, Layout: l.Name, EpochMS: l.EpochMillis(),
-		UnitMS: l.UnitMillis(), TimeBits: l.TimeBits, ShardBits: l.ShardBits, SeqBits: l.SeqBits}
+		UnitMS: l.UnitMillis(), TimeBits: l.TimeBits, ShardBits: l.ShardBits, SeqBits: l.SeqBits, RouteBits: l.RouteBits}
 	if o.Mode == ModeUnique {
 		meta.LeadMS = o.Lead.Milliseconds()
 	}
@@ -301,6 +315,8 @@ type renderData struct {
 	Checked           bool   // see Options.checked
 	ShardPart         int64  // shard << SeqBits
 	ShardSeqBits      uint
+	TimeShift         uint // where the time field begins in an ID: ShardSeqBits + RouteBits
+	ShardShift        uint // where the shard field begins in an ID: SeqBits + RouteBits
 	MaxUnits          int64
 	NextTickMillis    int64 // epoch + one unit, in Unix ms: where tick 0's successor starts
 	WindowTicks       int64 // see windowTicks: how far past the clock's tick a draw needs no flush
@@ -345,11 +361,15 @@ func Render(sh Shard, o Options) ([]byte, error) {
 // <schema>.next_id_published(): the next_id() body Instagram published in
 // 2012 (SELECT … INTO through SPI, EXTRACT returning numeric), with o's
 // layout constants, drawing from the counter sequence of the generator Render
-// installs in the schema, which must be applied first. It is a baseline for
+// installs in the schema, which must be applied first (a layout with a
+// route field is refused: ErrRouteUnsupported). It is a baseline for
 // measurements (shardid bench), never a generator to use: it repeats IDs
 // like ModeClassic and costs several times as much. It returns Render's
 // errors.
 func RenderPublished(sh Shard, o Options) ([]byte, error) {
+	if err := checkRoute(o.Layout, ModeClassic); err != nil {
+		return nil, err
+	}
 	return render("published.sql.tmpl", sh, o)
 }
 
@@ -400,6 +420,8 @@ func render(name string, sh Shard, o Options) ([]byte, error) {
 		Checked:           o.checked,
 		ShardPart:         sh.ID << l.SeqBits,
 		ShardSeqBits:      l.ShardBits + l.SeqBits,
+		TimeShift:         l.ShardBits + l.SeqBits + l.RouteBits,
+		ShardShift:        l.SeqBits + l.RouteBits,
 		MaxUnits:          (l.MaxTicks()+1)<<l.SeqBits - 1,
 		NextTickMillis:    l.EpochMillis() + l.UnitMillis(),
 		WindowTicks:       window,

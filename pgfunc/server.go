@@ -236,10 +236,7 @@ func kind(m Meta) Meta {
 }
 
 // layoutOf is the layout a generator's metadata records.
-func layoutOf(m Meta) shardid.Layout {
-	return shardid.Layout{Name: m.Layout, Epoch: time.UnixMilli(m.EpochMS).UTC(), TimeUnit: time.Duration(m.UnitMS) * time.Millisecond,
-		TimeBits: m.TimeBits, ShardBits: m.ShardBits, SeqBits: m.SeqBits}
-}
+func layoutOf(m Meta) shardid.Layout { return m.LayoutOf() }
 
 // WholeSpan is every ID the generator m describes can hand out over its
 // whole life: from its layout's first tick to its last. A generator's

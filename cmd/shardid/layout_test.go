@@ -72,9 +72,9 @@ func TestLayoutSpecEverywhere(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, []string{"pg", "render", "--shard", "1", "--layout", "time:41,node:6,seq:12,route:4"},
-			"shardid: --layout: route bits unsupported: layout time:41,shard:6,seq:12,route:4 has 4 route bits; PostgreSQL next_id() fills no route field (allowed: a layout without route)\n"},
-		{nil, []string{"pg", "gen", "--dir", "x", "--shards", "1", "--layout", "time:41,node:6,seq:12,route:4"}, "shardid: --layout: route bits unsupported"},
+		{nil, []string{"pg", "render", "--shard", "1", "--mode", "classic", "--layout", "time:41,node:6,seq:12,route:4"},
+			"shardid: --layout: route bits unsupported: layout time:41,shard:6,seq:12,route:4 has 4 route bits; mode classic fills no route field (allowed: mode unique, whose next_id(route) fills it, or a layout without route)\n"},
+		{nil, []string{"pg", "gen", "--dir", "x", "--shards", "1", "--mode", "classic-sql", "--layout", "time:41,node:6,seq:12,route:4"}, "shardid: --layout: route bits unsupported"},
 		{nil, []string{"pg", "render", "--shard", "1", "--layout", "time:41,shard:13,seq:0"}, "shardid: --layout: invalid layout \"time:41,shard:13,seq:0\": seq:0: a sequence needs at least 1 bit\n"},
 		{map[string]string{"SHARDID_LAYOUT": "time:42,shard:13,seq:10"}, []string{"decode", "1"}, "shardid: SHARDID_LAYOUT: invalid layout \"time:42,shard:13,seq:10\": time+shard+sequence bits must total at most 64"},
 		{nil, []string{"decode", "--layout", "time:41@1500us,shard:13,seq:10", "1"}, "shardid: --layout: invalid layout \"time:41@1500us,shard:13,seq:10\": time:41@1500us: unit \"1500us\" is not a whole number of milliseconds from 1ms to 1s"},

@@ -72,6 +72,7 @@ var pgCommands = map[string]command{
 	"verify": {"prove a shard map against the live servers: each shard id in one schema on one server", runPGVerify},
 	"grant":  {"give an application role exactly what drawing IDs needs on each shard, and check it", runPGGrant},
 	"resume": {"after a restore, PITR or failover: move every counter past anything the old server could have handed out", runPGResume},
+	"adopt":  {"read a next_id() in Instagram's published form (or bigserial keys), print its layout, epoch and shard id; --apply replaces it by shardid's", runPGAdopt},
 }
 
 // tidbCommands are the "shardid tidb" subcommands (tidb_ddl.go,

@@ -170,6 +170,9 @@ func Parse(name string, data []byte, getenv func(string) string) (*Map, error) {
 	if m.Mode, err = pgfunc.ParseMode(f.Mode); err != nil {
 		return nil, fail("mode", "%v", err)
 	}
+	if _, err := pgfunc.MetaFor(pgfunc.Shard{}, pgfunc.Options{Layout: m.Layout, Mode: m.Mode}); errors.Is(err, pgfunc.ErrRouteUnsupported) {
+		return nil, fail("layout", "%v", err)
+	}
 	if f.Lead != "" {
 		if m.Lead, err = time.ParseDuration(f.Lead); err != nil || m.Lead <= 0 {
 			return nil, fail("lead", "%q is not a positive duration such as \"5s\"", f.Lead)

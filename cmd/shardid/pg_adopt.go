@@ -1,0 +1,235 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/pgfunc"
+)
+
+// runPGAdopt reads each schema's next_id() in Instagram's published form,
+// prints the layout, epoch and shard id it infers, and with --apply
+// replaces it by shardid's generator (pgfunc.Migrator.Adopt).
+func runPGAdopt(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "pg adopt")
+	var f genFlags
+	f.layoutFlags.register(fs)
+	fs.StringVar(&f.schemaFormat, "schema-format", pgfunc.DefaultSchemaFormat, "schema name of shard N, with one %d (env "+envSchemaFm+")")
+	fs.envVar("schema-format", envSchemaFm)
+	fs.StringVar(&f.shards, "shards", "", "shard ids, e.g. 0-63 or 0-3,8,10-12 (required): the shard id each schema's next_id() must stamp")
+	fs.DurationVar(&f.lead, "lead", pgfunc.DefaultLead, "the new generator's lead: how far ahead of the server's clock its IDs may go (env "+envLead+")")
+	fs.envVar("lead", envLead)
+	dsn := fs.String("dsn", "", "PostgreSQL connection URL, as the owner of the schemas' next_id() (env "+envPGDSN+")")
+	fs.envVar("dsn", envPGDSN)
+	apply := fs.Bool("apply", false, "replace each next_id() (default: a dry run that only prints what it infers)")
+	lockWait := fs.Duration("lock-timeout", pgfunc.DefaultAdoptLockTimeout, "how long the switch waits for transactions that drew from the old next_id() to end (new draws queue meanwhile)")
+	serverWait := fs.Duration("server-lock-timeout", pgfunc.DefaultLockTimeout, "how long --apply waits for the server-wide lock of pg up (in database "+pgfunc.LockDatabase+")")
+	asJSON := fs.Bool("json", false, "print one JSON document instead of lines")
+	if err := parseFlags(env, fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("pg adopt: unexpected argument %q", fs.Arg(0))
+	}
+	given := func(n string) bool { return fs.set(n) || fs.origin(n) != "--"+n }
+	var ao pgfunc.AdoptOptions
+	l, err := f.resolve()
+	if err != nil {
+		return err
+	}
+	if given("layout") || given("epoch") {
+		ao.Layout = l // what the user expects: a body spelling another is refused
+	}
+	o := pgfunc.Options{Lead: f.lead}
+	if f.lead <= 0 {
+		return flagUsagef("lead", "%s is not a positive duration (e.g. 5s, 30s)", f.lead)
+	}
+	if _, err := pgfunc.MetaFor(pgfunc.Shard{}, o); err != nil {
+		return flagUsagef("lead", "%v", err)
+	}
+	if *lockWait <= 0 {
+		return usagef("--lock-timeout: %s is not a positive duration (e.g. 10s)", *lockWait)
+	}
+	if *serverWait <= 0 {
+		return usagef("--server-lock-timeout: %s is not a positive duration (e.g. 1m)", *serverWait)
+	}
+	shards, err := f.shardList(l, f.shards)
+	if err != nil {
+		return err
+	}
+	ao.Apply, ao.LockTimeout = *apply, *lockWait
+	db, err := connect(ctx, *dsn)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	m, err := pgfunc.NewMigrator(db, o, pgfunc.MigrateOptions{Connect: otherDatabases(*dsn), LockTimeout: *serverWait})
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	rep := adoptReport{Apply: *apply}
+	m.Adopt(ctx, shards, ao, func(a pgfunc.Adoption) {
+		s := adoptedShard(a)
+		switch {
+		case a.Err != nil:
+			rep.Failed++
+		case a.Applied:
+			rep.Adopted++
+		case a.Note == "current":
+			rep.Current++
+		default:
+			rep.DryRun++
+		}
+		rep.Shards = append(rep.Shards, s)
+		if !*asJSON {
+			fmt.Fprint(env.stdout, env.secrets.Scrub(adoptLines(a)))
+		}
+	})
+	rep.Took = time.Since(start).Round(time.Millisecond).String()
+	if *asJSON {
+		enc := json.NewEncoder(env.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		what := "would be adopted (a dry run: nothing changed; --apply replaces each next_id())"
+		n := rep.DryRun
+		if *apply {
+			what, n = "adopted", rep.Adopted
+		}
+		fmt.Fprintf(env.stdout, "%d %s: %d %s, %d already shardid's, %d refused (%s)\n", len(shards), plural(len(shards), "schema", "schemas"),
+			n, what, rep.Current, rep.Failed, rep.Took)
+	}
+	if rep.Failed > 0 {
+		return fmt.Errorf("%d %s refused (each says why); nothing was changed in %s", rep.Failed, plural(rep.Failed, "schema was", "schemas were"),
+			plural(rep.Failed, "it", "them"))
+	}
+	return nil
+}
+
+// adoptReport is pg adopt's outcome, printed by --json.
+type adoptReport struct {
+	Apply   bool          `json:"apply"`
+	Shards  []adoptShardJ `json:"shards"`
+	DryRun  int           `json:"dry_run"`
+	Adopted int           `json:"adopted"`
+	Current int           `json:"current"`
+	Failed  int           `json:"failed"`
+	Took    string        `json:"took"`
+}
+
+// adoptShardJ is one schema in adoptReport.
+type adoptShardJ struct {
+	Schema   string      `json:"schema"`
+	Shard    int64       `json:"shard"`
+	State    string      `json:"state"` // dry run, adopted, current, refused
+	Kind     string      `json:"kind,omitempty"`
+	Layout   string      `json:"layout,omitempty"` // the spec --layout takes, epoch included
+	Epoch    string      `json:"epoch,omitempty"`
+	Sequence string      `json:"old_sequence,omitempty"` // published: the sequence retired
+	Keys     []adoptKeyJ `json:"keys,omitempty"`
+	Clock    string      `json:"clock,omitempty"`
+	Start    string      `json:"counter_starts,omitempty"`
+	FirstID  int64       `json:"first_id,omitempty"`
+	Roles    []string    `json:"roles_granted,omitempty"`
+	Error    string      `json:"error,omitempty"`
+}
+
+// adoptKeyJ is one key column in adoptShardJ.
+type adoptKeyJ struct {
+	Table  string `json:"table"`
+	Column string `json:"column"`
+	Max    *int64 `json:"max"`
+	Time   string `json:"max_time,omitempty"`
+	Shard  int64  `json:"max_shard"`
+	Seq    int64  `json:"max_seq"`
+	// A bigserial-like key's sequence and its last value (kind serial).
+	Sequence string `json:"sequence,omitempty"`
+	Last     int64  `json:"sequence_last,omitempty"`
+}
+
+const msFormat = "2006-01-02T15:04:05.000Z07:00"
+
+func adoptedShard(a pgfunc.Adoption) adoptShardJ {
+	s := adoptShardJ{Schema: a.Shard.Schema, Shard: a.Shard.ID, State: a.Note, Kind: a.Kind}
+	if a.Err != nil {
+		s.State, s.Error = "refused", a.Err.Error()
+	}
+	if a.Layout != (shardid.Layout{}) {
+		s.Layout, s.Epoch = a.Layout.String(), a.Layout.Epoch.UTC().Format(msFormat)
+	}
+	if a.Kind == "" || a.Err != nil {
+		return s
+	}
+	s.Sequence, s.Roles, s.FirstID = a.Sequence, a.Roles, a.FirstID
+	s.Clock = a.Clock.Format(msFormat)
+	s.Start = a.Layout.TickTime(a.Start >> a.Layout.SeqBits).Format(msFormat)
+	for _, k := range a.Keys {
+		kj := adoptKeyJ{Table: k.Table, Column: k.Column, Sequence: k.Sequence, Last: k.Last}
+		if !k.Empty && a.Kind == pgfunc.AdoptSerial {
+			kj.Max = &k.Max
+		} else if !k.Empty {
+			kj.Max = &k.Max
+			kj.Time, kj.Shard, kj.Seq = k.Parts.Time.Format(msFormat), k.Parts.Shard, k.Parts.Seq
+		}
+		s.Keys = append(s.Keys, kj)
+	}
+	return s
+}
+
+// adoptLines is what pg adopt prints for one schema.
+func adoptLines(a pgfunc.Adoption) string {
+	head := fmt.Sprintf("%-20s shard %-5d ", a.Shard.Schema, a.Shard.ID)
+	switch {
+	case a.Err != nil:
+		return head + "REFUSED  " + oneLine(a.Err.Error()) + "\n"
+	case a.Note == "current":
+		return head + "current  shardid's generator already (" + a.Layout.String() + "): pg status shows it\n"
+	}
+	what := "Instagram's published next_id()"
+	if a.Kind == pgfunc.AdoptSerial {
+		what = "bigserial-like keys, no next_id()"
+	}
+	out := head + a.Note + "  " + what + "\n"
+	out += fmt.Sprintf("  layout    %s\n", a.Layout.Describe())
+	out += fmt.Sprintf("  as flags  --layout %s (what pg up, status and decode take)\n", a.Layout.String())
+	verb := "retired by --apply"
+	if a.Applied {
+		verb = "retired: a draw through the old body fails"
+	}
+	if a.Kind == pgfunc.AdoptPublished {
+		out += fmt.Sprintf("  sequence  %s (%s)\n", a.Sequence, verb)
+	}
+	if len(a.Keys) == 0 {
+		out += "  keys      no column defaults to next_id()\n"
+	}
+	for _, k := range a.Keys {
+		if a.Kind == pgfunc.AdoptSerial {
+			to := "defaults to next_id() with --apply"
+			if a.Applied {
+				to = "defaults to next_id() now"
+			}
+			out += fmt.Sprintf("  key       %s.%s: highest %s, %s handed out up to %d; %s, the sequence capped below the first new ID\n",
+				k.Table, k.Column, map[bool]string{true: "none", false: strconv.FormatInt(k.Max, 10)}[k.Empty], k.Sequence, k.Last, to)
+			continue
+		}
+		if k.Empty {
+			out += fmt.Sprintf("  key       %s.%s: no rows\n", k.Table, k.Column)
+			continue
+		}
+		out += fmt.Sprintf("  key       %s.%s: highest %d = %s shard %d seq %d\n", k.Table, k.Column, k.Max,
+			k.Parts.Time.Format(msFormat), k.Parts.Shard, k.Parts.Seq)
+	}
+	out += fmt.Sprintf("  counter   starts at %s: past the clock (%s) and every stored ID; first new ID %d\n",
+		a.Layout.TickTime(a.Start>>a.Layout.SeqBits).Format(msFormat), a.Clock.Format(msFormat), a.FirstID)
+	for _, r := range a.Roles {
+		out += fmt.Sprintf("  granted   %s (it could draw from the old sequence): what drawing needs, as pg grant gives it\n", r)
+	}
+	return out
+}
