@@ -92,9 +92,10 @@
 // renders per-schema PostgreSQL next_id() functions and applies them with
 // goose; package tidb renders TiDB tables without write hotspots; package
 // tidb/rotate rewrites integer IDs so consecutive ones spread over TiKV
-// regions (rotate.Rotate(g.Next())). Package lease leases a Generator's
-// node id from PostgreSQL, MySQL, MariaDB or TiDB; package segment hands
-// out IDs from segments of an allocation table there (Meituan Leaf's
-// segment mode); package tickets runs Flickr-style ticket servers on the
-// MySQL family; package dialect holds what those three share.
+// regions: rotate.Rotate(id, 1) of each id that g.Next returns, as
+// Example_rotate shows. Package lease leases a Generator's node id from
+// PostgreSQL, MySQL, MariaDB or TiDB; package segment hands out IDs from
+// segments of an allocation table there (Meituan Leaf's segment mode);
+// package tickets runs Flickr-style ticket servers on the MySQL family;
+// package dialect holds what those three share.
 package shardid
