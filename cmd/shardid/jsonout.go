@@ -75,3 +75,71 @@ func emptyLists(v reflect.Value) reflect.Value {
 	}
 	return v
 }
+
+// jsonReport is the --json document of a command that reports state or
+// results: what it found or did (rows, one object per shard, server or
+// tag), what it noticed (notes), what is wrong (problems: the command's
+// error, which also makes it exit non-zero), and its totals. Every list
+// is [] when empty. A nil *jsonReport (no --json) ignores every call.
+type jsonReport struct {
+	Command  string         `json:"command"`
+	OK       bool           `json:"ok"`
+	Rows     []any          `json:"rows"`
+	Notes    []string       `json:"notes"`
+	Problems []string       `json:"problems"`
+	Totals   map[string]any `json:"totals"`
+
+	out io.Writer // the command's real stdout
+}
+
+// startReport returns, when on, a report for the command called name and
+// an env whose stdout discards the command's text (its tables and
+// progress), so that the JSON document is all it prints; when off, nil
+// and env as it is.
+func startReport(env *cliEnv, on bool, name string) (*cliEnv, *jsonReport) {
+	if !on {
+		return env, nil
+	}
+	r := &jsonReport{Command: name, Totals: map[string]any{}, out: env.stdout}
+	e := *env
+	e.stdout = io.Discard
+	return &e, r
+}
+
+// row adds one row.
+func (r *jsonReport) row(v any) {
+	if r != nil {
+		r.Rows = append(r.Rows, v)
+	}
+}
+
+// note adds one note.
+func (r *jsonReport) note(s string) {
+	if r != nil {
+		r.Notes = append(r.Notes, s)
+	}
+}
+
+// total sets one total.
+func (r *jsonReport) total(name string, v any) {
+	if r != nil {
+		r.Totals[name] = v
+	}
+}
+
+// finish writes the document, with err (the command's outcome, scrubbed
+// of env's secrets) as its problem, and returns err: the exit status and
+// the one line on stderr stay what they are without --json.
+func (r *jsonReport) finish(env *cliEnv, err error) error {
+	if r == nil {
+		return err
+	}
+	r.OK = err == nil
+	if err != nil {
+		r.Problems = append(r.Problems, env.line(err.Error()))
+	}
+	if werr := writeJSON(r.out, r); werr != nil && err == nil {
+		return werr
+	}
+	return err
+}

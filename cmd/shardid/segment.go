@@ -157,10 +157,11 @@ func runSegmentNext(ctx context.Context, env *cliEnv, args []string) error {
 	return nil
 }
 
-func runSegmentStatus(ctx context.Context, env *cliEnv, args []string) error {
+func runSegmentStatus(ctx context.Context, env *cliEnv, args []string) (err error) {
 	fs := newFlagSet(env, "segment status")
 	var f segmentFlags
 	f.register(fs, "")
+	asJSON := jsonFlag(fs)
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
@@ -172,10 +173,13 @@ func runSegmentStatus(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer db.Close()
+	env, rep := startReport(env, *asJSON, "segment status")
+	defer func() { err = rep.finish(env, err) }()
 	tags, err := segment.Tags(ctx, db, d, f.table)
 	if err != nil {
 		return err
 	}
+	segmentStatusJSON(rep, tags)
 	fmt.Fprintf(env.stdout, "%-24s %-20s %-10s %s\n", "TAG", "HANDED OUT UP TO", "STEP", "LAST SEGMENT TAKEN")
 	for _, t := range tags {
 		fmt.Fprintf(env.stdout, "%-24s %-20d %-10d %s\n", t.Tag, t.MaxID, t.Step, t.UpdateTime.UTC().Format(time.RFC3339))

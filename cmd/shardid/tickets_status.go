@@ -19,10 +19,11 @@ type statusServer struct {
 	err      error
 }
 
-func runTicketsStatus(ctx context.Context, env *cliEnv, args []string) error {
+func runTicketsStatus(ctx context.Context, env *cliEnv, args []string) (err error) {
 	fs := newFlagSet(env, "tickets status")
 	var f serverFlags
 	f.register(fs)
+	asJSON := jsonFlag(fs)
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
@@ -34,6 +35,8 @@ func runTicketsStatus(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer closeAll()
+	env, rep := startReport(env, *asJSON, "tickets status")
+	defer func() { err = rep.finish(env, err) }()
 	got := make([]statusServer, len(servers))
 	var read []tickets.ServerSettings
 	var rows [][]tickets.ClassRow
@@ -81,6 +84,7 @@ func runTicketsStatus(ctx context.Context, env *cliEnv, args []string) error {
 	for _, g := range got {
 		if g.err != nil {
 			fmt.Fprintf(env.stdout, "%-40s %s\n", g.name, env.line(g.err.Error()))
+			rep.row(ticketsRow{Server: g.name, Error: env.line(g.err.Error())})
 			continue
 		}
 		row := class[g.set.Offset]
@@ -92,6 +96,7 @@ func runTicketsStatus(ctx context.Context, env *cliEnv, args []string) error {
 			recorded = fmt.Sprint(row.Seen)
 		}
 		fmt.Fprintf(env.stdout, "%-40s %-8s %-9d %-6d %-20s %-20s %s\n", g.name, g.set.Kind, g.set.Increment, g.set.Offset, last, recorded, behind)
+		rep.row(ticketsRowOf(g.name, g.set, row, top))
 		who := fmt.Sprintf("%s (offset %d)", g.name, g.set.Offset)
 		resume := fmt.Sprintf("shardid tickets resume --offset %d", g.set.Offset)
 		switch {
@@ -113,7 +118,9 @@ func runTicketsStatus(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	for _, n := range notes {
 		fmt.Fprintln(env.stdout, env.line(n))
+		rep.note(env.line(n))
 	}
+	rep.total("servers", len(read))
 	if err := tickets.Check(read); err != nil {
 		return err
 	}
