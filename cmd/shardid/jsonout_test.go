@@ -174,6 +174,16 @@ func TestSegmentAndTicketsJSON(t *testing.T) {
 	if len(rows) != 2 || rows[0].Offset != 1 || rows[1].Offset != 2 || rows[0].Increment != 2 || rows[0].Last == nil || tk.Totals["servers"] != float64(2) {
 		t.Errorf("tickets status --json: %+v %v", rows, tk.Totals)
 	}
+
+	// One server: its count in the singular.
+	one := testsrv.Database(t, srv)
+	if code, _, errOut := runCLI(t, "", nil, "tickets", "up", "--dsn", one, "--name", "solo", "--increment", "1", "--offset", "1"); code != 0 {
+		t.Fatal(errOut)
+	}
+	runCLI(t, "", nil, "tickets", "next", "--dsn", one, "--name", "solo")
+	if code, out, errOut := runCLI(t, "", nil, "tickets", "status", "--dsn", one, "--name", "solo"); code != 0 || !strings.Contains(out, "\n1 server, increment 1,") {
+		t.Errorf("tickets status of one server: exit %d\n%s%s", code, out, errOut)
+	}
 }
 
 // TestTiDBJSON: tidb status --json lists the migrations (applied after

@@ -533,8 +533,8 @@ func runPGGen(_ context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.stdout, "wrote %d migrations to %s (%d already there, unchanged); apply with: goose -dir %s postgres \"$DSN\" up\n",
-		len(res.Written), *dir, len(res.Unchanged), *dir)
+	fmt.Fprintf(env.stdout, "wrote %d %s to %s (%d already there, unchanged); apply with: goose -dir %s postgres \"$DSN\" up\n",
+		len(res.Written), plural(len(res.Written), "migration", "migrations"), *dir, len(res.Unchanged), *dir)
 	return nil
 }
 

@@ -99,5 +99,5 @@ func printDangers(env *cliEnv, dangers []pgfunc.Danger) {
 
 // errDangers is pg status's error when printDangers listed something.
 func errDangers(dangers []pgfunc.Danger) error {
-	return fmt.Errorf("%d privileges let roles break the generators (listed above)", len(dangers))
+	return fmt.Errorf("%d %s roles break the generators (listed above)", len(dangers), plural(len(dangers), "privilege lets", "privileges let"))
 }

@@ -126,11 +126,11 @@ func runTicketsStatus(ctx context.Context, env *cliEnv, args []string) (err erro
 	}
 	switch {
 	case len(wentBack) > 0:
-		return fmt.Errorf("%d of %d servers went back and are not resumed: %s", len(wentBack), len(servers), strings.Join(wentBack, ", "))
+		return fmt.Errorf("%d of %d %s went back and %s not resumed: %s", len(wentBack), len(servers), plural(len(servers), "server", "servers"), plural(len(wentBack), "is", "are"), strings.Join(wentBack, ", "))
 	case len(failed) > 0:
-		return fmt.Errorf("%d of %d servers could not be read: %s", len(failed), len(servers), strings.Join(failed, ", "))
+		return fmt.Errorf("%d of %d %s could not be read: %s", len(failed), len(servers), plural(len(servers), "server", "servers"), strings.Join(failed, ", "))
 	}
-	fmt.Fprintf(env.stdout, "%d servers, increment %d, no two in one class, none went back\n", len(read), read[0].Increment)
+	fmt.Fprintf(env.stdout, "%d %s, increment %d, no two in one class, none went back\n", len(read), plural(len(read), "server", "servers"), read[0].Increment)
 	return nil
 }
 
