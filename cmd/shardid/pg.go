@@ -508,6 +508,7 @@ func runPGGen(_ context.Context, env *cliEnv, args []string) error {
 	f.register(fs, "required")
 	dir := fs.String("dir", "", "directory to write the goose migrations to (required)")
 	force := fs.Bool("force", false, "overwrite files whose content differs")
+	offset := fs.Int64("version-offset", 0, "add N to every version (shard id + 1), to join a goose directory whose migrations hold the versions up to N: its highest sequential version, or a timestamp past its timestamp versions")
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
@@ -527,6 +528,15 @@ func runPGGen(_ context.Context, env *cliEnv, args []string) error {
 	}
 	files, err := pgfunc.Files(shards, o)
 	if err != nil {
+		return err
+	}
+	if *offset < 0 {
+		return flagUsagef("version-offset", "%d is negative (allowed 0 or more)", *offset)
+	}
+	if files, err = offsetVersions(files, *offset); err != nil {
+		return err
+	}
+	if err := checkAboveExisting(*dir, files); err != nil {
 		return err
 	}
 	res, err := gooseup.Write(*dir, files, *force)
