@@ -26,11 +26,15 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(emptyLists(rv).Interface())
 }
 
-// emptyLists returns a copy of v in which every nil slice, in fields,
-// elements and map values at any depth, is an empty one.
+// emptyLists returns a copy of v in which every nil slice (other than
+// bytes), in fields, elements and map values at any depth, is an empty
+// one.
 func emptyLists(v reflect.Value) reflect.Value {
 	switch v.Kind() {
 	case reflect.Slice:
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return v // bytes: a base64 string (json.RawMessage: a document), not a list
+		}
 		if v.IsNil() {
 			return reflect.MakeSlice(v.Type(), 0, 0)
 		}
