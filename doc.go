@@ -43,7 +43,8 @@
 // shard map's layout key take. It is a preset name, or the field widths
 // from the top with the time unit and, optionally, the epoch:
 //
-//	instagram                                  a preset: instagram (the default), snowflake, js53
+//	instagram                                  a preset: instagram (pg's default), snowflake (the
+//	                                           Generator's and leases' default), js53
 //	snowflake,epoch=2019-01-01T00:00:00Z       a preset with another epoch
 //	time:41,shard:13,seq:10                    ticks of 1 ms (the default unit) since DefaultEpoch
 //	time:28@1s,node:22,seq:13                  ticks of 1 s; node is another name for shard
@@ -93,9 +94,10 @@
 // renders per-schema PostgreSQL next_id() functions and applies them with
 // goose; package tidb renders TiDB tables without write hotspots; package
 // tidb/rotate rewrites integer IDs so consecutive ones spread over TiKV
-// regions (rotate.Rotate(g.Next())). Package lease leases a Generator's
-// node id from PostgreSQL, MySQL, MariaDB or TiDB; package segment hands
-// out IDs from segments of an allocation table there (Meituan Leaf's
-// segment mode); package tickets runs Flickr-style ticket servers on the
-// MySQL family; package dialect holds what those three share.
+// regions: rotate.Rotate(id, 1) of each id that g.Next returns, as
+// Example_rotate shows. Package lease leases a Generator's node id from
+// PostgreSQL, MySQL, MariaDB or TiDB; package segment hands out IDs from
+// segments of an allocation table there (Meituan Leaf's segment mode);
+// package tickets runs Flickr-style ticket servers on the MySQL family;
+// package dialect holds what those three share.
 package shardid

@@ -1,15 +1,17 @@
 module github.com/shardid/shardid
 
-go 1.26.8
+go 1.25.0
+
+toolchain go1.26.8
 
 require (
 	github.com/BurntSushi/toml v1.6.0
 	github.com/go-sql-driver/mysql v1.10.1
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/pingcap/tidb/pkg/parser v0.0.0-20260418072757-ce92298d1124
-	github.com/pressly/goose/v3 v3.29.0
+	github.com/pressly/goose/v3 v3.27.0
 	github.com/vbauerster/mpb/v8 v8.9.3
-	golang.org/x/term v0.47.0
+	golang.org/x/term v0.45.0
 )
 
 require (
@@ -30,8 +32,8 @@ require (
 	go.uber.org/atomic v1.11.0 // indirect
 	go.uber.org/multierr v1.11.0 // indirect
 	go.uber.org/zap v1.27.0 // indirect
-	golang.org/x/sync v0.24.0 // indirect
-	golang.org/x/sys v0.49.0 // indirect
-	golang.org/x/text v0.43.0 // indirect
+	golang.org/x/sync v0.22.0 // indirect
+	golang.org/x/sys v0.47.0 // indirect
+	golang.org/x/text v0.41.0 // indirect
 	gopkg.in/natefinch/lumberjack.v2 v2.2.1 // indirect
 )

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -179,12 +178,6 @@ func unistoreNote(rep *bench.TiDBReport) string {
 		return bench.UnistoreNote
 	}
 	return ""
-}
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }
 
 // progressTo returns a Progress that draws a bar on w when w is a

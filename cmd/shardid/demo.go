@@ -24,8 +24,9 @@ import (
 // demo's schemas (shardid_demo0..3) are dropped at the end.
 func runDemo(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "demo")
-	dsn := fs.String("dsn", "", "use this PostgreSQL instead of a throwaway one (env "+envPGDSN+")")
-	fs.envVar("dsn", envPGDSN)
+	// No environment fallback, as bench: the demo makes and drops schemas,
+	// so it runs on a server the environment names only when --dsn says so.
+	dsn := fs.String("dsn", "", "use this PostgreSQL instead of a throwaway one (its schemas shardid_demo0..3 are dropped at the end; "+envPGDSN+" is not read)")
 	rows := fs.Int("rows", 3, "rows to insert per shard")
 	if err := parseFlags(env, fs, args); err != nil {
 		return err

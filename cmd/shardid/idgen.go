@@ -14,6 +14,10 @@ func runIDGen(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "idgen")
 	var lf layoutFlags
 	lf.register(fs)
+	// App-side generators and leases default to the layout the library's
+	// zero Settings use (shardid.Settings, lease.Settings), so a Go
+	// program and idgen share a lease table without saying a layout.
+	fs.Lookup("layout").DefValue, lf.layout = defaultAppLayout, defaultAppLayout
 	var f leaseFlags
 	f.register(fs)
 	n := fs.Int64("n", 0, "how many IDs to print, one per line (required)")

@@ -95,11 +95,11 @@ func (p *idgenProc) wait(t *testing.T, n int) int64 {
 	return nodeOf(t, p.ids)
 }
 
-// nodeOf checks that ids increase and share one node of the instagram
-// layout, and returns it.
+// nodeOf checks that ids increase and share one node of the snowflake
+// layout (idgen's default), and returns it.
 func nodeOf(t *testing.T, ids []int64) int64 {
 	t.Helper()
-	l := shardid.Instagram()
+	l := shardid.Snowflake()
 	first, err := l.Decompose(ids[0])
 	if err != nil {
 		t.Fatal(err)
@@ -128,7 +128,7 @@ func TestIDGenProcesses(t *testing.T) {
 		t.Skip("builds the command and runs processes against three servers")
 	}
 	bin := buildShardid(t, t.TempDir())
-	const n = 300000 // about 300ms of one instagram node's 1024 IDs/ms
+	const n = 300000 // about 75ms of one snowflake node's 4096 IDs/ms
 	withLeaseTable(t, func(t *testing.T, dsn string) {
 		wave := func(hold <-chan struct{}) []*idgenProc {
 			var ps []*idgenProc
@@ -166,13 +166,17 @@ func TestIDGenProcesses(t *testing.T) {
 			t.Fatalf("%d repeated IDs across 15 processes", d)
 		}
 
-		// Negative control: two tables for one ID space hand out node 0 twice.
+		// Negative control: two tables for one ID space hand out node 0
+		// twice. The instagram layout's 1024 IDs/ms keep each process
+		// drawing about a second, so the two overlap on a busy machine.
+		// (nodeOf's snowflake reading of their IDs sees node 0 too: the
+		// bits of its node field are within instagram's shard field.)
 		var pair []*idgenProc
 		for _, table := range []string{"lease_a", "lease_b"} {
 			if code, _, errOut := runCLI(t, "", nil, "worker", "up", "--dsn", dsn, "--table", table); code != 0 {
 				t.Fatal(errOut)
 			}
-			pair = append(pair, startIDGen(t, bin, "--dsn", dsn, "--table", table, "-n", "1000000"))
+			pair = append(pair, startIDGen(t, bin, "--dsn", dsn, "--table", table, "--layout", "instagram", "-n", "1000000"))
 		}
 		a, b := pair[0].wait(t, 1000000), pair[1].wait(t, 1000000)
 		if d := bench.Repeats(pair[0].ids, pair[1].ids); a != b || d == 0 {
@@ -212,7 +216,7 @@ func TestIDGenKilled(t *testing.T) {
 		if node := next.wait(t, 1000); node != dead {
 			t.Fatalf("after the lease ended the next process got node %d, want the lowest free %d", node, dead)
 		}
-		p, _ := shardid.Instagram().Decompose(next.ids[0])
+		p, _ := shardid.Snowflake().Decompose(next.ids[0])
 		lastDrawn, err := time.Parse(time.RFC3339Nano, row.LastDrawn)
 		if err != nil || next.ids[0] <= slices.Max(victim.ids) || !p.Time.After(lastDrawn) {
 			t.Fatalf("next holder's first ID %d (%s) is not above the killed one's %d and its recorded last time %s (%v)",

@@ -14,6 +14,7 @@
 //	shardid tickets up|next|status|resume [flags]
 //	shardid segment up|next|status|resume [flags]
 //	shardid bench pg|tidb [flags]
+//	shardid version [--json]
 //
 // Every command takes -h for its flags. Flags win over environment
 // variables, which win over defaults. Bad input exits with status 2 and a
@@ -59,6 +60,7 @@ var commands = map[string]command{
 	"tickets": {"Flickr-style ticket servers on MySQL, MariaDB, TiDB: create, draw, check", runTickets},
 	"segment": {"segment allocation (Meituan Leaf) on PostgreSQL and the MySQL family: create, draw, list", runSegment},
 	"bench":   {"measure every generator side by side on your server, or on a throwaway one", runBench},
+	"version": {"print the module version and the commit shardid was built from", runVersion},
 }
 
 // pgCommands are the "shardid pg" subcommands (pg.go, pg_grant.go,
@@ -118,6 +120,13 @@ type cliEnv struct {
 	// fromEnv maps each flag that parseFlags filled from the environment
 	// to its variable, so that messages name where a value came from.
 	fromEnv map[string]string
+	// purpose is the summary of the command being run, from its command
+	// table, for its -h.
+	purpose string
+	// envOf maps each flag of the command that falls back to an
+	// environment variable to that variable, for messages about a
+	// missing value.
+	envOf map[string]string
 }
 
 // origin names where the flag called name got its value, for messages
@@ -182,6 +191,9 @@ func main() {
 
 // run executes one command line and returns the process exit status.
 func run(ctx context.Context, env *cliEnv, args []string) int {
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
+		args = append([]string{"version"}, args[1:]...)
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		printUsage(env.stderr)
 		if len(args) == 0 {
@@ -196,6 +208,7 @@ func run(ctx context.Context, env *cliEnv, args []string) int {
 	}
 	e := *env
 	e.secrets = dsn.NewRedactor()
+	e.purpose = cmd.summary
 	var out *outputWriter
 	if !isTerminal(env.stdout) {
 		// (A terminal stays as it is: the progress bars of the map
@@ -220,7 +233,7 @@ func exitCode(env *cliEnv, err error) int {
 	case errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.As(err, &ue):
-		fmt.Fprintf(env.stderr, "shardid: %s\n", env.line(ue.text(env.origin)))
+		fmt.Fprintf(env.stderr, "shardid: %s\n", env.line(nameVariables(env.envOf, ue.text(env.origin))))
 		return 2
 	default:
 		fmt.Fprintf(env.stderr, "shardid: %s\n", env.line(err.Error()))
@@ -256,7 +269,9 @@ func printUsage(w io.Writer) {
 	for _, n := range commandNames() {
 		fmt.Fprintf(w, "  %-7s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintln(w, "\nRun 'shardid COMMAND -h' for a command's flags.")
+	fmt.Fprintln(w, "\nFlags win over environment variables, which win over defaults.")
+	fmt.Fprintln(w, dsnRule)
+	fmt.Fprintln(w, "\nRun 'shardid COMMAND -h' for a command's purpose, flags and examples;\n'shardid --version' for the version.")
 }
 
 // subcommand dispatches args[0] among subs, for commands like "pg" and "tidb".
@@ -280,6 +295,7 @@ func subcommand(ctx context.Context, env *cliEnv, group string, subs map[string]
 	if !ok {
 		return usagef("unknown %s subcommand %q (allowed: %s)", group, args[0], strings.Join(names, ", "))
 	}
+	env.purpose = sub.summary
 	return sub.run(ctx, env, args[1:])
 }
 
@@ -328,12 +344,16 @@ func parseFlags(env *cliEnv, fs *flagSet, args []string) error {
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(env.stderr)
-			fmt.Fprintf(env.stderr, "usage of %s:\n", fs.Name())
-			fs.PrintDefaults()
+			printHelp(env.stderr, fs)
 			return err
 		}
 		return flagError(fs, err)
+	}
+	if env.envOf == nil {
+		env.envOf = map[string]string{}
+	}
+	for _, fe := range fs.fromEnv {
+		env.envOf[fe[0]] = fe[1]
 	}
 	fs.cmdline = map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { fs.cmdline[f.Name] = true })

@@ -19,7 +19,7 @@ func TestHelpHidesEnvironment(t *testing.T) {
 		if code != 0 || strings.Contains(out+errOut, "s3cret") || strings.Contains(out+errOut, "js53\"") {
 			t.Errorf("%v: exit %d, output shows the environment:\n%s%s", args, code, out, errOut)
 		}
-		if !strings.Contains(errOut, "env SHARDID_") {
+		if args[0] != "demo" && !strings.Contains(errOut, "env SHARDID_") { // demo reads none
 			t.Errorf("%v: help does not name the environment variables:\n%s", args, errOut)
 		}
 	}

@@ -176,6 +176,7 @@ type pgTarget struct {
 	// askedFields says which of the generator's options were named:
 	// down holds a generator to those only.
 	askedFields pgfunc.Asked
+	json        bool // --json
 }
 
 // migrateCommand parses the flags of up, status and down and opens the
@@ -208,11 +209,15 @@ func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string
 		fs.BoolVar(allowUnread, "allow-unread-databases", false, "apply although the role cannot read some database of the server (no CONNECT privilege): a copy of a shard there would go unseen")
 	}
 	mapPath := fs.String("map", "", "shard map file (TOML): every server of a fleet at once, instead of --dsn and --shards"+mapEnvNote)
+	asJSON := jsonFlag(fs)
 	if err := parseFlags(env, fs, args); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
 		return nil, usagef("pg %s: unexpected argument %q", name, fs.Arg(0))
+	}
+	if *mapPath != "" && *asJSON {
+		return nil, usagef("pg %s: --json takes --dsn, not --map (pg verify --json reports a fleet)", name)
 	}
 	if *mapPath != "" {
 		m, err := loadMap(env, fs, *mapPath)
@@ -265,7 +270,7 @@ func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string
 	given := func(n string) bool { return fs.set(n) || fs.origin(n) != "--"+n }
 	asked := f.shards != "" || slices.ContainsFunc([]string{"layout", "epoch", "mode", "lead"}, given)
 	fields := pgfunc.Asked{Layout: given("layout"), Epoch: given("epoch"), Mode: given("mode")}
-	return &pgTarget{m: m, shards: shards, close: func() { db.Close() }, asked: asked, askedFields: fields}, nil
+	return &pgTarget{m: m, shards: shards, close: func() { db.Close() }, asked: asked, askedFields: fields, json: *asJSON}, nil
 }
 
 func runPGUp(ctx context.Context, env *cliEnv, args []string) error {
@@ -281,12 +286,14 @@ func runPGDown(ctx context.Context, env *cliEnv, args []string) error {
 var errSomeFailed = errors.New("some shards failed (each line says why); the others' results stand: mend what the failures name, then rerun for the rest")
 
 func runMigrate(ctx context.Context, env *cliEnv, name string, args []string,
-	do func(*pgfunc.Migrator, context.Context, []pgfunc.Shard, func(pgfunc.Result)) []pgfunc.Result) error {
+	do func(*pgfunc.Migrator, context.Context, []pgfunc.Shard, func(pgfunc.Result)) []pgfunc.Result) (err error) {
 	t, err := migrateCommand(ctx, env, name, args, true)
 	if err != nil {
 		return err
 	}
 	defer t.close()
+	env, rep := startReport(env, t.json, "pg "+name)
+	defer func() { err = rep.finish(env, err) }()
 	if t.fleet != nil {
 		return runMapMigrate(ctx, env, name, t.fleet)
 	}
@@ -311,8 +318,10 @@ func runMigrate(ctx context.Context, env *cliEnv, name string, args []string,
 			}
 		}
 		fmt.Fprintln(env.stdout, env.secrets.Scrub(resultLine(n, len(shards), state, r)))
+		pgResultJSON(rep, env, state, r)
 	})
 	verb := map[string]string{"up": "applied", "down": "removed"}[name]
+	pgTotalsJSON(rep, len(shards), changed, failed, verb, time.Since(start))
 	fmt.Fprintf(env.stdout, "%d %s: %d %s, %d unchanged, %d failed (%s)\n",
 		len(shards), plural(len(shards), "shard", "shards"), changed, verb, len(shards)-changed-failed, failed, time.Since(start).Round(time.Millisecond))
 	if failed > 0 {
@@ -335,12 +344,14 @@ func resultLine(n, total int, state string, r pgfunc.Result) string {
 	return line
 }
 
-func runPGStatus(ctx context.Context, env *cliEnv, args []string) error {
+func runPGStatus(ctx context.Context, env *cliEnv, args []string) (err error) {
 	t, err := migrateCommand(ctx, env, "status", args, false)
 	if err != nil {
 		return err
 	}
 	defer t.close()
+	env, rep := startReport(env, t.json, "pg status")
+	defer func() { err = rep.finish(env, err) }()
 	if t.fleet != nil {
 		return runMapStatus(ctx, env, t.fleet)
 	}
@@ -349,6 +360,8 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	sortByShard(st)
+	pgStatusJSON(rep, st, t.asked)
 	fmt.Fprintf(env.stdout, "%-20s %-6s %-8s %-12s %s\n", "SCHEMA", "SHARD", "VERSION", "MODE", "GENERATOR")
 	mismatched, copies, moved, ahead := 0, 0, 0, 0
 	for _, s := range st {
@@ -407,6 +420,7 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	printDangers(env, dangers)
+	pgServerJSON(rep, census, dangers)
 	switch {
 	case copies > 0:
 		return fmt.Errorf("%d shard %s held by more than one schema on the server", copies, plural(copies, "id is", "ids are"))
@@ -494,6 +508,7 @@ func runPGGen(_ context.Context, env *cliEnv, args []string) error {
 	f.register(fs, "required")
 	dir := fs.String("dir", "", "directory to write the goose migrations to (required)")
 	force := fs.Bool("force", false, "overwrite files whose content differs")
+	offset := fs.Int64("version-offset", 0, "add N to every version (shard id + 1), to join a goose directory whose migrations hold the versions up to N: its highest sequential version, or a timestamp past its timestamp versions")
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
@@ -515,12 +530,21 @@ func runPGGen(_ context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	if *offset < 0 {
+		return flagUsagef("version-offset", "%d is negative (allowed 0 or more)", *offset)
+	}
+	if files, err = offsetVersions(files, *offset); err != nil {
+		return err
+	}
+	if err := checkAboveExisting(*dir, files); err != nil {
+		return err
+	}
 	res, err := gooseup.Write(*dir, files, *force)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.stdout, "wrote %d migrations to %s (%d already there, unchanged); apply with: goose -dir %s postgres \"$DSN\" up\n",
-		len(res.Written), *dir, len(res.Unchanged), *dir)
+	fmt.Fprintf(env.stdout, "wrote %d %s to %s (%d already there, unchanged); apply with: goose -dir %s postgres \"$DSN\" up\n",
+		len(res.Written), plural(len(res.Written), "migration", "migrations"), *dir, len(res.Unchanged), *dir)
 	return nil
 }
 

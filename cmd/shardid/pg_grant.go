@@ -12,7 +12,7 @@ import (
 // runPGGrant gives an application role exactly what drawing IDs needs on
 // each shard's generator, takes back anything more, and checks the role's
 // effective privileges (pgfunc.Grant).
-func runPGGrant(ctx context.Context, env *cliEnv, args []string) error {
+func runPGGrant(ctx context.Context, env *cliEnv, args []string) (err error) {
 	fs := newFlagSet(env, "pg grant")
 	var f genFlags
 	f.layoutFlags.register(fs)
@@ -24,11 +24,15 @@ func runPGGrant(ctx context.Context, env *cliEnv, args []string) error {
 	fs.envVar("dsn", envPGDSN)
 	role := fs.String("role", "", "the role the application connects as (required): it must exist and not be a superuser")
 	mapPath := fs.String("map", "", "shard map file (TOML): every shard of a fleet, instead of --dsn and --shards"+mapEnvNote)
+	asJSON := jsonFlag(fs)
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("pg grant: unexpected argument %q", fs.Arg(0))
+	}
+	if *mapPath != "" && *asJSON {
+		return usagef("pg grant: --json takes --dsn, not --map")
 	}
 	if *role == "" {
 		return usagef("--role is required: the role your application connects as, e.g. --role app")
@@ -56,6 +60,8 @@ func runPGGrant(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer db.Close()
+	env, rep := startReport(env, *asJSON, "pg grant")
+	defer func() { err = rep.finish(env, err) }()
 	start := time.Now()
 	var n, failed int
 	_, err = pgfunc.Grant(ctx, db, shards, *role, func(r pgfunc.Result) {
@@ -64,10 +70,13 @@ func runPGGrant(ctx context.Context, env *cliEnv, args []string) error {
 			failed++
 		}
 		fmt.Fprintln(env.stdout, env.secrets.Scrub(resultLine(n, len(shards), "granted", r)))
+		pgResultJSON(rep, env, "granted", r)
 	})
 	if err != nil {
 		return err
 	}
+	pgTotalsJSON(rep, len(shards), len(shards)-failed, failed, "granted", time.Since(start))
+	rep.total("role", *role)
 	fmt.Fprintf(env.stdout, "%d %s: %d granted to %s, %d failed (%s)\n",
 		len(shards), plural(len(shards), "shard", "shards"), len(shards)-failed, *role, failed, time.Since(start).Round(time.Millisecond))
 	if failed > 0 {
@@ -90,5 +99,5 @@ func printDangers(env *cliEnv, dangers []pgfunc.Danger) {
 
 // errDangers is pg status's error when printDangers listed something.
 func errDangers(dangers []pgfunc.Danger) error {
-	return fmt.Errorf("%d privileges let roles break the generators (listed above)", len(dangers))
+	return fmt.Errorf("%d %s roles break the generators (listed above)", len(dangers), plural(len(dangers), "privilege lets", "privileges let"))
 }

@@ -136,7 +136,7 @@ func runMapOp(ctx context.Context, env *cliEnv, verb string, op func(func(fleet.
 		failed += f
 		if serverErr != nil {
 			firstErr = cmp.Or(firstErr, serverErr)
-			why = append(why, fmt.Sprintf("%s: %d shards failed; the first: %s", sr.Server.Name, f, oneLine(serverErr.Error())))
+			why = append(why, fmt.Sprintf("%s: %d %s failed; the first: %s", sr.Server.Name, f, plural(f, "shard", "shards"), oneLine(serverErr.Error())))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\n", sr.Server.Name, sr.Server.Address, len(sr.Results), changed,
 			len(sr.Results)-changed-f, f, sr.Duration.Round(time.Millisecond))
@@ -147,7 +147,7 @@ func runMapOp(ctx context.Context, env *cliEnv, verb string, op func(func(fleet.
 	}
 	fmt.Fprintf(env.stdout, "%d %s in %s\n", len(results), plural(len(results), "server", "servers"), time.Since(start).Round(time.Millisecond))
 	if failed > 0 {
-		return fmt.Errorf("%d shards failed (first: %v); mend what the failures name, then rerun for the rest", failed, firstErr)
+		return fmt.Errorf("%d %s failed (first: %v); mend what the failures name, then rerun for the rest", failed, plural(failed, "shard", "shards"), firstErr)
 	}
 	return nil
 }
@@ -164,7 +164,7 @@ func runMapStatus(ctx context.Context, env *cliEnv, m *fleet.Map) error {
 		}
 		if ss.Err != nil {
 			unread += len(ss.Server.Shards)
-			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\tUNREACHABLE (%d shards not read): %s\n", ss.Server.Name, len(ss.Server.Shards), oneLine(ss.Err.Error()))
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\tUNREACHABLE (%d %s not read): %s\n", ss.Server.Name, len(ss.Server.Shards), plural(len(ss.Server.Shards), "shard", "shards"), oneLine(ss.Err.Error()))
 			continue
 		}
 		for _, st := range ss.Shards {
@@ -250,8 +250,8 @@ func runPGVerify(ctx context.Context, env *cliEnv, args []string) error {
 			fmt.Fprintf(env.stdout, "%-11s %s\n", strings.ToUpper(p.Kind), oneLine(p.Message))
 		}
 		if rep.OK {
-			fmt.Fprintf(env.stdout, "OK: %d shards on %d servers, each in one schema on one server, with the map's generator (%s)\n",
-				rep.Shards, len(rep.Servers), rep.Took.Round(time.Millisecond))
+			fmt.Fprintf(env.stdout, "OK: %d %s on %d %s, each in one schema on one server, with the map's generator (%s)\n",
+				rep.Shards, plural(rep.Shards, "shard", "shards"), len(rep.Servers), plural(len(rep.Servers), "server", "servers"), rep.Took.Round(time.Millisecond))
 		}
 	}
 	if !rep.OK {

@@ -164,11 +164,12 @@ func runSegmentNext(ctx context.Context, env *cliEnv, args []string) error {
 	return nil
 }
 
-func runSegmentStatus(ctx context.Context, env *cliEnv, args []string) error {
+func runSegmentStatus(ctx context.Context, env *cliEnv, args []string) (err error) {
 	fs := newFlagSet(env, "segment status")
 	var f segmentFlags
 	f.register(fs, "")
 	timeout := fs.Duration("timeout", 5*time.Second, "give up on a server that has not answered by then")
+	asJSON := jsonFlag(fs)
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
@@ -186,6 +187,8 @@ func runSegmentStatus(ctx context.Context, env *cliEnv, args []string) error {
 		return fmt.Errorf("%s: %w%s", where, err, timedOut(tctx, *timeout))
 	}
 	defer db.Close()
+	env, rep := startReport(env, *asJSON, "segment status")
+	defer func() { err = rep.finish(env, err) }()
 	tags, err := segment.Tags(tctx, db, d, f.table)
 	if err != nil {
 		return fmt.Errorf("%s: %w%s", where, err, timedOut(tctx, *timeout))
@@ -199,6 +202,7 @@ func runSegmentStatus(ctx context.Context, env *cliEnv, args []string) error {
 		notice(env, "segment status", fmt.Sprintf("the record table %s cannot be read (%v): tags missing from the table or below their record are not shown", segment.RecordTable(f.table), err))
 	}
 	var bad []string
+	segmentStatusJSON(rep, tags)
 	fmt.Fprintf(env.stdout, "%-24s %-20s %-10s %s\n", "TAG", "HANDED OUT UP TO", "STEP", "LAST SEGMENT TAKEN")
 	for _, t := range tags {
 		fmt.Fprintf(env.stdout, "%-24s %-20d %-10d %s\n", t.Tag, t.MaxID, t.Step, t.UpdateTime.UTC().Format(time.RFC3339))

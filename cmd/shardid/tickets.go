@@ -125,7 +125,7 @@ type serverFlags struct {
 }
 
 func (f *serverFlags) register(fs *flagSet) {
-	fs.Var(&f.dsns, "dsn", "go-sql-driver/mysql DSN of a ticket server, user:password@tcp(host:3306)/db; repeat for each server (env "+envTicketsDSN+": one server)")
+	fs.Var(&f.dsns, "dsn", "go-sql-driver/mysql DSN of a ticket server, user:password@tcp(host:3306)/db; repeat for each server (env "+envTicketsDSN+", which holds one)")
 	fs.envVar("dsn", envTicketsDSN)
 	fs.StringVar(&f.name, "name", "", "ticket name (required)")
 }

@@ -19,10 +19,11 @@ type statusServer struct {
 	err      error
 }
 
-func runTicketsStatus(ctx context.Context, env *cliEnv, args []string) error {
+func runTicketsStatus(ctx context.Context, env *cliEnv, args []string) (err error) {
 	fs := newFlagSet(env, "tickets status")
 	var f serverFlags
 	f.register(fs)
+	asJSON := jsonFlag(fs)
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
@@ -34,6 +35,8 @@ func runTicketsStatus(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer closeAll()
+	env, rep := startReport(env, *asJSON, "tickets status")
+	defer func() { err = rep.finish(env, err) }()
 	got := make([]statusServer, len(servers))
 	var read []tickets.ServerSettings
 	var rows [][]tickets.ClassRow
@@ -81,6 +84,7 @@ func runTicketsStatus(ctx context.Context, env *cliEnv, args []string) error {
 	for _, g := range got {
 		if g.err != nil {
 			fmt.Fprintf(env.stdout, "%-40s %s\n", g.name, env.line(g.err.Error()))
+			rep.row(ticketsRow{Server: g.name, Error: env.line(g.err.Error())})
 			continue
 		}
 		row := class[g.set.Offset]
@@ -92,6 +96,7 @@ func runTicketsStatus(ctx context.Context, env *cliEnv, args []string) error {
 			recorded = fmt.Sprint(row.Seen)
 		}
 		fmt.Fprintf(env.stdout, "%-40s %-8s %-9d %-6d %-20s %-20s %s\n", g.name, g.set.Kind, g.set.Increment, g.set.Offset, last, recorded, behind)
+		rep.row(ticketsRowOf(g.name, g.set, row, top))
 		who := fmt.Sprintf("%s (offset %d)", g.name, g.set.Offset)
 		resume := fmt.Sprintf("shardid tickets resume --offset %d", g.set.Offset)
 		switch {
@@ -113,17 +118,19 @@ func runTicketsStatus(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	for _, n := range notes {
 		fmt.Fprintln(env.stdout, env.line(n))
+		rep.note(env.line(n))
 	}
+	rep.total("servers", len(read))
 	if err := tickets.Check(read); err != nil {
 		return err
 	}
 	switch {
 	case len(wentBack) > 0:
-		return fmt.Errorf("%d of %d servers went back and are not resumed: %s", len(wentBack), len(servers), strings.Join(wentBack, ", "))
+		return fmt.Errorf("%d of %d %s went back and %s not resumed: %s", len(wentBack), len(servers), plural(len(servers), "server", "servers"), plural(len(wentBack), "is", "are"), strings.Join(wentBack, ", "))
 	case len(failed) > 0:
-		return fmt.Errorf("%d of %d servers could not be read: %s", len(failed), len(servers), strings.Join(failed, ", "))
+		return fmt.Errorf("%d of %d %s could not be read: %s", len(failed), len(servers), plural(len(servers), "server", "servers"), strings.Join(failed, ", "))
 	}
-	fmt.Fprintf(env.stdout, "%d servers, increment %d, no two in one class, none went back\n", len(read), read[0].Increment)
+	fmt.Fprintf(env.stdout, "%d %s, increment %d, no two in one class, none went back\n", len(read), plural(len(read), "server", "servers"), read[0].Increment)
 	return nil
 }
 

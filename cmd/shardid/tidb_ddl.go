@@ -376,6 +376,7 @@ func planText(p *tidb.Plan) string {
 func runTiDBRender(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "tidb render")
 	r := addRenderFlags(fs, true)
+	asJSON := fs.Bool("json", false, "print one JSON document (the statements and each table's choice) instead of the statements, the choices not on stderr")
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
@@ -389,6 +390,15 @@ func runTiDBRender(ctx context.Context, env *cliEnv, args []string) error {
 	inputs, err := readInputs(env, fs.Args())
 	if err != nil {
 		return err
+	}
+	if *asJSON {
+		quiet := *env
+		quiet.stderr = io.Discard // the choices are in the document
+		p, err := renderFiles(&quiet, r, o, inputs)
+		if err != nil {
+			return err
+		}
+		return writeJSON(env.stdout, renderDoc(p, r.byHand))
 	}
 	p, err := renderFiles(env, r, o, inputs)
 	if err != nil {

@@ -151,9 +151,10 @@ func runTiDBUp(ctx context.Context, env *cliEnv, args []string) error {
 	return nil
 }
 
-func runTiDBStatus(ctx context.Context, env *cliEnv, args []string) error {
+func runTiDBStatus(ctx context.Context, env *cliEnv, args []string) (err error) {
 	fs := newFlagSet(env, "tidb status")
 	m := addMigrationFlags(fs, false)
+	asJSON := jsonFlag(fs)
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
@@ -162,10 +163,13 @@ func runTiDBStatus(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer done()
+	env, rep := startReport(env, *asJSON, "tidb status")
+	defer func() { err = rep.finish(env, err) }()
 	st, err := mg.Verify(ctx)
 	if err != nil {
 		return fmt.Errorf("status: %w", err)
 	}
+	tidbStatusJSON(rep, st)
 	drifted := 0
 	for _, s := range st {
 		state, at := "pending", "-"

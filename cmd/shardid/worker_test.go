@@ -71,8 +71,8 @@ func TestWorkerUpStatusIDGen(t *testing.T) {
 				if err != nil || id <= prev {
 					t.Fatalf("line %q after %d: not an increasing ID (%v)", line, prev, err)
 				}
-				if p, err := shardid.Instagram().Decompose(id); err != nil || p.Shard != 0 {
-					t.Fatalf("ID %d: %+v, %v; want node 0 of the instagram layout", id, p, err)
+				if p, err := shardid.Snowflake().Decompose(id); err != nil || p.Shard != 0 {
+					t.Fatalf("ID %d: %+v, %v; want node 0 of the snowflake layout (idgen's default)", id, p, err)
 				}
 				prev = id
 			}
@@ -86,7 +86,7 @@ func TestWorkerUpStatusIDGen(t *testing.T) {
 				t.Fatalf("worker status: exit %d\n%s", code, out)
 			}
 
-			code, _, errOut = runCLI(t, "", nil, "idgen", "--dsn", dsn, "-n", "1", "--layout", "snowflake")
+			code, _, errOut = runCLI(t, "", nil, "idgen", "--dsn", dsn, "-n", "1", "--layout", "instagram")
 			if code != 1 || !strings.Contains(errOut, "lease table serves another layout") || strings.Count(errOut, "\n") != 1 {
 				t.Fatalf("idgen with another layout: exit %d %q", code, errOut)
 			}

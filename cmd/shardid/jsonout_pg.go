@@ -1,0 +1,123 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/shardid/shardid/pgfunc"
+)
+
+// pgStatusRow is one shard of pg status --json.
+type pgStatusRow struct {
+	Schema    string       `json:"schema"`
+	Shard     int64        `json:"shard"`
+	Version   int64        `json:"version"`
+	Generator *pgfunc.Meta `json:"generator"` // null: none in the schema
+	// State is "none", "ok", "outdated", "upgradable" (pg up replaces its
+	// body in place) or "differs" (from the options asked for).
+	State string `json:"state"`
+	// AheadMS is how far the counter stood past the clock when read,
+	// when that is past the generator's lead (0 otherwise).
+	AheadMS int64 `json:"ahead_ms,omitempty"`
+	// AlsoIn lists other schemas ([database.]schema) whose generator
+	// carries this shard id.
+	AlsoIn []string `json:"also_in"`
+}
+
+// pgStatusJSON adds st's rows to r; asked says whether options were named
+// (status judges against them then).
+func pgStatusJSON(r *jsonReport, st []pgfunc.Status, asked bool) {
+	if r == nil {
+		return
+	}
+	for _, s := range st {
+		row := pgStatusRow{Schema: s.Shard.Schema, Shard: s.Shard.ID, Version: s.Version, Generator: s.Installed, State: "none", AlsoIn: []string{}}
+		if s.Installed != nil {
+			switch {
+			case s.Upgradable:
+				row.State = "upgradable"
+			case s.Outdated:
+				row.State = "outdated"
+			case !s.Matches && asked:
+				row.State = "differs"
+			default:
+				row.State = "ok"
+			}
+		}
+		if s.PastLead() {
+			row.AheadMS = s.Ahead.Milliseconds()
+		}
+		for _, e := range s.Elsewhere {
+			row.AlsoIn = append(row.AlsoIn, strings.TrimPrefix(e.Database+"."+e.Schema, "."))
+		}
+		r.row(row)
+	}
+}
+
+// pgServerJSON adds to r what pg status found on the server beyond the
+// shards: its database, the counters downs kept, the databases it could
+// not read, and the privileges that let roles break the generators.
+func pgServerJSON(r *jsonReport, c pgfunc.Census, dangers []pgfunc.Danger) {
+	if r == nil {
+		return
+	}
+	type kept struct {
+		Where string      `json:"where"`
+		Meta  pgfunc.Meta `json:"generator"`
+	}
+	retired := []kept{}
+	for _, in := range c.Retired {
+		retired = append(retired, kept{strings.TrimPrefix(in.Database+"."+in.Schema, "."), in.Meta})
+	}
+	ds := []map[string]string{}
+	for _, d := range dangers {
+		ds = append(ds, map[string]string{"schema": d.Schema, "role": d.Role, "object": d.Object, "privilege": d.Privilege, "effect": d.String()})
+	}
+	r.total("database", c.Database)
+	r.total("template", c.Template)
+	r.total("retired_counters", retired)
+	r.total("templates_read", c.Templates)
+	r.total("databases_not_read", c.Closed)
+	r.total("dangerous_privileges", ds)
+}
+
+// pgResultRow is one shard of the --json of pg up, down and grant.
+type pgResultRow struct {
+	Schema string  `json:"schema"`
+	Shard  int64   `json:"shard"`
+	State  string  `json:"state"` // applied, removed, upgraded, granted, current, …, or failed
+	MS     float64 `json:"ms"`
+	Error  string  `json:"error,omitempty"`
+}
+
+// pgResultJSON adds result res (state as the text line says it) to r.
+func pgResultJSON(r *jsonReport, env *cliEnv, state string, res pgfunc.Result) {
+	if r == nil {
+		return
+	}
+	row := pgResultRow{Schema: res.Shard.Schema, Shard: res.Shard.ID, State: state, MS: float64(res.Duration.Microseconds()) / 1000}
+	if res.Err != nil {
+		row.State, row.Error = "failed", env.line(res.Err.Error())
+	}
+	r.row(row)
+}
+
+// pgTotalsJSON sets the totals of pg up, down and grant.
+func pgTotalsJSON(r *jsonReport, shards, changed, failed int, verb string, took time.Duration) {
+	r.total("shards", shards)
+	r.total(verb, changed)
+	r.total("unchanged", shards-changed-failed)
+	r.total("failed", failed)
+	r.total("took", fmt.Sprint(took.Round(time.Millisecond)))
+}
+
+// sortByShard puts pg status's rows in shard id order (insta2 before
+// insta10), schemas of one shard id by name.
+func sortByShard(st []pgfunc.Status) {
+	slices.SortStableFunc(st, func(a, b pgfunc.Status) int {
+		return cmp.Or(cmp.Compare(a.Shard.ID, b.Shard.ID), strings.Compare(a.Shard.Schema, b.Shard.Schema))
+	})
+}
