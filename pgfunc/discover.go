@@ -226,6 +226,8 @@ type Census struct {
 	// OwnDatabaseOnly is true when only the Migrator's database was read
 	// (MigrateOptions.OwnDatabaseOnly).
 	OwnDatabaseOnly bool
+	// Now is the server's clock when the census was read.
+	Now time.Time
 }
 
 // Census reads the generators and kept counters of the Migrator's
@@ -236,7 +238,7 @@ func (m *Migrator) Census(ctx context.Context) (Census, error) {
 	if err != nil {
 		return Census{}, err
 	}
-	c := Census{Database: s.database, Template: s.template, Templates: s.templates, Closed: s.closed, OwnDatabaseOnly: s.ownOnly}
+	c := Census{Database: s.database, Template: s.template, Templates: s.templates, Closed: s.closed, OwnDatabaseOnly: s.ownOnly, Now: s.now}
 	for _, in := range s.all {
 		if in.Retired {
 			c.Retired = append(c.Retired, in)

@@ -420,7 +420,7 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) error {
 		return fmt.Errorf("%d %s of the server could not be read (%s): a copy of a shard there would go unseen", len(census.Closed),
 			plural(len(census.Closed), "database", "databases"), strings.Join(census.Closed, ", "))
 	case meet > 0:
-		return fmt.Errorf("%d %s of generator on the server can hand out the same IDs (listed above)", meet, plural(meet, "pair of kinds", "pairs of kinds"))
+		return fmt.Errorf("%d %s of generators of different kinds on the server can hand out the same IDs (listed above)", meet, plural(meet, "pair", "pairs"))
 	case ahead > 0:
 		return fmt.Errorf("%d %s further ahead of the clock than %s lead (listed above)", ahead, plural(ahead, "counter stands", "counters stand"), plural(ahead, "its", "their"))
 	case len(dangers) > 0:
@@ -462,12 +462,16 @@ func printServer(env *cliEnv, c pgfunc.Census) int {
 		}
 	}
 	meet := 0
-	if pairs := pgfunc.Mixed(append(slices.Clone(c.Generators), c.Retired...)); len(pairs) > 0 {
+	if pairs := pgfunc.MixedAt(append(slices.Clone(c.Generators), c.Retired...), c.Now); len(pairs) > 0 {
 		fmt.Fprintln(env.stdout, "\ngenerators of different layouts, epochs or modes on the server:")
 		for _, p := range pairs {
 			if p.Meet {
 				meet++
-				fmt.Fprintf(env.stdout, "  MIXED: %s (%s) and %s (%s) can both hand out ID %d\n", where(p.A), describe(p.A.Meta), where(p.B), describe(p.B.Meta), p.ID)
+				when := "could both have handed out ID %d (the smallest of their lives; from now on they never meet)"
+				if p.Ahead {
+					when = "can both hand out ID %d (the first still ahead)"
+				}
+				fmt.Fprintf(env.stdout, "  MIXED: %s (%s) and %s (%s) "+when+"\n", where(p.A), describe(p.A.Meta), where(p.B), describe(p.B.Meta), p.ID)
 			} else {
 				fmt.Fprintf(env.stdout, "  mixed: %s (%s) and %s (%s), and every other pair of these two kinds, never hand out one ID\n", where(p.A), describe(p.A.Meta), where(p.B), describe(p.B.Meta))
 			}
