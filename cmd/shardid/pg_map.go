@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -30,9 +31,16 @@ const mapEnvNote = "; " + envPGDSN + " is ignored with it, " + envLayout + ", " 
 // SHARDID_LAYOUT=js53 would look applied while the map's layout is. A
 // SHARDID_PG_DSN is ignored: set for the commands without a map, it says
 // nothing about the map's servers.
-func loadMap(env *cliEnv, fs *flagSet, path string) (*fleet.Map, error) {
+//
+// keep names flags of the command that mean something else than the map's
+// keys of the same name (pg resume's --lead and --lock-timeout): those are
+// left to the command.
+func loadMap(env *cliEnv, fs *flagSet, path string, keep ...string) (*fleet.Map, error) {
 	var drop, unset []string
 	for _, name := range []string{"dsn", "shards", "layout", "epoch", "mode", "lead", "schema-format", "parallel", "lock-timeout"} {
+		if slices.Contains(keep, name) {
+			continue
+		}
 		if fs.set(name) {
 			drop = append(drop, "--"+name)
 		} else if v, ok := env.fromEnv[name]; ok && name != "dsn" {
