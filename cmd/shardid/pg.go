@@ -401,7 +401,7 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	meet := printServer(env, census)
+	meet, elsewhere, templated := printServer(env, census)
 	dangers, err := m.Dangers(ctx, shards)
 	if err != nil {
 		return err
@@ -414,8 +414,12 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) error {
 		return fmt.Errorf("%d %s a generator that is outdated or differs from the requested options", mismatched, plural(mismatched, "schema holds", "schemas hold"))
 	case moved > 0:
 		return fmt.Errorf("%d shard %s held by another schema than the schema format names", moved, plural(moved, "id is", "ids are"))
+	case elsewhere > 0:
+		return fmt.Errorf("%d shard %s held by more than one schema in other databases of the server (listed above)", elsewhere, plural(elsewhere, "id is", "ids are"))
 	case census.Template:
 		return fmt.Errorf("database %s is a template: every database created from it copies its generators", census.Database)
+	case templated > 0:
+		return fmt.Errorf("%d %s of the server %s generators: every database created from one copies them (listed above)", templated, plural(templated, "template database", "template databases"), plural(templated, "holds", "hold"))
 	case len(census.Closed) > 0:
 		return fmt.Errorf("%d %s of the server could not be read (%s): a copy of a shard there would go unseen", len(census.Closed),
 			plural(len(census.Closed), "database", "databases"), strings.Join(census.Closed, ", "))
@@ -441,11 +445,14 @@ func aheadText(s pgfunc.Status) string {
 }
 
 // printServer prints, after pg status's table, what the census found
-// beyond the shards: the template databases read, the databases the role
-// could not read, the counters downs kept, and the kinds of generator
-// when there are several. It returns how many pairs of kinds can hand
-// out the same IDs.
-func printServer(env *cliEnv, c pgfunc.Census) int {
+// beyond the shards: shard ids held twice in other databases, generators
+// in template databases, the template databases read, the databases the
+// role could not read, the counters downs kept, and the kinds of generator
+// when there are several. It returns how many pairs of generators of
+// different kinds can hand out the same IDs, how many shard ids other
+// databases hold more than once (the table shows those of this one), and
+// how many other template databases hold generators.
+func printServer(env *cliEnv, c pgfunc.Census) (meet, elsewhere, templated int) {
 	where := func(in pgfunc.Installed) string {
 		if in.Database == "" {
 			return c.Database + "." + in.Schema
@@ -455,13 +462,43 @@ func printServer(env *cliEnv, c pgfunc.Census) int {
 	if c.Template {
 		fmt.Fprintf(env.stdout, "\nTEMPLATE: database %s is a template; every CREATE DATABASE from it copies its generators, and the copies hand out the same IDs\n", c.Database)
 	}
+	byShard := map[int64][]pgfunc.Installed{}
+	var ids []int64
+	inTemplate := map[string][]string{}
+	for _, in := range c.Generators {
+		if len(byShard[in.Meta.Shard]) == 0 {
+			ids = append(ids, in.Meta.Shard)
+		}
+		byShard[in.Meta.Shard] = append(byShard[in.Meta.Shard], in)
+		if in.Database != "" && slices.Contains(c.Templates, in.Database) {
+			inTemplate[in.Database] = append(inTemplate[in.Database], fmt.Sprintf("%s (shard %d)", in.Schema, in.Meta.Shard))
+		}
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		held := byShard[id]
+		if len(held) < 2 || slices.ContainsFunc(held, func(in pgfunc.Installed) bool { return in.Database == "" }) {
+			continue // once, or in this database too: the table lists it
+		}
+		elsewhere++
+		var places []string
+		for _, in := range held {
+			places = append(places, where(in))
+		}
+		fmt.Fprintf(env.stdout, "\nALSO IN: shard %d is held by %s: two schemas with one shard id hand out the same IDs\n", id, strings.Join(places, " and "))
+	}
+	for _, name := range c.Templates {
+		if held := inTemplate[name]; len(held) > 0 {
+			templated++
+			fmt.Fprintf(env.stdout, "\nTEMPLATE: database %s is a template and holds %s: every CREATE DATABASE from it copies them, and the copies hand out the same IDs\n", name, strings.Join(held, ", "))
+		}
+	}
 	if len(c.Retired) > 0 {
 		fmt.Fprintln(env.stdout, "\ncounters kept by pg down (an up of the shard id carries on from them, in any schema):")
 		for _, in := range c.Retired {
 			fmt.Fprintf(env.stdout, "  %-30s shard %-5d %s\n", where(in), in.Meta.Shard, describe(in.Meta))
 		}
 	}
-	meet := 0
 	if pairs := pgfunc.MixedAt(append(slices.Clone(c.Generators), c.Retired...), c.Now); len(pairs) > 0 {
 		fmt.Fprintln(env.stdout, "\ngenerators of different layouts, epochs or modes on the server:")
 		for _, p := range pairs {
@@ -483,7 +520,7 @@ func printServer(env *cliEnv, c pgfunc.Census) int {
 	if len(c.Closed) > 0 {
 		fmt.Fprintf(env.stdout, "\nNOT READ: %s: the role may not connect (no CONNECT privilege, or connections not allowed); grant CONNECT to prove no copy of a shard is there\n", strings.Join(c.Closed, ", "))
 	}
-	return meet
+	return meet, elsewhere, templated
 }
 
 // describe renders a generator's metadata as pg status shows it.
