@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -302,6 +303,8 @@ type renderData struct {
 	ShardPart         int64  // shard << SeqBits
 	ShardSeqBits      uint
 	MaxUnits          int64
+	SeqMax            int64 // the counter's MAXVALUE in mode unique: MaxUnits+1 (2^EndShift) when it fits
+	EndShift          uint  // counter values >> EndShift is 0 up to MaxUnits
 	NextTickMillis    int64 // epoch + one unit, in Unix ms: where tick 0's successor starts
 	WindowTicks       int64 // see windowTicks: how far past the clock's tick a draw needs no flush
 	WindowText        string
@@ -401,6 +404,8 @@ func render(name string, sh Shard, o Options) ([]byte, error) {
 		ShardPart:         sh.ID << l.SeqBits,
 		ShardSeqBits:      l.ShardBits + l.SeqBits,
 		MaxUnits:          (l.MaxTicks()+1)<<l.SeqBits - 1,
+		SeqMax:            min((l.MaxTicks()+1)<<l.SeqBits-1, math.MaxInt64-1) + 1,
+		EndShift:          l.UsableTimeBits() + l.SeqBits,
 		NextTickMillis:    l.EpochMillis() + l.UnitMillis(),
 		WindowTicks:       window,
 		WindowText:        (time.Duration(window) * l.TimeUnit).String(),

@@ -509,10 +509,13 @@ func (m *Migrator) readAhead(ctx context.Context, sts []Status) error {
 			return fmt.Errorf("read counters: %w", err)
 		}
 		st := &sts[idx[schema]]
+		l := st.Installed.LayoutOf()
+		if nowMS >= float64(l.End().UnixMilli()) || last.Valid && last.Int64 >= (l.MaxTicks()+1)<<l.SeqBits-1 {
+			st.Exhausted = true
+		}
 		if !last.Valid {
 			continue // never drawn
 		}
-		l := st.Installed.LayoutOf()
 		endMS := ((last.Int64>>l.SeqBits)+1)*l.UnitMillis() + l.EpochMillis()
 		st.Ahead = time.Duration((float64(endMS) - nowMS) * float64(time.Millisecond))
 		st.CounterRead = true

@@ -350,7 +350,7 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	fmt.Fprintf(env.stdout, "%-20s %-6s %-8s %-12s %s\n", "SCHEMA", "SHARD", "VERSION", "MODE", "GENERATOR")
-	mismatched, copies, moved, ahead := 0, 0, 0, 0
+	mismatched, copies, moved, ahead, exhausted := 0, 0, 0, 0, 0
 	for _, s := range st {
 		gen, mode := "none", "-"
 		if s.Installed != nil {
@@ -370,7 +370,11 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) error {
 			}
 		}
 		fmt.Fprintf(env.stdout, "%-20s %-6d %-8d %-12s %s\n", s.Shard.Schema, s.Shard.ID, s.Version, mode, gen)
-		if s.PastLead() {
+		if s.Exhausted {
+			exhausted++
+			fmt.Fprintf(env.stdout, "%-20s %-6d EXHAUSTED: its layout ends at %s and the generator has no ID left: every draw raises \"time field exhausted\"; pg down it and bring the shard up with a layout of a later epoch\n",
+				"", s.Shard.ID, s.Installed.LayoutOf().End().Format(time.RFC3339))
+		} else if s.PastLead() {
 			ahead++
 			fmt.Fprintf(env.stdout, "%-20s %-6d %s\n", "", s.Shard.ID, aheadText(s))
 		}
@@ -425,6 +429,8 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) error {
 			plural(len(census.Closed), "database", "databases"), strings.Join(census.Closed, ", "))
 	case meet > 0:
 		return fmt.Errorf("%d %s of generators of different kinds on the server can hand out the same IDs (listed above)", meet, plural(meet, "pair", "pairs"))
+	case exhausted > 0:
+		return fmt.Errorf("%d %s no ID left: %s layout has ended (listed above)", exhausted, plural(exhausted, "generator has", "generators have"), plural(exhausted, "its", "their"))
 	case ahead > 0:
 		return fmt.Errorf("%d %s further ahead of the clock than %s lead (listed above)", ahead, plural(ahead, "counter stands", "counters stand"), plural(ahead, "its", "their"))
 	case len(dangers) > 0:

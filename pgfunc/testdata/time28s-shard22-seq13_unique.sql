@@ -28,9 +28,12 @@ CREATE SCHEMA IF NOT EXISTS "spec4000000";
 -- past and drive every call into the slow path); in the classic modes
 -- sessions drawing from separate cached blocks collide on nextval % 2^seqBits
 -- within the same tick. MAXVALUE stops the counter where the layout's time
--- field ends, so it can never carry into the sign bit.
+-- field ends, so it can never carry into the sign bit: in mode unique
+-- one value past the last ID's (2199023255552), which no path hands out but
+-- which sends the draw that reaches it to the jump, to raise "time field
+-- exhausted" rather than nextval's own error.
 CREATE SEQUENCE IF NOT EXISTS "spec4000000".next_id_seq
-    AS bigint MINVALUE 0 MAXVALUE 2199023255551 START 0 CACHE 1 NO CYCLE;
+    AS bigint MINVALUE 0 MAXVALUE 2199023255552 START 0 CACHE 1 NO CYCLE;
 
 -- The jump counters: how many jumps of the counter have begun and how many
 -- have finished. Only the jump, holding the shard's jump lock, moves
@@ -133,9 +136,22 @@ BEGIN
         ELSIF units >= now_units + 0 THEN
             PERFORM pg_catalog.setval('"spec4000000".next_id_jumps_done', done);
         END IF;
+        IF units > 2199023255551 THEN
+            RAISE EXCEPTION 'shardid: time field exhausted: the layout ends at 2033-07-04T21:24:16Z'
+                USING ERRCODE = 'numeric_value_out_of_range';
+        END IF;
         RAISE SQLSTATE 'SHR01';
     EXCEPTION WHEN SQLSTATE 'SHR01' THEN
         NULL;
+    WHEN sequence_generator_limit_exceeded OR numeric_value_out_of_range THEN
+        -- The value past the last ID's, once taken, is put back (no path
+        -- hands it out): the next draw takes it again and comes here,
+        -- rather than meeting nextval's own error.
+        IF pg_catalog.pg_sequence_last_value('"spec4000000".next_id_seq') > 2199023255551 THEN
+            PERFORM pg_catalog.setval('"spec4000000".next_id_seq', 2199023255551, true);
+        END IF;
+        RAISE EXCEPTION 'shardid: time field exhausted: the layout ends at 2033-07-04T21:24:16Z'
+            USING ERRCODE = 'numeric_value_out_of_range';
     END;
     -- The lead, outside the lock: a jump lands within it, so only a
     -- value drawn without one, or a reservation's, can lie past it.
@@ -201,6 +217,15 @@ BEGIN
         RAISE SQLSTATE 'SHR01';
     EXCEPTION WHEN SQLSTATE 'SHR01' THEN
         NULL;
+    WHEN sequence_generator_limit_exceeded OR numeric_value_out_of_range THEN
+        -- The value past the last ID's, once taken, is put back (no path
+        -- hands it out): the next draw takes it again and comes here,
+        -- rather than meeting nextval's own error.
+        IF pg_catalog.pg_sequence_last_value('"spec4000000".next_id_seq') > 2199023255551 THEN
+            PERFORM pg_catalog.setval('"spec4000000".next_id_seq', 2199023255551, true);
+        END IF;
+        RAISE EXCEPTION 'shardid: time field exhausted: the layout ends at 2033-07-04T21:24:16Z'
+            USING ERRCODE = 'numeric_value_out_of_range';
     END;
     units := first + n - 1;
     -- The lead, outside the lock: a jump lands within it, so only a
@@ -289,7 +314,8 @@ CREATE OR REPLACE FUNCTION "spec4000000".next_id_bulk() RETURNS bigint
                     CASE WHEN pg_catalog.pg_current_xact_id_if_assigned() IS NULL
                          THEN '{"1 microsecond","1 microseconds"}'::pg_catalog.interval[]
                          ELSE '{"1 microsecond","5000001 microseconds"}'::pg_catalog.interval[] END) OPERATOR(pg_catalog.-) 1) OPERATOR(pg_catalog.*) 1099512152064::bigint))
-              OPERATOR(pg_catalog.+) pg_catalog.pg_sequence_last_value('"spec4000000".next_id_jumps_begun')) OPERATOR(pg_catalog.=) 0
+              OPERATOR(pg_catalog.+) pg_catalog.pg_sequence_last_value('"spec4000000".next_id_jumps_begun')
+              OPERATOR(pg_catalog.+) ((pg_catalog.currval('"spec4000000".next_id_seq') OPERATOR(pg_catalog.>>) 41) OPERATOR(pg_catalog.*) 4::bigint)) OPERATOR(pg_catalog.=) 0
         THEN (pg_catalog.currval('"spec4000000".next_id_seq') OPERATOR(pg_catalog.+) ((pg_catalog.currval('"spec4000000".next_id_seq') OPERATOR(pg_catalog.>>) 13) OPERATOR(pg_catalog.*) 34359730176::bigint)) OPERATOR(pg_catalog.+) 32768000000::bigint
         ELSE "spec4000000".next_id_jump_4000000()
     END;
