@@ -124,3 +124,25 @@ func TestPGUpRefusesLayoutEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestPGResumeLockTimeout: a session holding pg up's server-wide lock
+// (any role may take it) makes resume give up after --lock-timeout, exit
+// 1, naming the holder.
+func TestPGResumeLockTimeout(t *testing.T) {
+	t.Parallel()
+	dsn := pgDSN(t)
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/postgres"
+	holder := openPG(t, u.String())
+	holder.SetMaxOpenConns(1)
+	if _, err := holder.Exec("SELECT pg_advisory_lock(1397310514, 0)"); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, "", nil, "pg", "resume", "--dsn", dsn, "--lock-timeout", "1s", "--lead", "5s")
+	if code != 1 || !strings.Contains(errOut, "server lock held by another session for 1s") || !strings.Contains(errOut, "held by pid") {
+		t.Fatalf("resume while another session holds the lock: exit %d\n%s%s", code, out, errOut)
+	}
+}
