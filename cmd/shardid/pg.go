@@ -91,11 +91,12 @@ func (f *genFlags) options() (pgfunc.Options, error) {
 		return pgfunc.Options{}, flagUsagef("mode", "%v", err)
 	}
 	o := pgfunc.Options{Layout: l, Mode: mode, Lead: f.lead}
-	if f.lead <= 0 {
-		return o, flagUsagef("lead", "%s is not a positive duration (e.g. 5s, 30s)", f.lead)
-	}
-	if _, err := pgfunc.MetaFor(pgfunc.Shard{}, o); errors.Is(err, pgfunc.ErrInvalidLead) {
-		return o, flagUsagef("lead", "%v", err)
+	_, err = pgfunc.MetaFor(pgfunc.Shard{}, o)
+	if f.lead <= 0 || errors.Is(err, pgfunc.ErrInvalidLead) {
+		// One message for every bad lead (the library's also offers 0 for
+		// the default, which the flag, whose default is shown, does not).
+		return o, flagUsagef("lead", "%s is not a lead for layout %s (allowed: a whole number of milliseconds from its tick, %s, to %s; default %s)",
+			f.lead, l, l.TimeUnit, pgfunc.MaxLead, pgfunc.DefaultLead)
 	} else if errors.Is(err, pgfunc.ErrRouteUnsupported) {
 		return o, flagUsagef("layout", "%v", err)
 	}
