@@ -171,7 +171,7 @@ type pgTarget struct {
 	fleet  *fleet.Map
 	close  func()
 	// asked is true when the command line or the environment named the
-	// shards or the generator's options: status then judges each
+	// generator's options (layout, epoch, mode, lead): status then judges each
 	// generator against them, not against the defaults nobody asked for.
 	asked bool
 	// askedFields says which of the generator's options were named:
@@ -264,7 +264,7 @@ func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string
 	// Given on the command line or by the environment (origin names the
 	// variable then), not left at its default.
 	given := func(n string) bool { return fs.set(n) || fs.origin(n) != "--"+n }
-	asked := f.shards != "" || slices.ContainsFunc([]string{"layout", "epoch", "mode", "lead"}, given)
+	asked := slices.ContainsFunc([]string{"layout", "epoch", "mode", "lead"}, given)
 	fields := pgfunc.Asked{Layout: given("layout"), Epoch: given("epoch"), Mode: given("mode")}
 	return &pgTarget{m: m, shards: shards, close: func() { db.Close() }, asked: asked, askedFields: fields}, nil
 }

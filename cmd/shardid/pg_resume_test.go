@@ -40,6 +40,11 @@ func TestPGResume(t *testing.T) {
 	if code, out, errOut := runCLI(t, "", env, "pg", "status"); code != 0 || strings.Contains(out, "AHEAD") {
 		t.Fatalf("status before the push: exit %d\n%s%s", code, out, errOut)
 	}
+	// --shards alone asks about shards, not about options: js53
+	// generators are judged against no default layout.
+	if code, out, errOut := runCLI(t, "", env, "pg", "status", "--shards", "0-2"); code != 0 || strings.Contains(out, "differs") {
+		t.Fatalf("status --shards of js53 generators without --layout: exit %d\n%s%s", code, out, errOut)
+	}
 	if _, err := db.Exec("SELECT count(nextval('insta0.next_id_seq')) FROM generate_series(1, 300000)"); err != nil { // 11.7 s of js53 ticks
 		t.Fatal(err)
 	}
