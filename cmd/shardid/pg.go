@@ -419,6 +419,8 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) error {
 		return fmt.Errorf("%d %s a generator that is outdated or differs from the requested options", mismatched, plural(mismatched, "schema holds", "schemas hold"))
 	case moved > 0:
 		return fmt.Errorf("%d shard %s held by another schema than the schema format names", moved, plural(moved, "id is", "ids are"))
+	case census.InRecovery:
+		return errors.New("the server is in recovery (a standby, or a point-in-time recovery paused at its target): it hands out no IDs; promote it, then run pg resume before writers draw")
 	case elsewhere > 0:
 		return fmt.Errorf("%d shard %s held by more than one schema in other databases of the server (listed above)", elsewhere, plural(elsewhere, "id is", "ids are"))
 	case census.Template:
@@ -465,6 +467,9 @@ func printServer(env *cliEnv, c pgfunc.Census) (meet, elsewhere, templated int) 
 			return c.Database + "." + in.Schema
 		}
 		return in.Database + "." + in.Schema
+	}
+	if c.InRecovery {
+		fmt.Fprintln(env.stdout, "\nIN RECOVERY: the server is a standby or a recovery paused at its target (pg_is_in_recovery()); it hands out no IDs until promoted, and pg resume must run after the promotion, before writers draw")
 	}
 	if c.Template {
 		fmt.Fprintf(env.stdout, "\nTEMPLATE: database %s is a template; every CREATE DATABASE from it copies its generators, and the copies hand out the same IDs\n", c.Database)

@@ -146,4 +146,10 @@ func TestPGMapStandby(t *testing.T) {
 	if code != 1 || len(regexp.MustCompile(`(?m)^b FAILED .*server is a standby`).FindAllString(out, -1)) != 4 {
 		t.Fatalf("up with a standby mapped as b: exit %d\n%s%s", code, out, errOut)
 	}
+	// status on the standby itself says so and fails (before: exit 0,
+	// no note).
+	code, out, errOut = runCLI(t, "", nil, "pg", "status", "--dsn", env["B_DSN"])
+	if code != 1 || !strings.Contains(out, "IN RECOVERY") || !strings.Contains(errOut, "the server is in recovery") {
+		t.Fatalf("status on the standby: exit %d\n%s%s", code, out, errOut)
+	}
 }
