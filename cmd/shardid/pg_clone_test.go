@@ -105,7 +105,7 @@ func TestPGMapClone(t *testing.T) {
 		t.Fatalf("up created shard 4 on the clone (%v)", err)
 	}
 	code, out, errOut = runCLI(t, "", env, "pg", "status", "--map", path)
-	if code != 1 || !strings.Contains(out, "is a clone of another server of the map") {
+	if code != 1 || !strings.Contains(out, "is a clone of another server of the map") || !strings.Contains(out, "CLONE (4 shards not read)") || strings.Contains(out, "UNREACHABLE") {
 		t.Fatalf("status with a clone mapped as b: exit %d\n%s%s", code, out, errOut)
 	}
 	// resume moves nothing on either: a clone is stopped, not resumed.

@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -172,7 +173,14 @@ func runMapStatus(ctx context.Context, env *cliEnv, m *fleet.Map) error {
 		}
 		if ss.Err != nil {
 			unread += len(ss.Server.Shards)
-			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\tUNREACHABLE (%d shards not read): %s\n", ss.Server.Name, len(ss.Server.Shards), oneLine(ss.Err.Error()))
+			what := "UNREACHABLE"
+			switch {
+			case errors.Is(ss.Err, fleet.ErrClone):
+				what = "CLONE"
+			case errors.Is(ss.Err, fleet.ErrStandby):
+				what = "STANDBY"
+			}
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t%s (%d shards not read): %s\n", ss.Server.Name, what, len(ss.Server.Shards), oneLine(ss.Err.Error()))
 			continue
 		}
 		for _, st := range ss.Shards {
@@ -207,11 +215,11 @@ func runMapStatus(ctx context.Context, env *cliEnv, m *fleet.Map) error {
 	case len(closed) > 0:
 		return fmt.Errorf("databases of %d %s could not be read (listed above); grant CONNECT to prove no copy of a shard is there", len(closed), plural(len(closed), "server", "servers"))
 	case bad > 0 && unread > 0:
-		return fmt.Errorf("%d %s missing, outdated, different from the map or copied, and %d on unreachable servers not read (see shardid pg verify)", bad, plural(bad, "shard is", "shards are"), unread)
+		return fmt.Errorf("%d %s missing, outdated, different from the map or copied, and %d on servers not read (unreachable, clones or standbys: see shardid pg verify)", bad, plural(bad, "shard is", "shards are"), unread)
 	case bad > 0:
 		return fmt.Errorf("%d %s missing, outdated, different from the map or copied (see shardid pg verify)", bad, plural(bad, "shard is", "shards are"))
 	case unread > 0:
-		return fmt.Errorf("%d %s on unreachable servers not read", unread, plural(unread, "shard", "shards"))
+		return fmt.Errorf("%d %s on servers not read (unreachable, clones or standbys, listed above)", unread, plural(unread, "shard", "shards"))
 	case ahead > 0:
 		return fmt.Errorf("%d %s further ahead of the clock than %s lead (AHEAD above)", ahead, plural(ahead, "counter stands", "counters stand"), plural(ahead, "its", "their"))
 	}
