@@ -15,7 +15,8 @@ import (
 // fails verify: each shard there is a TEMPLATE problem (before: verify
 // passed, while every CREATE DATABASE from it copied the generators). A
 // shard in another database than the map's names the map's database in
-// its MISPLACED message.
+// its MISPLACED message, and a map of another lead than the generators'
+// makes each a MISMATCH.
 func TestVerifyTemplateDatabase(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -27,6 +28,11 @@ func TestVerifyTemplateDatabase(t *testing.T) {
 	mustUp(t, m)
 	if rep := m.Verify(ctx); !rep.OK {
 		t.Fatalf("verify of a clean fleet: %s", kinds(rep))
+	}
+	// A map saying another lead than the generators have: each shard a
+	// mismatch, as up --map refuses them (before: verify passed).
+	if rep := mapOf(t, dsnA, dsnB, `lead = "10s"`).Verify(ctx); strings.Count(kinds(rep), "mismatch:") != 10 {
+		t.Fatalf("verify with a map of another lead: %s; want every shard a mismatch", kinds(rep))
 	}
 	u, err := url.Parse(dsnB)
 	if err != nil {

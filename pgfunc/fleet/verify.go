@@ -351,6 +351,9 @@ func (m *Map) judge(all map[string]found, servers map[string]string, unread map[
 			case !at.meta.SameGenerator(want):
 				out = append(out, Problem{Kind: ProblemMismatch, Shard: sh.ID, Place: here,
 					Message: fmt.Sprintf("shard %d: %s holds %s; the map says %s", sh.ID, here, describe(at.meta), describe(want))})
+			case at.meta.LeadMS != want.LeadMS:
+				out = append(out, Problem{Kind: ProblemMismatch, Shard: sh.ID, Place: here,
+					Message: fmt.Sprintf("shard %d: %s holds a generator with a lead of %s; the map says %s (pg up --map refuses it: pg down, then pg up --map, carries its counter on)", sh.ID, here, at.meta.Lead(), want.Lead())})
 			}
 		}
 	}
