@@ -226,6 +226,12 @@ type Census struct {
 	// OwnDatabaseOnly is true when only the Migrator's database was read
 	// (MigrateOptions.OwnDatabaseOnly).
 	OwnDatabaseOnly bool
+	// Now is the server's clock when the census was read.
+	Now time.Time
+	// InRecovery is true on a server in recovery (a standby, or a
+	// point-in-time recovery paused at its target): it hands out no IDs
+	// until promoted, and Migrator.Resume must run after the promotion.
+	InRecovery bool
 }
 
 // Census reads the generators and kept counters of the Migrator's
@@ -236,7 +242,7 @@ func (m *Migrator) Census(ctx context.Context) (Census, error) {
 	if err != nil {
 		return Census{}, err
 	}
-	c := Census{Database: s.database, Template: s.template, Templates: s.templates, Closed: s.closed, OwnDatabaseOnly: s.ownOnly}
+	c := Census{Database: s.database, Template: s.template, Templates: s.templates, Closed: s.closed, OwnDatabaseOnly: s.ownOnly, Now: s.now}
 	for _, in := range s.all {
 		if in.Retired {
 			c.Retired = append(c.Retired, in)
@@ -253,6 +259,12 @@ func (m *Migrator) Census(ctx context.Context) (Census, error) {
 			return c, fmt.Errorf("system identifier: %w", err)
 		}
 		c.System = "" // a server that revoked pg_control_system: names identify it
+	}
+	if q, err = query("in_recovery", nil); err != nil {
+		return c, err
+	}
+	if err := m.db.QueryRowContext(ctx, q).Scan(&c.InRecovery); err != nil {
+		return c, fmt.Errorf("in recovery: %w", err)
 	}
 	return c, nil
 }

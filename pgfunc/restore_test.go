@@ -162,7 +162,7 @@ func TestRestoreAndFailover(t *testing.T) {
 				}
 				at := testsrv.Open(t, "pgx", srv.s.DSN(dbName)) // its sessions read the new setting
 				m, _ := pgfunc.NewMigrator(at, o, pgfunc.MigrateOptions{})
-				res, err := m.Resume(ctx, []pgfunc.Shard{{Schema: schema(c), ID: c.shard}}, pgfunc.ResumeOptions{}, nil)
+				res, err := m.Resume(ctx, []pgfunc.Shard{{Schema: schema(c), ID: c.shard}}, pgfunc.ResumeOptions{Lead: lead}, nil)
 				if err != nil || len(res) != 1 || res[0].Err != nil || !res[0].Moved {
 					t.Fatalf("%s: %s: resume: %+v, %v", srv.name, c.name, res, err)
 				}

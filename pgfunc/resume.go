@@ -20,6 +20,16 @@ var (
 	// a database of the server the role may not connect to: its
 	// generators, if any, were not moved.
 	ErrDatabaseNotRead = errors.New("database not read")
+	// ErrAfterLayoutEnd is returned by Migrator.Resume, before it moves
+	// anything, when ResumeOptions.After lies at or past the end of the
+	// time field of a generator's layout: no counter value of that layout
+	// lies past it.
+	ErrAfterLayoutEnd = errors.New("instant past the end of a layout")
+	// ErrLayoutEnded is returned (in a Resumed) by Migrator.Resume for a
+	// counter whose layout ends before the instant it would move past:
+	// its generator hands out no ID any more (every draw raises "time
+	// field exhausted").
+	ErrLayoutEnded = errors.New("layout ended")
 )
 
 // ResumeOptions says how far Migrator.Resume moves the counters.
@@ -32,6 +42,20 @@ type ResumeOptions struct {
 	// generator's lead, which covers an old server that no longer hands
 	// out IDs and whose clock was not ahead of this server's.
 	After time.Time
+	// Lead is the largest lead any generator of the old server may have
+	// run with after the backup or the instant recovery stopped at: each
+	// counter moves past the clock plus the larger of Lead and the lead
+	// its generator records. A restored backup records the leads of its
+	// own time; a generator brought up again later with a larger lead
+	// (pg down, then pg up --lead) handed out IDs that far ahead, and
+	// nothing on the restored server remembers it. Zero means MaxLead,
+	// the largest lead Up accepts: safe whatever the old server ran with,
+	// at a price: a counter moved further ahead than its generator's own
+	// lead makes draws wait, then fail (SQLSTATE LeadExceededState),
+	// until the clock is back within that lead (Resumed.Note says when).
+	// Give the largest lead the old server ran with to move no further
+	// than needed. Ignored with After. It must lie from 0 to MaxLead.
+	Lead time.Duration
 }
 
 // Resumed is what Migrator.Resume did to one counter.
@@ -67,6 +91,9 @@ type Resumed struct {
 	// Note says why a counter did not take part, or what to know about
 	// how it moved.
 	Note string
+	// Missing is true for a shard asked for (by shards, or by a shard
+	// map) whose schema holds no counter: nothing to move.
+	Missing bool
 	// Err is nil on success; other counters' results stand when one
 	// fails.
 	Err error
@@ -85,8 +112,8 @@ type counterRef struct {
 // the counter of every generator in mode unique past anything the old
 // server could have handed out, so that the server hands out none of the
 // old server's IDs again, whenever it draws: to the first value of the
-// tick holding ResumeOptions.After, or the server's clock plus the
-// generator's lead. Counters a down kept (next_id_retired_seq), which the
+// tick holding ResumeOptions.After, or the server's clock plus the larger
+// of ResumeOptions.Lead (zero: MaxLead) and the generator's lead. Counters a down kept (next_id_retired_seq), which the
 // next up carries on from, move too. It only ever moves a counter forward,
 // so a rerun changes nothing, and it moves each live counter the way a
 // jump of next_id() does, under the shard's jump lock, so draws running
@@ -103,7 +130,10 @@ type counterRef struct {
 // PostgreSQL ships it aside) is a Resumed whose Err wraps
 // ErrDatabaseNotRead. With shards, only theirs
 // in the Migrator's database. It returns ErrInRecovery, without touching
-// anything, on a server still in recovery, and ErrServerLocked when Up's
+// anything, on a server still in recovery, ErrInvalidLead for a
+// ResumeOptions.Lead out of range, ErrAfterLayoutEnd, before it moves
+// anything, for a ResumeOptions.After no counter of some generator's
+// layout lies past, and ErrServerLocked when Up's
 // server-wide lock stays held (Resume holds it too, so that no up carries
 // a kept counter on while it moves); per-counter failures (a role that
 // does not own the generator may not move it) are in the results.
@@ -135,6 +165,9 @@ func (m *Migrator) Resume(ctx context.Context, shards []Shard, ro ResumeOptions,
 			mu.Unlock()
 		}
 	}
+	if ro.Lead < 0 || ro.Lead > MaxLead {
+		return nil, fmt.Errorf("%w: %s (ResumeOptions.Lead: allowed 0, meaning MaxLead, to %s)", ErrInvalidLead, ro.Lead, MaxLead)
+	}
 	var schemas []string
 	if shards != nil {
 		schemas = schemaNames(shards)
@@ -143,7 +176,80 @@ func (m *Migrator) Resume(ctx context.Context, shards []Shard, ro ResumeOptions,
 	if err != nil {
 		return nil, err
 	}
-	out := m.resumeAll(ctx, m.db, "", refs, ro, report)
+	// Every database's counters are listed before any moves, so that an
+	// After no layout can reach refuses the run before anything moved.
+	type database struct {
+		name string
+		db   *sql.DB
+		refs []counterRef
+		err  error
+	}
+	dbs := []database{{db: m.db, refs: refs}}
+	defer func() {
+		for _, d := range dbs[1:] {
+			if d.db != nil {
+				d.db.Close()
+			}
+		}
+	}()
+	if shards == nil {
+		others, err := m.otherDatabases(ctx)
+		if err != nil {
+			return nil, err
+		}
+		connect, err := m.connector(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range others {
+			switch {
+			case connect == nil:
+				continue
+			case d.closed:
+				dbs = append(dbs, database{name: d.name, err: fmt.Errorf("%w: %s: this role may not connect to it; a generator there keeps its counter (grant CONNECT, or resume as a role that may)", ErrDatabaseNotRead, d.name)})
+				continue
+			}
+			other, err := connect(ctx, d.name)
+			if err != nil {
+				dbs = append(dbs, database{name: d.name, err: fmt.Errorf("%w: %s: %v", ErrDatabaseNotRead, d.name, err)})
+				continue
+			}
+			refs, err := listCounters(ctx, other, nil)
+			if err != nil {
+				other.Close()
+				dbs = append(dbs, database{name: d.name, err: fmt.Errorf("%w: %s: %v", ErrDatabaseNotRead, d.name, err)})
+				continue
+			}
+			dbs = append(dbs, database{name: d.name, db: other, refs: refs})
+		}
+	}
+	if !ro.After.IsZero() {
+		for _, d := range dbs {
+			for _, r := range d.refs {
+				if !r.known || r.meta.Mode != ModeUnique {
+					continue
+				}
+				if end := r.meta.LayoutOf().End(); !ro.After.Before(end) {
+					where := "schema " + r.schema
+					if d.name != "" {
+						where += " of database " + d.name
+					}
+					return nil, fmt.Errorf("%w: %s is at or past %s, where the layout of %s (shard %d) ends: no counter value lies past it (give the instant the old server's last ID's tick ended, or its last draw plus its lead)",
+						ErrAfterLayoutEnd, ro.After.UTC().Format(time.RFC3339Nano), end.Format(time.RFC3339Nano), where, r.meta.Shard)
+				}
+			}
+		}
+	}
+	var out []Resumed
+	for _, d := range dbs {
+		if d.err != nil {
+			r := Resumed{Database: d.name, From: -1, To: -1, Err: d.err}
+			report(r)
+			out = append(out, r)
+			continue
+		}
+		out = append(out, m.resumeAll(ctx, d.db, d.name, d.refs, ro, report)...)
+	}
 	if shards != nil {
 		have := map[string]bool{}
 		for _, r := range refs {
@@ -151,67 +257,42 @@ func (m *Migrator) Resume(ctx context.Context, shards []Shard, ro ResumeOptions,
 		}
 		for _, sh := range shards {
 			if !have[sh.Schema] {
-				r := Resumed{Schema: sh.Schema, Shard: sh.ID, From: -1, To: -1, Note: "no counter"}
+				r := Resumed{Schema: sh.Schema, Shard: sh.ID, From: -1, To: -1, Missing: true, Note: "no counter"}
 				report(r)
 				out = append(out, r)
 			}
 		}
-		return out, nil
 	}
-	connect, err := m.connector(ctx)
+	return out, nil
+}
+
+// resumeDatabase is a database of the server other than the Migrator's.
+type resumeDatabase struct {
+	name   string
+	closed bool // the role may not connect to it
+}
+
+// otherDatabases lists the server's other databases for Resume.
+func (m *Migrator) otherDatabases(ctx context.Context) ([]resumeDatabase, error) {
+	q, err := query("resume_databases", nil)
 	if err != nil {
-		return out, err
-	}
-	if connect == nil {
-		return out, nil
-	}
-	q, err = query("resume_databases", nil)
-	if err != nil {
-		return out, err
+		return nil, err
 	}
 	rows, err := m.db.QueryContext(ctx, q)
 	if err != nil {
-		return out, fmt.Errorf("resume: list databases: %w", err)
+		return nil, fmt.Errorf("resume: list databases: %w", err)
 	}
-	type database struct {
-		name   string
-		closed bool
-	}
-	var dbs []database
+	defer rows.Close()
+	var out []resumeDatabase
 	for rows.Next() {
-		var d database
+		var d resumeDatabase
 		if err := rows.Scan(&d.name, &d.closed); err != nil {
-			rows.Close()
-			return out, fmt.Errorf("resume: list databases: %w", err)
+			return nil, fmt.Errorf("resume: list databases: %w", err)
 		}
-		dbs = append(dbs, d)
+		out = append(out, d)
 	}
-	rows.Close()
 	if err := rows.Err(); err != nil {
-		return out, fmt.Errorf("resume: list databases: %w", err)
-	}
-	for _, d := range dbs {
-		fail := func(err error) {
-			r := Resumed{Database: d.name, From: -1, To: -1, Err: err}
-			report(r)
-			out = append(out, r)
-		}
-		if d.closed {
-			fail(fmt.Errorf("%w: %s: this role may not connect to it; a generator there keeps its counter (grant CONNECT, or resume as a role that may)", ErrDatabaseNotRead, d.name))
-			continue
-		}
-		other, err := connect(ctx, d.name)
-		if err != nil {
-			fail(fmt.Errorf("%w: %s: %v", ErrDatabaseNotRead, d.name, err))
-			continue
-		}
-		refs, err := listCounters(ctx, other, nil)
-		if err != nil {
-			fail(fmt.Errorf("%w: %s: %v", ErrDatabaseNotRead, d.name, err))
-		} else {
-			out = append(out, m.resumeAll(ctx, other, d.name, refs, ro, report)...)
-		}
-		other.Close()
+		return nil, fmt.Errorf("resume: list databases: %w", err)
 	}
 	return out, nil
 }
@@ -275,6 +356,7 @@ func (m *Migrator) resumeOne(ctx context.Context, db *sql.DB, database string, r
 	r := Resumed{Database: database, Schema: ref.schema, Shard: ref.meta.Shard, Meta: ref.meta, Retired: ref.retired, Mode: ref.meta.Mode, From: -1, To: -1}
 	fail := func(err error) Resumed {
 		r.Err = fmt.Errorf("schema %s: %w", ref.schema, err)
+		r.Note = "" // what the move would have meant
 		return r
 	}
 	switch {
@@ -291,14 +373,34 @@ func (m *Migrator) resumeOne(ctx context.Context, db *sql.DB, database string, r
 		return fail(err)
 	}
 	var after any
-	lead := ref.meta.Lead()
-	if !ro.After.IsZero() {
+	own := ref.meta.Lead()
+	lead := ro.Lead
+	if lead == 0 {
+		lead = MaxLead
+	}
+	l := ref.meta.LayoutOf()
+	switch {
+	case !ro.After.IsZero():
 		after, lead = ro.After, 0
-	} else if lead == 0 {
-		lead = m.opts.Lead
+	case own == 0:
 		r.Note = fmt.Sprintf("no lead recorded (an older shardid, whose counter could run ahead without bound): moved by %s; give the old server's last ID time as --after to be sure", lead)
+	case own >= lead:
+		lead = own
 	}
 	r.Lead = lead
+	if after == nil {
+		now, err := m.clockNow(ctx, db)
+		if err != nil {
+			return fail(err)
+		}
+		if end := l.End(); !now.Add(lead).Before(end) {
+			return fail(fmt.Errorf("%w: the clock plus the lead of %s is past %s, where the layout ends: its generator hands out no ID any more (every draw raises \"time field exhausted\"); pg down it, and bring the shard up with a layout of a later epoch", ErrLayoutEnded, lead, end.Format(time.RFC3339Nano)))
+		}
+		if own > 0 && lead > own {
+			r.Note = fmt.Sprintf("moved by a lead of %s, the largest the old server may have run with, past this generator's own %s: draws wait, then fail (SQLSTATE %s), until the clock reaches %s; give --lead the largest lead the old server ran with to move less",
+				lead, own, LeadExceededState, now.Add(lead-own).UTC().Format(time.RFC3339))
+		}
+	}
 	q := quoteIdent(ref.schema)
 	seq := q + ".next_id_seq"
 	if ref.retired {
@@ -333,7 +435,6 @@ func (m *Migrator) resumeOne(ctx context.Context, db *sql.DB, database string, r
 			return fail(ownerHint(err))
 		}
 	}
-	l := ref.meta.LayoutOf()
 	row, err := exec("resume_move", m.opts.clock, seq, after, float64(lead.Milliseconds()),
 		float64(l.EpochMillis()), float64(l.UnitMillis()), int32(l.SeqBits))
 	if err != nil {
@@ -408,10 +509,13 @@ func (m *Migrator) readAhead(ctx context.Context, sts []Status) error {
 			return fmt.Errorf("read counters: %w", err)
 		}
 		st := &sts[idx[schema]]
+		l := st.Installed.LayoutOf()
+		if nowMS >= float64(l.End().UnixMilli()) || last.Valid && last.Int64 >= (l.MaxTicks()+1)<<l.SeqBits-1 {
+			st.Exhausted = true
+		}
 		if !last.Valid {
 			continue // never drawn
 		}
-		l := st.Installed.LayoutOf()
 		endMS := ((last.Int64>>l.SeqBits)+1)*l.UnitMillis() + l.EpochMillis()
 		st.Ahead = time.Duration((float64(endMS) - nowMS) * float64(time.Millisecond))
 		st.CounterRead = true
@@ -420,4 +524,17 @@ func (m *Migrator) readAhead(ctx context.Context, sts []Status) error {
 		return fmt.Errorf("read counters: %w", err)
 	}
 	return nil
+}
+
+// clockNow reads the server's clock on db, as the generators read it.
+func (m *Migrator) clockNow(ctx context.Context, db *sql.DB) (time.Time, error) {
+	q, err := query("clock_now", m.opts.clock)
+	if err != nil {
+		return time.Time{}, err
+	}
+	var now time.Time
+	if err := db.QueryRowContext(ctx, q).Scan(&now); err != nil {
+		return time.Time{}, fmt.Errorf("read the clock: %w", err)
+	}
+	return now, nil
 }

@@ -66,7 +66,7 @@ func TestResumeMovesCounters(t *testing.T) {
 	if r := m.Down(ctx, shards[1:], nil); r[0].Err != nil || !r[0].Applied {
 		t.Fatalf("down: %+v", r[0])
 	}
-	res, err := m.Resume(ctx, nil, pgfunc.ResumeOptions{}, nil)
+	res, err := m.Resume(ctx, nil, pgfunc.ResumeOptions{Lead: 5 * time.Second}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestResumeMovesCounters(t *testing.T) {
 		t.Fatalf("resume of a classic generator: %+v, %v; want it left alone, saying why", cr, err)
 	}
 	// A rerun moves nothing.
-	res, err = m.Resume(ctx, nil, pgfunc.ResumeOptions{}, nil)
+	res, err = m.Resume(ctx, nil, pgfunc.ResumeOptions{Lead: 5 * time.Second}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -354,7 +354,7 @@ func TestResumeUnderLoad(t *testing.T) {
 	moved := 0
 	for range 5 {
 		time.Sleep(200 * time.Millisecond)
-		res, err := m.Resume(ctx, []pgfunc.Shard{sh}, pgfunc.ResumeOptions{}, nil)
+		res, err := m.Resume(ctx, []pgfunc.Shard{sh}, pgfunc.ResumeOptions{Lead: o.Lead}, nil)
 		if err != nil || len(res) != 1 || res[0].Err != nil {
 			t.Fatalf("resume under load: %+v, %v", res, err)
 		}
@@ -482,7 +482,7 @@ func TestResumeEveryDatabase(t *testing.T) {
 		mo   pgfunc.MigrateOptions
 		ro   pgfunc.ResumeOptions
 	}{
-		{"Connect", pgfunc.MigrateOptions{Connect: func(ctx context.Context, name string) (*sql.DB, error) { return sql.Open("pgx", srv.DSN(name)) }}, pgfunc.ResumeOptions{}},
+		{"Connect", pgfunc.MigrateOptions{Connect: func(ctx context.Context, name string) (*sql.DB, error) { return sql.Open("pgx", srv.DSN(name)) }}, pgfunc.ResumeOptions{Lead: 5 * time.Second}},
 		{"the derived connector", pgfunc.MigrateOptions{}, pgfunc.ResumeOptions{After: time.Now().Add(time.Minute)}}, // past the first run's moves
 	} {
 		m, err := pgfunc.NewMigrator(a, pgfunc.Options{}, how.mo)

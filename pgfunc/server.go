@@ -333,18 +333,28 @@ type MixedPair struct {
 	// A and B are the two.
 	A, B Installed
 	// Meet is true when an ID lies in both of their whole spans (ID is
-	// the smallest); false when none does.
+	// the smallest such ID from the instant MixedAt was given on, when
+	// both can still hand one out, else the smallest of their whole
+	// lives); false when none does.
 	Meet bool
 	ID   int64
+	// Ahead is true when both can still hand out ID: it lies at or past
+	// the instant MixedAt was given (false for Mixed, and for a pair that
+	// could only have met before it).
+	Ahead bool
 }
 
-// Mixed reports the kinds of generator (layout, epoch and mode) found
+// Mixed is MixedAt without an instant: every ID is taken as still ahead.
+func Mixed(gens []Installed) []MixedPair { return MixedAt(gens, time.Time{}) }
+
+// MixedAt reports the kinds of generator (layout, epoch and mode) found
 // among gens. With one kind or none it returns nil. Otherwise it returns,
-// for each two kinds, the first two generators found able to hand out the
-// same ID over their whole lives (Meet true), or, when none of them can,
-// one pair for the record (Meet false). Generators whose metadata is not
-// a valid layout are left out.
-func Mixed(gens []Installed) []MixedPair {
+// for each two kinds, every two generators, one of each, able to hand out
+// the same ID over their whole lives (Meet true; ID the smallest both can
+// still hand out from now on, Ahead true, when there is one), or, when no
+// two of them can, one pair for the record (Meet false). Generators whose
+// metadata is not a valid layout are left out.
+func MixedAt(gens []Installed, now time.Time) []MixedPair {
 	byKind := map[Meta][]Installed{}
 	var kinds []Meta
 	for _, g := range gens {
@@ -360,23 +370,37 @@ func Mixed(gens []Installed) []MixedPair {
 	var out []MixedPair
 	for i, ka := range kinds {
 		for _, kb := range kinds[i+1:] {
-			out = append(out, firstMeeting(byKind[ka], byKind[kb]))
+			out = append(out, meetings(byKind[ka], byKind[kb], now)...)
 		}
 	}
 	return out
 }
 
-// firstMeeting finds two generators, one of as and one of bs, that can
+// meetings finds every two generators, one of as and one of bs, that can
 // hand out one ID, or returns the first two with Meet false.
-func firstMeeting(as, bs []Installed) MixedPair {
+func meetings(as, bs []Installed, now time.Time) []MixedPair {
+	var out []MixedPair
 	for _, a := range as {
 		for _, b := range bs {
-			if id, meet, err := shardid.Overlap(WholeSpan(a.Meta), WholeSpan(b.Meta)); err == nil && meet {
-				return MixedPair{A: a, B: b, Meet: true, ID: id}
+			id, meet, err := shardid.Overlap(WholeSpan(a.Meta), WholeSpan(b.Meta))
+			if err != nil || !meet {
+				continue
 			}
+			p := MixedPair{A: a, B: b, Meet: true, ID: id}
+			sa, liveA := SpanFrom(a.Meta, now)
+			sb, liveB := SpanFrom(b.Meta, now)
+			if liveA && liveB {
+				if id, meet, err := shardid.Overlap(sa, sb); err == nil && meet {
+					p.ID, p.Ahead = id, true
+				}
+			}
+			out = append(out, p)
 		}
 	}
-	return MixedPair{A: as[0], B: bs[0]}
+	if len(out) == 0 {
+		return []MixedPair{{A: as[0], B: bs[0]}}
+	}
+	return out
 }
 
 // keptCounters checks the counters of shard sh.ID that downs kept

@@ -34,6 +34,11 @@ type Status struct {
 	// value lay past the server's clock (zero or less: not ahead).
 	CounterRead bool
 	Ahead       time.Duration
+	// Exhausted is true when Status found the generator at its layout's
+	// end (mode unique, its counter read): the server's clock past the
+	// end of the time field, or the counter at the last ID's value. Every
+	// draw then raises "time field exhausted".
+	Exhausted bool
 
 	// Retired lists the counters of this shard id that downs kept on the
 	// server (in this schema or any other): an up of the shard id carries

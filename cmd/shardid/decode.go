@@ -24,7 +24,21 @@ func runDecode(_ context.Context, env *cliEnv, args []string) error {
 	var lf layoutFlags
 	lf.register(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object per ID")
-	if err := parseFlags(env, fs, args); err != nil {
+	// A negative number is an ID to refuse as one, not a flag: kept out of
+	// flag parsing, decoded (and refused) in its place among the others.
+	var flags, negative []string
+	for i, a := range args {
+		if a == "--" {
+			flags = append(flags, args[i:]...)
+			break
+		}
+		if _, err := strconv.ParseInt(a, 10, 64); err == nil && strings.HasPrefix(a, "-") {
+			negative = append(negative, a)
+			continue
+		}
+		flags = append(flags, a)
+	}
+	if err := parseFlags(env, fs, flags); err != nil {
 		return err
 	}
 	l, err := lf.resolve()
@@ -52,8 +66,8 @@ func runDecode(_ context.Context, env *cliEnv, args []string) error {
 		_, err = fmt.Fprintf(env.stdout, "%d\t%s\tshard %d\tseq %d%s\n", d.ID, d.Time, d.Shard, d.Seq, route)
 		return err
 	}
-	if fs.NArg() > 0 {
-		for _, a := range fs.Args() {
+	if fs.NArg() > 0 || len(negative) > 0 {
+		for _, a := range append(negative, fs.Args()...) {
 			if err := decodeOne(a, ""); err != nil {
 				return err
 			}

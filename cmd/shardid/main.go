@@ -68,7 +68,7 @@ var commands = map[string]command{
 var pgCommands = map[string]command{
 	"render": {"print one shard's generator SQL (a goose migration)", runPGRender},
 	"up":     {"apply the generator to each shard's schema", runPGUp},
-	"status": {"show each shard's goose version and generator (without --shards: every generator on the server)", runPGStatus},
+	"status": {"show each shard's goose version and generator (without --shards: every generator of the database, and what any database of the server holds that is in the way)", runPGStatus},
 	"down":   {"remove the generator from each shard's schema", runPGDown},
 	"gen":    {"write a goose directory for the stock goose CLI", runPGGen},
 	"verify": {"prove a shard map against the live servers: each shard id in one schema on one server", runPGVerify},

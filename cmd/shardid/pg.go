@@ -91,11 +91,12 @@ func (f *genFlags) options() (pgfunc.Options, error) {
 		return pgfunc.Options{}, flagUsagef("mode", "%v", err)
 	}
 	o := pgfunc.Options{Layout: l, Mode: mode, Lead: f.lead}
-	if f.lead <= 0 {
-		return o, flagUsagef("lead", "%s is not a positive duration (e.g. 5s, 30s)", f.lead)
-	}
-	if _, err := pgfunc.MetaFor(pgfunc.Shard{}, o); errors.Is(err, pgfunc.ErrInvalidLead) {
-		return o, flagUsagef("lead", "%v", err)
+	_, err = pgfunc.MetaFor(pgfunc.Shard{}, o)
+	if f.lead <= 0 || errors.Is(err, pgfunc.ErrInvalidLead) {
+		// One message for every bad lead (the library's also offers 0 for
+		// the default, which the flag, whose default is shown, does not).
+		return o, flagUsagef("lead", "%s is not a lead for layout %s (allowed: a whole number of milliseconds from its tick, %s, to %s; default %s)",
+			f.lead, l, l.TimeUnit, pgfunc.MaxLead, pgfunc.DefaultLead)
 	} else if errors.Is(err, pgfunc.ErrRouteUnsupported) {
 		return o, flagUsagef("layout", "%v", err)
 	}
@@ -170,7 +171,7 @@ type pgTarget struct {
 	fleet  *fleet.Map
 	close  func()
 	// asked is true when the command line or the environment named the
-	// shards or the generator's options: status then judges each
+	// generator's options (layout, epoch, mode, lead): status then judges each
 	// generator against them, not against the defaults nobody asked for.
 	asked bool
 	// askedFields says which of the generator's options were named:
@@ -268,7 +269,7 @@ func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string
 	// Given on the command line or by the environment (origin names the
 	// variable then), not left at its default.
 	given := func(n string) bool { return fs.set(n) || fs.origin(n) != "--"+n }
-	asked := f.shards != "" || slices.ContainsFunc([]string{"layout", "epoch", "mode", "lead"}, given)
+	asked := slices.ContainsFunc([]string{"layout", "epoch", "mode", "lead"}, given)
 	fields := pgfunc.Asked{Layout: given("layout"), Epoch: given("epoch"), Mode: given("mode")}
 	return &pgTarget{m: m, shards: shards, close: func() { db.Close() }, asked: asked, askedFields: fields, json: *asJSON}, nil
 }
@@ -363,7 +364,7 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) (err error) {
 	sortByShard(st)
 	pgStatusJSON(rep, st, t.asked)
 	fmt.Fprintf(env.stdout, "%-20s %-6s %-8s %-12s %s\n", "SCHEMA", "SHARD", "VERSION", "MODE", "GENERATOR")
-	mismatched, copies, moved, ahead := 0, 0, 0, 0
+	mismatched, copies, moved, ahead, exhausted := 0, 0, 0, 0, 0
 	for _, s := range st {
 		gen, mode := "none", "-"
 		if s.Installed != nil {
@@ -383,7 +384,11 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) (err error) {
 			}
 		}
 		fmt.Fprintf(env.stdout, "%-20s %-6d %-8d %-12s %s\n", s.Shard.Schema, s.Shard.ID, s.Version, mode, gen)
-		if s.PastLead() {
+		if s.Exhausted {
+			exhausted++
+			fmt.Fprintf(env.stdout, "%-20s %-6d EXHAUSTED: its layout ends at %s and the generator has no ID left: every draw raises \"time field exhausted\"; pg down it and bring the shard up with a layout of a later epoch\n",
+				"", s.Shard.ID, s.Installed.LayoutOf().End().Format(time.RFC3339))
+		} else if s.PastLead() {
 			ahead++
 			fmt.Fprintf(env.stdout, "%-20s %-6d %s\n", "", s.Shard.ID, aheadText(s))
 		}
@@ -414,7 +419,7 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) (err error) {
 	if err != nil {
 		return err
 	}
-	meet := printServer(env, census)
+	meet, elsewhere, templated := printServer(env, census)
 	dangers, err := m.Dangers(ctx, shards)
 	if err != nil {
 		return err
@@ -428,13 +433,21 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) (err error) {
 		return fmt.Errorf("%d %s a generator that is outdated or differs from the requested options", mismatched, plural(mismatched, "schema holds", "schemas hold"))
 	case moved > 0:
 		return fmt.Errorf("%d shard %s held by another schema than the schema format names", moved, plural(moved, "id is", "ids are"))
+	case census.InRecovery:
+		return errors.New("the server is in recovery (a standby, or a point-in-time recovery paused at its target): it hands out no IDs; promote it, then run pg resume before writers draw")
+	case elsewhere > 0:
+		return fmt.Errorf("%d shard %s held by more than one schema in other databases of the server (listed above)", elsewhere, plural(elsewhere, "id is", "ids are"))
 	case census.Template:
 		return fmt.Errorf("database %s is a template: every database created from it copies its generators", census.Database)
+	case templated > 0:
+		return fmt.Errorf("%d %s of the server %s generators: every database created from one copies them (listed above)", templated, plural(templated, "template database", "template databases"), plural(templated, "holds", "hold"))
 	case len(census.Closed) > 0:
 		return fmt.Errorf("%d %s of the server could not be read (%s): a copy of a shard there would go unseen", len(census.Closed),
 			plural(len(census.Closed), "database", "databases"), strings.Join(census.Closed, ", "))
 	case meet > 0:
-		return fmt.Errorf("%d %s of generator on the server can hand out the same IDs (listed above)", meet, plural(meet, "pair of kinds", "pairs of kinds"))
+		return fmt.Errorf("%d %s of generators of different kinds on the server can hand out the same IDs (listed above)", meet, plural(meet, "pair", "pairs"))
+	case exhausted > 0:
+		return fmt.Errorf("%d %s no ID left: %s layout has ended (listed above)", exhausted, plural(exhausted, "generator has", "generators have"), plural(exhausted, "its", "their"))
 	case ahead > 0:
 		return fmt.Errorf("%d %s further ahead of the clock than %s lead (listed above)", ahead, plural(ahead, "counter stands", "counters stand"), plural(ahead, "its", "their"))
 	case len(dangers) > 0:
@@ -455,19 +468,56 @@ func aheadText(s pgfunc.Status) string {
 }
 
 // printServer prints, after pg status's table, what the census found
-// beyond the shards: the template databases read, the databases the role
-// could not read, the counters downs kept, and the kinds of generator
-// when there are several. It returns how many pairs of kinds can hand
-// out the same IDs.
-func printServer(env *cliEnv, c pgfunc.Census) int {
+// beyond the shards: shard ids held twice in other databases, generators
+// in template databases, the template databases read, the databases the
+// role could not read, the counters downs kept, and the kinds of generator
+// when there are several. It returns how many pairs of generators of
+// different kinds can hand out the same IDs, how many shard ids other
+// databases hold more than once (the table shows those of this one), and
+// how many other template databases hold generators.
+func printServer(env *cliEnv, c pgfunc.Census) (meet, elsewhere, templated int) {
 	where := func(in pgfunc.Installed) string {
 		if in.Database == "" {
 			return c.Database + "." + in.Schema
 		}
 		return in.Database + "." + in.Schema
 	}
+	if c.InRecovery {
+		fmt.Fprintln(env.stdout, "\nIN RECOVERY: the server is a standby or a recovery paused at its target (pg_is_in_recovery()); it hands out no IDs until promoted, and pg resume must run after the promotion, before writers draw")
+	}
 	if c.Template {
 		fmt.Fprintf(env.stdout, "\nTEMPLATE: database %s is a template; every CREATE DATABASE from it copies its generators, and the copies hand out the same IDs\n", c.Database)
+	}
+	byShard := map[int64][]pgfunc.Installed{}
+	var ids []int64
+	inTemplate := map[string][]string{}
+	for _, in := range c.Generators {
+		if len(byShard[in.Meta.Shard]) == 0 {
+			ids = append(ids, in.Meta.Shard)
+		}
+		byShard[in.Meta.Shard] = append(byShard[in.Meta.Shard], in)
+		if in.Database != "" && slices.Contains(c.Templates, in.Database) {
+			inTemplate[in.Database] = append(inTemplate[in.Database], fmt.Sprintf("%s (shard %d)", in.Schema, in.Meta.Shard))
+		}
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		held := byShard[id]
+		if len(held) < 2 || slices.ContainsFunc(held, func(in pgfunc.Installed) bool { return in.Database == "" }) {
+			continue // once, or in this database too: the table lists it
+		}
+		elsewhere++
+		var places []string
+		for _, in := range held {
+			places = append(places, where(in))
+		}
+		fmt.Fprintf(env.stdout, "\nALSO IN: shard %d is held by %s: two schemas with one shard id hand out the same IDs\n", id, strings.Join(places, " and "))
+	}
+	for _, name := range c.Templates {
+		if held := inTemplate[name]; len(held) > 0 {
+			templated++
+			fmt.Fprintf(env.stdout, "\nTEMPLATE: database %s is a template and holds %s: every CREATE DATABASE from it copies them, and the copies hand out the same IDs\n", name, strings.Join(held, ", "))
+		}
 	}
 	if len(c.Retired) > 0 {
 		fmt.Fprintln(env.stdout, "\ncounters kept by pg down (an up of the shard id carries on from them, in any schema):")
@@ -475,13 +525,16 @@ func printServer(env *cliEnv, c pgfunc.Census) int {
 			fmt.Fprintf(env.stdout, "  %-30s shard %-5d %s\n", where(in), in.Meta.Shard, describe(in.Meta))
 		}
 	}
-	meet := 0
-	if pairs := pgfunc.Mixed(append(slices.Clone(c.Generators), c.Retired...)); len(pairs) > 0 {
+	if pairs := pgfunc.MixedAt(append(slices.Clone(c.Generators), c.Retired...), c.Now); len(pairs) > 0 {
 		fmt.Fprintln(env.stdout, "\ngenerators of different layouts, epochs or modes on the server:")
 		for _, p := range pairs {
 			if p.Meet {
 				meet++
-				fmt.Fprintf(env.stdout, "  MIXED: %s (%s) and %s (%s) can both hand out ID %d\n", where(p.A), describe(p.A.Meta), where(p.B), describe(p.B.Meta), p.ID)
+				when := "could both have handed out ID %d (the smallest of their lives; from now on they never meet)"
+				if p.Ahead {
+					when = "can both hand out ID %d (the first still ahead)"
+				}
+				fmt.Fprintf(env.stdout, "  MIXED: %s (%s) and %s (%s) "+when+"\n", where(p.A), describe(p.A.Meta), where(p.B), describe(p.B.Meta), p.ID)
 			} else {
 				fmt.Fprintf(env.stdout, "  mixed: %s (%s) and %s (%s), and every other pair of these two kinds, never hand out one ID\n", where(p.A), describe(p.A.Meta), where(p.B), describe(p.B.Meta))
 			}
@@ -493,7 +546,7 @@ func printServer(env *cliEnv, c pgfunc.Census) int {
 	if len(c.Closed) > 0 {
 		fmt.Fprintf(env.stdout, "\nNOT READ: %s: the role may not connect (no CONNECT privilege, or connections not allowed); grant CONNECT to prove no copy of a shard is there\n", strings.Join(c.Closed, ", "))
 	}
-	return meet
+	return meet, elsewhere, templated
 }
 
 // describe renders a generator's metadata as pg status shows it.

@@ -68,7 +68,8 @@ func startCopy(t *testing.T, srv *dbserver.PG, standby bool) *dbserver.PG {
 // identifier, another running server). verify names both addresses as
 // CLONE and exits 1; up applies nothing to either. (Before: up applied the
 // second server's shards to the copy and verify said OK, while both held
-// shards 0-3: 100k draws from shard 0 on each repeated 96,928.)
+// shards 0-3: 100k draws from shard 0 on each repeated 96,928.) resume
+// moves nothing on either (before: it moved both and exited 0).
 func TestPGMapClone(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts servers of its own")
@@ -104,8 +105,13 @@ func TestPGMapClone(t *testing.T) {
 		t.Fatalf("up created shard 4 on the clone (%v)", err)
 	}
 	code, out, errOut = runCLI(t, "", env, "pg", "status", "--map", path)
-	if code != 1 || !strings.Contains(out, "is a clone of another server of the map") {
+	if code != 1 || !strings.Contains(out, "is a clone of another server of the map") || !strings.Contains(out, "CLONE (4 shards not read)") || strings.Contains(out, "UNREACHABLE") {
 		t.Fatalf("status with a clone mapped as b: exit %d\n%s%s", code, out, errOut)
+	}
+	// resume moves nothing on either: a clone is stopped, not resumed.
+	code, out, errOut = runCLI(t, "", env, "pg", "resume", "--map", path, "--lead", "5s")
+	if code != 1 || strings.Count(out, "is a clone of another server of the map") != 2 || strings.Contains(out, "moved ") {
+		t.Fatalf("resume with a clone mapped as b: exit %d\n%s%s", code, out, errOut)
 	}
 }
 
@@ -139,5 +145,11 @@ func TestPGMapStandby(t *testing.T) {
 	code, out, errOut = runCLI(t, "", env, "pg", "up", "--map", path)
 	if code != 1 || len(regexp.MustCompile(`(?m)^b FAILED .*server is a standby`).FindAllString(out, -1)) != 4 {
 		t.Fatalf("up with a standby mapped as b: exit %d\n%s%s", code, out, errOut)
+	}
+	// status on the standby itself says so and fails (before: exit 0,
+	// no note).
+	code, out, errOut = runCLI(t, "", nil, "pg", "status", "--dsn", env["B_DSN"])
+	if code != 1 || !strings.Contains(out, "IN RECOVERY") || !strings.Contains(errOut, "the server is in recovery") {
+		t.Fatalf("status on the standby: exit %d\n%s%s", code, out, errOut)
 	}
 }

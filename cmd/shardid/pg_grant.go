@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -72,6 +73,9 @@ func runPGGrant(ctx context.Context, env *cliEnv, args []string) (err error) {
 		fmt.Fprintln(env.stdout, env.secrets.Scrub(resultLine(n, len(shards), "granted", r)))
 		pgResultJSON(rep, env, "granted", r)
 	})
+	if errors.Is(err, pgfunc.ErrInvalidRole) {
+		return flagUsagef("role", "%v", err) // a superuser, or no such role: bad input
+	}
 	if err != nil {
 		return err
 	}

@@ -97,7 +97,11 @@ func TestPGGrant(t *testing.T) {
 		t.Fatalf("grant with a shard without a generator: exit %d\n%s", code, out)
 	}
 	code, _, stderr = runCLI(t, "", env, "pg", "grant", "--shards", "0", "--role", app+"_nobody")
-	if code != 1 || !strings.Contains(stderr, "no such role on the server") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
-		t.Fatalf("grant to an unknown role: exit %d %q", code, stderr)
+	if code != 2 || !strings.Contains(stderr, "--role: invalid role") || !strings.Contains(stderr, "no such role on the server") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+		t.Fatalf("grant to an unknown role: exit %d %q; want exit 2 (bad input)", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "", env, "pg", "grant", "--shards", "0", "--role", "postgres")
+	if code != 2 || !strings.Contains(stderr, "a superuser can move any counter") {
+		t.Fatalf("grant to a superuser: exit %d %q; want exit 2 (bad input)", code, stderr)
 	}
 }

@@ -3,9 +3,11 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -30,9 +32,16 @@ const mapEnvNote = "; " + envPGDSN + " is ignored with it, " + envLayout + ", " 
 // SHARDID_LAYOUT=js53 would look applied while the map's layout is. A
 // SHARDID_PG_DSN is ignored: set for the commands without a map, it says
 // nothing about the map's servers.
-func loadMap(env *cliEnv, fs *flagSet, path string) (*fleet.Map, error) {
+//
+// keep names flags of the command that mean something else than the map's
+// keys of the same name (pg resume's --lead and --lock-timeout): those are
+// left to the command.
+func loadMap(env *cliEnv, fs *flagSet, path string, keep ...string) (*fleet.Map, error) {
 	var drop, unset []string
 	for _, name := range []string{"dsn", "shards", "layout", "epoch", "mode", "lead", "schema-format", "parallel", "lock-timeout"} {
+		if slices.Contains(keep, name) {
+			continue
+		}
 		if fs.set(name) {
 			drop = append(drop, "--"+name)
 		} else if v, ok := env.fromEnv[name]; ok && name != "dsn" {
@@ -164,7 +173,14 @@ func runMapStatus(ctx context.Context, env *cliEnv, m *fleet.Map) error {
 		}
 		if ss.Err != nil {
 			unread += len(ss.Server.Shards)
-			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\tUNREACHABLE (%d %s not read): %s\n", ss.Server.Name, len(ss.Server.Shards), plural(len(ss.Server.Shards), "shard", "shards"), oneLine(ss.Err.Error()))
+			what := "UNREACHABLE"
+			switch {
+			case errors.Is(ss.Err, fleet.ErrClone):
+				what = "CLONE"
+			case errors.Is(ss.Err, fleet.ErrStandby):
+				what = "STANDBY"
+			}
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t%s (%d %s not read): %s\n", ss.Server.Name, what, len(ss.Server.Shards), plural(len(ss.Server.Shards), "shard", "shards"), oneLine(ss.Err.Error()))
 			continue
 		}
 		for _, st := range ss.Shards {
@@ -199,11 +215,11 @@ func runMapStatus(ctx context.Context, env *cliEnv, m *fleet.Map) error {
 	case len(closed) > 0:
 		return fmt.Errorf("databases of %d %s could not be read (listed above); grant CONNECT to prove no copy of a shard is there", len(closed), plural(len(closed), "server", "servers"))
 	case bad > 0 && unread > 0:
-		return fmt.Errorf("%d %s missing, outdated, different from the map or copied, and %d on unreachable servers not read (see shardid pg verify)", bad, plural(bad, "shard is", "shards are"), unread)
+		return fmt.Errorf("%d %s missing, outdated, different from the map or copied, and %d on servers not read (unreachable, clones or standbys: see shardid pg verify)", bad, plural(bad, "shard is", "shards are"), unread)
 	case bad > 0:
 		return fmt.Errorf("%d %s missing, outdated, different from the map or copied (see shardid pg verify)", bad, plural(bad, "shard is", "shards are"))
 	case unread > 0:
-		return fmt.Errorf("%d %s on unreachable servers not read", unread, plural(unread, "shard", "shards"))
+		return fmt.Errorf("%d %s on servers not read (unreachable, clones or standbys, listed above)", unread, plural(unread, "shard", "shards"))
 	case ahead > 0:
 		return fmt.Errorf("%d %s further ahead of the clock than %s lead (AHEAD above)", ahead, plural(ahead, "counter stands", "counters stand"), plural(ahead, "its", "their"))
 	}

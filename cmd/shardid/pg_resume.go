@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/shardid/shardid"
@@ -22,8 +23,9 @@ func runPGResume(ctx context.Context, env *cliEnv, args []string) error {
 	shards := fs.String("shards", "", "shard ids, e.g. 0-63 or 0-3,8,10-12 (default: every generator in every database of the server)")
 	schemaFormat := fs.String("schema-format", pgfunc.DefaultSchemaFormat, "schema name of shard N, with one %d, for --shards (env "+envSchemaFm+")")
 	fs.envVar("schema-format", envSchemaFm)
-	after := fs.String("after", "", "RFC 3339 instant at or after the end of the tick of every ID the old server could have handed out, e.g. its last draw plus its lead (default: the server's clock plus each generator's lead)")
-	lead := fs.Duration("lead", pgfunc.DefaultLead, "the lead of a generator that records none (applied by an older shardid, whose IDs were not bounded: give --after)")
+	after := fs.String("after", "", "RFC 3339 instant at or after the end of the tick of every ID the old server could have handed out, e.g. its last draw plus its lead (default: the server's clock plus --lead)")
+	lead := fs.Duration("lead", pgfunc.MaxLead, "the largest lead any generator of the old server ran with after the backup or recovery target (a restored server remembers the leads of its backup, not a larger one given later with pg down and pg up --lead): counters move past the clock plus the larger of this and their own lead; draws wait for the clock (then fail, SQLSTATE "+pgfunc.LeadExceededState+") until it is back within their own lead, so give the real value to move no further than needed")
+	lockWait := fs.Duration("lock-timeout", pgfunc.DefaultLockTimeout, "how long resume waits for the server-wide lock (in database "+pgfunc.LockDatabase+", the lock of pg up) while another session holds it")
 	parallel := fs.Int("parallel", pgfunc.DefaultParallel, "counters moved at once, each on its own connection")
 	mapPath := fs.String("map", "", "shard map file (TOML): every mapped shard on every server of a fleet, instead of --dsn and --shards"+mapEnvNote)
 	asJSON := fs.Bool("json", false, "print one JSON document instead of lines")
@@ -44,10 +46,14 @@ func runPGResume(ctx context.Context, env *cliEnv, args []string) error {
 	if *parallel < 1 || *parallel > pgfunc.MaxParallel {
 		return usagef("--parallel: %d is out of range (allowed 1-%d)", *parallel, pgfunc.MaxParallel)
 	}
-	o := pgfunc.Options{Lead: *lead}
-	if _, err := pgfunc.MetaFor(pgfunc.Shard{}, o); err != nil || *lead <= 0 {
+	if *lead <= 0 || *lead > pgfunc.MaxLead || *lead%time.Millisecond != 0 {
 		return usagef("--lead: %s is not a lead shardid accepts (a whole number of milliseconds from 1ms to %s)", *lead, pgfunc.MaxLead)
 	}
+	ro.Lead = *lead
+	if *lockWait <= 0 {
+		return usagef("--lock-timeout: %s is not a positive duration (e.g. 30s, 2m)", *lockWait)
+	}
+	o := pgfunc.Options{}
 	rep := resumeReport{After: ro.After}
 	start := time.Now()
 	line := func(server string, r pgfunc.Resumed) {
@@ -57,14 +63,15 @@ func runPGResume(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	if *mapPath != "" {
-		if fs.set("lead") {
-			return usagef("pg resume: --map holds the servers, shards and generator; drop --lead")
-		}
-		m, err := loadMap(env, fs, *mapPath)
+		m, err := loadMap(env, fs, *mapPath, "lead", "lock-timeout")
 		if err != nil {
 			return err
 		}
+		m.LockTimeout = *lockWait
 		for _, sr := range m.Resume(ctx, ro, line) {
+			if sr.SameAs != "" && !*asJSON {
+				fmt.Fprintf(env.stdout, "same     %s: reaches the running server of %s, whose run moved its counters\n", sr.Server.Name, sr.SameAs)
+			}
 			if sr.Err != nil {
 				rep.Servers = append(rep.Servers, resumeServerError{Server: sr.Server.Name, Error: env.line(sr.Err.Error())})
 				if !*asJSON {
@@ -88,11 +95,14 @@ func runPGResume(ctx context.Context, env *cliEnv, args []string) error {
 			return err
 		}
 		defer db.Close()
-		m, err := pgfunc.NewMigrator(db, o, pgfunc.MigrateOptions{Parallel: *parallel, Connect: otherDatabases(*dsn)})
+		m, err := pgfunc.NewMigrator(db, o, pgfunc.MigrateOptions{Parallel: *parallel, Connect: otherDatabases(*dsn), LockTimeout: *lockWait})
 		if err != nil {
 			return err
 		}
 		if _, err := m.Resume(ctx, list, ro, func(r pgfunc.Resumed) { line("", r) }); err != nil {
+			if errors.Is(err, pgfunc.ErrAfterLayoutEnd) {
+				return usagef("--after: %v", err)
+			}
 			return err
 		}
 	}
@@ -105,12 +115,19 @@ func runPGResume(ctx context.Context, env *cliEnv, args []string) error {
 			return err
 		}
 	} else {
-		fmt.Fprintf(env.stdout, "%d %s: %d moved, %d already past, %d not taking part, %d failed (%s)\n",
-			len(rep.Counters), plural(len(rep.Counters), "counter", "counters"), rep.Moved, rep.Current, rep.Skipped, rep.Failed, rep.Took)
+		n := len(rep.Counters) - rep.Missing
+		fmt.Fprintf(env.stdout, "%d %s: %d moved, %d already past, %d not taking part, %d failed", n, plural(n, "counter", "counters"), rep.Moved, rep.Current, rep.Skipped, rep.Failed)
+		if rep.Missing > 0 {
+			fmt.Fprintf(env.stdout, "; %d %s without a generator", rep.Missing, plural(rep.Missing, "shard asked for", "shards asked for"))
+		}
+		if len(rep.Databases) > 0 {
+			fmt.Fprintf(env.stdout, "; %d %s not read", len(rep.Databases), plural(len(rep.Databases), "database", "databases"))
+		}
+		fmt.Fprintf(env.stdout, " (%s)\n", rep.Took)
 	}
-	if n := rep.Failed + len(rep.Servers); n > 0 {
+	if n := rep.Failed + len(rep.Servers) + len(rep.Databases); n > 0 {
 		return fmt.Errorf("%d %s not moved (each line says why); the others' moves stand: mend what the failures name, then rerun (resume only ever moves counters forward)",
-			n, plural(n, "counter or server was", "counters or servers were"))
+			n, plural(n, "counter, database or server was", "counters, databases or servers were"))
 	}
 	return nil
 }
@@ -120,11 +137,14 @@ type resumeReport struct {
 	After    time.Time           `json:"after,omitzero"`
 	Counters []resumedCounter    `json:"counters"`
 	Servers  []resumeServerError `json:"server_errors,omitempty"`
-	Moved    int                 `json:"moved"`
-	Current  int                 `json:"already_past"`
-	Skipped  int                 `json:"not_taking_part"`
-	Failed   int                 `json:"failed"`
-	Took     string              `json:"took"`
+	// Databases are the databases whose counters were not read.
+	Databases []resumeDatabaseError `json:"database_errors,omitempty"`
+	Missing   int                   `json:"missing"`
+	Moved     int                   `json:"moved"`
+	Current   int                   `json:"already_past"`
+	Skipped   int                   `json:"not_taking_part"`
+	Failed    int                   `json:"failed"`
+	Took      string                `json:"took"`
 }
 
 // resumedCounter is one counter in resumeReport.
@@ -149,11 +169,21 @@ type resumeServerError struct {
 	Error  string `json:"error"`
 }
 
+// resumeDatabaseError is a database of a server whose counters were not
+// read.
+type resumeDatabaseError struct {
+	Server   string `json:"server,omitempty"`
+	Database string `json:"database"`
+	Error    string `json:"error"`
+}
+
 // state names what happened to a counter.
 func resumedState(r pgfunc.Resumed) string {
 	switch {
 	case r.Err != nil:
 		return "failed"
+	case r.Missing:
+		return "missing"
 	case r.Moved:
 		return "moved"
 	case r.Past.IsZero():
@@ -163,6 +193,10 @@ func resumedState(r pgfunc.Resumed) string {
 }
 
 func (rep *resumeReport) add(server string, r pgfunc.Resumed) {
+	if r.Schema == "" && r.Err != nil { // a database not read
+		rep.Databases = append(rep.Databases, resumeDatabaseError{Server: server, Database: r.Database, Error: oneLine(r.Err.Error())})
+		return
+	}
 	c := resumedCounter{Server: server, Database: r.Database, Schema: r.Schema, Shard: r.Shard, Retired: r.Retired, Mode: string(r.Mode),
 		State: resumedState(r), Past: r.Past, From: r.From, To: r.To, Note: r.Note}
 	if r.Err != nil {
@@ -175,6 +209,8 @@ func (rep *resumeReport) add(server string, r pgfunc.Resumed) {
 		rep.Moved++
 	case "skipped":
 		rep.Skipped++
+	case "missing":
+		rep.Missing++
 	default:
 		rep.Current++
 	}
@@ -196,6 +232,9 @@ func resumedLine(server string, r pgfunc.Resumed) string {
 	state := resumedState(r)
 	var what string
 	switch state {
+	case "missing":
+		label := "MISSING"
+		return fmt.Sprintf("%-8s %-28s shard %-5d %s", label, where, r.Shard, strings.TrimPrefix(r.Note, "MISSING: "))
 	case "failed":
 		if errors.Is(r.Err, pgfunc.ErrDatabaseNotRead) {
 			return fmt.Sprintf("FAILED   %s", oneLine(r.Err.Error()))

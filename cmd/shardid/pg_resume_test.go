@@ -40,6 +40,11 @@ func TestPGResume(t *testing.T) {
 	if code, out, errOut := runCLI(t, "", env, "pg", "status"); code != 0 || strings.Contains(out, "AHEAD") {
 		t.Fatalf("status before the push: exit %d\n%s%s", code, out, errOut)
 	}
+	// --shards alone asks about shards, not about options: js53
+	// generators are judged against no default layout.
+	if code, out, errOut := runCLI(t, "", env, "pg", "status", "--shards", "0-2"); code != 0 || strings.Contains(out, "differs") {
+		t.Fatalf("status --shards of js53 generators without --layout: exit %d\n%s%s", code, out, errOut)
+	}
 	if _, err := db.Exec("SELECT count(nextval('insta0.next_id_seq')) FROM generate_series(1, 300000)"); err != nil { // 11.7 s of js53 ticks
 		t.Fatal(err)
 	}
@@ -56,7 +61,9 @@ func TestPGResume(t *testing.T) {
 	if code, out, errOut = runCLI(t, "", env, "pg", "down", "--shards", "2"); code != 0 || !strings.Contains(out, "1 removed") {
 		t.Fatalf("down without options of a js53 generator: exit %d\n%s%s", code, out, errOut)
 	}
-	code, out, errOut = runCLI(t, "", env, "pg", "resume")
+	// Told the largest lead the old server ran with (the default is
+	// the largest pg up accepts, TestPGResumeDefaultLead).
+	code, out, errOut = runCLI(t, "", env, "pg", "resume", "--lead", "5s")
 	if code != 0 || strings.Count(out, "moved    insta") != 2 || !strings.Contains(out, "current  insta0") || !strings.Contains(out, "moved    insta2 (kept by down)") ||
 		!strings.Contains(out, "3 counters: 2 moved, 1 already past, 0 not taking part, 0 failed") {
 		t.Fatalf("resume: exit %d\n%s%s", code, out, errOut)
@@ -76,7 +83,7 @@ func TestPGResume(t *testing.T) {
 		t.Fatalf("grant: exit %d\n%s%s", code, out, errOut)
 	}
 	code, out, errOut = runCLI(t, "", nil, "pg", "resume", "--dsn", withPassword(t, dsn, "resume_app"), "--shards", "1")
-	if code != 1 || !strings.Contains(out, "FAILED   insta1") || !strings.Contains(out, "permission denied") || !strings.Contains(errOut, "1 counter or server was not moved") {
+	if code != 1 || !strings.Contains(out, "FAILED   insta1") || !strings.Contains(out, "permission denied") || !strings.Contains(errOut, "1 counter, database or server was not moved") {
 		t.Fatalf("resume as the application role: exit %d\n%s%s", code, out, errOut)
 	}
 	for _, c := range []struct {
@@ -86,7 +93,10 @@ func TestPGResume(t *testing.T) {
 		{[]string{"pg", "resume", "--after", "yesterday"}, `--after: "yesterday" is not an RFC 3339 instant`},
 		{[]string{"pg", "resume", "--lead", "1ms500us"}, "--lead: 1.5ms is not a lead shardid accepts"},
 		{[]string{"pg", "resume", "--parallel", "0"}, "--parallel: 0 is out of range"},
-		{[]string{"pg", "resume", "--map", "fleet.toml", "--lead", "1s"}, "--map holds the servers, shards and generator; drop --lead"},
+		{[]string{"pg", "resume", "--map", "fleet.toml", "--shards", "1"}, "--map holds the servers, shards and generator; drop --shards"},
+		{[]string{"pg", "resume", "--lead", "2h"}, "--lead: 2h0m0s is not a lead shardid accepts (a whole number of milliseconds from 1ms to 1h0m0s)"},
+		{[]string{"pg", "resume", "--lock-timeout", "0s"}, "--lock-timeout: 0s is not a positive duration"},
+		{[]string{"pg", "resume", "--after", "2070-01-01T00:00:00Z"}, "--after: instant past the end of a layout: 2070-01-01T00:00:00Z is at or past 2068-"},
 	} {
 		code, _, errOut := runCLI(t, "", env, c.args...)
 		if code != 2 || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, c.want) {
@@ -117,5 +127,27 @@ func TestPGUpRefusesLayoutEnd(t *testing.T) {
 		if code != 2 || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: exit %d %q; want exit 2 and one line with %q", c.args, code, errOut, c.want)
 		}
+	}
+}
+
+// TestPGResumeLockTimeout: a session holding pg up's server-wide lock
+// (any role may take it) makes resume give up after --lock-timeout, exit
+// 1, naming the holder.
+func TestPGResumeLockTimeout(t *testing.T) {
+	t.Parallel()
+	dsn := pgDSN(t)
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/postgres"
+	holder := openPG(t, u.String())
+	holder.SetMaxOpenConns(1)
+	if _, err := holder.Exec("SELECT pg_advisory_lock(1397310514, 0)"); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, "", nil, "pg", "resume", "--dsn", dsn, "--lock-timeout", "1s", "--lead", "5s")
+	if code != 1 || !strings.Contains(errOut, "server lock held by another session for 1s") || !strings.Contains(errOut, "held by pid") {
+		t.Fatalf("resume while another session holds the lock: exit %d\n%s%s", code, out, errOut)
 	}
 }

@@ -3,7 +3,9 @@ package fleet
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -69,6 +71,7 @@ func (m *Map) migrator(ctx context.Context, s Server) (*pgfunc.Migrator, *sql.DB
 		},
 		AllowMixed:           m.AllowMixed,
 		AllowUnreadDatabases: m.AllowUnreadDatabases,
+		LockTimeout:          m.LockTimeout,
 	})
 	if err != nil {
 		db.Close()
@@ -203,42 +206,117 @@ func (m *Map) Status(ctx context.Context) []ServerStatus {
 type ServerResumed struct {
 	// Server is the map's server.
 	Server Server
-	// Counters has one entry per counter Resume found among the server's
-	// mapped shards (see pgfunc.Migrator.Resume).
+	// Counters has one entry per counter Resume found on the running
+	// server the entry reaches, in every database (see
+	// pgfunc.Migrator.Resume with no shards), mapped or not, and one per
+	// mapped shard of the server without a counter (Missing). Database is
+	// always set. Empty for an entry reaching the same running server as
+	// an earlier entry of the map (SameAs).
 	Counters []pgfunc.Resumed
+	// SameAs names the earlier entry of the map that reaches the same
+	// running server: its run moved this entry's counters too.
+	SameAs string
 	// Err is why nothing was moved on the server: it could not be
-	// reached, or is still in recovery (pgfunc.ErrInRecovery).
+	// reached, is still in recovery (pgfunc.ErrInRecovery), is a clone of
+	// another server of the map (ErrClone), or an option was refused.
 	Err error
 	// Duration is how long the server took.
 	Duration time.Duration
 }
 
-// Resume moves the counters of every shard of the map on its server past
-// anything an old server could have handed out (pgfunc.Migrator.Resume),
-// all servers at once. each, if not nil, is called (one call at a time)
-// as counters finish, with the server's name.
+// Resume moves, on every running server the map's entries reach, the
+// counter of every generator of the server past anything an old server
+// could have handed out (pgfunc.Migrator.Resume with no shards: every
+// database, mapped shards or not, since a restore or failover brings back
+// every generator of the server), once per running server however many
+// entries reach it, all servers at once. A counter of no mapped shard says
+// so in its Note; a mapped shard without a counter is a Resumed with
+// Missing set. An entry that reaches a clone of another entry's server
+// (ErrClone) moves nothing: resume one, stop the other. each, if not
+// nil, is called (one call at a time) as counters finish, with the name of
+// the entry whose run moved them.
 func (m *Map) Resume(ctx context.Context, ro pgfunc.ResumeOptions, each func(server string, r pgfunc.Resumed)) []ServerResumed {
 	out := make([]ServerResumed, len(m.Servers))
+	ids := m.identify(ctx)
+	// The entries of each running server, by the name of its first.
+	group := map[string][]int{}
+	for i, s := range m.Servers {
+		out[i].Server = s
+		k := ids[s.Name].key
+		group[k] = append(group[k], i)
+		if k != s.Name {
+			out[i].SameAs = k
+		}
+	}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for i, s := range m.Servers {
+		if out[i].SameAs != "" {
+			continue
+		}
 		wg.Go(func() {
 			start := time.Now()
-			out[i].Server = s
 			defer func() { out[i].Duration = time.Since(start) }()
+			for _, j := range group[s.Name] {
+				if err := ids[m.Servers[j].Name].problem(m, m.Servers[j]); errors.Is(err, ErrClone) {
+					out[i].Err = err
+					return
+				}
+			}
+			// Which (database, schema) the map puts a shard in.
+			mapped := map[[2]string]bool{}
+			for _, j := range group[s.Name] {
+				db := databaseOf(m.Servers[j])
+				for _, sh := range m.Schemas(m.Servers[j]) {
+					mapped[[2]string{db, sh.Schema}] = true
+				}
+			}
+			own := databaseOf(s)
+			seen := map[[2]string]bool{}
+			report := func(r pgfunc.Resumed) {
+				if r.Database == "" {
+					r.Database = own
+				}
+				if r.Schema != "" {
+					seen[[2]string{r.Database, r.Schema}] = true
+					if !mapped[[2]string{r.Database, r.Schema}] && r.Err == nil {
+						note := "not in the map: moved too, a restore brings back every generator of the server"
+						if !r.Moved {
+							note = "not in the map"
+						}
+						r.Note = strings.TrimPrefix(r.Note+"; "+note, "; ")
+					}
+				}
+				out[i].Counters = append(out[i].Counters, r)
+				if each != nil {
+					each(s.Name, r)
+				}
+			}
 			mig, db, err := m.migrator(ctx, s)
 			if err != nil {
 				out[i].Err = err
 				return
 			}
 			defer db.Close()
-			out[i].Counters, out[i].Err = mig.Resume(ctx, m.Schemas(s), ro, func(r pgfunc.Resumed) {
-				if each != nil {
-					mu.Lock()
-					each(s.Name, r)
-					mu.Unlock()
+			if _, err := mig.Resume(ctx, nil, ro, func(r pgfunc.Resumed) {
+				mu.Lock()
+				defer mu.Unlock()
+				report(r)
+			}); err != nil {
+				out[i].Err = err
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for _, j := range group[s.Name] {
+				db := databaseOf(m.Servers[j])
+				for _, sh := range m.Schemas(m.Servers[j]) {
+					if !seen[[2]string{db, sh.Schema}] {
+						report(pgfunc.Resumed{Database: db, Schema: sh.Schema, Shard: sh.ID, From: -1, To: -1, Missing: true,
+							Note: "MISSING: the map puts this shard here, but the schema holds no generator's counter"})
+					}
 				}
-			})
+			}
 		})
 	}
 	wg.Wait()

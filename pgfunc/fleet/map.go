@@ -41,6 +41,10 @@ type Map struct {
 	// pgfunc.MigrateOptions of the same names, for every server: risks a
 	// run accepts, not keys of the file.
 	AllowMixed, AllowUnreadDatabases bool
+	// LockTimeout is how long each server's run waits for Up's
+	// server-wide lock (pgfunc.MigrateOptions.LockTimeout; 0 means
+	// pgfunc.DefaultLockTimeout): a run option, not a key of the file.
+	LockTimeout time.Duration
 	// Servers are the map's servers, in file order.
 	Servers []Server
 }

@@ -46,6 +46,10 @@ const (
 	// read and reported, but it hands out no IDs: the shards the map puts
 	// there live nowhere, and what it holds is counted nowhere.
 	ProblemStandby = "standby"
+	// ProblemTemplate: a generator lives in a template database: every
+	// CREATE DATABASE from it copies the generator, and the copies hand
+	// out the same IDs (pg up refuses to apply there).
+	ProblemTemplate = "template"
 )
 
 // Place is where a generator lives.
@@ -142,6 +146,7 @@ type found struct {
 	meta     pgfunc.Meta
 	outdated bool  // applied by an older shardid
 	version  int64 // goose version in its schema; -1 when not read
+	template bool  // its database is a template
 }
 
 // Verify proves the map's invariant against the live servers: every
@@ -288,10 +293,12 @@ func (m *Map) read(ctx context.Context, s Server, who *identity) (ServerCheck, s
 	}
 	out := make([]found, 0, len(c.Generators))
 	for _, g := range c.Generators {
-		f := found{place: Place{Server: s.Name, Host: hostOf(s), Database: g.Database, Schema: g.Schema, server: id}, meta: g.Meta, outdated: g.Outdated, version: -1}
+		f := found{place: Place{Server: s.Name, Host: hostOf(s), Database: g.Database, Schema: g.Schema, server: id}, meta: g.Meta, outdated: g.Outdated, version: -1,
+			template: slices.Contains(c.Templates, g.Database)}
 		if g.Database == "" {
 			f.place.Database = c.Database
 			f.version = versions[g.Schema]
+			f.template = c.Template
 		}
 		out = append(out, f)
 	}
@@ -344,6 +351,9 @@ func (m *Map) judge(all map[string]found, servers map[string]string, unread map[
 			case !at.meta.SameGenerator(want):
 				out = append(out, Problem{Kind: ProblemMismatch, Shard: sh.ID, Place: here,
 					Message: fmt.Sprintf("shard %d: %s holds %s; the map says %s", sh.ID, here, describe(at.meta), describe(want))})
+			case at.meta.LeadMS != want.LeadMS:
+				out = append(out, Problem{Kind: ProblemMismatch, Shard: sh.ID, Place: here,
+					Message: fmt.Sprintf("shard %d: %s holds a generator with a lead of %s; the map says %s (pg up --map refuses it: pg down, then pg up --map, carries its counter on)", sh.ID, here, at.meta.Lead(), want.Lead())})
 			}
 		}
 	}
@@ -354,6 +364,12 @@ func (m *Map) judge(all map[string]found, servers map[string]string, unread map[
 	slices.Sort(ids)
 	for _, id := range ids {
 		places := byShard[id]
+		for _, f := range places {
+			if f.template {
+				out = append(out, Problem{Kind: ProblemTemplate, Shard: id, Place: f.place,
+					Message: fmt.Sprintf("shard %d is in %s, a template database: every CREATE DATABASE from it copies the generator, and the copies hand out the same IDs; move the shard to a database the application uses", id, f.place)})
+			}
+		}
 		owner, mapped := m.Owner(id)
 		schema, _ := pgfunc.SchemaName(m.SchemaFormat, id)
 		isExpected := func(p Place) bool {
@@ -383,7 +399,7 @@ func (m *Map) judge(all map[string]found, servers map[string]string, unread map[
 					Message: fmt.Sprintf("shard %d in %s is not in the map", id, f.place)})
 			case !expected:
 				out = append(out, Problem{Kind: ProblemMisplaced, Shard: id, Place: f.place,
-					Message: fmt.Sprintf("shard %d is in %s; the map puts it on server %s in schema %s", id, f.place, owner.Name, schema)})
+					Message: fmt.Sprintf("shard %d is in %s; the map puts it on server %s (%s) in %s.%s", id, f.place, owner.Name, hostOf(owner), databaseOf(owner), schema)})
 			}
 		}
 	}

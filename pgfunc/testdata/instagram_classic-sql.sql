@@ -81,21 +81,26 @@ DECLARE
     top_called boolean;
     kind pg_catalog.jsonb := '{"tool":"shardid","shard":5,"mode":"classic-sql","layout":"instagram","epoch_ms":1735689600000,"unit_ms":1,"time_bits":41,"shard_bits":13,"seq_bits":10}'::pg_catalog.jsonb OPERATOR(pg_catalog.-) '{layout,lead_ms,shard}'::pg_catalog.text[];
     is_template boolean;
+    gen record;
+    theirs pg_catalog.jsonb;
+    same_kind boolean := false;
+    meet bigint;
+    a_low int; a_first bigint; a_ticks bigint; b_low int; b_ticks bigint;
+    lo bigint; hi bigint; fixed bigint; val bigint; diff bigint; pb bigint; qb bigint;
 BEGIN
-    -- One statement reads all the checks need: whether the database is a
-    -- template; a live generator of shard 5 elsewhere, which mode unique
-    -- names its jump function after (one lookup in pg_proc's name index);
-    -- the comment of the first live generator of another schema in
-    -- pg_class's name index, which stands for all of them (every
-    -- migration keeps its database to one kind, so one is as good as
-    -- any).
+    -- Whether the database is a template, and a live generator of shard 5
+    -- elsewhere, which mode unique names its jump function after (one
+    -- lookup in pg_proc's name index). Only objects a generator's owner
+    -- could have made count: none in a temporary schema (any role with
+    -- TEMP makes those), none owned by a role without the rights of its
+    -- schema's owner (the documented grants give no CREATE).
     SELECT (SELECT d.datistemplate FROM pg_catalog.pg_database d WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database()),
-           (SELECT p.pronamespace::pg_catalog.regnamespace::pg_catalog.text FROM pg_catalog.pg_proc p
-            WHERE p.proname OPERATOR(pg_catalog.=) 'next_id_jump_5' AND p.pronamespace OPERATOR(pg_catalog.<>) own LIMIT 1),
-           (SELECT pg_catalog.obj_description(c.oid, 'pg_class') FROM pg_catalog.pg_class c
-            WHERE c.relname OPERATOR(pg_catalog.=) 'next_id_seq' AND c.relnamespace OPERATOR(pg_catalog.<>) own
-            ORDER BY c.relname, c.relnamespace LIMIT 1)
-      INTO is_template, holder, other;
+           (SELECT p.pronamespace::pg_catalog.regnamespace::pg_catalog.text
+            FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) p.pronamespace
+            WHERE p.proname OPERATOR(pg_catalog.=) 'next_id_jump_5' AND p.pronamespace OPERATOR(pg_catalog.<>) own
+              AND n.nspname OPERATOR(pg_catalog.!~) '^pg_(toast_)?temp_'
+  AND (pg_catalog.pg_has_role(p.proowner, n.nspowner, 'USAGE') OR pg_catalog.has_schema_privilege(p.proowner, n.oid, 'CREATE')) LIMIT 1)
+      INTO is_template, holder;
     IF is_template THEN
         RAISE EXCEPTION 'shardid: database % is a template: every database created from it would copy shard 5''s generator, and the copies hand out the same IDs; apply shards to the databases the application uses',
                 pg_catalog.current_database()
@@ -107,14 +112,19 @@ BEGIN
     -- CPU a migration with 4,096 there, measured on this project's 2-core
     -- machine; shardid pg up, which checks this itself, renders the
     -- migration without it). A mode unique migration needs no such pass:
-    -- the check of the kind below refuses it beside any classic one.
+    -- the check of the kind below refuses it beside any classic one of
+    -- its shard id (the two make the same IDs).
     IF holder IS NULL THEN
-        SELECT (SELECT c.relnamespace::pg_catalog.regnamespace::pg_catalog.text FROM pg_catalog.pg_class c
-                WHERE c.oid OPERATOR(pg_catalog.=) d.objoid AND c.relname OPERATOR(pg_catalog.=) 'next_id_seq' AND c.relnamespace OPERATOR(pg_catalog.<>) own) INTO holder
+        SELECT (SELECT c.relnamespace::pg_catalog.regnamespace::pg_catalog.text
+                FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+                WHERE c.oid OPERATOR(pg_catalog.=) d.objoid AND c.relname OPERATOR(pg_catalog.=) 'next_id_seq' AND c.relnamespace OPERATOR(pg_catalog.<>) own
+                  AND n.nspname OPERATOR(pg_catalog.!~) '^pg_(toast_)?temp_'
+  AND (pg_catalog.pg_has_role(c.relowner, n.nspowner, 'USAGE') OR pg_catalog.has_schema_privilege(c.relowner, n.oid, 'CREATE'))) INTO holder
         FROM pg_catalog.pg_description d
         WHERE d.classoid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass AND d.objsubid OPERATOR(pg_catalog.=) 0
           AND pg_catalog.starts_with(d.description, '{"tool":"shardid","shard":5,')
           AND (SELECT c.relname FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) d.objoid AND c.relnamespace OPERATOR(pg_catalog.<>) own) OPERATOR(pg_catalog.=) 'next_id_seq'
+        ORDER BY 1 NULLS LAST
         LIMIT 1;
     END IF;
     IF holder IS NOT NULL THEN
@@ -122,30 +132,105 @@ BEGIN
                 holder
             USING ERRCODE = 'SHR03'; -- pgfunc.Up reads it as ErrShardConflict
     END IF;
-    IF pg_catalog.starts_with(other, '{"tool":"shardid",')
-       AND (other::pg_catalog.jsonb OPERATOR(pg_catalog.-) '{layout,lead_ms,shard}'::pg_catalog.text[]) OPERATOR(pg_catalog.<>) kind THEN
-        holder := (SELECT c.relnamespace::pg_catalog.regnamespace::pg_catalog.text FROM pg_catalog.pg_class c
-                   WHERE c.relname OPERATOR(pg_catalog.=) 'next_id_seq' AND c.relnamespace OPERATOR(pg_catalog.<>) own
-                   ORDER BY c.relname, c.relnamespace LIMIT 1);
-        holder_meta := other;
+    -- Every other generator of the database, live or a counter a down
+    -- kept (one pass over pg_class's name index and their comments: a
+    -- database made with pg up --allow-mixed holds several kinds, so no
+    -- one of them stands for the rest). One of another kind is in the way
+    -- when the IDs this one can hand out from now on and the IDs it can
+    -- hand out over its whole life meet (shardid.Overlap's rule, below),
+    -- and, in a database that holds none of this kind, whatever they are:
+    -- only pg up --allow-mixed adds a kind, once it has shown that no two
+    -- meet.
+    a_low := (kind OPERATOR(pg_catalog.->>) 'shard_bits')::int OPERATOR(pg_catalog.+) (kind OPERATOR(pg_catalog.->>) 'seq_bits')::int;
+    a_ticks := CASE WHEN least((kind OPERATOR(pg_catalog.->>) 'time_bits')::int, 63 OPERATOR(pg_catalog.-) (kind OPERATOR(pg_catalog.->>) 'shard_bits')::int OPERATOR(pg_catalog.-) (kind OPERATOR(pg_catalog.->>) 'seq_bits')::int) OPERATOR(pg_catalog.>=) 63
+     THEN 9223372036854775807
+     ELSE (1::bigint OPERATOR(pg_catalog.<<) least((kind OPERATOR(pg_catalog.->>) 'time_bits')::int, 63 OPERATOR(pg_catalog.-) (kind OPERATOR(pg_catalog.->>) 'shard_bits')::int OPERATOR(pg_catalog.-) (kind OPERATOR(pg_catalog.->>) 'seq_bits')::int)) OPERATOR(pg_catalog.-) 1 END;
+    a_first := greatest(0, pg_catalog.floor((pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) OPERATOR(pg_catalog.*) 1000::double precision
+                   OPERATOR(pg_catalog.-) (kind OPERATOR(pg_catalog.->>) 'epoch_ms')::double precision) OPERATOR(pg_catalog./) (kind OPERATOR(pg_catalog.->>) 'unit_ms')::double precision)::bigint);
+    FOR gen IN
+        SELECT n.nspname::pg_catalog.text OPERATOR(pg_catalog.||) CASE WHEN c.relname OPERATOR(pg_catalog.=) 'next_id_retired_seq' THEN ' (a counter kept by pg down)' ELSE '' END AS schema,
+               pg_catalog.obj_description(c.oid, 'pg_class') AS meta
+        FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+        WHERE c.relname OPERATOR(pg_catalog.=) ANY ('{next_id_seq,next_id_retired_seq}'::pg_catalog.name[]) AND c.relkind OPERATOR(pg_catalog.=) 'S'
+          AND c.relnamespace OPERATOR(pg_catalog.<>) own AND n.nspname OPERATOR(pg_catalog.!~) '^pg_(toast_)?temp_'
+  AND (pg_catalog.pg_has_role(c.relowner, n.nspowner, 'USAGE') OR pg_catalog.has_schema_privilege(c.relowner, n.oid, 'CREATE'))
+        ORDER BY n.nspname, c.relname
+    LOOP
+        CONTINUE WHEN gen.meta IS NULL OR NOT pg_catalog.starts_with(gen.meta, '{"tool":"shardid",');
+        other := gen.meta;
+        theirs := other::pg_catalog.jsonb;
+        IF (theirs OPERATOR(pg_catalog.-) '{layout,lead_ms,shard}'::pg_catalog.text[]) OPERATOR(pg_catalog.=) kind THEN
+            same_kind := true;
+            CONTINUE;
+        END IF;
+        IF holder_meta IS NULL THEN
+            holder := gen.schema;
+            holder_meta := other;
+        END IF;
+        -- The smallest ID both can make, if any: IDs from lo to hi (the
+        -- later first tick, the earlier last) whose shard fields hold
+        -- both shard ids (fixed, val).
+        b_low := (theirs OPERATOR(pg_catalog.->>) 'shard_bits')::int OPERATOR(pg_catalog.+) (theirs OPERATOR(pg_catalog.->>) 'seq_bits')::int;
+        b_ticks := CASE WHEN least((theirs OPERATOR(pg_catalog.->>) 'time_bits')::int, 63 OPERATOR(pg_catalog.-) (theirs OPERATOR(pg_catalog.->>) 'shard_bits')::int OPERATOR(pg_catalog.-) (theirs OPERATOR(pg_catalog.->>) 'seq_bits')::int) OPERATOR(pg_catalog.>=) 63
+     THEN 9223372036854775807
+     ELSE (1::bigint OPERATOR(pg_catalog.<<) least((theirs OPERATOR(pg_catalog.->>) 'time_bits')::int, 63 OPERATOR(pg_catalog.-) (theirs OPERATOR(pg_catalog.->>) 'shard_bits')::int OPERATOR(pg_catalog.-) (theirs OPERATOR(pg_catalog.->>) 'seq_bits')::int)) OPERATOR(pg_catalog.-) 1 END;
+        CONTINUE WHEN a_first OPERATOR(pg_catalog.>) a_ticks;
+        lo := a_first OPERATOR(pg_catalog.<<) a_low;
+        hi := least((a_ticks OPERATOR(pg_catalog.<<) a_low) OPERATOR(pg_catalog.|) ((OPERATOR(pg_catalog.~)0::bigint) OPERATOR(pg_catalog.#) ((-1)::bigint OPERATOR(pg_catalog.<<) a_low)),
+                    (b_ticks OPERATOR(pg_catalog.<<) b_low) OPERATOR(pg_catalog.|) ((OPERATOR(pg_catalog.~)0::bigint) OPERATOR(pg_catalog.#) ((-1)::bigint OPERATOR(pg_catalog.<<) b_low)));
+        fixed := (OPERATOR(pg_catalog.~)((-1)::bigint OPERATOR(pg_catalog.<<) 13)) OPERATOR(pg_catalog.<<) (kind OPERATOR(pg_catalog.->>) 'seq_bits')::int;
+        val := 5::bigint OPERATOR(pg_catalog.<<) (kind OPERATOR(pg_catalog.->>) 'seq_bits')::int;
+        diff := (OPERATOR(pg_catalog.~)((-1)::bigint OPERATOR(pg_catalog.<<) (theirs OPERATOR(pg_catalog.->>) 'shard_bits')::int)) OPERATOR(pg_catalog.<<) (theirs OPERATOR(pg_catalog.->>) 'seq_bits')::int;
+        pb := (theirs OPERATOR(pg_catalog.->>) 'shard')::bigint OPERATOR(pg_catalog.<<) (theirs OPERATOR(pg_catalog.->>) 'seq_bits')::int;
+        CONTINUE WHEN lo OPERATOR(pg_catalog.>) hi OR (fixed OPERATOR(pg_catalog.&) diff OPERATOR(pg_catalog.&) (val OPERATOR(pg_catalog.#) pb)) OPERATOR(pg_catalog.<>) 0;
+        fixed := fixed OPERATOR(pg_catalog.|) diff;
+        val := val OPERATOR(pg_catalog.|) pb;
+        -- The smallest x >= lo with x & fixed = val: where lo first
+        -- differs from val in a fixed bit (the highest such bit, pb),
+        -- either that bit goes up to 1 and the fixed bits below take
+        -- val's, or, lo having a 1 there, the lowest free 0 bit of lo
+        -- above it (qb) goes up to 1 and everything below takes val's
+        -- fixed bits.
+        meet := lo;
+        diff := (lo OPERATOR(pg_catalog.#) val) OPERATOR(pg_catalog.&) fixed;
+        IF diff OPERATOR(pg_catalog.<>) 0 THEN
+            pb := 1::bigint OPERATOR(pg_catalog.<<) (64 OPERATOR(pg_catalog.-) pg_catalog.strpos(diff::bit(64)::pg_catalog.text, '1'));
+            IF (val OPERATOR(pg_catalog.&) pb) OPERATOR(pg_catalog.<>) 0 THEN
+                meet := (lo OPERATOR(pg_catalog.&) OPERATOR(pg_catalog.~)((pb OPERATOR(pg_catalog.-) 1) OPERATOR(pg_catalog.|) pb)) OPERATOR(pg_catalog.|) (val OPERATOR(pg_catalog.&) ((pb OPERATOR(pg_catalog.-) 1) OPERATOR(pg_catalog.|) pb));
+            ELSE
+                qb := OPERATOR(pg_catalog.~)lo OPERATOR(pg_catalog.&) OPERATOR(pg_catalog.~)fixed OPERATOR(pg_catalog.&) 9223372036854775807 OPERATOR(pg_catalog.&) OPERATOR(pg_catalog.~)((pb OPERATOR(pg_catalog.-) 1) OPERATOR(pg_catalog.|) pb);
+                IF qb OPERATOR(pg_catalog.=) 0 THEN
+                    meet := NULL;
+                ELSE
+                    qb := qb OPERATOR(pg_catalog.&) (OPERATOR(pg_catalog.-) qb);
+                    meet := (lo OPERATOR(pg_catalog.&) OPERATOR(pg_catalog.~)((qb OPERATOR(pg_catalog.-) 1) OPERATOR(pg_catalog.|) qb)) OPERATOR(pg_catalog.|) qb OPERATOR(pg_catalog.|) (val OPERATOR(pg_catalog.&) (qb OPERATOR(pg_catalog.-) 1));
+                END IF;
+            END IF;
+        END IF;
+        IF meet OPERATOR(pg_catalog.<=) hi THEN
+            holder := gen.schema;
+            holder_meta := other;
+            EXIT;
+        END IF;
+        meet := NULL;
+    END LOOP;
+    IF meet IS NULL AND same_kind THEN
+        holder := NULL; -- the database holds this kind already, and none of another meets it
     END IF;
     -- Every counter a down kept (there are few): this schema's own,
     -- whatever shard id it held, and any other schema's of shard 5 are
-    -- carried on from; any other of another kind is in the way.
+    -- carried on from.
     FOR kept IN
         SELECT c.oid::pg_catalog.regclass AS reg, c.relnamespace OPERATOR(pg_catalog.=) own AS ours,
                c.relnamespace::pg_catalog.regnamespace::pg_catalog.text AS schema
-        FROM pg_catalog.pg_class c
+        FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
         WHERE c.relname OPERATOR(pg_catalog.=) 'next_id_retired_seq' AND c.relkind OPERATOR(pg_catalog.=) 'S'
+          AND n.nspname OPERATOR(pg_catalog.!~) '^pg_(toast_)?temp_'
+  AND (pg_catalog.pg_has_role(c.relowner, n.nspowner, 'USAGE') OR pg_catalog.has_schema_privilege(c.relowner, n.oid, 'CREATE'))
         ORDER BY c.relnamespace
     LOOP
         other := pg_catalog.obj_description(kept.reg::pg_catalog.oid, 'pg_class');
         IF NOT kept.ours AND NOT COALESCE(pg_catalog.starts_with(other, '{"tool":"shardid","shard":5,'), false) THEN
-            IF holder IS NULL AND pg_catalog.starts_with(other, '{"tool":"shardid",')
-               AND (other::pg_catalog.jsonb OPERATOR(pg_catalog.-) '{layout,lead_ms,shard}'::pg_catalog.text[]) OPERATOR(pg_catalog.<>) kind THEN
-                holder := kept.schema OPERATOR(pg_catalog.||) ' (a counter kept by pg down)';
-                holder_meta := other;
-            END IF;
             CONTINUE;
         END IF;
         mine := COALESCE(mine, '{"tool":"shardid","shard":5,"mode":"classic-sql","layout":"instagram","epoch_ms":1735689600000,"unit_ms":1,"time_bits":41,"shard_bits":13,"seq_bits":10}'::pg_catalog.jsonb OPERATOR(pg_catalog.-) '{layout,lead_ms}'::pg_catalog.text[]);
@@ -167,6 +252,11 @@ BEGIN
         END IF;
         EXECUTE pg_catalog.format('DROP SEQUENCE %s', kept.reg);
     END LOOP;
+    IF meet IS NOT NULL THEN
+        RAISE EXCEPTION 'shardid: schema % holds a generator made with other options (%), and shard 5''s generator could hand out ID %, which that one makes too: refused; give this shard another id, or render it with the options of that one',
+                holder, holder_meta, meet
+            USING ERRCODE = 'SHR05'; -- pgfunc.Up reads it as ErrMixedGenerators
+    END IF;
     IF holder IS NOT NULL THEN
         RAISE EXCEPTION 'shardid: schema % holds a generator made with other options (%): generators of other layouts, epochs or modes in one database can hand out the same IDs; render this one with the options the database has (shardid pg status shows them), or apply it with shardid pg up --allow-mixed, which does so only when it can show that their IDs never meet',
                 holder, holder_meta

@@ -1,0 +1,97 @@
+package pgfunc_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/pgfunc"
+)
+
+// TestLayoutEnd: a generator whose layout ends (1 s ticks, 13 sequence
+// bits: 8,192 IDs a tick) drawn from, on a test clock, from 3 s before
+// its end to after it: every draw that cannot be served fails with
+// shardid's "time field exhausted" (SQLSTATE 22003), never with nextval's
+// own "reached maximum value" (2200H) or setval's "out of bounds", through
+// next_id(), next_id_bulk() and next_ids(n); the IDs handed out are
+// distinct and within the layout. (Before: from about the lead before the
+// end, draws failed with nextval's raw error.)
+func TestLayoutEnd(t *testing.T) {
+	t.Parallel()
+	db, dsn := newDB(t)
+	ctx := context.Background()
+	l, err := shardid.ParseLayout("time:28@1s,node:22,seq:13")
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := time.Now().Add(time.Hour).Truncate(time.Second).UTC()
+	l.Epoch = end.Add(-time.Duration(l.MaxTicks()+1) * time.Second)
+	if !l.End().Equal(end) {
+		t.Fatalf("layout ends at %s; want %s", l.End(), end)
+	}
+	o := pgfunc.WithLeadWait(pgfunc.WithClock(pgfunc.Options{Layout: l, Lead: 5 * time.Second}, nowClock), 20*time.Millisecond)
+	m, err := pgfunc.NewMigrator(db, o, pgfunc.MigrateOptions{OwnDatabaseOnly: true, AllowMixed: true, EndMargin: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := m.Up(ctx, []pgfunc.Shard{{Schema: "ending", ID: 7}}, nil); r[0].Err != nil {
+		t.Fatal(r[0].Err)
+	}
+	// Not exhausted an hour before the end, counter drawn or not.
+	sm, err := pgfunc.NewMigrator(clockAt(t, db, dsn)(end.Add(-time.Hour)), o, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := sm.Status(ctx, []pgfunc.Shard{{Schema: "ending", ID: 7}}); err != nil || len(st) != 1 || st[0].Exhausted {
+		t.Fatalf("status an hour before the end: %+v, %v; want not exhausted", st, err)
+	}
+	conn := newConn(t, db)
+	seen := map[int64]bool{}
+	exhausted := 0
+	for i, clock := 0, end.Add(-3*time.Second); clock.Before(end.Add(2 * time.Second)); i, clock = i+1, clock.Add(250*time.Millisecond) {
+		setNow(t, conn, clock)
+		fn := []string{"ending.next_id()", "ending.next_id_bulk()", "ending.next_ids(3000)"}[i%3]
+		q := fmt.Sprintf("SELECT %s FROM generate_series(1, 3000)", fn)
+		if strings.HasPrefix(fn, "ending.next_ids") {
+			q = "SELECT " + fn
+		}
+		ids, err := queryInt64s(conn, q)
+		switch {
+		case err == nil:
+		case sqlState(err) == "22003" && strings.Contains(err.Error(), "time field exhausted"):
+			exhausted++
+			continue
+		case sqlState(err) == pgfunc.LeadExceededState:
+			continue
+		default:
+			t.Fatalf("%s at %s (end %s): %v; want IDs or \"time field exhausted\"", fn, clock, end, err)
+		}
+		for _, id := range ids {
+			if seen[id] || id < 0 || id > l.MaxID() {
+				t.Fatalf("%s at %s: ID %d repeated or outside the layout (max %d)", fn, clock, id, l.MaxID())
+			}
+			seen[id] = true
+		}
+	}
+	if exhausted == 0 || len(seen) == 0 {
+		t.Fatalf("%d IDs, %d draws exhausted: the test wants both", len(seen), exhausted)
+	}
+	t.Logf("%d IDs handed out, %d statements refused as exhausted", len(seen), exhausted)
+	// Status reports the generator exhausted past the end.
+	for _, c := range []struct {
+		at   time.Time
+		want bool
+	}{{end.Add(time.Second), true}} {
+		sm, err := pgfunc.NewMigrator(clockAt(t, db, dsn)(c.at), o, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := sm.Status(ctx, []pgfunc.Shard{{Schema: "ending", ID: 7}})
+		if err != nil || len(st) != 1 || st[0].Exhausted != c.want {
+			t.Fatalf("status at %s (end %s): %+v, %v; want Exhausted %v", c.at, end, st, err, c.want)
+		}
+	}
+}
