@@ -23,6 +23,7 @@ var illustrations = []struct{ file, first string }{
 	{"README.md", "CREATE TABLE insta5.photos (id bigint PRIMARY KEY DEFAULT insta5.next_id(), caption text);"},
 	{"docs/postgres.md", "CREATE TABLE insta5.photos (id bigint PRIMARY KEY DEFAULT insta5.next_id(), caption text);"},
 	{"docs/postgres.md", "-- many rows in one statement: next_id_bulk() is one inlinable expression"},
+	{"docs/postgres.md", "insta7               shard 7     dry run  Instagram's published next_id()"},
 	{"docs/operations.md", "SERVER                                   KIND     INCREMENT OFFSET LAST                 RECORDED             BEHIND"},
 }
 

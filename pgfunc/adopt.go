@@ -603,7 +603,7 @@ func (m *Migrator) switchGenerator(ctx context.Context, sh Shard, ao AdoptOption
 		if err := CheckRole(role); err != nil {
 			return a, fmt.Errorf("adopt: role %q drew from the old body and cannot be granted: %w", role, err)
 		}
-		grant, err := renderGrant(sh, quoteIdent(role), ModeUnique)
+		grant, err := renderGrant(sh, quoteIdent(role), ModeUnique, a.Layout.RouteBits > 0)
 		if err != nil {
 			return a, err
 		}

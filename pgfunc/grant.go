@@ -80,6 +80,7 @@ type grantData struct {
 	LockReg   string
 	Jump      string // the jump function's name, next_id_jump_<shard>
 	Reserve   string // the reservation's name, next_id_reserve_<shard>
+	Route     bool   // the layout has route bits: next_id(bigint) and id_route(bigint) too
 }
 
 // FuncLit returns a string literal naming the schema's function with the
@@ -88,17 +89,17 @@ func (d grantData) FuncLit(signature string) string {
 	return quoteLiteral(d.Schema + "." + signature)
 }
 
-func newGrantData(sh Shard, role string, mode Mode) grantData {
+func newGrantData(sh Shard, role string, mode Mode, route bool) grantData {
 	q := quoteIdent(sh.Schema)
-	return grantData{Schema: q, SchemaLit: quoteLiteral(sh.Schema), Role: role, Mode: mode, Jump: jumpName(sh.ID), Reserve: reserveName(sh.ID),
+	return grantData{Schema: q, SchemaLit: quoteLiteral(sh.Schema), Role: role, Mode: mode, Route: route, Jump: jumpName(sh.ID), Reserve: reserveName(sh.ID),
 		SeqReg: quoteLiteral(q + ".next_id_seq"), BegunReg: quoteLiteral(q + ".next_id_jumps_begun"),
 		DoneReg: quoteLiteral(q + ".next_id_jumps_done"), LockReg: quoteLiteral(q + ".next_id_jump_lock")}
 }
 
 // renderGrant returns the statements that give role (already quoted, or a
 // placeholder for a comment) what drawing from schema's generator needs.
-func renderGrant(sh Shard, role string, mode Mode) (string, error) {
-	return query("grant", newGrantData(sh, role, mode))
+func renderGrant(sh Shard, role string, mode Mode, route bool) (string, error) {
+	return query("grant", newGrantData(sh, role, mode, route))
 }
 
 // Grant gives role exactly what an application needs on each shard's
@@ -167,7 +168,7 @@ func grantShard(ctx context.Context, db *sql.DB, sh Shard, role string, installe
 		return false, fmt.Errorf("%w: %s (its objects are not the ones this release grants on)", ErrOutdatedGenerator, sh.Schema)
 	}
 	mode := in.Meta.Mode
-	d := newGrantData(sh, quoteIdent(role), mode)
+	d := newGrantData(sh, quoteIdent(role), mode, in.Meta.RouteBits > 0)
 	stmts, err := query("grant", d)
 	if err != nil {
 		return false, err
@@ -299,7 +300,7 @@ func Dangers(ctx context.Context, db *sql.DB, shards []Shard) ([]Danger, error) 
 		if len(shards) > 0 && !want[in.Schema] || in.Outdated {
 			continue // an outdated generator's objects differ; Status flags it
 		}
-		gs = append(gs, newGrantData(Shard{Schema: in.Schema, ID: in.Meta.Shard}, "", in.Meta.Mode))
+		gs = append(gs, newGrantData(Shard{Schema: in.Schema, ID: in.Meta.Shard}, "", in.Meta.Mode, in.Meta.RouteBits > 0))
 	}
 	return dangers(ctx, db, gs, "")
 }

@@ -253,3 +253,24 @@ func TestDangersAcrossChunks(t *testing.T) {
 		t.Fatalf("dangers: %v\nwant %s", got, want)
 	}
 }
+
+// TestGrantRoute: on a layout with route bits, pg grant gives the role
+// next_id(route) and id_route(id) too, where the DBA took EXECUTE from
+// PUBLIC; without those grants the role could not route its IDs.
+func TestGrantRoute(t *testing.T) {
+	t.Parallel()
+	db, dsn := newDB(t)
+	ctx := context.Background()
+	l := geneLayout(t, "0")
+	sh := installWith(t, db, pgfunc.Shard{Schema: "g_route", ID: 3}, pgfunc.Options{Layout: l})
+	if _, err := db.Exec("REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA g_route FROM PUBLIC"); err != nil {
+		t.Fatal(err)
+	}
+	app := newRole(t, db, "approute", "")
+	grantOK(t, db, app, sh)
+	conn := asRole(t, dsn, app)
+	var id, route int64
+	if err := conn.QueryRowContext(ctx, "SELECT id, g_route.id_route(id) FROM (SELECT g_route.next_id(1820) AS id) s").Scan(&id, &route); err != nil || route != 1820&15 {
+		t.Fatalf("as the granted role: next_id(1820) = %d, id_route %d, %v", id, route, err)
+	}
+}

@@ -402,7 +402,7 @@ func render(name string, sh Shard, o Options) ([]byte, error) {
 	}
 	window, ahead, leadTicks := windowTicks(l, o.Lead), aheadTicks(l, o.Lead), int64(o.Lead/l.TimeUnit)
 	unitSeconds := float64(l.UnitMillis()) / 1000 / float64(int64(1)<<l.SeqBits)
-	grants, err := renderGrant(sh, "<role>", o.Mode)
+	grants, err := renderGrant(sh, "<role>", o.Mode, l.RouteBits > 0)
 	if err != nil {
 		return nil, err
 	}

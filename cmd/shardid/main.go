@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	shardid pg render|up|status|down|gen|verify|grant|resume [flags]
+//	shardid pg render|up|status|down|gen|verify|grant|resume|adopt [flags]
 //	shardid decode [flags] ID...
 //	shardid demo [flags]
 //	shardid tidb render|gen|up|status|spread [flags]

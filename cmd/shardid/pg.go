@@ -551,7 +551,11 @@ func printServer(env *cliEnv, c pgfunc.Census) (meet, elsewhere, templated int) 
 
 // describe renders a generator's metadata as pg status shows it.
 func describe(m pgfunc.Meta) string {
-	return fmt.Sprintf("mode %s, %d/%d/%d bits of %dms since %s", m.Mode, m.TimeBits, m.ShardBits, m.SeqBits,
+	bits := fmt.Sprintf("%d/%d/%d", m.TimeBits, m.ShardBits, m.SeqBits)
+	if m.RouteBits > 0 {
+		bits += fmt.Sprintf("/%d route", m.RouteBits)
+	}
+	return fmt.Sprintf("mode %s, %s bits of %dms since %s", m.Mode, bits,
 		m.UnitMS, time.UnixMilli(m.EpochMS).UTC().Format(time.RFC3339Nano))
 }
 

@@ -12,6 +12,7 @@
 --   GRANT SELECT ON SEQUENCE "orders1".next_id_jumps_begun, "orders1".next_id_jumps_done TO <role>;
 --   GRANT EXECUTE ON FUNCTION "orders1".next_id(), "orders1".next_id_bulk(), "orders1".next_ids(integer),
 --       "orders1".next_id_jump_1(), "orders1".next_id_reserve_1(bigint) TO <role>;
+--   GRANT EXECUTE ON FUNCTION "orders1".next_id(bigint), "orders1".id_route(bigint) TO <role>;
 --   GRANT EXECUTE ON FUNCTION "orders1".id_timestamp(bigint), "orders1".id_shard(bigint),
 --       "orders1".id_seq(bigint), "orders1".min_id(pg_catalog.timestamptz) TO <role>;
 --
