@@ -500,8 +500,7 @@ func (c *cliHelp) check(t *testing.T, args []string) {
 
 // inlineExempt are the pages whose inline commands checkInlineCommands
 // leaves alone, with the reason.
-var inlineExempt = map[string]string{
-}
+var inlineExempt = map[string]string{}
 
 // checkInlineCommands checks the commands written inline in prose
 // (`shardid …`, `go test …`) as a block's are checked.
