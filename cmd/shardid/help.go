@@ -61,7 +61,7 @@ var helps = map[string]helpText{
 		"shardid tidb up --dsn 'root@tcp(127.0.0.1:4000)/app' schema.sql",
 	}},
 	"tidb status": {"[FILE.sql…]", []string{"shardid tidb status --dsn 'root@tcp(127.0.0.1:4000)/app' --dir migrations --json"}},
-	"tidb spread": {"", []string{"shardid tidb spread", "shardid tidb spread --json"}},
+	"tidb spread": {"", []string{"shardid tidb spread", "shardid tidb spread --shard-bits 6 --writes 200000"}},
 
 	"worker up":     {"", []string{"shardid worker up --dsn postgres://app@db1:5432/app"}},
 	"worker status": {"", []string{"shardid worker status --dsn postgres://app@db1:5432/app --json"}},

@@ -41,6 +41,11 @@ func TestEveryCommandHelp(t *testing.T) {
 				if !strings.HasPrefix(e, "shardid "+name+" ") && e != "shardid "+name {
 					t.Errorf("example %q is not a command line of %s", e, name)
 				}
+				for _, w := range strings.Fields(e) {
+					if f, ok := strings.CutPrefix(w, "-"); ok && f != "" && !strings.Contains(help, "\n  -"+f+"\n") && !strings.Contains(help, "\n  -"+f+" ") {
+						t.Errorf("example %q uses %s, which %s -h does not list", e, w, name)
+					}
+				}
 			}
 			for _, bad := range []string{"(default -1)", "(required) (", "usage of", "(default \""} {
 				if strings.Contains(help, bad) {
