@@ -103,7 +103,7 @@ func runTicketsStatus(ctx context.Context, env *cliEnv, args []string) (err erro
 		case row.Pending():
 			notes = append(notes, fmt.Sprintf("%s went back: %s; not resumed, so clients leave it out (%s)", who, rewindSeen(row), resume))
 			wentBack = append(wentBack, who)
-		case g.set.Kind == tickets.KindTable && row.Seen > g.set.Last:
+		case g.set.Kind == tickets.KindTable && row.Seen > 0 && row.Seen > g.set.Last:
 			notes = append(notes, fmt.Sprintf("%s stands at %d, below %d, the highest ticket clients recorded from it: its data went back (%s)", who, g.set.Last, row.Seen, resume))
 			wentBack = append(wentBack, who)
 		case row.Rewinds > 0:

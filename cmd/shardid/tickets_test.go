@@ -444,3 +444,20 @@ func TestTicketsUpAddsClassTable(t *testing.T) {
 		t.Errorf("status after the rerun: exit %d\n%s", code, out)
 	}
 }
+
+// TestTicketsStatusFresh: ticket tables nobody has drawn from yet are not
+// reported as gone back (their counters stand below their first ticket,
+// and no client recorded anything).
+func TestTicketsStatusFresh(t *testing.T) {
+	srv := testsrv.MariaDB(t)
+	a, b := testsrv.Database(t, srv), testsrv.Database(t, srv)
+	for i, dsn := range []string{a, b} {
+		if code, out, stderr := runCLI(t, "", nil, "tickets", "up", "--dsn", dsn, "--name", "fresh", "--increment", "2", "--offset", strconv.Itoa(i+1)); code != 0 {
+			t.Fatalf("up: %s%s", out, stderr)
+		}
+	}
+	code, out, stderr := runCLI(t, "", nil, "tickets", "status", "--dsn", a, "--dsn", b, "--name", "fresh")
+	if code != 0 || strings.Contains(out, "data went back") {
+		t.Fatalf("status of fresh servers: exit %d\n%s%s", code, out, stderr)
+	}
+}
