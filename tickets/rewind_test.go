@@ -235,7 +235,10 @@ func afterRewind(t *testing.T, l *drawLoop, cl *tickets.Client, servers []ticket
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st := fresh.Servers()[0]; !errors.Is(st.Rewound, tickets.ErrRewound) {
+	// On a loaded machine a's read at the start can miss its budget: the
+	// client then reads and judges a when it first answers (its settings
+	// are nil until then), and the duplicate count below holds it to that.
+	if st := fresh.Servers()[0]; !errors.Is(st.Rewound, tickets.ErrRewound) && st.Settings != nil {
 		t.Fatalf("a client started after the fault uses a: %+v", st)
 	}
 	fl := startLoop(fresh, 2)
