@@ -20,7 +20,7 @@ func runPGAdopt(ctx context.Context, env *cliEnv, args []string) error {
 	f.layoutFlags.register(fs)
 	fs.StringVar(&f.schemaFormat, "schema-format", pgfunc.DefaultSchemaFormat, "schema name of shard N, with one %d (env "+envSchemaFm+")")
 	fs.envVar("schema-format", envSchemaFm)
-	fs.StringVar(&f.shards, "shards", "", "shard ids, e.g. 0-63 or 0-3,8,10-12 (required): the shard id each schema's next_id() must stamp")
+	fs.StringVar(&f.shards, "shards", "", "shard ids, e.g. 0-63 or 0-3,8,10-12, each the shard id its schema's next_id() must stamp (required)")
 	fs.DurationVar(&f.lead, "lead", pgfunc.DefaultLead, "the new generator's lead: how far ahead of the server's clock its IDs may go (env "+envLead+")")
 	fs.envVar("lead", envLead)
 	dsn := fs.String("dsn", "", "PostgreSQL connection URL, as the owner of the schemas' next_id() (env "+envPGDSN+")")
