@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"time"
@@ -28,7 +27,7 @@ func runPGAdopt(ctx context.Context, env *cliEnv, args []string) error {
 	apply := fs.Bool("apply", false, "replace each next_id() (default: a dry run that only prints what it infers)")
 	lockWait := fs.Duration("lock-timeout", pgfunc.DefaultAdoptLockTimeout, "how long the switch waits for transactions that drew from the old next_id() to end (new draws queue meanwhile)")
 	serverWait := fs.Duration("server-lock-timeout", pgfunc.DefaultLockTimeout, "how long --apply waits for the server-wide lock of pg up (in database "+pgfunc.LockDatabase+")")
-	asJSON := fs.Bool("json", false, "print one JSON document instead of lines")
+	asJSON := jsonFlag(fs)
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
@@ -92,9 +91,7 @@ func runPGAdopt(ctx context.Context, env *cliEnv, args []string) error {
 	})
 	rep.Took = time.Since(start).Round(time.Millisecond).String()
 	if *asJSON {
-		enc := json.NewEncoder(env.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		if err := writeJSON(env.stdout, rep); err != nil {
 			return err
 		}
 	} else {
