@@ -81,13 +81,23 @@ func mergeRow(a, b ClassRow) ClassRow {
 	m := a
 	m.Offset = max(a.Offset, b.Offset)
 	m.Seen, m.Rewinds, m.Resumes = max(a.Seen, b.Seen), max(a.Rewinds, b.Rewinds), max(a.Resumes, b.Resumes)
-	if b.RewoundAt.After(a.RewoundAt) {
+	// Two servers record one event within the same millisecond (the
+	// stamps' precision); on a tie the higher value wins, so a server that
+	// missed the record (its value left lower) never outvotes one that has
+	// it, whatever order the rows are read in.
+	if newer(b.RewoundAt, a.RewoundAt, b.RewoundHigh, a.RewoundHigh) {
 		m.RewoundAt, m.RewoundGot, m.RewoundHigh, m.RewoundBy = b.RewoundAt, b.RewoundGot, b.RewoundHigh, b.RewoundBy
 	}
-	if b.ResumedAt.After(a.ResumedAt) {
+	if newer(b.ResumedAt, a.ResumedAt, b.ResumedTo, a.ResumedTo) {
 		m.ResumedTo, m.ResumedAt = b.ResumedTo, b.ResumedAt
 	}
 	return m
+}
+
+// newer reports whether the event stamped bAt with value bv supersedes the
+// one stamped aAt with value av: later, or as late and higher.
+func newer(bAt, aAt time.Time, bv, av int64) bool {
+	return bAt.After(aAt) || bAt.Equal(aAt) && bv > av
 }
 
 // ReadClass reads the class table of ticket name name from the server

@@ -31,6 +31,15 @@ func TestMergeClass(t *testing.T) {
 	if !got[0].Pending() || got[1].Pending() {
 		t.Errorf("pending: %v %v; want true false", got[0].Pending(), got[1].Pending())
 	}
+	// One resume recorded on two servers in the same millisecond, one of
+	// which lost its value: the recorded value wins in either order.
+	missed := []tickets.ClassRow{{Offset: 1, Resumes: 0, ResumedTo: 0, ResumedAt: t2, RewoundAt: t2, RewoundHigh: 0}}
+	kept := []tickets.ClassRow{{Offset: 1, Resumes: 1, ResumedTo: 700, ResumedAt: t2, RewoundAt: t2, RewoundHigh: 650}}
+	for _, order := range [][][]tickets.ClassRow{{missed, kept}, {kept, missed}} {
+		if got := tickets.MergeClass(order...); got[0].ResumedTo != 700 || got[0].RewoundHigh != 650 || got[0].Resumes != 1 {
+			t.Errorf("same stamp, one lower: %+v; want resumed to 700, rewound high 650", got[0])
+		}
+	}
 }
 
 // TestEventWords: every kind has a name, and the errors say what happened
