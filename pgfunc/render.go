@@ -319,8 +319,7 @@ type renderData struct {
 	TimeShift         uint // where the time field begins in an ID: ShardSeqBits + RouteBits
 	ShardShift        uint // where the shard field begins in an ID: SeqBits + RouteBits
 	MaxUnits          int64
-	SeqMax            int64 // the counter's MAXVALUE in mode unique: MaxUnits+1 (2^EndShift) when it fits
-	EndShift          uint  // counter values >> EndShift is 0 up to MaxUnits
+	SeqMax            int64 // the counter's MAXVALUE in mode unique: MaxUnits+1 when it fits
 	NextTickMillis    int64 // epoch + one unit, in Unix ms: where tick 0's successor starts
 	WindowTicks       int64 // see windowTicks: how far past the clock's tick a draw needs no flush
 	WindowText        string
@@ -427,7 +426,6 @@ func render(name string, sh Shard, o Options) ([]byte, error) {
 		ShardShift:        l.SeqBits + l.RouteBits,
 		MaxUnits:          (l.MaxTicks()+1)<<l.SeqBits - 1,
 		SeqMax:            min((l.MaxTicks()+1)<<l.SeqBits-1, math.MaxInt64-1) + 1,
-		EndShift:          l.UsableTimeBits() + l.SeqBits,
 		NextTickMillis:    l.EpochMillis() + l.UnitMillis(),
 		WindowTicks:       window,
 		WindowText:        (time.Duration(window) * l.TimeUnit).String(),

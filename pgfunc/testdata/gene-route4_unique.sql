@@ -286,7 +286,13 @@ $shardid$;
 -- timestamps, exact to the microsecond: a date_part() of the clock would
 -- cost more than the rest of the term): -W if the tick has ended (behind:
 -- the counter must jump), +W if it ends more than the bound after the
--- clock reading, else 0. The bound depends on whether the transaction has
+-- clock reading, else 0. The counter may take one value past the last
+-- ID's, 9007199254740992 (its MAXVALUE), so that the end of the layout reads as
+-- one: the units are masked with 9007199254740991 before they become a time, which
+-- leaves every value up to the last ID's as it is and makes that one the
+-- first tick after the epoch, long behind the clock, so it goes to the jump
+-- (which says the time field is exhausted) at no cost to other draws.
+-- The bound depends on whether the transaction has
 -- a transaction id, tested after the draw (a draw that logged the counter
 -- gave its transaction one, with WAL of its own):
 --   - with one, the lead (5s): a value ahead of the clock within the lead
@@ -316,12 +322,11 @@ CREATE OR REPLACE FUNCTION "orders1".next_id_bulk() RETURNS bigint
     RETURN CASE
         WHEN (((0 OPERATOR(pg_catalog.-) pg_catalog.pg_sequence_last_value('"orders1".next_id_jumps_done'))
               OPERATOR(pg_catalog.+) ((pg_catalog.width_bucket(
-                    pg_catalog.to_timestamp(((pg_catalog.nextval('"orders1".next_id_seq') OPERATOR(pg_catalog.|) 4095::bigint)::double precision OPERATOR(pg_catalog.*) 2.44140625e-07::double precision) OPERATOR(pg_catalog.+) 1.7356896000000002e+09::double precision) OPERATOR(pg_catalog.-) pg_catalog.clock_timestamp(),
+                    pg_catalog.to_timestamp((((pg_catalog.nextval('"orders1".next_id_seq') OPERATOR(pg_catalog.|) 4095::bigint) OPERATOR(pg_catalog.&) 9007199254740991::bigint)::double precision OPERATOR(pg_catalog.*) 2.44140625e-07::double precision) OPERATOR(pg_catalog.+) 1.7356896000000002e+09::double precision) OPERATOR(pg_catalog.-) pg_catalog.clock_timestamp(),
                     CASE WHEN pg_catalog.pg_current_xact_id_if_assigned() IS NULL
                          THEN '{"1 microsecond","10001 microseconds"}'::pg_catalog.interval[]
                          ELSE '{"1 microsecond","5000001 microseconds"}'::pg_catalog.interval[] END) OPERATOR(pg_catalog.-) 1) OPERATOR(pg_catalog.*) 1099512152064::bigint))
-              OPERATOR(pg_catalog.+) pg_catalog.pg_sequence_last_value('"orders1".next_id_jumps_begun')
-              OPERATOR(pg_catalog.+) ((pg_catalog.currval('"orders1".next_id_seq') OPERATOR(pg_catalog.>>) 53) OPERATOR(pg_catalog.*) 4::bigint)) OPERATOR(pg_catalog.=) 0
+              OPERATOR(pg_catalog.+) pg_catalog.pg_sequence_last_value('"orders1".next_id_jumps_begun')) OPERATOR(pg_catalog.=) 0
         THEN ((pg_catalog.currval('"orders1".next_id_seq') OPERATOR(pg_catalog.+) ((pg_catalog.currval('"orders1".next_id_seq') OPERATOR(pg_catalog.>>) 12) OPERATOR(pg_catalog.*) 258048::bigint)) OPERATOR(pg_catalog.+) 4096::bigint) OPERATOR(pg_catalog.<<) 4
         ELSE "orders1".next_id_jump_1()
     END;

@@ -282,7 +282,13 @@ $shardid$;
 -- timestamps, exact to the microsecond: a date_part() of the clock would
 -- cost more than the rest of the term): -W if the tick has ended (behind:
 -- the counter must jump), +W if it ends more than the bound after the
--- clock reading, else 0. The bound depends on whether the transaction has
+-- clock reading, else 0. The counter may take one value past the last
+-- ID's, 2199023255552 (its MAXVALUE), so that the end of the layout reads as
+-- one: the units are masked with 2199023255551 before they become a time, which
+-- leaves every value up to the last ID's as it is and makes that one the
+-- first tick after the epoch, long behind the clock, so it goes to the jump
+-- (which says the time field is exhausted) at no cost to other draws.
+-- The bound depends on whether the transaction has
 -- a transaction id, tested after the draw (a draw that logged the counter
 -- gave its transaction one, with WAL of its own):
 --   - with one, the lead (5s): a value ahead of the clock within the lead
@@ -310,12 +316,11 @@ CREATE OR REPLACE FUNCTION "spec4000000".next_id_bulk() RETURNS bigint
     RETURN CASE
         WHEN (((0 OPERATOR(pg_catalog.-) pg_catalog.pg_sequence_last_value('"spec4000000".next_id_jumps_done'))
               OPERATOR(pg_catalog.+) ((pg_catalog.width_bucket(
-                    pg_catalog.to_timestamp(((pg_catalog.nextval('"spec4000000".next_id_seq') OPERATOR(pg_catalog.|) 8191::bigint)::double precision OPERATOR(pg_catalog.*) 0.0001220703125::double precision) OPERATOR(pg_catalog.+) 1.735689600000122e+09::double precision) OPERATOR(pg_catalog.-) pg_catalog.clock_timestamp(),
+                    pg_catalog.to_timestamp((((pg_catalog.nextval('"spec4000000".next_id_seq') OPERATOR(pg_catalog.|) 8191::bigint) OPERATOR(pg_catalog.&) 2199023255551::bigint)::double precision OPERATOR(pg_catalog.*) 0.0001220703125::double precision) OPERATOR(pg_catalog.+) 1.735689600000122e+09::double precision) OPERATOR(pg_catalog.-) pg_catalog.clock_timestamp(),
                     CASE WHEN pg_catalog.pg_current_xact_id_if_assigned() IS NULL
                          THEN '{"1 microsecond","1 microseconds"}'::pg_catalog.interval[]
                          ELSE '{"1 microsecond","5000001 microseconds"}'::pg_catalog.interval[] END) OPERATOR(pg_catalog.-) 1) OPERATOR(pg_catalog.*) 1099512152064::bigint))
-              OPERATOR(pg_catalog.+) pg_catalog.pg_sequence_last_value('"spec4000000".next_id_jumps_begun')
-              OPERATOR(pg_catalog.+) ((pg_catalog.currval('"spec4000000".next_id_seq') OPERATOR(pg_catalog.>>) 41) OPERATOR(pg_catalog.*) 4::bigint)) OPERATOR(pg_catalog.=) 0
+              OPERATOR(pg_catalog.+) pg_catalog.pg_sequence_last_value('"spec4000000".next_id_jumps_begun')) OPERATOR(pg_catalog.=) 0
         THEN (pg_catalog.currval('"spec4000000".next_id_seq') OPERATOR(pg_catalog.+) ((pg_catalog.currval('"spec4000000".next_id_seq') OPERATOR(pg_catalog.>>) 13) OPERATOR(pg_catalog.*) 34359730176::bigint)) OPERATOR(pg_catalog.+) 32768000000::bigint
         ELSE "spec4000000".next_id_jump_4000000()
     END;
