@@ -102,7 +102,14 @@ func (s *TiDB) start(ctx context.Context, bin string, timeout time.Duration) err
 		return fmt.Errorf("start tidb: %w", err)
 	}
 	s.LoopbackPort = port
-	cmd := exec.Command(bin, "-store", "unistore", "-path", "", "-host", "127.0.0.1", "-P", strconv.Itoa(port),
+	return s.launch(ctx, bin, "", status, timeout)
+}
+
+// launch runs bin with the unistore engine on s.LoopbackPort and status
+// port status, its data at path ("" keeps it in memory), and waits up to
+// timeout until it answers.
+func (s *TiDB) launch(ctx context.Context, bin, path string, status int, timeout time.Duration) error {
+	cmd := exec.Command(bin, "-store", "unistore", "-path", path, "-host", "127.0.0.1", "-P", strconv.Itoa(s.LoopbackPort),
 		"-status-host", "127.0.0.1", "-status", strconv.Itoa(status), "-log-file", s.log,
 		"-temp-dir", filepath.Join(s.Dir, "tmp"), "-socket", filepath.Join(s.Dir, "tidb.sock"))
 	cmd.Dir = s.Dir

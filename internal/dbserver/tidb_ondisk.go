@@ -5,10 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
-	"syscall"
 	"time"
 )
 
@@ -58,27 +55,7 @@ func (s *TiDBOnDisk) run(ctx context.Context, timeout time.Duration) error {
 	if timeout == 0 {
 		timeout = 60 * time.Second
 	}
-	cmd := exec.Command(s.bin, "-store", "unistore", "-path", filepath.Join(s.Dir, "data"), "-host", "127.0.0.1",
-		"-P", strconv.Itoa(s.LoopbackPort), "-status-host", "127.0.0.1", "-status", strconv.Itoa(s.status), "-log-file", s.log,
-		"-temp-dir", filepath.Join(s.Dir, "tmp"), "-socket", filepath.Join(s.Dir, "tidb.sock"))
-	cmd.Dir = s.Dir
-	out, err := os.OpenFile(filepath.Join(s.Dir, "stdout.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return fmt.Errorf("start tidb: %w", err)
-	}
-	defer out.Close()
-	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	p, err := StartProc(cmd)
-	if err != nil {
-		return fmt.Errorf("start tidb: %w", err)
-	}
-	s.Proc = p
-	if err := WaitMySQL(ctx, p, s.DSN(""), timeout, s.logTail); err != nil {
-		p.Kill()
-		return fmt.Errorf("start tidb: %w", err)
-	}
-	return nil
+	return s.launch(ctx, s.bin, filepath.Join(s.Dir, "data"), s.status, timeout)
 }
 
 // Crash kills the server (SIGKILL) and keeps its data directory.
