@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -107,4 +108,72 @@ func layoutEnd(t *testing.T, spec string) {
 			t.Fatalf("status at %s (end %s): %+v, %v; want Exhausted %v", c.at, end, st, err, c.want)
 		}
 	}
+}
+
+// TestLayoutEndRace: sessions drawing at once at the very end of a layout
+// all hear "time field exhausted". The counter is first driven to the last
+// ID's units; then 6 sessions draw through next_id() together, each draw
+// past the end going to the jump, which raises and puts the counter back.
+// A session that draws while another's jump has not yet put it back takes
+// the next value past the end, which the counter's room (a tick's worth)
+// holds: with the room of one value, those draws met nextval's own
+// "reached maximum value" (2200H) instead.
+func TestLayoutEndRace(t *testing.T) {
+	t.Parallel()
+	db, _ := newDB(t)
+	ctx := context.Background()
+	l, err := shardid.ParseLayout("time:28@1s,node:22,seq:13")
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := time.Now().Add(time.Hour).Truncate(time.Second).UTC()
+	l.Epoch = end.Add(-time.Duration(l.MaxTicks()+1) * time.Second)
+	o := pgfunc.WithLeadWait(pgfunc.WithClock(pgfunc.Options{Layout: l, Lead: 5 * time.Second}, nowClock), 20*time.Millisecond)
+	m, err := pgfunc.NewMigrator(db, o, pgfunc.MigrateOptions{OwnDatabaseOnly: true, AllowMixed: true, EndMargin: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := m.Up(ctx, []pgfunc.Shard{{Schema: "racing", ID: 3}}, nil); r[0].Err != nil {
+		t.Fatal(r[0].Err)
+	}
+	at := end.Add(-500 * time.Millisecond)
+	exhausted := func(err error) bool {
+		return sqlState(err) == "22003" && strings.Contains(err.Error(), "time field exhausted")
+	}
+	// Up to the end: one transaction with an id (its bound is the lead),
+	// drawing more than the last tick holds.
+	fill := newConn(t, db)
+	setNow(t, fill, at)
+	if _, err := queryInt64s(fill, "SELECT racing.next_id_bulk() FROM pg_catalog.generate_series(1, 3 * 8192) WHERE pg_catalog.pg_current_xact_id() IS NOT NULL"); !exhausted(err) {
+		t.Fatalf("filling the last tick: %v; want \"time field exhausted\"", err)
+	}
+	const sessions, draws = 6, 200
+	errs := make(chan error, sessions*draws)
+	var wg sync.WaitGroup
+	for i := 0; i < sessions; i++ {
+		conn := newConn(t, db)
+		setNow(t, conn, at)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < draws; j++ {
+				var id int64
+				errs <- conn.QueryRowContext(ctx, "SELECT racing.next_id()").Scan(&id)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	other := map[string]int{}
+	n := 0
+	for err := range errs {
+		n++
+		if !exhausted(err) {
+			other[fmt.Sprint(err)]++
+		}
+	}
+	if len(other) > 0 {
+		t.Fatalf("%d draws at the end, the ones not refused as exhausted: %v", n, other)
+	}
+	t.Logf("%d draws by %d sessions at once, every one refused as exhausted", n, sessions)
 }

@@ -319,7 +319,7 @@ type renderData struct {
 	TimeShift         uint // where the time field begins in an ID: ShardSeqBits + RouteBits
 	ShardShift        uint // where the shard field begins in an ID: SeqBits + RouteBits
 	MaxUnits          int64
-	SeqMax            int64 // the counter's MAXVALUE in mode unique: MaxUnits+1 when it fits
+	SeqMax            int64 // the counter's MAXVALUE in mode unique (seqMax)
 	NextTickMillis    int64 // epoch + one unit, in Unix ms: where tick 0's successor starts
 	WindowTicks       int64 // see windowTicks: how far past the clock's tick a draw needs no flush
 	WindowText        string
@@ -425,7 +425,7 @@ func render(name string, sh Shard, o Options) ([]byte, error) {
 		TimeShift:         l.ShardBits + l.SeqBits + l.RouteBits,
 		ShardShift:        l.SeqBits + l.RouteBits,
 		MaxUnits:          (l.MaxTicks()+1)<<l.SeqBits - 1,
-		SeqMax:            min((l.MaxTicks()+1)<<l.SeqBits-1, math.MaxInt64-1) + 1,
+		SeqMax:            seqMax(l),
 		NextTickMillis:    l.EpochMillis() + l.UnitMillis(),
 		WindowTicks:       window,
 		WindowText:        (time.Duration(window) * l.TimeUnit).String(),
@@ -509,4 +509,17 @@ func quoteIdent(s string) string {
 // quoteLiteral quotes a PostgreSQL string literal (standard_conforming_strings on).
 func quoteLiteral(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}
+
+// seqMax is the MAXVALUE of a mode-unique counter: one tick's worth of
+// values past the last ID's units (2^SeqBits more, as far as int64 goes).
+// The fast path masks a value past the end with the last ID's units, all
+// ones, into the first tick, so every such value goes to the jump, which
+// raises "time field exhausted" and puts the counter back; the room lets
+// that many sessions draw at the end at once without meeting nextval's
+// own error. A layout whose units fill int64 has no room, and nextval's
+// error stands at its end.
+func seqMax(l shardid.Layout) int64 {
+	last := (l.MaxTicks()+1)<<l.SeqBits - 1
+	return last + min(int64(1)<<l.SeqBits, math.MaxInt64-last)
 }

@@ -30,11 +30,12 @@ CREATE SCHEMA IF NOT EXISTS "orders1";
 -- sessions drawing from separate cached blocks collide on nextval % 2^seqBits
 -- within the same tick. MAXVALUE stops the counter where the layout's time
 -- field ends, so it can never carry into the sign bit: in mode unique
--- one value past the last ID's (9007199254740992), which no path hands out but
--- which sends the draw that reaches it to the jump, to raise "time field
--- exhausted" rather than nextval's own error.
+-- up to 9007199254745087, one tick's worth of values past the last ID's, which no
+-- path hands out but which send the draws that reach them to the jump, to
+-- raise "time field exhausted" rather than nextval's own error, also for
+-- sessions that draw at once at the end.
 CREATE SEQUENCE IF NOT EXISTS "orders1".next_id_seq
-    AS bigint MINVALUE 0 MAXVALUE 9007199254740992 START 0 CACHE 1 NO CYCLE;
+    AS bigint MINVALUE 0 MAXVALUE 9007199254745087 START 0 CACHE 1 NO CYCLE;
 
 -- The jump counters: how many jumps of the counter have begun and how many
 -- have finished. Only the jump, holding the shard's jump lock, moves
@@ -148,9 +149,10 @@ BEGIN
     EXCEPTION WHEN SQLSTATE 'SHR01' THEN
         NULL;
     WHEN sequence_generator_limit_exceeded OR numeric_value_out_of_range THEN
-        -- The value past the last ID's, once taken, is put back (no path
-        -- hands it out): the next draw takes it again and comes here,
-        -- rather than meeting nextval's own error.
+        -- Values past the last ID's, once taken, are put back (no path
+        -- hands them out): the next draws take them again and come here,
+        -- rather than meeting nextval's own error. Sessions drawing at
+        -- once in between take the next ones, one tick's worth of room.
         IF pg_catalog.pg_sequence_last_value('"orders1".next_id_seq') > 9007199254740991 THEN
             PERFORM pg_catalog.setval('"orders1".next_id_seq', 9007199254740991, true);
         END IF;
@@ -222,9 +224,10 @@ BEGIN
     EXCEPTION WHEN SQLSTATE 'SHR01' THEN
         NULL;
     WHEN sequence_generator_limit_exceeded OR numeric_value_out_of_range THEN
-        -- The value past the last ID's, once taken, is put back (no path
-        -- hands it out): the next draw takes it again and comes here,
-        -- rather than meeting nextval's own error.
+        -- Values past the last ID's, once taken, are put back (no path
+        -- hands them out): the next draws take them again and come here,
+        -- rather than meeting nextval's own error. Sessions drawing at
+        -- once in between take the next ones, one tick's worth of room.
         IF pg_catalog.pg_sequence_last_value('"orders1".next_id_seq') > 9007199254740991 THEN
             PERFORM pg_catalog.setval('"orders1".next_id_seq', 9007199254740991, true);
         END IF;
@@ -286,12 +289,13 @@ $shardid$;
 -- timestamps, exact to the microsecond: a date_part() of the clock would
 -- cost more than the rest of the term): -W if the tick has ended (behind:
 -- the counter must jump), +W if it ends more than the bound after the
--- clock reading, else 0. The counter may take one value past the last
--- ID's, 9007199254740992 (its MAXVALUE), so that the end of the layout reads as
--- one: the units are masked with 9007199254740991 before they become a time, which
--- leaves every value up to the last ID's as it is and makes that one the
--- first tick after the epoch, long behind the clock, so it goes to the jump
--- (which says the time field is exhausted) at no cost to other draws.
+-- clock reading, else 0. The counter may take values past the last
+-- ID's, up to 9007199254745087 (its MAXVALUE), so that the end of the layout reads as
+-- one: the units are masked with 9007199254740991 (all ones) before they become a
+-- time, which leaves every value up to the last ID's as it is and puts those
+-- past it in the first tick after the epoch, long behind the clock, so they
+-- go to the jump (which says the time field is exhausted) at no cost to
+-- other draws.
 -- The bound depends on whether the transaction has
 -- a transaction id, tested after the draw (a draw that logged the counter
 -- gave its transaction one, with WAL of its own):
