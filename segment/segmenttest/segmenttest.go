@@ -252,6 +252,7 @@ func checkRestoreFound(e *env) {
 	for {
 		id, err := a.Next(ctx)
 		if errors.Is(err, segment.ErrRewound) {
+			e.t.Logf("the client refuses: %v", err)
 			break
 		}
 		switch {
