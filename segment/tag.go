@@ -265,6 +265,11 @@ func (v segmentView) getTag(ctx context.Context, q dialect.Querier, tag string) 
 	}
 	t, err := scanTag(q.QueryRowContext(ctx, text, tag))
 	switch {
+	case errors.Is(err, sql.ErrNoRows) && ctx.Err() != nil:
+		// No row from a read whose deadline passed says nothing about the
+		// tag: a missing tag is a rewind, so only a read that ran to its
+		// end may report one.
+		return t, fmt.Errorf("read segment tag %s: %w", tag, ctx.Err())
 	case errors.Is(err, sql.ErrNoRows):
 		return t, fmt.Errorf("%w %q", ErrUnknownTag, tag)
 	case err != nil:
