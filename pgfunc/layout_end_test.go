@@ -118,11 +118,23 @@ func layoutEnd(t *testing.T, spec string) {
 // the next value past the end, which the counter's room (a tick's worth)
 // holds: with the room of one value, those draws met nextval's own
 // "reached maximum value" (2200H) instead.
+//
+// Also with 2 sequence bits, where a room of one tick (4 values) was
+// overrun by 6 sessions.
 func TestLayoutEndRace(t *testing.T) {
 	t.Parallel()
+	for _, spec := range []string{"time:28@1s,node:22,seq:13", "time:28@1s,node:33,seq:2"} {
+		t.Run(spec, func(t *testing.T) {
+			t.Parallel()
+			layoutEndRace(t, spec)
+		})
+	}
+}
+
+func layoutEndRace(t *testing.T, spec string) {
 	db, _ := newDB(t)
 	ctx := context.Background()
-	l, err := shardid.ParseLayout("time:28@1s,node:22,seq:13")
+	l, err := shardid.ParseLayout(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +156,7 @@ func TestLayoutEndRace(t *testing.T) {
 	// drawing more than the last tick holds.
 	fill := newConn(t, db)
 	setNow(t, fill, at)
-	if _, err := queryInt64s(fill, "SELECT racing.next_id_bulk() FROM pg_catalog.generate_series(1, 3 * 8192) WHERE pg_catalog.pg_current_xact_id() IS NOT NULL"); !exhausted(err) {
+	if _, err := queryInt64s(fill, fmt.Sprintf("SELECT racing.next_id_bulk() FROM pg_catalog.generate_series(1, %d) WHERE pg_catalog.pg_current_xact_id() IS NOT NULL", 3*(l.MaxSeq()+1))); !exhausted(err) {
 		t.Fatalf("filling the last tick: %v; want \"time field exhausted\"", err)
 	}
 	const sessions, draws = 6, 200

@@ -511,15 +511,21 @@ func quoteLiteral(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
 }
 
-// seqMax is the MAXVALUE of a mode-unique counter: one tick's worth of
-// values past the last ID's units (2^SeqBits more, as far as int64 goes).
-// The fast path masks a value past the end with the last ID's units, all
-// ones, into the first tick, so every such value goes to the jump, which
-// raises "time field exhausted" and puts the counter back; the room lets
-// that many sessions draw at the end at once without meeting nextval's
-// own error. A layout whose units fill int64 has no room, and nextval's
-// error stands at its end.
+// seqMax is the MAXVALUE of a mode-unique counter: room past the last
+// ID's units for sessions drawing at once at the layout's end. The fast
+// path masks a value past the end with the last ID's units (all ones),
+// so every such value lands near the epoch, behind any clock at the end,
+// goes to the jump, which raises "time field exhausted" and puts the
+// counter back; the room lets that many draws race the put-back without
+// meeting nextval's own error. It is 2^20 values (far more sessions than
+// a server runs, whatever the sequence width), at most a quarter of the
+// layout's units (the masked values stay in its first quarter) and as far
+// as int64 goes. A layout whose units fill int64 has no room, and
+// nextval's error stands at its end.
 func seqMax(l shardid.Layout) int64 {
 	last := (l.MaxTicks()+1)<<l.SeqBits - 1
-	return last + min(int64(1)<<l.SeqBits, math.MaxInt64-last)
+	if last == math.MaxInt64 {
+		return last
+	}
+	return last + max(1, min(1<<20, (last+1)/4, math.MaxInt64-last))
 }

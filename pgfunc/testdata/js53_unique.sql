@@ -29,12 +29,12 @@ CREATE SCHEMA IF NOT EXISTS "insta5";
 -- sessions drawing from separate cached blocks collide on nextval % 2^seqBits
 -- within the same tick. MAXVALUE stops the counter where the layout's time
 -- field ends, so it can never carry into the sign bit: in mode unique
--- up to 35184372089087, one tick's worth of values past the last ID's, which no
+-- up to 35184373137407, room past the last ID's for draws racing at the end, which no
 -- path hands out but which send the draws that reach them to the jump, to
 -- raise "time field exhausted" rather than nextval's own error, also for
 -- sessions that draw at once at the end.
 CREATE SEQUENCE IF NOT EXISTS "insta5".next_id_seq
-    AS bigint MINVALUE 0 MAXVALUE 35184372089087 START 0 CACHE 1 NO CYCLE;
+    AS bigint MINVALUE 0 MAXVALUE 35184373137407 START 0 CACHE 1 NO CYCLE;
 
 -- The jump counters: how many jumps of the counter have begun and how many
 -- have finished. Only the jump, holding the shard's jump lock, moves
@@ -148,7 +148,7 @@ BEGIN
         -- Values past the last ID's, once taken, are put back (no path
         -- hands them out): the next draws take them again and come here,
         -- rather than meeting nextval's own error. Sessions drawing at
-        -- once in between take the next ones, one tick's worth of room.
+        -- once in between take the next ones, in the counter's room.
         IF pg_catalog.pg_sequence_last_value('"insta5".next_id_seq') > 35184372088831 THEN
             PERFORM pg_catalog.setval('"insta5".next_id_seq', 35184372088831, true);
         END IF;
@@ -223,7 +223,7 @@ BEGIN
         -- Values past the last ID's, once taken, are put back (no path
         -- hands them out): the next draws take them again and come here,
         -- rather than meeting nextval's own error. Sessions drawing at
-        -- once in between take the next ones, one tick's worth of room.
+        -- once in between take the next ones, in the counter's room.
         IF pg_catalog.pg_sequence_last_value('"insta5".next_id_seq') > 35184372088831 THEN
             PERFORM pg_catalog.setval('"insta5".next_id_seq', 35184372088831, true);
         END IF;
@@ -286,10 +286,10 @@ $shardid$;
 -- cost more than the rest of the term): -W if the tick has ended (behind:
 -- the counter must jump), +W if it ends more than the bound after the
 -- clock reading, else 0. The counter may take values past the last
--- ID's, up to 35184372089087 (its MAXVALUE), so that the end of the layout reads as
+-- ID's, up to 35184373137407 (its MAXVALUE), so that the end of the layout reads as
 -- one: the units are masked with 35184372088831 (all ones) before they become a
 -- time, which leaves every value up to the last ID's as it is and puts those
--- past it in the first tick after the epoch, long behind the clock, so they
+-- past it near the epoch, long behind the clock, so they
 -- go to the jump (which says the time field is exhausted) at no cost to
 -- other draws.
 -- The bound depends on whether the transaction has
