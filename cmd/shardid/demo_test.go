@@ -25,7 +25,7 @@ func demoSchemas(t *testing.T, dsn string) string {
 // they are dropped it runs and leaves nothing.
 func TestDemoRefusesLeftoverSchemas(t *testing.T) {
 	t.Parallel()
-	dsn := testsrv.Database(t, testsrv.PG(t))
+	dsn := pgDSN(t) // shards of its own: pg up checks every database of a server
 	db := testsrv.Open(t, "pgx", dsn)
 	if _, err := db.Exec("CREATE SCHEMA shardid_demo1; CREATE TABLE shardid_demo1.photos (x int); CREATE SCHEMA shardid_demo3"); err != nil {
 		t.Fatal(err)
@@ -59,7 +59,7 @@ func TestDemoRefusesLeftoverSchemas(t *testing.T) {
 // (the test binary as shardid, see TestMain).
 func TestDemoClosedStdout(t *testing.T) {
 	t.Parallel()
-	dsn := testsrv.Database(t, testsrv.PG(t))
+	dsn := pgDSN(t) // shards of its own: pg up checks every database of a server
 	if err, stderr := headTwo(t, "demo", "--dsn", dsn); err != nil && !strings.Contains(err.Error(), "exit status") {
 		t.Fatalf("demo with its reader gone ended by %v; want an exit, not a signal (%s)", err, stderr)
 	}

@@ -91,7 +91,7 @@ func rowsOf[T any](t *testing.T, r report) []T {
 // have says so in each row and as its problem, exit 1.
 func TestPGJSON(t *testing.T) {
 	t.Parallel()
-	dsn := testsrv.Database(t, testsrv.PG(t))
+	dsn := pgDSN(t) // shards of its own: pg up checks every database of a server
 	db := testsrv.Open(t, "pgx", dsn)
 	role := "app_" + testsrv.DBName(t)
 	if _, err := db.Exec("CREATE ROLE " + role); err != nil {

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-
-	"github.com/shardid/shardid/internal/testsrv"
 )
 
 // fullWriter takes room bytes, then fails every write as a full disk does.
@@ -75,7 +73,7 @@ func TestStdoutWriteErrorsReported(t *testing.T) {
 // their work.
 func TestStdoutWriteErrorsOnServers(t *testing.T) {
 	t.Parallel()
-	dsn := testsrv.Database(t, testsrv.PG(t))
+	dsn := pgDSN(t) // shards of its own: pg up checks every database of a server
 	for _, args := range [][]string{
 		{"demo", "--dsn", dsn},
 		{"pg", "status", "--dsn", dsn},
@@ -89,9 +87,8 @@ func TestStdoutWriteErrorsOnServers(t *testing.T) {
 	if got := demoSchemas(t, dsn); got != "" {
 		t.Errorf("demo left schemas after its output failed: %v", got)
 	}
-	// A command's own error stands, the write error follows. (A server of
-	// its own: status looks at every database of the server for copies.)
-	dsn = pgDSN(t)
+	// A command's own error stands, the write error follows. (The server
+	// is the test's own: status looks at every database of it for copies.)
 	if code, stderr := runCLIInto(t, io.Discard, nil, "pg", "up", "--dsn", dsn, "--shards", "0"); code != 0 {
 		t.Fatalf("pg up: exit %d %s", code, stderr)
 	}
