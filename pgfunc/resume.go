@@ -193,34 +193,37 @@ func (m *Migrator) Resume(ctx context.Context, shards []Shard, ro ResumeOptions,
 		}
 	}()
 	if shards == nil {
-		others, err := m.otherDatabases(ctx)
-		if err != nil {
-			return nil, err
-		}
 		connect, err := m.connector(ctx)
 		if err != nil {
 			return nil, err
 		}
-		for _, d := range others {
+		err = eachDatabase(ctx, m.otherDatabases, func(d resumeDatabase) string { return d.name }, func(d resumeDatabase) error {
 			switch {
 			case connect == nil:
-				continue
+				return nil
 			case d.closed:
 				dbs = append(dbs, database{name: d.name, err: fmt.Errorf("%w: %s: this role may not connect to it; a generator there keeps its counter (grant CONNECT, or resume as a role that may)", ErrDatabaseNotRead, d.name)})
-				continue
+				return nil
 			}
 			other, err := connect(ctx, d.name)
+			if gone(err) {
+				return nil
+			}
 			if err != nil {
 				dbs = append(dbs, database{name: d.name, err: fmt.Errorf("%w: %s: %v", ErrDatabaseNotRead, d.name, err)})
-				continue
+				return nil
 			}
 			refs, err := listCounters(ctx, other, nil)
 			if err != nil {
 				other.Close()
 				dbs = append(dbs, database{name: d.name, err: fmt.Errorf("%w: %s: %v", ErrDatabaseNotRead, d.name, err)})
-				continue
+				return nil
 			}
 			dbs = append(dbs, database{name: d.name, db: other, refs: refs})
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	if !ro.After.IsZero() {

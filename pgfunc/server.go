@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/shardid/shardid"
@@ -23,6 +24,11 @@ var (
 	// pool a connector can be derived from; and (per shard) by Up when
 	// deriving it fails.
 	ErrNoConnect = errors.New("no way to reach the server's other databases")
+	// ErrDatabasesChanging is returned (per shard) by Migrator.Up, and by
+	// Status and Resume, when databases kept being created or renamed
+	// while the server's databases were read, so that no listing of them
+	// was read whole.
+	ErrDatabasesChanging = errors.New("the server's databases kept changing")
 	// ErrTemplateDatabase is returned (per shard) by Migrator.Up when the
 	// Migrator's database is a template: every CREATE DATABASE from it
 	// would copy the generators, and each copy hands out the same IDs.
@@ -152,32 +158,80 @@ func (m *Migrator) readServer(ctx context.Context) (server, error) {
 		s.ownOnly = true
 		return s, nil
 	}
-	others, err := m.databases(ctx)
-	if err != nil {
-		return s, err
-	}
-	for _, d := range others {
-		if d.template {
-			s.templates = append(s.templates, d.name)
-		}
+	err = eachDatabase(ctx, m.databases, func(d otherDatabase) string { return d.name }, func(d otherDatabase) error {
 		other, err := connect(ctx, d.name)
+		if gone(err) {
+			return nil
+		}
 		if err != nil {
-			return s, fmt.Errorf("database %s: %w", d.name, err)
+			return fmt.Errorf("database %s: %w", d.name, err)
 		}
 		gens, err := discoverAll(ctx, other)
 		other.Close()
 		if err != nil {
-			return s, fmt.Errorf("database %s: %w", d.name, err)
+			return fmt.Errorf("database %s: %w", d.name, err)
+		}
+		if d.template {
+			s.templates = append(s.templates, d.name)
 		}
 		for _, g := range gens {
 			g.Database = d.name
 			s.all = append(s.all, g)
 		}
+		return nil
+	})
+	if err != nil {
+		return s, err
 	}
 	if s.closed, err = m.names(ctx, "closed_databases"); err != nil {
 		return s, err
 	}
 	return s, nil
+}
+
+// eachDatabase calls visit for every database list names, then lists the
+// server's databases again, until a listing names none not yet visited: a
+// database created or renamed while the others were read is read on the
+// next pass (one dropped meanwhile is for visit to pass over, see gone).
+// It gives up with ErrDatabasesChanging after maxListings listings.
+func eachDatabase[D any](ctx context.Context, list func(context.Context) ([]D, error), name func(D) string, visit func(D) error) error {
+	seen := map[string]bool{}
+	for listing := 1; ; listing++ {
+		all, err := list(ctx)
+		if err != nil {
+			return err
+		}
+		var pending []D
+		for _, d := range all {
+			if !seen[name(d)] {
+				pending = append(pending, d)
+			}
+		}
+		if len(pending) == 0 {
+			return nil
+		}
+		if listing > maxListings {
+			return fmt.Errorf("%w: still after %d listings (%s is new): rerun when they settle",
+				ErrDatabasesChanging, maxListings, name(pending[0]))
+		}
+		for _, d := range pending {
+			seen[name(d)] = true
+			if err := visit(d); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// maxListings is how many times eachDatabase lists the server's
+// databases before it gives up on a set that keeps changing.
+const maxListings = 5
+
+// gone reports whether err says the database connected to does not exist
+// (SQLSTATE 3D000): it was dropped after it was listed.
+func gone(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "3D000"
 }
 
 // otherDatabase is one other database of the server.

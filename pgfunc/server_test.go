@@ -549,3 +549,92 @@ func TestMixedKinds(t *testing.T) {
 		t.Fatalf("Mixed: %+v; want one pair of kinds that never meets", pairs)
 	}
 }
+
+// TestDatabasesChangingUnderTheRead: the server's databases change while
+// up and resume read them. One dropped after it was listed is passed
+// over; one renamed after it was listed is read under its new name, so a
+// shard id it holds is still refused and its counter still moves; a set
+// that never settles fails with ErrDatabasesChanging. (Before: up failed
+// on the dropped one, and a read that only passed over the missing name
+// missed the renamed one's shard.)
+func TestDatabasesChangingUnderTheRead(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	srv := ownServer(t)
+	app := testsrv.Database(t, srv)
+	execOn(t, srv.DSN("postgres"), "CREATE DATABASE dropped", "CREATE DATABASE renamed")
+	on := testsrv.Open(t, "pgx", srv.DSN("renamed"))
+	m, err := pgfunc.NewMigrator(on, pgfunc.Options{}, pgfunc.MigrateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := up(m, pgfunc.Shard{Schema: "insta5", ID: 5}); r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	on.Close() // a database in use is neither dropped nor renamed
+	admin := testsrv.Open(t, "pgx", srv.DSN("postgres"))
+	// changing drops "dropped" and renames "renamed" just before the
+	// first connection to each, the moment a concurrent DDL hurts most.
+	changing := func(ctx context.Context, name string) (*sql.DB, error) {
+		switch name {
+		case "dropped":
+			if _, err := admin.ExecContext(ctx, "DROP DATABASE dropped"); err != nil {
+				return nil, err
+			}
+		case "renamed":
+			if _, err := admin.ExecContext(ctx, "ALTER DATABASE renamed RENAME TO renamed2"); err != nil {
+				return nil, err
+			}
+		}
+		db := testsrv.Open(t, "pgx", srv.DSN(name))
+		return db, db.PingContext(ctx)
+	}
+	r := up(migrator(t, app, pgfunc.Options{}, pgfunc.MigrateOptions{Connect: changing}), pgfunc.Shard{Schema: "s5", ID: 5})
+	if !errors.Is(r.Err, pgfunc.ErrShardConflict) || !strings.Contains(r.Err.Error(), "database renamed2") || r.Applied {
+		t.Fatalf("up of shard 5 while its database was renamed and another dropped: %+v; want ErrShardConflict naming renamed2", r)
+	}
+
+	execOn(t, srv.DSN("postgres"), "CREATE DATABASE dropped", "ALTER DATABASE renamed2 RENAME TO renamed")
+	on = testsrv.Open(t, "pgx", srv.DSN("renamed"))
+	if _, err := on.Exec("SELECT insta5.next_id()"); err != nil {
+		t.Fatal(err)
+	}
+	on.Close()
+	m = migrator(t, app, pgfunc.Options{}, pgfunc.MigrateOptions{Connect: changing})
+	res, err := m.Resume(ctx, nil, pgfunc.ResumeOptions{Lead: 5 * time.Second}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := false
+	for _, x := range res {
+		if x.Err != nil {
+			t.Errorf("resume: %s: %v", x.Database, x.Err)
+		}
+		moved = moved || x.Database == "renamed2" && x.Schema == "insta5" && x.To > x.From
+	}
+	if !moved {
+		t.Fatalf("resume while databases changed: %+v; want insta5 of renamed2 moved", res)
+	}
+
+	// A set that never settles: reading postgres, or a database made so,
+	// makes another (from template0, which takes no connections, so that
+	// a pool on template1 does not stand in the way).
+	n := 0
+	growing := func(ctx context.Context, name string) (*sql.DB, error) {
+		if name == "postgres" || strings.HasPrefix(name, "new") {
+			n++
+			if _, err := admin.ExecContext(ctx, fmt.Sprintf("CREATE DATABASE new%d TEMPLATE template0", n)); err != nil {
+				return nil, err
+			}
+		}
+		db := testsrv.Open(t, "pgx", srv.DSN(name))
+		return db, db.PingContext(ctx)
+	}
+	r = up(migrator(t, app, pgfunc.Options{}, pgfunc.MigrateOptions{Connect: growing}), pgfunc.Shard{Schema: "s6", ID: 6})
+	if !errors.Is(r.Err, pgfunc.ErrDatabasesChanging) || r.Applied {
+		t.Fatalf("up while every read created a database: %+v; want ErrDatabasesChanging", r)
+	}
+	if _, err := migrator(t, app, pgfunc.Options{}, pgfunc.MigrateOptions{Connect: growing}).Resume(ctx, nil, pgfunc.ResumeOptions{Lead: 5 * time.Second}, nil); !errors.Is(err, pgfunc.ErrDatabasesChanging) {
+		t.Fatalf("resume while every read created a database: %v; want ErrDatabasesChanging", err)
+	}
+}
