@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // ErrPGNotInstalled is returned by StartPG when no PostgreSQL server binaries
@@ -242,7 +243,18 @@ func (s *PG) CreateDatabase(ctx context.Context, name string) (string, error) {
 		return "", err
 	}
 	defer conn.Close(ctx)
-	if _, err = conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
+	// CREATE DATABASE copies template1 and refuses (55006, after waiting
+	// 5 s) while another session is connected to it, as shardid's
+	// server-wide reads briefly are: tried again for up to a minute.
+	deadline := time.Now().Add(time.Minute)
+	for {
+		_, err = conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
+		var pe *pgconn.PgError
+		if err == nil || !errors.As(err, &pe) || pe.Code != "55006" || time.Now().After(deadline) {
+			break
+		}
+	}
+	if err != nil {
 		return "", fmt.Errorf("create database %s: %w", name, err)
 	}
 	return s.DSN(name), nil
