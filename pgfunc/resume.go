@@ -197,7 +197,7 @@ func (m *Migrator) Resume(ctx context.Context, shards []Shard, ro ResumeOptions,
 		if err != nil {
 			return nil, err
 		}
-		err = eachDatabase(ctx, m.otherDatabases, func(d resumeDatabase) string { return d.name }, func(d resumeDatabase) error {
+		err = eachDatabase(ctx, m.otherDatabases, func(d resumeDatabase) error {
 			switch {
 			case connect == nil:
 				return nil
@@ -207,7 +207,7 @@ func (m *Migrator) Resume(ctx context.Context, shards []Shard, ro ResumeOptions,
 			}
 			other, err := connect(ctx, d.name)
 			if gone(err) {
-				return nil
+				return errGone
 			}
 			if err != nil {
 				dbs = append(dbs, database{name: d.name, err: fmt.Errorf("%w: %s: %v", ErrDatabaseNotRead, d.name, err)})
@@ -271,9 +271,13 @@ func (m *Migrator) Resume(ctx context.Context, shards []Shard, ro ResumeOptions,
 
 // resumeDatabase is a database of the server other than the Migrator's.
 type resumeDatabase struct {
+	oid    uint32
 	name   string
 	closed bool // the role may not connect to it
 }
+
+// key is what eachDatabase knows the database by, and its name.
+func (d resumeDatabase) key() (uint32, string) { return d.oid, d.name }
 
 // otherDatabases lists the server's other databases for Resume.
 func (m *Migrator) otherDatabases(ctx context.Context) ([]resumeDatabase, error) {
@@ -289,7 +293,7 @@ func (m *Migrator) otherDatabases(ctx context.Context) ([]resumeDatabase, error)
 	var out []resumeDatabase
 	for rows.Next() {
 		var d resumeDatabase
-		if err := rows.Scan(&d.name, &d.closed); err != nil {
+		if err := rows.Scan(&d.oid, &d.name, &d.closed); err != nil {
 			return nil, fmt.Errorf("resume: list databases: %w", err)
 		}
 		out = append(out, d)

@@ -158,10 +158,10 @@ func (m *Migrator) readServer(ctx context.Context) (server, error) {
 		s.ownOnly = true
 		return s, nil
 	}
-	err = eachDatabase(ctx, m.databases, func(d otherDatabase) string { return d.name }, func(d otherDatabase) error {
+	err = eachDatabase(ctx, m.databases, func(d otherDatabase) error {
 		other, err := connect(ctx, d.name)
 		if gone(err) {
-			return nil
+			return errGone
 		}
 		if err != nil {
 			return fmt.Errorf("database %s: %w", d.name, err)
@@ -190,12 +190,14 @@ func (m *Migrator) readServer(ctx context.Context) (server, error) {
 }
 
 // eachDatabase calls visit for every database list names, then lists the
-// server's databases again, until a listing names none not yet visited: a
-// database created or renamed while the others were read is read on the
-// next pass (one dropped meanwhile is for visit to pass over, see gone).
-// It gives up with ErrDatabasesChanging after maxListings listings.
-func eachDatabase[D any](ctx context.Context, list func(context.Context) ([]D, error), name func(D) string, visit func(D) error) error {
-	seen := map[string]bool{}
+// server's databases again, until a listing names none not yet read. It
+// knows a database by its oid, which a rename keeps: one renamed after it
+// was read is not read twice, and one renamed between the listing and its
+// visit (visit returns errGone, as for one dropped) is read under its new
+// name on the next pass, as is one created meanwhile. It gives up with
+// ErrDatabasesChanging after maxListings listings.
+func eachDatabase[D interface{ key() (uint32, string) }](ctx context.Context, list func(context.Context) ([]D, error), visit func(D) error) error {
+	read := map[uint32]bool{}
 	for listing := 1; ; listing++ {
 		all, err := list(ctx)
 		if err != nil {
@@ -203,7 +205,7 @@ func eachDatabase[D any](ctx context.Context, list func(context.Context) ([]D, e
 		}
 		var pending []D
 		for _, d := range all {
-			if !seen[name(d)] {
+			if oid, _ := d.key(); !read[oid] {
 				pending = append(pending, d)
 			}
 		}
@@ -211,17 +213,27 @@ func eachDatabase[D any](ctx context.Context, list func(context.Context) ([]D, e
 			return nil
 		}
 		if listing > maxListings {
-			return fmt.Errorf("%w: still after %d listings (%s is new): rerun when they settle",
-				ErrDatabasesChanging, maxListings, name(pending[0]))
+			_, name := pending[0].key()
+			return fmt.Errorf("%w: still after %d listings (%s not read yet): rerun when they settle",
+				ErrDatabasesChanging, maxListings, name)
 		}
 		for _, d := range pending {
-			seen[name(d)] = true
-			if err := visit(d); err != nil {
+			err := visit(d)
+			if errors.Is(err, errGone) {
+				continue
+			}
+			if err != nil {
 				return err
 			}
+			oid, _ := d.key()
+			read[oid] = true
 		}
 	}
 }
+
+// errGone is what eachDatabase's visit returns for a database that was
+// not there under the name listed: dropped, or renamed since.
+var errGone = errors.New("database gone")
 
 // maxListings is how many times eachDatabase lists the server's
 // databases before it gives up on a set that keeps changing.
@@ -236,9 +248,13 @@ func gone(err error) bool {
 
 // otherDatabase is one other database of the server.
 type otherDatabase struct {
+	oid      uint32
 	name     string
 	template bool
 }
+
+// key is what eachDatabase knows the database by, and its name.
+func (d otherDatabase) key() (uint32, string) { return d.oid, d.name }
 
 // databases lists the other databases of the server the role may connect
 // to.
@@ -255,7 +271,7 @@ func (m *Migrator) databases(ctx context.Context) ([]otherDatabase, error) {
 	var out []otherDatabase
 	for rows.Next() {
 		var d otherDatabase
-		if err := rows.Scan(&d.name, &d.template); err != nil {
+		if err := rows.Scan(&d.oid, &d.name, &d.template); err != nil {
 			return nil, fmt.Errorf("databases: %w", err)
 		}
 		out = append(out, d)

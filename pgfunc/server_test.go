@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -551,69 +552,142 @@ func TestMixedKinds(t *testing.T) {
 }
 
 // TestDatabasesChangingUnderTheRead: the server's databases change while
-// up and resume read them. One dropped after it was listed is passed
-// over; one renamed after it was listed is read under its new name, so a
-// shard id it holds is still refused and its counter still moves; a set
-// that never settles fails with ErrDatabasesChanging. (Before: up failed
-// on the dropped one, and a read that only passed over the missing name
-// missed the renamed one's shard.)
+// up, status and resume read them, at the worst moments: just before the
+// connection to a listed database. One dropped is passed over; one renamed
+// is read under its new name, also when that is the name of one dropped
+// a moment before (read already, by name); one renamed after it was read
+// is not read twice; a set that never settles fails with
+// ErrDatabasesChanging. (Before: up failed on the dropped one. Bodies
+// that passed over missing names without listing again, or knew
+// databases by name, missed the renamed one's shard id and applied it.)
 func TestDatabasesChangingUnderTheRead(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	srv := ownServer(t)
 	app := testsrv.Database(t, srv)
-	execOn(t, srv.DSN("postgres"), "CREATE DATABASE dropped", "CREATE DATABASE renamed")
-	on := testsrv.Open(t, "pgx", srv.DSN("renamed"))
-	m, err := pgfunc.NewMigrator(on, pgfunc.Options{}, pgfunc.MigrateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r := up(m, pgfunc.Shard{Schema: "insta5", ID: 5}); r.Err != nil {
-		t.Fatal(r.Err)
-	}
-	on.Close() // a database in use is neither dropped nor renamed
 	admin := testsrv.Open(t, "pgx", srv.DSN("postgres"))
-	// changing drops "dropped" and renames "renamed" just before the
-	// first connection to each, the moment a concurrent DDL hurts most.
-	changing := func(ctx context.Context, name string) (*sql.DB, error) {
-		switch name {
-		case "dropped":
-			if _, err := admin.ExecContext(ctx, "DROP DATABASE dropped"); err != nil {
-				return nil, err
+	exec := func(ctx context.Context, statements ...string) error {
+		for _, q := range statements {
+			if _, err := admin.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("%s: %w", q, err)
 			}
-		case "renamed":
-			if _, err := admin.ExecContext(ctx, "ALTER DATABASE renamed RENAME TO renamed2"); err != nil {
-				return nil, err
-			}
+		}
+		return nil
+	}
+	// holder creates database name holding shard 5, its counter drawn.
+	holder := func(name string) {
+		t.Helper()
+		if err := exec(ctx, "CREATE DATABASE "+name); err != nil {
+			t.Fatal(err)
 		}
 		db := testsrv.Open(t, "pgx", srv.DSN(name))
-		return db, db.PingContext(ctx)
-	}
-	r := up(migrator(t, app, pgfunc.Options{}, pgfunc.MigrateOptions{Connect: changing}), pgfunc.Shard{Schema: "s5", ID: 5})
-	if !errors.Is(r.Err, pgfunc.ErrShardConflict) || !strings.Contains(r.Err.Error(), "database renamed2") || r.Applied {
-		t.Fatalf("up of shard 5 while its database was renamed and another dropped: %+v; want ErrShardConflict naming renamed2", r)
-	}
-
-	execOn(t, srv.DSN("postgres"), "CREATE DATABASE dropped", "ALTER DATABASE renamed2 RENAME TO renamed")
-	on = testsrv.Open(t, "pgx", srv.DSN("renamed"))
-	if _, err := on.Exec("SELECT insta5.next_id()"); err != nil {
-		t.Fatal(err)
-	}
-	on.Close()
-	m = migrator(t, app, pgfunc.Options{}, pgfunc.MigrateOptions{Connect: changing})
-	res, err := m.Resume(ctx, nil, pgfunc.ResumeOptions{Lead: 5 * time.Second}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	moved := false
-	for _, x := range res {
-		if x.Err != nil {
-			t.Errorf("resume: %s: %v", x.Database, x.Err)
+		m, err := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
+		if err != nil {
+			t.Fatal(err)
 		}
-		moved = moved || x.Database == "renamed2" && x.Schema == "insta5" && x.To > x.From
+		if r := up(m, pgfunc.Shard{Schema: "insta5", ID: 5}); r.Err != nil {
+			t.Fatal(r.Err)
+		}
+		if _, err := db.Exec("SELECT insta5.next_id()"); err != nil {
+			t.Fatal(err)
+		}
+		db.Close() // a database in use is neither dropped nor renamed
 	}
-	if !moved {
-		t.Fatalf("resume while databases changed: %+v; want insta5 of renamed2 moved", res)
+	// before returns a connector that runs the statements of a name once,
+	// just before its first connection to that database.
+	before := func(plan map[string][]string) func(context.Context, string) (*sql.DB, error) {
+		var mu sync.Mutex
+		return func(ctx context.Context, name string) (*sql.DB, error) {
+			mu.Lock()
+			statements := plan[name]
+			delete(plan, name)
+			mu.Unlock()
+			if err := exec(ctx, statements...); err != nil {
+				return nil, err
+			}
+			db := testsrv.Open(t, "pgx", srv.DSN(name))
+			return db, db.PingContext(ctx)
+		}
+	}
+	for _, c := range []struct {
+		name  string
+		setup []string            // the databases besides the holder, b_hold
+		plan  map[string][]string // what happens before the first connection to a database
+		now   string              // the holder's name afterwards
+		seen  string              // the name it was read under
+	}{
+		{"renamed after it was listed", []string{"a_gone"}, map[string][]string{
+			"a_gone": {"DROP DATABASE a_gone"},
+			"b_hold": {"ALTER DATABASE b_hold RENAME TO c_new"},
+		}, "c_new", "c_new"},
+		{"renamed to a name read before", []string{"a_gone"}, map[string][]string{
+			"a_gone": {"DROP DATABASE a_gone"},
+			"b_hold": {"ALTER DATABASE b_hold RENAME TO a_gone"},
+		}, "a_gone", "a_gone"},
+		{"renamed after it was read", []string{"c_next"}, map[string][]string{
+			"c_next": {"ALTER DATABASE b_hold RENAME TO d_later"},
+		}, "d_later", "b_hold"},
+	} {
+		reset := func() {
+			t.Helper()
+			for _, d := range append(c.setup, "b_hold", c.now) {
+				if err := exec(ctx, "DROP DATABASE IF EXISTS "+d); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, d := range c.setup {
+				if err := exec(ctx, "CREATE DATABASE "+d); err != nil {
+					t.Fatal(err)
+				}
+			}
+			holder("b_hold")
+		}
+		copyPlan := func() map[string][]string {
+			p := map[string][]string{}
+			for k, v := range c.plan {
+				p[k] = v
+			}
+			return p
+		}
+		reset()
+		r := up(migrator(t, app, pgfunc.Options{}, pgfunc.MigrateOptions{Connect: before(copyPlan())}), pgfunc.Shard{Schema: "s5", ID: 5})
+		if !errors.Is(r.Err, pgfunc.ErrShardConflict) || !strings.Contains(r.Err.Error(), "database "+c.seen) || r.Applied {
+			t.Fatalf("%s: up of shard 5, held in %s: %+v; want ErrShardConflict naming %s", c.name, c.now, r, c.seen)
+		}
+		reset()
+		census, err := migrator(t, app, pgfunc.Options{}, pgfunc.MigrateOptions{Connect: before(copyPlan())}).Census(ctx)
+		var where []string
+		for _, g := range census.Generators {
+			where = append(where, g.Database+"."+g.Schema)
+		}
+		if err != nil || strings.Join(where, " ") != c.seen+".insta5" {
+			t.Fatalf("%s: census: %v, %v; want the one generator, in %s", c.name, where, err, c.seen)
+		}
+		if c.seen != c.now {
+			// Resume keeps each database it read open until it has moved
+			// its counters: none can be renamed after its read.
+			if err := exec(ctx, "DROP DATABASE "+c.now); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		reset()
+		res, err := migrator(t, app, pgfunc.Options{}, pgfunc.MigrateOptions{Connect: before(copyPlan())}).Resume(ctx, nil, pgfunc.ResumeOptions{Lead: 5 * time.Second}, nil)
+		moved := 0
+		for _, x := range res {
+			if x.Err != nil {
+				t.Errorf("%s: resume: %s: %v", c.name, x.Database, x.Err)
+			}
+			if x.Database == c.now && x.Schema == "insta5" && x.To > x.From {
+				moved++
+			}
+		}
+		if err != nil || moved != 1 {
+			t.Fatalf("%s: resume: %+v, %v; want insta5 of %s moved once", c.name, res, err, c.now)
+		}
+		if err := exec(ctx, "DROP DATABASE "+c.now); err != nil {
+			t.Fatal(err)
+		}
 	}
 
 	// A set that never settles: reading postgres, or a database made so,
@@ -630,7 +704,7 @@ func TestDatabasesChangingUnderTheRead(t *testing.T) {
 		db := testsrv.Open(t, "pgx", srv.DSN(name))
 		return db, db.PingContext(ctx)
 	}
-	r = up(migrator(t, app, pgfunc.Options{}, pgfunc.MigrateOptions{Connect: growing}), pgfunc.Shard{Schema: "s6", ID: 6})
+	r := up(migrator(t, app, pgfunc.Options{}, pgfunc.MigrateOptions{Connect: growing}), pgfunc.Shard{Schema: "s6", ID: 6})
 	if !errors.Is(r.Err, pgfunc.ErrDatabasesChanging) || r.Applied {
 		t.Fatalf("up while every read created a database: %+v; want ErrDatabasesChanging", r)
 	}
