@@ -172,31 +172,6 @@ func (m *Migrator) mismatch(sh Shard, in Installed) error {
 		in.Meta.UnitMS, time.UnixMilli(in.Meta.EpochMS).UTC().Format(time.RFC3339Nano), sh.ID, m.opts.Mode, m.opts.Layout.Describe())
 }
 
-// names runs the named catalog query, which returns one text column.
-func (m *Migrator) names(ctx context.Context, name string) ([]string, error) {
-	q, err := query(name, nil)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := m.db.QueryContext(ctx, q)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		out = append(out, s)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return out, nil
-}
-
 // Census is every shardid generator found on a server.
 type Census struct {
 	// Database is the name of the Migrator's own database.

@@ -181,12 +181,16 @@ func (m *Migrator) Resume(ctx context.Context, shards []Shard, ro ResumeOptions,
 	type database struct {
 		name string
 		db   *sql.DB
+		pin  *sql.Conn // held open: see openListed
 		refs []counterRef
 		err  error
 	}
 	dbs := []database{{db: m.db, refs: refs}}
 	defer func() {
 		for _, d := range dbs[1:] {
+			if d.pin != nil {
+				d.pin.Close()
+			}
 			if d.db != nil {
 				d.db.Close()
 			}
@@ -205,21 +209,24 @@ func (m *Migrator) Resume(ctx context.Context, shards []Shard, ro ResumeOptions,
 				dbs = append(dbs, database{name: d.name, err: fmt.Errorf("%w: %s: this role may not connect to it; a generator there keeps its counter (grant CONNECT, or resume as a role that may)", ErrDatabaseNotRead, d.name)})
 				return nil
 			}
-			other, err := connect(ctx, d.name)
-			if gone(err) {
-				return errGone
+			other, pin, err := openListed(ctx, connect, d.name, d.oid)
+			if errors.Is(err, errGone) {
+				return err
 			}
 			if err != nil {
-				dbs = append(dbs, database{name: d.name, err: fmt.Errorf("%w: %s: %v", ErrDatabaseNotRead, d.name, err)})
+				dbs = append(dbs, database{name: d.name, err: fmt.Errorf("%w: %v", ErrDatabaseNotRead, err)})
 				return nil
 			}
 			refs, err := listCounters(ctx, other, nil)
 			if err != nil {
+				pin.Close()
 				other.Close()
 				dbs = append(dbs, database{name: d.name, err: fmt.Errorf("%w: %s: %v", ErrDatabaseNotRead, d.name, err)})
 				return nil
 			}
-			dbs = append(dbs, database{name: d.name, db: other, refs: refs})
+			// The pinned connection stays open until the counters moved,
+			// so that the database keeps its name meanwhile.
+			dbs = append(dbs, database{name: d.name, db: other, pin: pin, refs: refs})
 			return nil
 		})
 		if err != nil {

@@ -159,14 +159,16 @@ func (m *Migrator) readServer(ctx context.Context) (server, error) {
 		return s, nil
 	}
 	err = eachDatabase(ctx, m.databases, func(d otherDatabase) error {
-		other, err := connect(ctx, d.name)
-		if gone(err) {
-			return errGone
+		if d.closed {
+			s.closed = append(s.closed, d.name)
+			return nil
 		}
+		other, pin, err := openListed(ctx, connect, d.name, d.oid)
 		if err != nil {
-			return fmt.Errorf("database %s: %w", d.name, err)
+			return err
 		}
 		gens, err := discoverAll(ctx, other)
+		pin.Close()
 		other.Close()
 		if err != nil {
 			return fmt.Errorf("database %s: %w", d.name, err)
@@ -183,10 +185,52 @@ func (m *Migrator) readServer(ctx context.Context) (server, error) {
 	if err != nil {
 		return s, err
 	}
-	if s.closed, err = m.names(ctx, "closed_databases"); err != nil {
-		return s, err
-	}
 	return s, nil
+}
+
+// openListed opens a pool on the database listed as name with oid, and
+// holds one of its connections open: while a session is connected to a
+// database, PostgreSQL neither renames nor drops it (but with FORCE, which
+// ends the session, so that what follows fails), so every connection of
+// the pool reaches the database the pinned one does. That one is checked
+// to be the database listed: when name now belongs to another (renamed or
+// dropped meanwhile, or two swapped names) it returns errGone, and the
+// next listing finds the database listed under its new name. Close the
+// connection, then the pool.
+func openListed(ctx context.Context, connect func(context.Context, string) (*sql.DB, error), name string, oid uint32) (*sql.DB, *sql.Conn, error) {
+	db, err := connect(ctx, name)
+	if gone(err) {
+		return nil, nil, errGone
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("database %s: %w", name, err)
+	}
+	fail := func(err error) (*sql.DB, *sql.Conn, error) {
+		db.Close()
+		return nil, nil, err
+	}
+	pin, err := db.Conn(ctx)
+	if gone(err) {
+		return fail(errGone)
+	}
+	if err != nil {
+		return fail(fmt.Errorf("database %s: %w", name, err))
+	}
+	q, err := query("database_oid", nil)
+	if err != nil {
+		pin.Close()
+		return fail(err)
+	}
+	var got uint32
+	if err := pin.QueryRowContext(ctx, q).Scan(&got); err != nil {
+		pin.Close()
+		return fail(fmt.Errorf("database %s: %w", name, err))
+	}
+	if got != oid {
+		pin.Close()
+		return fail(errGone)
+	}
+	return db, pin, nil
 }
 
 // eachDatabase calls visit for every database list names, then lists the
@@ -232,7 +276,7 @@ func eachDatabase[D interface{ key() (uint32, string) }](ctx context.Context, li
 }
 
 // errGone is what eachDatabase's visit returns for a database that was
-// not there under the name listed: dropped, or renamed since.
+// not there under the name listed (openListed): dropped, or renamed since.
 var errGone = errors.New("database gone")
 
 // maxListings is how many times eachDatabase lists the server's
@@ -251,13 +295,14 @@ type otherDatabase struct {
 	oid      uint32
 	name     string
 	template bool
+	closed   bool // the role may not connect to it
 }
 
 // key is what eachDatabase knows the database by, and its name.
 func (d otherDatabase) key() (uint32, string) { return d.oid, d.name }
 
-// databases lists the other databases of the server the role may connect
-// to.
+// databases lists the other databases of the server, and whether the
+// role may connect to each.
 func (m *Migrator) databases(ctx context.Context) ([]otherDatabase, error) {
 	q, err := query("databases", nil)
 	if err != nil {
@@ -271,7 +316,7 @@ func (m *Migrator) databases(ctx context.Context) ([]otherDatabase, error) {
 	var out []otherDatabase
 	for rows.Next() {
 		var d otherDatabase
-		if err := rows.Scan(&d.oid, &d.name, &d.template); err != nil {
+		if err := rows.Scan(&d.oid, &d.name, &d.template, &d.closed); err != nil {
 			return nil, fmt.Errorf("databases: %w", err)
 		}
 		out = append(out, d)

@@ -556,10 +556,13 @@ func TestMixedKinds(t *testing.T) {
 // connection to a listed database. One dropped is passed over; one renamed
 // is read under its new name, also when that is the name of one dropped
 // a moment before (read already, by name); one renamed after it was read
-// is not read twice; a set that never settles fails with
-// ErrDatabasesChanging. (Before: up failed on the dropped one. Bodies
-// that passed over missing names without listing again, or knew
-// databases by name, missed the renamed one's shard id and applied it.)
+// is not read twice; two that swap names after one was read are each read
+// as what they are; one closed to connections while the databases are
+// listed is reported as not read even when it is open again by the end;
+// one an interrupted DROP DATABASE left invalid is passed over; a set that
+// never settles fails with ErrDatabasesChanging. (Before: up failed on
+// the dropped and the invalid one, and applied the shard id held by the
+// renamed, swapped or briefly closed one; an outside trial found each.)
 func TestDatabasesChangingUnderTheRead(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -609,31 +612,41 @@ func TestDatabasesChangingUnderTheRead(t *testing.T) {
 			return db, db.PingContext(ctx)
 		}
 	}
+	dropAll := func() error {
+		for _, d := range []string{"a_gone", "a_decoy", "b_hold", "c_new", "c_next", "d_later"} {
+			if err := exec(ctx, "DROP DATABASE IF EXISTS "+d); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	for _, c := range []struct {
 		name  string
 		setup []string            // the databases besides the holder, b_hold
 		plan  map[string][]string // what happens before the first connection to a database
 		now   string              // the holder's name afterwards
 		seen  string              // the name it was read under
+		late  bool                // the plan acts after a read: resume, which holds what it read open, is not run
 	}{
 		{"renamed after it was listed", []string{"a_gone"}, map[string][]string{
 			"a_gone": {"DROP DATABASE a_gone"},
 			"b_hold": {"ALTER DATABASE b_hold RENAME TO c_new"},
-		}, "c_new", "c_new"},
+		}, "c_new", "c_new", false},
 		{"renamed to a name read before", []string{"a_gone"}, map[string][]string{
 			"a_gone": {"DROP DATABASE a_gone"},
 			"b_hold": {"ALTER DATABASE b_hold RENAME TO a_gone"},
-		}, "a_gone", "a_gone"},
+		}, "a_gone", "a_gone", false},
 		{"renamed after it was read", []string{"c_next"}, map[string][]string{
 			"c_next": {"ALTER DATABASE b_hold RENAME TO d_later"},
-		}, "d_later", "b_hold"},
+		}, "d_later", "b_hold", true},
+		{"two names swapped after one was read", []string{"a_decoy"}, map[string][]string{
+			"b_hold": {"ALTER DATABASE a_decoy RENAME TO swap", "ALTER DATABASE b_hold RENAME TO a_decoy", "ALTER DATABASE swap RENAME TO b_hold"},
+		}, "a_decoy", "a_decoy", true},
 	} {
 		reset := func() {
 			t.Helper()
-			for _, d := range append(c.setup, "b_hold", c.now) {
-				if err := exec(ctx, "DROP DATABASE IF EXISTS "+d); err != nil {
-					t.Fatal(err)
-				}
+			if err := dropAll(); err != nil {
+				t.Fatal(err)
 			}
 			for _, d := range c.setup {
 				if err := exec(ctx, "CREATE DATABASE "+d); err != nil {
@@ -663,12 +676,7 @@ func TestDatabasesChangingUnderTheRead(t *testing.T) {
 		if err != nil || strings.Join(where, " ") != c.seen+".insta5" {
 			t.Fatalf("%s: census: %v, %v; want the one generator, in %s", c.name, where, err, c.seen)
 		}
-		if c.seen != c.now {
-			// Resume keeps each database it read open until it has moved
-			// its counters: none can be renamed after its read.
-			if err := exec(ctx, "DROP DATABASE "+c.now); err != nil {
-				t.Fatal(err)
-			}
+		if c.late {
 			continue
 		}
 		reset()
@@ -685,9 +693,35 @@ func TestDatabasesChangingUnderTheRead(t *testing.T) {
 		if err != nil || moved != 1 {
 			t.Fatalf("%s: resume: %+v, %v; want insta5 of %s moved once", c.name, res, err, c.now)
 		}
-		if err := exec(ctx, "DROP DATABASE "+c.now); err != nil {
-			t.Fatal(err)
-		}
+	}
+	if err := dropAll(); err != nil {
+		t.Fatal(err)
+	}
+
+	// A database closed to connections while the databases are listed and
+	// open again by the time the last one is read is reported as not
+	// read, not missed.
+	holder("b_hold")
+	if err := exec(ctx, "CREATE DATABASE a_first", "ALTER DATABASE b_hold ALLOW_CONNECTIONS false"); err != nil {
+		t.Fatal(err)
+	}
+	opens := map[string][]string{"a_first": {"ALTER DATABASE b_hold ALLOW_CONNECTIONS true"}}
+	r := up(migrator(t, app, pgfunc.Options{}, pgfunc.MigrateOptions{Connect: before(opens)}), pgfunc.Shard{Schema: "s5", ID: 5})
+	if !errors.Is(r.Err, pgfunc.ErrUnreadDatabases) || !strings.Contains(r.Err.Error(), "b_hold") || r.Applied {
+		t.Fatalf("up of shard 5 while b_hold, which holds it, was closed and opened: %+v; want ErrUnreadDatabases naming b_hold", r)
+	}
+	// A database an interrupted DROP DATABASE left invalid (PostgreSQL
+	// 15.4 and later mark it so) cannot be connected to or used again: it
+	// is passed over, not a failure of every run.
+	if err := exec(ctx, "DROP DATABASE a_first", "DROP DATABASE b_hold", "CREATE DATABASE invalid",
+		"UPDATE pg_catalog.pg_database SET datconnlimit = -2 WHERE datname = 'invalid'"); err != nil {
+		t.Fatal(err)
+	}
+	if r := up(migrator(t, app, pgfunc.Options{}, pgfunc.MigrateOptions{}), pgfunc.Shard{Schema: "s5", ID: 5}); r.Err != nil || !r.Applied {
+		t.Fatalf("up beside an invalid database: %+v", r)
+	}
+	if _, err := migrator(t, app, pgfunc.Options{}, pgfunc.MigrateOptions{}).Resume(ctx, nil, pgfunc.ResumeOptions{Lead: 5 * time.Second}, nil); err != nil {
+		t.Fatalf("resume beside an invalid database: %v", err)
 	}
 
 	// A set that never settles: reading postgres, or a database made so,
@@ -704,7 +738,7 @@ func TestDatabasesChangingUnderTheRead(t *testing.T) {
 		db := testsrv.Open(t, "pgx", srv.DSN(name))
 		return db, db.PingContext(ctx)
 	}
-	r := up(migrator(t, app, pgfunc.Options{}, pgfunc.MigrateOptions{Connect: growing}), pgfunc.Shard{Schema: "s6", ID: 6})
+	r = up(migrator(t, app, pgfunc.Options{}, pgfunc.MigrateOptions{Connect: growing}), pgfunc.Shard{Schema: "s6", ID: 6})
 	if !errors.Is(r.Err, pgfunc.ErrDatabasesChanging) || r.Applied {
 		t.Fatalf("up while every read created a database: %+v; want ErrDatabasesChanging", r)
 	}
