@@ -217,6 +217,11 @@ func (m *Migrator) Census(ctx context.Context) (Census, error) {
 	if err != nil {
 		return Census{}, err
 	}
+	return m.census(ctx, s)
+}
+
+// census builds the Census of what readServer read.
+func (m *Migrator) census(ctx context.Context, s server) (Census, error) {
 	c := Census{Database: s.database, Template: s.template, Templates: s.templates, Closed: s.closed, OwnDatabaseOnly: s.ownOnly, Now: s.now}
 	for _, in := range s.all {
 		if in.Retired {

@@ -206,7 +206,7 @@ func (m *Migrator) Resume(ctx context.Context, shards []Shard, ro ResumeOptions,
 			case connect == nil:
 				return nil
 			case d.closed:
-				dbs = append(dbs, database{name: d.name, err: fmt.Errorf("%w: %s: this role may not connect to it; a generator there keeps its counter (grant CONNECT, or resume as a role that may)", ErrDatabaseNotRead, d.name)})
+				dbs = append(dbs, database{name: d.name, err: fmt.Errorf("%w: %s: this role may not connect to it (no CONNECT privilege, or connections not allowed); a generator there keeps its counter (grant CONNECT or allow connections, or resume as a role that may)", ErrDatabaseNotRead, d.name)})
 				return nil
 			}
 			other, pin, err := openListed(ctx, connect, d.name, d.oid)
@@ -214,7 +214,7 @@ func (m *Migrator) Resume(ctx context.Context, shards []Shard, ro ResumeOptions,
 				return err
 			}
 			if err != nil {
-				dbs = append(dbs, database{name: d.name, err: fmt.Errorf("%w: %v", ErrDatabaseNotRead, err)})
+				dbs = append(dbs, database{name: d.name, err: fmt.Errorf("%w: %s: %v", ErrDatabaseNotRead, d.name, err)})
 				return nil
 			}
 			refs, err := listCounters(ctx, other, nil)

@@ -164,8 +164,11 @@ func (m *Migrator) readServer(ctx context.Context) (server, error) {
 			return nil
 		}
 		other, pin, err := openListed(ctx, connect, d.name, d.oid)
-		if err != nil {
+		if errors.Is(err, errGone) {
 			return err
+		}
+		if err != nil {
+			return fmt.Errorf("database %s: %w", d.name, err)
 		}
 		gens, err := discoverAll(ctx, other)
 		pin.Close()
@@ -203,7 +206,7 @@ func openListed(ctx context.Context, connect func(context.Context, string) (*sql
 		return nil, nil, errGone
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("database %s: %w", name, err)
+		return nil, nil, err
 	}
 	fail := func(err error) (*sql.DB, *sql.Conn, error) {
 		db.Close()
@@ -214,7 +217,7 @@ func openListed(ctx context.Context, connect func(context.Context, string) (*sql
 		return fail(errGone)
 	}
 	if err != nil {
-		return fail(fmt.Errorf("database %s: %w", name, err))
+		return fail(err)
 	}
 	q, err := query("database_oid", nil)
 	if err != nil {
@@ -224,7 +227,7 @@ func openListed(ctx context.Context, connect func(context.Context, string) (*sql
 	var got uint32
 	if err := pin.QueryRowContext(ctx, q).Scan(&got); err != nil {
 		pin.Close()
-		return fail(fmt.Errorf("database %s: %w", name, err))
+		return fail(err)
 	}
 	if got != oid {
 		pin.Close()

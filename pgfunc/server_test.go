@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -709,6 +710,39 @@ func TestDatabasesChangingUnderTheRead(t *testing.T) {
 	r := up(migrator(t, app, pgfunc.Options{}, pgfunc.MigrateOptions{Connect: before(opens)}), pgfunc.Shard{Schema: "s5", ID: 5})
 	if !errors.Is(r.Err, pgfunc.ErrUnreadDatabases) || !strings.Contains(r.Err.Error(), "b_hold") || r.Applied {
 		t.Fatalf("up of shard 5 while b_hold, which holds it, was closed and opened: %+v; want ErrUnreadDatabases naming b_hold", r)
+	}
+	// Survey reads the shards and the server once, so what it says of
+	// them agrees: the database closed when listed is in Census.Closed,
+	// while Status, which did not read it, shows no copy. Status, then a
+	// Census of its own, as pg status ran them, fall between the two: the
+	// Census reads the database after it opened, and neither says that
+	// the Status did not read it.
+	for _, two := range []bool{true, false} {
+		if err := exec(ctx, "ALTER DATABASE b_hold ALLOW_CONNECTIONS false"); err != nil {
+			t.Fatal(err)
+		}
+		m := migrator(t, app, pgfunc.Options{}, pgfunc.MigrateOptions{Connect: before(map[string][]string{"a_first": {"ALTER DATABASE b_hold ALLOW_CONNECTIONS true"}})})
+		shards := []pgfunc.Shard{{Schema: "mine", ID: 5}}
+		var st []pgfunc.Status
+		var census pgfunc.Census
+		var err error
+		if two {
+			if st, err = m.Status(ctx, shards); err == nil {
+				census, err = m.Census(ctx)
+			}
+		} else {
+			st, census, err = m.Survey(ctx, shards)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		told := len(st[0].Elsewhere) > 0 || slices.Contains(census.Closed, "b_hold")
+		if two && told {
+			t.Fatalf("Status then Census with b_hold opening between them: elsewhere %v, closed %v; the control no longer falls between the readings", st[0].Elsewhere, census.Closed)
+		}
+		if !two && !told {
+			t.Fatalf("Survey with b_hold closed when listed: elsewhere %v, closed %v; want b_hold named as not read", st[0].Elsewhere, census.Closed)
+		}
 	}
 	// A database an interrupted DROP DATABASE left invalid (PostgreSQL
 	// 15.4 and later mark it so) cannot be connected to or used again: it

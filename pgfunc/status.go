@@ -181,6 +181,32 @@ func (m *Migrator) Status(ctx context.Context, shards []Shard) ([]Status, error)
 	if err != nil {
 		return nil, err
 	}
+	return m.status(ctx, srv, shards)
+}
+
+// Survey returns what Status and Census return, from one reading of the
+// server, so that the two agree: a database opened, closed or renamed
+// between two readings cannot fall between them (Status not seeing it
+// while it was closed, Census reading it, after it opened, as not
+// closed).
+func (m *Migrator) Survey(ctx context.Context, shards []Shard) ([]Status, Census, error) {
+	srv, err := m.readServer(ctx)
+	if err != nil {
+		return nil, Census{}, err
+	}
+	st, err := m.status(ctx, srv, shards)
+	if err != nil {
+		return nil, Census{}, err
+	}
+	c, err := m.census(ctx, srv)
+	if err != nil {
+		return nil, Census{}, err
+	}
+	return st, c, nil
+}
+
+// status builds Status's answer from what readServer read.
+func (m *Migrator) status(ctx context.Context, srv server, shards []Shard) ([]Status, error) {
 	installed := srv.all
 	if len(shards) == 0 {
 		for _, in := range installed {

@@ -25,7 +25,8 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) (err error) {
 		return runMapStatus(ctx, env, t.fleet)
 	}
 	m, shards := t.m, t.shards
-	st, err := m.Status(ctx, shards)
+	// One reading for the shards and the server, so that they agree.
+	st, census, err := m.Survey(ctx, shards)
 	if err != nil {
 		return err
 	}
@@ -82,10 +83,6 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) (err error) {
 		case len(s.Elsewhere) > 0:
 			moved++
 		}
-	}
-	census, err := m.Census(ctx)
-	if err != nil {
-		return err
 	}
 	meet, elsewhere, templated := printServer(env, census)
 	dangers, err := m.Dangers(ctx, shards)

@@ -193,9 +193,7 @@ func (m *Map) Status(ctx context.Context) []ServerStatus {
 				return
 			}
 			defer db.Close()
-			if out[i].Shards, out[i].Err = mig.Status(ctx, m.Schemas(s)); out[i].Err == nil {
-				out[i].Census, out[i].Err = mig.Census(ctx)
-			}
+			out[i].Shards, out[i].Census, out[i].Err = mig.Survey(ctx, m.Schemas(s))
 		})
 	}
 	wg.Wait()

@@ -64,3 +64,36 @@ func TestVerifyTemplateDatabase(t *testing.T) {
 	}
 	t.Fatalf("no misplaced problem for shard 0: %s", kinds(m.Verify(ctx)))
 }
+
+// TestVerifyUnreadDatabase: a database of a mapped server that the role
+// may not look into (here: connections not allowed) fails verify as a
+// NOT-READ problem naming it, since a copy of a shard there would go
+// unseen (before: verify listed it and still printed OK); once it allows
+// connections, verify passes again.
+func TestVerifyUnreadDatabase(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("starts servers of its own")
+	}
+	ctx := context.Background()
+	dsnA, dsnB, a, _ := twoServers(t)
+	m := mapOf(t, dsnA, dsnB, "")
+	mustUp(t, m)
+	admin := testsrv.Open(t, "pgx", a.DSN("postgres"))
+	if _, err := admin.Exec("CREATE DATABASE shut"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Exec("ALTER DATABASE shut ALLOW_CONNECTIONS false"); err != nil {
+		t.Fatal(err)
+	}
+	rep := m.Verify(ctx)
+	if rep.OK || kinds(rep) != "not-read:-1" || !strings.Contains(rep.Problems[0].Message, "not read: shut") {
+		t.Fatalf("verify with database shut closed on a: %s %+v; want one not-read problem naming shut", kinds(rep), rep.Problems)
+	}
+	if _, err := admin.Exec("ALTER DATABASE shut ALLOW_CONNECTIONS true"); err != nil {
+		t.Fatal(err)
+	}
+	if rep := m.Verify(ctx); !rep.OK {
+		t.Fatalf("verify with shut open again: %s", kinds(rep))
+	}
+}

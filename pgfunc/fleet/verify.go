@@ -50,6 +50,10 @@ const (
 	// CREATE DATABASE from it copies the generator, and the copies hand
 	// out the same IDs (pg up refuses to apply there).
 	ProblemTemplate = "template"
+	// ProblemNotRead: databases of a server the role may not look into
+	// (no CONNECT privilege, or connections not allowed): a copy of a
+	// shard there would go unseen, so the map cannot be proved to hold.
+	ProblemNotRead = "not-read"
 )
 
 // Place is where a generator lives.
@@ -211,6 +215,11 @@ func (m *Map) Verify(ctx context.Context) Report {
 		}
 		if len(sc.Clones) > 0 {
 			unread[sc.Name] = true // up refuses it: its shards are not judged missing, the clone is the problem
+		}
+		if len(sc.Closed) > 0 {
+			rep.Problems = append(rep.Problems, Problem{Kind: ProblemNotRead, Shard: -1, Place: Place{Server: s.Name, Host: hostOf(s)},
+				Message: fmt.Sprintf("server %s (%s): databases not read: %s: the role may not connect (no CONNECT privilege, or connections not allowed), and a copy of a shard there would go unseen; grant CONNECT, or allow connections, and verify again",
+					s.Name, s.Address, strings.Join(sc.Closed, ", "))})
 		}
 		for _, other := range sc.Clones {
 			if other > sc.Name { // one problem per pair
