@@ -18,9 +18,12 @@ func TestMain(m *testing.M) { testsrv.Main(m) }
 
 // twoServers starts two servers of the test's own (a fleet sees every
 // database of its servers, so tests must not share them) and returns a
-// fresh database's DSN on each.
+// fresh database's DSN on each; under -short it skips the test.
 func twoServers(t *testing.T) (dsnA, dsnB string, a, b *dbserver.PG) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("starts servers of its own")
+	}
 	a, b = testsrv.NewPG(t, dbserver.PGOptions{}), testsrv.NewPG(t, dbserver.PGOptions{})
 	return testsrv.Database(t, a), testsrv.Database(t, b), a, b
 }
@@ -59,6 +62,16 @@ func mustUp(t *testing.T, m *fleet.Map) {
 	}
 }
 
+// upFleet starts two servers of the test's own (twoServers) and applies
+// the two-server map (mapOf) to them.
+func upFleet(t *testing.T) (m *fleet.Map, dsnA, dsnB string, a, b *dbserver.PG) {
+	t.Helper()
+	dsnA, dsnB, a, b = twoServers(t)
+	m = mapOf(t, dsnA, dsnB, "")
+	mustUp(t, m)
+	return m, dsnA, dsnB, a, b
+}
+
 // counts sums applied, unchanged (by note) and failed shards.
 func counts(results []fleet.ServerResult) (applied, unchanged, failed int) {
 	for _, sr := range results {
@@ -90,9 +103,6 @@ func kinds(rep fleet.Report) string {
 // leaves the rest untouched.
 func TestUpDownServerThenRerun(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("starts a server of its own")
-	}
 	ctx := context.Background()
 	dsnA, dsnB, _, b := twoServers(t)
 	m := mapOf(t, dsnA, dsnB, "")
@@ -153,13 +163,8 @@ func plant(t *testing.T, dsn, schema string, id int64, o pgfunc.Options) {
 // server, with another layout, and a shard the map does not hold.
 func TestVerifyCatchesCopies(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("starts a server of its own")
-	}
 	ctx := context.Background()
-	dsnA, dsnB, a, b := twoServers(t)
-	m := mapOf(t, dsnA, dsnB, "")
-	mustUp(t, m)
+	m, _, dsnB, a, b := upFleet(t)
 	if rep := m.Verify(ctx); !rep.OK {
 		t.Fatalf("clean fleet: %s", kinds(rep))
 	}
@@ -212,13 +217,8 @@ func TestVerifyCatchesCopies(t *testing.T) {
 // drawn after the move are above every ID drawn before it.
 func TestMoveShard(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("starts a server of its own")
-	}
 	ctx := context.Background()
-	dsnA, dsnB, _, b := twoServers(t)
-	m := mapOf(t, dsnA, dsnB, "")
-	mustUp(t, m)
+	m, dsnA, dsnB, _, b := upFleet(t)
 	dbA, dbB := testsrv.Open(t, "pgx", dsnA), testsrv.Open(t, "pgx", dsnB)
 	if _, err := dbA.Exec(`CREATE TABLE fl3.items (id bigint PRIMARY KEY DEFAULT fl3.next_id(), n int);
 		INSERT INTO fl3.items (n) SELECT g FROM generate_series(1, 20000) g`); err != nil {

@@ -19,13 +19,8 @@ import (
 // makes each a MISMATCH.
 func TestVerifyTemplateDatabase(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("starts servers of its own")
-	}
 	ctx := context.Background()
-	dsnA, dsnB, a, b := twoServers(t)
-	m := mapOf(t, dsnA, dsnB, "")
-	mustUp(t, m)
+	m, dsnA, dsnB, a, b := upFleet(t)
 	if rep := m.Verify(ctx); !rep.OK {
 		t.Fatalf("verify of a clean fleet: %s", kinds(rep))
 	}
@@ -72,13 +67,8 @@ func TestVerifyTemplateDatabase(t *testing.T) {
 // connections, verify passes again.
 func TestVerifyUnreadDatabase(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("starts servers of its own")
-	}
 	ctx := context.Background()
-	dsnA, dsnB, a, _ := twoServers(t)
-	m := mapOf(t, dsnA, dsnB, "")
-	mustUp(t, m)
+	m, _, _, a, _ := upFleet(t)
 	admin := testsrv.Open(t, "pgx", a.DSN("postgres"))
 	if _, err := admin.Exec("CREATE DATABASE shut"); err != nil {
 		t.Fatal(err)
