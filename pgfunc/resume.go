@@ -196,16 +196,15 @@ func (m *Migrator) Resume(ctx context.Context, shards []Shard, ro ResumeOptions,
 			}
 		}
 	}()
+	var connect func(context.Context, string) (*sql.DB, error) // nil: OwnDatabaseOnly, or shards named
 	if shards == nil {
-		connect, err := m.connector(ctx)
-		if err != nil {
+		if connect, err = m.connector(ctx); err != nil {
 			return nil, err
 		}
-		err = eachDatabase(ctx, m.otherDatabases, func(d resumeDatabase) error {
-			switch {
-			case connect == nil:
-				return nil
-			case d.closed:
+	}
+	if connect != nil {
+		err = eachDatabase(ctx, m.databases, func(d otherDatabase) error {
+			if d.closed {
 				dbs = append(dbs, database{name: d.name, err: fmt.Errorf("%w: %s: this role may not connect to it (no CONNECT privilege, or connections not allowed); a generator there keeps its counter (grant CONNECT or allow connections, or resume as a role that may)", ErrDatabaseNotRead, d.name)})
 				return nil
 			}
@@ -272,41 +271,6 @@ func (m *Migrator) Resume(ctx context.Context, shards []Shard, ro ResumeOptions,
 				out = append(out, r)
 			}
 		}
-	}
-	return out, nil
-}
-
-// resumeDatabase is a database of the server other than the Migrator's.
-type resumeDatabase struct {
-	oid    uint32
-	name   string
-	closed bool // the role may not connect to it
-}
-
-// key is what eachDatabase knows the database by, and its name.
-func (d resumeDatabase) key() (uint32, string) { return d.oid, d.name }
-
-// otherDatabases lists the server's other databases for Resume.
-func (m *Migrator) otherDatabases(ctx context.Context) ([]resumeDatabase, error) {
-	q, err := query("resume_databases", nil)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := m.db.QueryContext(ctx, q)
-	if err != nil {
-		return nil, fmt.Errorf("resume: list databases: %w", err)
-	}
-	defer rows.Close()
-	var out []resumeDatabase
-	for rows.Next() {
-		var d resumeDatabase
-		if err := rows.Scan(&d.oid, &d.name, &d.closed); err != nil {
-			return nil, fmt.Errorf("resume: list databases: %w", err)
-		}
-		out = append(out, d)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("resume: list databases: %w", err)
 	}
 	return out, nil
 }

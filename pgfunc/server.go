@@ -208,29 +208,29 @@ func openListed(ctx context.Context, connect func(context.Context, string) (*sql
 	if err != nil {
 		return nil, nil, err
 	}
+	var pin *sql.Conn
 	fail := func(err error) (*sql.DB, *sql.Conn, error) {
+		if pin != nil {
+			pin.Close()
+		}
 		db.Close()
 		return nil, nil, err
 	}
-	pin, err := db.Conn(ctx)
-	if gone(err) {
-		return fail(errGone)
-	}
-	if err != nil {
+	if pin, err = db.Conn(ctx); err != nil {
+		if gone(err) {
+			err = errGone
+		}
 		return fail(err)
 	}
 	q, err := query("database_oid", nil)
 	if err != nil {
-		pin.Close()
 		return fail(err)
 	}
 	var got uint32
 	if err := pin.QueryRowContext(ctx, q).Scan(&got); err != nil {
-		pin.Close()
 		return fail(err)
 	}
 	if got != oid {
-		pin.Close()
 		return fail(errGone)
 	}
 	return db, pin, nil
@@ -305,7 +305,7 @@ type otherDatabase struct {
 func (d otherDatabase) key() (uint32, string) { return d.oid, d.name }
 
 // databases lists the other databases of the server, and whether the
-// role may connect to each.
+// role may connect to each: what up, status and resume read.
 func (m *Migrator) databases(ctx context.Context) ([]otherDatabase, error) {
 	q, err := query("databases", nil)
 	if err != nil {
