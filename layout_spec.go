@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/shardid/shardid/internal/quote"
 )
 
 // The layout spec grammar, read by ParseLayout and written by
@@ -86,7 +88,7 @@ func ParseLayoutEpoch(spec, epoch string) (Layout, error) {
 // parseLayout is ParseLayout, reporting whether the spec names an epoch.
 func parseLayout(s string, now time.Time) (l Layout, named bool, err error) {
 	bad := func(format string, args ...any) (Layout, bool, error) {
-		return Layout{}, false, fmt.Errorf("%w %q: %s", ErrInvalidLayout, s, fmt.Sprintf(format, args...))
+		return Layout{}, false, fmt.Errorf("%w %q: %s", ErrInvalidLayout, s, quote.Controls(fmt.Sprintf(format, args...)))
 	}
 	parts := strings.Split(s, ",")
 	for i := range parts {

@@ -6,15 +6,14 @@ import (
 	"os"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/BurntSushi/toml"
 
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/internal/dsn"
+	"github.com/shardid/shardid/internal/quote"
 	"github.com/shardid/shardid/pgfunc"
 )
 
@@ -157,9 +156,9 @@ func Parse(name string, data []byte, getenv func(string) string) (*Map, error) {
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return nil, fmt.Errorf("%w: %s:%d: %s", ErrMap, name, pe.Position.Line, visible(pe.Message))
+			return nil, fmt.Errorf("%w: %s:%d: %s", ErrMap, name, pe.Position.Line, quote.Controls(pe.Message))
 		}
-		return nil, fmt.Errorf("%w: %s: %s", ErrMap, name, visible(err.Error()))
+		return nil, fmt.Errorf("%w: %s: %s", ErrMap, name, quote.Controls(err.Error()))
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		return nil, fail(und[0].String(), "unknown key (allowed: layout, epoch, mode, lead, schema_format, parallel, servers with name, dsn, dsn_env, shards)")
@@ -300,20 +299,4 @@ func keyLine(lines []string, table int, key string) (line int, more bool) {
 		}
 	}
 	return 0, seen >= table
-}
-
-// visible writes the control characters (newlines, tabs, NULs) and line
-// separators that the TOML parser quotes from the file as Go escapes, so an
-// error about them stays on one line.
-func visible(msg string) string {
-	var b strings.Builder
-	for _, r := range msg {
-		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
