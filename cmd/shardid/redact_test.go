@@ -1,10 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/shardid/shardid/internal/dbserver"
+	"github.com/shardid/shardid/internal/testsrv"
 )
 
 // hostileDSNs are connection strings whose password a driver may split,
@@ -111,6 +115,37 @@ shards = "0-3"
 			if code != 2 || leaked(out+errOut) || !strings.Contains(errOut, "db1") || strings.Count(errOut, "\n") != 1 {
 				t.Errorf("%v --map with %q: exit %d (want 2, one line naming the server)\n%s%s", args, d, code, out, errOut)
 			}
+		}
+	}
+}
+
+// TestConnectErrorSaysWhy: a failed connection's one line names the cause
+// the server gave, not the TLS attempt that pgx's default sslmode=prefer
+// makes first and the server refuses, and says an attempt that failed
+// twice alike once. Under sslmode=require the refused TLS attempt is the
+// cause, and it is said.
+func TestConnectErrorSaysWhy(t *testing.T) {
+	t.Parallel()
+	srv := testsrv.PG(t)
+	closed, err := dbserver.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		dsn        string
+		want, deny string
+		once       string
+	}{
+		{dsn: fmt.Sprintf("postgres://postgres@127.0.0.1:%d/no_such_db", srv.Port()), want: `database "no_such_db" does not exist (SQLSTATE 3D000)`, deny: "refused TLS"},
+		{dsn: fmt.Sprintf("host=127.0.0.1 port=%d user=no_such_role dbname=postgres", srv.Port()), want: `role "no_such_role" does not exist (SQLSTATE 28000)`, deny: "refused TLS"},
+		{dsn: fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres", closed), want: "connection refused", once: "connection refused"},
+		{dsn: fmt.Sprintf("postgres://postgres@127.0.0.1:%d/no_such_db?sslmode=require", srv.Port()), want: "server refused TLS connection", deny: "3D000"},
+	} {
+		code, _, stderr := runCLI(t, "", nil, "pg", "status", "--dsn", tc.dsn)
+		line := strings.TrimSuffix(stderr, "\n")
+		if code != 1 || !strings.Contains(line, tc.want) || strings.Contains(line, "\n") ||
+			tc.deny != "" && strings.Contains(line, tc.deny) || tc.once != "" && strings.Count(line, tc.once) != 1 {
+			t.Errorf("pg status --dsn %s: exit %d, stderr %q; want exit 1 and one line saying %q", tc.dsn, code, stderr, tc.want)
 		}
 	}
 }

@@ -14,11 +14,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib" // also the database/sql driver "pgx"
 	"github.com/shardid/shardid/dialect"
 )
@@ -166,9 +168,42 @@ func Reason(err error) string {
 // connectError is a ping that failed, with the driver's error and message.
 type connectError struct{ err error }
 
-func (e *connectError) Error() string        { return e.err.Error() }
+func (e *connectError) Error() string        { return connectMessage(e.err) }
 func (e *connectError) Unwrap() error        { return e.err }
 func (e *connectError) Is(target error) bool { return target == ErrConnect }
+
+// tlsRefused ends pgx's report of an attempt to which the server answered
+// that it does not speak TLS.
+const tlsRefused = "tls error: server refused TLS connection"
+
+// connectMessage is err's message with pgx's list of connection attempts
+// pared down to what says why it failed. Under sslmode=prefer (pgx's
+// default) or allow, pgx tries each address twice, with TLS and without; a
+// TLS attempt the server refused says nothing when a later attempt went
+// further, and would stand before the real cause. Attempts that failed
+// alike are said once; the rest are joined on one line.
+func connectMessage(err error) string {
+	msg := err.Error()
+	var ce *pgconn.ConnectError
+	if !errors.As(err, &ce) {
+		return msg
+	}
+	joined, ok := ce.Unwrap().(interface{ Unwrap() []error })
+	if !ok {
+		return msg
+	}
+	attempts := joined.Unwrap()
+	var kept []string
+	for i, a := range attempts {
+		m := a.Error()
+		if i < len(attempts)-1 && strings.HasSuffix(m, tlsRefused) || slices.Contains(kept, m) {
+			continue
+		}
+		kept = append(kept, m)
+	}
+	tidy := fmt.Sprintf("failed to connect to `user=%s database=%s`: %s", ce.Config.User, ce.Config.Database, strings.Join(kept, "; "))
+	return strings.Replace(msg, ce.Error(), tidy, 1)
+}
 
 // ping pings db within PingTimeout, closing it when the ping fails.
 func ping(ctx context.Context, db *sql.DB) error {
