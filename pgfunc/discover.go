@@ -198,6 +198,11 @@ type Census struct {
 	// shard there would go unseen. template0, which accepts no connection
 	// as PostgreSQL ships it, is not listed.
 	Closed []string
+	// Invalid lists the databases an interrupted DROP DATABASE left
+	// invalid (PostgreSQL 15.4 and later): nobody can connect to them or
+	// draw from them again, so nothing there hands out IDs; they are
+	// passed over, and named so that they can be dropped.
+	Invalid []string
 	// OwnDatabaseOnly is true when only the Migrator's database was read
 	// (MigrateOptions.OwnDatabaseOnly).
 	OwnDatabaseOnly bool
@@ -222,7 +227,7 @@ func (m *Migrator) Census(ctx context.Context) (Census, error) {
 
 // census builds the Census of what readServer read.
 func (m *Migrator) census(ctx context.Context, s server) (Census, error) {
-	c := Census{Database: s.database, Template: s.template, Templates: s.templates, Closed: s.closed, OwnDatabaseOnly: s.ownOnly, Now: s.now}
+	c := Census{Database: s.database, Template: s.template, Templates: s.templates, Closed: s.closed, Invalid: s.invalid, OwnDatabaseOnly: s.ownOnly, Now: s.now}
 	for _, in := range s.all {
 		if in.Retired {
 			c.Retired = append(c.Retired, in)

@@ -204,6 +204,9 @@ func (m *Migrator) Resume(ctx context.Context, shards []Shard, ro ResumeOptions,
 	}
 	if connect != nil {
 		err = eachDatabase(ctx, m.databases, func(d otherDatabase) error {
+			if d.invalid { // nobody can draw from it again: no counter to move
+				return nil
+			}
 			if d.closed {
 				dbs = append(dbs, database{name: d.name, err: fmt.Errorf("%w: %s: this role may not connect to it (no CONNECT privilege, or connections not allowed); a generator there keeps its counter (grant CONNECT or allow connections, or resume as a role that may)", ErrDatabaseNotRead, d.name)})
 				return nil

@@ -132,6 +132,7 @@ type server struct {
 	all       []Installed // generators and kept counters of every database read (Database "" for the Migrator's own)
 	templates []string    // the other template databases read
 	closed    []string    // the databases the role may not read
+	invalid   []string    // the databases an interrupted DROP DATABASE left invalid
 	ownOnly   bool        // only the Migrator's database was read
 }
 
@@ -159,7 +160,11 @@ func (m *Migrator) readServer(ctx context.Context) (server, error) {
 		return s, nil
 	}
 	err = eachDatabase(ctx, m.databases, func(d otherDatabase) error {
-		if d.closed {
+		switch {
+		case d.invalid:
+			s.invalid = append(s.invalid, d.name)
+			return nil
+		case d.closed:
 			s.closed = append(s.closed, d.name)
 			return nil
 		}
@@ -299,6 +304,7 @@ type otherDatabase struct {
 	name     string
 	template bool
 	closed   bool // the role may not connect to it
+	invalid  bool // an interrupted DROP DATABASE left it invalid: nobody may connect to it
 }
 
 // key is what eachDatabase knows the database by, and its name.
@@ -319,7 +325,7 @@ func (m *Migrator) databases(ctx context.Context) ([]otherDatabase, error) {
 	var out []otherDatabase
 	for rows.Next() {
 		var d otherDatabase
-		if err := rows.Scan(&d.oid, &d.name, &d.template, &d.closed); err != nil {
+		if err := rows.Scan(&d.oid, &d.name, &d.template, &d.closed, &d.invalid); err != nil {
 			return nil, fmt.Errorf("databases: %w", err)
 		}
 		out = append(out, d)

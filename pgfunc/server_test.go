@@ -560,8 +560,9 @@ func TestMixedKinds(t *testing.T) {
 // is not read twice; two that swap names after one was read are each read
 // as what they are; one closed to connections while the databases are
 // listed is reported as not read even when it is open again by the end;
-// one an interrupted DROP DATABASE left invalid is passed over; a set that
-// never settles fails with ErrDatabasesChanging. (Before: up failed on
+// one an interrupted DROP DATABASE left invalid is passed over (and named
+// in the census); a set that never settles fails with
+// ErrDatabasesChanging. (Before: up failed on
 // the dropped and the invalid one, and applied the shard id held by the
 // renamed, swapped or briefly closed one; an outside trial found each.)
 func TestDatabasesChangingUnderTheRead(t *testing.T) {
@@ -756,6 +757,9 @@ func TestDatabasesChangingUnderTheRead(t *testing.T) {
 	}
 	if _, err := migrator(t, app, pgfunc.Options{}, pgfunc.MigrateOptions{}).Resume(ctx, nil, pgfunc.ResumeOptions{Lead: 5 * time.Second}, nil); err != nil {
 		t.Fatalf("resume beside an invalid database: %v", err)
+	}
+	if c, err := migrator(t, app, pgfunc.Options{}, pgfunc.MigrateOptions{}).Census(ctx); err != nil || !slices.Equal(c.Invalid, []string{"invalid"}) || slices.Contains(c.Closed, "invalid") {
+		t.Fatalf("census beside an invalid database: %v; invalid %v, closed %v; want it named invalid, not unread", err, c.Invalid, c.Closed)
 	}
 
 	// A set that never settles: reading postgres, or a database made so,

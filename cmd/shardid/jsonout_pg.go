@@ -81,6 +81,7 @@ func pgServerJSON(r *jsonReport, c pgfunc.Census, dangers []pgfunc.Danger) {
 	r.total("retired_counters", retired)
 	r.total("templates_read", c.Templates)
 	r.total("databases_not_read", c.Closed)
+	r.total("invalid_databases", c.Invalid)
 	r.total("dangerous_privileges", ds)
 }
 

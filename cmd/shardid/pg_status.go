@@ -134,8 +134,8 @@ func aheadText(s pgfunc.Status) string {
 
 // printServer prints, after pg status's table, what the census found
 // beyond the shards: shard ids held twice in other databases, generators
-// in template databases, the template databases read, the databases the
-// role could not read, the counters downs kept, and the kinds of generator
+// in template databases, the template databases read, the invalid
+// databases passed over, the databases the role could not read, the counters downs kept, and the kinds of generator
 // when there are several. It returns how many pairs of generators of
 // different kinds can hand out the same IDs, how many shard ids other
 // databases hold more than once (the table shows those of this one), and
@@ -207,6 +207,9 @@ func printServer(env *cliEnv, c pgfunc.Census) (meet, elsewhere, templated int) 
 	}
 	if len(c.Templates) > 0 {
 		fmt.Fprintf(env.stdout, "\ntemplate databases read: %s (template0 accepts no connection: nothing can be in it)\n", strings.Join(c.Templates, ", "))
+	}
+	if len(c.Invalid) > 0 {
+		fmt.Fprintf(env.stdout, "\ninvalid databases passed over: %s (an interrupted DROP DATABASE left them so; nobody can connect to them or draw IDs from them; drop them with DROP DATABASE)\n", strings.Join(c.Invalid, ", "))
 	}
 	if len(c.Closed) > 0 {
 		fmt.Fprintf(env.stdout, "\nNOT READ: %s: the role may not connect (no CONNECT privilege, or connections not allowed); grant CONNECT to prove no copy of a shard is there\n", strings.Join(c.Closed, ", "))

@@ -14,6 +14,7 @@ import (
 // (ALSO IN) or a template database holds generators (TEMPLATE), naming
 // them. (Before: it printed "template databases read: template1, tpl"
 // and exited 0, while every CREATE DATABASE from tpl copied its shards.)
+// A database left invalid is named and passed over.
 func TestPGStatusServerWide(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a server of its own")
@@ -27,15 +28,23 @@ func TestPGStatusServerWide(t *testing.T) {
 	if code, out, errOut := runCLI(t, "", nil, "pg", "up", "--dsn", appDSN, "--shards", "5"); code != 0 {
 		t.Fatalf("up in app: exit %d\n%s%s", code, out, errOut)
 	}
-	if code, out, errOut := runCLI(t, "", nil, "pg", "status", "--dsn", appDSN); code != 0 {
-		t.Fatalf("status before the template: exit %d\n%s%s", code, out, errOut)
+	// A database an interrupted DROP DATABASE left invalid (datconnlimit
+	// -2) cannot hold a generator anyone draws from: status passes over
+	// it, naming it, and does not fail.
+	admin := openPG(t, appDSN)
+	for _, q := range []string{"CREATE DATABASE broken", "UPDATE pg_catalog.pg_database SET datconnlimit = -2 WHERE datname = 'broken'"} {
+		if _, err := admin.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if code, out, errOut := runCLI(t, "", nil, "pg", "status", "--dsn", appDSN); code != 0 || !strings.Contains(out, "invalid databases passed over: broken (") {
+		t.Fatalf("status before the template, beside an invalid database: exit %d\n%s%s", code, out, errOut)
 	}
 	u, err := url.Parse(tplDSN)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tpl := strings.TrimPrefix(u.Path, "/")
-	admin := openPG(t, appDSN)
 	for _, q := range []string{"ALTER DATABASE " + tpl + " IS_TEMPLATE true", "CREATE DATABASE copy1 TEMPLATE " + tpl} {
 		if _, err := admin.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
