@@ -1,0 +1,73 @@
+package shardid_test
+
+import (
+	"bufio"
+	"bytes"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestHouse holds the module to the shape its packages promise: the root
+// package (the ID core) links no database code, internal/ keeps to six
+// packages, and no non-test Go file grows past 600 lines (a file that long
+// holds more than one concern: split it by what each part does).
+func TestHouse(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Fatalf("no go command: %v", err)
+	}
+	t.Run("core imports no database code", func(t *testing.T) {
+		out, err := exec.Command("go", "list", "-deps", ".").Output()
+		if err != nil {
+			t.Fatalf("go list -deps .: %v", err)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			if dep == "database/sql" || dep == "net" || strings.Contains(dep, ".") && !strings.HasPrefix(dep, "github.com/shardid/shardid") {
+				t.Errorf("the root package depends on %s: the ID core links the standard library only, and no database code", dep)
+			}
+			if strings.HasPrefix(dep, "github.com/shardid/shardid/") && dep != "github.com/shardid/shardid/internal/quote" {
+				t.Errorf("the root package depends on %s: only internal/quote (standard library only) is shared with it", dep)
+			}
+		}
+	})
+	t.Run("internal packages", func(t *testing.T) {
+		out, err := exec.Command("go", "list", "./internal/...").Output()
+		if err != nil {
+			t.Fatalf("go list ./internal/...: %v", err)
+		}
+		if pkgs := strings.Fields(string(out)); len(pkgs) > 6 {
+			t.Errorf("internal/ holds %d packages (at most 6): %s", len(pkgs), strings.Join(pkgs, " "))
+		}
+	})
+	t.Run("file length", func(t *testing.T) {
+		err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() && (strings.HasPrefix(d.Name(), ".") && path != "." || d.Name() == "testdata") {
+				return filepath.SkipDir
+			}
+			if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return nil
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			lines := 0
+			for sc := bufio.NewScanner(bytes.NewReader(b)); sc.Scan(); {
+				lines++
+			}
+			if lines > 600 {
+				t.Errorf("%s has %d lines (at most 600 in a non-test file): split it by concern", path, lines)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+}
