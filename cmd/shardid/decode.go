@@ -45,6 +45,7 @@ func runDecode(_ context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	field := shardField(lf.layout)
 	enc := json.NewEncoder(env.stdout)
 	decodeOne := func(text string, where string) error {
 		id, err := strconv.ParseInt(strings.TrimSpace(text), 10, 64)
@@ -63,7 +64,7 @@ func runDecode(_ context.Context, env *cliEnv, args []string) error {
 		if *asJSON {
 			return enc.Encode(d)
 		}
-		_, err = fmt.Fprintf(env.stdout, "%d\t%s\tshard %d\tseq %d%s\n", d.ID, d.Time, d.Shard, d.Seq, route)
+		_, err = fmt.Fprintf(env.stdout, "%d\t%s\t%s %d\tseq %d%s\n", d.ID, d.Time, field, d.Shard, d.Seq, route)
 		return err
 	}
 	if fs.NArg() > 0 || len(negative) > 0 {
@@ -85,4 +86,16 @@ func runDecode(_ context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	return sc.Err()
+}
+
+// shardField is the word decode's text output gives the shard field: node
+// when the layout spec names it so (time:41,node:6,seq:12), shard
+// otherwise. The JSON key stays "shard" whatever the spec says.
+func shardField(spec string) string {
+	for _, part := range strings.Split(spec, ",") {
+		if name, _, ok := strings.Cut(strings.TrimSpace(part), ":"); ok && strings.TrimSpace(name) == "node" {
+			return "node"
+		}
+	}
+	return "shard"
 }

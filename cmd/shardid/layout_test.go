@@ -28,8 +28,8 @@ func TestDecodeRouteLayout(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, out, errOut := runCLI(t, "", c.env, append(append([]string{"decode"}, c.args...), "6593741087309889548", "6593741087309889539")...)
-			want := "6593741087309889548\t2019-10-26T06:13:01.000Z\tshard 1\tseq 0\troute 12\n" +
-				"6593741087309889539\t2019-10-26T06:13:01.000Z\tshard 1\tseq 0\troute 3\n"
+			want := "6593741087309889548\t2019-10-26T06:13:01.000Z\tnode 1\tseq 0\troute 12\n" +
+				"6593741087309889539\t2019-10-26T06:13:01.000Z\tnode 1\tseq 0\troute 3\n"
 			if code != 0 || out != want {
 				t.Fatalf("exit %d, stdout %q, stderr %q; want %q", code, out, errOut, want)
 			}
@@ -40,9 +40,14 @@ func TestDecodeRouteLayout(t *testing.T) {
 			}
 		})
 	}
+	// The same field spelled shard is printed as shard.
+	code, out, _ := runCLI(t, "", nil, "decode", "--layout", "time:41,shard:6,seq:12,route:4", "--epoch", "0", "6593741087309889548")
+	if want := "6593741087309889548\t2019-10-26T06:13:01.000Z\tshard 1\tseq 0\troute 12\n"; code != 0 || out != want {
+		t.Fatalf("decode with shard:6: exit %d %q, want %q", code, out, want)
+	}
 	// A layout without route bits prints no route, in text or JSON.
 	id, _ := shardid.Snowflake().ComposeTicks(5, 7, 9)
-	code, out, _ := runCLI(t, "", nil, "decode", "--json", "--layout", "snowflake", fmt.Sprint(id))
+	code, out, _ = runCLI(t, "", nil, "decode", "--json", "--layout", "snowflake", fmt.Sprint(id))
 	if code != 0 || strings.Contains(out, "route") || !strings.Contains(out, `"shard":7,"seq":9}`) {
 		t.Fatalf("decode --json --layout snowflake: exit %d %q", code, out)
 	}
