@@ -106,10 +106,13 @@ func TestRunTiDBRefuses(t *testing.T) {
 
 // TestRunTiDBCatchesRepeats is the negative control of the TiDB side's
 // duplicate check: a second process with the same node id as the bench's
-// first client, played by rows inserted after setup with that node's
-// sequence-0 IDs for the next 30 seconds. The client's inserts into the
-// Snowflake table must be refused as duplicate keys and the run must end
-// with ErrDuplicates, with the complete report.
+// first client, played by a planter that, from setup until the run ends,
+// keeps inserting that node's sequence-0 IDs for the coming five seconds.
+// The client's inserts into the Snowflake table must be refused as
+// duplicate keys and the run must end with ErrDuplicates, with the
+// complete report. The planter follows the clock rather than planting a
+// fixed window up front: on a loaded machine planting a window can take
+// longer than the window lasts, and the client would draw past it.
 func TestRunTiDBCatchesRepeats(t *testing.T) {
 	if testing.Short() {
 		t.Skip("inserts into five TiDB tables: slow")
@@ -118,32 +121,63 @@ func TestRunTiDBCatchesRepeats(t *testing.T) {
 	_, dsn := testsrv.TiDBDB(t)
 	s := tiny
 	s.Rows, s.Batches = 200, 2
+	stop := make(chan struct{})
+	planted := make(chan error, 1)
+	started := false // set by afterSetup, which RunTiDB calls on this goroutine
 	s.afterSetup = func(ctx context.Context) error {
 		db, err := tidb.Open(dsn)
 		if err != nil {
 			return err
 		}
-		defer db.Close()
-		l, now := shardid.Snowflake(), time.Now()
-		for ms := 0; ms < 30_000; ms += 1000 {
-			args := make([]any, 0, 1000)
-			for i := range 1000 {
-				id, err := l.Compose(now.Add(time.Duration(ms+i)*time.Millisecond), 1, 0)
+		plant := func() error {
+			l, now := shardid.Snowflake(), time.Now()
+			args := make([]any, 0, 5000)
+			for ms := range 5000 {
+				id, err := l.Compose(now.Add(time.Duration(ms)*time.Millisecond), 1, 0)
 				if err != nil {
 					return err
 				}
 				args = append(args, id)
 			}
-			q := "INSERT INTO " + TiDBDatabase + ".k_snowflake (id, v) VALUES (?, 0)" + strings.Repeat(", (?, 0)", len(args)-1)
-			if _, err := db.ExecContext(ctx, q, args...); err != nil {
-				return err
-			}
+			// IGNORE: the planter's windows overlap, and the client may
+			// have taken an ID first.
+			q := "INSERT IGNORE INTO " + TiDBDatabase + ".k_snowflake (id, v) VALUES (?, 0)" + strings.Repeat(", (?, 0)", len(args)-1)
+			_, err := db.ExecContext(ctx, q, args...)
+			return err
 		}
+		if err := plant(); err != nil { // the first window before anything is measured
+			db.Close()
+			return err
+		}
+		started = true
+		go func() {
+			defer db.Close()
+			for {
+				select {
+				case <-stop:
+					planted <- nil
+					return
+				default:
+				}
+				if err := plant(); err != nil {
+					planted <- err
+					return
+				}
+			}
+		}()
 		return nil
 	}
 	rep, err := RunTiDB(context.Background(), dsn, s)
+	close(stop)
+	if !started {
+		t.Fatalf("the planter never started: %v", err)
+	}
+	// The planter ends at the stop, or at an error: the bench drops its
+	// database when it ends, so an error after the measured inserts is
+	// expected; one before them shows as no duplicate caught.
+	perr := <-planted
 	if !errors.Is(err, ErrDuplicates) || rep == nil {
-		t.Fatalf("err %v, want ErrDuplicates with a report", err)
+		t.Fatalf("err %v, want ErrDuplicates with a report (the planter ended with %v)", err, perr)
 	}
 	if rep.Insert[0].Keys[3].Key != "snowflake" || rep.Insert[0].Keys[3].DuplicateKeys == 0 {
 		t.Errorf("single-row inserts into the Snowflake table: %+v", rep.Insert[0].Keys[3])
