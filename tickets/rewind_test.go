@@ -245,8 +245,25 @@ func afterRewind(t *testing.T, l *drawLoop, cl *tickets.Client, servers []ticket
 	at := l.total.Load() + fl.total.Load()
 	testsrv.WaitFor(t, "tickets after the fault", func() bool { return l.total.Load()+fl.total.Load() >= at+n })
 	ids := append(l.finish(), fl.finish()...)
-	if dups := bench.Repeats(ids); dups != 0 || len(l.errs)+len(fl.errs) != 0 {
+	if dups := bench.Repeats(ids); dups != 0 {
 		t.Fatalf("%d duplicate tickets among %d; errors %v", dups, len(ids), append(l.errs, fl.errs...))
+	}
+	// A call fails only when no server draws. While a is out (its table
+	// reloading, or rewound), a call fails when b also misses the call's
+	// time: on a loaded machine b can be that slow. Such a failure names
+	// b's ErrNoAnswer; any other failure is one the client should not
+	// have had.
+	slow := 0
+	for _, err := range append(l.errs, fl.errs...) {
+		switch {
+		case errors.Is(err, tickets.ErrNoServer) && errors.Is(err, tickets.ErrNoAnswer):
+			slow++
+		default:
+			t.Errorf("a call failed while a server could answer: %v", err)
+		}
+	}
+	if slow > 0 {
+		t.Logf("%d calls failed because the server left to ask did not answer in time (a loaded machine)", slow)
 	}
 	return ids
 }
