@@ -171,7 +171,7 @@ func TestPGUpSpecLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errOut := runCLI(t, "", env, "decode", fmt.Sprint(id))
-	if code != 0 || !strings.Contains(out, "\tshard 4194303\tseq ") || strings.Contains(out, "route") {
+	if code != 0 || !strings.Contains(out, "\tnode 4194303\tseq ") || strings.Contains(out, "route") {
 		t.Fatalf("decode %d: exit %d %q %s", id, code, out, errOut)
 	}
 	if code, out, errOut := runCLI(t, "", env, "pg", "down", "--shards", "4000000"); code != 0 {
@@ -187,7 +187,7 @@ func TestPGUpSpecLayout(t *testing.T) {
 func TestDecodeTheirIDs(t *testing.T) {
 	for _, c := range []struct{ layout, id, want string }{
 		{"snowflake,epoch=1288834974657", "1585841080431321088", "1585841080431321088\t2022-10-28T03:49:11.734Z\tshard 330\tseq 0\n"},
-		{"time:42,node:10,seq:12,epoch=2015-01-01T00:00:00Z", "175928847299117063", "175928847299117063\t2016-04-30T11:18:25.796Z\tshard 32\tseq 7\n"},
+		{"time:42,node:10,seq:12,epoch=2015-01-01T00:00:00Z", "175928847299117063", "175928847299117063\t2016-04-30T11:18:25.796Z\tnode 32\tseq 7\n"},
 	} {
 		if code, out, errOut := runCLI(t, "", nil, "decode", "--layout", c.layout, c.id); code != 0 || out != c.want {
 			t.Errorf("decode --layout %s %s: exit %d %q %s; want %q", c.layout, c.id, code, out, errOut, c.want)
