@@ -141,10 +141,10 @@ BEGIN
     -- and, in a database that holds none of this kind, whatever they are:
     -- only pg up --allow-mixed adds a kind, once it has shown that no two
     -- meet.
-    a_low := (kind OPERATOR(pg_catalog.->>) 'shard_bits')::int OPERATOR(pg_catalog.+) (kind OPERATOR(pg_catalog.->>) 'seq_bits')::int;
-    a_ticks := CASE WHEN least((kind OPERATOR(pg_catalog.->>) 'time_bits')::int, 63 OPERATOR(pg_catalog.-) (kind OPERATOR(pg_catalog.->>) 'shard_bits')::int OPERATOR(pg_catalog.-) (kind OPERATOR(pg_catalog.->>) 'seq_bits')::int) OPERATOR(pg_catalog.>=) 63
+    a_low := (kind OPERATOR(pg_catalog.->>) 'shard_bits')::int OPERATOR(pg_catalog.+) ((kind OPERATOR(pg_catalog.->>) 'seq_bits')::int OPERATOR(pg_catalog.+) COALESCE((kind OPERATOR(pg_catalog.->>) 'route_bits')::int, 0));
+    a_ticks := CASE WHEN least((kind OPERATOR(pg_catalog.->>) 'time_bits')::int, 63 OPERATOR(pg_catalog.-) (kind OPERATOR(pg_catalog.->>) 'shard_bits')::int OPERATOR(pg_catalog.-) ((kind OPERATOR(pg_catalog.->>) 'seq_bits')::int OPERATOR(pg_catalog.+) COALESCE((kind OPERATOR(pg_catalog.->>) 'route_bits')::int, 0))) OPERATOR(pg_catalog.>=) 63
      THEN 9223372036854775807
-     ELSE (1::bigint OPERATOR(pg_catalog.<<) least((kind OPERATOR(pg_catalog.->>) 'time_bits')::int, 63 OPERATOR(pg_catalog.-) (kind OPERATOR(pg_catalog.->>) 'shard_bits')::int OPERATOR(pg_catalog.-) (kind OPERATOR(pg_catalog.->>) 'seq_bits')::int)) OPERATOR(pg_catalog.-) 1 END;
+     ELSE (1::bigint OPERATOR(pg_catalog.<<) least((kind OPERATOR(pg_catalog.->>) 'time_bits')::int, 63 OPERATOR(pg_catalog.-) (kind OPERATOR(pg_catalog.->>) 'shard_bits')::int OPERATOR(pg_catalog.-) ((kind OPERATOR(pg_catalog.->>) 'seq_bits')::int OPERATOR(pg_catalog.+) COALESCE((kind OPERATOR(pg_catalog.->>) 'route_bits')::int, 0)))) OPERATOR(pg_catalog.-) 1 END;
     a_first := greatest(0, pg_catalog.floor((pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) OPERATOR(pg_catalog.*) 1000::double precision
                    OPERATOR(pg_catalog.-) (kind OPERATOR(pg_catalog.->>) 'epoch_ms')::double precision) OPERATOR(pg_catalog./) (kind OPERATOR(pg_catalog.->>) 'unit_ms')::double precision)::bigint);
     FOR gen IN
@@ -170,18 +170,18 @@ BEGIN
         -- The smallest ID both can make, if any: IDs from lo to hi (the
         -- later first tick, the earlier last) whose shard fields hold
         -- both shard ids (fixed, val).
-        b_low := (theirs OPERATOR(pg_catalog.->>) 'shard_bits')::int OPERATOR(pg_catalog.+) (theirs OPERATOR(pg_catalog.->>) 'seq_bits')::int;
-        b_ticks := CASE WHEN least((theirs OPERATOR(pg_catalog.->>) 'time_bits')::int, 63 OPERATOR(pg_catalog.-) (theirs OPERATOR(pg_catalog.->>) 'shard_bits')::int OPERATOR(pg_catalog.-) (theirs OPERATOR(pg_catalog.->>) 'seq_bits')::int) OPERATOR(pg_catalog.>=) 63
+        b_low := (theirs OPERATOR(pg_catalog.->>) 'shard_bits')::int OPERATOR(pg_catalog.+) ((theirs OPERATOR(pg_catalog.->>) 'seq_bits')::int OPERATOR(pg_catalog.+) COALESCE((theirs OPERATOR(pg_catalog.->>) 'route_bits')::int, 0));
+        b_ticks := CASE WHEN least((theirs OPERATOR(pg_catalog.->>) 'time_bits')::int, 63 OPERATOR(pg_catalog.-) (theirs OPERATOR(pg_catalog.->>) 'shard_bits')::int OPERATOR(pg_catalog.-) ((theirs OPERATOR(pg_catalog.->>) 'seq_bits')::int OPERATOR(pg_catalog.+) COALESCE((theirs OPERATOR(pg_catalog.->>) 'route_bits')::int, 0))) OPERATOR(pg_catalog.>=) 63
      THEN 9223372036854775807
-     ELSE (1::bigint OPERATOR(pg_catalog.<<) least((theirs OPERATOR(pg_catalog.->>) 'time_bits')::int, 63 OPERATOR(pg_catalog.-) (theirs OPERATOR(pg_catalog.->>) 'shard_bits')::int OPERATOR(pg_catalog.-) (theirs OPERATOR(pg_catalog.->>) 'seq_bits')::int)) OPERATOR(pg_catalog.-) 1 END;
+     ELSE (1::bigint OPERATOR(pg_catalog.<<) least((theirs OPERATOR(pg_catalog.->>) 'time_bits')::int, 63 OPERATOR(pg_catalog.-) (theirs OPERATOR(pg_catalog.->>) 'shard_bits')::int OPERATOR(pg_catalog.-) ((theirs OPERATOR(pg_catalog.->>) 'seq_bits')::int OPERATOR(pg_catalog.+) COALESCE((theirs OPERATOR(pg_catalog.->>) 'route_bits')::int, 0)))) OPERATOR(pg_catalog.-) 1 END;
         CONTINUE WHEN a_first OPERATOR(pg_catalog.>) a_ticks;
         lo := a_first OPERATOR(pg_catalog.<<) a_low;
         hi := least((a_ticks OPERATOR(pg_catalog.<<) a_low) OPERATOR(pg_catalog.|) ((OPERATOR(pg_catalog.~)0::bigint) OPERATOR(pg_catalog.#) ((-1)::bigint OPERATOR(pg_catalog.<<) a_low)),
                     (b_ticks OPERATOR(pg_catalog.<<) b_low) OPERATOR(pg_catalog.|) ((OPERATOR(pg_catalog.~)0::bigint) OPERATOR(pg_catalog.#) ((-1)::bigint OPERATOR(pg_catalog.<<) b_low)));
-        fixed := (OPERATOR(pg_catalog.~)((-1)::bigint OPERATOR(pg_catalog.<<) 13)) OPERATOR(pg_catalog.<<) (kind OPERATOR(pg_catalog.->>) 'seq_bits')::int;
-        val := 5::bigint OPERATOR(pg_catalog.<<) (kind OPERATOR(pg_catalog.->>) 'seq_bits')::int;
-        diff := (OPERATOR(pg_catalog.~)((-1)::bigint OPERATOR(pg_catalog.<<) (theirs OPERATOR(pg_catalog.->>) 'shard_bits')::int)) OPERATOR(pg_catalog.<<) (theirs OPERATOR(pg_catalog.->>) 'seq_bits')::int;
-        pb := (theirs OPERATOR(pg_catalog.->>) 'shard')::bigint OPERATOR(pg_catalog.<<) (theirs OPERATOR(pg_catalog.->>) 'seq_bits')::int;
+        fixed := (OPERATOR(pg_catalog.~)((-1)::bigint OPERATOR(pg_catalog.<<) 13)) OPERATOR(pg_catalog.<<) ((kind OPERATOR(pg_catalog.->>) 'seq_bits')::int OPERATOR(pg_catalog.+) COALESCE((kind OPERATOR(pg_catalog.->>) 'route_bits')::int, 0));
+        val := 5::bigint OPERATOR(pg_catalog.<<) ((kind OPERATOR(pg_catalog.->>) 'seq_bits')::int OPERATOR(pg_catalog.+) COALESCE((kind OPERATOR(pg_catalog.->>) 'route_bits')::int, 0));
+        diff := (OPERATOR(pg_catalog.~)((-1)::bigint OPERATOR(pg_catalog.<<) (theirs OPERATOR(pg_catalog.->>) 'shard_bits')::int)) OPERATOR(pg_catalog.<<) ((theirs OPERATOR(pg_catalog.->>) 'seq_bits')::int OPERATOR(pg_catalog.+) COALESCE((theirs OPERATOR(pg_catalog.->>) 'route_bits')::int, 0));
+        pb := (theirs OPERATOR(pg_catalog.->>) 'shard')::bigint OPERATOR(pg_catalog.<<) ((theirs OPERATOR(pg_catalog.->>) 'seq_bits')::int OPERATOR(pg_catalog.+) COALESCE((theirs OPERATOR(pg_catalog.->>) 'route_bits')::int, 0));
         CONTINUE WHEN lo OPERATOR(pg_catalog.>) hi OR (fixed OPERATOR(pg_catalog.&) diff OPERATOR(pg_catalog.&) (val OPERATOR(pg_catalog.#) pb)) OPERATOR(pg_catalog.<>) 0;
         fixed := fixed OPERATOR(pg_catalog.|) diff;
         val := val OPERATOR(pg_catalog.|) pb;
