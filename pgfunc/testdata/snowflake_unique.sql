@@ -412,16 +412,13 @@ DECLARE
 BEGIN
     -- Whether the database is a template, and a live generator of shard 5
     -- elsewhere, which mode unique names its jump function after (one
-    -- lookup in pg_proc's name index). Only objects a generator's owner
-    -- could have made count: none in a temporary schema (any role with
-    -- TEMP makes those), none owned by a role without the rights of its
-    -- schema's owner (the documented grants give no CREATE).
+    -- lookup in pg_proc's name index). Objects in temporary schemas do
+    -- not count: any role with TEMP makes those.
     SELECT (SELECT d.datistemplate FROM pg_catalog.pg_database d WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database()),
            (SELECT p.pronamespace::pg_catalog.regnamespace::pg_catalog.text
             FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) p.pronamespace
             WHERE p.proname OPERATOR(pg_catalog.=) 'next_id_jump_5' AND p.pronamespace OPERATOR(pg_catalog.<>) own
-              AND n.nspname OPERATOR(pg_catalog.!~) '^pg_(toast_)?temp_'
-  AND (pg_catalog.pg_has_role(p.proowner, n.nspowner, 'USAGE') OR pg_catalog.has_schema_privilege(p.proowner, n.oid, 'CREATE')) LIMIT 1)
+              AND n.nspname OPERATOR(pg_catalog.!~) '^pg_(toast_)?temp_' LIMIT 1)
       INTO is_template, holder;
     IF is_template THEN
         RAISE EXCEPTION 'shardid: database % is a template: every database created from it would copy shard 5''s generator, and the copies hand out the same IDs; apply shards to the databases the application uses',
@@ -454,7 +451,6 @@ BEGIN
         FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
         WHERE c.relname OPERATOR(pg_catalog.=) ANY ('{next_id_seq,next_id_retired_seq}'::pg_catalog.name[]) AND c.relkind OPERATOR(pg_catalog.=) 'S'
           AND c.relnamespace OPERATOR(pg_catalog.<>) own AND n.nspname OPERATOR(pg_catalog.!~) '^pg_(toast_)?temp_'
-  AND (pg_catalog.pg_has_role(c.relowner, n.nspowner, 'USAGE') OR pg_catalog.has_schema_privilege(c.relowner, n.oid, 'CREATE'))
         ORDER BY n.nspname, c.relname
     LOOP
         CONTINUE WHEN gen.meta IS NULL OR NOT pg_catalog.starts_with(gen.meta, '{"tool":"shardid",');
@@ -527,7 +523,6 @@ BEGIN
         FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
         WHERE c.relname OPERATOR(pg_catalog.=) 'next_id_retired_seq' AND c.relkind OPERATOR(pg_catalog.=) 'S'
           AND n.nspname OPERATOR(pg_catalog.!~) '^pg_(toast_)?temp_'
-  AND (pg_catalog.pg_has_role(c.relowner, n.nspowner, 'USAGE') OR pg_catalog.has_schema_privilege(c.relowner, n.oid, 'CREATE'))
         ORDER BY c.relnamespace
     LOOP
         other := pg_catalog.obj_description(kept.reg::pg_catalog.oid, 'pg_class');
