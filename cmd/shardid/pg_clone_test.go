@@ -153,3 +153,87 @@ func TestPGMapStandby(t *testing.T) {
 		t.Fatalf("status on the standby: exit %d\n%s%s", code, out, errOut)
 	}
 }
+
+// TestPGMapCloneUnidentified: the map's role may not execute
+// pg_control_system() (revoked from PUBLIC), so no system identifier can
+// be read. Two different running servers then cannot be told from a copy
+// of one data directory: up applies nothing through either, verify names
+// the doubt (UNIDENTIFIED) and exits 1. Granted, up applies; a copy of
+// the origin started beside it, where the grant is taken back again, is
+// refused by up and resume and reported by verify. (Before: a role
+// without the grant saw no system identifier, and the clone checks were
+// off: up applied shards 4-7 to the clone and resume moved both, in an
+// outside trial.)
+func TestPGMapCloneUnidentified(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts servers of its own")
+	}
+	t.Parallel()
+	origin, other := testsrv.NewPG(t, dbserver.PGOptions{}), testsrv.NewPG(t, dbserver.PGOptions{})
+	var owned []string
+	for _, dsn := range []string{testsrv.Database(t, origin), testsrv.Database(t, other)} {
+		u, err := url.Parse(dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		db := openPG(t, dsn)
+		for _, q := range []string{
+			"CREATE ROLE fleetowner LOGIN",
+			"ALTER DATABASE " + strings.TrimPrefix(u.Path, "/") + " OWNER TO fleetowner",
+			"REVOKE EXECUTE ON FUNCTION pg_catalog.pg_control_system() FROM PUBLIC",
+		} {
+			if _, err := db.Exec(q); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+		}
+		u.User = url.User("fleetowner")
+		owned = append(owned, u.String())
+	}
+	grant := func(dsn, how string) {
+		t.Helper()
+		u, _ := url.Parse(dsn)
+		u.User = url.User("postgres")
+		if _, err := openPG(t, u.String()).Exec(how + " EXECUTE ON FUNCTION pg_catalog.pg_control_system() " + map[string]string{"GRANT": "TO", "REVOKE": "FROM"}[how] + " fleetowner"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path, env := writeMap(t, owned[0], owned[1])
+	code, out, errOut := runCLI(t, "", env, "pg", "up", "--map", path)
+	if code != 1 || strings.Contains(out, " applied ") || len(regexp.MustCompile(`(?m)^[ab] FAILED .*system identifier could not be read`).FindAllString(out, -1)) != 8 {
+		t.Fatalf("up on two servers whose system identifiers the role cannot read: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, "", env, "pg", "verify", "--map", path)
+	if code != 1 || strings.Count(out, "UNIDENTIFIED") != 2 || !strings.Contains(out, "grant EXECUTE ON FUNCTION pg_catalog.pg_control_system()") {
+		t.Fatalf("verify: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, dsn := range owned {
+		grant(dsn, "GRANT")
+	}
+	if code, out, errOut := runCLI(t, "", env, "pg", "up", "--map", path); code != 0 {
+		t.Fatalf("up with the grant: exit %d\n%s%s", code, out, errOut)
+	}
+	// A copy of the origin beside it, the grant taken back on both.
+	grant(owned[0], "REVOKE")
+	clone := startCopy(t, origin, false)
+	env["B_DSN"] = sameDatabaseOn(t, clone, owned[0])
+	code, out, errOut = runCLI(t, "", env, "pg", "verify", "--map", path)
+	if code != 1 || strings.Count(out, "UNIDENTIFIED") != 2 || strings.Contains(out, "CLONE") {
+		t.Fatalf("verify with an unidentified clone mapped as b: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, "", env, "pg", "up", "--map", path)
+	if code != 1 || strings.Contains(out, " applied ") {
+		t.Fatalf("up with an unidentified clone mapped as b: exit %d\n%s%s", code, out, errOut)
+	}
+	var exists bool
+	if err := openPG(t, env["B_DSN"]).QueryRow("SELECT to_regnamespace('insta4') IS NOT NULL").Scan(&exists); err != nil || exists {
+		t.Fatalf("up created shard 4 on the clone (%v)", err)
+	}
+	code, out, errOut = runCLI(t, "", env, "pg", "status", "--map", path)
+	if code != 1 || !strings.Contains(out, "UNIDENTIFIED (4 shards not read)") {
+		t.Fatalf("status with an unidentified clone mapped as b: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, "", env, "pg", "resume", "--map", path, "--lead", "5s")
+	if code != 1 || strings.Count(out, "system identifier could not be read") != 2 || strings.Contains(out, "moved ") {
+		t.Fatalf("resume with an unidentified clone mapped as b: exit %d\n%s%s", code, out, errOut)
+	}
+}

@@ -177,6 +177,8 @@ func runMapStatus(ctx context.Context, env *cliEnv, m *fleet.Map) error {
 			switch {
 			case errors.Is(ss.Err, fleet.ErrClone):
 				what = "CLONE"
+			case errors.Is(ss.Err, fleet.ErrUnidentified):
+				what = "UNIDENTIFIED"
 			case errors.Is(ss.Err, fleet.ErrStandby):
 				what = "STANDBY"
 			}

@@ -131,7 +131,8 @@ func (m *Map) run(ctx context.Context, each func(Event),
 // and touches nothing already done. Nothing is applied through an entry
 // that reaches a standby (ErrStandby), or a running server that has the
 // system identifier of another entry's but is another server (ErrClone:
-// both entries fail).
+// both entries fail), or one that cannot be told from such a copy because
+// a system identifier could not be read (ErrUnidentified).
 func (m *Map) Up(ctx context.Context, each func(Event)) []ServerResult {
 	return m.run(ctx, each, (*pgfunc.Migrator).Up)
 }
@@ -170,8 +171,8 @@ type ServerStatus struct {
 	// databases the role could not read, kept counters, templates.
 	Census pgfunc.Census
 	// Err is why the server could not be read (or is a standby, or a
-	// clone of another server of the map: ErrStandby, ErrClone); Shards
-	// is then empty.
+	// clone of another server of the map, or cannot be told from one:
+	// ErrStandby, ErrClone, ErrUnidentified); Shards is then empty.
 	Err error
 }
 
@@ -216,7 +217,8 @@ type ServerResumed struct {
 	SameAs string
 	// Err is why nothing was moved on the server: it could not be
 	// reached, is still in recovery (pgfunc.ErrInRecovery), is a clone of
-	// another server of the map (ErrClone), or an option was refused.
+	// another server of the map (ErrClone) or cannot be told from one
+	// (ErrUnidentified), or an option was refused.
 	Err error
 	// Duration is how long the server took.
 	Duration time.Duration
@@ -230,7 +232,8 @@ type ServerResumed struct {
 // entries reach it, all servers at once. A counter of no mapped shard says
 // so in its Note; a mapped shard without a counter is a Resumed with
 // Missing set. An entry that reaches a clone of another entry's server
-// (ErrClone) moves nothing: resume one, stop the other. each, if not
+// (ErrClone), or one that cannot be told from a clone (ErrUnidentified),
+// moves nothing: resume one, stop the other. each, if not
 // nil, is called (one call at a time) as counters finish, with the name of
 // the entry whose run moved them.
 func (m *Map) Resume(ctx context.Context, ro pgfunc.ResumeOptions, each func(server string, r pgfunc.Resumed)) []ServerResumed {
@@ -256,7 +259,7 @@ func (m *Map) Resume(ctx context.Context, ro pgfunc.ResumeOptions, each func(ser
 			start := time.Now()
 			defer func() { out[i].Duration = time.Since(start) }()
 			for _, j := range group[s.Name] {
-				if err := ids[m.Servers[j].Name].problem(m, m.Servers[j]); errors.Is(err, ErrClone) {
+				if err := ids[m.Servers[j].Name].problem(m, m.Servers[j]); errors.Is(err, ErrClone) || errors.Is(err, ErrUnidentified) {
 					out[i].Err = err
 					return
 				}

@@ -25,6 +25,12 @@ var (
 	// ErrStandby is returned for a map entry that reaches a server in
 	// recovery (a standby): it hands out no IDs and cannot be applied to.
 	ErrStandby = errors.New("server is a standby")
+	// ErrUnidentified is returned for a map entry that reaches a running
+	// primary when the system identifier of it or of another entry's
+	// running primary could not be read (the role may not execute
+	// pg_control_system()): whether one is a copy of the other cannot be
+	// told, so, as with ErrClone, nothing is applied or moved through it.
+	ErrUnidentified = errors.New("server's system identifier could not be read")
 )
 
 // identity is who answers on one map entry.
@@ -35,6 +41,11 @@ type identity struct {
 	// clones are the other entries reaching another running primary with
 	// this entry's system identifier (this one a primary too).
 	clones []string
+	// unknown are the other entries reaching another running primary
+	// (this one a primary too) when either system identifier could not be
+	// read: clones or not, nobody can tell.
+	unknown []string
+	system  map[string]string // the system identifier of each unknown entry ("": not read)
 }
 
 // problem is why nothing may be applied through this entry, if anything.
@@ -45,15 +56,44 @@ func (id *identity) problem(m *Map, s Server) error {
 	case id.inst.Standby:
 		return fmt.Errorf("%w: server %s (%s) is in recovery; apply to its primary, and take the standby out of the map", ErrStandby, s.Name, s.Address)
 	case len(id.clones) > 0:
-		var others []string
-		for _, name := range id.clones {
-			o := m.server(name)
-			others = append(others, fmt.Sprintf("server %s (%s)", o.Name, o.Address))
-		}
 		return fmt.Errorf("%w: server %s (%s, started %s) and %s are different running servers with one system identifier %s, copies of one data directory (pg_basebackup, a promoted replica): both would hand out the same IDs; stop one, or make it a cluster of its own (initdb, then move shards with pg_dump -n)",
-			ErrClone, s.Name, s.Address, id.inst.Started.UTC().Format(time.RFC3339), strings.Join(others, " and "), id.inst.System)
+			ErrClone, s.Name, s.Address, id.inst.Started.UTC().Format(time.RFC3339), m.describe(id.clones), id.inst.System)
+	case len(id.unknown) > 0:
+		return fmt.Errorf("%w: %s", ErrUnidentified, id.doubt(m, s))
 	}
 	return nil
+}
+
+// doubt says why nobody can tell whether the entry s, of identity id, and
+// the entries of id.unknown reach copies of one data directory.
+func (id *identity) doubt(m *Map, s Server) string {
+	return fmt.Sprintf("%s: whether server %s (%s) is a copy of one data directory with %s, which would hand out the same IDs, cannot be told; grant EXECUTE ON FUNCTION pg_catalog.pg_control_system() to the map's role there (PostgreSQL grants it to PUBLIC unless it was revoked)",
+		m.unreadSystems(s.Name, id), s.Name, s.Address, m.describe(id.unknown))
+}
+
+// unreadSystems names the servers among s and id's unknown ones whose
+// system identifier could not be read.
+func (m *Map) unreadSystems(name string, id *identity) string {
+	var names []string
+	if id.inst.System == "" {
+		names = append(names, name)
+	}
+	for _, o := range id.unknown {
+		if id.system[o] == "" {
+			names = append(names, o)
+		}
+	}
+	return "the system identifier of server " + strings.Join(names, " and server ") + " could not be read"
+}
+
+// describe names map entries with their addresses, for messages.
+func (m *Map) describe(names []string) string {
+	var out []string
+	for _, name := range names {
+		o := m.server(name)
+		out = append(out, fmt.Sprintf("server %s (%s)", o.Name, o.Address))
+	}
+	return strings.Join(out, " and ")
 }
 
 // server returns the map's server called name.
@@ -183,6 +223,20 @@ func (m *Map) identify(ctx context.Context) map[string]*identity {
 			if i != j && a.err == nil && b.err == nil && a.inst.System != "" && a.inst.System == b.inst.System &&
 				a.key != b.key && !a.inst.Standby && !b.inst.Standby {
 				a.clones = append(a.clones, m.Servers[j].Name)
+			}
+		}
+	}
+	// Different running primaries, one of whose system identifiers could
+	// not be read: clones or not, nobody can tell.
+	for i, a := range ids {
+		for j, b := range ids {
+			if i != j && a.err == nil && b.err == nil && (a.inst.System == "" || b.inst.System == "") &&
+				a.key != b.key && !a.inst.Standby && !b.inst.Standby {
+				a.unknown = append(a.unknown, m.Servers[j].Name)
+				if a.system == nil {
+					a.system = map[string]string{}
+				}
+				a.system[m.Servers[j].Name] = b.inst.System
 			}
 		}
 	}

@@ -46,6 +46,12 @@ const (
 	// read and reported, but it hands out no IDs: the shards the map puts
 	// there live nowhere, and what it holds is counted nowhere.
 	ProblemStandby = "standby"
+	// ProblemUnidentified: a map entry reaches a running primary whose
+	// system identifier, or another entry's primary's, could not be read
+	// (pg_control_system() not granted to the role): whether the two are
+	// copies of one data directory cannot be told, so the invariant
+	// cannot be proved.
+	ProblemUnidentified = "unidentified"
 	// ProblemTemplate: a generator lives in a template database: every
 	// CREATE DATABASE from it copies the generator, and the copies hand
 	// out the same IDs (pg up refuses to apply there).
@@ -125,6 +131,10 @@ type ServerCheck struct {
 	// Clones names the entries that reach other running servers with this
 	// one's system identifier.
 	Clones []string `json:"clones,omitempty"`
+	// Unidentified names the entries that reach other running primaries
+	// when this one's system identifier or theirs could not be read:
+	// whether they are copies of one data directory cannot be told.
+	Unidentified []string `json:"unidentified,omitempty"`
 	// Error is why the server could not be read.
 	Error string `json:"error,omitempty"`
 }
@@ -213,8 +223,12 @@ func (m *Map) Verify(ctx context.Context) Report {
 			rep.Problems = append(rep.Problems, Problem{Kind: ProblemStandby, Shard: -1, Place: Place{Server: s.Name, Host: hostOf(s)},
 				Message: fmt.Sprintf("server %s (%s) is a standby (in recovery): it hands out no IDs, so the shards the map puts there (%d) live nowhere; map them to a primary", s.Name, s.Address, len(s.Shards))})
 		}
-		if len(sc.Clones) > 0 {
-			unread[sc.Name] = true // up refuses it: its shards are not judged missing, the clone is the problem
+		if len(sc.Clones) > 0 || len(sc.Unidentified) > 0 {
+			unread[sc.Name] = true // up refuses it: its shards are not judged missing, the clone (or the doubt) is the problem
+		}
+		if len(sc.Unidentified) > 0 {
+			rep.Problems = append(rep.Problems, Problem{Kind: ProblemUnidentified, Shard: -1, Place: Place{Server: s.Name, Host: hostOf(s)},
+				Message: who[s.Name].doubt(m, s)})
 		}
 		if len(sc.Closed) > 0 {
 			rep.Problems = append(rep.Problems, Problem{Kind: ProblemNotRead, Shard: -1, Place: Place{Server: s.Name, Host: hostOf(s)},
@@ -273,7 +287,7 @@ func (m *Map) read(ctx context.Context, s Server, who *identity) (ServerCheck, s
 	id := "host " + hostOf(s)
 	if who != nil && who.err == nil {
 		id = "instance " + who.key
-		check.Instance, check.Standby, check.Clones = who.key, who.inst.Standby, who.clones
+		check.Instance, check.Standby, check.Clones, check.Unidentified = who.key, who.inst.Standby, who.clones, who.unknown
 	}
 	mig, db, err := m.migrator(ctx, s)
 	if err != nil {
