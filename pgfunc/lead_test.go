@@ -131,6 +131,55 @@ func TestLeadBoundsDraws(t *testing.T) {
 	t.Logf("lead 1s at a stopped clock: 25,600 IDs, then SHR10; %s: %d of 30,000 IDs past the lead", withoutLead.name, past)
 }
 
+// TestRefusedReservationStays: with the clock stopped and a lead of 1 s
+// (25,600 js53 IDs), one next_ids(25600) takes the whole lead; three more
+// are refused (SHR10) and leave the counter where it was but for the
+// single values their tries drew, so once the clock moves on 100 ms
+// next_id() draws again. (Before: each refused reservation had moved the
+// counter past its n values first, 1 s further ahead each time, and every
+// draw then failed until the clock caught up: a role with EXECUTE on
+// next_ids could push the counter 45 s ahead in twelve calls, in an
+// outside trial.)
+func TestRefusedReservationStays(t *testing.T) {
+	t.Parallel()
+	db, _ := newDB(t)
+	conn := newConn(t, db)
+	ctx := context.Background()
+	t0 := time.Now().UTC().Truncate(time.Second)
+	setNow(t, conn, t0)
+	o := leadOptions(time.Second)
+	installWith(t, db, pgfunc.Shard{Schema: "resv", ID: 7}, o)
+	var n, last int64
+	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM resv.next_ids(25600)").Scan(&n); err != nil || n != 25600 {
+		t.Fatalf("next_ids(25600) at a stopped clock: %d IDs, %v", n, err)
+	}
+	counter := func() int64 {
+		t.Helper()
+		var v int64
+		if err := conn.QueryRowContext(ctx, "SELECT last_value FROM resv.next_id_seq").Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	last = counter()
+	for range 3 {
+		err := conn.QueryRowContext(ctx, "SELECT count(*) FROM resv.next_ids(25600)").Scan(&n)
+		if sqlState(err) != pgfunc.LeadExceededState {
+			t.Fatalf("next_ids(25600) with the lead taken: %v; want SQLSTATE %s", err, pgfunc.LeadExceededState)
+		}
+		if now := counter(); now-last >= 256 {
+			t.Fatalf("a refused reservation moved the counter from %d to %d (%d values)", last, now, now-last)
+		} else {
+			last = now
+		}
+	}
+	setNow(t, conn, t0.Add(100*time.Millisecond))
+	var id int64
+	if err := conn.QueryRowContext(ctx, "SELECT resv.next_id()").Scan(&id); err != nil {
+		t.Fatalf("a draw once the clock moved on 100 ms after refused reservations: %v", err)
+	}
+}
+
 // TestLeadWaitsForTheClock: on the real clock, a burst faster than the
 // layout's ticks (10,000 js53 IDs, 39 ticks of 256, with a lead of 100 ms)
 // waits for the clock instead of failing: every ID comes back, none twice,

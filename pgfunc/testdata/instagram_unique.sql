@@ -170,9 +170,9 @@ BEGIN
             EXIT WHEN ahead <= '5000000 microseconds'::interval;
             IF pg_catalog.clock_timestamp() >= deadline THEN
                 RAISE EXCEPTION 'shardid: shard 5 (schema %) would hand out an ID % ahead of the clock, past its lead of 5s; waited 1s for the clock: draw again later',
-                        'insta5', pg_catalog.justify_hours(ahead)
-                    USING ERRCODE = 'SHR10', -- shardid's own: pgfunc.LeadExceededState
-                          HINT = 'the counter ran further ahead of the clock than the lead: a burst faster than the layout''s ticks for longer than the lead, nextval called on the counter directly, or a clock stepped back';
+                    'insta5', pg_catalog.justify_hours(ahead)
+                USING ERRCODE = 'SHR10', -- shardid's own: pgfunc.LeadExceededState
+                      HINT = 'the counter ran further ahead of the clock than the lead: a burst faster than the layout''s ticks for longer than the lead, nextval called on the counter directly, or a clock stepped back';
             END IF;
         END LOOP;
     END IF;
@@ -182,12 +182,17 @@ $shardid$;
 
 -- next_id_reserve_5(n) (below "the reservation"): moves the counter past n
 -- consecutive values at once and returns the first, for next_ids(). It is
--- a jump that always moves the counter: the same lock, the same
--- bookkeeping of the jump counters (draws that race it fail their test and
--- take the slow path), the same lead, and its setvals make the calling
--- transaction durable. The values start at the clock's tick or past the
--- counter's last value, whichever is further; n is at most what the lead
--- holds (5120000 IDs: 5s of 1024 IDs per tick of 1ms).
+-- a jump that moves the counter: the same lock, the same bookkeeping of
+-- the jump counters (draws that race it fail their test and take the slow
+-- path), the same lead, and its setvals make the calling transaction
+-- durable. The values start at the clock's tick or past the counter's last
+-- value, whichever is further; n is at most what the lead holds
+-- (5120000 IDs: 5s of 1024 IDs per tick of 1ms). A reservation whose last
+-- value would lie past the lead moves the counter no further than one
+-- draw: it lets go of the lock, waits for the clock and tries again, and
+-- raises SQLSTATE 'SHR10' once the wait is over. So calls that are refused
+-- (many at once, back to back, or by a role set on pushing the counter)
+-- leave the counter where it was, and the draws of others go on.
 CREATE OR REPLACE FUNCTION "insta5".next_id_reserve_5(n bigint) RETURNS bigint
     LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $shardid$
@@ -199,29 +204,37 @@ DECLARE
     now_ts pg_catalog.timestamptz;
     ahead pg_catalog.interval;
     deadline pg_catalog.timestamptz;
+    reserved boolean;
 BEGIN
     IF n IS NULL OR n < 1 OR n > 5120000 THEN
         RAISE EXCEPTION 'shardid: next_ids(%): want 1 to 5120000 IDs at once (what shard 5''s lead of 5s holds)', n
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    BEGIN
-        LOCK TABLE "insta5".next_id_jump_lock IN SHARE UPDATE EXCLUSIVE MODE;
-        now_ts := pg_catalog.clock_timestamp();
-        now_units := pg_catalog.floor((((pg_catalog.date_part('epoch', now_ts) OPERATOR(pg_catalog.*) 1000::double precision) OPERATOR(pg_catalog.-) 1735689600000::double precision) OPERATOR(pg_catalog./) 1::double precision))::bigint << 10;
-        begun := greatest(pg_catalog.pg_sequence_last_value('"insta5".next_id_jumps_begun'), pg_catalog.pg_sequence_last_value('"insta5".next_id_jumps_done')) + 1;
-        PERFORM pg_catalog.setval('"insta5".next_id_jumps_begun', begun);
-        -- A draw, not a read of the last value: the counter's last value
-        -- reads NULL while a jump cut short left it set but not drawn from.
-        first := greatest(pg_catalog.nextval('"insta5".next_id_seq'), now_units);
-        IF first > 1125899906842623 - n + 1 THEN
-            RAISE EXCEPTION 'shardid: time field exhausted: the layout ends at 2059-11-04T19:53:47Z'
-                USING ERRCODE = 'numeric_value_out_of_range';
-        END IF;
-        PERFORM pg_catalog.setval('"insta5".next_id_seq', first + n - 1);
-        PERFORM pg_catalog.setval('"insta5".next_id_jumps_done', begun);
-        RAISE SQLSTATE 'SHR01';
-    EXCEPTION WHEN SQLSTATE 'SHR01' THEN
-        NULL;
+    deadline := pg_catalog.clock_timestamp() + '1000000 microseconds'::interval;
+    LOOP
+        BEGIN
+            LOCK TABLE "insta5".next_id_jump_lock IN SHARE UPDATE EXCLUSIVE MODE;
+            now_ts := pg_catalog.clock_timestamp();
+            now_units := pg_catalog.floor((((pg_catalog.date_part('epoch', now_ts) OPERATOR(pg_catalog.*) 1000::double precision) OPERATOR(pg_catalog.-) 1735689600000::double precision) OPERATOR(pg_catalog./) 1::double precision))::bigint << 10;
+            begun := greatest(pg_catalog.pg_sequence_last_value('"insta5".next_id_jumps_begun'), pg_catalog.pg_sequence_last_value('"insta5".next_id_jumps_done')) + 1;
+            PERFORM pg_catalog.setval('"insta5".next_id_jumps_begun', begun);
+            -- A draw, not a read of the last value: the counter's last value
+            -- reads NULL while a jump cut short left it set but not drawn from.
+            first := greatest(pg_catalog.nextval('"insta5".next_id_seq'), now_units);
+            IF first > 1125899906842623 - n + 1 THEN
+                RAISE EXCEPTION 'shardid: time field exhausted: the layout ends at 2059-11-04T19:53:47Z'
+                    USING ERRCODE = 'numeric_value_out_of_range';
+            END IF;
+            units := first + n - 1;
+            ahead := pg_catalog.to_timestamp(((((units >> 10) * 1) + 1735689600001)::double precision / 1000::double precision)) - now_ts;
+            reserved := ahead <= '5000000 microseconds'::interval;
+            IF reserved THEN
+                PERFORM pg_catalog.setval('"insta5".next_id_seq', units);
+            END IF;
+            PERFORM pg_catalog.setval('"insta5".next_id_jumps_done', begun);
+            RAISE SQLSTATE 'SHR01';
+        EXCEPTION WHEN SQLSTATE 'SHR01' THEN
+            NULL;
     WHEN sequence_generator_limit_exceeded OR numeric_value_out_of_range THEN
         -- Values past the last ID's, once taken, are put back (no path
         -- hands them out): the next draws take them again and come here,
@@ -232,26 +245,18 @@ BEGIN
         END IF;
         RAISE EXCEPTION 'shardid: time field exhausted: the layout ends at 2059-11-04T19:53:47Z'
             USING ERRCODE = 'numeric_value_out_of_range';
-    END;
-    units := first + n - 1;
-    -- The lead, outside the lock: a jump lands within it, so only a
-    -- value drawn without one, or a reservation's, can lie past it.
-    ahead := pg_catalog.to_timestamp(((((units >> 10) * 1) + 1735689600001)::double precision / 1000::double precision)) - now_ts;
-    IF ahead > '5000000 microseconds'::interval THEN
-        deadline := pg_catalog.clock_timestamp() + '1000000 microseconds'::interval;
-        LOOP
-            PERFORM pg_catalog.pg_sleep(pg_catalog.date_part('epoch', least(ahead - '5000000 microseconds'::interval, '10 milliseconds'::interval)));
-            now_ts := pg_catalog.clock_timestamp();
-            ahead := pg_catalog.to_timestamp(((((units >> 10) * 1) + 1735689600001)::double precision / 1000::double precision)) - now_ts;
-            EXIT WHEN ahead <= '5000000 microseconds'::interval;
-            IF pg_catalog.clock_timestamp() >= deadline THEN
-                RAISE EXCEPTION 'shardid: shard 5 (schema %) would hand out an ID % ahead of the clock, past its lead of 5s; waited 1s for the clock: draw again later',
-                        'insta5', pg_catalog.justify_hours(ahead)
-                    USING ERRCODE = 'SHR10', -- shardid's own: pgfunc.LeadExceededState
-                          HINT = 'the counter ran further ahead of the clock than the lead: a burst faster than the layout''s ticks for longer than the lead, nextval called on the counter directly, or a clock stepped back';
-            END IF;
-        END LOOP;
-    END IF;
+        END;
+        EXIT WHEN reserved;
+        -- Past the lead: the counter stays (but for the one value drawn,
+        -- which nobody is handed); wait for the clock, outside the lock.
+        IF pg_catalog.clock_timestamp() >= deadline THEN
+            RAISE EXCEPTION 'shardid: shard 5 (schema %) would hand out an ID % ahead of the clock, past its lead of 5s; waited 1s for the clock: draw again later',
+                    'insta5', pg_catalog.justify_hours(ahead)
+                USING ERRCODE = 'SHR10', -- shardid's own: pgfunc.LeadExceededState
+                      HINT = 'the counter ran further ahead of the clock than the lead: a burst faster than the layout''s ticks for longer than the lead, nextval called on the counter directly, or a clock stepped back';
+        END IF;
+        PERFORM pg_catalog.pg_sleep(pg_catalog.date_part('epoch', least(ahead - '5000000 microseconds'::interval, '10 milliseconds'::interval)));
+    END LOOP;
     RETURN first;
 END
 $shardid$;
