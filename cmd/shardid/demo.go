@@ -21,12 +21,15 @@ import (
 // shards, a table per shard takes DEFAULT next_id(), rows go in and come
 // back decoded. Without --dsn the server is a throwaway one started from
 // the installed PostgreSQL binaries and removed afterwards; with --dsn the
-// demo's schemas (shardid_demo0..3) are dropped at the end.
+// demo's schemas (shardid_demo0..3, holding the layout's top four shard
+// ids, checked over the whole server as pg up checks them) are dropped at
+// the end.
 func runDemo(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "demo")
 	// No environment fallback, as bench: the demo makes and drops schemas,
 	// so it runs on a server the environment names only when --dsn says so.
-	dsn := fs.String("dsn", "", "use this PostgreSQL instead of a throwaway one (its schemas shardid_demo0..3 are dropped at the end; "+envPGDSN+" is not read)")
+	dsn := fs.String("dsn", "", fmt.Sprintf("use this PostgreSQL instead of a throwaway one (schemas shardid_demo0..3 hold shards %d-%d, refused like pg up if the server holds any of them, and are dropped at the end; %s is not read)",
+		shardid.Instagram().MaxShard()-3, shardid.Instagram().MaxShard(), envPGDSN))
 	rows := fs.Int("rows", 3, "rows to insert per shard")
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
@@ -56,16 +59,24 @@ func runDemo(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	defer db.Close()
 	l := shardid.Instagram()
-	// The demo's generators feed its own tables only and are dropped at
-	// its end: its database is all they need to look after.
-	m, err := pgfunc.NewMigrator(db, pgfunc.Options{Layout: l}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
+	// On a throwaway server the demo's shards are 0-3, and its database is
+	// all they need to look after. On a server of the user's, which may
+	// hold shards of its own, they are the layout's top four shard ids,
+	// checked over the whole server as pg up checks them (a shard id held
+	// anywhere, a generator whose IDs could meet these): two schemas
+	// holding one shard id, even for a moment, hand out the same IDs.
+	first, mo := int64(0), pgfunc.MigrateOptions{OwnDatabaseOnly: true}
+	if format != pgfunc.DefaultSchemaFormat {
+		first, mo = l.MaxShard()-3, pgfunc.MigrateOptions{AllowMixed: true}
+	}
+	m, err := pgfunc.NewMigrator(db, pgfunc.Options{Layout: l}, mo)
 	if err != nil {
 		return err
 	}
 	var shards []pgfunc.Shard
-	for id := int64(0); id < 4; id++ {
-		name, _ := pgfunc.SchemaName(format, id)
-		shards = append(shards, pgfunc.Shard{Schema: name, ID: id})
+	for i := range int64(4) {
+		name, _ := pgfunc.SchemaName(format, i)
+		shards = append(shards, pgfunc.Shard{Schema: name, ID: first + i})
 	}
 	if format != pgfunc.DefaultSchemaFormat {
 		created, err := createDemoSchemas(ctx, db, shards)
@@ -83,7 +94,7 @@ func runDemo(ctx context.Context, env *cliEnv, args []string) error {
 			return err
 		}
 	}
-	fmt.Fprintf(env.stdout, "\nlayout %s, mode unique\n\n$ shardid pg up --shards 0-3\n", l.Describe())
+	fmt.Fprintf(env.stdout, "\nlayout %s, mode unique\n\n$ shardid pg up --shards %d-%d\n", l.Describe(), first, first+3)
 	for _, r := range m.Up(ctx, shards, nil) {
 		if r.Err != nil {
 			return r.Err
@@ -107,7 +118,8 @@ func runDemo(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	fmt.Fprintf(env.stdout, "INSERT INTO <schema>.photos (caption) ... %d rows per shard\n\n", *rows)
-	fmt.Fprintf(env.stdout, "%-20s %-8s %-26s %-6s %-5s %s\n", "id", "schema", "decoded time (Go)", "shard", "seq", "SQL id_timestamp / inserted at")
+	w := len(shards[len(shards)-1].Schema)
+	fmt.Fprintf(env.stdout, "%-20s %-*s %-26s %-6s %-5s %s\n", "id", w, "schema", "decoded time (Go)", "shard", "seq", "SQL id_timestamp / inserted at")
 	for _, sh := range shards {
 		q, err := demoSQL("demo_rows", sh.Schema)
 		if err != nil {
@@ -129,7 +141,7 @@ func runDemo(ctx context.Context, env *cliEnv, args []string) error {
 				rs.Close()
 				return err
 			}
-			fmt.Fprintf(env.stdout, "%-20d %-8s %-26s %-6d %-5d %s / %s\n", id, sh.Schema, p.Time.Format("2006-01-02T15:04:05.000Z07:00"),
+			fmt.Fprintf(env.stdout, "%-20d %-*s %-26s %-6d %-5d %s / %s\n", id, w, sh.Schema, p.Time.Format("2006-01-02T15:04:05.000Z07:00"),
 				p.Shard, p.Seq, sqlTS.UTC().Format("15:04:05.000"), at.UTC().Format("15:04:05.000000"))
 		}
 		rs.Close()
@@ -145,7 +157,7 @@ func runDemo(ctx context.Context, env *cliEnv, args []string) error {
 	if err := db.QueryRowContext(ctx, q, 200000).Scan(&burst, &distinct); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.stdout, "\n200000 IDs from one statement on shard 0 (well past 1024 per ms): %d distinct\n", distinct)
+	fmt.Fprintf(env.stdout, "\n200000 IDs from one statement on shard %d (well past 1024 per ms): %d distinct\n", shards[0].ID, distinct)
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shardid/shardid/internal/dbserver"
 	"github.com/shardid/shardid/internal/testsrv"
 )
 
@@ -65,5 +66,33 @@ func TestDemoClosedStdout(t *testing.T) {
 	}
 	if got := demoSchemas(t, dsn); got != "" {
 		t.Fatalf("schemas left after the reader went away: %v", got)
+	}
+}
+
+// TestDemoBesideShards: demo --dsn on a server whose other database holds
+// shards 0-3 runs beside them, on the layout's top four shard ids; once
+// one of those is held too, it refuses as pg up does, naming where, and
+// leaves nothing behind. (Before: the demo applied shards 0-3 checking
+// only its own database, and for its run two schemas held each of them.)
+func TestDemoBesideShards(t *testing.T) {
+	t.Parallel()
+	srv := testsrv.NewPG(t, dbserver.PGOptions{}) // a server of its own
+	dsn, other := testsrv.Database(t, srv), testsrv.Database(t, srv)
+	if code, out, errOut := runCLI(t, "", nil, "pg", "up", "--dsn", other, "--shards", "0-3"); code != 0 {
+		t.Fatalf("pg up: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut := runCLI(t, "", nil, "demo", "--dsn", dsn)
+	if code != 0 || !strings.Contains(out, "$ shardid pg up --shards 8188-8191\n") || !strings.Contains(out, "200000 IDs from one statement on shard 8188") {
+		t.Fatalf("demo beside shards 0-3: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut := runCLI(t, "", nil, "pg", "up", "--dsn", other, "--shards", "8190", "--schema-format", "top%d"); code != 0 {
+		t.Fatalf("pg up of shard 8190: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, "", nil, "demo", "--dsn", dsn)
+	if code != 1 || !strings.Contains(errOut, "shard 8190 is already in schema top8190 of database") {
+		t.Fatalf("demo with shard 8190 held: exit %d\n%s%s", code, out, errOut)
+	}
+	if got := demoSchemas(t, dsn); got != "" {
+		t.Fatalf("schemas after the refusal: %v", got)
 	}
 }
