@@ -51,6 +51,6 @@
 // a ticket table (or TiDB sequence) and its class table on each, created by
 // Up (shardid tickets up) through goose with a version table of its own
 // per name (or by the migrations of Migrations in a goose directory of
-// your own). The role that draws needs UPDATE on the ticket table (or
+// your own). The role that draws needs SELECT, UPDATE on the ticket table (or
 // SELECT on the sequence) and SELECT, INSERT, UPDATE on the class table.
 package tickets
