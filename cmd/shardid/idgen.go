@@ -61,7 +61,10 @@ func runIDGen(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return lossyCommitHint(err)
 	}
-	fmt.Fprintf(env.stderr, "shardid idgen: node %d leased from %s as %q\n", held.Node(), f.table, held.Holder())
+	// The layout too: decode's default is the database generators'
+	// (instagram), not idgen's, so say what to decode these IDs with.
+	fmt.Fprintf(env.stderr, "shardid idgen: node %d leased from %s as %q; layout %s (shardid decode --layout %s)\n",
+		held.Node(), f.table, held.Holder(), layout, layout)
 	printed, drawErr := printIDs(ctx, env, *n, rideOut(env, held, *wait))
 	closeErr := held.Close()
 	switch {

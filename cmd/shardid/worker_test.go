@@ -58,7 +58,7 @@ func TestWorkerUpStatusIDGen(t *testing.T) {
 			}
 
 			code, out, errOut = runCLI(t, "", nil, "idgen", "--dsn", dsn, "-n", "5000", "--holder", "cli-test")
-			if code != 0 || !strings.Contains(errOut, `node 0 leased from shardid_worker_lease as "cli-test"`) {
+			if code != 0 || !strings.Contains(errOut, `node 0 leased from shardid_worker_lease as "cli-test"; layout snowflake (shardid decode --layout snowflake)`) {
 				t.Fatalf("idgen: exit %d\n%s", code, errOut)
 			}
 			lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
