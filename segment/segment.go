@@ -429,7 +429,7 @@ func (v segmentView) explain(ctx context.Context, db *sql.DB, tag string) error 
 	var exists, durable bool
 	var settings string
 	if err := db.QueryRowContext(ctx, q, tag).Scan(&exists, &durable, &settings); err != nil {
-		return fmt.Errorf("read segment tag %s: %w", tag, err)
+		return fmt.Errorf("read segment tag %s: %w%s", tag, err, segmentTableHint(err))
 	}
 	switch {
 	case !exists:

@@ -296,6 +296,8 @@ func segmentTableHint(err error) string {
 	switch dialect.ErrorCode(err) {
 	case "42703", "1054": // undefined_column; ER_BAD_FIELD_ERROR
 		return " (the table lacks the fence columns: bring it up to date with `shardid segment up` or the goose migration " + FenceMigrationName + ")"
+	case "42P01", "1146": // undefined_table; ER_NO_SUCH_TABLE
+		return " (create it with `shardid segment up`, segment.Up or the migrations of segment.Migrations)"
 	}
 	return ""
 }

@@ -50,6 +50,11 @@ func TestSegmentUpNextStatus(t *testing.T) {
 		"tidb":     testsrv.Database(t, testsrv.TiDB(t)),
 	} {
 		t.Run(name, func(t *testing.T) {
+			// Before up: the missing table is named with the command that makes it.
+			code, _, stderr := runCLI(t, "", nil, "segment", "next", "--dsn", dsn, "--tag", "orders")
+			if code != 1 || !strings.Contains(stderr, "create it with `shardid segment up`") || strings.Count(stderr, "\n") != 1 {
+				t.Fatalf("next before up: exit %d %q", code, stderr)
+			}
 			code, out, stderr := runCLI(t, "", nil, "segment", "up", "--dsn", dsn, "--tag", "orders")
 			if code != 0 || !strings.Contains(out, ": created\n") || !strings.Contains(out, "tag orders: created, step 1000, first ID 1") {
 				t.Fatalf("up: exit %d\n%s%s", code, out, stderr)
