@@ -2,12 +2,16 @@ package pgfunc
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Down removes the generator from each shard's schema (goose down by one).
-// PostgreSQL refuses, and the shard reports, while a table still uses
-// next_id() as a DEFAULT. The schema, its tables and its goose history
+// PostgreSQL refuses, and the shard reports ErrInUse naming what depends
+// on it, while a table still uses next_id() as a DEFAULT. The schema, its tables and its goose history
 // table stay, and so does the counter, renamed next_id_retired_seq with
 // its description: the next Up carries on from it and refuses other
 // options, so that no later generator hands out its IDs again.
@@ -98,6 +102,10 @@ func (m *Migrator) down(ctx context.Context, shards []Shard, each func(Result), 
 			return false, "", err
 		}
 		_, err = p.Down(ctx)
+		if pe := (*pgconn.PgError)(nil); errors.As(err, &pe) && pe.Code == "2BP01" { // dependent_objects_still_exist
+			return false, "", fmt.Errorf("%w: %s: %s; change or drop what depends on it (ALTER TABLE … ALTER COLUMN … DROP DEFAULT, DROP VIEW …), then down again",
+				ErrInUse, sh.Schema, strings.Join(strings.Fields(strings.TrimSpace(pe.Detail)), " "))
+		}
 		return err == nil, "", err
 	})
 }

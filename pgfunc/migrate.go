@@ -39,6 +39,11 @@ var (
 	// a pg gen directory by goose, whose history is that directory's
 	// table. Down leaves it to that history (goose down there).
 	ErrHistoryElsewhere = errors.New("generator applied outside the schema's own goose history")
+	// ErrInUse is returned (per shard) by Migrator.Down when PostgreSQL
+	// refuses to drop the generator because something depends on it:
+	// a table whose DEFAULT is next_id(), a view or function that calls
+	// it. The error names what depends on it, as the server reported it.
+	ErrInUse = errors.New("generator still in use")
 )
 
 // Migrator applies shard generators through goose: one goose Provider per
