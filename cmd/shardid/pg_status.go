@@ -40,6 +40,12 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) (err error) {
 			mode = string(s.Installed.Mode)
 			gen = fmt.Sprintf("shard %d, %d/%d/%d bits of %dms since %s", s.Installed.Shard, s.Installed.TimeBits,
 				s.Installed.ShardBits, s.Installed.SeqBits, s.Installed.UnitMS, time.UnixMilli(s.Installed.EpochMS).UTC().Format(time.RFC3339Nano))
+			if s.Installed.RouteBits > 0 {
+				gen += fmt.Sprintf(", %d route bits", s.Installed.RouteBits)
+			}
+			if s.Installed.LeadMS > 0 {
+				gen += ", lead " + s.Installed.Lead().String()
+			}
 			switch {
 			case s.Upgradable:
 				gen += "  (OUTDATED: applied by an older shardid, without next_id_bulk() and next_ids(); pg up replaces its body in place)"
@@ -52,7 +58,13 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) (err error) {
 				mismatched++
 			}
 		}
-		fmt.Fprintf(env.stdout, "%-20s %-6d %-8d %-12s %s\n", s.Shard.Schema, s.Shard.ID, s.Version, mode, gen)
+		// A generator without a history in its schema was applied by goose
+		// from a pg gen directory, whose history is that directory's.
+		version := fmt.Sprint(s.Version)
+		if s.Version == 0 && s.Installed != nil {
+			version = "goose"
+		}
+		fmt.Fprintf(env.stdout, "%-20s %-6d %-8s %-12s %s\n", s.Shard.Schema, s.Shard.ID, version, mode, gen)
 		if s.Exhausted {
 			exhausted++
 			fmt.Fprintf(env.stdout, "%-20s %-6d EXHAUSTED: its layout ends at %s and the generator has no ID left: every draw raises \"time field exhausted\"; pg down it and bring the shard up with a layout of a later epoch\n",

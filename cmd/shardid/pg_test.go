@@ -119,7 +119,7 @@ func TestPGUpStatusDown(t *testing.T) {
 		t.Fatalf("rerun: exit %d\n%s%s", code, out, stderr)
 	}
 	code, out, _ = runCLI(t, "", env, "pg", "status", "--shards", "0-4")
-	if code != 0 || strings.Count(out, "unique") != 4 || !strings.Contains(out, "insta4") {
+	if code != 0 || strings.Count(out, "unique") != 4 || !strings.Contains(out, "insta4") || strings.Count(out, ", lead 5s") != 4 {
 		t.Fatalf("status: exit %d\n%s", code, out)
 	}
 	code, out, _ = runCLI(t, "", env, "pg", "status")
@@ -227,6 +227,11 @@ func TestPGGenWithStockGoose(t *testing.T) {
 	var version int64
 	if err := db.QueryRow("SELECT max(version_id) FROM goose_db_version").Scan(&version); err != nil || version != 6 {
 		t.Fatalf("goose version %d, %v; want 6 (shard 5 + 1)", version, err)
+	}
+	// pg status shows them as goose's: their history is the directory's.
+	code, out, stderr = runCLI(t, "", nil, "pg", "status", "--dsn", dsn, "--shards", "0-2,5", "--schema-format", "shard_%d")
+	if code != 0 || len(regexp.MustCompile(`(?m)^shard_\d +\d +goose +unique `).FindAllString(out, -1)) != 4 {
+		t.Fatalf("pg status over goose-applied generators: exit %d\n%s%s", code, out, stderr)
 	}
 	// pg down must not call these "no generator applied": goose's history
 	// holds them, and only goose down over the directory removes them.
