@@ -386,7 +386,7 @@ func runPGGen(_ context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.stdout, "wrote %d %s to %s (%d already there, unchanged); apply with: goose -dir %s postgres \"$DSN\" up\n",
+	fmt.Fprintf(env.stdout, "wrote %d %s to %s (%d already there, unchanged); apply with: goose -dir %s postgres \"$SHARDID_PG_DSN\" up\n",
 		len(res.Written), plural(len(res.Written), "migration", "migrations"), *dir, len(res.Unchanged), *dir)
 	return nil
 }

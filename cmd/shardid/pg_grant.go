@@ -23,7 +23,7 @@ func runPGGrant(ctx context.Context, env *cliEnv, args []string) (err error) {
 	fs.StringVar(&f.shards, "shards", "", "shard ids, e.g. 0-63 or 0-3,8,10-12 (required)")
 	dsn := fs.String("dsn", "", "PostgreSQL connection URL, as the generators' owner (env "+envPGDSN+")")
 	fs.envVar("dsn", envPGDSN)
-	role := fs.String("role", "", "the role the application connects as (required): it must exist and not be a superuser")
+	role := fs.String("role", "", "the role the application connects as, which must exist and not be a superuser (required)")
 	mapPath := fs.String("map", "", "shard map file (TOML): every shard of a fleet, instead of --dsn and --shards"+mapEnvNote)
 	asJSON := jsonFlag(fs)
 	if err := parseFlags(env, fs, args); err != nil {

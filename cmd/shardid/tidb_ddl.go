@@ -448,7 +448,7 @@ func runTiDBGen(ctx context.Context, env *cliEnv, args []string) error {
 	for _, n := range res.Unchanged {
 		fmt.Fprintln(env.stdout, "unchanged "+n)
 	}
-	fmt.Fprintf(env.stdout, "%d written, %d unchanged in %s; apply with: shardid tidb up --dir %s (or goose -dir %s tidb \"$DSN\" up)\n",
+	fmt.Fprintf(env.stdout, "%d written, %d unchanged in %s; apply with: shardid tidb up --dir %s (or goose -dir %s tidb \"$SHARDID_TIDB_DSN\" up)\n",
 		len(res.Written), len(res.Unchanged), *dir, *dir, *dir)
 	return nil
 }
