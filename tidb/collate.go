@@ -143,7 +143,7 @@ func (m *Migrator) checkCollations(ctx context.Context, st []Status) error {
 			}
 			for _, c := range collations {
 				if !have[c] {
-					return fmt.Errorf("%s: %w: the server (%s %s) has no collation %s; nothing was applied: render again with --collate %s=NAME, NAME one the server has (SHOW COLLATION)%s", s.Migration.Name, ErrCollation, target.serverName(), version, c, c, collationHint(c))
+					return fmt.Errorf("%s: %w: the server (%s %s) has no collation %s; nothing was applied: give tidb up (or render, or gen) --collate %s=NAME, NAME one the server has (SHOW COLLATION)%s", s.Migration.Name, ErrCollation, target.serverName(), version, c, c, collationHint(c))
 				}
 			}
 		}

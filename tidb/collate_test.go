@@ -48,7 +48,7 @@ func TestCollationsChecked(t *testing.T) {
 			}
 			dsn := srv.database(t)
 			_, res, err := up(t, dsn, plan(tidb.ScriptOptions{}), "")
-			if !errors.Is(err, tidb.ErrCollation) || len(res) != 0 || !strings.Contains(err.Error(), "no collation "+missing+"; nothing was applied: render again with --collate "+missing+"=NAME") {
+			if !errors.Is(err, tidb.ErrCollation) || len(res) != 0 || !strings.Contains(err.Error(), "no collation "+missing+"; nothing was applied: give tidb up (or render, or gen) --collate "+missing+"=NAME") {
 				t.Fatalf("up: %d results, %v", len(res), err)
 			}
 			if showCreate(t, dsn, "first") != "" {

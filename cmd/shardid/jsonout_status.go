@@ -53,6 +53,16 @@ type tidbStatusRow struct {
 }
 
 // tidbStatusJSON adds st to r.
+// tidbUpRow is one migration of tidb up --json.
+type tidbUpRow struct {
+	Version int64  `json:"version"`
+	Name    string `json:"name"`
+	// State is applied, skipped (TiDB only, recorded without running) or
+	// already applied.
+	State  string `json:"state"`
+	Millis int64  `json:"ms,omitempty"`
+}
+
 func tidbStatusJSON(r *jsonReport, st []tidb.Status) {
 	if r == nil {
 		return

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -176,12 +177,27 @@ func TestTiDBGenUpStatus(t *testing.T) {
 			dsn := serverDSN(t, srv)
 			env := map[string]string{"SHARDID_TIDB_DSN": dsn}
 			code, out, errOut := runCLI(t, "", env, "tidb", "up", "--dir", dir, "--version-table", "shardid_versions")
-			if code != 0 || strings.Count(out, "\n") != 4 || (srv == "mariadb") != strings.Contains(out, "SKIP  00002_split") {
+			summary := "4 migrations: 4 applied, 0 skipped (TiDB only), 0 already applied\n"
+			if srv == "mariadb" {
+				summary = "4 migrations: 2 applied, 2 skipped (TiDB only), 0 already applied\n"
+			}
+			if code != 0 || strings.Count(out, "\n") != 5 || (srv == "mariadb") != strings.Contains(out, "SKIP  00002_split") || !strings.HasSuffix(out, summary) {
 				t.Fatalf("up: exit %d\n%s\n%s", code, out, errOut)
 			}
 			code, out, _ = runCLI(t, "", env, "tidb", "up", "--dir", dir, "--version-table", "shardid_versions")
 			if code != 0 || !strings.Contains(out, "no migrations to apply (4 already applied)") {
 				t.Fatalf("second up: exit %d\n%s", code, out)
+			}
+			code, out, _ = runCLI(t, "", env, "tidb", "up", "--dir", dir, "--version-table", "shardid_versions", "--json")
+			var doc struct {
+				Command string
+				OK      bool
+				Rows    []struct{ Name, State string }
+				Totals  map[string]int
+			}
+			if err := json.Unmarshal([]byte(out), &doc); code != 0 || err != nil || doc.Command != "tidb up" || !doc.OK || len(doc.Rows) != 4 ||
+				doc.Rows[0].State != "already applied" || doc.Totals["already_applied"] != 4 || doc.Totals["applied"] != 0 {
+				t.Fatalf("up --json: exit %d (%v)\n%s", code, err, out)
 			}
 			code, out, errOut = runCLI(t, "", env, "tidb", "status", "--dir", dir, "--version-table", "shardid_versions")
 			// On MariaDB the SPLIT files are recorded but never ran:

@@ -117,9 +117,10 @@ func (m *migrationFlags) migrations(env *cliEnv, name string, inputs []input, ta
 	return p.Migrations(tidb.MigrationOptions{})
 }
 
-func runTiDBUp(ctx context.Context, env *cliEnv, args []string) error {
+func runTiDBUp(ctx context.Context, env *cliEnv, args []string) (err error) {
 	fs := newFlagSet(env, "tidb up")
 	m := addMigrationFlags(fs, true)
+	asJSON := jsonFlag(fs)
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
@@ -128,26 +129,39 @@ func runTiDBUp(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer done()
+	env, rep := startReport(env, *asJSON, "tidb up")
+	defer func() { err = rep.finish(env, err) }()
 	res, err := mg.Up(ctx)
-	applied := 0
+	applied, skipped := 0, 0
 	for _, r := range res {
+		row := tidbUpRow{Version: r.Migration.Version, Name: r.Migration.Name, State: "already applied"}
 		switch {
 		case r.Skipped:
-			applied++
+			skipped++
+			row.State = "skipped"
 			fmt.Fprintf(env.stdout, "SKIP  %s (TiDB-only statement, recorded without running: the server is not TiDB)\n", r.Migration.Name)
 		case r.Applied:
 			applied++
+			row.State, row.Millis = "applied", r.Duration.Milliseconds()
 			fmt.Fprintf(env.stdout, "OK    %s (%s)\n", r.Migration.Name, r.Duration.Round(1e6))
 		default:
 			fmt.Fprintf(env.stdout, "-     %s (already applied)\n", r.Migration.Name)
 		}
+		rep.row(row)
 	}
+	rep.total("migrations", len(res))
+	rep.total("applied", applied)
+	rep.total("skipped", skipped)
+	rep.total("already_applied", len(res)-applied-skipped)
 	if err != nil {
 		return fmt.Errorf("up: %w", err)
 	}
-	if applied == 0 {
+	if applied+skipped == 0 {
 		fmt.Fprintf(env.stdout, "no migrations to apply (%d already applied)\n", len(res))
+		return nil
 	}
+	fmt.Fprintf(env.stdout, "%d %s: %d applied, %d skipped (TiDB only), %d already applied\n",
+		len(res), plural(len(res), "migration", "migrations"), applied, skipped, len(res)-applied-skipped)
 	return nil
 }
 
