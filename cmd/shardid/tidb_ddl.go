@@ -327,18 +327,37 @@ func byHandKinds(sts []*tidb.ScriptStatement) string {
 	return strings.Join(parts, ", ")
 }
 
+// shortCost is cost as printed for table: "COLUMN what (why): explanation"
+// in full the first time its explanation (its column aside) is given, and
+// without it, pointing at that table, after that: a script of sixty such
+// tables reads one explanation, not sixty.
+func shortCost(cost, table string, explained map[string]string) string {
+	i := strings.Index(cost, "): ")
+	f := strings.Fields(cost)
+	if i < 0 || len(f) == 0 {
+		return cost
+	}
+	key := strings.ReplaceAll(cost[len(f[0]):], f[0], "\x00")
+	if first, ok := explained[key]; ok {
+		return cost[:i+1] + "; as for " + first + " above"
+	}
+	explained[key] = table
+	return cost
+}
+
 // printChoices prints one line per table (strategy and why), its changes,
 // costs and warnings, then the plan's notes.
 func printChoices(w io.Writer, p *tidb.Plan) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "table\tstrategy\twhy")
+	explained := map[string]string{} // a cost's explanation, its column left out → the table it was given for
 	for _, d := range p.Tables {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", d.Table.QualifiedName(), d.Options.Strategy, d.Reason)
 		for _, n := range d.Notes {
 			fmt.Fprintf(tw, "\t\t  changed: %s\n", n)
 		}
 		for _, n := range d.Costs {
-			fmt.Fprintf(tw, "\t\t  cost: %s\n", n)
+			fmt.Fprintf(tw, "\t\t  cost: %s\n", shortCost(n, d.Table.QualifiedName(), explained))
 		}
 		for _, n := range append(d.KeyWarnings, d.Warnings...) {
 			fmt.Fprintf(tw, "\t\t  warning: %s\n", n)
