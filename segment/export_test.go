@@ -30,11 +30,27 @@ var NextStep = nextStep
 //     the same segment;
 //   - "read-then-write" reads max_id, then writes max_id + step in a second
 //     statement, so concurrent clients can read the same max_id;
+//   - "unrecorded" takes segments without holding the row to the tag's
+//     record (only to its own memory), as clients did before the record
+//     joined the allocation;
 //   - "forgetful" takes segments as a client without memory of what it took
 //     would: the allocation without its "above what I took" condition, no
 //     check of what comes back, no reading of the row between loads, so a
 //     restored table's segments are believed.
 func BreakSegments(c *Segments, how string) {
+	if how == "unrecorded" {
+		// The allocation without its record condition, all else as it is:
+		// a client started before a restore of the allocation table
+		// alone then takes segments a client no longer running took.
+		c.view.Recorded = false
+		stmt, err := c.view.prepareAlloc(context.Background(), c.db)
+		if err != nil {
+			panic(err)
+		}
+		c.alloc.Close()
+		c.alloc = stmt
+		return
+	}
 	c.noRecord = true // nor does it keep the record table
 	if how == "forgetful" {
 		c.trust = true

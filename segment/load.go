@@ -104,14 +104,18 @@ func (c *Segments) takeDB(step, high int64) (last, size int64, err error) {
 // returns the segment's last ID.
 func (c *Segments) allocate(ctx context.Context, step, high int64) (int64, error) {
 	var last int64
+	args := []any{step, c.set.Tag, high}
+	if c.view.Recorded {
+		args = append(args, c.set.Tag)
+	}
 	if c.view.Dialect == dialect.Postgres {
-		err := c.alloc.QueryRowContext(ctx, step, c.set.Tag, high).Scan(&last)
+		err := c.alloc.QueryRowContext(ctx, args...).Scan(&last)
 		if errors.Is(err, sql.ErrNoRows) {
 			return 0, c.explain(ctx, high)
 		}
 		return last, err
 	}
-	res, err := c.alloc.ExecContext(ctx, step, c.set.Tag, high)
+	res, err := c.alloc.ExecContext(ctx, args...)
 	if err != nil {
 		return 0, err
 	}

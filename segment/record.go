@@ -15,17 +15,25 @@ import (
 // created once). An allocation table without a record table (its third
 // migration not applied) has no record: 0, false, nil.
 func (v segmentView) record(ctx context.Context, q dialect.Querier, tag string) (high int64, found bool, err error) {
+	high, found, _, err = v.readRecord(ctx, q, tag)
+	return high, found, err
+}
+
+// readRecord is record, and whether the record table exists.
+func (v segmentView) readRecord(ctx context.Context, q dialect.Querier, tag string) (high int64, found, table bool, err error) {
 	text, err := v.render("record_get")
 	if err != nil {
-		return 0, false, err
+		return 0, false, false, err
 	}
 	switch err := q.QueryRowContext(ctx, text, tag).Scan(&high); {
-	case errors.Is(err, sql.ErrNoRows), noTable(err):
-		return 0, false, nil
+	case noTable(err):
+		return 0, false, false, nil
+	case errors.Is(err, sql.ErrNoRows):
+		return 0, false, true, nil
 	case err != nil:
-		return 0, false, fmt.Errorf("read the record of segment tag %s: %w", tag, err)
+		return 0, false, false, fmt.Errorf("read the record of segment tag %s: %w", tag, err)
 	}
-	return high, true, nil
+	return high, true, true, nil
 }
 
 // noTable reports whether err is the server's "no such table".
@@ -173,5 +181,23 @@ func (c *Segments) noteRecord(last int64) {
 	c.mu.Unlock()
 	if tell && c.ctx.Err() == nil {
 		c.emit(Event{Kind: RecordFailed, Tag: c.set.Tag, Time: c.clock(), Err: err})
+	}
+}
+
+// prepareAlloc prepares the allocation statement. With Recorded, an
+// allocation table whose record table was never made (its migration not
+// applied) gets the statement without the record: v.Recorded is cleared.
+func (v *segmentView) prepareAlloc(ctx context.Context, db *sql.DB) (*sql.Stmt, error) {
+	for {
+		q, err := v.render("alloc")
+		if err != nil {
+			return nil, err
+		}
+		stmt, err := db.PrepareContext(ctx, q)
+		if err != nil && v.Recorded && noTable(err) {
+			v.Recorded = false
+			continue
+		}
+		return stmt, err
 	}
 }

@@ -11,7 +11,8 @@ import (
 
 // explain says why the allocation matched no row: the tag is gone, the
 // guard refused the server's commit settings, or the tag is fenced or
-// below high, the highest ID this client took (which fences it).
+// below high, the highest ID this client took, or below the tag's record
+// (either fences it).
 func (c *Segments) explain(ctx context.Context, high int64) error {
 	if err := c.view.explain(ctx, c.db, c.set.Tag); err != nil {
 		if errors.Is(err, ErrUnknownTag) && !c.noRecord {
@@ -23,6 +24,13 @@ func (c *Segments) explain(ctx context.Context, high int64) error {
 	t, err := c.view.getTag(ctx, c.db, c.set.Tag)
 	if err != nil {
 		return err
+	}
+	if c.view.Recorded {
+		// The allocation refuses a row below the tag's record too: the
+		// allocation table was restored without the record table.
+		if rec, _, err := c.view.record(ctx, c.db, c.set.Tag); err == nil {
+			high = max(high, rec)
+		}
 	}
 	if t.Fenced || t.MaxID < high {
 		return c.fence(ctx, high)

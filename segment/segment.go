@@ -285,7 +285,7 @@ func New(ctx context.Context, db *sql.DB, s Settings) (*Segments, error) {
 	// leaves as it is) is a floor like Floor: a row below it was restored.
 	// It is read first: a client that takes a segment meanwhile raises
 	// max_id before the record, never after.
-	rec, _, err := v.record(ctx, db, s.Tag)
+	rec, _, table, err := v.readRecord(ctx, db, s.Tag)
 	if err != nil {
 		// A role without SELECT on the record table costs the record,
 		// not the draws: the client's own memory and the fence remain.
@@ -297,6 +297,10 @@ func New(ctx context.Context, db *sql.DB, s Settings) (*Segments, error) {
 	if s.noRecord {
 		rec = 0
 	}
+	// Every allocation holds the row to the record as well (a client
+	// started before a restore of the allocation table alone remembers
+	// less than the record does), where the role can read the record.
+	v.Recorded = err == nil && table && !s.noRecord
 	tag, err := v.getTag(ctx, db, s.Tag)
 	if err != nil {
 		return nil, err
@@ -343,11 +347,7 @@ func New(ctx context.Context, db *sql.DB, s Settings) (*Segments, error) {
 	if tag.Fenced || tag.MaxID < high {
 		return nil, rewoundError(s.Tag, tag, high)
 	}
-	q, err := v.render("alloc")
-	if err != nil {
-		return nil, err
-	}
-	stmt, err := db.PrepareContext(ctx, q)
+	stmt, err := v.prepareAlloc(ctx, db)
 	if err != nil {
 		return nil, fmt.Errorf("segments %s: prepare: %w", s.Tag, err)
 	}

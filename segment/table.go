@@ -95,6 +95,9 @@ type segmentView struct {
 	Table   string // quoted, possibly schema-qualified
 	Record  string // the record table (RecordTable), quoted likewise
 	Guard   bool   // alloc refuses a server that may lose acknowledged commits
+	// Recorded: alloc also refuses a row below the tag's record (the
+	// client could read the record table). Its arg 4 is the tag again.
+	Recorded bool
 }
 
 //go:embed sql/*.sql.tmpl
