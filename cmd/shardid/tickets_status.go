@@ -24,11 +24,15 @@ func runTicketsStatus(ctx context.Context, env *cliEnv, args []string) (err erro
 	var f serverFlags
 	f.register(fs)
 	asJSON := jsonFlag(fs)
+	timeout := fs.Duration("timeout", 5*time.Second, "give up on a server that has not answered by then")
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("tickets status: unexpected argument %q", fs.Arg(0))
+	}
+	if *timeout <= 0 {
+		return usagef("--timeout: %s is out of range (allowed: more than 0)", *timeout)
 	}
 	servers, closeAll, err := f.open(fs)
 	if err != nil {
@@ -45,10 +49,13 @@ func runTicketsStatus(ctx context.Context, env *cliEnv, args []string) (err erro
 	// Every record first, then every counter: a counter read before a
 	// record that clients wrote meanwhile could look below it.
 	for i, s := range servers {
-		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		rctx, cancel := context.WithTimeout(ctx, *timeout)
 		g := &got[i]
 		g.name = s.Name
 		g.rows, g.err = tickets.ReadClass(rctx, s.DB, f.name)
+		if g.err != nil {
+			g.err = fmt.Errorf("%w%s", g.err, timedOut(rctx, *timeout))
+		}
 		cancel()
 		g.hasClass = g.err == nil
 		if errors.Is(g.err, tickets.ErrNoClassTable) {
@@ -58,8 +65,11 @@ func runTicketsStatus(ctx context.Context, env *cliEnv, args []string) (err erro
 	for i, s := range servers {
 		g := &got[i]
 		if g.err == nil {
-			rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			rctx, cancel := context.WithTimeout(ctx, *timeout)
 			g.set, g.err = tickets.Read(rctx, s.DB, f.name)
+			if g.err != nil {
+				g.err = fmt.Errorf("%w%s", g.err, timedOut(rctx, *timeout))
+			}
 			cancel()
 		}
 		if g.err != nil {

@@ -461,3 +461,28 @@ func TestTicketsStatusFresh(t *testing.T) {
 		t.Fatalf("status of fresh servers: exit %d\n%s%s", code, out, stderr)
 	}
 }
+
+// TestTicketsStatusHungServer: with one ticket server hung (SIGSTOP),
+// tickets status gives up on it after --timeout, names it as not
+// answering within that time, and exits 1; the other server is read.
+func TestTicketsStatusHungServer(t *testing.T) {
+	t.Parallel()
+	srvA, srvB := testsrv.NewMariaDB(t), testsrv.NewMariaDB(t)
+	a, b := testsrv.Database(t, srvA), testsrv.Database(t, srvB)
+	for i, dsn := range []string{a, b} {
+		if code, out, stderr := runCLI(t, "", nil, "tickets", "up", "--dsn", dsn, "--name", "hung", "--increment", "2", "--offset", strconv.Itoa(i+1)); code != 0 {
+			t.Fatalf("up: %s%s", out, stderr)
+		}
+	}
+	if err := srvA.Pause(); err != nil {
+		t.Fatal(err)
+	}
+	defer srvA.Continue()
+	code, out, stderr := runCLI(t, "", nil, "tickets", "status", "--dsn", a, "--dsn", b, "--name", "hung", "--timeout", "1s")
+	if code != 1 || !strings.Contains(out+stderr, "no answer within --timeout 1s") {
+		t.Fatalf("status with a hung server: exit %d\n%s%s", code, out, stderr)
+	}
+	if code, _, stderr := runCLI(t, "", nil, "tickets", "status", "--dsn", b, "--name", "hung", "--timeout", "0s"); code != 2 || !strings.Contains(stderr, "--timeout: 0s is out of range") {
+		t.Fatalf("--timeout 0s: exit %d %q", code, stderr)
+	}
+}
