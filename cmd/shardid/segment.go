@@ -201,23 +201,27 @@ func runSegmentStatus(ctx context.Context, env *cliEnv, args []string) (err erro
 		// A role without SELECT on the record table: the rest is shown.
 		notice(env, "segment status", fmt.Sprintf("the record table %s cannot be read (%v): tags missing from the table or below their record are not shown", segment.RecordTable(f.table), err))
 	}
-	var bad []string
+	var bad []string // one entry per tag: its reasons joined
 	segmentStatusJSON(rep, tags)
 	fmt.Fprintf(env.stdout, "%-24s %-20s %-10s %s\n", "TAG", "HANDED OUT UP TO", "STEP", "LAST SEGMENT TAKEN")
 	for _, t := range tags {
 		fmt.Fprintf(env.stdout, "%-24s %-20d %-10d %s\n", t.Tag, t.MaxID, t.Step, t.UpdateTime.UTC().Format(time.RFC3339))
+		var why []string
 		if r := t.LastRewind; !r.IsZero() {
 			state := "resumed since"
 			if t.Fenced {
 				state = "FENCED: no client takes a segment until `shardid segment resume`"
-				bad = append(bad, t.Tag+" (fenced)")
+				why = append(why, "fenced")
 			}
 			fmt.Fprintf(env.stdout, "  last rewind %s: a client found the table at %d after taking IDs up to %d; %s\n",
 				r.Time.UTC().Format(time.RFC3339), r.Found, r.Seen, state)
 		}
 		if rec, ok := recs[t.Tag]; ok && rec > t.MaxID {
 			fmt.Fprintf(env.stdout, "  BELOW ITS RECORD: clients recorded IDs up to %d; the table was restored from an older copy (shardid segment resume --tag %s)\n", rec, t.Tag)
-			bad = append(bad, t.Tag+" (below its record)")
+			why = append(why, "below its record")
+		}
+		if len(why) > 0 {
+			bad = append(bad, t.Tag+" ("+strings.Join(why, ", ")+")")
 		}
 		delete(recs, t.Tag)
 	}
@@ -227,7 +231,7 @@ func runSegmentStatus(ctx context.Context, env *cliEnv, args []string) (err erro
 		bad = append(bad, name+" (missing)")
 	}
 	if len(bad) > 0 {
-		return fmt.Errorf("segment status: %d tags cannot hand out IDs safely: %s", len(bad), strings.Join(bad, ", "))
+		return fmt.Errorf("segment status: %d %s cannot hand out IDs safely: %s", len(bad), plural(len(bad), "tag", "tags"), strings.Join(bad, ", "))
 	}
 	return nil
 }
