@@ -79,6 +79,11 @@ func runDemo(ctx context.Context, env *cliEnv, args []string) error {
 		shards = append(shards, pgfunc.Shard{Schema: name, ID: first + i})
 	}
 	if format != pgfunc.DefaultSchemaFormat {
+		if err := demoShardsFree(ctx, m, first, first+3); err != nil {
+			return err
+		}
+	}
+	if format != pgfunc.DefaultSchemaFormat {
 		created, err := createDemoSchemas(ctx, db, shards)
 		defer func() {
 			for _, name := range created {
@@ -199,4 +204,32 @@ func demoSQL(name, schema string) (string, error) {
 		return "", fmt.Errorf("render %s: %w", name, err)
 	}
 	return b.String(), nil
+}
+
+// demoShardsFree refuses, before anything is applied, a server that holds
+// any trace of shard ids lo to hi: a generator, or a counter a pg down kept.
+// pg up would carry such a counter on into the demo's schema and drop it,
+// and the demo drops its schemas at its end: the record of the IDs that
+// shard handed out would be gone, and a later up of it could repeat them.
+func demoShardsFree(ctx context.Context, m *pgfunc.Migrator, lo, hi int64) error {
+	c, err := m.Census(ctx)
+	if err != nil {
+		return err
+	}
+	for _, in := range append(c.Generators, c.Retired...) {
+		if in.Meta.Shard < lo || in.Meta.Shard > hi {
+			continue
+		}
+		what := "a generator of shard %d is in schema %s"
+		if in.Retired {
+			what = "a counter pg down kept of shard %d is in schema %s"
+		}
+		where := ""
+		if in.Database != "" {
+			where = " of database " + in.Database
+		}
+		return fmt.Errorf("demo: "+what+"%s; the demo's shards on your server are %d-%d, and it touches none a server holds: run it on a throwaway server (shardid demo without --dsn)",
+			in.Meta.Shard, in.Schema, where, lo, hi)
+	}
+	return nil
 }

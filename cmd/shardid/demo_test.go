@@ -72,8 +72,11 @@ func TestDemoClosedStdout(t *testing.T) {
 // TestDemoBesideShards: demo --dsn on a server whose other database holds
 // shards 0-3 runs beside them, on the layout's top four shard ids; once
 // one of those is held too, it refuses as pg up does, naming where, and
-// leaves nothing behind. (Before: the demo applied shards 0-3 checking
-// only its own database, and for its run two schemas held each of them.)
+// leaves nothing behind; a counter pg down kept of one of them is refused
+// too, and stays. (Before: the demo applied shards 0-3 checking only its
+// own database, and for its run two schemas held each of them; a kept
+// counter of its shard ids was carried on into its schema and dropped
+// with it: 293,049 repeats after a later up of that shard, outside trial.)
 func TestDemoBesideShards(t *testing.T) {
 	t.Parallel()
 	srv := testsrv.NewPG(t, dbserver.PGOptions{}) // a server of its own
@@ -89,10 +92,23 @@ func TestDemoBesideShards(t *testing.T) {
 		t.Fatalf("pg up of shard 8190: exit %d\n%s%s", code, out, errOut)
 	}
 	code, out, errOut = runCLI(t, "", nil, "demo", "--dsn", dsn)
-	if code != 1 || !strings.Contains(errOut, "shard 8190 is already in schema top8190 of database") {
+	if code != 1 || !strings.Contains(errOut, "a generator of shard 8190 is in schema top8190 of database") || strings.Contains(out, "applied") {
 		t.Fatalf("demo with shard 8190 held: exit %d\n%s%s", code, out, errOut)
 	}
 	if got := demoSchemas(t, dsn); got != "" {
 		t.Fatalf("schemas after the refusal: %v", got)
+	}
+	// A counter pg down kept is a trace too: the demo must not carry it
+	// on into its own schema and drop it with that schema at its end.
+	if code, out, errOut := runCLI(t, "", nil, "pg", "down", "--dsn", other, "--shards", "8190", "--schema-format", "top%d"); code != 0 {
+		t.Fatalf("pg down of shard 8190: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, "", nil, "demo", "--dsn", dsn)
+	if code != 1 || !strings.Contains(errOut, "a counter pg down kept of shard 8190 is in schema top8190 of database") {
+		t.Fatalf("demo with shard 8190's counter kept: exit %d\n%s%s", code, out, errOut)
+	}
+	var kept bool
+	if err := openPG(t, other).QueryRow("SELECT to_regclass('top8190.next_id_retired_seq') IS NOT NULL").Scan(&kept); err != nil || !kept {
+		t.Fatalf("the kept counter is gone after the demo's refusal (%v)", err)
 	}
 }
