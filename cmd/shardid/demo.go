@@ -28,7 +28,7 @@ func runDemo(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "demo")
 	// No environment fallback, as bench: the demo makes and drops schemas,
 	// so it runs on a server the environment names only when --dsn says so.
-	dsn := fs.String("dsn", "", fmt.Sprintf("use this PostgreSQL instead of a throwaway one (schemas shardid_demo0..3 hold shards %d-%d, refused like pg up if the server holds any of them, and are dropped at the end; %s is not read)",
+	dsn := fs.String("dsn", "", fmt.Sprintf("use this PostgreSQL instead of a throwaway one (schemas shardid_demo0..3 hold shards %d-%d, refused if the server holds any trace of them (a generator, a counter pg down kept), and are dropped at the end; %s is not read)",
 		shardid.Instagram().MaxShard()-3, shardid.Instagram().MaxShard(), envPGDSN))
 	rows := fs.Int("rows", 3, "rows to insert per shard")
 	if err := parseFlags(env, fs, args); err != nil {
