@@ -2,8 +2,10 @@ package pgfunc_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/internal/testsrv"
@@ -100,5 +102,84 @@ func TestGeneratorOwnerLostRights(t *testing.T) {
 	}
 	if !moved["insta0"] || !moved["insta1"] {
 		t.Errorf("resume moved %v; want insta0 and insta1", moved)
+	}
+}
+
+// TestResumeBesideOthersObjects: another team's role, with CREATE on the
+// database, makes schemas the generators' owner has no USAGE on: one with
+// a plain sequence named next_id_seq, one with a counter commented as a
+// generator's; and a schema it grants USAGE on, with such a counter and a
+// next_id_jump_lock it holds in an open transaction. The owner's status
+// reads on (the unreadable history as version -1), and resume moves the
+// owner's counter, reports the held lock's counter as ErrJumpLocked after
+// the lock timeout and the unreadable one as failed, and ends. (Before:
+// the plain sequence failed every resume and the commented one every
+// status with "permission denied for schema"; the held lock stalled
+// resume for as long as it was held, in an outside trial.)
+func TestResumeBesideOthersObjects(t *testing.T) {
+	t.Parallel()
+	db, dsn := newDB(t)
+	ctx := context.Background()
+	o := pgfunc.Options{Layout: shardid.JS53()}
+	owner, team := newRole(t, db, "owner", ""), newRole(t, db, "team", "")
+	for _, r := range []string{owner, team} {
+		if _, err := db.ExecContext(ctx, "GRANT CREATE ON DATABASE "+dbNameOf(t, db)+" TO "+r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ownerDB := testsrv.Open(t, "pgx", dsnAs(t, dsn, owner))
+	m, err := pgfunc.NewMigrator(ownerDB, o, pgfunc.MigrateOptions{OwnDatabaseOnly: true, LockTimeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine := pgfunc.Shard{Schema: "insta0", ID: 0}
+	if r := up(m, mine); r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	fake := func(shard int64) string {
+		meta, err := pgfunc.MetaFor(pgfunc.Shard{ID: shard}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, _ := json.Marshal(meta)
+		return "'" + string(text) + "'"
+	}
+	teamConn := asRole(t, dsn, team)
+	for _, q := range []string{
+		"CREATE SCHEMA billing", "CREATE SEQUENCE billing.next_id_seq",
+		"CREATE SCHEMA hidden", "CREATE SEQUENCE hidden.next_id_seq", "COMMENT ON SEQUENCE hidden.next_id_seq IS " + fake(20),
+		"CREATE TABLE hidden.next_id_jump_lock ()",
+		"CREATE SCHEMA held", "GRANT USAGE ON SCHEMA held TO " + owner, "CREATE SEQUENCE held.next_id_seq", "COMMENT ON SEQUENCE held.next_id_seq IS " + fake(21),
+		"CREATE TABLE held.next_id_jump_lock ()", "GRANT ALL ON held.next_id_jump_lock TO " + owner,
+		"BEGIN", "LOCK TABLE held.next_id_jump_lock IN ACCESS EXCLUSIVE MODE",
+	} {
+		if _, err := teamConn.ExecContext(ctx, q); err != nil {
+			t.Fatalf("as %s: %s: %v", team, q, err)
+		}
+	}
+	defer teamConn.ExecContext(ctx, "ROLLBACK")
+	st, err := m.Status(ctx, nil)
+	if err != nil {
+		t.Fatalf("status beside the team's schemas: %v", err)
+	}
+	if len(st) == 0 {
+		t.Fatal("status lists nothing")
+	}
+	res, err := m.Resume(ctx, nil, pgfunc.ResumeOptions{Lead: pgfunc.DefaultLead}, nil)
+	if err != nil {
+		t.Fatalf("resume beside the team's schemas: %v", err)
+	}
+	got := map[string]pgfunc.Resumed{}
+	for _, r := range res {
+		got[r.Schema] = r
+	}
+	if r := got["insta0"]; r.Err != nil || r.To <= r.From {
+		t.Errorf("the owner's counter: %+v; want it moved", r)
+	}
+	if r := got["held"]; !errors.Is(r.Err, pgfunc.ErrJumpLocked) {
+		t.Errorf("the counter whose jump lock is held: %+v; want ErrJumpLocked", r)
+	}
+	if r, ok := got["hidden"]; !ok || r.Err == nil {
+		t.Errorf("the counter in a schema the owner cannot use: %+v (listed %v); want it listed as not moved", r, ok)
 	}
 }

@@ -30,6 +30,11 @@ var (
 	// its generator hands out no ID any more (every draw raises "time
 	// field exhausted").
 	ErrLayoutEnded = errors.New("layout ended")
+	// ErrJumpLocked is returned (in a Resumed's Err) by Resume when a
+	// shard's jump lock stayed held for MigrateOptions.LockTimeout: a jump
+	// holds it for a moment, so a transaction holds it. That counter is not
+	// moved; the others are.
+	ErrJumpLocked = errors.New("jump lock held")
 )
 
 // ResumeOptions says how far Migrator.Resume moves the counters.
@@ -401,11 +406,27 @@ func (m *Migrator) resumeOne(ctx context.Context, db *sql.DB, database string, r
 	}
 	var begun int64
 	if !ref.retired { // a kept counter: nobody draws from it, and Resume holds off up (lockServer)
-		text, err := query("resume_lock", q)
+		// A jump holds the lock for a moment; one held longer is a
+		// transaction that took it (anybody with USAGE on a schema of
+		// theirs can make one look like a generator's): wait for it up to
+		// the Migrator's lock timeout, then report this counter unmoved
+		// and go on with the others.
+		text, err := query("resume_lock_timeout", nil)
+		if err != nil {
+			return fail(err)
+		}
+		if _, err := tx.ExecContext(ctx, text, fmt.Sprintf("%dms", max(1, m.lockWait.Milliseconds()))); err != nil {
+			return fail(err)
+		}
+		text, err = query("resume_lock", q)
 		if err != nil {
 			return fail(err)
 		}
 		if _, err := tx.ExecContext(ctx, text); err != nil {
+			var se interface{ SQLState() string }
+			if errors.As(err, &se) && se.SQLState() == "55P03" { // lock_not_available
+				return fail(fmt.Errorf("%w: the jump lock %s.next_id_jump_lock stayed held for %s (a transaction holding it: see pg_locks); this counter was not moved, rerun pg resume once it is released", ErrJumpLocked, q, m.lockWait))
+			}
 			return fail(ownerHint(err))
 		}
 		row, err := exec("resume_begin_jump", nil, q+".next_id_jumps_begun", q+".next_id_jumps_done")

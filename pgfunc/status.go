@@ -11,7 +11,9 @@ import (
 type Status struct {
 	// Shard is the shard asked about (or found, see Migrator.Status).
 	Shard Shard
-	// Version is the goose version applied in the schema (0: none).
+	// Version is the goose version applied in the schema (0: none; -1:
+	// the schema holds a history table the role may not read, having no
+	// USAGE on the schema).
 	Version int64
 	// Installed is the generator found in the schema, if any.
 	Installed *Meta
@@ -65,7 +67,8 @@ func (s Status) PastLead() bool {
 }
 
 // Versions returns the goose version applied in each schema (0: none,
-// or no such schema), reading the catalog without creating anything.
+// or no such schema; -1: a history table the role may not read),
+// reading the catalog without creating anything.
 func (m *Migrator) Versions(ctx context.Context, schemas []string) (map[string]int64, error) {
 	hist, err := m.histories(ctx, schemas)
 	if err != nil {
@@ -116,7 +119,7 @@ func (m *Migrator) readVersions(ctx context.Context, tables []historyTable, out 
 type history struct {
 	schema  bool  // the schema exists
 	table   bool  // it holds goose_db_version
-	version int64 // the latest version applied (0: none)
+	version int64 // the latest version applied (0: none; -1: the table could not be read)
 }
 
 // histories reads, for each schema, whether it exists, whether it holds a
@@ -138,12 +141,16 @@ func (m *Migrator) histories(ctx context.Context, schemas []string) (map[string]
 	for rows.Next() {
 		var name string
 		var h history
-		if err := rows.Scan(&name, &h.schema, &h.table); err != nil {
+		var usable bool
+		if err := rows.Scan(&name, &h.schema, &h.table, &usable); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("read goose histories: %w", err)
 		}
+		if h.table && !usable {
+			h.version = -1 // no USAGE on the schema: its history cannot be read
+		}
 		out[name] = h
-		if h.table {
+		if h.table && usable {
 			if err := CheckSchema(name); err != nil {
 				rows.Close()
 				return nil, err

@@ -61,7 +61,10 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) (err error) {
 		// A generator without a history in its schema was applied by goose
 		// from a pg gen directory, whose history is that directory's.
 		version := fmt.Sprint(s.Version)
-		if s.Version == 0 && s.Installed != nil {
+		switch {
+		case s.Version < 0:
+			version = "?" // a history the role may not read (no USAGE on the schema)
+		case s.Version == 0 && s.Installed != nil:
 			version = "goose"
 		}
 		fmt.Fprintf(env.stdout, "%-20s %-6d %-8s %-12s %s\n", s.Shard.Schema, s.Shard.ID, version, mode, gen)
