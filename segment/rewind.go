@@ -73,6 +73,11 @@ func (c *Segments) fence(ctx context.Context, high int64) error {
 		return c.refused
 	}
 	c.refused = err
+	// A load that took its segment from the table before the restore and
+	// noted it (raising c.high) while this fence was under way saw no
+	// refusal and reported nothing: report what it took too, so that a
+	// resume moves past it.
+	later := c.high
 	c.stats.Rewinds++
 	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
 	var n int64
@@ -89,6 +94,11 @@ func (c *Segments) fence(ctx context.Context, high int64) error {
 		evs = append(evs, Event{Kind: Discarded, Tag: c.set.Tag, Time: c.clock(), First: lo, Last: hi, Count: n, Err: err})
 	}
 	c.mu.Unlock()
+	if later > high {
+		// Best effort: if this fails, the record table (raised after each
+		// load) still holds what the load took, and a resume moves past it.
+		_ = c.view.report(ctx, c.db, c.set.Tag, later)
+	}
 	c.emit(evs...)
 	return err
 }
