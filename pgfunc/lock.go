@@ -83,13 +83,23 @@ func (m *Migrator) lockServer(ctx context.Context) (unlock func(), err error) {
 		}
 	}
 	return func() {
+		// The unlock runs after a cancelled run too, so it does not take
+		// ctx's cancel, but it is bounded: a server that stopped answering
+		// mid-run (hung, not down) would hold it without end, and the run
+		// with it, SIGTERM or not. Closing the connection lets the lock go
+		// whenever the server notices the session ended.
+		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), unlockWait)
+		defer cancel()
 		if q, err := query("server_unlock", nil); err == nil {
-			_, _ = conn.ExecContext(context.WithoutCancel(ctx), q, serverLockClass, serverLockKey)
+			_, _ = conn.ExecContext(uctx, q, serverLockClass, serverLockKey)
 		}
 		conn.Close() // a session lock never outlives its connection
 		closeDB()
 	}, nil
 }
+
+// unlockWait bounds the release of the server-wide lock.
+const unlockWait = 5 * time.Second
 
 // holders describes the sessions holding the server-wide lock, as far as
 // this role may see them.

@@ -116,21 +116,30 @@ func (s *MariaDB) signal(sig syscall.Signal, stopped bool) error {
 	if err := syscall.Kill(pid, sig); err != nil {
 		return fmt.Errorf("mariadb: %v: %w", sig, err)
 	}
+	if err := waitStopped(pid, stopped); err != nil {
+		return fmt.Errorf("mariadb: %v: %w", sig, err)
+	}
+	return nil
+}
+
+// waitStopped waits, up to 10 s, until process pid is stopped (state T),
+// or no longer stopped.
+func waitStopped(pid int, stopped bool) error {
 	for deadline := time.Now().Add(10 * time.Second); ; {
 		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 		if err != nil {
-			return fmt.Errorf("mariadb: %v: %w", sig, err)
+			return err
 		}
 		// pid (comm) state …: the state follows the last ')'.
 		i := bytes.LastIndexByte(b, ')')
 		if i < 0 || i+2 >= len(b) {
-			return fmt.Errorf("mariadb: %v: cannot read the process state from %q", sig, b)
+			return fmt.Errorf("cannot read the process state from %q", b)
 		}
 		if (b[i+2] == 'T') == stopped {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("mariadb: %v: the process state is still %q after 10s", sig, b[i+2])
+			return fmt.Errorf("the process state is still %q after 10s", b[i+2])
 		}
 		time.Sleep(time.Millisecond)
 	}

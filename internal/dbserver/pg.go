@@ -10,6 +10,7 @@ package dbserver
 // unprivileged "postgres" user (Debian's packages create it).
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -219,6 +220,63 @@ func (s *PG) signal(sig syscall.Signal) {
 	if s.cmd != nil && s.cmd.Process != nil {
 		_ = s.cmd.Process.Signal(sig)
 	}
+}
+
+// Pause stops every process of the server, the postmaster first and then
+// each of its children, the backends included (each child leads a process
+// group of its own, so they are found by their parent), and returns once
+// they are stopped: the server keeps its port and its connections but
+// answers nothing, as a server hung on a stuck disk or a swap storm would.
+// Continue lets it run again.
+func (s *PG) Pause() error { return s.signalAll(syscall.SIGSTOP, true) }
+
+// Continue resumes a paused server.
+func (s *PG) Continue() error { return s.signalAll(syscall.SIGCONT, false) }
+
+// signalAll sends sig to the postmaster and then to each of its children,
+// and waits until each is stopped, or no longer stopped.
+func (s *PG) signalAll(sig syscall.Signal, stopped bool) error {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return errors.New("postgres: not running")
+	}
+	pid := s.cmd.Process.Pid
+	pids := append([]int{pid}, children(pid)...)
+	for _, p := range pids {
+		if err := syscall.Kill(p, sig); err != nil && p == pid {
+			return fmt.Errorf("postgres: %v: %w", sig, err)
+		}
+	}
+	for _, p := range pids {
+		if err := waitStopped(p, stopped); err != nil && p == pid {
+			return fmt.Errorf("postgres: %v: %w", sig, err)
+		}
+	}
+	return nil
+}
+
+// children lists the processes whose parent is pid.
+func children(pid int) []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …: the fields after the last ')'.
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		if f := strings.Fields(string(b[i+1:])); len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // Port is the server's loopback TCP port.
