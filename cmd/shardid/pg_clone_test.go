@@ -116,7 +116,9 @@ func TestPGMapClone(t *testing.T) {
 }
 
 // TestPGMapStandby: a streaming standby in the map is read and reported
-// as a standby; what it replays (shards 0-3 of its primary) is not
+// as a standby, naming the shards the map puts there (before: their
+// count, which read as a shard id); what it replays (shards 0-3 of its
+// primary) is not
 // counted as a second place those shards live, and up applies nothing
 // through it.
 func TestPGMapStandby(t *testing.T) {
@@ -139,7 +141,7 @@ func TestPGMapStandby(t *testing.T) {
 	}
 	code, out, errOut := runCLI(t, "", env, "pg", "verify", "--map", path, "--json")
 	if code != 1 || !strings.Contains(out, `"kind": "standby"`) || strings.Contains(out, `"kind": "duplicate"`) || strings.Contains(out, `"kind": "clone"`) ||
-		!strings.Contains(out, `"standby": true`) {
+		!strings.Contains(out, `"standby": true`) || !strings.Contains(out, "the shards the map puts there (4-7) live nowhere") {
 		t.Fatalf("verify with a standby mapped as b: exit %d\n%s%s", code, out, errOut)
 	}
 	code, out, errOut = runCLI(t, "", env, "pg", "up", "--map", path)

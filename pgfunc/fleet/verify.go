@@ -221,7 +221,7 @@ func (m *Map) Verify(ctx context.Context) Report {
 		case standby[sc.Name]:
 			unread[sc.Name] = true // its shards are not judged missing: they cannot live there
 			rep.Problems = append(rep.Problems, Problem{Kind: ProblemStandby, Shard: -1, Place: Place{Server: s.Name, Host: hostOf(s)},
-				Message: fmt.Sprintf("server %s (%s) is a standby (in recovery): it hands out no IDs, so the shards the map puts there (%d) live nowhere; map them to a primary", s.Name, s.Address, len(s.Shards))})
+				Message: fmt.Sprintf("server %s (%s) is a standby (in recovery): it hands out no IDs, so the shards the map puts there (%s) live nowhere; map them to a primary", s.Name, s.Address, shardSpans(s.Shards))})
 		}
 		if len(sc.Clones) > 0 || len(sc.Unidentified) > 0 {
 			unread[sc.Name] = true // up refuses it: its shards are not judged missing, the clone (or the doubt) is the problem
@@ -446,4 +446,25 @@ func databaseOf(s Server) string {
 func describe(m pgfunc.Meta) string {
 	return fmt.Sprintf("shard %d, mode %s, %d/%d/%d bits of %dms since %s", m.Shard, m.Mode, m.TimeBits, m.ShardBits, m.SeqBits,
 		m.UnitMS, time.UnixMilli(m.EpochMS).UTC().Format(time.RFC3339Nano))
+}
+
+// shardSpans writes ascending shard ids as the map writes them: runs as
+// first-last, joined by commas (0-3,8).
+func shardSpans(ids []int64) string {
+	var b strings.Builder
+	for i := 0; i < len(ids); {
+		j := i
+		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%d", ids[i])
+		if j > i {
+			fmt.Fprintf(&b, "-%d", ids[j])
+		}
+		i = j + 1
+	}
+	return b.String()
 }
