@@ -93,7 +93,7 @@ type Adoption struct {
 	Clock time.Time
 	// Start is where the new generator's counter starts, in units of
 	// (ticks << SeqBits) | seq: past the clock's tick and past the tick
-	// of every stored ID.
+	// of every ID in Keys.
 	Start int64
 	// FirstID is the first ID the new generator hands out (as of Clock in
 	// a dry run).

@@ -27,7 +27,7 @@ func upSection(text []byte) (string, error) {
 // switchGenerator replaces sh's next_id() in one transaction: it waits for
 // the old body's draws to end and holds off new ones, reads everything
 // again under that lock, retires the old sequence, runs the generator's
-// migration with the counter started past every stored ID and the clock,
+// migration with the counter started past every ID in the keys and the clock,
 // grants the roles that drew from the old body, and records the migration
 // in the schema's goose history.
 func (m *Migrator) switchGenerator(ctx context.Context, sh Shard, ao AdoptOptions, seen Adoption) (Adoption, error) {

@@ -223,7 +223,7 @@ func adoptLines(a pgfunc.Adoption) string {
 		out += fmt.Sprintf("  key       %s.%s: highest %d = %s shard %d seq %d\n", k.Table, k.Column, k.Max,
 			k.Parts.Time.Format(msFormat), k.Parts.Shard, k.Parts.Seq)
 	}
-	out += fmt.Sprintf("  counter   starts at %s: past the clock (%s) and every stored ID; first new ID %d\n",
+	out += fmt.Sprintf("  counter   starts at %s: past the clock (%s) and the keys above; first new ID %d\n",
 		a.Layout.TickTime(a.Start>>a.Layout.SeqBits).Format(msFormat), a.Clock.Format(msFormat), a.FirstID)
 	for _, r := range a.Roles {
 		out += fmt.Sprintf("  granted   %s (it could draw from the old sequence): what drawing needs, as pg grant gives it\n", r)
