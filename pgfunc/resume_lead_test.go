@@ -104,3 +104,54 @@ func TestResumeLeadRaisedAfterBackup(t *testing.T) {
 		}
 	}
 }
+
+// TestResumeAfterCounterMovedBack: a superuser moves a counter back by
+// hand (ALTER SEQUENCE ... RESTART) right after a burst of 100,000 js53
+// IDs ran it ahead of the clock. pg status cannot tell; pg resume with
+// the generator's lead, run before writers go on, moves it past every ID
+// the burst handed out, as after a restore: 0 repeats. The negative
+// control, the same without the resume, repeats the burst's IDs.
+func TestResumeAfterCounterMovedBack(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("two bursts of 100,000 IDs")
+	}
+	const burst = 100_000
+	ctx := context.Background()
+	db, dsn := newDB(t)
+	short := leadOptions(5 * time.Second)
+	moved, control := pgfunc.Shard{Schema: "movedback", ID: 1}, pgfunc.Shard{Schema: "movedcontrol", ID: 2}
+	at := clockAt(t, db, dsn)
+	t0 := time.Now().UTC().Truncate(time.Second)
+	m, _ := pgfunc.NewMigrator(at(t0), short, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
+	for _, r := range m.Up(ctx, []pgfunc.Shard{moved, control}, nil) {
+		if r.Err != nil {
+			t.Fatal(r.Err)
+		}
+	}
+	conn := newConn(t, db)
+	old := map[string][]int64{}
+	var last time.Time
+	for _, sh := range []pgfunc.Shard{moved, control} {
+		old[sh.Schema], last = drawAsAllowed(t, conn, sh.Schema, burst, t0)
+		if _, err := conn.ExecContext(ctx, "ALTER SEQUENCE "+sh.Schema+".next_id_seq RESTART"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rm, _ := pgfunc.NewMigrator(at(last), short, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
+	res, err := rm.Resume(ctx, []pgfunc.Shard{moved}, pgfunc.ResumeOptions{Lead: 5 * time.Second}, nil)
+	if err != nil || len(res) != 1 || res[0].Err != nil || !res[0].Moved {
+		t.Fatalf("resume of the counter moved back: %+v, %v", res, err)
+	}
+	for _, sh := range []pgfunc.Shard{moved, control} {
+		ids, _ := drawAsAllowed(t, conn, sh.Schema, burst, last)
+		n := repeats(old[sh.Schema], ids)
+		t.Logf("%s: %d of %d IDs repeated", sh.Schema, n, burst)
+		switch {
+		case sh == moved && n > 0:
+			t.Errorf("resumed after the counter was moved back: %d IDs handed out again", n)
+		case sh == control && n == 0:
+			t.Errorf("negative control, no resume: no repeat; the test would not catch one")
+		}
+	}
+}
