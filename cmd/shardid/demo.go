@@ -65,8 +65,9 @@ func runDemo(ctx context.Context, env *cliEnv, args []string) error {
 	// checked over the whole server as pg up checks them (a shard id held
 	// anywhere, a generator whose IDs could meet these): two schemas
 	// holding one shard id, even for a moment, hand out the same IDs.
+	usersServer := format != pgfunc.DefaultSchemaFormat
 	first, mo := int64(0), pgfunc.MigrateOptions{OwnDatabaseOnly: true}
-	if format != pgfunc.DefaultSchemaFormat {
+	if usersServer {
 		first, mo = l.MaxShard()-3, pgfunc.MigrateOptions{AllowMixed: true}
 	}
 	m, err := pgfunc.NewMigrator(db, pgfunc.Options{Layout: l}, mo)
@@ -78,20 +79,30 @@ func runDemo(ctx context.Context, env *cliEnv, args []string) error {
 		name, _ := pgfunc.SchemaName(format, i)
 		shards = append(shards, pgfunc.Shard{Schema: name, ID: first + i})
 	}
-	if format != pgfunc.DefaultSchemaFormat {
+	if usersServer {
 		if err := demoShardsFree(ctx, m, first, first+3); err != nil {
 			return err
 		}
-	}
-	if format != pgfunc.DefaultSchemaFormat {
 		created, err := createDemoSchemas(ctx, db, shards)
 		defer func() {
+			// After an interrupt too, but bounded: a server that stopped
+			// answering would hold the demo without end.
+			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			defer cancel()
+			var left []string
 			for _, name := range created {
-				if q, err := demoSQL("demo_drop", name); err == nil {
-					db.ExecContext(context.Background(), q)
+				q, err := demoSQL("demo_drop", name)
+				if err == nil {
+					_, err = db.ExecContext(dctx, q)
+				}
+				if err != nil {
+					left = append(left, name)
 				}
 			}
-			if len(created) > 0 {
+			switch {
+			case len(left) > 0:
+				fmt.Fprintf(env.stderr, "shardid demo: could not drop %s: drop them by hand (DROP SCHEMA … CASCADE)\n", strings.Join(left, ", "))
+			case len(created) > 0:
 				fmt.Fprintln(env.stdout, "dropped the demo schemas")
 			}
 		}()

@@ -52,7 +52,6 @@ type tidbStatusRow struct {
 	Unchecked []string   `json:"unchecked"`
 }
 
-// tidbStatusJSON adds st to r.
 // tidbUpRow is one migration of tidb up --json.
 type tidbUpRow struct {
 	Version int64  `json:"version"`
@@ -63,6 +62,7 @@ type tidbUpRow struct {
 	Millis int64  `json:"ms,omitempty"`
 }
 
+// tidbStatusJSON adds st to r.
 func tidbStatusJSON(r *jsonReport, st []tidb.Status) {
 	if r == nil {
 		return
