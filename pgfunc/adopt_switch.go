@@ -106,13 +106,7 @@ func (m *Migrator) switchGenerator(ctx context.Context, sh Shard, ao AdoptOption
 		return a, err
 	}
 	if _, err := tx.ExecContext(ctx, up); err != nil {
-		var se interface{ SQLState() string }
-		if errors.As(err, &se) {
-			if sentinel, ok := migrationStates[se.SQLState()]; ok {
-				err = fmt.Errorf("%w: %v", sentinel, err)
-			}
-		}
-		return a, fmt.Errorf("adopt (migration): %w", err)
+		return a, fmt.Errorf("adopt (migration): %w", migrationError(err))
 	}
 	q := quoteIdent(sh.Schema)
 	if err := exec("adopt_counter", struct{ Name, Lit string }{q + ".next_id_seq", quoteLiteral(q + ".next_id_seq")}, a.Start); err != nil {

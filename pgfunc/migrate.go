@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/dialect"
 )
 
 // MigrationName is the file name of a shard's generator migration inside
@@ -316,14 +317,7 @@ func (m *Migrator) apply(ctx context.Context, sh Shard, kept []Installed) (bool,
 		return false, err
 	}
 	res, err := p.Up(ctx)
-	// The migration's own refusals (see sql/checks.sql.tmpl): the same
-	// sentinels as Up's.
-	var se interface{ SQLState() string }
-	if err != nil && errors.As(err, &se) {
-		if sentinel, ok := migrationStates[se.SQLState()]; ok {
-			err = fmt.Errorf("%w: %v", sentinel, err)
-		}
-	}
+	err = migrationError(err)
 	if err == nil && len(kept) > 0 {
 		err = dropKept(ctx, kept, connect)
 	}
@@ -385,4 +379,14 @@ func Files(shards []Shard, o Options) (map[string][]byte, error) {
 		out[fmt.Sprintf("%05d_shardid_%s.sql", sh.ID+1, sh.Schema)] = text
 	}
 	return out, nil
+}
+
+// migrationError marks the migration's own refusals (see
+// sql/checks.sql.tmpl, by SQLSTATE) with the same sentinels as Up's; other
+// errors, and nil, are returned as they are.
+func migrationError(err error) error {
+	if sentinel, ok := migrationStates[dialect.ErrorCode(err)]; ok && err != nil {
+		return fmt.Errorf("%w: %v", sentinel, err)
+	}
+	return err
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/shardid/shardid/dialect"
 )
 
 // Errors returned by Migrator.Resume.
@@ -423,8 +425,7 @@ func (m *Migrator) resumeOne(ctx context.Context, db *sql.DB, database string, r
 			return fail(err)
 		}
 		if _, err := tx.ExecContext(ctx, text); err != nil {
-			var se interface{ SQLState() string }
-			if errors.As(err, &se) && se.SQLState() == "55P03" { // lock_not_available
+			if dialect.ErrorCode(err) == "55P03" { // lock_not_available
 				return fail(fmt.Errorf("%w: the jump lock %s.next_id_jump_lock stayed held for %s (a transaction holding it: see pg_locks); this counter was not moved, rerun pg resume once it is released", ErrJumpLocked, q, m.lockWait))
 			}
 			return fail(ownerHint(err))
@@ -473,8 +474,7 @@ func (m *Migrator) resumeOne(ctx context.Context, db *sql.DB, database string, r
 // ownerHint adds to a permission error that moving a counter takes the
 // generator's owner.
 func ownerHint(err error) error {
-	var se interface{ SQLState() string }
-	if errors.As(err, &se) && se.SQLState() == "42501" {
+	if dialect.ErrorCode(err) == "42501" { // insufficient_privilege
 		return fmt.Errorf("%w (resume moves counters with setval under the jump lock: run it as the generators' owner, the role that applied them)", err)
 	}
 	return err

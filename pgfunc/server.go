@@ -10,9 +10,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 
+	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/dsn"
 )
 
@@ -293,8 +293,7 @@ const maxListings = 5
 // gone reports whether err says the database connected to does not exist
 // (SQLSTATE 3D000): it was dropped after it was listed.
 func gone(err error) bool {
-	var pe *pgconn.PgError
-	return errors.As(err, &pe) && pe.Code == "3D000"
+	return dialect.ErrorCode(err) == "3D000"
 }
 
 // otherDatabase is one other database of the server.
