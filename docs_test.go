@@ -12,6 +12,7 @@ import (
 	"unicode"
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/pgfunc/fleet"
 )
 
@@ -271,12 +272,21 @@ func checkGo(t *testing.T, cli *cliHelp, args []string) {
 		}
 		cli.check(t, args[2:])
 	case "install":
-		for _, a := range args[1:] {
+		tags := ""
+		for i := 1; i < len(args); i++ {
+			a := args[i]
+			if a == "-tags" && i+1 < len(args) {
+				i++
+				tags = args[i]
+				continue
+			}
 			if pkg, version, ok := strings.Cut(a, "@"); ok {
 				if pkg != "github.com/pressly/goose/v3/cmd/goose" {
 					t.Errorf("%s: installs %s, which the docs have no business installing", line, pkg)
 				} else if want := goModVersion(t, "github.com/pressly/goose/v3"); version != want {
 					t.Errorf("%s: goose %s; go.mod requires %s", line, version, want)
+				} else if want := strings.ReplaceAll(testsrv.GooseTags, " ", ","); tags != want {
+					t.Errorf("%s: goose built with -tags %q; the tests build it with -tags %s (every driver left out that shardid writes no migrations for)", line, tags, want)
 				}
 				continue
 			}

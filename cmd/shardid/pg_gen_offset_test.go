@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/shardid/shardid/internal/gooseup"
+	"github.com/shardid/shardid/internal/testsrv"
 )
 
 // TestPGGenJoinsGooseDirectory: shard migrations join a goose directory
@@ -21,7 +22,7 @@ import (
 // shards.
 func TestPGGenJoinsGooseDirectory(t *testing.T) {
 	t.Parallel()
-	goose := gooseBinary(t)
+	goose := testsrv.GooseCLI(t)
 	for _, c := range []struct {
 		name   string
 		create []string // goose flags before create

@@ -41,7 +41,7 @@ func asUser(t *testing.T, dsn, user string) string {
 func TestPGStockGooseRefusesACopy(t *testing.T) {
 	t.Parallel()
 	dsn := pgDSN(t)
-	goose := gooseBinary(t)
+	goose := testsrv.GooseCLI(t)
 	first, second := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
 	for _, gen := range [][]string{{"--dir", first}, {"--dir", second, "--schema-format", "other%d"}} {
 		if code, out, errOut := runCLI(t, "", nil, append([]string{"pg", "gen", "--shards", "0"}, gen...)...); code != 0 {
@@ -94,7 +94,7 @@ func TestPGStatusReadsTheWholeServer(t *testing.T) {
 	}
 
 	// Two kinds through goose, one per database.
-	goose := gooseBinary(t)
+	goose := testsrv.GooseCLI(t)
 	jsDB, igDB := testsrv.Database(t, srv), testsrv.Database(t, srv)
 	jsDir, igDir := filepath.Join(t.TempDir(), "js"), filepath.Join(t.TempDir(), "ig")
 	recent := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)

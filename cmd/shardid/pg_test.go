@@ -4,7 +4,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -182,29 +181,12 @@ func TestDecodeStdin(t *testing.T) {
 	}
 }
 
-// gooseBinary builds the stock goose CLI (PostgreSQL driver only) from the
-// module proxy into a temporary directory.
-func gooseBinary(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	cmd := exec.Command("go", "install", "-tags", "no_clickhouse no_libsql no_mssql no_azuresql no_sqlite3 no_vertica no_ydb no_mysql",
-		"github.com/pressly/goose/v3/cmd/goose@v3.29.0")
-	cmd.Env = append(os.Environ(), "GOBIN="+dir, "GOFLAGS=")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		if testsrv.InCI() {
-			t.Fatalf("build the stock goose CLI: %v\n%s", err, out)
-		}
-		t.Skipf("cannot build the stock goose CLI here: %v", err)
-	}
-	return filepath.Join(dir, "goose")
-}
-
 // TestPGGenWithStockGoose writes a goose directory with `shardid pg gen`
 // and applies it with the stock goose CLI, as a user would.
 func TestPGGenWithStockGoose(t *testing.T) {
 	t.Parallel()
 	dsn := pgDSN(t)
-	goose := gooseBinary(t)
+	goose := testsrv.GooseCLI(t)
 	dir := filepath.Join(t.TempDir(), "migrations")
 	code, out, stderr := runCLI(t, "", nil, "pg", "gen", "--shards", "0-2,5", "--schema-format", "shard_%d", "--dir", dir)
 	if code != 0 || !strings.Contains(out, "wrote 4 migrations") {
