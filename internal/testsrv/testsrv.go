@@ -30,7 +30,7 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/go-sql-driver/mysql" // database/sql driver "mysql"
+	"github.com/go-sql-driver/mysql"   // also the database/sql driver "mysql"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
 
 	"github.com/shardid/shardid/internal/dbserver"
@@ -120,8 +120,16 @@ func AtExit(stop func() error) {
 // one line per server, e.g. "tidb: 12 tests skipped: no TiDB on this
 // machine: …": on the terminal, which go test does not hide when the
 // package passes, else on standard error.
+//
+// The MySQL driver's own log lines ("closing bad idle connection: EOF",
+// which the restarts and kills of the tests provoke) are kept out of the
+// output and printed only when a test failed, after the results.
 func Main(m *testing.M) {
+	_ = mysql.SetLogger(driverLog)
 	code := m.Run()
+	if code != 0 {
+		driverLog.flush(os.Stderr)
+	}
 	mu.Lock()
 	for _, stop := range stops {
 		if err := stop(); err != nil {
@@ -313,4 +321,29 @@ func DBName(tb testing.TB) string {
 		name = fmt.Sprintf("%s_%d", name, n)
 	}
 	return name
+}
+
+// driverLog collects the MySQL driver's log lines.
+var driverLog = &lineLog{}
+
+// lineLog is a mysql.Logger that keeps what it is given.
+type lineLog struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+// Print keeps one log line.
+func (l *lineLog) Print(v ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fmt.Fprintln(&l.buf, append([]any{time.Now().Format("15:04:05.000"), "[mysql]"}, v...)...)
+}
+
+// flush writes what was kept to w, under a heading.
+func (l *lineLog) flush(w io.Writer) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.buf.Len() > 0 {
+		fmt.Fprintf(w, "go-sql-driver/mysql logged while the tests ran:\n%s", l.buf.String())
+	}
 }
