@@ -194,11 +194,12 @@ func run(ctx context.Context, env *cliEnv, args []string) int {
 	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
 		args = append([]string{"version"}, args[1:]...)
 	}
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		printUsage(env.stderr)
-		if len(args) == 0 {
-			return 2
-		}
+	if len(args) == 0 {
+		printUsage(env.stderr) // not asked for: an error, on stderr
+		return 2
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		printUsage(env.stdout) // asked for: on stdout, for | less
 		return 0
 	}
 	cmd, ok := commands[args[0]]
@@ -282,9 +283,13 @@ func subcommand(ctx context.Context, env *cliEnv, group string, subs map[string]
 	}
 	sort.Strings(names)
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprintf(env.stderr, "usage: shardid %s SUBCOMMAND [flags]\n\nsubcommands:\n", group)
+		w := env.stdout // asked for: on stdout
+		if len(args) == 0 {
+			w = env.stderr // not asked for: with the error
+		}
+		fmt.Fprintf(w, "usage: shardid %s SUBCOMMAND [flags]\n\nsubcommands:\n", group)
 		for _, n := range names {
-			fmt.Fprintf(env.stderr, "  %-7s %s\n", n, subs[n].summary)
+			fmt.Fprintf(w, "  %-7s %s\n", n, subs[n].summary)
 		}
 		if len(args) == 0 {
 			return usagef("%s needs a subcommand (allowed: %s)", group, strings.Join(names, ", "))
@@ -344,7 +349,7 @@ func parseFlags(env *cliEnv, fs *flagSet, args []string) error {
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			printHelp(env.stderr, fs)
+			printHelp(env.stdout, fs) // on stdout, as asked: shardid pg up -h | less
 			return err
 		}
 		return flagError(fs, err)
