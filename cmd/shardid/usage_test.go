@@ -44,6 +44,12 @@ func TestUnparsableDSNIsUsageError(t *testing.T) {
 	}
 	for _, args := range pgOnly {
 		check(args, "app:pw@tcp(127.0.0.1:1)/x", "postgres://user:password@host:5432/db")
+		// A MySQL URL where only PostgreSQL goes is told so, in
+		// PostgreSQL's form, not MySQL's.
+		code, _, errOut := runCLI(t, "", nil, append(append([]string{}, args...), "--dsn", "mysql://app:pw@127.0.0.1:1/x")...)
+		if code != 2 || !strings.Contains(errOut, "mysql://app:xxxxx@127.0.0.1:1/x is a MySQL URL; want a PostgreSQL URL") || strings.Contains(errOut, "tcp(host") {
+			t.Errorf("%v --dsn mysql://…: exit %d %q; want the PostgreSQL form only", args, code, errOut)
+		}
 	}
 	for _, args := range mysqlOnly {
 		check(args, "postgres://app:pw@127.0.0.1:1/x", "user:password@tcp(host:3306)/db")
