@@ -56,6 +56,7 @@ func TestPGBadInput(t *testing.T) {
 		{[]string{"pg", "render", "--bogus"}, "pg render: unknown flag --bogus (see shardid pg render -h)"},
 		{[]string{"pg", "up", "--shards", "0-3"}, "--dsn is required (or set SHARDID_PG_DSN)"},
 		{[]string{"pg", "up", "--dsn", "postgres://x", "--shards", "3-1"}, "--shards: invalid shard list: range \"3-1\" runs backwards"},
+		{[]string{"pg", "up", "--dsn", "postgres://x", "--shards", "0-3,2"}, "--shards: invalid shard list: shard 2 is listed twice, in \"0-3\" and \"2\""},
 		{[]string{"pg", "up", "--dsn", "postgres://x"}, "--shards is required"},
 		{[]string{"pg", "up", "--dsn", "postgres://x", "--shards", "1", "--parallel", "0"}, "--parallel: 0 is out of range (allowed 1-64)"},
 		{[]string{"pg", "gen", "--shards", "0-1"}, "--dir is required"},
