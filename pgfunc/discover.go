@@ -286,7 +286,7 @@ func unreadableError(unreadable []Installed) error {
 	for _, in := range unreadable {
 		names = append(names, in.place()+" ("+shardText(in.Meta.Shard)+")")
 	}
-	return fmt.Errorf("%w: %s: %s; it hands out IDs of a shard id and kind nobody can tell, so no shard id can be shown free: record its metadata (COMMENT ON SEQUENCE <schema>.next_id_seq IS the metadata pg status --json shows where it came from; a pg up over it then records next_id_meta()), or drop it once none of its IDs is in use",
+	return fmt.Errorf("%w: %s: %s; it hands out IDs of a shard id and kind nobody can tell, so no shard id can be shown free: record its metadata (COMMENT ON SEQUENCE <schema>.next_id_seq IS the metadata pg status --json shows where it came from; a pg up over it then records next_id_meta()), pg adopt it if it is a hand-written generator, or drop it once none of its IDs is in use",
 		ErrUnreadableGenerator, strings.Join(names, ", "), unreadable[0].Unreadable)
 }
 

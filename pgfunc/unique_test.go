@@ -173,6 +173,7 @@ func TestBurstSingleStatement(t *testing.T) {
 // to 30 ms either way, so jumps, reservations and draws interleave all
 // the time.
 func TestConcurrentSessions(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("a stress test of several seconds; go test without -short runs it")
 	}
@@ -317,6 +318,7 @@ func TestDecodedTimeNearInsert(t *testing.T) {
 // stepped-back session runs until it has, however few rows a busy machine
 // makes).
 func TestClockSteppedBack(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("a stress test of several seconds; go test without -short runs it")
 	}

@@ -83,3 +83,22 @@ func TestPGResumeShowsFirst(t *testing.T) {
 		t.Fatalf("status beside a counter whose metadata cannot be read: exit %d\n%s%s", code, out, errOut)
 	}
 }
+
+// TestPGStatusNamesReplication: pg status names a table keyed by DEFAULT
+// next_id() that a publication copies elsewhere, and what a subscriber
+// that takes over must run, without failing the run (replicating is not a
+// fault). The subscriber's side: pgfunc's TestLogicalReplicaCutover.
+func TestPGStatusNamesReplication(t *testing.T) {
+	t.Parallel()
+	dsn := pgDSN(t)
+	if code, out, errOut := runCLI(t, "", nil, "pg", "up", "--dsn", dsn, "--shards", "5"); code != 0 {
+		t.Fatalf("up: exit %d\n%s%s", code, out, errOut)
+	}
+	if _, err := openPG(t, dsn).Exec("CREATE TABLE public.orders (id bigint PRIMARY KEY DEFAULT insta5.next_id()); CREATE PUBLICATION orders_pub FOR TABLE public.orders"); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, "", nil, "pg", "status", "--dsn", dsn)
+	if code != 0 || !strings.Contains(out, ".orders (DEFAULT insta5.next_id()) is published (publication orders_pub): a subscriber that takes over from this server hands out its IDs again unless shardid pg resume --apply runs there first") {
+		t.Fatalf("status beside a published table: exit %d\n%s%s", code, out, errOut)
+	}
+}
