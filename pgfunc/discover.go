@@ -38,7 +38,8 @@ type Installed struct {
 	// handed out, and an up of its shard id carries on from it.
 	Retired bool
 	// Unreadable, when not empty, says why the counter looks like a
-	// generator's (it sits beside next_id() or the jump lock's table, or
+	// generator's (it sits beside the jump lock's table or the next_id_ticks
+	// domain, which only a generator makes, or
 	// is a counter a down kept) yet carries no metadata shardid can read:
 	// no next_id_meta() and no metadata comment (a copy, made without
 	// comments, of a generator of a release that recorded its metadata in
@@ -72,7 +73,7 @@ func (in Installed) place() string {
 // the catalog says of a counter and its schema.
 type counterRow struct {
 	comment, older, body sql.NullString // the counter's comment, next_id()'s, next_id_meta()'s text
-	looks                bool           // next_id() or the jump lock's table beside it
+	looks                bool           // the jump lock's table or next_id_ticks beside it
 	retired              bool
 }
 

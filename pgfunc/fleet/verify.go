@@ -61,7 +61,7 @@ const (
 	// shard there would go unseen, so the map cannot be proved to hold.
 	ProblemNotRead = "not-read"
 	// ProblemUnreadable: a counter that looks like a generator's (beside
-	// next_id() or the jump lock's table, or kept by a down) whose
+	// the jump lock's table or the next_id_ticks domain, or kept by a down) whose
 	// metadata cannot be read (pgfunc.Installed.Unreadable): it hands
 	// out IDs of a shard id and kind nobody can tell.
 	ProblemUnreadable = "unreadable"

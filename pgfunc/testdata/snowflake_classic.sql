@@ -24,8 +24,8 @@
 --          in it, and every copy of a generator hands out the same IDs;
 --   SHR03: another schema holds shard 5: two schemas with one shard id
 --          hand out the same IDs;
---   SHR06: a counter looks like a generator's (next_id() or the jump
---          lock's table beside it, or kept by a down) but its metadata
+--   SHR06: a counter looks like a generator's (the jump lock's table or
+--          the next_id_ticks domain beside it, or kept by a down) but its metadata
 --          cannot be read: it could hold any shard id, of any kind;
 --   SHR02: a counter a down kept, of this schema or of shard 5, belongs
 --          to a generator of other options: one made with these could hand
@@ -109,11 +109,10 @@ BEGIN
  WHERE p.proname OPERATOR(pg_catalog.=) 'next_id_meta' AND p.proargtypes OPERATOR(pg_catalog.=) ''::pg_catalog.oidvector
    AND p.pronamespace OPERATOR(pg_catalog.=) c.relnamespace), '^SELECT ''(.*)''::pg_catalog\.jsonb$'), '''''', ''''),
          pg_catalog.obj_description(c.oid, 'pg_class')) AS meta,
-               (EXISTS (SELECT FROM pg_catalog.pg_proc p
-         WHERE p.proname OPERATOR(pg_catalog.=) 'next_id' AND p.proargtypes OPERATOR(pg_catalog.=) ''::pg_catalog.oidvector
-           AND p.pronamespace OPERATOR(pg_catalog.=) n.oid)
- OR EXISTS (SELECT FROM pg_catalog.pg_class l
-            WHERE l.relnamespace OPERATOR(pg_catalog.=) n.oid AND l.relname OPERATOR(pg_catalog.=) 'next_id_jump_lock')) AS looks
+               (EXISTS (SELECT FROM pg_catalog.pg_class l
+         WHERE l.relnamespace OPERATOR(pg_catalog.=) n.oid AND l.relname OPERATOR(pg_catalog.=) 'next_id_jump_lock')
+ OR EXISTS (SELECT FROM pg_catalog.pg_type y
+            WHERE y.typnamespace OPERATOR(pg_catalog.=) n.oid AND y.typname OPERATOR(pg_catalog.=) 'next_id_ticks')) AS looks
         FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
         WHERE c.relname OPERATOR(pg_catalog.=) ANY ('{next_id_seq,next_id_retired_seq}'::pg_catalog.name[]) AND c.relkind OPERATOR(pg_catalog.=) 'S'
           AND c.relnamespace OPERATOR(pg_catalog.<>) own AND n.nspname OPERATOR(pg_catalog.!~) '^pg_(toast_)?temp_'
