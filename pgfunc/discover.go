@@ -60,7 +60,7 @@ type Installed struct {
 // id, of any kind, so no shard id can be shown to be free.
 var ErrUnreadableGenerator = errors.New("generator whose metadata cannot be read")
 
-// where names the place of in: its schema, with its database when it is
+// place names where in is: its schema, with its database when it is
 // not the Migrator's.
 func (in Installed) place() string {
 	if in.Database == "" {

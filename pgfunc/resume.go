@@ -169,6 +169,14 @@ type Resumed struct {
 // server-wide lock stays held (Resume holds it too, so that no up carries
 // a kept counter on while it moves); per-counter failures (a role that
 // does not own the generator may not move it) are in the results.
+// It returns ErrLeadBelowRecorded, before it moves anything, for a
+// ResumeOptions.Lead below the largest lead a generator of the server
+// records, unless ResumeOptions.BelowRecordedLead. With
+// ResumeOptions.DryRun it moves nothing and reports what it would do. A
+// counter whose metadata cannot be read (Installed.Unreadable) is a
+// failure (ErrUnreadableGenerator in its Resumed), never passed over.
+// A live counter it moves records the move on the jump lock's table,
+// which the error of a draw waiting for the clock names in its hint.
 // each, if not nil, is called as counters finish, one call at a time.
 func (m *Migrator) Resume(ctx context.Context, shards []Shard, ro ResumeOptions, each func(Resumed)) ([]Resumed, error) {
 	q, err := query("in_recovery", nil)
