@@ -73,7 +73,7 @@ var pgCommands = map[string]command{
 	"gen":    {"write a goose directory for the stock goose CLI", runPGGen},
 	"verify": {"prove a shard map against the live servers: each shard id in one schema on one server", runPGVerify},
 	"grant":  {"give an application role exactly what drawing IDs needs on each shard, and check it", runPGGrant},
-	"resume": {"after a restore, PITR or failover: move every counter past anything the old server could have handed out", runPGResume},
+	"resume": {"after a restore, PITR or failover: show (and with --apply, move) every counter past anything the old server could have handed out", runPGResume},
 	"adopt":  {"read a next_id() in Instagram's published form (or bigserial keys), print its layout, epoch and shard id; --apply replaces it by shardid's", runPGAdopt},
 }
 
