@@ -10,6 +10,10 @@
 //     (mariadb.go, mariadb_fault.go);
 //   - TiDB (StartTiDB, StartTiDBOnDisk): TiDB's own tidb-server with its
 //     embedded unistore engine (tidb.go, tidb_ondisk.go);
+//   - Citus (StartCitus): a coordinator and workers, each a PostgreSQL of
+//     StartPG's kind with the Citus extension preloaded, every database
+//     made on it a Citus cluster of its own, with nodes added, drained,
+//     removed and pointed at a restored copy (citus.go);
 //   - one table dumped and restored with the database's own tools, the
 //     way an operator restores a table from an older backup (TakeTable,
 //     RestoreTable in tabledump.go);

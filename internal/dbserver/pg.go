@@ -57,6 +57,19 @@ type PG struct {
 // FindPGBinDir returns the directory holding the server binaries, or
 // ErrPGNotInstalled.
 func FindPGBinDir(explicit string) (string, error) {
+	candidates := pgBinCandidates(explicit)
+	for _, d := range candidates {
+		if isPGBinDir(d) {
+			return d, nil
+		}
+	}
+	return "", fmt.Errorf("%w (looked in %s; install Debian's postgresql-15 or set PG_BINDIR)", ErrPGNotInstalled, strings.Join(candidates, ", "))
+}
+
+// pgBinCandidates lists where FindPGBinDir looks, in its order: explicit,
+// $PG_BINDIR, /usr/lib/postgresql/*/bin newest first, initdb's directory
+// on $PATH.
+func pgBinCandidates(explicit string) []string {
 	var candidates []string
 	if explicit != "" {
 		candidates = append(candidates, explicit)
@@ -70,12 +83,12 @@ func FindPGBinDir(explicit string) (string, error) {
 	if p, err := exec.LookPath("initdb"); err == nil {
 		candidates = append(candidates, filepath.Dir(p))
 	}
-	for _, d := range candidates {
-		if isExec(filepath.Join(d, "initdb")) && isExec(filepath.Join(d, "postgres")) {
-			return d, nil
-		}
-	}
-	return "", fmt.Errorf("%w (looked in %s; install Debian's postgresql-15 or set PG_BINDIR)", ErrPGNotInstalled, strings.Join(candidates, ", "))
+	return candidates
+}
+
+// isPGBinDir reports whether d holds initdb and postgres.
+func isPGBinDir(d string) bool {
+	return isExec(filepath.Join(d, "initdb")) && isExec(filepath.Join(d, "postgres"))
 }
 
 func versionOf(binDir string) int {

@@ -1,7 +1,7 @@
 // Package testsrv gives tests real, throwaway database servers: PostgreSQL,
-// MariaDB and TiDB (internal/dbserver), each started on first use and
-// shared by the tests of one package, and fresh databases on them, one per
-// test. It also holds what the tests of several packages share: golden
+// MariaDB, TiDB and a Citus cluster (internal/dbserver), each started on
+// first use and shared by the tests of one package, and fresh databases on
+// them, one per test. It also holds what the tests of several packages share: golden
 // files (CheckGolden, the -update flag) and waiting for a concurrent load
 // (WaitFor).
 //
