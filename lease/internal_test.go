@@ -61,6 +61,7 @@ func fencedGen(t *testing.T, c *fakeClock) (*shardid.Generator, *Lease) {
 // to capTick, and says which bound stopped it; a closed or lost lease
 // stops it for good.
 func TestGeneratorFence(t *testing.T) {
+	t.Parallel()
 	c := newFakeClock()
 	g, l := fencedGen(t, c)
 	if _, err := g.Next(); !errors.Is(err, ErrExpired) {
@@ -141,6 +142,7 @@ func leaseSQLText(t *testing.T, d dialect.Dialect, table string) (migration stri
 // TestLeaseSQLGolden pins the rendered SQL per dialect family
 // (go test -run TestLeaseSQLGolden -update . rewrites it).
 func TestLeaseSQLGolden(t *testing.T) {
+	t.Parallel()
 	for _, d := range []dialect.Dialect{dialect.Postgres, dialect.MySQL} {
 		mig, stmts := leaseSQLText(t, d, "app.shardid_worker_lease")
 		var b strings.Builder
@@ -158,6 +160,7 @@ func TestLeaseSQLGolden(t *testing.T) {
 // TestLeaseSQLParsesOnTiDB: TiDB's own parser reads every statement the
 // lease API sends to TiDB, one statement each.
 func TestLeaseSQLParsesOnTiDB(t *testing.T) {
+	t.Parallel()
 	mig, stmts := leaseSQLText(t, dialect.TiDB, "app.shardid_worker_lease")
 	_, up, _ := strings.Cut(mig, "-- +goose Up\n")
 	up, _, _ = strings.Cut(up, "-- +goose Down")

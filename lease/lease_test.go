@@ -193,17 +193,21 @@ func distinctNodes(leases []*lease.Lease, errs []error) []string {
 	return problems
 }
 
-// TestLeaseConcurrentAcquirers: 100 acquirers that all read the table
-// before any of them claims get 100 distinct node ids, the lowest ones:
+// TestLeaseConcurrentAcquirers: 40 acquirers that all read the table
+// before any of them claims get 40 distinct node ids, the lowest ones:
 // first on an empty table (racing INSERTs), then, after all were released,
 // under new names (racing takeovers of ended leases). No ID is drawn twice
 // across both rounds. The first race run with claims that are believed
 // without reading the row back fails the check.
 func TestLeaseConcurrentAcquirers(t *testing.T) {
 	if testing.Short() {
-		t.Skip("100 acquirers, twice, on each of three servers")
+		t.Skip("40 acquirers, twice, on each of three servers")
 	}
-	const n = 100
+	t.Parallel()
+	// Every acquirer has read the table before any claims, so all of
+	// them race for the same lowest ids: 40 race as hard as 100 (the
+	// unchecked control below has all 40 believe they hold node 0).
+	const n = 40
 	forEachBackend(t, func(t *testing.T, db *sql.DB) {
 		db.SetMaxOpenConns(30) // below PostgreSQL's max_connections of 100
 		// No lease may end during a round, however slow a loaded machine
@@ -277,8 +281,11 @@ func TestLeaseKilledHolderKeepsNode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits for a lease to end")
 	}
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, db *sql.DB) {
-		s := lease.Settings{Holder: "api-1", TTL: 3 * time.Second, RenewEvery: -1}
+		// The dead holder's lease must only end by the database's clock
+		// (nothing renews it); how long that takes does not matter.
+		s := lease.Settings{Holder: "api-1", TTL: time.Second, RenewEvery: -1}
 		dead := acquire(t, db, s)
 		deadIDs := draw(t, dead, 5000)
 		deadMax := maxCouldDraw(t, dead)
@@ -305,6 +312,7 @@ func TestLeaseKilledHolderKeepsNode(t *testing.T) {
 // drawn at (not the later time the renewal allowed), and the next holder
 // of the node draws above every ID the first one drew.
 func TestLeaseReleasedNodeDrawsAbove(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, db *sql.DB) {
 		first := acquire(t, db, lease.Settings{Holder: "first", RenewEvery: -1})
 		ids := draw(t, first, 20000) // several ticks' worth
@@ -335,6 +343,7 @@ func TestLeaseReleasedNodeDrawsAbove(t *testing.T) {
 // database's is refused at acquire, in either direction, and a renewal
 // from a clock that has drifted away is refused without moving the fence.
 func TestLeaseClockSkew(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, db *sql.DB) {
 		ctx := context.Background()
 		for _, c := range []struct {
@@ -369,19 +378,35 @@ func TestLeaseClockSkew(t *testing.T) {
 // MaxClockWait it is refused with the offset named and the node left
 // free. A holder that skipped the wait and forgot the floor would draw
 // inside the earlier holder's range, which the check catches.
+//
+// Every holder's clock is frozen at one instant plus an offset the test
+// sets (Sleep moves it), so the offsets between them are exact however
+// long the machine takes between the steps; MaxClockSkew is wide, since
+// a frozen clock falls behind the database's as the test runs (the skew
+// check has TestLeaseClockSkew).
 func TestLeaseClockBehind(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, db *sql.DB) {
 		ctx := context.Background()
-		ahead := &offsetClock{off: 800 * time.Millisecond}
-		early := acquire(t, db, ahead.settings(lease.Settings{Holder: "ahead", RenewEvery: -1}))
+		base := time.Now().Round(0) // no monotonic reading: the hand-driven clocks are the only ones
+		frozen := func(off time.Duration) *offsetClock { return &offsetClock{frozen: base, off: off} }
+		wide := func(s lease.Settings) lease.Settings {
+			s.MaxClockSkew = time.Hour
+			if s.MaxClockWait == 0 {
+				s.MaxClockWait = 10 * time.Second
+			}
+			return s
+		}
+		ahead := frozen(800 * time.Millisecond)
+		early := acquire(t, db, ahead.settings(wide(lease.Settings{Holder: "ahead", RenewEvery: -1})))
 		earlier := draw(t, early, 3000)
 		if err := early.Close(); err != nil {
 			t.Fatal(err)
 		}
 		top := slices.Max(earlier)
 
-		behind := &offsetClock{off: -800 * time.Millisecond}
-		_, err := lease.Acquire(ctx, db, behind.settings(lease.Settings{Holder: "behind", MaxClockWait: 500 * time.Millisecond}))
+		behind := frozen(-800 * time.Millisecond)
+		_, err := lease.Acquire(ctx, db, behind.settings(wide(lease.Settings{Holder: "behind", MaxClockWait: 500 * time.Millisecond})))
 		if !errors.Is(err, lease.ErrClockBehind) || !strings.Contains(err.Error(), "behind that (allowed wait 500ms)") {
 			t.Fatalf("clock 1.6s behind, 500ms wait allowed: %v, want ErrClockBehind naming the offset", err)
 		}
@@ -389,9 +414,9 @@ func TestLeaseClockBehind(t *testing.T) {
 			t.Fatal("a refused acquire left the node held")
 		}
 
-		later := acquire(t, db, behind.settings(lease.Settings{Holder: "behind", RenewEvery: -1}))
-		if later.Node() != early.Node() || behind.slept < time.Second {
-			t.Fatalf("node %d after waiting %s; want node %d after waiting about 1.6s", later.Node(), behind.slept, early.Node())
+		later := acquire(t, db, behind.settings(wide(lease.Settings{Holder: "behind", RenewEvery: -1})))
+		if later.Node() != early.Node() || behind.slept < 1600*time.Millisecond || behind.slept > 1700*time.Millisecond {
+			t.Fatalf("node %d after waiting %s; want node %d after waiting 1.6s (to the tick after the earlier holder's last)", later.Node(), behind.slept, early.Node())
 		}
 		if got := draw(t, later, 1)[0]; got <= top {
 			t.Fatalf("the later holder drew %d, not above the earlier holder's %d", got, top)
@@ -401,8 +426,8 @@ func TestLeaseClockBehind(t *testing.T) {
 		}
 
 		// Negative control: the same takeover without the wait and the floor.
-		broken := &offsetClock{off: -800 * time.Millisecond}
-		l := acquire(t, db, broken.settings(lease.Settings{Holder: "broken", RenewEvery: -1, MaxClockSkew: 5 * time.Second}))
+		broken := frozen(-800 * time.Millisecond)
+		l := acquire(t, db, broken.settings(wide(lease.Settings{Holder: "broken", RenewEvery: -1})))
 		lease.DropFloor(l)
 		broken.set(-800*time.Millisecond, 0) // undo the wait
 		if got := draw(t, l, 1)[0]; got > top {
@@ -416,6 +441,7 @@ func TestLeaseClockBehind(t *testing.T) {
 // renewal whose answer comes late (the clock moves on while it runs) still
 // counts from when it was sent.
 func TestLeaseFenceFromSendTime(t *testing.T) {
+	t.Parallel()
 	db, _ := testsrv.PGDB(t)
 	if _, err := lease.Up(context.Background(), db, dialect.Postgres, ""); err != nil {
 		t.Fatal(err)
@@ -451,6 +477,7 @@ func TestLeaseFenceFromSendTime(t *testing.T) {
 // fails with ErrNoFreeNode naming the layout's node bits; a released id is
 // taken again.
 func TestLeaseExhausted(t *testing.T) {
+	t.Parallel()
 	tiny := shardid.Layout{Epoch: shardid.DefaultEpoch(), TimeUnit: time.Millisecond, TimeBits: 41, ShardBits: 2, SeqBits: 12}
 	forEachBackend(t, func(t *testing.T, db *sql.DB) {
 		s := lease.Settings{Generator: shardid.Settings{Layout: tiny}, RenewEvery: -1}
@@ -474,6 +501,7 @@ func TestLeaseExhausted(t *testing.T) {
 // TestLeaseSticky: a free node a holder held last is preferred over the
 // lowest free one; other holders get the lowest.
 func TestLeaseSticky(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, db *sql.DB) {
 		s := func(holder string) lease.Settings {
 			return lease.Settings{Holder: holder, RenewEvery: -1}
@@ -496,6 +524,7 @@ func TestLeaseLost(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits for a lease to end")
 	}
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, db *sql.DB) {
 		old := acquire(t, db, lease.Settings{Holder: "old", TTL: time.Second, RenewEvery: -1})
 		waitEnded(t, db, old.Node())
@@ -520,6 +549,7 @@ func TestLeaseLost(t *testing.T) {
 
 // TestLeaseLayoutMismatch: a table serves one layout.
 func TestLeaseLayoutMismatch(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, db *sql.DB) {
 		acquire(t, db, lease.Settings{RenewEvery: -1})
 		_, err := lease.Acquire(context.Background(), db, lease.Settings{Generator: shardid.Settings{Layout: shardid.JS53()}})
@@ -529,17 +559,43 @@ func TestLeaseLayoutMismatch(t *testing.T) {
 	})
 }
 
-// TestLeaseBackgroundRenewal: with renewals in the background a generator
-// draws across several TTLs without a gap.
+// TestLeaseBackgroundRenewal: renewals in the background keep a
+// generator drawing across many TTLs. The holder's clock is the test's:
+// it moves the clock on 2s (less than TTL-Margin) at a time, each time only
+// after a renewal it did not make itself has come back, and draws; 20
+// steps are 4 TTLs. The negative control, a lease without background
+// renewal, is stopped by the same steps once they pass TTL-Margin. How
+// long a renewal takes on a loaded machine only slows the test.
 func TestLeaseBackgroundRenewal(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs for several lease lifetimes")
-	}
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, db *sql.DB) {
-		l := acquire(t, db, lease.Settings{TTL: time.Second, Margin: 300 * time.Millisecond, RenewEvery: 200 * time.Millisecond})
-		for end := time.Now().Add(3500 * time.Millisecond); time.Now().Before(end); {
-			draw(t, l, 100)
-			time.Sleep(time.Millisecond)
+		const ttl, step, steps = 10 * time.Second, 2 * time.Second, 20
+		run := func(renewEvery time.Duration) (drawn int, stopped error) {
+			t.Helper()
+			events := &leaseEvents{}
+			clk := &offsetClock{frozen: time.Now().Round(0)}
+			l := acquire(t, db, clk.settings(lease.Settings{Holder: fmt.Sprint("every-", renewEvery), TTL: ttl, RenewEvery: renewEvery,
+				MaxClockSkew: time.Hour, OnEvent: events.add}))
+			defer l.Close()
+			renewed := func() int { return leaseKinds(events)[lease.Renewed] }
+			for i := range steps {
+				seen := renewed()
+				clk.Sleep(step) // moves the holder's clock on
+				if _, err := l.Next(); err != nil {
+					return i, err
+				}
+				if renewEvery > 0 {
+					testsrv.WaitFor(t, "a renewal in the background", func() bool { return renewed() > seen })
+				}
+			}
+			return steps, nil
+		}
+		if n, err := run(50 * time.Millisecond); err != nil {
+			t.Fatalf("renewing in the background, step %d of %d (%s on the holder's clock, TTL %s): %v", n+1, steps, time.Duration(n+1)*step, ttl, err)
+		}
+		n, err := run(-1)
+		if !errors.Is(err, lease.ErrExpired) || time.Duration(n+1)*step < ttl*9/10 {
+			t.Fatalf("negative control, no background renewal: stopped at step %d with %v; want ErrExpired once the steps pass TTL-Margin", n+1, err)
 		}
 	})
 }
@@ -547,6 +603,7 @@ func TestLeaseBackgroundRenewal(t *testing.T) {
 // TestLeaseSettingsErrors: bad settings are refused before the database is
 // asked anything.
 func TestLeaseSettingsErrors(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		s    lease.Settings
 		want error
@@ -575,6 +632,7 @@ func TestLeaseSettingsErrors(t *testing.T) {
 // TestLeaseDatabaseDown: with the database unreachable, acquiring fails at
 // once with an error that says so; nothing is cached.
 func TestLeaseDatabaseDown(t *testing.T) {
+	t.Parallel()
 	db := testsrv.Open(t, "pgx", "postgres://postgres@127.0.0.1:1/x?connect_timeout=2")
 	_, err := lease.Acquire(context.Background(), db, lease.Settings{Dialect: dialect.Postgres})
 	if err == nil || !strings.Contains(err.Error(), "is the database reachable") {
@@ -588,6 +646,7 @@ func TestLeaseDatabaseDown(t *testing.T) {
 // TestLeaseTableMissing: a missing table is reported with the way to
 // create it.
 func TestLeaseTableMissing(t *testing.T) {
+	t.Parallel()
 	db, _ := testsrv.MariaDBDB(t)
 	_, err := lease.Acquire(context.Background(), db, lease.Settings{Table: "nowhere"})
 	if err == nil || !strings.Contains(err.Error(), "shardid worker up") {
@@ -599,6 +658,7 @@ func TestLeaseTableMissing(t *testing.T) {
 // write it gets the database's refusal, after a few retries, with the node
 // named; a failed claim is never mistaken for a lost race.
 func TestLeaseClaimDenied(t *testing.T) {
+	t.Parallel()
 	db, dsn := testsrv.MariaDBDB(t)
 	ctx := context.Background()
 	if _, err := lease.Up(ctx, db, dialect.MySQL, ""); err != nil {
@@ -634,6 +694,7 @@ func TestLeaseUserDSNOptions(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two races of 30 acquirers")
 	}
+	t.Parallel()
 	for _, b := range leaseBackends[1:] {
 		t.Run(b.name, func(t *testing.T) {
 			t.Parallel()

@@ -236,10 +236,12 @@ func (l *Lease) fenceError(now time.Time) error {
 	if !now.Before(l.stopAt) {
 		why := "; no renewal has failed since: the process was paused or starved of CPU past it"
 		switch {
-		case l.renewErr != nil:
+		case l.renewErr != nil && !errors.Is(l.renewErr, context.DeadlineExceeded):
 			why = "; last renewal error: " + l.renewErr.Error()
 		case !l.inflight.IsZero() && l.inflight.Before(now):
 			why = fmt.Sprintf("; a renewal sent %s ago has had no answer yet: the database is hung or slow", now.Sub(l.inflight).Round(time.Millisecond))
+		case l.renewErr != nil:
+			why = "; the last renewal had no answer in time: the database is hung or slow (" + l.renewErr.Error() + ")"
 		}
 		return fmt.Errorf("lease: node %d: %w: the last successful renewal was sent %s ago; drawing stops %s after it, %s before the lease could end%s",
 			l.node, ErrExpired, now.Sub(l.lastSent).Round(time.Millisecond), l.s.TTL-l.s.Margin, l.s.Margin, why)

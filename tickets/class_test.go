@@ -13,6 +13,7 @@ import (
 // offset with the highest counts and the latest rewind and resume, so a
 // server whose own rows went back with its data is outvoted by its peers'.
 func TestMergeClass(t *testing.T) {
+	t.Parallel()
 	t1, t2 := time.Unix(1000, 0), time.Unix(2000, 0)
 	restored := []tickets.ClassRow{{Offset: 1, Seen: 10}, {Offset: 2, Seen: 8}}
 	peer := []tickets.ClassRow{
@@ -45,6 +46,7 @@ func TestMergeClass(t *testing.T) {
 // TestEventWords: every kind has a name, and the errors say what happened
 // with both values.
 func TestEventWords(t *testing.T) {
+	t.Parallel()
 	for k, want := range map[tickets.EventKind]string{
 		tickets.EventServerDown: "server down", tickets.EventServerUp: "server up", tickets.EventFailover: "failover",
 		tickets.EventRewound: "rewound", tickets.EventResumed: "resumed", tickets.EventSkipped: "skipped",

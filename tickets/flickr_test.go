@@ -18,6 +18,7 @@ import (
 // other server's class, on MariaDB and on TiDB alike. The package's table, drawn
 // from that same session, stays in its class.
 func TestFlickrFormRestsOnSessionVariables(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	maria, _ := testsrv.MariaDBDB(t)
 	ti, _ := testsrv.TiDBDB(t)
@@ -73,6 +74,7 @@ func TestGlobalVariablesLostOnRestart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a server of its own and restarts it")
 	}
+	t.Parallel()
 	ctx := context.Background()
 	srv := testsrv.NewMariaDB(t)
 	db := testsrv.Open(t, "mysql", testsrv.Database(t, srv))
@@ -102,6 +104,7 @@ func TestGlobalVariablesLostOnRestart(t *testing.T) {
 // enforce it, while MariaDB does; the client's own class check on every
 // ticket is what holds on TiDB.
 func TestTiDBDoesNotEnforceTheCheck(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	maria, _ := testsrv.MariaDBDB(t)
 	ti, _ := testsrv.TiDBDB(t)

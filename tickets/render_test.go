@@ -30,6 +30,7 @@ var goldenCases = []struct {
 // TestMigrationsGolden pins the migrations (go test ./tickets -run
 // Golden -update rewrites them).
 func TestMigrationsGolden(t *testing.T) {
+	t.Parallel()
 	for _, c := range goldenCases {
 		files := migrationFiles(t, c.dialect, c.set)
 		got := files[tickets.MigrationName(c.set.Name)]
@@ -50,6 +51,7 @@ func TestMigrationsGolden(t *testing.T) {
 // TestFirstTicket: the first ticket is the smallest value ≥ Start in the
 // server's class; the migration seeds the row one increment below it.
 func TestFirstTicket(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		inc, off, start int64
 		want            string
@@ -73,6 +75,7 @@ func TestFirstTicket(t *testing.T) {
 // field when one field is at fault (a cache with kind table included:
 // refused, not ignored).
 func TestSettingsRefused(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		d     dialect.Dialect
 		s     tickets.Settings
@@ -107,6 +110,7 @@ func TestSettingsRefused(t *testing.T) {
 // TestCheck: different increments and shared classes are refused, with
 // the servers named.
 func TestCheck(t *testing.T) {
+	t.Parallel()
 	s := func(name string, inc, off int64) tickets.ServerSettings {
 		return tickets.ServerSettings{Server: name, Increment: inc, Offset: off}
 	}
@@ -124,6 +128,7 @@ func TestCheck(t *testing.T) {
 // TestStatementsParseWithTiDB hands every statement sent to TiDB to TiDB's
 // own parser: the migrations' statements and the client's.
 func TestStatementsParseWithTiDB(t *testing.T) {
+	t.Parallel()
 	var stmts []string
 	for _, c := range goldenCases {
 		if c.dialect != dialect.TiDB {

@@ -16,6 +16,7 @@ import (
 // TestResumeRefuses: bad input and a server with nothing to go by are
 // refused with one line naming what is wrong, and nothing moves.
 func TestResumeRefuses(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a, _ := testsrv.MariaDBDB(t)
 	b, _ := testsrv.MariaDBDB(t)
@@ -65,6 +66,7 @@ func TestResumeRefuses(t *testing.T) {
 // past the furthest peer's counter by Skip tickets; a server that cannot
 // be read is named and nothing moves; only forward.
 func TestResumeAlignsAndReadsPeers(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a, _ := testsrv.MariaDBDB(t)
 	b, _ := testsrv.MariaDBDB(t)
@@ -99,6 +101,7 @@ func TestResumeAlignsAndReadsPeers(t *testing.T) {
 // tables existed is drawn from, its rewind still found in the running
 // client, and the client says the rewind could not be recorded.
 func TestBehindAndNoClassTable(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a, _ := testsrv.MariaDBDB(t)
 	b, _ := testsrv.MariaDBDB(t)
@@ -113,7 +116,7 @@ func TestBehindAndNoClassTable(t *testing.T) {
 		}
 	}
 	var ev events
-	cl, err := tickets.NewClient(ctx, []tickets.Server{{Name: "a", DB: a}, {Name: "b", DB: b}}, tickets.ClientSettings{Name: "t", OnEvent: ev.add})
+	cl, err := tickets.NewClient(ctx, []tickets.Server{{Name: "a", DB: a}, {Name: "b", DB: b}}, tickets.ClientSettings{Name: "t", OnEvent: ev.add, Timeout: patient})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,6 +158,7 @@ func TestBehindAndNoClassTable(t *testing.T) {
 // INSERT, UPDATE on the class table too (the documented grants) its
 // record lands.
 func TestDrawingRole(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	root, dsn := testsrv.MariaDBDB(t)
 	up(t, root, tickets.Settings{Name: "t"})
@@ -176,7 +180,7 @@ func TestDrawingRole(t *testing.T) {
 	draw := func() *events {
 		t.Helper()
 		var ev events
-		cl, err := tickets.NewClient(ctx, []tickets.Server{{Name: "m", DB: app}}, tickets.ClientSettings{Name: "t", OnEvent: ev.add})
+		cl, err := tickets.NewClient(ctx, []tickets.Server{{Name: "m", DB: app}}, tickets.ClientSettings{Name: "t", OnEvent: ev.add, Timeout: patient})
 		if err != nil {
 			t.Fatal(err)
 		}

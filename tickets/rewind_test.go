@@ -48,7 +48,7 @@ func (e *events) of(kind tickets.EventKind, server string) []tickets.Event {
 // fastRecord is a client setting that records every 20 ms, so that a test
 // need not wait long for the records it restores around.
 func fastRecord(name string, ev *events) tickets.ClientSettings {
-	return tickets.ClientSettings{Name: name, RetryAfter: 100 * time.Millisecond, RecordEvery: 20 * time.Millisecond, OnEvent: ev.add}
+	return tickets.ClientSettings{Name: name, RetryAfter: 100 * time.Millisecond, RecordEvery: 20 * time.Millisecond, OnEvent: ev.add, Timeout: patient}
 }
 
 // classRow reads the merged class row of offset from db.
@@ -91,7 +91,7 @@ func checkRewindEvent(t *testing.T, ev *events, server string) {
 // checks are off: the negative control.
 func blindDraws(t *testing.T, servers []tickets.Server, name string, n int) []int64 {
 	t.Helper()
-	blind, err := tickets.NewClientNoRewindCheck(context.Background(), servers, tickets.ClientSettings{Name: name})
+	blind, err := tickets.NewClientNoRewindCheck(context.Background(), servers, tickets.ClientSettings{Name: name, Timeout: patient})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,8 +121,9 @@ func TestRestoredDataDir(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts two servers of its own, copies and restores a data directory")
 	}
+	t.Parallel()
 	ctx := context.Background()
-	srvA, _, servers := ownPair(t, "tickets64")
+	srvA, servers := ownPair(t, "tickets64")
 	a, b := servers[0].DB, servers[1].DB
 	var ev events
 	cl, err := tickets.NewClient(ctx, servers, fastRecord("tickets64", &ev))
@@ -231,7 +232,7 @@ func afterRewind(t *testing.T, l *drawLoop, cl *tickets.Client, servers []ticket
 	t.Helper()
 	testsrv.WaitFor(t, "the running client to find the rewind", func() bool { return cl.Servers()[0].Rewound != nil })
 	testsrv.WaitFor(t, "the report on b", func() bool { return classRow(t, servers[1].DB, name, 1).Pending() })
-	fresh, err := tickets.NewClient(context.Background(), servers, tickets.ClientSettings{Name: name})
+	fresh, err := tickets.NewClient(context.Background(), servers, tickets.ClientSettings{Name: name, Timeout: patient})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,6 +308,7 @@ func dbName(t *testing.T, dsn string) string {
 // a out, no ticket twice; Resume brings a back. The negative control
 // reloads the dump again and draws with the checks off.
 func TestDumpReloaded(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, c := range []struct {
 		name string
@@ -370,6 +372,7 @@ func TestDumpReloaded(t *testing.T) {
 // ticket twice. The negative control draws after a second reload with the
 // checks off.
 func TestSequenceRestored(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	srv := testsrv.TiDB(t)
 	a, b := testsrv.Open(t, "mysql", testsrv.Database(t, srv)), testsrv.Open(t, "mysql", testsrv.Database(t, srv))
@@ -417,20 +420,21 @@ func TestSequenceRestored(t *testing.T) {
 // meanwhile must not be taken for one that went back: no client started
 // during the run leaves a server out.
 func TestNoFalseRewind(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a, _ := testsrv.MariaDBDB(t)
 	b, _ := testsrv.MariaDBDB(t)
 	up(t, a, tickets.Settings{Name: "t", Increment: 2, Offset: 1})
 	up(t, b, tickets.Settings{Name: "t", Increment: 2, Offset: 2})
 	servers := []tickets.Server{{Name: "a", DB: a}, {Name: "b", DB: b}}
-	cl, err := tickets.NewClient(ctx, servers, tickets.ClientSettings{Name: "t", RecordEvery: time.Millisecond})
+	cl, err := tickets.NewClient(ctx, servers, tickets.ClientSettings{Name: "t", RecordEvery: time.Millisecond, Timeout: patient})
 	if err != nil {
 		t.Fatal(err)
 	}
 	l := startLoop(cl, 4)
 	testsrv.WaitFor(t, "500 tickets", func() bool { return l.total.Load() >= 500 })
 	for i := range 500 {
-		fresh, err := tickets.NewClient(ctx, servers, tickets.ClientSettings{Name: "t"})
+		fresh, err := tickets.NewClient(ctx, servers, tickets.ClientSettings{Name: "t", Timeout: patient})
 		if err != nil {
 			t.Fatal(err)
 		}

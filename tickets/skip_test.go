@@ -57,17 +57,18 @@ func TestSequenceRestartRemarked(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a server of its own and restarts it")
 	}
+	t.Parallel()
 	ctx := context.Background()
 	srv := newTiDBOnDisk(t)
 	db := testsrv.Open(t, "mysql", testsrv.Database(t, srv))
 	up(t, db, tickets.Settings{Name: "s", Kind: tickets.KindSequence, Cache: 100})
 	up(t, db, tickets.Settings{Name: "t"})
 	var seqEv, tabEv events
-	seq, err := tickets.NewClient(ctx, []tickets.Server{{Name: "tidb", DB: db}}, tickets.ClientSettings{Name: "s", RetryAfter: 50 * time.Millisecond, OnEvent: seqEv.add})
+	seq, err := tickets.NewClient(ctx, []tickets.Server{{Name: "tidb", DB: db}}, tickets.ClientSettings{Name: "s", RetryAfter: 50 * time.Millisecond, OnEvent: seqEv.add, Timeout: patient})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tab, err := tickets.NewClient(ctx, []tickets.Server{{Name: "tidb", DB: db}}, tickets.ClientSettings{Name: "t", RetryAfter: 50 * time.Millisecond, OnEvent: tabEv.add})
+	tab, err := tickets.NewClient(ctx, []tickets.Server{{Name: "tidb", DB: db}}, tickets.ClientSettings{Name: "t", RetryAfter: 50 * time.Millisecond, OnEvent: tabEv.add, Timeout: patient})
 	if err != nil {
 		t.Fatal(err)
 	}

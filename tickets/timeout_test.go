@@ -47,6 +47,7 @@ func TestEveryServerHung(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a server of its own and stops it")
 	}
+	t.Parallel()
 	ctx := context.Background()
 	srv := testsrv.NewMariaDB(t)
 	a, b := testsrv.Open(t, "mysql", testsrv.Database(t, srv)), testsrv.Open(t, "mysql", testsrv.Database(t, srv))

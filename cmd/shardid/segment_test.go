@@ -10,6 +10,7 @@ import (
 // TestSegmentBadInput: each invalid flag exits 2 with one line naming the
 // flag and what it allows, before anything connects.
 func TestSegmentBadInput(t *testing.T) {
+	t.Parallel()
 	dsn := "postgres://u@127.0.0.1:1/x"
 	for _, c := range []struct {
 		args []string
@@ -44,6 +45,7 @@ func TestSegmentBadInput(t *testing.T) {
 // reported; next prints consecutive IDs from 1; status lists the tag and
 // how far IDs were handed out; next, run again, starts above that.
 func TestSegmentUpNextStatus(t *testing.T) {
+	t.Parallel()
 	for name, dsn := range map[string]string{
 		"postgres": testsrv.Database(t, testsrv.PG(t)),
 		"mariadb":  testsrv.Database(t, testsrv.MariaDB(t)),

@@ -19,6 +19,7 @@ import (
 // the fence, idgen is refused until the fence ends and then draws. A rerun
 // fences again.
 func TestWorkerFenceCLI(t *testing.T) {
+	t.Parallel()
 	for _, b := range []struct {
 		name, driver string
 		dsn          func(t *testing.T) string
@@ -104,6 +105,7 @@ func TestWorkerFenceCLI(t *testing.T) {
 // an empty table without a layout, or with another layout than its rows',
 // exits 1 saying what to give.
 func TestWorkerFenceBadInput(t *testing.T) {
+	t.Parallel()
 	dsn := "postgres://u@127.0.0.1:1/x"
 	for _, c := range []struct {
 		args []string
@@ -143,6 +145,7 @@ func TestWorkerFenceBadInput(t *testing.T) {
 // the row of the holder from before, and a newcomer takes an id above
 // them at once (none of the holders from before can have it).
 func TestWorkerFenceManyNodeBits(t *testing.T) {
+	t.Parallel()
 	dsn := leaseBackends[0].dsn(t)
 	const layout = "time:28@1s,node:22,seq:13"
 	if code, _, errOut := runCLI(t, "", nil, "worker", "up", "--dsn", dsn); code != 0 {

@@ -48,6 +48,7 @@ func Test(t *testing.T, db *sql.DB, d dialect.Dialect) {
 	}
 	for _, c := range checks {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel() // each check has a table of its own
 			e := &env{t: t, db: db, d: d, table: "leasetest_" + strings.ToLower(c.name)}
 			e.up()
 			c.run(e)
@@ -141,7 +142,9 @@ func (e *env) draw(l *lease.Lease, n int) []int64 {
 	return ids
 }
 
-// waitEnded waits until node's lease has ended by the database's clock.
+// waitEnded waits until node's lease has ended by the database's clock,
+// failing the check if that takes more than within: a safety net for a
+// lease that never ends, far above what the database's clock needs.
 func (e *env) waitEnded(node int64, within time.Duration) {
 	e.t.Helper()
 	deadline := time.Now().Add(within)
@@ -281,17 +284,50 @@ func (c *behindClock) sleep(d time.Duration) {
 	c.off += d
 }
 
+// handClock is a clock that moves only when slept on: a holder on it
+// never runs past its lease by its own clock, however slowly the machine
+// runs the check, until the check moves it there.
+type handClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newHandClock() *handClock { return &handClock{now: time.Now().Round(0)} }
+
+func (c *handClock) read() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *handClock) sleep(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// onHandClock returns s with its holder's clock (and sleep) on c, and a
+// MaxClockSkew wide enough for a clock that stands still while the
+// database's runs on.
+func onHandClock(s lease.Settings, c *handClock) lease.Settings {
+	s.Generator.Clock, s.Generator.Sleep = c.read, c.sleep
+	s.MaxClockSkew = time.Hour
+	return s
+}
+
 // checkTakeoverAfterEnd: a holder whose lease is not renewed stops
 // drawing before it ends; once it has ended by the database's clock a new
 // holder takes the node id and draws above the old one, and the old one
 // is told its lease is lost.
 func checkTakeoverAfterEnd(e *env) {
 	ctx := context.Background()
+	clk := newHandClock()
 	s := e.settings("old", twoNodes)
 	s.TTL = 300 * time.Millisecond
-	old := e.acquire(s)
+	old := e.acquire(onHandClock(s, clk))
 	before := e.draw(old, 1000)
-	e.waitEnded(old.Node(), 10*time.Second)
+	e.waitEnded(old.Node(), time.Minute)
+	clk.sleep(s.TTL) // the holder's own clock past its lease as well
 	if _, err := old.Next(); !errors.Is(err, lease.ErrExpired) {
 		e.t.Fatalf("a holder past its lease drew: %v; want ErrExpired", err)
 	}
@@ -319,7 +355,7 @@ func checkFence(e *env) {
 	ctx := context.Background()
 	s := e.settings("a", twoNodes)
 	s.TTL = 300 * time.Millisecond // the fence lasts at least as long as the lease
-	a := e.acquire(s)
+	a := e.acquire(onHandClock(s, newHandClock()))
 	before := e.draw(a, 1000)
 	res, err := lease.Fence(ctx, e.db, e.d, e.table, lease.FenceSettings{Layout: twoNodes, TTL: 300 * time.Millisecond, MaxClockSkew: -1})
 	if err != nil || res.Fenced != 2 {
@@ -331,7 +367,7 @@ func checkFence(e *env) {
 	if _, err := lease.Acquire(ctx, e.db, e.settings("b", twoNodes)); !errors.Is(err, lease.ErrNoFreeNode) {
 		e.t.Fatalf("acquire during the fence: %v; want ErrNoFreeNode", err)
 	}
-	e.waitEnded(a.Node(), 10*time.Second)
+	e.waitEnded(a.Node(), time.Minute)
 	b := e.acquire(e.settings("b", twoNodes))
 	if b.Node() == a.Node() {
 		if after := e.draw(b, 1000); slices.Min(after) <= slices.Max(before) {

@@ -46,6 +46,7 @@ func Test(t *testing.T, db *sql.DB, d dialect.Dialect) {
 	}
 	for _, c := range checks {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel() // each check has an allocation table of its own
 			e := &env{t: t, db: db, d: d, table: "segmenttest_" + strings.ToLower(c.name)}
 			e.up()
 			c.run(e)
@@ -111,6 +112,9 @@ func (e *env) tag(tag string, step, start int64) segment.Tag {
 func (e *env) client(s segment.Settings) *segment.Segments {
 	e.t.Helper()
 	s.Table, s.Dialect = e.table, e.d
+	if s.AllocTimeout == 0 {
+		s.AllocTimeout = time.Minute // a safety net: none of the checks is about timeouts
+	}
 	c, err := segment.New(context.Background(), e.db, s)
 	if err != nil {
 		e.t.Fatal(err)
@@ -248,7 +252,7 @@ func checkRestoreFound(e *env) {
 	for _, id := range taken {
 		seen[id] = true
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(time.Minute) // a safety net: the client checks every 20ms
 	for {
 		id, err := a.Next(ctx)
 		if errors.Is(err, segment.ErrRewound) {
@@ -261,7 +265,7 @@ func checkRestoreFound(e *env) {
 		case seen[id]:
 			e.t.Fatalf("ID %d handed out again after the tag was put back", id)
 		case time.Now().After(deadline):
-			e.t.Fatalf("a client still draws (%d) 10s after its tag was put back below what it took", id)
+			e.t.Fatalf("a client still draws (%d) a minute after its tag was put back below what it took", id)
 		}
 		seen[id] = true
 		taken = append(taken, id)
