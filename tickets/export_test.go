@@ -2,6 +2,7 @@ package tickets
 
 import (
 	"context"
+	"time"
 
 	"github.com/shardid/shardid/dialect"
 )
@@ -56,4 +57,19 @@ func NewClientNoRejudge(ctx context.Context, servers []Server, s ClientSettings)
 // waits a Timeout per server.
 func NewClientPerServerTimeout(ctx context.Context, servers []Server, s ClientSettings) (*Client, error) {
 	return newClient(ctx, servers, s, func(c *Client) { c.perServerTimeout = true })
+}
+
+// NewClientOnClock is NewClient taking its decisions of when (probes,
+// rechecks, records, a server's silence) on mono instead of the runtime's
+// monotonic clock, so that a test can stand the clock still or move it.
+func NewClientOnClock(ctx context.Context, servers []Server, s ClientSettings, mono func() time.Duration) (*Client, error) {
+	return newClient(ctx, servers, s, func(c *Client) { c.mono = mono })
+}
+
+// NewClientFixedBudget is NewClient whose budget for every server is
+// ClientSettings.Budget, whatever the server has been answering in, and
+// whose draws left after it are given up on at once, as a client without
+// the adaptive budget would, for negative controls.
+func NewClientFixedBudget(ctx context.Context, servers []Server, s ClientSettings) (*Client, error) {
+	return newClient(ctx, servers, s, func(c *Client) { c.fixedBudget = true })
 }

@@ -137,7 +137,7 @@ func TestStatementsParseWithTiDB(t *testing.T) {
 		files := migrationFiles(t, c.dialect, c.set)
 		stmts = append(stmts, upStatements(t, string(files[tickets.MigrationName(c.set.Name)]))...)
 		stmts = append(stmts, upStatements(t, string(files[tickets.ClassMigrationName(c.set.Name)]))...)
-		for _, name := range []string{"draw", "explain", "kind", "settings", "sequence", "class", "seen", "rewound", "resumed", "resume"} {
+		for _, name := range []string{"draw", "explain", "kind", "settings", "sequence", "sequence_next", "class", "seen", "rewound", "resumed", "resume"} {
 			s, err := tickets.Statement("tidb", c.set, name)
 			if err != nil {
 				t.Fatal(err)

@@ -224,7 +224,7 @@ func Resume(ctx context.Context, servers []Server, s ResumeSettings) (ResumeResu
 		res.From, res.To = me.Last, me.Last
 	}
 	if row.ResumedTo > 0 && !row.Pending() && !s.Again &&
-		(me.Kind == KindSequence || me.Last >= row.ResumedTo && me.Last >= row.Seen) {
+		(!me.LastKnown || me.Last >= row.ResumedTo && me.Last >= row.Seen) {
 		res.Already = row.ResumedTo
 		// A resume recorded on some servers only (one failed): record it
 		// on the others now, so that a rerun completes it.
