@@ -187,17 +187,17 @@ type server struct {
 	retryAt   time.Duration // monotonic
 	backoff   time.Duration
 	abandoned int64 // draws given up on since the last that drew
-	probing bool // one caller is probing it
-	lastErr error
-	refused error // permanent: the server is never used again
+	probing   bool  // one caller is probing it
+	lastErr   error
+	refused   error // permanent: the server is never used again
 
 	high     int64      // the highest ticket drawn from it (kind table) or recorded from it
 	highRec  bool       // high is the recorded one, not drawn by this client
 	inst     []instHigh // kind sequence: the highest per TiDB instance; replaced, never changed in place
 	recorded int64      // the highest ticket written to the class tables
 
-	rewound    *RewindError // out of rotation until a resume is recorded
-	resumesAt  int64        // the resumes recorded when it went out
+	rewound    *RewindError  // out of rotation until a resume is recorded
+	resumesAt  int64         // the resumes recorded when it went out
 	recheckAt  time.Duration // monotonic
 	rechecking bool
 }
