@@ -60,18 +60,42 @@ func acquire(t *testing.T, db *sql.DB, s lease.Settings) *lease.Lease {
 	return l
 }
 
-// draw returns n IDs from the lease's generator.
+// draw returns n IDs from the lease's generator. A draw stopped because
+// the lease went unrenewed for TTL-Margin (a loaded machine between the
+// test's steps) renews it and draws on: the tests that are about that call
+// Next themselves.
 func draw(t *testing.T, l *lease.Lease, n int) []int64 {
 	t.Helper()
 	ids := make([]int64, n)
-	for i := range ids {
+	renewed := 0
+	for i := 0; i < n; {
 		id, err := l.Next()
+		if errors.Is(err, lease.ErrExpired) && renewed < 10 {
+			renewed++
+			if err := l.Renew(context.Background()); err != nil {
+				t.Fatalf("node %d, ID %d of %d: renewing after %v: %v", l.Node(), i+1, n, err, err)
+			}
+			continue
+		}
 		if err != nil {
 			t.Fatalf("node %d, ID %d of %d: %v", l.Node(), i+1, n, err)
 		}
 		ids[i] = id
+		i++
 	}
 	return ids
+}
+
+// acquireOn leases a node with both of the holder's clocks on clk (its
+// wall readings and its monotonic one), or ends the test.
+func acquireOn(t *testing.T, db *sql.DB, clk *offsetClock, s lease.Settings) *lease.Lease {
+	t.Helper()
+	l, err := lease.AcquireOnClock(context.Background(), db, clk.settings(s), clk.Mono)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
 }
 
 // maxCouldDraw is the largest ID the lease's generator may draw as things
@@ -131,6 +155,14 @@ func (c *offsetClock) Now() time.Time {
 	}
 	c.off += c.step
 	return t
+}
+
+// Mono is a frozen clock's monotonic reading: its offset, which only the
+// test, Sleep and Now's step move.
+func (c *offsetClock) Mono() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.off
 }
 
 func (c *offsetClock) Sleep(d time.Duration) {
@@ -363,7 +395,7 @@ func TestLeaseClockSkew(t *testing.T) {
 		if err := l.Renew(ctx); !errors.Is(err, lease.ErrClockSkew) {
 			t.Fatalf("renewal with the clock 5s ahead: %v, want ErrClockSkew", err)
 		}
-		if s2, c2 := lease.DrawFence(l); !s2.Equal(stop) || c2 != capTick {
+		if s2, c2 := lease.DrawFence(l); s2 != stop || c2 != capTick {
 			t.Fatalf("a refused renewal moved the fence from %s/%d to %s/%d", stop, capTick, s2, c2)
 		}
 		if rows, _ := lease.List(ctx, db, "", ""); len(rows) != 1 {
@@ -449,7 +481,7 @@ func TestLeaseFenceFromSendTime(t *testing.T) {
 	base := time.Now().Round(0) // no monotonic reading: the hand-driven clock is the only one
 	clk := &offsetClock{frozen: base}
 	const ttl, margin = 10 * time.Second, time.Second
-	l := acquire(t, db, clk.settings(lease.Settings{TTL: ttl, Margin: margin, RenewEvery: -1, MaxClockSkew: time.Minute}))
+	l := acquireOn(t, db, clk, lease.Settings{TTL: ttl, Margin: margin, RenewEvery: -1, MaxClockSkew: time.Minute})
 	check := func(at time.Duration, wantOK bool) {
 		t.Helper()
 		clk.set(at, 0)
@@ -574,8 +606,8 @@ func TestLeaseBackgroundRenewal(t *testing.T) {
 			t.Helper()
 			events := &leaseEvents{}
 			clk := &offsetClock{frozen: time.Now().Round(0)}
-			l := acquire(t, db, clk.settings(lease.Settings{Holder: fmt.Sprint("every-", renewEvery), TTL: ttl, RenewEvery: renewEvery,
-				MaxClockSkew: time.Hour, OnEvent: events.add}))
+			l := acquireOn(t, db, clk, lease.Settings{Holder: fmt.Sprint("every-", renewEvery), TTL: ttl, RenewEvery: renewEvery,
+				MaxClockSkew: time.Hour, OnEvent: events.add})
 			defer l.Close()
 			renewed := func() int { return leaseKinds(events)[lease.Renewed] }
 			for i := range steps {
@@ -727,4 +759,118 @@ func TestLeaseUserDSNOptions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLeaseWallClockSteps: the holder's wall clock steps an hour back,
+// then an hour forward, while its monotonic clock runs on (an NTP or
+// operator's step). Each step is reported at the next renewal
+// (ClockStepped) and moves none of the lease's deadlines: drawing stops
+// TTL-Margin after the last renewal was sent by the monotonic clock,
+// stepped or not. Stepped back, the generator refuses a clock behind its
+// last tick (shardid.ErrClockBackward); stepped forward, it draws only up
+// to the time the table records until a renewal records the new one.
+// MaxClockSkew is wide so that the renewals are taken despite the step
+// (TestLeaseClockSkew refuses a skewed clock).
+func TestLeaseWallClockSteps(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, db *sql.DB) {
+		ctx := context.Background()
+		const ttl, margin = 10 * time.Second, time.Second
+		events := &leaseEvents{}
+		clk := &offsetClock{frozen: time.Now().Round(0)}
+		wall := func(step time.Duration) { clk.mu.Lock(); clk.frozen = clk.frozen.Add(step); clk.mu.Unlock() }
+		l := acquireOn(t, db, clk, lease.Settings{TTL: ttl, Margin: margin, RenewEvery: -1, MaxClockSkew: 3 * time.Hour, OnEvent: events.add})
+		draw(t, l, 10)
+		stop, _ := lease.DrawFence(l)
+
+		wall(-time.Hour)
+		if _, err := l.Next(); !errors.Is(err, shardid.ErrClockBackward) {
+			t.Fatalf("stepped back an hour: %v; want ErrClockBackward", err)
+		}
+		if err := l.Renew(ctx); err != nil {
+			t.Fatal(err)
+		}
+		steps := func() []time.Duration {
+			var out []time.Duration
+			for _, e := range events.all() {
+				if e.Kind == lease.ClockStepped {
+					out = append(out, e.Step)
+				}
+			}
+			return out
+		}
+		if s := steps(); len(s) != 1 || s[0] != -time.Hour {
+			t.Fatalf("steps reported after the step back: %v; want -1h", s)
+		}
+		if s2, _ := lease.DrawFence(l); s2 != stop {
+			t.Fatalf("a renewal at the same monotonic time moved the deadline from %s to %s", stop, s2)
+		}
+
+		wall(2 * time.Hour) // an hour ahead of where it was
+		if _, err := l.Next(); !errors.Is(err, lease.ErrExpired) || !strings.Contains(err.Error(), "jumped forward") {
+			t.Fatalf("stepped forward an hour: %v; want ErrExpired naming the jump", err)
+		}
+		if err := l.Renew(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if s := steps(); len(s) != 2 || s[1] != 2*time.Hour {
+			t.Fatalf("steps reported after the step forward: %v; want -1h, +2h", s)
+		}
+		draw(t, l, 10)
+		clk.Sleep(ttl - margin - time.Millisecond) // the monotonic clock, and the wall with it
+		if _, err := l.Next(); err != nil {
+			t.Fatalf("just before the deadline: %v", err)
+		}
+		clk.Sleep(time.Millisecond)
+		if _, err := l.Next(); !errors.Is(err, lease.ErrExpired) || strings.Contains(err.Error(), "jumped") {
+			t.Fatalf("at the monotonic deadline: %v; want ErrExpired for want of a renewal", err)
+		}
+	})
+}
+
+// TestLeaseTTLMigration: a lease table made before it recorded TTLs (its
+// goose history holds only the first migration) refuses an acquire with
+// the way to bring it up to date; lease.Up adds the column, a live lease
+// from before records no TTL (Fence counts it as unknown) and new ones
+// record theirs, which a fence then waits out and a shorter fence is
+// refused.
+func TestLeaseTTLMigration(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, db *sql.DB) {
+		ctx := context.Background()
+		d := dialectOf(t, db)
+		for _, q := range []string{"ALTER TABLE shardid_worker_lease DROP COLUMN ttl_us", "DELETE FROM shardid_worker_lease_goose_db_version WHERE version_id = 2"} {
+			if _, err := db.ExecContext(ctx, q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := lease.Acquire(ctx, db, lease.Settings{RenewEvery: -1}); err == nil || !strings.Contains(err.Error(), "bring it up to date with `shardid worker up`") {
+			t.Fatalf("acquire on a table without the TTL column: %v", err)
+		}
+		// A holder of an older shardid: a live row with no TTL.
+		q := "INSERT INTO shardid_worker_lease (node_id, holder, token, layout, lease_end, last_ms) VALUES (5, 'old', 'tok', '41/10/12 bits, 1ms ticks since 2025-01-01T00:00:00.000Z', " +
+			map[dialect.Dialect]string{dialect.Postgres: "now() + interval '1 hour'"}[d] + ", 0)"
+		if d != dialect.Postgres {
+			q = strings.Replace(q, ", , 0)", ", UTC_TIMESTAMP(6) + INTERVAL 1 HOUR, 0)", 1)
+		}
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+		if applied, err := lease.Up(ctx, db, d, ""); err != nil || !applied {
+			t.Fatalf("lease.Up on the old table: %v, %v; want the TTL migration applied", applied, err)
+		}
+		l := acquire(t, db, lease.Settings{TTL: 30 * time.Second, RenewEvery: -1})
+		if row := leaseRow(t, db, l.Node()); row.TTL != 30*time.Second {
+			t.Errorf("the new holder's row records TTL %s, want 30s", row.TTL)
+		}
+		if row := leaseRow(t, db, 5); row.TTL != 0 || !row.Live {
+			t.Errorf("the older holder's row: %+v; want live, no TTL", row)
+		}
+		_, err := lease.Fence(ctx, db, d, "", lease.FenceSettings{TTL: 10 * time.Second})
+		if !errors.Is(err, lease.ErrInvalidSettings) || !strings.Contains(err.Error(), "TTL 10s is below 30s") {
+			t.Errorf("a fence below the holders' TTL: %v", err)
+		}
+		res, err := lease.Fence(ctx, db, d, "", lease.FenceSettings{MaxClockSkew: -1})
+		if err != nil || res.TTL != 30*time.Second || res.Longest != 30*time.Second || res.Unknown != 1 {
+			t.Errorf("fence with the TTL left 0: %+v, %v; want 30s from the table, one live row of unknown TTL", res, err)
+		}
+	})
 }

@@ -160,6 +160,10 @@ type Info struct {
 	// Fenced is true for a node Fence quarantined: nobody holds it,
 	// and nobody may take it before Until.
 	Fenced bool
+	// TTL is the TTL its holder leases with, as its last claim or renewal
+	// recorded it; 0 when none did (a row written before the table had
+	// the column: TTLMigrationName).
+	TTL time.Duration
 }
 
 // leaseRow is a row of the lease table with its token, which only the
@@ -182,10 +186,11 @@ func listLeases(ctx context.Context, db *sql.DB, q *leaseSQL) ([]leaseRow, error
 	var out []leaseRow
 	for rows.Next() {
 		var r leaseRow
-		var untilUs, nowUs int64
-		if err := rows.Scan(&r.Node, &r.Holder, &r.token, &r.Layout, &r.lastMs, &r.renewals, &untilUs, &nowUs); err != nil {
+		var untilUs, nowUs, ttlUs int64
+		if err := rows.Scan(&r.Node, &r.Holder, &r.token, &r.Layout, &r.lastMs, &r.renewals, &ttlUs, &untilUs, &nowUs); err != nil {
 			return nil, err
 		}
+		r.TTL = time.Duration(ttlUs) * time.Microsecond
 		r.Live = untilUs > nowUs
 		r.Until = time.UnixMicro(untilUs).UTC()
 		r.Fenced = r.token == fenceToken
@@ -205,7 +210,9 @@ func listLeases(ctx context.Context, db *sql.DB, q *leaseSQL) ([]leaseRow, error
 func leaseTableHint(err error) string {
 	switch dialect.ErrorCode(err) {
 	case "42P01", "1146": // undefined_table; ER_NO_SUCH_TABLE
-		return " (create it with `shardid worker up` or the migration of lease.Migrations)"
+		return " (create it with `shardid worker up` or the migrations of lease.Migrations)"
+	case "42703", "1054": // undefined_column; ER_BAD_FIELD_ERROR
+		return " (the table lacks the column that records each holder's TTL: bring it up to date with `shardid worker up`, lease.Up or the goose migration " + TTLMigrationName + ")"
 	case "42501", "1142", "1143": // insufficient_privilege; ER_TABLEACCESS_DENIED_ERROR, ER_COLUMNACCESS_DENIED_ERROR
 		return " (a role that uses the lease table needs SELECT, INSERT and UPDATE on it)"
 	}
