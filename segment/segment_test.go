@@ -56,6 +56,11 @@ func TestSegmentStatementsParseWithTiDB(t *testing.T) {
 	files := migrationFiles(t, dialect.TiDB, "app.ids")
 	stmts := []string{upStatements(t, string(files[segment.MigrationName])), upStatements(t, string(files[segment.FenceMigrationName]))}
 	stmts = append(stmts, strings.SplitAfter(upStatements(t, string(files[segment.RecordMigrationName])), ";\n")...) // two statements
+	records, err := segment.Statement(dialect.TiDB, "app.ids", "records_migration.sql.tmpl") // a record store's table (UpRecords)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stmts = append(stmts, upStatements(t, records))
 	for _, name := range []string{"alloc", "explain", "get", "list", "add", "raise", "setstep", "report", "resume", "record_get", "record_list", "record_raise", "record_add"} {
 		s, err := segment.Statement(dialect.TiDB, "app.ids", name)
 		if err != nil {
@@ -300,7 +305,8 @@ func TestSegmentsRefuse(t *testing.T) {
 	}
 }
 
-// TestSegmentsStepAdapts drives the step with a test clock: frozen, every
+// TestSegmentsStepAdapts drives the step with a test clock (the client's
+// wall and monotonic clocks both): frozen, every
 // segment runs out at once and the step doubles up to MaxStep; moved ten
 // minutes per ID, every segment lasts far beyond the one-minute target and
 // the step halves down to MinStep. The database's max_id moves by exactly
@@ -313,9 +319,11 @@ func TestSegmentsStepAdapts(t *testing.T) {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	now := start
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	c, err := segment.New(ctx, s.db, segment.Settings{Tag: "t", MaxStep: 80, TargetInterval: time.Minute, Clock: clock})
+	mono := func() time.Duration { return clock().Sub(start) }
+	c, err := segment.NewOnClock(ctx, s.db, segment.Settings{Tag: "t", MaxStep: 80, TargetInterval: time.Minute, Clock: clock}, mono)
 	if err != nil {
 		t.Fatal(err)
 	}
