@@ -180,13 +180,13 @@ type Segments struct {
 	cur        seg  // being handed out
 	next       *seg // loaded and waiting
 	loading    chan struct{}
-	lastErr    error     // of the last load, nil after a success
+	lastErr    error         // of the last load, nil after a success
 	failedAt   time.Duration // of the last failed load (monotonic)
-	step       int64     // size of the next segment
+	step       int64         // size of the next segment
 	loadedAt   time.Duration // when the last segment was taken (monotonic)
-	high       int64     // the highest ID taken, or Floor; math.MinInt64 for neither
-	refused    error     // wraps ErrRewound from a rewind found until a load succeeds
-	down       bool      // the last statement failed
+	high       int64         // the highest ID taken, or Floor; math.MinInt64 for neither
+	refused    error         // wraps ErrRewound from a rewind found until a load succeeds
+	down       bool          // the last statement failed
 	downSince  time.Duration // monotonic
 	closed     bool
 	stats      Stats

@@ -56,7 +56,7 @@ func TestSegmentStatementsParseWithTiDB(t *testing.T) {
 	files := migrationFiles(t, dialect.TiDB, "app.ids")
 	stmts := []string{upStatements(t, string(files[segment.MigrationName])), upStatements(t, string(files[segment.FenceMigrationName]))}
 	stmts = append(stmts, strings.SplitAfter(upStatements(t, string(files[segment.RecordMigrationName])), ";\n")...) // two statements
-	records, err := segment.Statement(dialect.TiDB, "app.ids", "records_migration.sql.tmpl") // a record store's table (UpRecords)
+	records, err := segment.Statement(dialect.TiDB, "app.ids", "records_migration.sql.tmpl")                         // a record store's table (UpRecords)
 	if err != nil {
 		t.Fatal(err)
 	}
