@@ -294,6 +294,7 @@ func checkGo(t *testing.T, cli *cliHelp, args []string) {
 		}
 	case "test", "build", "vet":
 		var pkgs []string
+		dir := "." // -C: the packages are that directory's (a module of its own under this tree)
 		patterns := map[string]string{}
 		for i := 1; i < len(args); i++ {
 			a := args[i]
@@ -311,12 +312,19 @@ func checkGo(t *testing.T, cli *cliHelp, args []string) {
 				value = args[i]
 			}
 			switch name {
+			case "C":
+				dir = "./" + filepath.ToSlash(filepath.Clean(value))
 			case "run":
 				patterns["Test"] = value
 			case "bench":
 				patterns["Benchmark"] = value
 			case "fuzz":
 				patterns["Fuzz"] = value
+			}
+		}
+		for i, p := range pkgs {
+			if dir != "." {
+				pkgs[i] = dir + "/" + strings.TrimPrefix(p, "./")
 			}
 		}
 		dirs := checkPackages(t, line, pkgs)
