@@ -26,6 +26,7 @@ var illustrations = []struct{ file, first string }{
 	{"docs/postgres.md", "-- many rows in one statement: next_id_bulk() is one inlinable expression"},
 	{"docs/postgres.md", "insta7               shard 7     dry run  Instagram's published next_id()"},
 	{"docs/operations.md", "SERVER                                   KIND     INCREMENT OFFSET LAST                 RECORDED             BEHIND"},
+	{"docs/metrics.md", `shardid_tickets_draws_total{name="tickets64"} 100`}, // its names checked by the metrics module's TestScrapeLiveClients
 }
 
 // externalTools are programs of other projects the docs' shell blocks run

@@ -138,7 +138,7 @@ func NewGenerator(s Settings) (*Generator, error) {
 		g.clock = time.Now
 	}
 	if g.sleep == nil {
-		g.sleep = parkUntil
+		g.sleep = DefaultSleep
 	}
 	if _, err := l.Ticks(g.clock()); err != nil {
 		return nil, fmt.Errorf("generator: clock: %w", err)
@@ -265,3 +265,9 @@ func NodeID(datacenter, worker int64) (int64, error) {
 	}
 	return datacenter<<WorkerBits | worker, nil
 }
+
+// DefaultSleep is the Sleep a Generator uses when Settings.Sleep is nil: it
+// pauses the calling goroutine for at least d without spending the
+// processor, waking close to the deadline (see Settings.Sleep). A Sleep of
+// your own that counts the waits (package metrics does) can call it.
+func DefaultSleep(d time.Duration) { parkUntil(d) }

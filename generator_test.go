@@ -310,8 +310,8 @@ func TestDefaultSleepParks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if reflect.ValueOf(g.sleep).Pointer() != reflect.ValueOf(parkUntil).Pointer() {
-		t.Errorf("the default sleep is not parkUntil")
+	if reflect.ValueOf(g.sleep).Pointer() != reflect.ValueOf(DefaultSleep).Pointer() {
+		t.Errorf("the default sleep is not DefaultSleep (parkUntil)")
 	}
 	for _, d := range []time.Duration{0, 50 * time.Microsecond, 900 * time.Microsecond, 3 * time.Millisecond} {
 		start := time.Now()

@@ -33,6 +33,20 @@ func TestHouse(t *testing.T) {
 			}
 		}
 	})
+	t.Run("counters import no metrics", func(t *testing.T) {
+		// Prometheus stays in the metrics module: the core and the
+		// counter packages link none of it, nor of client_golang's
+		// dependencies.
+		out, err := exec.Command("go", "list", "-deps", ".", "./lease/...", "./segment/...", "./tickets/...").Output()
+		if err != nil {
+			t.Fatalf("go list -deps: %v", err)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			if strings.Contains(dep, "prometheus") || strings.HasPrefix(dep, "github.com/shardid/shardid/metrics") {
+				t.Errorf("the core or a counter package depends on %s: metrics are the metrics module's alone", dep)
+			}
+		}
+	})
 	t.Run("internal packages", func(t *testing.T) {
 		out, err := exec.Command("go", "list", "./internal/...").Output()
 		if err != nil {

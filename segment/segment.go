@@ -224,6 +224,8 @@ func (s *seg) dropThrough(id int64) int64 {
 
 // Stats is a snapshot of a Segments client.
 type Stats struct {
+	// Drawn is the number of IDs handed out.
+	Drawn int64
 	// Loads is the number of segments taken, each one statement.
 	Loads int64
 	// Failures is the number of allocations that failed.
@@ -411,6 +413,7 @@ func (c *Segments) Next(ctx context.Context) (int64, error) {
 		if c.cur.left() > 0 {
 			id := c.cur.first + c.cur.used
 			c.cur.used++
+			c.stats.Drawn++
 			if c.next == nil && c.loading == nil && c.pastThreshold() && c.mono()-c.failedAt >= c.set.RetryInterval {
 				c.startLoad()
 			}
