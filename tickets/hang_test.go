@@ -229,3 +229,49 @@ func BenchmarkHungServer(b *testing.B) {
 		b.ReportMetric(float64(drawn)/float64(base)*float64(pausedAt.Sub(steady))/float64(continuedAt.Sub(pausedAt)), "hang/steady-rate")
 	}
 }
+
+// BenchmarkHealthyServers measures what the client does with two healthy
+// MariaDB servers under whatever load the machine has (run it beside
+// another test suite): 150 goroutines draw for 10 s with the default
+// settings. Metrics: failovers, draws abandoned and of those that answered
+// late, the longest call. With every server healthy the adaptive budget
+// should make no failover.
+//
+//	go test -run XXX -bench HealthyServers -benchtime 1x ./tickets
+func BenchmarkHealthyServers(b *testing.B) {
+	ctx := context.Background()
+	srv := testsrv.MariaDB(b)
+	da, db := testsrv.Open(b, "mysql", testsrv.Database(b, srv)), testsrv.Open(b, "mysql", testsrv.Database(b, srv))
+	for i, d := range []*sql.DB{da, db} {
+		if _, _, err := tickets.Up(ctx, d, tickets.Settings{Name: "t", Increment: 2, Offset: int64(i + 1)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, d := range []*sql.DB{da, db} {
+		d.SetMaxOpenConns(40) // below the server's max_connections: the draws queue for a connection, as an application's do
+	}
+	for range b.N {
+		var ev events
+		cl, err := tickets.NewClient(ctx, []tickets.Server{{Name: "a", DB: da}, {Name: "b", DB: db}}, tickets.ClientSettings{Name: "t", OnEvent: ev.add})
+		if err != nil {
+			b.Fatal(err)
+		}
+		l := startLoop(cl, 150)
+		time.Sleep(10 * time.Second) // a measurement window, not a synchronization
+		ids := l.finish()
+		st := cl.Stats()
+		longest, _, _, _ := l.stalls(time.Time{}, time.Now())
+		if n := bench.Repeats(ids); n != 0 {
+			b.Fatalf("%d tickets twice", n)
+		}
+		if f := append(ev.of(tickets.EventFailover, "a"), ev.of(tickets.EventFailover, "b")...); len(f) > 0 {
+			b.Logf("first failover: %s", f[0])
+		}
+		b.ReportMetric(float64(st.Failovers), "failovers")
+		b.ReportMetric(float64(st.Abandoned), "abandoned")
+		b.ReportMetric(float64(st.Late), "late-answers")
+		b.ReportMetric(float64(len(l.errs)), "failed-calls")
+		b.ReportMetric(float64(len(ids)), "tickets")
+		b.ReportMetric(float64(longest.Milliseconds()), "longest-call-ms")
+	}
+}
