@@ -30,7 +30,7 @@ func HistoryTable(table string) string {
 	if table == "" {
 		table = DefaultTable
 	}
-	return table + "_goose_db_version"
+	return table + historySuffix
 }
 
 // Migrations returns the goose migrations of lease table table ("" means

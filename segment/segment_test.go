@@ -98,7 +98,7 @@ func upStatements(t *testing.T, migration string) string {
 // rule, before any SQL is rendered.
 func TestSegmentNamesChecked(t *testing.T) {
 	t.Parallel()
-	for _, name := range []string{"Segments", "a.b.c", "x-y", "pg_ids", "1ids", strings.Repeat("a", 47), "ids; DROP TABLE t", ""} {
+	for _, name := range []string{"Segments", "a.b.c", "x-y", "pg_ids", "1ids", strings.Repeat("a", 40), "ids; DROP TABLE t", ""} {
 		if name == "" {
 			continue // "" means the default
 		}
@@ -106,7 +106,7 @@ func TestSegmentNamesChecked(t *testing.T) {
 			t.Errorf("table %q: %v, want ErrInvalidTable", name, err)
 		}
 	}
-	for _, ok := range []string{"ids", "app.ids", strings.Repeat("a", 46)} {
+	for _, ok := range []string{"ids", "app.ids", strings.Repeat("a", 39)} {
 		if _, err := segment.Migrations(dialect.MySQL, ok); err != nil {
 			t.Errorf("table %q: %v", ok, err)
 		}

@@ -6,12 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"regexp"
 	"strings"
 	"text/template"
 
 	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/gooseup"
+	"github.com/shardid/shardid/internal/quote"
 )
 
 // Kind is what holds a ticket name's counter on a server.
@@ -96,9 +96,9 @@ func badSetting(field string, v any, reason string, args ...any) error {
 // Settings describes one ticket name on one server.
 type Settings struct {
 	// Name is the ticket table (or sequence): lower-case letters, digits
-	// and _, starting with a letter or _, at most 47 bytes (its goose
-	// version table, HistoryTable, adds 17), not ending in _class (the
-	// suffix of class tables, ClassTable).
+	// and _, starting with a letter or _, not pg_*, at most 46 bytes (its
+	// goose version table, HistoryTable, adds 17), not ending in _class
+	// (the suffix of class tables, ClassTable).
 	Name string
 	// Increment is the number of residue classes, the same on every
 	// server of the name: 1..MaxIncrement. 0 means 1.
@@ -118,13 +118,13 @@ type Settings struct {
 	Cache int64
 }
 
-var nameRE = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,46}$`)
-
 // CheckName returns a *SettingError (wrapping ErrInvalidSettings) unless
-// name is a valid ticket name (see Settings.Name).
+// name is a valid ticket name (see Settings.Name): the rule every
+// counter's table follows, without a schema (a ticket name lives in the
+// DSN's database), at most 46 bytes (HistoryTable appends 17).
 func CheckName(name string) error {
-	if !nameRE.MatchString(name) {
-		return badSetting("name", name, "is not a ticket name (allowed: lower-case letters, digits and _, starting with a letter or _, at most 47 bytes)")
+	if quote.CheckTable(name, false, len(historySuffix)) != nil {
+		return badSetting("name", name, "is not a ticket name (allowed: lower-case letters, digits and _, starting with a letter or _, not pg_*, at most %d bytes)", quote.MaxIdent-len(historySuffix))
 	}
 	return nil
 }
@@ -200,9 +200,12 @@ func (s Settings) first() int64 {
 	return s.Start + s.Increment - r
 }
 
+// historySuffix makes a name's goose version table (HistoryTable).
+const historySuffix = "_goose_db_version"
+
 // HistoryTable is the goose version table that records name's migration:
 // one per ticket name, so it mixes with no other goose history.
-func HistoryTable(name string) string { return name + "_goose_db_version" }
+func HistoryTable(name string) string { return name + historySuffix }
 
 // MigrationName is the file name of name's goose migration.
 func MigrationName(name string) string { return "00001_tickets_" + name + ".sql" }
@@ -242,7 +245,7 @@ var templates = template.Must(template.New("tickets").ParseFS(templateFS, "sql/*
 // only needed by the migration, which passes normalized settings; the
 // runtime statements need the name and kind alone.
 func newView(d dialect.Dialect, s Settings) view {
-	v := view{Dialect: d, Kind: s.Kind, Name: "`" + s.Name + "`", Class: "`" + ClassTable(s.Name) + "`", Increment: s.Increment, Offset: s.Offset,
+	v := view{Dialect: d, Kind: s.Kind, Name: quote.Table(s.Name, false), Class: quote.Table(ClassTable(s.Name), false), Increment: s.Increment, Offset: s.Offset,
 		Cache: s.Cache, MaxIncrement: MaxIncrement, Guard: d == dialect.MySQL}
 	if s.Increment > 0 {
 		v.First = s.first()

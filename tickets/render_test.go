@@ -84,7 +84,7 @@ func TestSettingsRefused(t *testing.T) {
 	}{
 		{dialect.MySQL, tickets.Settings{Name: "Tickets64"}, "name", `name "Tickets64" is not a ticket name (allowed: lower-case letters`},
 		{dialect.MySQL, tickets.Settings{Name: "t`; DROP TABLE x; --"}, "name", "allowed: lower-case letters"},
-		{dialect.MySQL, tickets.Settings{Name: strings.Repeat("t", 48)}, "name", "at most 47 bytes"},
+		{dialect.MySQL, tickets.Settings{Name: strings.Repeat("t", 47)}, "name", "at most 46 bytes"},
 		{dialect.MySQL, tickets.Settings{Name: "photos_class"}, "name", `name "photos_class" ends in _class, the suffix of class tables (photos_class is the class table of ticket name photos)`},
 		{dialect.MySQL, tickets.Settings{Name: "t", Increment: 65536}, "increment", "increment 65536 is out of range (allowed 1-65535)"},
 		{dialect.MySQL, tickets.Settings{Name: "t", Increment: 2, Offset: 3}, "offset", "offset 3 is out of range (allowed 1-2, the increment)"},

@@ -54,7 +54,7 @@ func (f *segmentFlags) register(fs *flagSet, tagUsage string) {
 // open checks the table name (and the tag, when the command takes one)
 // before anything connects, then connects.
 func (f *segmentFlags) open(ctx context.Context, fs *flagSet) (*sql.DB, dialect.Dialect, error) {
-	if err := segment.CheckTableName(f.table); err != nil {
+	if err := segment.CheckTable(f.table); err != nil {
 		return nil, "", usagef("--table: %v", err)
 	}
 	if fs.Lookup("tag") != nil {
@@ -352,8 +352,8 @@ func runSegmentResume(ctx context.Context, env *cliEnv, args []string) error {
 		return usagef("--to: %d is out of range (allowed: 1 or more, or 0 for none)", *to)
 	case *tag != "" && segment.CheckTag(*tag) != nil:
 		return usagef("--tag: %v", segment.CheckTag(*tag))
-	case segment.CheckTableName(f.table) != nil:
-		return usagef("--table: %v", segment.CheckTableName(f.table))
+	case segment.CheckTable(f.table) != nil:
+		return usagef("--table: %v", segment.CheckTable(f.table))
 	}
 	// (--tag is optional here, so not through f.open, which requires it.)
 	db, d, err := openAnyDSN(ctx, fs.origin("dsn"), f.dsn, formPostgres|formMySQL)
