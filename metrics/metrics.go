@@ -66,7 +66,7 @@ func (m *Tickets) Watch(c *tickets.Client) {
 	m.mu.Unlock()
 }
 
-// OnEvent counts e by kind; pass it as tickets.ClientSettings.OnEvent (or
+// OnEvent counts e by kind; pass it as tickets.Settings.OnEvent (or
 // call it from yours).
 func (m *Tickets) OnEvent(e tickets.Event) { m.events.WithLabelValues(m.name, e.Kind.String()).Inc() }
 

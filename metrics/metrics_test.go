@@ -68,12 +68,12 @@ func TestScrapeLiveClients(t *testing.T) {
 	a, _ := testsrv.MariaDBDB(t)
 	b, _ := testsrv.MariaDBDB(t)
 	for i, db := range []*sql.DB{a, b} {
-		if _, _, err := tickets.Up(ctx, db, tickets.Settings{Name: "t", Increment: 2, Offset: int64(i + 1)}); err != nil {
+		if _, _, err := tickets.Up(ctx, db, tickets.Counter{Name: "t", Increment: 2, Offset: int64(i + 1)}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	tm := metrics.NewTickets("t")
-	tc, err := tickets.NewClient(ctx, []tickets.Server{{Name: "a", DB: a}, {Name: "b", DB: b}}, tickets.ClientSettings{Name: "t", OnEvent: tm.OnEvent})
+	tc, err := tickets.NewClient(ctx, []tickets.Server{{Name: "a", DB: a}, {Name: "b", DB: b}}, tickets.Settings{Name: "t", OnEvent: tm.OnEvent})
 	if err != nil {
 		t.Fatal(err)
 	}

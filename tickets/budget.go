@@ -10,7 +10,7 @@ import (
 // server slowed by load is not taken for a hung one: the budget is
 // budgetFactor times the slowest answer it gave recently (that slowest
 // answer halving every latencyHalfLife without a slower one), never below
-// ClientSettings.Budget and never above half the Timeout, so that a call
+// Settings.Budget and never above half the Timeout, so that a call
 // that leaves a server always has time left for another. A draw leaves a server
 // only after the server has been silent for its budget: answering none of
 // the client's draws since this one started, or since the last answer it

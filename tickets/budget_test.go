@@ -66,14 +66,14 @@ func TestSlowServerNotFailedOver(t *testing.T) {
 	ctx := context.Background()
 	srv := testsrv.MariaDB(t)
 	a, b := testsrv.Open(t, "mysql", testsrv.Database(t, srv)), testsrv.Open(t, "mysql", testsrv.Database(t, srv))
-	up(t, a, tickets.Settings{Name: "t", Increment: 2, Offset: 1})
-	up(t, b, tickets.Settings{Name: "t", Increment: 2, Offset: 2})
+	up(t, a, tickets.Counter{Name: "t", Increment: 2, Offset: 1})
+	up(t, b, tickets.Counter{Name: "t", Increment: 2, Offset: 2})
 	servers := []tickets.Server{{Name: "a", DB: a}, {Name: "b", DB: b}}
 	// The timeout is long enough for b's budget to grow past its slowest
 	// draw on a loaded machine (a budget is at most half of it); the
 	// budget is the default.
-	set := tickets.ClientSettings{Name: "t", Timeout: 20 * time.Second}
-	run := func(newClient func(context.Context, []tickets.Server, tickets.ClientSettings) (*tickets.Client, error), fromB int64) (failovers, slow int, cl *tickets.Client) {
+	set := tickets.Settings{Name: "t", Timeout: 20 * time.Second}
+	run := func(newClient func(context.Context, []tickets.Server, tickets.Settings) (*tickets.Client, error), fromB int64) (failovers, slow int, cl *tickets.Client) {
 		t.Helper()
 		var ev events
 		s := set
@@ -119,10 +119,10 @@ func TestFailedServerProbedWithinASecond(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b, _ := testsrv.MariaDBDB(t)
-	up(t, b, tickets.Settings{Name: "t", Increment: 2, Offset: 2})
+	up(t, b, tickets.Counter{Name: "t", Increment: 2, Offset: 2})
 	dead := testsrv.Open(t, "mysql", "root@tcp(127.0.0.1:1)/x?timeout=1s")
 	var ev events
-	cl, err := tickets.NewClient(ctx, []tickets.Server{{Name: "a", DB: dead}, {Name: "b", DB: b}}, tickets.ClientSettings{Name: "t", Timeout: patient, OnEvent: ev.add})
+	cl, err := tickets.NewClient(ctx, []tickets.Server{{Name: "a", DB: dead}, {Name: "b", DB: b}}, tickets.Settings{Name: "t", Timeout: patient, OnEvent: ev.add})
 	if err != nil {
 		t.Fatal(err)
 	}

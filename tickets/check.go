@@ -62,7 +62,7 @@ func Read(ctx context.Context, db *sql.DB, name string) (ServerSettings, error) 
 		return got, fmt.Errorf("%w: the server speaks %s", ErrNotMySQL, d)
 	}
 	got.Dialect = d
-	v := newView(d, Settings{Name: name, Kind: KindTable})
+	v := newView(d, Counter{Name: name, Kind: KindTable})
 	q, err := v.render("kind")
 	if err != nil {
 		return got, err
@@ -183,7 +183,7 @@ func Check(servers []ServerSettings) error {
 // kind, increment or offset it changes nothing and returns the server's
 // settings and an error wrapping ErrSettingsDiffer. ran lists the
 // migration files that ran.
-func Up(ctx context.Context, db *sql.DB, s Settings) (ran []string, got ServerSettings, err error) {
+func Up(ctx context.Context, db *sql.DB, s Counter) (ran []string, got ServerSettings, err error) {
 	s, err = s.normalize()
 	if err != nil {
 		return nil, got, err
@@ -214,7 +214,7 @@ func Up(ctx context.Context, db *sql.DB, s Settings) (ran []string, got ServerSe
 
 // differ returns an error wrapping ErrSettingsDiffer unless got is what s
 // asks for.
-func differ(got ServerSettings, s Settings) error {
+func differ(got ServerSettings, s Counter) error {
 	if got.Kind != s.Kind || got.Increment != s.Increment || got.Offset != s.Offset {
 		return fmt.Errorf("%w: %s is a %s with increment %d, offset %d; asked for a %s with increment %d, offset %d: left as it is",
 			ErrSettingsDiffer, s.Name, got.Kind, got.Increment, got.Offset, s.Kind, s.Increment, s.Offset)

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// Defaults of ClientSettings.
+// Defaults of Settings.
 const (
 	// DefaultRetryAfter is how long a server that failed is first passed
 	// over.
@@ -53,9 +53,11 @@ type Server struct {
 	DB *sql.DB
 }
 
-// ClientSettings configures a Client. Only Name is required; the zero value
-// of every other field means the documented default.
-type ClientSettings struct {
+// Settings configures a Client, the long-lived client of a ticket name's
+// servers (as lease.Settings and segment.Settings configure theirs). Only
+// Name is required; the zero value of every other field means the
+// documented default.
+type Settings struct {
 	// Name is the ticket name on every server.
 	Name string
 	// RetryAfter is how long a server that failed is first passed over;
@@ -140,12 +142,12 @@ type ClientSettings struct {
 // sequence whose position the role may not read is found only by the
 // clients that drew from it before, and by the reports.
 //
-// A server that fails, or stays silent for its budget (ClientSettings.
+// A server that fails, or stays silent for its budget (Settings.
 // Budget) while another is left to ask, is passed over, and the call goes
 // on to the next; afterwards only one caller at a time probes it, with a
 // backoff that doubles per failed probe. It is safe for concurrent use.
 type Client struct {
-	set     ClientSettings
+	set     Settings
 	servers []*server
 	turn    atomic.Uint64
 
@@ -166,7 +168,7 @@ type Client struct {
 	noRejudge        bool // servers read before are not weighed against class rows merged later
 	noBreaker        bool // every caller retries a failed server once RetryAfter passed
 	perServerTimeout bool // each server of a call may take the whole Timeout
-	fixedBudget      bool // every server's budget is ClientSettings.Budget, whatever it answers in
+	fixedBudget      bool // every server's budget is Settings.Budget, whatever it answers in
 }
 
 // server is one Server and what the client knows of it.
@@ -222,9 +224,9 @@ type ServerState struct {
 	// Down is true while the server is passed over after an error.
 	Down bool
 	// Budget is how long a draw waits for the server, silent, while
-	// another server is left to ask (ClientSettings.Budget), as it has
+	// another server is left to ask (Settings.Budget), as it has
 	// been answering: a failed server and its probes get
-	// ClientSettings.Budget.
+	// Settings.Budget.
 	Budget time.Duration
 	// LastErr is the server's last error (nil after a successful draw).
 	LastErr error
@@ -241,13 +243,13 @@ type ServerState struct {
 // answers, and is refused for good if it overlaps. It returns errors
 // wrapping ErrInvalidSettings, ErrIncrementMismatch, ErrOverlap, and
 // ErrNoServer when no server answers.
-func NewClient(ctx context.Context, servers []Server, s ClientSettings) (*Client, error) {
+func NewClient(ctx context.Context, servers []Server, s Settings) (*Client, error) {
 	return newClient(ctx, servers, s, nil)
 }
 
 // newClient is NewClient; hooks, if set, changes the client before it
 // reads the servers (tests only).
-func newClient(ctx context.Context, servers []Server, s ClientSettings, hook func(*Client)) (*Client, error) {
+func newClient(ctx context.Context, servers []Server, s Settings, hook func(*Client)) (*Client, error) {
 	if err := CheckName(s.Name); err != nil {
 		return nil, err
 	}

@@ -9,7 +9,7 @@ import (
 // probe, a rewound server's recheck, the next record, how long a server
 // has been silent) is taken on the monotonic clock, which no setting of
 // the wall clock moves: an NTP step, or an operator's, changes none of
-// them. The wall clock (ClientSettings.Clock) is only watched: a step of
+// them. The wall clock (Settings.Clock) is only watched: a step of
 // it is reported (EventClockStepped), since the servers' and other
 // processes' clocks did not step with it.
 

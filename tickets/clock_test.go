@@ -34,8 +34,8 @@ func TestClockStepKeepsRecords(t *testing.T) {
 			srv := testsrv.MariaDB(t)
 			dsnA := testsrv.Database(t, srv)
 			a, b := testsrv.Open(t, "mysql", dsnA), testsrv.Open(t, "mysql", testsrv.Database(t, srv))
-			up(t, a, tickets.Settings{Name: "t", Increment: 2, Offset: 1})
-			up(t, b, tickets.Settings{Name: "t", Increment: 2, Offset: 2})
+			up(t, a, tickets.Counter{Name: "t", Increment: 2, Offset: 1})
+			up(t, b, tickets.Counter{Name: "t", Increment: 2, Offset: 2})
 			servers := []tickets.Server{{Name: "a", DB: a}, {Name: "b", DB: b}}
 			var off atomic.Int64 // the wall clock's step
 			var ev events
@@ -71,7 +71,7 @@ func TestClockStepKeepsRecords(t *testing.T) {
 			if err := dbserver.LoadMariaDB(ctx, srv.Port(), dbName(t, dsnA), dump); err != nil {
 				t.Fatal(err)
 			}
-			fresh, err := tickets.NewClient(ctx, servers, tickets.ClientSettings{Name: "t", Timeout: patient})
+			fresh, err := tickets.NewClient(ctx, servers, tickets.Settings{Name: "t", Timeout: patient})
 			if err != nil {
 				t.Fatal(err)
 			}

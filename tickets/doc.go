@@ -38,10 +38,10 @@
 // A server that hangs (a stuck disk, a stopped process) costs a call at
 // most its budget before the call goes on to the next server; the budget
 // adapts to how fast the server has been answering, so a server slowed by
-// load goes on being waited for (ClientSettings.Budget). Afterwards only
+// load goes on being waited for (Settings.Budget). Afterwards only
 // one caller at a time probes a failed server, with a backoff doubling up
 // to a second. Every decision of when is timed on the monotonic clock; a
-// step of the wall clock is reported. ClientSettings.OnEvent reports
+// step of the wall clock is reported. Settings.OnEvent reports
 // failovers, servers down, up and slow, rewinds, sequence gaps and clock
 // steps; Client.Stats counts them.
 //

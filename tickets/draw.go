@@ -46,7 +46,7 @@ func (c *Client) admit(srv *server, now time.Duration, mayProbe bool) (admission
 }
 
 // budgetOf is how long a draw waits for srv, silent, while another server
-// is left to ask: its adaptive budget (budget.go), or ClientSettings.Budget
+// is left to ask: its adaptive budget (budget.go), or Settings.Budget
 // for a server that failed (down) and its probes, whose history says
 // nothing of how it answers now. srv.mu need not be held; down is its
 // state.

@@ -97,7 +97,7 @@ func (e *RewindError) Unwrap() error { return ErrRewound }
 // EventKind says what an Event reports.
 type EventKind int
 
-// The events a Client reports through ClientSettings.OnEvent.
+// The events a Client reports through Settings.OnEvent.
 const (
 	// EventServerDown: a server failed a draw or did not answer within
 	// the budget; it is passed over for Event.Backoff, after which one
@@ -144,7 +144,7 @@ const (
 	// been passed over) with a budget (Backoff) raised to what it answers
 	// in.
 	EventSlow
-	// EventClockStepped: the wall clock (ClientSettings.Clock) stepped by
+	// EventClockStepped: the wall clock (Settings.Clock) stepped by
 	// Step (forward positive, back negative) against the monotonic clock
 	// between two records. The client takes no decision on the wall
 	// clock; the step is reported since other processes' clocks did not
@@ -163,7 +163,7 @@ func (k EventKind) String() string {
 }
 
 // Event is one thing that happened in a Client, handed to
-// ClientSettings.OnEvent. Fields that do not apply to a kind are zero.
+// Settings.OnEvent. Fields that do not apply to a kind are zero.
 type Event struct {
 	// Kind says what happened.
 	Kind EventKind

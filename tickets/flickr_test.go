@@ -27,7 +27,7 @@ func TestFlickrFormRestsOnSessionVariables(t *testing.T) {
 			if _, err := db.ExecContext(ctx, flickrSetup[0]); err != nil {
 				t.Fatal(err)
 			}
-			up(t, db, tickets.Settings{Name: "t", Increment: 2, Offset: 2})
+			up(t, db, tickets.Counter{Name: "t", Increment: 2, Offset: 2})
 			set, err := db.Conn(ctx)
 			if err != nil {
 				t.Fatal(err)
@@ -112,7 +112,7 @@ func TestTiDBDoesNotEnforceTheCheck(t *testing.T) {
 		db       *sql.DB
 		enforced bool
 	}{"mariadb": {maria, true}, "tidb": {ti, false}} {
-		up(t, c.db, tickets.Settings{Name: "t", Increment: 2, Offset: 1})
+		up(t, c.db, tickets.Counter{Name: "t", Increment: 2, Offset: 1})
 		_, err := c.db.ExecContext(ctx, "INSERT INTO t (stub, id, `increment`, `offset`) VALUES ('b', 0, 2, 5)")
 		if (err != nil) != c.enforced {
 			t.Errorf("%s: offset 5 of increment 2: %v; enforced: want %v", name, err, c.enforced)

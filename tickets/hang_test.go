@@ -93,7 +93,7 @@ func TestHungServer(t *testing.T) {
 	var ev events
 	var ahead atomic.Int64 // how far the test moved the breaker's clock
 	clock := func() time.Duration { return time.Duration(ahead.Load()) }
-	set := tickets.ClientSettings{Name: "t", Budget: budget, Timeout: timeout, RetryAfter: retry, MaxRetryAfter: time.Second, OnEvent: ev.add}
+	set := tickets.Settings{Name: "t", Budget: budget, Timeout: timeout, RetryAfter: retry, MaxRetryAfter: time.Second, OnEvent: ev.add}
 	cl, err := tickets.NewClientOnClock(ctx, servers, set, clock)
 	if err != nil {
 		t.Fatal(err)
@@ -198,11 +198,11 @@ func BenchmarkHungServer(b *testing.B) {
 	da := testsrv.Open(b, "mysql", testsrv.Database(b, srvA))
 	db := testsrv.Open(b, "mysql", testsrv.Database(b, srvB))
 	for i, d := range []*sql.DB{da, db} {
-		if _, _, err := tickets.Up(ctx, d, tickets.Settings{Name: "t", Increment: 2, Offset: int64(i + 1)}); err != nil {
+		if _, _, err := tickets.Up(ctx, d, tickets.Counter{Name: "t", Increment: 2, Offset: int64(i + 1)}); err != nil {
 			b.Fatal(err)
 		}
 	}
-	cl, err := tickets.NewClient(ctx, []tickets.Server{{Name: "a", DB: da}, {Name: "b", DB: db}}, tickets.ClientSettings{Name: "t"})
+	cl, err := tickets.NewClient(ctx, []tickets.Server{{Name: "a", DB: da}, {Name: "b", DB: db}}, tickets.Settings{Name: "t"})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -243,7 +243,7 @@ func BenchmarkHealthyServers(b *testing.B) {
 	srv := testsrv.MariaDB(b)
 	da, db := testsrv.Open(b, "mysql", testsrv.Database(b, srv)), testsrv.Open(b, "mysql", testsrv.Database(b, srv))
 	for i, d := range []*sql.DB{da, db} {
-		if _, _, err := tickets.Up(ctx, d, tickets.Settings{Name: "t", Increment: 2, Offset: int64(i + 1)}); err != nil {
+		if _, _, err := tickets.Up(ctx, d, tickets.Counter{Name: "t", Increment: 2, Offset: int64(i + 1)}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -252,7 +252,7 @@ func BenchmarkHealthyServers(b *testing.B) {
 	}
 	for range b.N {
 		var ev events
-		cl, err := tickets.NewClient(ctx, []tickets.Server{{Name: "a", DB: da}, {Name: "b", DB: db}}, tickets.ClientSettings{Name: "t", OnEvent: ev.add})
+		cl, err := tickets.NewClient(ctx, []tickets.Server{{Name: "a", DB: da}, {Name: "b", DB: db}}, tickets.Settings{Name: "t", OnEvent: ev.add})
 		if err != nil {
 			b.Fatal(err)
 		}

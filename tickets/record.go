@@ -20,7 +20,7 @@ func (c *Client) load(ctx context.Context, srv *server, check bool) error {
 	// not the draws: this client still finds a rewind in its own draws.
 	rows, classErr := ReadClass(ctx, srv.DB, c.set.Name)
 	hasClass := classErr == nil
-	v := newView(got.Dialect, Settings{Name: c.set.Name, Kind: got.Kind})
+	v := newView(got.Dialect, Counter{Name: c.set.Name, Kind: got.Kind})
 	v.Guard = v.Guard && !c.set.AllowLossyCommit
 	draw, err := v.render("draw")
 	if err != nil {

@@ -256,7 +256,7 @@ func Resume(ctx context.Context, servers []Server, s ResumeSettings) (ResumeResu
 	}
 	res.Target = align(base+s.Skip*me.Increment, me.Offset, me.Increment)
 	db := servers[target].DB
-	v := newView(me.Dialect, Settings{Name: s.Name, Kind: me.Kind})
+	v := newView(me.Dialect, Counter{Name: s.Name, Kind: me.Kind})
 	v.Target = res.Target
 	q, err := v.render("resume")
 	if err != nil {

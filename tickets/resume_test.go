@@ -21,9 +21,9 @@ func TestResumeRefuses(t *testing.T) {
 	a, _ := testsrv.MariaDBDB(t)
 	b, _ := testsrv.MariaDBDB(t)
 	solo, _ := testsrv.MariaDBDB(t)
-	up(t, a, tickets.Settings{Name: "t", Increment: 2, Offset: 1})
-	up(t, b, tickets.Settings{Name: "t", Increment: 2, Offset: 2})
-	up(t, solo, tickets.Settings{Name: "t"})
+	up(t, a, tickets.Counter{Name: "t", Increment: 2, Offset: 1})
+	up(t, b, tickets.Counter{Name: "t", Increment: 2, Offset: 2})
+	up(t, solo, tickets.Counter{Name: "t"})
 	pair := []tickets.Server{{Name: "a", DB: a}, {Name: "b", DB: b}}
 	for _, c := range []struct {
 		name    string
@@ -70,8 +70,8 @@ func TestResumeAlignsAndReadsPeers(t *testing.T) {
 	ctx := context.Background()
 	a, _ := testsrv.MariaDBDB(t)
 	b, _ := testsrv.MariaDBDB(t)
-	up(t, a, tickets.Settings{Name: "t", Increment: 3, Offset: 1})
-	up(t, b, tickets.Settings{Name: "t", Increment: 3, Offset: 2})
+	up(t, a, tickets.Counter{Name: "t", Increment: 3, Offset: 1})
+	up(t, b, tickets.Counter{Name: "t", Increment: 3, Offset: 2})
 	if _, err := b.Exec("UPDATE t SET id = 1001"); err != nil { // b handed out up to 1001 (2 mod 3)
 		t.Fatal(err)
 	}
@@ -105,8 +105,8 @@ func TestBehindAndNoClassTable(t *testing.T) {
 	ctx := context.Background()
 	a, _ := testsrv.MariaDBDB(t)
 	b, _ := testsrv.MariaDBDB(t)
-	up(t, a, tickets.Settings{Name: "t", Increment: 2, Offset: 1})
-	up(t, b, tickets.Settings{Name: "t", Increment: 2, Offset: 2})
+	up(t, a, tickets.Counter{Name: "t", Increment: 2, Offset: 1})
+	up(t, b, tickets.Counter{Name: "t", Increment: 2, Offset: 2})
 	if _, err := b.Exec("UPDATE t SET id = ?", 2*(tickets.DefaultMaxLag+10)); err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestBehindAndNoClassTable(t *testing.T) {
 		}
 	}
 	var ev events
-	cl, err := tickets.NewClient(ctx, []tickets.Server{{Name: "a", DB: a}, {Name: "b", DB: b}}, tickets.ClientSettings{Name: "t", OnEvent: ev.add, Timeout: patient})
+	cl, err := tickets.NewClient(ctx, []tickets.Server{{Name: "a", DB: a}, {Name: "b", DB: b}}, tickets.Settings{Name: "t", OnEvent: ev.add, Timeout: patient})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestDrawingRole(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	root, dsn := testsrv.MariaDBDB(t)
-	up(t, root, tickets.Settings{Name: "t"})
+	up(t, root, tickets.Counter{Name: "t"})
 	cfg, err := mysql.ParseDSN(dsn)
 	if err != nil {
 		t.Fatal(err)
@@ -180,7 +180,7 @@ func TestDrawingRole(t *testing.T) {
 	draw := func() *events {
 		t.Helper()
 		var ev events
-		cl, err := tickets.NewClient(ctx, []tickets.Server{{Name: "m", DB: app}}, tickets.ClientSettings{Name: "t", OnEvent: ev.add, Timeout: patient})
+		cl, err := tickets.NewClient(ctx, []tickets.Server{{Name: "m", DB: app}}, tickets.Settings{Name: "t", OnEvent: ev.add, Timeout: patient})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -47,8 +47,8 @@ func (e *events) of(kind tickets.EventKind, server string) []tickets.Event {
 
 // fastRecord is a client setting that records every 20 ms, so that a test
 // need not wait long for the records it restores around.
-func fastRecord(name string, ev *events) tickets.ClientSettings {
-	return tickets.ClientSettings{Name: name, RetryAfter: 100 * time.Millisecond, RecordEvery: 20 * time.Millisecond, OnEvent: ev.add, Timeout: patient}
+func fastRecord(name string, ev *events) tickets.Settings {
+	return tickets.Settings{Name: name, RetryAfter: 100 * time.Millisecond, RecordEvery: 20 * time.Millisecond, OnEvent: ev.add, Timeout: patient}
 }
 
 // classRow reads the merged class row of offset from db.
@@ -91,7 +91,7 @@ func checkRewindEvent(t *testing.T, ev *events, server string) {
 // checks are off: the negative control.
 func blindDraws(t *testing.T, servers []tickets.Server, name string, n int) []int64 {
 	t.Helper()
-	blind, err := tickets.NewClientNoRewindCheck(context.Background(), servers, tickets.ClientSettings{Name: name, Timeout: patient})
+	blind, err := tickets.NewClientNoRewindCheck(context.Background(), servers, tickets.Settings{Name: name, Timeout: patient})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +232,7 @@ func afterRewind(t *testing.T, l *drawLoop, cl *tickets.Client, servers []ticket
 	t.Helper()
 	testsrv.WaitFor(t, "the running client to find the rewind", func() bool { return cl.Servers()[0].Rewound != nil })
 	testsrv.WaitFor(t, "the report on b", func() bool { return classRow(t, servers[1].DB, name, 1).Pending() })
-	fresh, err := tickets.NewClient(context.Background(), servers, tickets.ClientSettings{Name: name, Timeout: patient})
+	fresh, err := tickets.NewClient(context.Background(), servers, tickets.Settings{Name: name, Timeout: patient})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,8 +323,8 @@ func TestDumpReloaded(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dsnA, dsnB := testsrv.Database(t, c.srv), testsrv.Database(t, c.srv)
 			a, b := testsrv.Open(t, "mysql", dsnA), testsrv.Open(t, "mysql", dsnB)
-			up(t, a, tickets.Settings{Name: "t", Increment: 2, Offset: 1})
-			up(t, b, tickets.Settings{Name: "t", Increment: 2, Offset: 2})
+			up(t, a, tickets.Counter{Name: "t", Increment: 2, Offset: 1})
+			up(t, b, tickets.Counter{Name: "t", Increment: 2, Offset: 2})
 			servers := []tickets.Server{{Name: "a", DB: a}, {Name: "b", DB: b}}
 			var ev events
 			cl, err := tickets.NewClient(ctx, servers, fastRecord("t", &ev))
@@ -376,8 +376,8 @@ func TestSequenceRestored(t *testing.T) {
 	ctx := context.Background()
 	srv := testsrv.TiDB(t)
 	a, b := testsrv.Open(t, "mysql", testsrv.Database(t, srv)), testsrv.Open(t, "mysql", testsrv.Database(t, srv))
-	up(t, a, tickets.Settings{Name: "s", Increment: 2, Offset: 1, Kind: tickets.KindSequence, Cache: 50})
-	up(t, b, tickets.Settings{Name: "s", Increment: 2, Offset: 2, Kind: tickets.KindSequence, Cache: 50})
+	up(t, a, tickets.Counter{Name: "s", Increment: 2, Offset: 1, Kind: tickets.KindSequence, Cache: 50})
+	up(t, b, tickets.Counter{Name: "s", Increment: 2, Offset: 2, Kind: tickets.KindSequence, Cache: 50})
 	servers := []tickets.Server{{Name: "a", DB: a}, {Name: "b", DB: b}}
 	var ev events
 	cl, err := tickets.NewClient(ctx, servers, fastRecord("s", &ev))
@@ -390,7 +390,7 @@ func TestSequenceRestored(t *testing.T) {
 	drawsA := cl.Servers()[0].Draws
 	testsrv.WaitFor(t, "1,000 tickets from a after the dump", func() bool { return cl.Servers()[0].Draws >= drawsA+1000 })
 	reload := func() {
-		files := migrationFiles(t, dialect.TiDB, tickets.Settings{Name: "s", Increment: 2, Offset: 1, Kind: tickets.KindSequence, Cache: 50, Start: atDump})
+		files := migrationFiles(t, dialect.TiDB, tickets.Counter{Name: "s", Increment: 2, Offset: 1, Kind: tickets.KindSequence, Cache: 50, Start: atDump})
 		create := upStatements(t, string(files[tickets.MigrationName("s")]))[0]
 		for _, q := range []string{"DROP SEQUENCE s", create} {
 			if _, err := a.ExecContext(ctx, q); err != nil {
@@ -424,17 +424,17 @@ func TestNoFalseRewind(t *testing.T) {
 	ctx := context.Background()
 	a, _ := testsrv.MariaDBDB(t)
 	b, _ := testsrv.MariaDBDB(t)
-	up(t, a, tickets.Settings{Name: "t", Increment: 2, Offset: 1})
-	up(t, b, tickets.Settings{Name: "t", Increment: 2, Offset: 2})
+	up(t, a, tickets.Counter{Name: "t", Increment: 2, Offset: 1})
+	up(t, b, tickets.Counter{Name: "t", Increment: 2, Offset: 2})
 	servers := []tickets.Server{{Name: "a", DB: a}, {Name: "b", DB: b}}
-	cl, err := tickets.NewClient(ctx, servers, tickets.ClientSettings{Name: "t", RecordEvery: time.Millisecond, Timeout: patient})
+	cl, err := tickets.NewClient(ctx, servers, tickets.Settings{Name: "t", RecordEvery: time.Millisecond, Timeout: patient})
 	if err != nil {
 		t.Fatal(err)
 	}
 	l := startLoop(cl, 4)
 	testsrv.WaitFor(t, "500 tickets", func() bool { return l.total.Load() >= 500 })
 	for i := range 500 {
-		fresh, err := tickets.NewClient(ctx, servers, tickets.ClientSettings{Name: "t", Timeout: patient})
+		fresh, err := tickets.NewClient(ctx, servers, tickets.Settings{Name: "t", Timeout: patient})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -464,11 +464,11 @@ func TestSequenceRolledBackNoClient(t *testing.T) {
 	ctx := context.Background()
 	srv := testsrv.TiDB(t)
 	a, b := testsrv.Open(t, "mysql", testsrv.Database(t, srv)), testsrv.Open(t, "mysql", testsrv.Database(t, srv))
-	sa := tickets.Settings{Name: "s", Increment: 2, Offset: 1, Kind: tickets.KindSequence, Cache: 50}
+	sa := tickets.Counter{Name: "s", Increment: 2, Offset: 1, Kind: tickets.KindSequence, Cache: 50}
 	up(t, a, sa)
-	up(t, b, tickets.Settings{Name: "s", Increment: 2, Offset: 2, Kind: tickets.KindSequence, Cache: 50})
+	up(t, b, tickets.Counter{Name: "s", Increment: 2, Offset: 2, Kind: tickets.KindSequence, Cache: 50})
 	servers := []tickets.Server{{Name: "a", DB: a}, {Name: "b", DB: b}}
-	first, err := tickets.NewClient(ctx, servers, tickets.ClientSettings{Name: "s", Timeout: patient})
+	first, err := tickets.NewClient(ctx, servers, tickets.Settings{Name: "s", Timeout: patient})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -494,7 +494,7 @@ func TestSequenceRolledBackNoClient(t *testing.T) {
 	}
 	rollBack()
 	var ev events
-	fresh, err := tickets.NewClient(ctx, servers, tickets.ClientSettings{Name: "s", Timeout: patient, OnEvent: ev.add})
+	fresh, err := tickets.NewClient(ctx, servers, tickets.Settings{Name: "s", Timeout: patient, OnEvent: ev.add})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,14 +61,14 @@ func TestSequenceRestartRemarked(t *testing.T) {
 	ctx := context.Background()
 	srv := newTiDBOnDisk(t)
 	db := testsrv.Open(t, "mysql", testsrv.Database(t, srv))
-	up(t, db, tickets.Settings{Name: "s", Kind: tickets.KindSequence, Cache: 100})
-	up(t, db, tickets.Settings{Name: "t"})
+	up(t, db, tickets.Counter{Name: "s", Kind: tickets.KindSequence, Cache: 100})
+	up(t, db, tickets.Counter{Name: "t"})
 	var seqEv, tabEv events
-	seq, err := tickets.NewClient(ctx, []tickets.Server{{Name: "tidb", DB: db}}, tickets.ClientSettings{Name: "s", RetryAfter: 50 * time.Millisecond, OnEvent: seqEv.add, Timeout: patient})
+	seq, err := tickets.NewClient(ctx, []tickets.Server{{Name: "tidb", DB: db}}, tickets.Settings{Name: "s", RetryAfter: 50 * time.Millisecond, OnEvent: seqEv.add, Timeout: patient})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tab, err := tickets.NewClient(ctx, []tickets.Server{{Name: "tidb", DB: db}}, tickets.ClientSettings{Name: "t", RetryAfter: 50 * time.Millisecond, OnEvent: tabEv.add, Timeout: patient})
+	tab, err := tickets.NewClient(ctx, []tickets.Server{{Name: "tidb", DB: db}}, tickets.Settings{Name: "t", RetryAfter: 50 * time.Millisecond, OnEvent: tabEv.add, Timeout: patient})
 	if err != nil {
 		t.Fatal(err)
 	}

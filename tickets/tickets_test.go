@@ -17,7 +17,7 @@ import (
 )
 
 // up creates ticket name s on db, failing t on error.
-func up(t *testing.T, db *sql.DB, s tickets.Settings) tickets.ServerSettings {
+func up(t *testing.T, db *sql.DB, s tickets.Counter) tickets.ServerSettings {
 	t.Helper()
 	_, got, err := tickets.Up(context.Background(), db, s)
 	if err != nil {
@@ -47,7 +47,7 @@ func TestUpReadDraw(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			name := strings.ReplaceAll(c.name, "-", "_")
-			want := tickets.Settings{Name: name, Increment: 3, Offset: 2, Start: 100, Kind: c.kind}
+			want := tickets.Counter{Name: name, Increment: 3, Offset: 2, Start: 100, Kind: c.kind}
 			ran, got, err := tickets.Up(ctx, c.db, want)
 			if err != nil || len(ran) != 2 || got.Kind != c.kind || got.Increment != 3 || got.Offset != 2 {
 				t.Fatalf("up: ran %v, %+v, %v", ran, got, err)
@@ -61,7 +61,7 @@ func TestUpReadDraw(t *testing.T) {
 				!strings.Contains(err.Error(), "with increment 3, offset 2; asked for a "+string(c.kind)+" with increment 3, offset 3: left as it is") {
 				t.Fatalf("other offset: %+v, %v", got, err)
 			}
-			cl, err := tickets.NewClient(ctx, []tickets.Server{{Name: c.name, DB: c.db}}, tickets.ClientSettings{Name: name, Timeout: patient})
+			cl, err := tickets.NewClient(ctx, []tickets.Server{{Name: c.name, DB: c.db}}, tickets.Settings{Name: name, Timeout: patient})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,11 +80,11 @@ func TestUpReadDraw(t *testing.T) {
 	if _, err := tickets.Read(ctx, maria, "nothing"); !errors.Is(err, tickets.ErrNoTickets) {
 		t.Errorf("read a name never created: %v", err)
 	}
-	if _, _, err := tickets.Up(ctx, maria, tickets.Settings{Name: "seq", Kind: tickets.KindSequence}); !errors.Is(err, tickets.ErrNotTiDB) || strings.Contains(err.Error(), "not a MySQL-family") {
+	if _, _, err := tickets.Up(ctx, maria, tickets.Counter{Name: "seq", Kind: tickets.KindSequence}); !errors.Is(err, tickets.ErrNotTiDB) || strings.Contains(err.Error(), "not a MySQL-family") {
 		t.Errorf("sequence on MariaDB: %v", err)
 	}
 	pg, _ := testsrv.PGDB(t)
-	if _, _, err := tickets.Up(ctx, pg, tickets.Settings{Name: "t"}); !errors.Is(err, tickets.ErrNotMySQL) {
+	if _, _, err := tickets.Up(ctx, pg, tickets.Counter{Name: "t"}); !errors.Is(err, tickets.ErrNotMySQL) {
 		t.Errorf("PostgreSQL: %v", err)
 	}
 }
@@ -98,9 +98,9 @@ func TestNewClientRefusesOverlap(t *testing.T) {
 	a, _ := testsrv.MariaDBDB(t)
 	b, _ := testsrv.MariaDBDB(t)
 	c, _ := testsrv.MariaDBDB(t)
-	up(t, a, tickets.Settings{Name: "t", Increment: 2, Offset: 1})
-	up(t, b, tickets.Settings{Name: "t", Increment: 2, Offset: 1})
-	up(t, c, tickets.Settings{Name: "t", Increment: 3, Offset: 2})
+	up(t, a, tickets.Counter{Name: "t", Increment: 2, Offset: 1})
+	up(t, b, tickets.Counter{Name: "t", Increment: 2, Offset: 1})
+	up(t, c, tickets.Counter{Name: "t", Increment: 3, Offset: 2})
 	for _, cs := range []struct {
 		servers []tickets.Server
 		want    error
@@ -109,7 +109,7 @@ func TestNewClientRefusesOverlap(t *testing.T) {
 		{[]tickets.Server{{Name: "a", DB: a}, {Name: "a again", DB: a}}, tickets.ErrOverlap},
 		{[]tickets.Server{{Name: "a", DB: a}, {Name: "c", DB: c}}, tickets.ErrIncrementMismatch},
 	} {
-		if _, err := tickets.NewClient(ctx, cs.servers, tickets.ClientSettings{Name: "t"}); !errors.Is(err, cs.want) {
+		if _, err := tickets.NewClient(ctx, cs.servers, tickets.Settings{Name: "t"}); !errors.Is(err, cs.want) {
 			t.Errorf("%s + %s: %v; want %v", cs.servers[0].Name, cs.servers[1].Name, err, cs.want)
 		}
 	}
@@ -185,7 +185,7 @@ func ownPair(t *testing.T, name string) (srvA *dbserver.MariaDB, servers []ticke
 	srvA = testsrv.NewMariaDB(t)
 	for i, srv := range []*dbserver.MariaDB{srvA, testsrv.MariaDB(t)} {
 		db := testsrv.Open(t, "mysql", testsrv.Database(t, srv))
-		up(t, db, tickets.Settings{Name: name, Increment: 2, Offset: int64(i + 1)})
+		up(t, db, tickets.Counter{Name: name, Increment: 2, Offset: int64(i + 1)})
 		servers = append(servers, tickets.Server{Name: string(rune('a' + i)), DB: db})
 	}
 	return srvA, servers
@@ -216,7 +216,7 @@ func TestFailover(t *testing.T) {
 	ctx := context.Background()
 	srvA, servers := ownPair(t, "tickets64")
 	a, b := servers[0].DB, servers[1].DB
-	cl, err := tickets.NewClient(ctx, servers, tickets.ClientSettings{Name: "tickets64", RetryAfter: 200 * time.Millisecond, Timeout: patient})
+	cl, err := tickets.NewClient(ctx, servers, tickets.Settings{Name: "tickets64", RetryAfter: 200 * time.Millisecond, Timeout: patient})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestFailover(t *testing.T) {
 	testsrv.WaitFor(t, "2,000 tickets with a down", func() bool { return l.total.Load() >= atCrash+2000 })
 	// A client started while a is down reads a's settings when a answers
 	// again, from several goroutines at once.
-	late, err := tickets.NewClient(ctx, servers, tickets.ClientSettings{Name: "tickets64", RetryAfter: 200 * time.Millisecond, Timeout: patient})
+	late, err := tickets.NewClient(ctx, servers, tickets.Settings{Name: "tickets64", RetryAfter: 200 * time.Millisecond, Timeout: patient})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +271,7 @@ func TestFailover(t *testing.T) {
 
 	// Negative control: the same tampering, checks off.
 	tamper(t, a, b)
-	blind, err := tickets.NewClient(ctx, servers, tickets.ClientSettings{Name: "tickets64", Timeout: patient})
+	blind, err := tickets.NewClient(ctx, servers, tickets.Settings{Name: "tickets64", Timeout: patient})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,8 +312,8 @@ func TestRefuseLossyCommit(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db := testsrv.Open(t, "mysql", testsrv.Database(t, testsrv.NewMariaDB(t)))
-	up(t, db, tickets.Settings{Name: "t"})
-	cl, err := tickets.NewClient(ctx, []tickets.Server{{Name: "m", DB: db}}, tickets.ClientSettings{Name: "t", Timeout: patient})
+	up(t, db, tickets.Counter{Name: "t"})
+	cl, err := tickets.NewClient(ctx, []tickets.Server{{Name: "m", DB: db}}, tickets.Settings{Name: "t", Timeout: patient})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,7 +326,7 @@ func TestRefuseLossyCommit(t *testing.T) {
 	if _, err := cl.Next(ctx); !errors.Is(err, tickets.ErrLossyCommit) || !strings.Contains(err.Error(), "innodb_flush_log_at_trx_commit=2") {
 		t.Errorf("flush at commit 2: %v", err)
 	}
-	lossy, err := tickets.NewClient(ctx, []tickets.Server{{Name: "m", DB: db}}, tickets.ClientSettings{Name: "t", AllowLossyCommit: true, Timeout: patient})
+	lossy, err := tickets.NewClient(ctx, []tickets.Server{{Name: "m", DB: db}}, tickets.Settings{Name: "t", AllowLossyCommit: true, Timeout: patient})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,7 @@ func runTicketsUp(ctx context.Context, env *cliEnv, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("tickets up: unexpected argument %q", fs.Arg(0))
 	}
-	// 0 means a default to tickets.Settings; given on the command line it
+	// 0 means a default to tickets.Counter; given on the command line it
 	// is a value out of range.
 	switch {
 	case *name == "":
@@ -67,7 +67,7 @@ func runTicketsUp(ctx context.Context, env *cliEnv, args []string) error {
 	case fs.set("cache") && tickets.Kind(*kind) != tickets.KindSequence:
 		return usagef("--cache applies only to --kind sequence (a TiDB SEQUENCE's cache); drop it for --kind %s", *kind)
 	}
-	s := tickets.Settings{Name: *name, Increment: *inc, Offset: *off, Start: *start, Kind: tickets.Kind(*kind), Cache: *cache}
+	s := tickets.Counter{Name: *name, Increment: *inc, Offset: *off, Start: *start, Kind: tickets.Kind(*kind), Cache: *cache}
 	if err := s.Validate(); err != nil {
 		return settingUsage(err)
 	}
@@ -203,7 +203,7 @@ func runTicketsNext(ctx context.Context, env *cliEnv, args []string) error {
 		defer mu.Unlock()
 		fmt.Fprintf(env.stderr, "shardid: tickets next: %s\n", env.line(eventLine(e)))
 	}
-	cl, err := tickets.NewClient(ctx, servers, tickets.ClientSettings{Name: f.name, RetryAfter: *retry, Budget: *budget, Timeout: *timeout,
+	cl, err := tickets.NewClient(ctx, servers, tickets.Settings{Name: f.name, RetryAfter: *retry, Budget: *budget, Timeout: *timeout,
 		AllowLossyCommit: *lossy, OnEvent: say})
 	if err != nil {
 		return lossyCommitHint(err)

@@ -24,7 +24,7 @@ func TestTicketsResumeRefusesUnsure(t *testing.T) {
 	a, b := testsrv.Database(t, srv), testsrv.Database(t, srv)
 	dbA, dbB := testsrv.Open(t, "mysql", a), testsrv.Open(t, "mysql", b)
 	for i, db := range []*sql.DB{dbA, dbB} {
-		if _, _, err := tickets.Up(ctx, db, tickets.Settings{Name: "t", Increment: 2, Offset: int64(i + 1)}); err != nil {
+		if _, _, err := tickets.Up(ctx, db, tickets.Counter{Name: "t", Increment: 2, Offset: int64(i + 1)}); err != nil {
 			t.Fatal(err)
 		}
 	}

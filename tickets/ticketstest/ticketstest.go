@@ -118,8 +118,8 @@ func (e *env) up() {
 }
 
 // settings are server i's settings of the check's name.
-func (e *env) settings(i int) tickets.Settings {
-	return tickets.Settings{Name: e.name, Increment: int64(len(e.dbs)), Offset: int64(i + 1)}
+func (e *env) settings(i int) tickets.Counter {
+	return tickets.Counter{Name: e.name, Increment: int64(len(e.dbs)), Offset: int64(i + 1)}
 }
 
 // servers names the databases s1, s2, …
@@ -136,7 +136,7 @@ func (e *env) servers() []tickets.Server {
 // machine only slows the checks (none of them is about timeouts).
 func (e *env) client() *tickets.Client {
 	e.t.Helper()
-	c, err := tickets.NewClient(context.Background(), e.servers(), tickets.ClientSettings{
+	c, err := tickets.NewClient(context.Background(), e.servers(), tickets.Settings{
 		Name: e.name, RetryAfter: 50 * time.Millisecond, RecordEvery: 20 * time.Millisecond, Timeout: time.Minute})
 	if err != nil {
 		e.t.Fatal(err)
