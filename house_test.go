@@ -12,7 +12,7 @@ import (
 )
 
 // TestHouse holds the module to the shape its packages promise: the root
-// package (the ID core) links no database code, internal/ keeps to six
+// package (the ID core) links no database code, internal/ keeps to seven
 // packages, and no non-test Go file grows past 600 lines (a file that long
 // holds more than one concern: split it by what each part does).
 func TestHouse(t *testing.T) {
@@ -52,8 +52,8 @@ func TestHouse(t *testing.T) {
 		if err != nil {
 			t.Fatalf("go list ./internal/...: %v", err)
 		}
-		if pkgs := strings.Fields(string(out)); len(pkgs) > 6 {
-			t.Errorf("internal/ holds %d packages (at most 6): %s", len(pkgs), strings.Join(pkgs, " "))
+		if pkgs := strings.Fields(string(out)); len(pkgs) > 7 {
+			t.Errorf("internal/ holds %d packages (at most 7): %s", len(pkgs), strings.Join(pkgs, " "))
 		}
 	})
 	t.Run("file length", func(t *testing.T) {

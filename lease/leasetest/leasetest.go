@@ -33,6 +33,7 @@ import (
 
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/dialect"
+	"github.com/shardid/shardid/internal/suite"
 	"github.com/shardid/shardid/lease"
 )
 
@@ -46,28 +47,22 @@ func Test(t *testing.T, db *sql.DB, d dialect.Dialect) {
 			t.Fatal(err)
 		}
 	}
-	for _, c := range checks {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel() // each check has a table of its own
-			e := &env{t: t, db: db, d: d, table: "leasetest_" + strings.ToLower(c.name)}
-			e.up()
-			c.run(e)
-		})
-	}
+	suite.Run(t, "leasetest_", checks, func(t *testing.T, table string) *env {
+		e := &env{t: t, db: db, d: d, table: table}
+		e.up()
+		return e
+	})
 }
 
 // checks are the conformance checks, each a property the lease needs of
 // the database.
-var checks = []struct {
-	name string
-	run  func(*env)
-}{
-	{"Durable", checkDurable},
-	{"OneHolderPerNode", checkOneHolderPerNode},
-	{"NextHolderDrawsAbove", checkNextHolderDrawsAbove},
-	{"TakeoverAfterEnd", checkTakeoverAfterEnd},
-	{"Fence", checkFence},
-	{"RowRewound", checkRowRewound},
+var checks = []suite.Check[*env]{
+	{Name: "Durable", Run: checkDurable},
+	{Name: "OneHolderPerNode", Run: checkOneHolderPerNode},
+	{Name: "NextHolderDrawsAbove", Run: checkNextHolderDrawsAbove},
+	{Name: "TakeoverAfterEnd", Run: checkTakeoverAfterEnd},
+	{Name: "Fence", Run: checkFence},
+	{Name: "RowRewound", Run: checkRowRewound},
 }
 
 // twoNodes and fourNodes are layouts with two and four node ids, so
@@ -94,21 +89,11 @@ type env struct {
 // lease.Up (a rerun must apply nothing) and drops it when the check ends.
 func (e *env) up() {
 	e.t.Helper()
-	ctx := context.Background()
-	drop := func() {
-		for _, table := range []string{e.table, lease.HistoryTable(e.table)} {
-			if _, err := e.db.ExecContext(ctx, "DROP TABLE IF EXISTS "+table); err != nil {
-				e.t.Errorf("drop %s: %v", table, err)
-			}
+	suite.Fresh(e.t, []*sql.DB{e.db}, []string{e.table, lease.HistoryTable(e.table)}, func(run int) {
+		if applied, err := lease.Up(context.Background(), e.db, e.d, e.table); err != nil || applied != (run == 1) {
+			e.t.Fatalf("lease.Up run %d: applied %v, %v; want %v", run, applied, err, run == 1)
 		}
-	}
-	drop()
-	e.t.Cleanup(drop)
-	for i, want := range []bool{true, false} {
-		if applied, err := lease.Up(ctx, e.db, e.d, e.table); err != nil || applied != want {
-			e.t.Fatalf("lease.Up run %d: applied %v, %v; want %v", i+1, applied, err, want)
-		}
-	}
+	})
 }
 
 // settings are lease settings on the check's table with the layout l.

@@ -30,12 +30,12 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/shardid/shardid/dialect"
+	"github.com/shardid/shardid/internal/suite"
 	"github.com/shardid/shardid/tickets"
 )
 
@@ -58,27 +58,21 @@ func Test(t *testing.T, dbs ...*sql.DB) {
 		}
 		ds = append(ds, d)
 	}
-	for _, c := range checks {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel() // each check has a ticket name of its own
-			e := &env{t: t, dbs: dbs, dialects: ds, name: "ticketstest_" + strings.ToLower(c.name)}
-			e.up()
-			c.run(e)
-		})
-	}
+	suite.Run(t, "ticketstest_", checks, func(t *testing.T, name string) *env {
+		e := &env{t: t, dbs: dbs, dialects: ds, name: name}
+		e.up()
+		return e
+	})
 }
 
 // checks are the conformance checks, each a property ticket servers need
 // of their databases.
-var checks = []struct {
-	name string
-	run  func(*env)
-}{
-	{"Durable", checkDurable},
-	{"Settings", checkSettings},
-	{"ResidueClasses", checkResidueClasses},
-	{"ServerPassedOver", checkServerPassedOver},
-	{"RestoreFound", checkRestoreFound},
+var checks = []suite.Check[*env]{
+	{Name: "Durable", Run: checkDurable},
+	{Name: "Settings", Run: checkSettings},
+	{Name: "ResidueClasses", Run: checkResidueClasses},
+	{Name: "ServerPassedOver", Run: checkServerPassedOver},
+	{Name: "RestoreFound", Run: checkRestoreFound},
 }
 
 // env is one check's servers and ticket name.
@@ -94,27 +88,17 @@ type env struct {
 // len(dbs)), a rerun applying nothing, and drops it when the check ends.
 func (e *env) up() {
 	e.t.Helper()
-	ctx := context.Background()
-	drop := func() {
-		for _, db := range e.dbs {
-			for _, table := range []string{e.name, tickets.ClassTable(e.name), tickets.HistoryTable(e.name)} {
-				if _, err := db.ExecContext(ctx, "DROP TABLE IF EXISTS "+table); err != nil {
-					e.t.Errorf("drop %s: %v", table, err)
-				}
-			}
-		}
-	}
-	drop()
-	e.t.Cleanup(drop)
-	for i, db := range e.dbs {
-		s := e.settings(i)
-		for run, want := range []int{2, 0} {
-			ran, got, err := tickets.Up(ctx, db, s)
+	tables := []string{e.name, tickets.ClassTable(e.name), tickets.HistoryTable(e.name)}
+	suite.Fresh(e.t, e.dbs, tables, func(run int) {
+		for i, db := range e.dbs {
+			s := e.settings(i)
+			want := map[int]int{1: 2, 2: 0}[run] // the ticket's and the class table's migrations, then none
+			ran, got, err := tickets.Up(context.Background(), db, s)
 			if err != nil || len(ran) != want || got.Offset != s.Offset || got.Increment != s.Increment {
-				e.t.Fatalf("tickets.Up on server %d, run %d: ran %v, %+v, %v; want %d migrations", i+1, run+1, ran, got, err, want)
+				e.t.Fatalf("tickets.Up on server %d, run %d: ran %v, %+v, %v; want %d migrations", i+1, run, ran, got, err, want)
 			}
 		}
-	}
+	})
 }
 
 // settings are server i's settings of the check's name.
@@ -204,7 +188,7 @@ func checkSettings(e *env) {
 func checkResidueClasses(e *env) {
 	c := e.client()
 	ids := e.draw(c, 4, 2000)
-	if n := repeats(ids); n > 0 {
+	if n := suite.Repeats(ids); n > 0 {
 		e.t.Fatalf("%d tickets drawn twice", n)
 	}
 	n := int64(len(e.dbs))
@@ -240,7 +224,7 @@ func checkServerPassedOver(e *env) {
 			e.t.Fatalf("ticket %d is in server 1's class, drawn after its table was gone", id)
 		}
 	}
-	if k := repeats(before, after); k > 0 {
+	if k := suite.Repeats(before, after); k > 0 {
 		e.t.Fatalf("%d tickets drawn twice", k)
 	}
 }
@@ -279,22 +263,7 @@ func checkRestoreFound(e *env) {
 		}
 		after = append(after, e.draw(c, 2, 100)...)
 	}
-	if k := repeats(before, during, after); k > 0 {
+	if k := suite.Repeats(before, during, after); k > 0 {
 		e.t.Fatalf("%d tickets drawn twice around the restore", k)
 	}
-}
-
-// repeats counts the tickets that occur more than once across lists.
-func repeats(lists ...[]int64) int {
-	seen := map[int64]bool{}
-	n := 0
-	for _, ids := range lists {
-		for _, id := range ids {
-			if seen[id] {
-				n++
-			}
-			seen[id] = true
-		}
-	}
-	return n
 }
