@@ -87,11 +87,14 @@ func TestComposeDecompose(t *testing.T) {
 
 func TestParsing(t *testing.T) {
 	l := Instagram()
-	got, err := ParseShards("0-3, 8,10-12,3", l)
+	got, err := ParseShards("10-12, 8,0-3", l)
 	if err != nil || len(got) != 8 || got[0] != 0 || got[7] != 12 {
 		t.Fatalf("ParseShards: %v %v", got, err)
 	}
-	for _, bad := range []string{"", "a", "3-1", "-1", "1-", "1,,2"} {
+	if _, err := ParseShards("0-3, 8,10-12,3", l); !errors.Is(err, ErrShardList) || err.Error() != `invalid shard list: shard 3 is listed twice, in "0-3" and "3" (list each id once)` {
+		t.Errorf("ParseShards with a shard twice: %v", err)
+	}
+	for _, bad := range []string{"", "a", "3-1", "-1", "1-", "1,,2", "2,2", "0-3,1-2"} {
 		if _, err := ParseShards(bad, l); !errors.Is(err, ErrShardList) {
 			t.Errorf("ParseShards(%q): %v; want ErrShardList", bad, err)
 		}

@@ -13,12 +13,14 @@ import (
 var ErrShardList = errors.New("invalid shard list")
 
 // ParseShards reads a shard list such as "0-3,8,10-12" into ascending,
-// distinct shard ids, each within the layout's shard range.
+// distinct shard ids, each within the layout's shard range. A shard id
+// listed twice ("0-3,2") is refused with ErrShardList, naming both items:
+// a list that says one thing twice most likely meant something else.
 func ParseShards(s string, l Layout) ([]int64, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, fmt.Errorf("%w: it is empty (want e.g. 0-3,8,10-12)", ErrShardList)
 	}
-	seen := map[int64]bool{}
+	seen := map[int64]string{} // shard id: the item that listed it
 	var out []int64
 	for _, part := range strings.Split(s, ",") {
 		part = strings.TrimSpace(part)
@@ -41,10 +43,11 @@ func ParseShards(s string, l Layout) ([]int64, error) {
 			}
 		}
 		for v := a; v <= b; v++ {
-			if !seen[v] {
-				seen[v] = true
-				out = append(out, v)
+			if first, dup := seen[v]; dup {
+				return nil, fmt.Errorf("%w: shard %d is listed twice, in %q and %q (list each id once)", ErrShardList, v, first, part)
 			}
+			seen[v] = part
+			out = append(out, v)
 		}
 	}
 	slices.Sort(out)

@@ -98,6 +98,7 @@ func adoptOne(t testing.TB, m *pgfunc.Migrator, sh pgfunc.Shard, ao pgfunc.Adopt
 // after it; the schema is then an ordinary shardid generator (Discover
 // sees it, up finds it current, the goose history records it).
 func TestAdoptPublished(t *testing.T) {
+	t.Parallel()
 	db, _ := newDB(t)
 	ctx := context.Background()
 	sh := pgfunc.Shard{Schema: "insta5", ID: 5}
@@ -263,6 +264,7 @@ func TestAdoptPublished(t *testing.T) {
 // IDs stored ahead of it, hands some of them out again, and the same
 // check (repeats involving a draw after the switch) sees it.
 func TestAdoptClockOnlyRepeats(t *testing.T) {
+	t.Parallel()
 	db, _ := newDB(t)
 	sh := pgfunc.Shard{Schema: "insta6", ID: 6}
 	publishedSchema(t, db, sh.Schema, sh.ID)
@@ -302,6 +304,7 @@ func TestAdoptClockOnlyRepeats(t *testing.T) {
 // TestAdoptRefuses: schemas whose parts disagree, or that cannot be read,
 // are refused with the reason, and nothing is changed.
 func TestAdoptRefuses(t *testing.T) {
+	t.Parallel()
 	db, _ := newDB(t)
 	publishedSchema(t, db, "insta1", 2) // the body stamps 2, the schema format says 1
 	publishedSchema(t, db, "insta3", 3)
@@ -349,6 +352,7 @@ func TestAdoptRefuses(t *testing.T) {
 // it is, lets that draw through: an old-body ID stamped after the switch,
 // in the new generator's ticks.
 func TestAdoptWaitsForDraws(t *testing.T) {
+	t.Parallel()
 	t.Run("unique", func(t *testing.T) { adoptWaits(t, pgfunc.AdoptOptions{Apply: true, LockTimeout: time.Minute}) })
 	t.Run("negative control: old sequence kept", func(t *testing.T) {
 		adoptWaits(t, pgfunc.AdoptKeepingOld(pgfunc.AdoptOptions{Apply: true, LockTimeout: time.Minute}))
@@ -440,6 +444,7 @@ func adoptWaits(t *testing.T, ao pgfunc.AdoptOptions) {
 // table whose keys already reach the new IDs is refused (the check's
 // control).
 func TestAdoptSerial(t *testing.T) {
+	t.Parallel()
 	db, dsn := newDB(t)
 	ctx := context.Background()
 	for _, q := range []string{

@@ -4,8 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -35,6 +37,108 @@ type Installed struct {
 	// with its comment): no generator draws from it, but its IDs were
 	// handed out, and an up of its shard id carries on from it.
 	Retired bool
+	// Unreadable, when not empty, says why the counter looks like a
+	// generator's (it sits beside the jump lock's table or the next_id_ticks
+	// domain, which only a generator makes, or
+	// is a counter a down kept) yet carries no metadata shardid can read:
+	// no next_id_meta() and no metadata comment (a copy, made without
+	// comments, of a generator of a release that recorded its metadata in
+	// the comment alone), or metadata that is not shardid's. Its Meta is
+	// then empty but for Shard, which its jump function's name gives
+	// (-1 when it has none). Such a counter hands out IDs nobody can
+	// place: Status, Census and Resume report it as a problem, and Up
+	// refuses to apply anything beside it (ErrUnreadableGenerator).
+	Unreadable string
+	// Recorded is true when the metadata was read from next_id_meta(),
+	// which every copy keeps; false when from a comment alone.
+	Recorded bool
+}
+
+// ErrUnreadableGenerator is returned by Migrator.Up when some database of
+// the server holds a counter that looks like a generator's but whose
+// metadata cannot be read (Installed.Unreadable): it could hold any shard
+// id, of any kind, so no shard id can be shown to be free.
+var ErrUnreadableGenerator = errors.New("generator whose metadata cannot be read")
+
+// place names where in is: its schema, with its database when it is
+// not the Migrator's.
+func (in Installed) place() string {
+	if in.Database == "" {
+		return in.Schema
+	}
+	return in.Database + "." + in.Schema
+}
+
+// counterRow is one row of the discover and resume_counters queries: what
+// the catalog says of a counter and its schema.
+type counterRow struct {
+	comment, older, body sql.NullString // the counter's comment, next_id()'s, next_id_meta()'s text
+	looks                bool           // the jump lock's table or next_id_ticks beside it
+	retired              bool
+}
+
+// meta reads the counter's metadata: next_id_meta()'s text first, then
+// the counter's comment, then (live counters) next_id()'s comment, where
+// the oldest releases kept it (outdated). unreadable says why a counter
+// that looks like a generator's has none; both empty: not a generator.
+func (r counterRow) meta() (meta Meta, recorded, outdated bool, unreadable string) {
+	if m, ok := metaFromBody(r.body); ok {
+		return m, true, false, ""
+	}
+	if m, ok := parseMeta(r.comment); ok {
+		return m, false, false, ""
+	}
+	if m, ok := parseMeta(r.older); ok && !r.retired {
+		return m, false, true, ""
+	}
+	switch {
+	case r.body.Valid:
+		return Meta{}, false, false, "its next_id_meta() is not shardid's metadata"
+	case r.retired || r.looks:
+		return Meta{}, false, false, "no next_id_meta() and no metadata comment (a copy made without comments of a generator applied by an earlier shardid, which kept its metadata in the comment alone?)"
+	}
+	return Meta{}, false, false, ""
+}
+
+// metaFromBody reads the metadata next_id_meta()'s body carries (see the
+// "meta" template): SELECT '<json>'::pg_catalog.jsonb.
+func metaFromBody(body sql.NullString) (Meta, bool) {
+	text, ok := strings.CutPrefix(body.String, "SELECT '")
+	if ok {
+		text, ok = strings.CutSuffix(text, "'::pg_catalog.jsonb")
+	}
+	if !body.Valid || !ok {
+		return Meta{}, false
+	}
+	return parseMeta(sql.NullString{String: strings.ReplaceAll(text, "''", "'"), Valid: true})
+}
+
+// jumpShard reads the shard id of schema's generator from the name of its
+// jump function (next_id_jump_<shard>): -1 when it has none, or several.
+func jumpShard(ctx context.Context, db *sql.DB, schema string) (int64, error) {
+	q, err := query("jump_names", nil)
+	if err != nil {
+		return -1, err
+	}
+	rows, err := db.QueryContext(ctx, q, quoteIdent(schema))
+	if err != nil {
+		return -1, fmt.Errorf("read %s's jump function: %w", schema, err)
+	}
+	defer rows.Close()
+	shard, n := int64(-1), 0
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return -1, fmt.Errorf("read %s's jump function: %w", schema, err)
+		}
+		if id, err := strconv.ParseInt(strings.TrimPrefix(name, "next_id_jump_"), 10, 64); err == nil && id >= 0 {
+			shard, n = id, n+1
+		}
+	}
+	if n != 1 {
+		shard = -1
+	}
+	return shard, rows.Err()
 }
 
 // query renders the named template of sql/catalog.sql.tmpl.
@@ -47,7 +151,9 @@ func query(name string, data any) (string, error) {
 }
 
 // Discover lists every shardid generator in the database, found through
-// the metadata comment on each schema's counter sequence.
+// its schema's next_id_meta() or the metadata comment on its counter
+// sequence; one whose metadata cannot be read is listed with
+// Installed.Unreadable.
 func (m *Migrator) Discover(ctx context.Context) ([]Installed, error) {
 	return discover(ctx, m.db)
 }
@@ -55,7 +161,7 @@ func (m *Migrator) Discover(ctx context.Context) ([]Installed, error) {
 // discover lists the generators of the database db is connected to.
 func discover(ctx context.Context, db *sql.DB) ([]Installed, error) {
 	all, err := discoverAll(ctx, db)
-	return slices.DeleteFunc(all, func(in Installed) bool { return in.Retired }), err
+	return slices.DeleteFunc(all, func(in Installed) bool { return in.Retired && in.Unreadable == "" }), err
 }
 
 // discoverAll lists the generators of the database db is connected to and
@@ -73,22 +179,34 @@ func discoverAll(ctx context.Context, db *sql.DB) ([]Installed, error) {
 	var out []Installed
 	for rows.Next() {
 		var schema string
-		var comment, older sql.NullString
-		var retired, lacksBulk bool
-		if err := rows.Scan(&schema, &comment, &older, &retired, &lacksBulk); err != nil {
+		var r counterRow
+		var lacksBulk bool
+		if err := rows.Scan(&schema, &r.comment, &r.older, &r.retired, &lacksBulk, &r.body, &r.looks); err != nil {
 			return nil, fmt.Errorf("discover generators: %w", err)
 		}
-		if meta, ok := parseMeta(comment); ok {
-			in := Installed{Schema: schema, Meta: meta, Retired: retired, Outdated: !retired && meta.Mode == ModeUnique && meta.LeadMS == 0}
-			in.Upgradable = !retired && !in.Outdated && meta.Mode == ModeUnique && lacksBulk
+		meta, recorded, older, unreadable := r.meta()
+		switch {
+		case unreadable != "":
+			out = append(out, Installed{Schema: schema, Meta: Meta{Shard: -1}, Retired: r.retired, Unreadable: unreadable})
+		case older:
+			out = append(out, Installed{Schema: schema, Meta: meta, Outdated: true})
+		case meta.Tool != "":
+			in := Installed{Schema: schema, Meta: meta, Retired: r.retired, Recorded: recorded, Outdated: !r.retired && meta.Mode == ModeUnique && meta.LeadMS == 0}
+			in.Upgradable = !r.retired && !in.Outdated && meta.Mode == ModeUnique && lacksBulk
 			in.Outdated = in.Outdated || in.Upgradable
 			out = append(out, in)
-		} else if meta, ok := parseMeta(older); ok {
-			out = append(out, Installed{Schema: schema, Meta: meta, Outdated: true})
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("discover generators: %w", err)
+	}
+	rows.Close()
+	for i := range out {
+		if out[i].Unreadable != "" {
+			if out[i].Meta.Shard, err = jumpShard(ctx, db, out[i].Schema); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return out, nil
 }
@@ -108,14 +226,19 @@ func parseMeta(comment sql.NullString) (Meta, bool) {
 // checking 8,192 shards is not 8,192 passes over 8,192 generators. Kept
 // counters (Installed.Retired) are indexed apart, by shard id.
 type census struct {
-	bySchema map[string]Installed
-	byShard  map[int64][]Installed
-	retired  map[int64][]Installed
+	bySchema   map[string]Installed
+	byShard    map[int64][]Installed
+	retired    map[int64][]Installed
+	unreadable []Installed
 }
 
 func newCensus(installed []Installed) census {
 	c := census{bySchema: map[string]Installed{}, byShard: map[int64][]Installed{}, retired: map[int64][]Installed{}}
 	for _, in := range installed {
+		if in.Unreadable != "" {
+			c.unreadable = append(c.unreadable, in)
+			continue
+		}
 		if in.Retired {
 			c.retired[in.Meta.Shard] = append(c.retired[in.Meta.Shard], in)
 			continue
@@ -131,6 +254,9 @@ func newCensus(installed []Installed) census {
 // check refuses a shard whose id another schema holds, or whose schema has
 // a different generator.
 func (m *Migrator) check(sh Shard, c census) error {
+	if len(c.unreadable) > 0 {
+		return unreadableError(c.unreadable)
+	}
 	want := metaFor(sh, m.opts)
 	candidates := c.byShard[sh.ID]
 	if in, ok := c.bySchema[sh.Schema]; ok {
@@ -153,6 +279,24 @@ func (m *Migrator) check(sh Shard, c census) error {
 		}
 	}
 	return nil
+}
+
+// unreadableError is ErrUnreadableGenerator naming the counters.
+func unreadableError(unreadable []Installed) error {
+	var names []string
+	for _, in := range unreadable {
+		names = append(names, in.place()+" ("+shardText(in.Meta.Shard)+")")
+	}
+	return fmt.Errorf("%w: %s: %s; it hands out IDs of a shard id and kind nobody can tell, so no shard id can be shown free: record its metadata (COMMENT ON SEQUENCE <schema>.next_id_seq IS the metadata pg status --json shows where it came from; a pg up over it then records next_id_meta()), pg adopt it if it is a hand-written generator, or drop it once none of its IDs is in use",
+		ErrUnreadableGenerator, strings.Join(names, ", "), unreadable[0].Unreadable)
+}
+
+// shardText names a shard id, or says that it is not known (-1).
+func shardText(id int64) string {
+	if id < 0 {
+		return "shard unknown"
+	}
+	return "shard " + strconv.FormatInt(id, 10)
 }
 
 // outdatedWhy says how an outdated generator (Installed.Outdated) shows
@@ -190,6 +334,14 @@ type Census struct {
 	// Retired are the counters downs kept (next_id_retired_seq) in every
 	// database looked into: an up of their shard id carries on from them.
 	Retired []Installed
+	// Replicated are the tables keyed by next_id(), in every database
+	// looked into, that logical replication copies: into this server
+	// (subscribed) or out of it (published).
+	Replicated []Replicated
+	// Unreadable are the counters, in every database looked into, that
+	// look like a generator's but whose metadata cannot be read
+	// (Installed.Unreadable): each is a problem.
+	Unreadable []Installed
 	// Templates lists the other template databases looked into: CREATE
 	// DATABASE copies whatever they hold.
 	Templates []string
@@ -227,9 +379,11 @@ func (m *Migrator) Census(ctx context.Context) (Census, error) {
 
 // census builds the Census of what readServer read.
 func (m *Migrator) census(ctx context.Context, s server) (Census, error) {
-	c := Census{Database: s.database, Template: s.template, Templates: s.templates, Closed: s.closed, Invalid: s.invalid, OwnDatabaseOnly: s.ownOnly, Now: s.now}
+	c := Census{Database: s.database, Template: s.template, Templates: s.templates, Closed: s.closed, Invalid: s.invalid, OwnDatabaseOnly: s.ownOnly, Now: s.now, Replicated: s.replicated}
 	for _, in := range s.all {
-		if in.Retired {
+		if in.Unreadable != "" {
+			c.Unreadable = append(c.Unreadable, in)
+		} else if in.Retired {
 			c.Retired = append(c.Retired, in)
 		} else {
 			c.Generators = append(c.Generators, in)

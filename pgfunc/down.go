@@ -90,6 +90,11 @@ func (m *Migrator) down(ctx context.Context, shards []Shard, each func(Result), 
 			}
 			return false, "no generator applied", nil
 		}
+		for _, in := range found.unreadable {
+			if in.Schema == sh.Schema { // the Down reads the counter by the generator's own layout
+				return false, "", unreadableError([]Installed{in})
+			}
+		}
 		o := m.opts
 		if in, ok := found.bySchema[sh.Schema]; ok {
 			var err error

@@ -147,6 +147,11 @@ func Grant(ctx context.Context, db *sql.DB, shards []Shard, role string, each fu
 	// DefaultParallel shards at once, each on its own connection, as up.
 	m := &Migrator{db: db, parallel: DefaultParallel}
 	return m.forEachNoted(shards, each, func(sh Shard) (bool, string, error) {
+		for _, in := range found.unreadable {
+			if in.Schema == sh.Schema {
+				return false, "", unreadableError([]Installed{in})
+			}
+		}
 		applied, err := grantShard(ctx, db, sh, role, found.bySchema)
 		return applied, "", err
 	}), nil
@@ -297,7 +302,7 @@ func Dangers(ctx context.Context, db *sql.DB, shards []Shard) ([]Danger, error) 
 	}
 	var gs []grantData
 	for _, in := range installed {
-		if len(shards) > 0 && !want[in.Schema] || in.Outdated {
+		if len(shards) > 0 && !want[in.Schema] || in.Outdated || in.Unreadable != "" {
 			continue // an outdated generator's objects differ; Status flags it
 		}
 		gs = append(gs, newGrantData(Shard{Schema: in.Schema, ID: in.Meta.Shard}, "", in.Meta.Mode, in.Meta.RouteBits > 0))

@@ -57,6 +57,9 @@ func recordNoLead(t *testing.T, db *sql.DB, sh pgfunc.Shard, o pgfunc.Options) {
 	if _, err := db.Exec(fmt.Sprintf("COMMENT ON SEQUENCE %s.next_id_seq IS '%s'", sh.Schema, text)); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := db.Exec(fmt.Sprintf("DROP FUNCTION %s.next_id_meta()", sh.Schema)); err != nil { // which no such release had
+		t.Fatal(err)
+	}
 }
 
 // TestLeadBoundsDraws: with the clock stopped, a shard hands out IDs up to

@@ -170,9 +170,11 @@ type Result struct {
 	// already in the requested state (a rerun is a no-op), and Note says
 	// how.
 	Applied bool
-	// Note says, when nothing was applied, why: "current", or for Down
-	// "no schema" or "no generator applied"; and "upgraded" when Up
-	// replaced an earlier body in place (Installed.Upgradable).
+	// Note says, when nothing was applied, why: "current", "recorded"
+	// (current, and an earlier release's generator whose comment alone
+	// recorded its metadata: Up recorded it in next_id_meta() too), or
+	// for Down "no schema" or "no generator applied"; and "upgraded" when
+	// Up replaced an earlier body in place (Installed.Upgradable).
 	Note string
 	// Duration is how long the shard took, checks included.
 	Duration time.Duration
@@ -226,6 +228,12 @@ func (m *Migrator) Up(ctx context.Context, shards []Shard, each func(Result)) []
 			return m.upgrade(ctx, sh)
 		}
 		if in, ok := found.bySchema[sh.Schema]; ok && in.Meta.sameBody(want) {
+			if !in.Recorded { // an earlier release's: its comment alone says who it is
+				if err := m.recordMeta(ctx, m.db, sh, in.Meta); err != nil {
+					return false, "", err
+				}
+				return false, "recorded", nil // current, its metadata now in next_id_meta() too
+			}
 			return false, "current", nil
 		}
 		kept, err := keptCounters(sh, want, srv)
@@ -244,6 +252,43 @@ func (m *Migrator) Up(ctx context.Context, shards []Shard, each func(Result)) []
 		}
 		return applied, "", err
 	})
+}
+
+// recordMeta creates next_id_meta() in sh's schema from meta, what its
+// generator's comment records (see the "meta" template): the metadata of
+// a generator of an earlier release, recorded where every copy keeps it.
+func (m *Migrator) recordMeta(ctx context.Context, db execer, sh Shard, meta Meta) error {
+	o := m.opts
+	o.Layout, o.Mode, o.Lead = meta.LayoutOf(), meta.Mode, meta.Lead()
+	if o.Lead == 0 {
+		o.Lead = DefaultLead // a classic mode, or a generator without a lead: metaFor records none
+	}
+	text, err := render("record_meta", sh, o)
+	if err != nil {
+		return err
+	}
+	if got := metaFor(sh, mustNormalize(o)); got != meta {
+		return fmt.Errorf("record %s's metadata: rendered %+v, its comment says %+v", sh.Schema, got, meta)
+	}
+	if _, err := db.ExecContext(ctx, string(text)); err != nil {
+		return fmt.Errorf("record %s's metadata in next_id_meta(): %w", sh.Schema, err)
+	}
+	return nil
+}
+
+// execer is what recordMeta runs its statement on: a pool or a
+// transaction.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// mustNormalize is o normalized, for options already checked.
+func mustNormalize(o Options) Options {
+	n, err := o.normalize()
+	if err != nil {
+		return o
+	}
+	return n
 }
 
 // CheckEnd returns an error wrapping ErrLayoutEnds, naming the end, when

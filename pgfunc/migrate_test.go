@@ -195,6 +195,7 @@ func TestOlderGenerator(t *testing.T) {
 	if _, err := db.Exec(`DO $$ BEGIN
 		EXECUTE format('COMMENT ON FUNCTION insta10.next_id() IS %L', obj_description('insta10.next_id_seq'::regclass, 'pg_class'));
 		COMMENT ON SEQUENCE insta10.next_id_seq IS NULL;
+		DROP FUNCTION insta10.next_id_meta(); -- which no release before the comment moved had
 	END $$`); err != nil {
 		t.Fatal(err)
 	}

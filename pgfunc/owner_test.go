@@ -109,7 +109,8 @@ func TestGeneratorOwnerLostRights(t *testing.T) {
 // database, makes schemas the generators' owner has no USAGE on: one with
 // a plain sequence named next_id_seq, one with a counter commented as a
 // generator's; and a schema it grants USAGE on, with such a counter and a
-// next_id_jump_lock it holds in an open transaction. The owner's status
+// next_id_jump_lock it holds in an open transaction; and a hand-written
+// next_id() drawing from a sequence named next_id_seq. The owner's status
 // reads on (the unreadable history as version -1), and resume moves the
 // owner's counter, reports the held lock's counter as ErrJumpLocked after
 // the lock timeout and the unreadable one as failed, and ends. (Before:
@@ -147,6 +148,10 @@ func TestResumeBesideOthersObjects(t *testing.T) {
 	teamConn := asRole(t, dsn, team)
 	for _, q := range []string{
 		"CREATE SCHEMA billing", "CREATE SEQUENCE billing.next_id_seq",
+		// A hand-written generator (Instagram's design, before pg adopt)
+		// whose counter happens to be named like shardid's.
+		"CREATE SCHEMA handmade", "CREATE SEQUENCE handmade.next_id_seq",
+		"CREATE FUNCTION handmade.next_id() RETURNS bigint LANGUAGE sql RETURN nextval('handmade.next_id_seq')",
 		"CREATE SCHEMA hidden", "CREATE SEQUENCE hidden.next_id_seq", "COMMENT ON SEQUENCE hidden.next_id_seq IS " + fake(20),
 		"CREATE TABLE hidden.next_id_jump_lock ()",
 		"CREATE SCHEMA held", "GRANT USAGE ON SCHEMA held TO " + owner, "CREATE SEQUENCE held.next_id_seq", "COMMENT ON SEQUENCE held.next_id_seq IS " + fake(21),
@@ -178,6 +183,14 @@ func TestResumeBesideOthersObjects(t *testing.T) {
 	}
 	if r := got["held"]; !errors.Is(r.Err, pgfunc.ErrJumpLocked) {
 		t.Errorf("the counter whose jump lock is held: %+v; want ErrJumpLocked", r)
+	}
+	for _, schema := range []string{"billing", "handmade"} {
+		if r := got[schema]; r.Err != nil || r.Moved {
+			t.Errorf("a sequence named next_id_seq beside no shardid generator (%s): %+v; want it passed over, not failed", schema, r)
+		}
+	}
+	if r := up(m, pgfunc.Shard{Schema: "insta1", ID: 1}); r.Err != nil {
+		t.Errorf("up beside the team's schemas: %v; a hand-written next_id() is not a generator whose metadata cannot be read", r.Err)
 	}
 	if r, ok := got["hidden"]; !ok || r.Err == nil {
 		t.Errorf("the counter in a schema the owner cannot use: %+v (listed %v); want it listed as not moved", r, ok)

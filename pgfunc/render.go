@@ -310,6 +310,7 @@ type renderData struct {
 	SeqReg            string // string literal naming the counter sequence
 	BegunReg          string // string literal naming the jumps-begun sequence
 	DoneReg           string // string literal naming the jumps-done sequence
+	LockReg           string // string literal naming the jump lock's table
 	SchemaLit         string // string literal of the schema's name, for messages
 	JumpLit           string // string literal of the jump function's name
 	ShardPrefix       string // string literal: how Comment, and every comment of this shard id, begins
@@ -416,6 +417,7 @@ func render(name string, sh Shard, o Options) ([]byte, error) {
 		SeqReg:            quoteLiteral(q + ".next_id_seq"),
 		BegunReg:          quoteLiteral(q + ".next_id_jumps_begun"),
 		DoneReg:           quoteLiteral(q + ".next_id_jumps_done"),
+		LockReg:           quoteLiteral(q + ".next_id_jump_lock"),
 		SchemaLit:         quoteLiteral(sh.Schema),
 		JumpLit:           quoteLiteral(jumpName(sh.ID)),
 		ShardPrefix:       quoteLiteral(prefix),

@@ -14,10 +14,32 @@ import (
 	"github.com/shardid/shardid/pgfunc"
 )
 
+// burstLayout is js53 with 16 IDs per 10 ms tick instead of 256: a burst
+// runs a second ahead of the clock every 1,600 IDs instead of every
+// 25,600, so the restore and failover tests get the time geometry of
+// js53 bursts 16 times larger (a 12,500-ID burst here runs as far ahead as
+// a 200,000-ID js53 burst) from 16 times fewer draws. The lead bounds
+// time, not IDs: what these tests prove depends on how far ahead of the
+// clock a burst gets, not on how many IDs it took to get there.
+func burstLayout() shardid.Layout {
+	l := shardid.JS53()
+	l.Name, l.SeqBits = "", 4
+	return l
+}
+
+// burstOptions renders burstLayout with the given lead on the per-session
+// test clock (shardid_test.now), waiting 20 ms for the clock past the
+// lead.
+func burstOptions(lead time.Duration) pgfunc.Options {
+	return pgfunc.WithLeadWait(pgfunc.WithClock(pgfunc.Options{Layout: burstLayout(), Lead: lead}, nowClock), 20*time.Millisecond)
+}
+
 // drawAsAllowed draws n IDs from schema on conn as fast as the generator
 // lets a client, on conn's test clock, which starts at clock: chunks of
-// 1,000 IDs in one statement; when a chunk fails past the lead (SHR10),
-// the clock moves on 100 ms (10 js53 ticks) and the client tries again.
+// 60 IDs in one statement (under 4 ticks of burstLayout, as 1,000 js53
+// IDs are); when a chunk fails past the lead (SHR10), the clock moves on
+// 100 ms (10 ticks: 160 IDs, more than a chunk, or the retries would
+// draw the room up and never catch up) and the client tries again.
 // It returns the IDs handed out and the clock reading of the last chunk
 // that succeeded. A body without the lead never fails: its chunks all run
 // at clock.
@@ -28,7 +50,7 @@ func drawAsAllowed(t *testing.T, conn *sql.Conn, schema string, n int, clock tim
 		if tries > 10_000 {
 			t.Fatalf("%s: %d of %d IDs after %d statements", schema, len(ids), n, tries)
 		}
-		chunk, err := queryInt64s(conn, fmt.Sprintf("SELECT %s.next_id() FROM generate_series(1, %d)", schema, min(1000, n-len(ids))))
+		chunk, err := queryInt64s(conn, fmt.Sprintf("SELECT %s.next_id() FROM generate_series(1, %d)", schema, min(60, n-len(ids))))
 		switch {
 		case sqlState(err) == pgfunc.LeadExceededState:
 			clock = clock.Add(100 * time.Millisecond)
@@ -68,7 +90,8 @@ type restoreCase struct {
 	resume  bool
 }
 
-// TestRestoreAndFailover: a burst of 200,000 js53 IDs per shard on a
+// TestRestoreAndFailover: a burst of 12,500 IDs per shard (burstLayout:
+// about 7.8 s of ticks, as far ahead as 200,000 js53 IDs) on a
 // server, then (a) a base backup taken before the burst is restored, and
 // (b) an async standby that did not receive the burst is promoted; the new
 // primary draws 200,000 IDs per shard, and they are checked against the
@@ -81,10 +104,10 @@ type restoreCase struct {
 func TestRestoreAndFailover(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
-		t.Skip("bursts of 200,000 IDs on servers of its own, restored and promoted")
+		t.Skip("bursts on servers of its own, restored and promoted")
 	}
 	const (
-		burst = 200_000
+		burst = 12_500
 		lead  = 5 * time.Second
 	)
 	cases := []restoreCase{
@@ -99,7 +122,7 @@ func TestRestoreAndFailover(t *testing.T) {
 	dsn := testsrv.Database(t, origin)
 	db := testsrv.Open(t, "pgx", dsn)
 	dbName := dbNameOf(t, db)
-	o := pgfunc.WithLeadWait(pgfunc.WithClock(pgfunc.Options{Layout: shardid.JS53(), Lead: lead}, nowClock), 20*time.Millisecond)
+	o := burstOptions(lead)
 	schema := func(c restoreCase) string { return fmt.Sprintf("r%d", c.shard) }
 	for _, c := range cases {
 		sh := pgfunc.Shard{Schema: schema(c), ID: c.shard}
@@ -190,14 +213,14 @@ func TestRestoreAndFailover(t *testing.T) {
 func TestFailoverToSyncStandby(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
-		t.Skip("bursts of 200,000 IDs on servers of its own, one promoted")
+		t.Skip("bursts on servers of its own, one promoted")
 	}
-	const burst = 200_000
+	const burst = 12_500 // burstLayout: as far ahead as 200,000 js53 IDs
 	ctx := context.Background()
 	origin := testsrv.NewPG(t, dbserver.PGOptions{})
 	db := testsrv.Open(t, "pgx", testsrv.Database(t, origin))
 	dbName := dbNameOf(t, db)
-	o := pgfunc.WithLeadWait(pgfunc.WithClock(pgfunc.Options{Layout: shardid.JS53()}, nowClock), 20*time.Millisecond)
+	o := burstOptions(0)
 	sync, local := pgfunc.Shard{Schema: "sync_on", ID: 1}, pgfunc.Shard{Schema: "sync_local", ID: 2}
 	installWith(t, db, sync, o)
 	installWith(t, db, local, o)
@@ -236,7 +259,7 @@ func TestFailoverToSyncStandby(t *testing.T) {
 		t.Fatal(err)
 	}
 	promoted := newConn(t, testsrv.Open(t, "pgx", standby.DSN(dbName)))
-	tick := shardid.JS53().TimeUnit
+	tick := burstLayout().TimeUnit
 	ids, _ := drawAsAllowed(t, promoted, sync.Schema, burst, lastSync.Add(tick))
 	nSync := repeats(oldSync, ids)
 	ids, _ = drawAsAllowed(t, promoted, local.Schema, burst, lastLocal.Add(tick))

@@ -3,11 +3,15 @@ package pgfunc
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/dialect"
 )
 
@@ -37,6 +41,14 @@ var (
 	// holds it for a moment, so a transaction holds it. That counter is not
 	// moved; the others are.
 	ErrJumpLocked = errors.New("jump lock held")
+	// ErrLeadBelowRecorded is returned by Migrator.Resume, before it
+	// moves anything, when ResumeOptions.Lead is below the lead a
+	// generator or kept counter of the server records: the old server ran
+	// that generator with that lead, so others may have run with it too
+	// (pg down, then pg up --lead, changes a generator's lead), and
+	// counters moved by less hand out its IDs again. Give the largest lead
+	// the old server ran with, or set ResumeOptions.BelowRecordedLead.
+	ErrLeadBelowRecorded = errors.New("lead below one recorded on the server")
 )
 
 // ResumeOptions says how far Migrator.Resume moves the counters.
@@ -61,8 +73,22 @@ type ResumeOptions struct {
 	// lead makes draws wait, then fail (SQLSTATE LeadExceededState),
 	// until the clock is back within that lead (Resumed.Note says when).
 	// Give the largest lead the old server ran with to move no further
-	// than needed. Ignored with After. It must lie from 0 to MaxLead.
+	// than needed. Ignored with After. It must lie from 0 to MaxLead,
+	// and not below a lead recorded on the server (ErrLeadBelowRecorded)
+	// unless BelowRecordedLead.
 	Lead time.Duration
+	// BelowRecordedLead lets Lead lie below the largest lead a generator
+	// of the server records (each counter still moves by at least its
+	// own): the caller knows the old server ran every generator with no
+	// more than Lead. Resumed.Note says so for each counter it concerns.
+	BelowRecordedLead bool
+	belowNote         string        // what Resume says of counters moved by a lead below a recorded one
+	recorded          time.Duration // the largest lead recorded on the server, with belowNote
+	// DryRun moves nothing: each Resumed says where its counter would
+	// move (To, Past; Moved: it would) and until when draws would wait
+	// (Until). The server-wide lock is taken all the same, so that what
+	// it reads is what an Apply run would read, and no jump lock.
+	DryRun bool
 }
 
 // Resumed is what Migrator.Resume did to one counter.
@@ -92,9 +118,17 @@ type Resumed struct {
 	// never drawn).
 	From int64
 	To   int64
-	// Moved is true when the counter moved; false when it already stood
-	// past Past (a rerun), or did not take part (Note says why).
+	// Moved is true when the counter moved (in a dry run: would move);
+	// false when it already stood past Past (a rerun), or did not take
+	// part (Note says why).
 	Moved bool
+	// DryRun is true for a result of ResumeOptions.DryRun: nothing moved.
+	DryRun bool
+	// Until, when not zero, is when draws go on: where the counter moved
+	// lies further ahead of the clock than its generator's lead, so draws
+	// wait, then fail (SQLSTATE LeadExceededState), until the clock
+	// reaches Until (Past less the generator's lead).
+	Until time.Time
 	// Note says why a counter did not take part, or what to know about
 	// how it moved.
 	Note string
@@ -104,15 +138,6 @@ type Resumed struct {
 	// Err is nil on success; other counters' results stand when one
 	// fails.
 	Err error
-}
-
-// counterRef is one counter Resume found.
-type counterRef struct {
-	schema  string
-	retired bool
-	meta    Meta
-	known   bool // the comment is shardid's metadata
-	hasLock bool // the schema holds the jump lock's table
 }
 
 // Resume moves, after a restore, a point-in-time recovery or a failover,
@@ -144,6 +169,14 @@ type counterRef struct {
 // server-wide lock stays held (Resume holds it too, so that no up carries
 // a kept counter on while it moves); per-counter failures (a role that
 // does not own the generator may not move it) are in the results.
+// It returns ErrLeadBelowRecorded, before it moves anything, for a
+// ResumeOptions.Lead below the largest lead a generator of the server
+// records, unless ResumeOptions.BelowRecordedLead. With
+// ResumeOptions.DryRun it moves nothing and reports what it would do. A
+// counter whose metadata cannot be read (Installed.Unreadable) is a
+// failure (ErrUnreadableGenerator in its Resumed), never passed over.
+// A live counter it moves records the move on the jump lock's table,
+// which the error of a draw waiting for the clock names in its hint.
 // each, if not nil, is called as counters finish, one call at a time.
 func (m *Migrator) Resume(ctx context.Context, shards []Shard, ro ResumeOptions, each func(Resumed)) ([]Resumed, error) {
 	q, err := query("in_recovery", nil)
@@ -182,6 +215,13 @@ func (m *Migrator) Resume(ctx context.Context, shards []Shard, ro ResumeOptions,
 	refs, err := listCounters(ctx, m.db, schemas)
 	if err != nil {
 		return nil, err
+	}
+	for i, r := range refs {
+		if !r.known { // the shard asked for under that schema, if nothing else says
+			if j := slices.IndexFunc(shards, func(sh Shard) bool { return sh.Schema == r.schema }); j >= 0 && r.meta.Shard < 0 {
+				refs[i].meta.Shard = shards[j].ID
+			}
+		}
 	}
 	// Every database's counters are listed before any moves, so that an
 	// After no layout can reach refuses the run before anything moved.
@@ -259,6 +299,29 @@ func (m *Migrator) Resume(ctx context.Context, shards []Shard, ro ResumeOptions,
 			}
 		}
 	}
+	if ro.After.IsZero() && ro.Lead > 0 {
+		var top counterRef
+		var topDB string
+		for _, d := range dbs {
+			for _, r := range d.refs {
+				if r.known && r.meta.Mode == ModeUnique && r.meta.Lead() > top.meta.Lead() {
+					top, topDB = r, d.name
+				}
+			}
+		}
+		if recorded := top.meta.Lead(); ro.Lead < recorded {
+			where := top.schema
+			if topDB != "" {
+				where = topDB + "." + where
+			}
+			if !ro.BelowRecordedLead {
+				return nil, fmt.Errorf("%w: a lead of %s is below the %s that %s (shard %d) records: the old server ran that generator %s ahead of its clock, and any other it ran so (pg down, then pg up --lead, changes a lead; a restored backup remembers the leads of its day) hands its IDs out again if moved by less; give the largest lead the old server ran with, or insist (ResumeOptions.BelowRecordedLead, pg resume --below-recorded-lead)",
+					ErrLeadBelowRecorded, ro.Lead, recorded, where, top.meta.Shard, recorded)
+			}
+			ro.belowNote = fmt.Sprintf("moved by %s, below the %s %s records (told to: --below-recorded-lead)", ro.Lead, recorded, where)
+			ro.recorded = recorded
+		}
+	}
 	var out []Resumed
 	for _, d := range dbs {
 		if d.err != nil {
@@ -281,38 +344,6 @@ func (m *Migrator) Resume(ctx context.Context, shards []Shard, ro ResumeOptions,
 				out = append(out, r)
 			}
 		}
-	}
-	return out, nil
-}
-
-// listCounters reads the counters of the database db is connected to,
-// of the listed schemas (nil: all).
-func listCounters(ctx context.Context, db *sql.DB, schemas []string) ([]counterRef, error) {
-	q, err := query("resume_counters", nil)
-	if err != nil {
-		return nil, err
-	}
-	var arg any
-	if schemas != nil {
-		arg = schemas
-	}
-	rows, err := db.QueryContext(ctx, q, arg)
-	if err != nil {
-		return nil, fmt.Errorf("resume: list counters: %w", err)
-	}
-	defer rows.Close()
-	var out []counterRef
-	for rows.Next() {
-		var r counterRef
-		var comment sql.NullString
-		if err := rows.Scan(&r.schema, &r.retired, &comment, &r.hasLock); err != nil {
-			return nil, fmt.Errorf("resume: list counters: %w", err)
-		}
-		r.meta, r.known = parseMeta(comment)
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("resume: list counters: %w", err)
 	}
 	return out, nil
 }
@@ -348,8 +379,10 @@ func (m *Migrator) resumeOne(ctx context.Context, db *sql.DB, database string, r
 		return r
 	}
 	switch {
+	case ref.unreadable != "":
+		return fail(fmt.Errorf("%w: %s: it looks like a generator's counter and hands out IDs, but nobody can tell how far to move it: record its metadata (COMMENT ON SEQUENCE %s.next_id_seq IS the metadata pg status --json shows where it came from), then resume again", ErrUnreadableGenerator, ref.unreadable, quoteIdent(ref.schema)))
 	case !ref.known:
-		r.Note = "not moved: its comment is not shardid's metadata (a generator older than the counter's comment, or not shardid's)"
+		r.Note = "not moved: a sequence named like a generator's counter, with no generator beside it and no metadata (not shardid's)"
 		return r
 	case ref.meta.Mode != ModeUnique:
 		r.Note = "not moved: mode " + string(ref.meta.Mode) + " repeats IDs by design"
@@ -359,6 +392,11 @@ func (m *Migrator) resumeOne(ctx context.Context, db *sql.DB, database string, r
 	}
 	if err := CheckSchema(ref.schema); err != nil {
 		return fail(err)
+	}
+	q := quoteIdent(ref.schema)
+	seq := q + ".next_id_seq"
+	if ref.retired {
+		seq = q + ".next_id_retired_seq"
 	}
 	var after any
 	own := ref.meta.Lead()
@@ -376,6 +414,9 @@ func (m *Migrator) resumeOne(ctx context.Context, db *sql.DB, database string, r
 		lead = own
 	}
 	r.Lead = lead
+	if ro.belowNote != "" && after == nil && lead < ro.recorded {
+		r.Note = ro.belowNote
+	}
 	if after == nil {
 		now, err := m.clockNow(ctx, db)
 		if err != nil {
@@ -384,15 +425,13 @@ func (m *Migrator) resumeOne(ctx context.Context, db *sql.DB, database string, r
 		if end := l.End(); !now.Add(lead).Before(end) {
 			return fail(fmt.Errorf("%w: the clock plus the lead of %s is past %s, where the layout ends: its generator hands out no ID any more (every draw raises \"time field exhausted\"); pg down it, and bring the shard up with a layout of a later epoch", ErrLayoutEnded, lead, end.Format(time.RFC3339Nano)))
 		}
-		if own > 0 && lead > own {
+		if own > 0 && lead > own && r.Note == "" {
 			r.Note = fmt.Sprintf("moved by a lead of %s, the largest the old server may have run with, past this generator's own %s: draws wait, then fail (SQLSTATE %s), until the clock reaches %s; give --lead the largest lead the old server ran with to move less",
 				lead, own, LeadExceededState, now.Add(lead-own).UTC().Format(time.RFC3339))
 		}
 	}
-	q := quoteIdent(ref.schema)
-	seq := q + ".next_id_seq"
-	if ref.retired {
-		seq = q + ".next_id_retired_seq"
+	if ro.DryRun {
+		return m.planOne(ctx, db, r, seq, after, lead, own, l)
 	}
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
@@ -448,6 +487,15 @@ func (m *Migrator) resumeOne(ctx context.Context, db *sql.DB, database string, r
 	if err := row.Scan(&from, &to, &past); err != nil {
 		return fail(ownerHint(err))
 	}
+	r.Past = time.UnixMicro(int64(past * 1000)).UTC()
+	if from.Valid {
+		r.From = from.Int64
+	}
+	if to.Valid {
+		r.To = to.Int64
+	}
+	r.Moved = r.To != r.From
+	r.Until = until(r.Past, own)
 	if !ref.retired {
 		row, err := exec("resume_end_jump", nil, q+".next_id_jumps_done", begun)
 		if err != nil {
@@ -456,9 +504,65 @@ func (m *Migrator) resumeOne(ctx context.Context, db *sql.DB, database string, r
 		if err := row.Scan(&begun); err != nil {
 			return fail(ownerHint(err))
 		}
+		if r.Moved {
+			// What the lead's error names when draws wait for this move
+			// (the hint of SHR10: see shard.sql.tmpl's "leadExceeded").
+			note, err := json.Marshal(resumeRecord{Tool: "shardid pg resume", At: time.Now().UTC(), Past: r.Past, Until: r.Until, Lead: r.Lead.String()})
+			if err != nil {
+				return fail(err)
+			}
+			text, err := query("resume_record", struct{ Schema, Note string }{q, quoteLiteral(string(note))})
+			if err != nil {
+				return fail(err)
+			}
+			if _, err := tx.ExecContext(ctx, text); err != nil {
+				return fail(ownerHint(err))
+			}
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return fail(err)
+	}
+	return r
+}
+
+// resumeRecord is what a resume that moved a live counter records on its
+// jump lock's table, for the hint of the error draws meet while they wait
+// for the clock.
+type resumeRecord struct {
+	Tool  string    `json:"shardid_resume"`
+	At    time.Time `json:"at"`
+	Past  time.Time `json:"past"`
+	Until time.Time `json:"until"`
+	Lead  string    `json:"lead"`
+}
+
+// until is when draws go on after a counter moved past instant past, for
+// a generator whose lead is own: zero when they need not wait (own zero:
+// no lead recorded, an older body that never waits).
+func until(past time.Time, own time.Duration) time.Time {
+	if own <= 0 {
+		return time.Time{}
+	}
+	return past.Add(-own)
+}
+
+// planOne is resumeOne in a dry run: where the counter would move, read
+// without a lock and without moving it.
+func (m *Migrator) planOne(ctx context.Context, db *sql.DB, r Resumed, seq string, after any, lead, own time.Duration, l shardid.Layout) Resumed {
+	r.DryRun = true
+	text, err := query("resume_plan", m.opts.clock)
+	if err != nil {
+		r.Err = err
+		return r
+	}
+	var from, to sql.NullInt64
+	var past float64
+	if err := db.QueryRowContext(ctx, text, seq, after, float64(lead.Milliseconds()),
+		float64(l.EpochMillis()), float64(l.UnitMillis()), int32(l.SeqBits)).Scan(&from, &to, &past); err != nil {
+		r.Err = fmt.Errorf("schema %s: %w", r.Schema, err)
+		r.Note = ""
+		return r
 	}
 	if from.Valid {
 		r.From = from.Int64
@@ -468,75 +572,7 @@ func (m *Migrator) resumeOne(ctx context.Context, db *sql.DB, database string, r
 	}
 	r.Past = time.UnixMicro(int64(past * 1000)).UTC()
 	r.Moved = r.To != r.From
+	r.Until = until(r.Past, own)
+	r.Note = strings.ReplaceAll(r.Note, "moved by", "would move by")
 	return r
-}
-
-// ownerHint adds to a permission error that moving a counter takes the
-// generator's owner.
-func ownerHint(err error) error {
-	if dialect.ErrorCode(err) == "42501" { // insufficient_privilege
-		return fmt.Errorf("%w (resume moves counters with setval under the jump lock: run it as the generators' owner, the role that applied them)", err)
-	}
-	return err
-}
-
-// readAhead fills Status.Ahead for every status whose schema holds a
-// generator in mode unique whose counter the role may read.
-func (m *Migrator) readAhead(ctx context.Context, sts []Status) error {
-	var schemas []string
-	idx := map[string]int{}
-	for i, st := range sts {
-		if st.Installed != nil && st.Installed.Mode == ModeUnique {
-			schemas = append(schemas, st.Shard.Schema)
-			idx[st.Shard.Schema] = i
-		}
-	}
-	if len(schemas) == 0 {
-		return nil
-	}
-	q, err := query("counters", m.opts.clock)
-	if err != nil {
-		return err
-	}
-	rows, err := m.db.QueryContext(ctx, q, schemas)
-	if err != nil {
-		return fmt.Errorf("read counters: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var schema string
-		var last sql.NullInt64
-		var nowMS float64
-		if err := rows.Scan(&schema, &last, &nowMS); err != nil {
-			return fmt.Errorf("read counters: %w", err)
-		}
-		st := &sts[idx[schema]]
-		l := st.Installed.LayoutOf()
-		if nowMS >= float64(l.End().UnixMilli()) || last.Valid && last.Int64 >= (l.MaxTicks()+1)<<l.SeqBits-1 {
-			st.Exhausted = true
-		}
-		if !last.Valid {
-			continue // never drawn
-		}
-		endMS := ((last.Int64>>l.SeqBits)+1)*l.UnitMillis() + l.EpochMillis()
-		st.Ahead = time.Duration((float64(endMS) - nowMS) * float64(time.Millisecond))
-		st.CounterRead = true
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("read counters: %w", err)
-	}
-	return nil
-}
-
-// clockNow reads the server's clock on db, as the generators read it.
-func (m *Migrator) clockNow(ctx context.Context, db *sql.DB) (time.Time, error) {
-	q, err := query("clock_now", m.opts.clock)
-	if err != nil {
-		return time.Time{}, err
-	}
-	var now time.Time
-	if err := db.QueryRowContext(ctx, q).Scan(&now); err != nil {
-		return time.Time{}, fmt.Errorf("read the clock: %w", err)
-	}
-	return now, nil
 }

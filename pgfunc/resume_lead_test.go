@@ -14,7 +14,7 @@ import (
 
 // TestResumeLeadRaisedAfterBackup: a base backup records generators with
 // a 5 s lead; after it, they are brought up again (down, then up) with a
-// 30 s lead and a burst of 300,000 js53 IDs runs ~11.7 s ahead of the
+// 30 s lead and a burst of 18,750 IDs (burstLayout) runs ~11.7 s ahead of the
 // clock. The backup is restored and its server draws 1 s after the old
 // server's last draw. Resumed by the lead the backup records (5 s, the
 // negative control: what resume did when it trusted the backup), it
@@ -25,15 +25,15 @@ import (
 func TestResumeLeadRaisedAfterBackup(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
-		t.Skip("a burst of 300,000 IDs on a server of its own, restored from a base backup")
+		t.Skip("a burst on a server of its own, restored from a base backup")
 	}
-	const burst = 300_000
+	const burst = 18_750 // burstLayout: as far ahead as 300,000 js53 IDs
 	ctx := context.Background()
 	origin := testsrv.NewPG(t, dbserver.PGOptions{})
 	dsn := testsrv.Database(t, origin)
 	db := testsrv.Open(t, "pgx", dsn)
 	dbName := dbNameOf(t, db)
-	short, long := leadOptions(5*time.Second), leadOptions(30*time.Second)
+	short, long := burstOptions(5*time.Second), burstOptions(30*time.Second)
 	shards := []pgfunc.Shard{{Schema: "trusted", ID: 1}, {Schema: "told", ID: 2}, {Schema: "unknown", ID: 3}}
 	at := clockAt(t, db, dsn)
 	t0 := time.Now().UTC().Truncate(time.Second)
@@ -106,20 +106,21 @@ func TestResumeLeadRaisedAfterBackup(t *testing.T) {
 }
 
 // TestResumeAfterCounterMovedBack: a superuser moves a counter back by
-// hand (ALTER SEQUENCE ... RESTART) right after a burst of 100,000 js53
-// IDs ran it ahead of the clock. pg status cannot tell; pg resume with
+// hand (ALTER SEQUENCE ... RESTART) right after a burst of 6,250 IDs
+// (burstLayout: as far ahead as 100,000 js53 IDs) ran it ahead of the
+// clock. pg status cannot tell; pg resume with
 // the generator's lead, run before writers go on, moves it past every ID
 // the burst handed out, as after a restore: 0 repeats. The negative
 // control, the same without the resume, repeats the burst's IDs.
 func TestResumeAfterCounterMovedBack(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
-		t.Skip("two bursts of 100,000 IDs")
+		t.Skip("two bursts")
 	}
-	const burst = 100_000
+	const burst = 6_250
 	ctx := context.Background()
 	db, dsn := newDB(t)
-	short := leadOptions(5 * time.Second)
+	short := burstOptions(5 * time.Second)
 	moved, control := pgfunc.Shard{Schema: "movedback", ID: 1}, pgfunc.Shard{Schema: "movedcontrol", ID: 2}
 	at := clockAt(t, db, dsn)
 	t0 := time.Now().UTC().Truncate(time.Second)

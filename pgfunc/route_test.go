@@ -43,6 +43,7 @@ func TestGoldenRoute(t *testing.T) {
 // uid 1820 and 5177331) decodes in SQL as in Go, and next_id(uid) on node
 // 1 makes IDs that route like their uid, decoded by the same helpers.
 func TestRouteGeneExample(t *testing.T) {
+	t.Parallel()
 	db, _ := newDB(t)
 	l := geneLayout(t, "0")
 	sh := installWith(t, db, pgfunc.Shard{Schema: "orders1", ID: 1}, pgfunc.Options{Layout: l})
@@ -126,6 +127,7 @@ var withRouteOverSeq = variant{"route over the sequence", func(up string) string
 // writes the route over the sequence's low bits repeats under the same
 // single statement (the negative control).
 func TestRouteUnique(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("a stress test of several seconds; go test without -short runs it")
 	}

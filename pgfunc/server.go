@@ -47,10 +47,12 @@ var (
 // SQLSTATEs the rendered migration raises (see sql/checks.sql.tmpl),
 // and what Up reads each as.
 var migrationStates = map[string]error{
-	"SHR02": ErrGeneratorMismatch, // a kept counter of other options
-	"SHR03": ErrShardConflict,     // the shard id in another schema of the database
-	"SHR04": ErrTemplateDatabase,  // the database is a template
-	"SHR05": ErrMixedGenerators,   // another kind of generator in the database
+	"SHR02": ErrGeneratorMismatch,   // a kept counter of other options
+	"SHR03": ErrShardConflict,       // the shard id in another schema of the database
+	"SHR04": ErrTemplateDatabase,    // the database is a template
+	"SHR05": ErrMixedGenerators,     // another kind of generator in the database
+	"SHR06": ErrUnreadableGenerator, // a generator's counter whose metadata cannot be read
+	"SHR07": ErrLayoutEnds,          // the layout has ended
 }
 
 // serverOptions is how a Migrator looks after the rest of its server.
@@ -125,14 +127,65 @@ func deriveConnect(ctx context.Context, db *sql.DB) (func(context.Context, strin
 
 // server is what Up, Status and Census read of the Migrator's server.
 type server struct {
-	database  string      // the Migrator's database
-	template  bool        // it is a template
-	now       time.Time   // the server's clock (the generator's clock expression)
-	all       []Installed // generators and kept counters of every database read (Database "" for the Migrator's own)
-	templates []string    // the other template databases read
-	closed    []string    // the databases the role may not read
-	invalid   []string    // the databases an interrupted DROP DATABASE left invalid
-	ownOnly   bool        // only the Migrator's database was read
+	database   string       // the Migrator's database
+	template   bool         // it is a template
+	now        time.Time    // the server's clock (the generator's clock expression)
+	all        []Installed  // generators and kept counters of every database read (Database "" for the Migrator's own)
+	templates  []string     // the other template databases read
+	closed     []string     // the databases the role may not read
+	invalid    []string     // the databases an interrupted DROP DATABASE left invalid
+	ownOnly    bool         // only the Migrator's database was read
+	replicated []Replicated // tables keyed by next_id() that logical replication copies
+}
+
+// Replicated is a table keyed by a generator's next_id() (a column's
+// DEFAULT calls next_id() or next_id_bulk()) that logical replication
+// copies. PostgreSQL replicates rows, never sequences: a subscriber's
+// counter stays where it was while the rows it receives carry the
+// publisher's IDs, so a subscriber that takes over from its publisher
+// (or any logical copy made while the origin ran) hands those IDs out
+// again unless pg resume moves its counters first (operations.md).
+type Replicated struct {
+	// Database holds the table; empty for the Migrator's own database.
+	Database string `json:"database"`
+	// Table is the table, schema-qualified.
+	Table string `json:"table"`
+	// Generator is the schema whose next_id() the table's DEFAULT calls.
+	Generator string `json:"generator"`
+	// Subscriptions copy the table into this database from elsewhere.
+	Subscriptions []string `json:"subscriptions"`
+	// Publications copy the table from this database elsewhere.
+	Publications []string `json:"publications"`
+}
+
+// readReplication lists the tables of db's database keyed by next_id()
+// that logical replication copies.
+func readReplication(ctx context.Context, db *sql.DB, database string) ([]Replicated, error) {
+	q, err := query("replication", nil)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := db.QueryContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("read logical replication: %w", err)
+	}
+	defer rows.Close()
+	var out []Replicated
+	for rows.Next() {
+		r := Replicated{Database: database}
+		var subs, pubs string
+		if err := rows.Scan(&r.Table, &r.Generator, &subs, &pubs); err != nil {
+			return nil, fmt.Errorf("read logical replication: %w", err)
+		}
+		if err := errors.Join(json.Unmarshal([]byte(subs), &r.Subscriptions), json.Unmarshal([]byte(pubs), &r.Publications)); err != nil {
+			return nil, fmt.Errorf("read logical replication: %w", err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read logical replication: %w", err)
+	}
+	return out, nil
 }
 
 // readServer reads the Migrator's database and, unless OwnDatabaseOnly,
@@ -148,6 +201,9 @@ func (m *Migrator) readServer(ctx context.Context) (server, error) {
 		return s, fmt.Errorf("current database: %w", err)
 	}
 	if s.all, err = discoverAll(ctx, m.db); err != nil {
+		return s, err
+	}
+	if s.replicated, err = readReplication(ctx, m.db, ""); err != nil {
 		return s, err
 	}
 	connect, err := m.connector(ctx)
@@ -175,11 +231,16 @@ func (m *Migrator) readServer(ctx context.Context) (server, error) {
 			return fmt.Errorf("database %s: %w", d.name, err)
 		}
 		gens, err := discoverAll(ctx, other)
+		var repl []Replicated
+		if err == nil {
+			repl, err = readReplication(ctx, other, d.name)
+		}
 		pin.Close()
 		other.Close()
 		if err != nil {
 			return fmt.Errorf("database %s: %w", d.name, err)
 		}
+		s.replicated = append(s.replicated, repl...)
 		if d.template {
 			s.templates = append(s.templates, d.name)
 		}

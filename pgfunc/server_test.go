@@ -429,7 +429,14 @@ func stripChecks(t *testing.T, up string) string {
 	if at < 0 || start < 0 || end < 0 {
 		t.Fatal("no check block in the Up: the template changed")
 	}
-	return up[:start] + up[at+end+len("END\n$shardid$;"):]
+	guard := up[start : at+end]
+	creates := strings.Index(guard, "    CREATE SCHEMA IF NOT EXISTS")
+	if creates < 0 {
+		t.Fatal("the check block creates no schema: the template changed")
+	}
+	// The guard creates the schema and the counter once its checks pass:
+	// they stay, as statements of their own.
+	return up[:start] + strings.ReplaceAll(guard[creates:], "\n    ", "\n") + up[at+end+len("END\n$shardid$;"):]
 }
 
 // TestUnreadDatabases: a role without CONNECT on some database of the

@@ -42,6 +42,12 @@ type Status struct {
 	// draw then raises "time field exhausted".
 	Exhausted bool
 
+	// Unreadable, when not empty, says why the schema's counter looks
+	// like a generator's but carries no metadata shardid can read
+	// (Installed.Unreadable): Shard.ID is then what its jump function's
+	// name says (-1: nothing).
+	Unreadable string
+
 	// Retired lists the counters of this shard id that downs kept on the
 	// server (in this schema or any other): an up of the shard id carries
 	// on from them.
@@ -223,13 +229,19 @@ func (m *Migrator) status(ctx context.Context, srv server, shards []Shard) ([]St
 		}
 	}
 	found := newCensus(installed)
+	unreadable := map[string]string{}
+	for _, in := range found.unreadable {
+		if in.Database == "" && !in.Retired {
+			unreadable[in.Schema] = in.Unreadable
+		}
+	}
 	hist, err := m.histories(ctx, schemaNames(shards))
 	if err != nil {
 		return nil, err
 	}
 	out := make([]Status, 0, len(shards))
 	for _, sh := range shards {
-		st := Status{Shard: sh, Version: hist[sh.Schema].version}
+		st := Status{Shard: sh, Version: hist[sh.Schema].version, Unreadable: unreadable[sh.Schema]}
 		if in, ok := found.bySchema[sh.Schema]; ok {
 			meta := in.Meta
 			st.Installed = &meta

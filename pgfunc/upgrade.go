@@ -35,6 +35,9 @@ func (m *Migrator) upgrade(ctx context.Context, sh Shard) (applied bool, note st
 	if _, err := tx.ExecContext(ctx, string(text)); err != nil {
 		return false, "", fmt.Errorf("upgrade: %w", err)
 	}
+	if err := m.recordMeta(ctx, tx, sh, metaFor(sh, mustNormalize(m.opts))); err != nil {
+		return false, "", fmt.Errorf("upgrade: %w", err)
+	}
 	if err := tx.Commit(); err != nil {
 		return false, "", fmt.Errorf("upgrade: %w", err)
 	}

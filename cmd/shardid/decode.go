@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/shardid/shardid/pgfunc"
 )
 
 // decoded is one line of decode's --json output. Route is there for a
@@ -17,6 +20,36 @@ type decoded struct {
 	Shard int64  `json:"shard"`
 	Seq   int64  `json:"seq"`
 	Route *int64 `json:"route,omitempty"`
+	// Warning says why the decoding is likely wrong (futureWarning).
+	Warning string `json:"warning,omitempty"`
+}
+
+// futureSlack is how far past the clock an ID's time may lie before
+// decode warns: pgfunc.MaxLead, the furthest any generator's lead lets an
+// ID run ahead, so a warned ID cannot have been made by a generator of
+// this layout and epoch yet.
+const futureSlack = pgfunc.MaxLead
+
+// futureWarning is decode's warning for an ID whose time lies further
+// ahead of now than any generator of the layout and epoch can have made
+// it: most often a rotated ID or another layout's or epoch's.
+func futureWarning(at, now time.Time) string {
+	if ahead := at.Sub(now); ahead > futureSlack {
+		return fmt.Sprintf("its time is %s after now, which no generator of this layout and epoch can have made yet: a rotated ID (shardid rotate --reverse), or another --layout or --epoch?", roughly(ahead))
+	}
+	return ""
+}
+
+// roughly words a long duration to the unit that matters: 12 days, 5
+// hours, 70 minutes.
+func roughly(d time.Duration) string {
+	switch {
+	case d >= 48*time.Hour:
+		return fmt.Sprintf("%d days", d/(24*time.Hour))
+	case d >= 2*time.Hour:
+		return fmt.Sprintf("%d hours", d/time.Hour)
+	}
+	return fmt.Sprintf("%d minutes", d/time.Minute)
 }
 
 func runDecode(_ context.Context, env *cliEnv, args []string) error {
@@ -56,7 +89,10 @@ func runDecode(_ context.Context, env *cliEnv, args []string) error {
 		if err != nil {
 			return usagef("%sID %d: %v", where, id, err)
 		}
-		d := decoded{ID: id, Time: p.Time.Format("2006-01-02T15:04:05.000Z07:00"), Shard: p.Shard, Seq: p.Seq}
+		d := decoded{ID: id, Time: p.Time.Format("2006-01-02T15:04:05.000Z07:00"), Shard: p.Shard, Seq: p.Seq, Warning: futureWarning(p.Time, time.Now())}
+		if d.Warning != "" && !*asJSON {
+			fmt.Fprintf(env.stderr, "shardid: decode: %sID %d: %s\n", where, id, d.Warning)
+		}
 		route := ""
 		if l.RouteBits > 0 {
 			d.Route, route = &p.Route, fmt.Sprintf("\troute %d", p.Route)

@@ -81,6 +81,8 @@ func parseDSN(flagName, s string, allowed dsnForm) (dsn.DSN, error) {
 		err = usagef("%s is required: %s", flagName, want(allowed))
 	case errors.Is(err, dsn.ErrNotAllowed) && pe.Form == formPostgres:
 		err = usagef("%s: %s is a PostgreSQL connection string; want %s", flagName, redactDSN(s), want(allowed))
+	case errors.Is(err, dsn.ErrNotAllowed) && pe.Form == formMySQL:
+		err = usagef("%s: %s is a MySQL URL; want %s", flagName, redactDSN(s), want(allowed))
 	case errors.Is(err, dsn.ErrNotAllowed):
 		err = usagef("%s: not %s", flagName, want(allowed))
 	case errors.Is(err, dsn.ErrAtInUserInfo):

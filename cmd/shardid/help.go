@@ -49,7 +49,10 @@ var helps = map[string]helpText{
 	}},
 	"pg verify": {"", []string{"shardid pg verify --map fleet.toml"}},
 	"pg grant":  {"", []string{"shardid pg grant --dsn postgres://owner@db1:5432/app --shards 0-63 --role app"}},
-	"pg resume": {"", []string{"shardid pg resume --dsn postgres://owner@db2:5432/app"}},
+	"pg resume": {"", []string{
+		"shardid pg resume --dsn postgres://owner@db2:5432/app",
+		"shardid pg resume --dsn postgres://owner@db2:5432/app --lead 5s --apply",
+	}},
 	"pg adopt": {"", []string{
 		"shardid pg adopt --dsn postgres://owner@db1:5432/app --shards 0-63",
 		"shardid pg adopt --dsn postgres://owner@db1:5432/app --shards 0-63 --apply",

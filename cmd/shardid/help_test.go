@@ -26,9 +26,9 @@ func TestEveryCommandHelp(t *testing.T) {
 	flagLine := regexp.MustCompile(`^  --?[a-z][a-z0-9-]*( [a-zA-Z.…]+)?$`)
 	for name, purpose := range leaves {
 		t.Run(strings.ReplaceAll(name, " ", "_"), func(t *testing.T) {
-			code, out, help := runCLI(t, "", nil, append(strings.Fields(name), "-h")...)
-			if code != 0 || out != "" {
-				t.Fatalf("-h: exit %d, stdout %q", code, out)
+			code, help, errOut := runCLI(t, "", nil, append(strings.Fields(name), "-h")...)
+			if code != 0 || errOut != "" {
+				t.Fatalf("-h: exit %d, stderr %q (help goes to stdout, as asked)", code, errOut)
 			}
 			if !strings.HasPrefix(help, "shardid "+name+": "+purpose+"\n\nusage: shardid "+name+" [flags]") {
 				t.Errorf("no purpose line and usage:\n%s", help)
@@ -100,7 +100,7 @@ func TestFlagNote(t *testing.T) {
 // environment variable would give it one: the variable of its group
 // (shardid -h's rule), which shardid -h lists.
 func TestMissingDSNNamesVariable(t *testing.T) {
-	_, _, usage := runCLI(t, "", nil, "-h")
+	_, usage, _ := runCLI(t, "", nil, "-h")
 	for _, c := range []struct {
 		args     []string
 		variable string

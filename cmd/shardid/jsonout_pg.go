@@ -17,7 +17,9 @@ type pgStatusRow struct {
 	Version   int64        `json:"version"`
 	Generator *pgfunc.Meta `json:"generator"` // null: none in the schema
 	// State is "none", "ok", "outdated", "upgradable" (pg up replaces its
-	// body in place) or "differs" (from the options asked for).
+	// body in place), "differs" (from the options asked for) or
+	// "unreadable" (a counter beside a generator's objects whose metadata
+	// cannot be read; shard -1: not known).
 	State string `json:"state"`
 	// AheadMS is how far the counter stood past the clock when read,
 	// when that is past the generator's lead (0 otherwise).
@@ -47,6 +49,9 @@ func pgStatusJSON(r *jsonReport, st []pgfunc.Status, asked bool) {
 				row.State = "ok"
 			}
 		}
+		if s.Unreadable != "" {
+			row.State = "unreadable"
+		}
 		if s.PastLead() {
 			row.AheadMS = s.Ahead.Milliseconds()
 		}
@@ -72,6 +77,10 @@ func pgServerJSON(r *jsonReport, c pgfunc.Census, dangers []pgfunc.Danger) {
 	for _, in := range c.Retired {
 		retired = append(retired, kept{strings.TrimPrefix(in.Database+"."+in.Schema, "."), in.Meta})
 	}
+	unreadable := []map[string]any{}
+	for _, in := range c.Unreadable {
+		unreadable = append(unreadable, map[string]any{"where": strings.TrimPrefix(in.Database+"."+in.Schema, "."), "shard": in.Meta.Shard, "retired": in.Retired, "why": in.Unreadable})
+	}
 	ds := []map[string]string{}
 	for _, d := range dangers {
 		ds = append(ds, map[string]string{"schema": d.Schema, "role": d.Role, "object": d.Object, "privilege": d.Privilege, "effect": d.String()})
@@ -79,6 +88,15 @@ func pgServerJSON(r *jsonReport, c pgfunc.Census, dangers []pgfunc.Danger) {
 	r.total("database", c.Database)
 	r.total("template", c.Template)
 	r.total("retired_counters", retired)
+	r.total("unreadable_counters", unreadable)
+	replicated := []pgfunc.Replicated{}
+	for _, x := range c.Replicated {
+		if x.Database == "" {
+			x.Database = c.Database
+		}
+		replicated = append(replicated, x)
+	}
+	r.total("logical_replication", replicated)
 	r.total("templates_read", c.Templates)
 	r.total("databases_not_read", c.Closed)
 	r.total("invalid_databases", c.Invalid)

@@ -162,7 +162,7 @@ func TestPGUpSpecLayout(t *testing.T) {
 	}
 	// resume reads each generator's layout from its schema, so it takes
 	// shard ids past the presets' shard bits.
-	if code, out, errOut := runCLI(t, "", env, "pg", "resume", "--shards", "4194303", "--lead", "5s"); code != 0 || !strings.Contains(out, "1 counter: ") {
+	if code, out, errOut := runCLI(t, "", env, "pg", "resume", "--apply", "--shards", "4194303", "--lead", "5s"); code != 0 || !strings.Contains(out, "1 counter: ") {
 		t.Fatalf("pg resume: exit %d\n%s%s", code, out, errOut)
 	}
 	db := openPG(t, dsn)

@@ -73,7 +73,7 @@ var pgCommands = map[string]command{
 	"gen":    {"write a goose directory for the stock goose CLI", runPGGen},
 	"verify": {"prove a shard map against the live servers: each shard id in one schema on one server", runPGVerify},
 	"grant":  {"give an application role exactly what drawing IDs needs on each shard, and check it", runPGGrant},
-	"resume": {"after a restore, PITR or failover: move every counter past anything the old server could have handed out", runPGResume},
+	"resume": {"after a restore, PITR or failover: show (and with --apply, move) every counter past anything the old server could have handed out", runPGResume},
 	"adopt":  {"read a next_id() in Instagram's published form (or bigserial keys), print its layout, epoch and shard id; --apply replaces it by shardid's", runPGAdopt},
 }
 
@@ -194,11 +194,12 @@ func run(ctx context.Context, env *cliEnv, args []string) int {
 	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
 		args = append([]string{"version"}, args[1:]...)
 	}
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		printUsage(env.stderr)
-		if len(args) == 0 {
-			return 2
-		}
+	if len(args) == 0 {
+		printUsage(env.stderr) // not asked for: an error, on stderr
+		return 2
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		printUsage(env.stdout) // asked for: on stdout, for | less
 		return 0
 	}
 	cmd, ok := commands[args[0]]
@@ -282,9 +283,13 @@ func subcommand(ctx context.Context, env *cliEnv, group string, subs map[string]
 	}
 	sort.Strings(names)
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprintf(env.stderr, "usage: shardid %s SUBCOMMAND [flags]\n\nsubcommands:\n", group)
+		w := env.stdout // asked for: on stdout
+		if len(args) == 0 {
+			w = env.stderr // not asked for: with the error
+		}
+		fmt.Fprintf(w, "usage: shardid %s SUBCOMMAND [flags]\n\nsubcommands:\n", group)
 		for _, n := range names {
-			fmt.Fprintf(env.stderr, "  %-7s %s\n", n, subs[n].summary)
+			fmt.Fprintf(w, "  %-7s %s\n", n, subs[n].summary)
 		}
 		if len(args) == 0 {
 			return usagef("%s needs a subcommand (allowed: %s)", group, strings.Join(names, ", "))
@@ -344,7 +349,7 @@ func parseFlags(env *cliEnv, fs *flagSet, args []string) error {
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			printHelp(env.stderr, fs)
+			printHelp(env.stdout, fs) // on stdout, as asked: shardid pg up -h | less
 			return err
 		}
 		return flagError(fs, err)
@@ -401,6 +406,9 @@ func flagError(fs *flagSet, err error) error {
 	msg := err.Error()
 	if m := flagUnknown.FindStringSubmatch(msg); m != nil {
 		msg = "unknown flag " + dashed(m[1])
+		if near := nearestFlag(fs, m[1]); near != "" {
+			msg += " (did you mean " + dashed(near) + "?)"
+		}
 	} else if m := flagNoValue.FindStringSubmatch(msg); m != nil {
 		msg = dashed(m[1]) + " needs a value"
 	} else if m := flagBadValue.FindStringSubmatch(msg); m != nil {
@@ -439,4 +447,59 @@ func badValue(f *flag.Flag, value string, err error) string {
 		return value + " is not a duration such as 30s or 2m"
 	}
 	return value + " (" + err.Error() + ")" // the flag's own Value says what it allows
+}
+
+// nearestFlag is the flag of fs that name most likely misspells (--shard
+// for --shards, --ldsn for --dsn): the one fewest single-letter edits
+// away, at most two (one for names of up to four letters), or "" when
+// none is that close, two are equally close, or name is too short to
+// tell (-k).
+func nearestFlag(fs *flagSet, name string) string {
+	if len(name) < 3 {
+		return ""
+	}
+	limit := 2
+	if len(name) <= 4 {
+		limit = 1
+	}
+	best, bestD, tie := "", limit+1, false
+	fs.VisitAll(func(f *flag.Flag) {
+		switch d := editDistance(name, f.Name); {
+		case d < bestD:
+			best, bestD, tie = f.Name, d, false
+		case d == bestD:
+			tie = true
+		}
+	})
+	if tie {
+		return ""
+	}
+	return best
+}
+
+// editDistance is the number of single-letter insertions, deletions,
+// substitutions and swaps of neighbours (dns for dsn) that turn a into b
+// (optimal string alignment distance), in bytes.
+func editDistance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
 }

@@ -19,7 +19,7 @@ func TestHelpHidesEnvironment(t *testing.T) {
 		if code != 0 || strings.Contains(out+errOut, "s3cret") || strings.Contains(out+errOut, "js53\"") {
 			t.Errorf("%v: exit %d, output shows the environment:\n%s%s", args, code, out, errOut)
 		}
-		if args[0] != "demo" && !strings.Contains(errOut, "env SHARDID_") { // demo reads none
+		if args[0] != "demo" && !strings.Contains(out, "env SHARDID_") { // demo reads none
 			t.Errorf("%v: help does not name the environment variables:\n%s", args, errOut)
 		}
 	}
@@ -129,7 +129,7 @@ func TestSecretsNeverPrinted(t *testing.T) {
 // TestCommandTable: the usage lists every command of the table, and
 // every group lists its subcommands.
 func TestCommandTable(t *testing.T) {
-	code, _, errOut := runCLI(t, "", nil, "help")
+	code, errOut, _ := runCLI(t, "", nil, "help")
 	if code != 0 {
 		t.Fatalf("help: exit %d", code)
 	}
@@ -139,7 +139,7 @@ func TestCommandTable(t *testing.T) {
 		}
 	}
 	for group, subs := range map[string]map[string]command{"pg": pgCommands, "tidb": tidbCommands} {
-		_, _, errOut := runCLI(t, "", nil, group, "-h")
+		_, errOut, _ := runCLI(t, "", nil, group, "-h")
 		for name := range subs {
 			if !strings.Contains(errOut, "  "+name+" ") {
 				t.Errorf("%s usage lacks %q:\n%s", group, name, errOut)
@@ -155,11 +155,11 @@ func TestCommandTable(t *testing.T) {
 func TestPGHelpSaysWhatEachCommandTakes(t *testing.T) {
 	help := func(args ...string) string {
 		t.Helper()
-		code, _, errOut := runCLI(t, "", nil, append(args, "-h")...)
+		code, out, _ := runCLI(t, "", nil, append(args, "-h")...)
 		if code != 0 {
 			t.Fatalf("%v -h: exit %d", args, code)
 		}
-		return errOut
+		return out
 	}
 	if h := help("pg", "status"); strings.Contains(h, "(required)") || strings.Contains(h, "-lock-timeout") || strings.Contains(h, "-parallel") {
 		t.Errorf("pg status -h offers what status does not take:\n%s", h)

@@ -55,8 +55,11 @@ func TestStdoutWriteErrorsReported(t *testing.T) {
 		{0, []string{"pg", "render", "--shard", "1"}, 1, writeFailed},
 		{0, []string{"tidb", "spread"}, 1, writeFailed},
 		{0, []string{"tidb", "render", "--strategy", "auto", seedInput}, 1, writeFailed},
+		// Help asked for goes to stdout (| less), so its failed write is
+		// reported as any other.
+		{0, []string{"decode", "-h"}, 1, writeFailed},
 		// Nothing written, nothing to report.
-		{0, []string{"decode", "-h"}, 0, ""},
+		{0, []string{"decode", "--layout", "js53"}, 0, ""},
 	} {
 		code, stderr := runCLIInto(t, &fullWriter{room: c.room}, nil, c.args...)
 		if c.want == "" && code == 0 {

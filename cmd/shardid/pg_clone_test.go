@@ -109,7 +109,7 @@ func TestPGMapClone(t *testing.T) {
 		t.Fatalf("status with a clone mapped as b: exit %d\n%s%s", code, out, errOut)
 	}
 	// resume moves nothing on either: a clone is stopped, not resumed.
-	code, out, errOut = runCLI(t, "", env, "pg", "resume", "--map", path, "--lead", "5s")
+	code, out, errOut = runCLI(t, "", env, "pg", "resume", "--apply", "--map", path, "--lead", "5s")
 	if code != 1 || strings.Count(out, "is a clone of another server of the map") != 2 || strings.Contains(out, "moved ") {
 		t.Fatalf("resume with a clone mapped as b: exit %d\n%s%s", code, out, errOut)
 	}
@@ -234,7 +234,7 @@ func TestPGMapCloneUnidentified(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "UNIDENTIFIED (4 shards not read)") {
 		t.Fatalf("status with an unidentified clone mapped as b: exit %d\n%s%s", code, out, errOut)
 	}
-	code, out, errOut = runCLI(t, "", env, "pg", "resume", "--map", path, "--lead", "5s")
+	code, out, errOut = runCLI(t, "", env, "pg", "resume", "--apply", "--map", path, "--lead", "5s")
 	if code != 1 || strings.Count(out, "system identifier could not be read") != 2 || strings.Contains(out, "moved ") {
 		t.Fatalf("resume with an unidentified clone mapped as b: exit %d\n%s%s", code, out, errOut)
 	}

@@ -28,6 +28,8 @@ func runPGResume(ctx context.Context, env *cliEnv, args []string) error {
 	lockWait := fs.Duration("lock-timeout", pgfunc.DefaultLockTimeout, "how long resume waits for the server-wide lock (in database "+pgfunc.LockDatabase+", the lock of pg up) while another session holds it")
 	parallel := fs.Int("parallel", pgfunc.DefaultParallel, "counters moved at once, each on its own connection")
 	mapPath := fs.String("map", "", "shard map file (TOML): every mapped shard on every server of a fleet, instead of --dsn and --shards"+mapEnvNote)
+	apply := fs.Bool("apply", false, "move the counters; without it resume is a dry run: it says what each counter would move to and until when draws would wait, and moves nothing")
+	below := fs.Bool("below-recorded-lead", false, "move by --lead even though a generator of the server records a larger lead (refused without it: a counter moved by less than the lead the old server ran with hands its IDs out again)")
 	asJSON := fs.Bool("json", false, "print one JSON document instead of lines")
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
@@ -50,11 +52,21 @@ func runPGResume(ctx context.Context, env *cliEnv, args []string) error {
 		return usagef("--lead: %s is not a lead shardid accepts (a whole number of milliseconds from 1ms to %s)", *lead, pgfunc.MaxLead)
 	}
 	ro.Lead = *lead
+	ro.DryRun, ro.BelowRecordedLead = !*apply, *below
 	if *lockWait <= 0 {
 		return usagef("--lock-timeout: %s is not a positive duration (e.g. 30s, 2m)", *lockWait)
 	}
 	o := pgfunc.Options{}
-	rep := resumeReport{After: ro.After}
+	rep := resumeReport{After: ro.After, DryRun: ro.DryRun, Scope: resumeScope(*mapPath, *shards)}
+	header := func() { // once the servers are known to be reachable
+		if !*asJSON {
+			how := "moving counters"
+			if ro.DryRun {
+				how = "dry run: nothing moves; --apply moves the counters"
+			}
+			fmt.Fprintf(env.stdout, "pg resume (%s): %s, past %s\n", how, rep.Scope, resumeTarget(ro))
+		}
+	}
 	start := time.Now()
 	line := func(server string, r pgfunc.Resumed) {
 		rep.add(server, r)
@@ -68,6 +80,7 @@ func runPGResume(ctx context.Context, env *cliEnv, args []string) error {
 			return err
 		}
 		m.LockTimeout = *lockWait
+		header()
 		for _, sr := range m.Resume(ctx, ro, line) {
 			if sr.SameAs != "" && !*asJSON {
 				fmt.Fprintf(env.stdout, "same     %s: reaches the running server of %s, whose run moved its counters\n", sr.Server.Name, sr.SameAs)
@@ -99,9 +112,13 @@ func runPGResume(ctx context.Context, env *cliEnv, args []string) error {
 		if err != nil {
 			return err
 		}
+		header()
 		if _, err := m.Resume(ctx, list, ro, func(r pgfunc.Resumed) { line("", r) }); err != nil {
 			if errors.Is(err, pgfunc.ErrAfterLayoutEnd) {
 				return usagef("--after: %v", err)
+			}
+			if errors.Is(err, pgfunc.ErrLeadBelowRecorded) {
+				return usagef("--lead: %v", err)
 			}
 			return err
 		}
@@ -116,7 +133,11 @@ func runPGResume(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	} else {
 		n := len(rep.Counters) - rep.Missing
-		fmt.Fprintf(env.stdout, "%d %s: %d moved, %d already past, %d not taking part, %d failed", n, plural(n, "counter", "counters"), rep.Moved, rep.Current, rep.Skipped, rep.Failed)
+		moved := "moved"
+		if ro.DryRun {
+			moved = "would move"
+		}
+		fmt.Fprintf(env.stdout, "%d %s: %d %s, %d already past, %d not taking part, %d failed", n, plural(n, "counter", "counters"), rep.Moved, moved, rep.Current, rep.Skipped, rep.Failed)
 		if rep.Missing > 0 {
 			fmt.Fprintf(env.stdout, "; %d %s without a generator", rep.Missing, plural(rep.Missing, "shard asked for", "shards asked for"))
 		}
@@ -124,6 +145,9 @@ func runPGResume(ctx context.Context, env *cliEnv, args []string) error {
 			fmt.Fprintf(env.stdout, "; %d %s not read", len(rep.Databases), plural(len(rep.Databases), "database", "databases"))
 		}
 		fmt.Fprintf(env.stdout, " (%s)\n", rep.Took)
+		if ro.DryRun && rep.Moved > 0 {
+			fmt.Fprintln(env.stdout, "dry run: nothing moved; run again with --apply, before writers draw, to move them")
+		}
 	}
 	if n := rep.Failed + len(rep.Servers) + len(rep.Databases); n > 0 {
 		return fmt.Errorf("%d %s not moved (each line says why); the others' moves stand: mend what the failures name, then rerun (resume only ever moves counters forward)",
@@ -132,8 +156,29 @@ func runPGResume(ctx context.Context, env *cliEnv, args []string) error {
 	return nil
 }
 
+// resumeScope says which counters a pg resume run looks at.
+func resumeScope(mapPath, shards string) string {
+	switch {
+	case mapPath != "":
+		return "every generator of every database of every server of the map " + mapPath
+	case shards != "":
+		return "shards " + shards + " in the database of the DSN"
+	}
+	return "every generator of every database of the server (kept counters included)"
+}
+
+// resumeTarget says how far pg resume moves the counters.
+func resumeTarget(ro pgfunc.ResumeOptions) string {
+	if !ro.After.IsZero() {
+		return stamp(ro.After) + " (--after)"
+	}
+	return fmt.Sprintf("the clock plus %s (--lead) or each generator's own lead, whichever is larger", ro.Lead)
+}
+
 // resumeReport is pg resume's outcome, printed by --json.
 type resumeReport struct {
+	DryRun   bool                `json:"dry_run"`
+	Scope    string              `json:"scope"`
 	After    time.Time           `json:"after,omitzero"`
 	Counters []resumedCounter    `json:"counters"`
 	Servers  []resumeServerError `json:"server_errors,omitempty"`
@@ -157,6 +202,7 @@ type resumedCounter struct {
 	Mode     string    `json:"mode,omitempty"`
 	State    string    `json:"state"` // moved, current, skipped, failed
 	Past     time.Time `json:"past,omitzero"`
+	Until    time.Time `json:"draws_wait_until,omitzero"`
 	From     int64     `json:"from"`
 	To       int64     `json:"to"`
 	Note     string    `json:"note,omitempty"`
@@ -198,7 +244,7 @@ func (rep *resumeReport) add(server string, r pgfunc.Resumed) {
 		return
 	}
 	c := resumedCounter{Server: server, Database: r.Database, Schema: r.Schema, Shard: r.Shard, Retired: r.Retired, Mode: string(r.Mode),
-		State: resumedState(r), Past: r.Past, From: r.From, To: r.To, Note: r.Note}
+		State: resumedState(r), Past: r.Past, Until: r.Until, From: r.From, To: r.To, Note: r.Note}
 	if r.Err != nil {
 		c.Error = oneLine(r.Err.Error())
 	}
@@ -234,7 +280,7 @@ func resumedLine(server string, r pgfunc.Resumed) string {
 	switch state {
 	case "missing":
 		label := "MISSING"
-		return fmt.Sprintf("%-8s %-28s shard %-5d %s", label, where, r.Shard, strings.TrimPrefix(r.Note, "MISSING: "))
+		return fmt.Sprintf("%-8s %-28s shard %-5s %s", label, where, shardID(r.Shard), strings.TrimPrefix(r.Note, "MISSING: "))
 	case "failed":
 		if errors.Is(r.Err, pgfunc.ErrDatabaseNotRead) {
 			return fmt.Sprintf("FAILED   %s", oneLine(r.Err.Error()))
@@ -242,16 +288,29 @@ func resumedLine(server string, r pgfunc.Resumed) string {
 		what = oneLine(r.Err.Error())
 	case "moved":
 		what = fmt.Sprintf("counter moved past %s (%s)", stamp(r.Past), counterTime(r, r.From))
+		if r.DryRun {
+			what = fmt.Sprintf("counter would move past %s (%s)", stamp(r.Past), counterTime(r, r.From))
+		}
+		if !r.Until.IsZero() && r.Until.After(time.Now().Add(time.Second)) && !strings.Contains(r.Note, "until the clock reaches") {
+			wait := "draws wait"
+			if r.DryRun {
+				wait = "draws would wait"
+			}
+			what += fmt.Sprintf("; %s until %s", wait, stamp(r.Until))
+		}
 	case "current":
 		what = fmt.Sprintf("counter already past %s (%s)", stamp(r.Past), counterTime(r, r.From))
 	default:
 		what = r.Note
 	}
 	label := state
-	if state == "failed" {
+	switch {
+	case state == "failed":
 		label = "FAILED"
+	case state == "moved" && r.DryRun:
+		label = "would"
 	}
-	line := fmt.Sprintf("%-8s %-28s shard %-5d %s", label, where, r.Shard, what)
+	line := fmt.Sprintf("%-8s %-28s shard %-5s %s", label, where, shardID(r.Shard), what)
 	if r.Note != "" && state != "skipped" {
 		line += "; " + r.Note
 	}
@@ -265,4 +324,13 @@ func counterTime(r pgfunc.Resumed, v int64) string {
 	}
 	l := r.Meta.LayoutOf()
 	return "it stood at " + stamp(l.TickTime(v>>l.SeqBits))
+}
+
+// shardID writes a shard id, "?" when it is not known (-1: a counter
+// whose metadata cannot be read, or not shardid's).
+func shardID(id int64) string {
+	if id < 0 {
+		return "?"
+	}
+	return fmt.Sprint(id)
 }

@@ -60,7 +60,7 @@ shards = "2,8-9"
 	if err := db1.QueryRow("SELECT clock_timestamp()").Scan(&before); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := runCLI(t, "", env, "pg", "resume", "--map", path, "--lead", "5s")
+	code, out, errOut := runCLI(t, "", env, "pg", "resume", "--apply", "--map", path, "--lead", "5s")
 	if code != 0 || !strings.Contains(out, "same     db1p: reaches the running server of db1") ||
 		!regexp.MustCompile(`(?m)^moved +db1 \S+\.insta11 .*not in the map: moved too`).MatchString(out) ||
 		!regexp.MustCompile(`(?m)^moved +db1 \S+\.other2 .*not in the map: moved too`).MatchString(out) ||

@@ -63,14 +63,14 @@ func TestPGResume(t *testing.T) {
 	}
 	// Told the largest lead the old server ran with (the default is
 	// the largest pg up accepts, TestPGResumeDefaultLead).
-	code, out, errOut = runCLI(t, "", env, "pg", "resume", "--lead", "5s")
+	code, out, errOut = runCLI(t, "", env, "pg", "resume", "--apply", "--lead", "5s")
 	if code != 0 || strings.Count(out, "moved    insta") != 2 || !strings.Contains(out, "current  insta0") || !strings.Contains(out, "moved    insta2 (kept by down)") ||
 		!strings.Contains(out, "3 counters: 2 moved, 1 already past, 0 not taking part, 0 failed") {
 		t.Fatalf("resume: exit %d\n%s%s", code, out, errOut)
 	}
 	// A rerun moves nothing already past (with the default, the clock has
 	// moved on since: an --after from before the first run).
-	code, out, errOut = runCLI(t, "", env, "pg", "resume", "--json", "--after", time.Now().UTC().Add(-time.Second).Format(time.RFC3339Nano))
+	code, out, errOut = runCLI(t, "", env, "pg", "resume", "--apply", "--json", "--after", time.Now().UTC().Add(-time.Second).Format(time.RFC3339Nano))
 	var rep resumeReport
 	if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil || rep.Moved != 0 || rep.Current != 3 || len(rep.Counters) != 3 || rep.Counters[0].Schema != "insta0" {
 		t.Fatalf("resume --json rerun: exit %d, %v, %+v\n%s%s", code, err, rep, out, errOut)
@@ -82,7 +82,7 @@ func TestPGResume(t *testing.T) {
 	if code, out, errOut := runCLI(t, "", env, "pg", "grant", "--role", "resume_app", "--shards", "0-1"); code != 0 {
 		t.Fatalf("grant: exit %d\n%s%s", code, out, errOut)
 	}
-	code, out, errOut = runCLI(t, "", nil, "pg", "resume", "--dsn", withPassword(t, dsn, "resume_app"), "--shards", "1")
+	code, out, errOut = runCLI(t, "", nil, "pg", "resume", "--apply", "--dsn", withPassword(t, dsn, "resume_app"), "--shards", "1")
 	if code != 1 || !strings.Contains(out, "FAILED   insta1") || !strings.Contains(out, "permission denied") || !strings.Contains(errOut, "1 counter, database or server was not moved") {
 		t.Fatalf("resume as the application role: exit %d\n%s%s", code, out, errOut)
 	}

@@ -67,7 +67,11 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) (err error) {
 		case s.Version == 0 && s.Installed != nil:
 			version = "goose"
 		}
-		fmt.Fprintf(env.stdout, "%-20s %-6d %-8s %-12s %s\n", s.Shard.Schema, s.Shard.ID, version, mode, gen)
+		if s.Unreadable != "" {
+			gen = "UNREADABLE: a counter beside a generator's objects, but " + s.Unreadable + "; it hands out IDs nobody can place: record its metadata (COMMENT ON SEQUENCE " + s.Shard.Schema + ".next_id_seq IS the metadata pg status --json shows where it came from; pg up over it then records next_id_meta())"
+			mode = "?"
+		}
+		fmt.Fprintf(env.stdout, "%-20s %-6s %-8s %-12s %s\n", s.Shard.Schema, shardID(s.Shard.ID), version, mode, gen)
 		if s.Exhausted {
 			exhausted++
 			fmt.Fprintf(env.stdout, "%-20s %-6d EXHAUSTED: its layout ends at %s and the generator has no ID left: every draw raises \"time field exhausted\"; pg down it and bring the shard up with a layout of a later epoch\n",
@@ -99,6 +103,21 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) (err error) {
 			moved++
 		}
 	}
+	unreadable := 0
+	for _, in := range census.Unreadable {
+		unreadable++
+		if in.Database == "" && !in.Retired {
+			continue // the table lists it
+		}
+		where, what := census.Database+"."+in.Schema, "counter"
+		if in.Database != "" {
+			where = in.Database + "." + in.Schema
+		}
+		if in.Retired {
+			what = "counter kept by pg down"
+		}
+		fmt.Fprintf(env.stdout, "\nUNREADABLE: %s (%s): a %s whose metadata cannot be read: %s\n", where, shardText(in.Meta.Shard), what, in.Unreadable)
+	}
 	meet, elsewhere, templated := printServer(env, census)
 	dangers, err := m.Dangers(ctx, shards)
 	if err != nil {
@@ -109,6 +128,9 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) (err error) {
 	switch {
 	case copies > 0:
 		return fmt.Errorf("%d shard %s held by more than one schema on the server", copies, plural(copies, "id is", "ids are"))
+	case unreadable > 0:
+		return fmt.Errorf("%d %s like a generator's but %s metadata cannot be read (listed above): %s IDs nobody can place", unreadable,
+			plural(unreadable, "counter looks", "counters look"), plural(unreadable, "its", "their"), plural(unreadable, "it hands out", "they hand out"))
 	case mismatched > 0:
 		return fmt.Errorf("%d %s a generator that is outdated or differs from the requested options", mismatched, plural(mismatched, "schema holds", "schemas hold"))
 	case moved > 0:
@@ -220,6 +242,22 @@ func printServer(env *cliEnv, c pgfunc.Census) (meet, elsewhere, templated int) 
 			}
 		}
 	}
+	for _, r := range c.Replicated {
+		table := r.Table
+		if r.Database != "" {
+			table = r.Database + "." + table
+		} else {
+			table = c.Database + "." + table
+		}
+		if len(r.Subscriptions) > 0 {
+			fmt.Fprintf(env.stdout, "\nLOGICAL REPLICA: %s (DEFAULT %s.next_id()) is subscribed from elsewhere (%s %s): PostgreSQL replicates rows, not sequences, so %s's counter here stands where it was while the rows carry the publisher's IDs; at cutover, once the publisher's writers have stopped and before any writer draws here, run shardid pg resume --apply on this server (operations.md, \"Logical replicas and other logical copies\")\n",
+				table, r.Generator, plural(len(r.Subscriptions), "subscription", "subscriptions"), strings.Join(r.Subscriptions, ", "), r.Generator)
+		}
+		if len(r.Publications) > 0 {
+			fmt.Fprintf(env.stdout, "\nlogical replication: %s (DEFAULT %s.next_id()) is published (%s %s): a subscriber that takes over from this server hands out its IDs again unless shardid pg resume --apply runs there first (its counters do not follow)\n",
+				table, r.Generator, plural(len(r.Publications), "publication", "publications"), strings.Join(r.Publications, ", "))
+		}
+	}
 	if len(c.Templates) > 0 {
 		fmt.Fprintf(env.stdout, "\ntemplate databases read: %s (template0 accepts no connection: nothing can be in it)\n", strings.Join(c.Templates, ", "))
 	}
@@ -240,4 +278,12 @@ func describe(m pgfunc.Meta) string {
 	}
 	return fmt.Sprintf("mode %s, %s bits of %dms since %s", m.Mode, bits,
 		m.UnitMS, time.UnixMilli(m.EpochMS).UTC().Format(time.RFC3339Nano))
+}
+
+// shardText names a shard id for a line: "shard N", or "shard unknown".
+func shardText(id int64) string {
+	if id < 0 {
+		return "shard unknown"
+	}
+	return fmt.Sprintf("shard %d", id)
 }

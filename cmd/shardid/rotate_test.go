@@ -111,9 +111,9 @@ func TestRotateStdinHeaderAndBlanks(t *testing.T) {
 }
 
 func TestRotateHelp(t *testing.T) {
-	code, _, errs := cli(t, "", "rotate", "-h")
-	if code != 0 || !strings.Contains(errs, "-digits") || !strings.Contains(errs, "-reverse") {
-		t.Errorf("exit %d, stderr %q", code, errs)
+	code, out, errs := cli(t, "", "rotate", "-h")
+	if code != 0 || !strings.Contains(out, "-digits") || !strings.Contains(out, "-reverse") || errs != "" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }
 

@@ -44,6 +44,12 @@ func TestUnparsableDSNIsUsageError(t *testing.T) {
 	}
 	for _, args := range pgOnly {
 		check(args, "app:pw@tcp(127.0.0.1:1)/x", "postgres://user:password@host:5432/db")
+		// A MySQL URL where only PostgreSQL goes is told so, in
+		// PostgreSQL's form, not MySQL's.
+		code, _, errOut := runCLI(t, "", nil, append(append([]string{}, args...), "--dsn", "mysql://app:pw@127.0.0.1:1/x")...)
+		if code != 2 || !strings.Contains(errOut, "mysql://app:xxxxx@127.0.0.1:1/x is a MySQL URL; want a PostgreSQL URL") || strings.Contains(errOut, "tcp(host") {
+			t.Errorf("%v --dsn mysql://…: exit %d %q; want the PostgreSQL form only", args, code, errOut)
+		}
 	}
 	for _, args := range mysqlOnly {
 		check(args, "postgres://app:pw@127.0.0.1:1/x", "user:password@tcp(host:3306)/db")
@@ -61,6 +67,13 @@ func TestFlagErrorsAreOneLine(t *testing.T) {
 	}{
 		{[]string{"tidb", "render", "--bogus"}, "tidb render: unknown flag --bogus (see shardid tidb render -h)"},
 		{[]string{"pg", "up", "-bogus=1"}, "pg up: unknown flag --bogus (see shardid pg up -h)"},
+		// A near miss names the flag it misses; a miss near two, or too
+		// short to tell, names none.
+		{[]string{"pg", "up", "--shard", "0-3"}, "pg up: unknown flag --shard (did you mean --shards?) (see shardid pg up -h)"},
+		{[]string{"pg", "render", "--shards", "1"}, "pg render: unknown flag --shards (did you mean --shard?) (see shardid pg render -h)"},
+		{[]string{"pg", "status", "--dns", "x"}, "pg status: unknown flag --dns (did you mean --dsn?) (see shardid pg status -h)"},
+		{[]string{"tickets", "next", "--nme", "x"}, "tickets next: unknown flag --nme (did you mean --name?) (see shardid tickets next -h)"},
+		{[]string{"pg", "up", "--x"}, "pg up: unknown flag -x (see shardid pg up -h)"},
 		{[]string{"tidb", "render", "--shard-bits", "99999999999999999999"}, "tidb render: --shard-bits: 99999999999999999999 (allowed: 1–15) (see shardid tidb render -h)"},
 		{[]string{"pg", "render", "--shard", "x1"}, "pg render: --shard: x1 is not a whole number in range (see shardid pg render -h)"},
 		{[]string{"pg", "up", "--lock-timeout", "soon"}, "pg up: --lock-timeout: soon is not a duration such as 30s or 2m (see shardid pg up -h)"},

@@ -123,6 +123,10 @@ func Parse(s string, allowed Form) (DSN, error) {
 			return DSN{}, &Error{Err: ErrSyntax, Form: Postgres, Reason: Reason(err)}
 		}
 		return DSN{Form: Postgres, Driver: "pgx", Source: s}, nil
+	case strings.HasPrefix(s, "mysql://") && allowed&MySQL == 0:
+		// Someone's MySQL URL given where only PostgreSQL goes: its form
+		// is beside the point, the server is.
+		return DSN{}, &Error{Err: ErrNotAllowed, Form: MySQL}
 	case strings.HasPrefix(s, "mysql://"):
 		return DSN{}, &Error{Err: ErrMySQLURL}
 	case allowed&MySQL == 0:

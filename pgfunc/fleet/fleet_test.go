@@ -203,11 +203,21 @@ func TestVerifyCatchesCopies(t *testing.T) {
 	if _, err := testsrv.Open(t, "pgx", dsnC).Exec(`DO $$ BEGIN
 		EXECUTE format('COMMENT ON FUNCTION fl2.next_id() IS %L', obj_description('fl2.next_id_seq'::regclass, 'pg_class'));
 		COMMENT ON SEQUENCE fl2.next_id_seq IS NULL;
+		DROP FUNCTION fl2.next_id_meta(); -- which no such release had
 	END $$`); err != nil {
 		t.Fatal(err)
 	}
 	if rep = other.Verify(ctx); !strings.Contains(kinds(rep), "outdated:2") {
 		t.Fatalf("verify of an older generator: %s", kinds(rep))
+	}
+	// A mapped shard whose metadata cannot be read (a copy made without
+	// comments of an earlier release's generator): a problem, named.
+	plant(t, dsnC, "fl4", 4, other.Options())
+	if _, err := testsrv.Open(t, "pgx", dsnC).Exec("COMMENT ON SEQUENCE fl4.next_id_seq IS NULL; DROP FUNCTION fl4.next_id_meta()"); err != nil {
+		t.Fatal(err)
+	}
+	if rep = other.Verify(ctx); rep.OK || !strings.Contains(kinds(rep), "unreadable:") || !strings.Contains(fmt.Sprint(rep.Problems), ".fl4 looks like a generator's counter, but its metadata cannot be read") {
+		t.Fatalf("verify beside a generator whose metadata cannot be read: %s\n%+v", kinds(rep), rep.Problems)
 	}
 }
 

@@ -60,6 +60,11 @@ const (
 	// (no CONNECT privilege, or connections not allowed): a copy of a
 	// shard there would go unseen, so the map cannot be proved to hold.
 	ProblemNotRead = "not-read"
+	// ProblemUnreadable: a counter that looks like a generator's (beside
+	// the jump lock's table or the next_id_ticks domain, or kept by a down) whose
+	// metadata cannot be read (pgfunc.Installed.Unreadable): it hands
+	// out IDs of a shard id and kind nobody can tell.
+	ProblemUnreadable = "unreadable"
 )
 
 // Place is where a generator lives.
@@ -123,6 +128,9 @@ type ServerCheck struct {
 	Templates []string `json:"templates,omitempty"`
 	// Retired is how many counters downs kept its databases hold.
 	Retired int `json:"retired"`
+	// Unreadable lists the counters ([database.]schema) that look like a
+	// generator's but whose metadata cannot be read.
+	Unreadable []string `json:"unreadable,omitempty"`
 	// Instance is the running server the entry reaches: its first map
 	// entry's name (entries that reach one server share it).
 	Instance string `json:"instance,omitempty"`
@@ -230,6 +238,10 @@ func (m *Map) Verify(ctx context.Context) Report {
 			rep.Problems = append(rep.Problems, Problem{Kind: ProblemUnidentified, Shard: -1, Place: Place{Server: s.Name, Host: hostOf(s)},
 				Message: who[s.Name].doubt(m, s)})
 		}
+		for _, u := range sc.Unreadable {
+			rep.Problems = append(rep.Problems, Problem{Kind: ProblemUnreadable, Shard: -1, Place: Place{Server: s.Name, Host: hostOf(s)},
+				Message: fmt.Sprintf("server %s (%s): %s looks like a generator's counter, but its metadata cannot be read (no next_id_meta() and no metadata comment): it hands out IDs of a shard id nobody can tell; record its metadata, then verify again", s.Name, s.Address, u)})
+		}
 		if len(sc.Closed) > 0 {
 			rep.Problems = append(rep.Problems, Problem{Kind: ProblemNotRead, Shard: -1, Place: Place{Server: s.Name, Host: hostOf(s)},
 				Message: fmt.Sprintf("server %s (%s): databases not read: %s: the role may not connect (no CONNECT privilege, or connections not allowed), and a copy of a shard there would go unseen; grant CONNECT, or allow connections, and verify again",
@@ -302,6 +314,13 @@ func (m *Map) read(ctx context.Context, s Server, who *identity) (ServerCheck, s
 		id = "system " + c.System
 	}
 	check.Closed, check.Templates, check.Retired = c.Closed, c.Templates, len(c.Retired)
+	for _, u := range c.Unreadable {
+		db := u.Database
+		if db == "" {
+			db = c.Database
+		}
+		check.Unreadable = append(check.Unreadable, db+"."+u.Schema)
+	}
 	var own []string
 	dbs := map[string]bool{c.Database: true}
 	for _, g := range c.Generators {

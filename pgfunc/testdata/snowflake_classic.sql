@@ -15,52 +15,18 @@
 -- The whole Up is one statement for goose, sent in one round trip (inside
 -- goose's transaction): a fleet of 8,192 shards pays per statement.
 -- +goose StatementBegin
-CREATE SCHEMA IF NOT EXISTS "insta5";
 
--- The counter behind next_id(). CACHE 1 is deliberate: with a per-session
--- cache each session hands out values it reserved earlier, so the counter
--- no longer follows the clock across sessions. In mode unique every call must
--- see the shared high-water mark (a cached block would hold values from the
--- past and drive every call into the slow path); in the classic modes
--- sessions drawing from separate cached blocks collide on nextval % 2^seqBits
--- within the same tick. MAXVALUE stops the counter where the layout's time
--- field ends, so it can never carry into the sign bit.
-CREATE SEQUENCE IF NOT EXISTS "insta5".next_id_seq
-    AS bigint MINVALUE 0 MAXVALUE 9007199254740991 START 0 CACHE 1 NO CYCLE;
--- The time field of a classic ID: casting the clock's tick count to this
--- domain raises, naming the constraint, once the clock leaves the layout's
--- range (2025-01-01T00:00:00Z to 2094-09-07T15:47:35Z), instead of wrapping into the sign bit.
-CREATE DOMAIN "insta5".next_id_ticks AS bigint
-    CONSTRAINT clock_within_layout_range CHECK (VALUE BETWEEN 0 AND 2199023255551);
-
--- next_id(), mode classic: Instagram's lock-free design as one PL/pgSQL
--- RETURN expression.
--- LIMIT: the sequence field is nextval % 4096, so more than 4096 calls
--- for this shard within one tick of 1ms, concurrent sessions straddling a
--- tick, or a clock stepped back return IDs already handed out. Use mode
--- unique unless you accept duplicates.
-CREATE OR REPLACE FUNCTION "insta5".next_id() RETURNS bigint
-    LANGUAGE plpgsql VOLATILE
-AS $shardid$
-BEGIN
-    RETURN (((pg_catalog.floor((((pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) OPERATOR(pg_catalog.*) 1000::double precision) OPERATOR(pg_catalog.-) 1735689600000::double precision) OPERATOR(pg_catalog./) 1::double precision))::bigint)::"insta5".next_id_ticks OPERATOR(pg_catalog.<<) 22) OPERATOR(pg_catalog.|) 20480::bigint) OPERATOR(pg_catalog.|) (pg_catalog.nextval('"insta5".next_id_seq') OPERATOR(pg_catalog.%) 4096::bigint);
-END
-$shardid$;
-
--- How this generator was rendered, for shardid up, status and verify. It is
--- the counter's comment rather than next_id()'s: COMMENT ON FUNCTION finds
--- the function among every schema's next_id() (a cost that grows with the
--- number of shards on the server), COMMENT ON SEQUENCE by one index lookup.
-COMMENT ON SEQUENCE "insta5".next_id_seq IS '{"tool":"shardid","shard":5,"mode":"classic","layout":"snowflake","epoch_ms":1735689600000,"unit_ms":1,"time_bits":41,"shard_bits":10,"seq_bits":12}';
-
-
--- What else this database holds. Each refusal names what is in the way
--- and raises its own SQLSTATE (pgfunc.Migrator.Up returns each as one of
--- its Err values):
+-- The guard: what else this database holds, checked before anything is
+-- created. Each refusal names what is in the way and raises its own
+-- SQLSTATE (pgfunc.Migrator.Up returns each as one of its Err values):
+--   SHR07: the layout has ended: every draw would raise;
 --   SHR04: the database is a template: CREATE DATABASE copies everything
 --          in it, and every copy of a generator hands out the same IDs;
 --   SHR03: another schema holds shard 5: two schemas with one shard id
 --          hand out the same IDs;
+--   SHR06: a counter looks like a generator's (the jump lock's table or
+--          the next_id_ticks domain beside it, or kept by a down) but its metadata
+--          cannot be read: it could hold any shard id, of any kind;
 --   SHR02: a counter a down kept, of this schema or of shard 5, belongs
 --          to a generator of other options: one made with these could hand
 --          out its IDs again (a later epoch starts below them);
@@ -68,22 +34,22 @@ COMMENT ON SEQUENCE "insta5".next_id_seq IS '{"tool":"shardid","shard":5,"mode":
 --          mode, or a down kept one's counter: such generators can hand out
 --          the same IDs (shardid.Overlap says when), so a database holds one
 --          kind unless shardid pg up --allow-mixed has shown they cannot.
--- Then this generator carries on from the highest counter a down kept of
--- this schema or of shard 5 under any other name, above every ID they
--- handed out whatever the clock says now, and the kept counters go.
--- Other databases of the server only shardid pg up can read.
+-- Then the schema and the counter; the carry-on, at the end of the Up,
+-- carries on from the highest counter a down kept of this schema or of
+-- shard 5 under any other name. Other databases of the server only
+-- shardid pg up can read.
 DO $shardid$
 DECLARE
-    own pg_catalog.oid := pg_catalog.to_regnamespace('insta5')::pg_catalog.oid;
-    mine pg_catalog.jsonb;
+    -- The schema, or 0 before it exists: nothing is created before the
+    -- checks have passed.
+    own pg_catalog.oid := COALESCE(pg_catalog.to_regnamespace('insta5')::pg_catalog.oid, 0::pg_catalog.oid);
+    mine pg_catalog.jsonb := '{"tool":"shardid","shard":5,"mode":"classic","layout":"snowflake","epoch_ms":1735689600000,"unit_ms":1,"time_bits":41,"shard_bits":10,"seq_bits":12}'::pg_catalog.jsonb OPERATOR(pg_catalog.-) '{layout,lead_ms}'::pg_catalog.text[];
+    kept record;
+    other pg_catalog.text;
     holder pg_catalog.text;
     holder_meta pg_catalog.text;
-    other pg_catalog.text;
-    kept record;
-    last bigint;
-    called boolean;
-    top bigint;
-    top_called boolean;
+    held_by pg_catalog.text;
+    unreadable pg_catalog.text;
     kind pg_catalog.jsonb := '{"tool":"shardid","shard":5,"mode":"classic","layout":"snowflake","epoch_ms":1735689600000,"unit_ms":1,"time_bits":41,"shard_bits":10,"seq_bits":12}'::pg_catalog.jsonb OPERATOR(pg_catalog.-) '{layout,lead_ms,shard}'::pg_catalog.text[];
     is_template boolean;
     gen record;
@@ -93,10 +59,15 @@ DECLARE
     a_low int; a_first bigint; a_ticks bigint; b_low int; b_ticks bigint;
     lo bigint; hi bigint; fixed bigint; val bigint; diff bigint; pb bigint; qb bigint;
 BEGIN
+    IF pg_catalog.clock_timestamp() OPERATOR(pg_catalog.>=) '2094-09-07T15:47:35Z'::pg_catalog.timestamptz THEN
+        RAISE EXCEPTION 'shardid: shard 5''s layout ended at 2094-09-07T15:47:35Z: every draw would raise "time field exhausted"; render it with a later epoch'
+            USING ERRCODE = 'SHR07'; -- pgfunc.Up reads it as ErrLayoutEnds
+    END IF;
     -- Whether the database is a template, and a live generator of shard 5
-    -- elsewhere, which mode unique names its jump function after (one
-    -- lookup in pg_proc's name index). Objects in temporary schemas do
-    -- not count: any role with TEMP makes those.
+    -- elsewhere that names its jump function after it, as mode unique's
+    -- do (one lookup in pg_proc's name index; the pass over the
+    -- generators below finds every other). Objects in temporary schemas
+    -- do not count: any role with TEMP makes those.
     SELECT (SELECT d.datistemplate FROM pg_catalog.pg_database d WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database()),
            (SELECT p.pronamespace::pg_catalog.regnamespace::pg_catalog.text
             FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) p.pronamespace
@@ -108,57 +79,56 @@ BEGIN
                 pg_catalog.current_database()
             USING ERRCODE = 'SHR04'; -- pgfunc.Up reads it as ErrTemplateDatabase
     END IF;
-    -- The classic modes have no object named after the shard id: the
-    -- counters' comments are read, one pass over pg_description, whose
-    -- cost grows with the generators in the database (3.8 ms of server
-    -- CPU a migration with 4,096 there, measured on this project's 2-core
-    -- machine; shardid pg up, which checks this itself, renders the
-    -- migration without it). A mode unique migration needs no such pass:
-    -- the check of the kind below refuses it beside any classic one of
-    -- its shard id (the two make the same IDs).
-    IF holder IS NULL THEN
-        SELECT (SELECT c.relnamespace::pg_catalog.regnamespace::pg_catalog.text
-                FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
-                WHERE c.oid OPERATOR(pg_catalog.=) d.objoid AND c.relname OPERATOR(pg_catalog.=) 'next_id_seq' AND c.relnamespace OPERATOR(pg_catalog.<>) own
-                  AND n.nspname OPERATOR(pg_catalog.!~) '^pg_(toast_)?temp_') INTO holder
-        FROM pg_catalog.pg_description d
-        WHERE d.classoid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass AND d.objsubid OPERATOR(pg_catalog.=) 0
-          AND pg_catalog.starts_with(d.description, '{"tool":"shardid","shard":5,')
-          AND (SELECT c.relname FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) d.objoid AND c.relnamespace OPERATOR(pg_catalog.<>) own) OPERATOR(pg_catalog.=) 'next_id_seq'
-        ORDER BY 1 NULLS LAST
-        LIMIT 1;
-    END IF;
     IF holder IS NOT NULL THEN
         RAISE EXCEPTION 'shardid: shard 5 is already held by schema % of this database: two schemas with one shard id hand out the same IDs',
                 holder
             USING ERRCODE = 'SHR03'; -- pgfunc.Up reads it as ErrShardConflict
     END IF;
     -- Every other generator of the database, live or a counter a down
-    -- kept (one pass over pg_class's name index and their comments: a
-    -- database made with pg up --allow-mixed holds several kinds, so no
-    -- one of them stands for the rest). One of another kind is in the way
-    -- when the IDs this one can hand out from now on and the IDs it can
-    -- hand out over its whole life meet (shardid.Overlap's rule, below),
-    -- and, in a database that holds none of this kind, whatever they are:
-    -- only pg up --allow-mixed adds a kind, once it has shown that no two
-    -- meet.
+    -- kept (one pass over pg_class's name index, and each one's
+    -- next_id_meta() or comment: a database made with pg up --allow-mixed
+    -- holds several kinds, so no one of them stands for the rest). A live
+    -- one of shard 5 holds it (whatever its mode, its metadata read
+    -- from a copy that lost its comments too). One of another kind is in
+    -- the way when the IDs this one can hand out from now on and the IDs
+    -- it can hand out over its whole life meet (shardid.Overlap's rule,
+    -- below), and, in a database that holds none of this kind, whatever
+    -- they are: only pg up --allow-mixed adds a kind, once it has shown
+    -- that no two meet.
     a_low := (kind OPERATOR(pg_catalog.->>) 'shard_bits')::int OPERATOR(pg_catalog.+) ((kind OPERATOR(pg_catalog.->>) 'seq_bits')::int OPERATOR(pg_catalog.+) COALESCE((kind OPERATOR(pg_catalog.->>) 'route_bits')::int, 0));
     a_ticks := CASE WHEN least((kind OPERATOR(pg_catalog.->>) 'time_bits')::int, 63 OPERATOR(pg_catalog.-) (kind OPERATOR(pg_catalog.->>) 'shard_bits')::int OPERATOR(pg_catalog.-) ((kind OPERATOR(pg_catalog.->>) 'seq_bits')::int OPERATOR(pg_catalog.+) COALESCE((kind OPERATOR(pg_catalog.->>) 'route_bits')::int, 0))) OPERATOR(pg_catalog.>=) 63
      THEN 9223372036854775807
      ELSE (1::bigint OPERATOR(pg_catalog.<<) least((kind OPERATOR(pg_catalog.->>) 'time_bits')::int, 63 OPERATOR(pg_catalog.-) (kind OPERATOR(pg_catalog.->>) 'shard_bits')::int OPERATOR(pg_catalog.-) ((kind OPERATOR(pg_catalog.->>) 'seq_bits')::int OPERATOR(pg_catalog.+) COALESCE((kind OPERATOR(pg_catalog.->>) 'route_bits')::int, 0)))) OPERATOR(pg_catalog.-) 1 END;
     a_first := greatest(0, pg_catalog.floor((pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) OPERATOR(pg_catalog.*) 1000::double precision
                    OPERATOR(pg_catalog.-) (kind OPERATOR(pg_catalog.->>) 'epoch_ms')::double precision) OPERATOR(pg_catalog./) (kind OPERATOR(pg_catalog.->>) 'unit_ms')::double precision)::bigint);
+    holder := NULL;
     FOR gen IN
         SELECT n.nspname::pg_catalog.text OPERATOR(pg_catalog.||) CASE WHEN c.relname OPERATOR(pg_catalog.=) 'next_id_retired_seq' THEN ' (a counter kept by pg down)' ELSE '' END AS schema,
-               pg_catalog.obj_description(c.oid, 'pg_class') AS meta
+               c.relname OPERATOR(pg_catalog.=) 'next_id_retired_seq' AS retired,
+               COALESCE(pg_catalog.replace(pg_catalog.substring((SELECT p.prosrc FROM pg_catalog.pg_proc p
+ WHERE p.proname OPERATOR(pg_catalog.=) 'next_id_meta' AND p.proargtypes OPERATOR(pg_catalog.=) ''::pg_catalog.oidvector
+   AND p.pronamespace OPERATOR(pg_catalog.=) c.relnamespace), '^SELECT ''(.*)''::pg_catalog\.jsonb$'), '''''', ''''),
+         pg_catalog.obj_description(c.oid, 'pg_class')) AS meta,
+               (EXISTS (SELECT FROM pg_catalog.pg_class l
+         WHERE l.relnamespace OPERATOR(pg_catalog.=) n.oid AND l.relname OPERATOR(pg_catalog.=) 'next_id_jump_lock')
+ OR EXISTS (SELECT FROM pg_catalog.pg_type y
+            WHERE y.typnamespace OPERATOR(pg_catalog.=) n.oid AND y.typname OPERATOR(pg_catalog.=) 'next_id_ticks')) AS looks
         FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
         WHERE c.relname OPERATOR(pg_catalog.=) ANY ('{next_id_seq,next_id_retired_seq}'::pg_catalog.name[]) AND c.relkind OPERATOR(pg_catalog.=) 'S'
           AND c.relnamespace OPERATOR(pg_catalog.<>) own AND n.nspname OPERATOR(pg_catalog.!~) '^pg_(toast_)?temp_'
         ORDER BY n.nspname, c.relname
     LOOP
-        CONTINUE WHEN gen.meta IS NULL OR NOT pg_catalog.starts_with(gen.meta, '{"tool":"shardid",');
+        IF gen.meta IS NULL OR NOT pg_catalog.starts_with(gen.meta, '{"tool":"shardid",') THEN
+            IF gen.looks OR gen.retired THEN
+                unreadable := COALESCE(unreadable, gen.schema);
+            END IF;
+            CONTINUE; -- a plain sequence of that name is not a generator
+        END IF;
         other := gen.meta;
         theirs := other::pg_catalog.jsonb;
+        IF NOT gen.retired AND (theirs OPERATOR(pg_catalog.->>) 'shard') OPERATOR(pg_catalog.=) '5' THEN
+            held_by := COALESCE(held_by, gen.schema);
+        END IF;
         IF (theirs OPERATOR(pg_catalog.-) '{layout,lead_ms,shard}'::pg_catalog.text[]) OPERATOR(pg_catalog.=) kind THEN
             same_kind := true;
             CONTINUE;
@@ -167,6 +137,7 @@ BEGIN
             holder := gen.schema;
             holder_meta := other;
         END IF;
+        CONTINUE WHEN meet IS NOT NULL; -- one that meets was found: the rest only for held_by
         -- The smallest ID both can make, if any: IDs from lo to hi (the
         -- later first tick, the earlier last) whose shard fields hold
         -- both shard ids (fixed, val).
@@ -210,29 +181,42 @@ BEGIN
         IF meet OPERATOR(pg_catalog.<=) hi THEN
             holder := gen.schema;
             holder_meta := other;
-            EXIT;
+        ELSE
+            meet := NULL;
         END IF;
-        meet := NULL;
     END LOOP;
+    IF held_by IS NOT NULL THEN
+        RAISE EXCEPTION 'shardid: shard 5 is already held by schema % of this database: two schemas with one shard id hand out the same IDs',
+                held_by
+            USING ERRCODE = 'SHR03'; -- pgfunc.Up reads it as ErrShardConflict
+    END IF;
+    IF unreadable IS NOT NULL THEN
+        RAISE EXCEPTION 'shardid: schema % holds a counter beside a generator''s objects whose metadata cannot be read (no next_id_meta(), no metadata comment): it could hold shard 5, or be of another kind; record its metadata (shardid pg status shows it) before applying another shard here',
+                unreadable
+            USING ERRCODE = 'SHR06'; -- pgfunc.Up reads it as ErrUnreadableGenerator
+    END IF;
     IF meet IS NULL AND same_kind THEN
         holder := NULL; -- the database holds this kind already, and none of another meets it
     END IF;
     -- Every counter a down kept (there are few): this schema's own,
-    -- whatever shard id it held, and any other schema's of shard 5 are
-    -- carried on from.
+    -- whatever shard id it held, and any other schema's of shard 5
+    -- are carried on from (the carry-on), so their generators must be
+    -- this one's.
     FOR kept IN
-        SELECT c.oid::pg_catalog.regclass AS reg, c.relnamespace OPERATOR(pg_catalog.=) own AS ours,
-               c.relnamespace::pg_catalog.regnamespace::pg_catalog.text AS schema
+        SELECT c.relnamespace OPERATOR(pg_catalog.=) own AS ours, c.relnamespace::pg_catalog.regnamespace::pg_catalog.text AS schema,
+               COALESCE(pg_catalog.replace(pg_catalog.substring((SELECT p.prosrc FROM pg_catalog.pg_proc p
+ WHERE p.proname OPERATOR(pg_catalog.=) 'next_id_meta' AND p.proargtypes OPERATOR(pg_catalog.=) ''::pg_catalog.oidvector
+   AND p.pronamespace OPERATOR(pg_catalog.=) c.relnamespace), '^SELECT ''(.*)''::pg_catalog\.jsonb$'), '''''', ''''),
+         pg_catalog.obj_description(c.oid, 'pg_class')) AS meta
         FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
         WHERE c.relname OPERATOR(pg_catalog.=) 'next_id_retired_seq' AND c.relkind OPERATOR(pg_catalog.=) 'S'
           AND n.nspname OPERATOR(pg_catalog.!~) '^pg_(toast_)?temp_'
         ORDER BY c.relnamespace
     LOOP
-        other := pg_catalog.obj_description(kept.reg::pg_catalog.oid, 'pg_class');
+        other := kept.meta;
         IF NOT kept.ours AND NOT COALESCE(pg_catalog.starts_with(other, '{"tool":"shardid","shard":5,'), false) THEN
             CONTINUE;
         END IF;
-        mine := COALESCE(mine, '{"tool":"shardid","shard":5,"mode":"classic","layout":"snowflake","epoch_ms":1735689600000,"unit_ms":1,"time_bits":41,"shard_bits":10,"seq_bits":12}'::pg_catalog.jsonb OPERATOR(pg_catalog.-) '{layout,lead_ms}'::pg_catalog.text[]);
         IF other IS NULL OR NOT pg_catalog.starts_with(other, '{"tool":"shardid",')
            OR (other::pg_catalog.jsonb OPERATOR(pg_catalog.-) '{layout,lead_ms}'::pg_catalog.text[]) OPERATOR(pg_catalog.<>) mine THEN
             IF kept.ours THEN
@@ -244,12 +228,6 @@ BEGIN
                     kept.schema, other
                 USING ERRCODE = 'SHR02';
         END IF;
-        EXECUTE pg_catalog.format('SELECT s.last_value, s.is_called FROM %s AS s', kept.reg) INTO last, called;
-        IF top IS NULL OR last OPERATOR(pg_catalog.>) top OR (last OPERATOR(pg_catalog.=) top AND called AND NOT top_called) THEN
-            top := last;
-            top_called := called;
-        END IF;
-        EXECUTE pg_catalog.format('DROP SEQUENCE %s', kept.reg);
     END LOOP;
     IF meet IS NOT NULL THEN
         RAISE EXCEPTION 'shardid: schema % holds a generator made with other options (%), and shard 5''s generator could hand out ID %, which that one makes too: refused; give this shard another id, or render it with the options of that one',
@@ -261,6 +239,103 @@ BEGIN
                 holder, holder_meta
             USING ERRCODE = 'SHR05'; -- pgfunc.Up reads it as ErrMixedGenerators
     END IF;
+    -- Every check passed: the schema and the counter, which nothing
+    -- after the guard creates (see above).
+    CREATE SCHEMA IF NOT EXISTS "insta5";
+    CREATE SEQUENCE IF NOT EXISTS "insta5".next_id_seq
+        AS bigint MINVALUE 0 MAXVALUE 9007199254740991 START 0 CACHE 1 NO CYCLE;
+END
+$shardid$;
+
+-- The counter behind next_id(), which the guard creates (nothing before
+-- its checks pass; see checks.sql.tmpl). CACHE 1 is deliberate: with a per-session
+-- cache each session hands out values it reserved earlier, so the counter
+-- no longer follows the clock across sessions. In mode unique every call must
+-- see the shared high-water mark (a cached block would hold values from the
+-- past and drive every call into the slow path); in the classic modes
+-- sessions drawing from separate cached blocks collide on nextval % 2^seqBits
+-- within the same tick. MAXVALUE stops the counter where the layout's time
+-- field ends, so it can never carry into the sign bit.
+-- The time field of a classic ID: casting the clock's tick count to this
+-- domain raises, naming the constraint, once the clock leaves the layout's
+-- range (2025-01-01T00:00:00Z to 2094-09-07T15:47:35Z), instead of wrapping into the sign bit.
+CREATE DOMAIN "insta5".next_id_ticks AS bigint
+    CONSTRAINT clock_within_layout_range CHECK (VALUE BETWEEN 0 AND 2199023255551);
+
+-- next_id(), mode classic: Instagram's lock-free design as one PL/pgSQL
+-- RETURN expression.
+-- LIMIT: the sequence field is nextval % 4096, so more than 4096 calls
+-- for this shard within one tick of 1ms, concurrent sessions straddling a
+-- tick, or a clock stepped back return IDs already handed out. Use mode
+-- unique unless you accept duplicates.
+CREATE OR REPLACE FUNCTION "insta5".next_id() RETURNS bigint
+    LANGUAGE plpgsql VOLATILE
+AS $shardid$
+BEGIN
+    RETURN (((pg_catalog.floor((((pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) OPERATOR(pg_catalog.*) 1000::double precision) OPERATOR(pg_catalog.-) 1735689600000::double precision) OPERATOR(pg_catalog./) 1::double precision))::bigint)::"insta5".next_id_ticks OPERATOR(pg_catalog.<<) 22) OPERATOR(pg_catalog.|) 20480::bigint) OPERATOR(pg_catalog.|) (pg_catalog.nextval('"insta5".next_id_seq') OPERATOR(pg_catalog.%) 4096::bigint);
+END
+$shardid$;
+
+-- How this generator was rendered, for shardid up, status and verify. It is
+-- the counter's comment rather than next_id()'s: COMMENT ON FUNCTION finds
+-- the function among every schema's next_id() (a cost that grows with the
+-- number of shards on the server), COMMENT ON SEQUENCE by one index lookup.
+COMMENT ON SEQUENCE "insta5".next_id_seq IS '{"tool":"shardid","shard":5,"mode":"classic","layout":"snowflake","epoch_ms":1735689600000,"unit_ms":1,"time_bits":41,"shard_bits":10,"seq_bits":12}';
+
+-- Who this generator is, for shardid and for the checks of every later
+-- migration: the metadata above as the body of a function, which every
+-- copy of the schema keeps, where the comment is lost to pg_dump and
+-- pg_restore --no-comments. Owner, privileges and security labels do not
+-- make it, so --no-owner, --no-privileges and --no-security-labels leave
+-- it; it is schema, not data, so -n, --schema-only, a pg_dumpall round
+-- trip and the schema copy a logical subscriber starts from carry it;
+-- its body does not name the schema, so ALTER SCHEMA ... RENAME keeps it
+-- true. shardid reads its text and never calls it (a function of that
+-- name in someone else's schema could run anything); a client may:
+-- SELECT "insta5".next_id_meta(). A down keeps it beside the counter it
+-- keeps.
+CREATE OR REPLACE FUNCTION "insta5".next_id_meta() RETURNS pg_catalog.jsonb
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $shardid$SELECT '{"tool":"shardid","shard":5,"mode":"classic","layout":"snowflake","epoch_ms":1735689600000,"unit_ms":1,"time_bits":41,"shard_bits":10,"seq_bits":12}'::pg_catalog.jsonb$shardid$;
+
+-- The carry-on: the highest counter a down kept of this schema (the guard
+-- checked it held this generator) or of shard 5 in any other schema of
+-- the database, which this generator carries on from, above every ID
+-- they handed out whatever the clock says now; then the kept counters go
+-- (another schema's next_id_meta() with its counter, when nothing else
+-- there needs it).
+DO $shardid$
+DECLARE
+    own pg_catalog.oid := pg_catalog.to_regnamespace('insta5')::pg_catalog.oid;
+    kept record;
+    last bigint;
+    called boolean;
+    top bigint;
+    top_called boolean;
+BEGIN
+    FOR kept IN
+        SELECT c.oid::pg_catalog.regclass AS reg, c.relnamespace OPERATOR(pg_catalog.=) own AS ours, c.relnamespace::pg_catalog.regnamespace AS nsp,
+               COALESCE(pg_catalog.replace(pg_catalog.substring((SELECT p.prosrc FROM pg_catalog.pg_proc p
+ WHERE p.proname OPERATOR(pg_catalog.=) 'next_id_meta' AND p.proargtypes OPERATOR(pg_catalog.=) ''::pg_catalog.oidvector
+   AND p.pronamespace OPERATOR(pg_catalog.=) c.relnamespace), '^SELECT ''(.*)''::pg_catalog\.jsonb$'), '''''', ''''),
+         pg_catalog.obj_description(c.oid, 'pg_class')) AS meta,
+               EXISTS (SELECT FROM pg_catalog.pg_class l WHERE l.relnamespace OPERATOR(pg_catalog.=) c.relnamespace AND l.relname OPERATOR(pg_catalog.=) 'next_id_seq') AS live
+        FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+        WHERE c.relname OPERATOR(pg_catalog.=) 'next_id_retired_seq' AND c.relkind OPERATOR(pg_catalog.=) 'S'
+          AND n.nspname OPERATOR(pg_catalog.!~) '^pg_(toast_)?temp_'
+        ORDER BY c.relnamespace
+    LOOP
+        CONTINUE WHEN NOT kept.ours AND NOT COALESCE(pg_catalog.starts_with(kept.meta, '{"tool":"shardid","shard":5,'), false);
+        EXECUTE pg_catalog.format('SELECT s.last_value, s.is_called FROM %s AS s', kept.reg) INTO last, called;
+        IF top IS NULL OR last OPERATOR(pg_catalog.>) top OR (last OPERATOR(pg_catalog.=) top AND called AND NOT top_called) THEN
+            top := last;
+            top_called := called;
+        END IF;
+        EXECUTE pg_catalog.format('DROP SEQUENCE %s', kept.reg);
+        IF NOT kept.ours AND NOT kept.live THEN
+            EXECUTE pg_catalog.format('DROP FUNCTION IF EXISTS %s.next_id_meta()', kept.nsp);
+        END IF;
+    END LOOP;
     IF top IS NOT NULL THEN
         PERFORM pg_catalog.setval('"insta5".next_id_seq', top, top_called);
     END IF;
@@ -308,7 +383,8 @@ DROP FUNCTION IF EXISTS "insta5".next_id_jump_5();
 DROP TABLE IF EXISTS "insta5".next_id_jump_lock;
 DROP SEQUENCE IF EXISTS "insta5".next_id_jumps_done;
 DROP SEQUENCE IF EXISTS "insta5".next_id_jumps_begun;
--- The counter stays, with its comment, for the next up: see there.
+-- The counter stays, with its comment and next_id_meta(), for the next
+-- up: see there.
 DROP SEQUENCE IF EXISTS "insta5".next_id_retired_seq;
 ALTER SEQUENCE IF EXISTS "insta5".next_id_seq RENAME TO next_id_retired_seq;
 DROP DOMAIN IF EXISTS "insta5".next_id_ticks;

@@ -1,4 +1,4 @@
-package shardid_test
+package repotest_test
 
 import (
 	"os"

@@ -1,10 +1,11 @@
-package shardid_test
+package repotest_test
 
 import (
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -12,7 +13,8 @@ import (
 // first version (the language version the code and every dependency
 // need, not the patch release the project builds with, which the
 // toolchain line names), so a module at that go line that imports
-// shardid's packages keeps its go line through go mod tidy.
+// shardid's packages keeps its go line through go mod tidy. The importer
+// takes the clone by the README's own go mod edit line, as a user would.
 func TestImporterKeepsItsGoLine(t *testing.T) {
 	root, err := filepath.Abs(".")
 	if err != nil {
@@ -35,7 +37,7 @@ func TestImporterKeepsItsGoLine(t *testing.T) {
 	}
 	dir := t.TempDir()
 	files := map[string]string{
-		"go.mod": "module example.com/importer\n\n" + want + "\n\nrequire github.com/shardid/shardid v0.0.0\n\nreplace github.com/shardid/shardid => " + root + "\n",
+		"go.mod": "module example.com/importer\n\n" + want + "\n",
 		"main.go": `package main
 
 import (
@@ -57,7 +59,17 @@ func main() {
 			t.Fatal(err)
 		}
 	}
-	for _, args := range [][]string{{"mod", "tidy"}, {"build", "./..."}} {
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit := regexp.MustCompile("`go (mod edit [^`]*)`").FindSubmatch(readme)
+	if edit == nil {
+		t.Fatal("README.md gives no `go mod edit …` line for a module that imports the clone")
+	}
+	// The README's clone sits beside the importer, at ../shardid.
+	editArgs := strings.Fields(strings.ReplaceAll(string(edit[1]), "=../shardid", "="+root))
+	for _, args := range [][]string{editArgs, {"mod", "tidy"}, {"build", "./..."}} {
 		cmd := exec.Command("go", args...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local")
