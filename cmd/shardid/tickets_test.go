@@ -366,12 +366,15 @@ func TestTicketsRestoreStatusResume(t *testing.T) {
 const patient = "1m"
 
 // onlySlowNotes reports whether every line of stderr is a note that a
-// server was slow to answer and a draw went to another one: on a loaded
-// machine a healthy server can miss the per-server budget, which the
-// client rightly reports and rides out; anything else is a finding.
+// server was slow to answer: a draw went to another one, the server was
+// passed over and drew again, or a draw left answered late (EventSlow).
+// On a loaded machine a healthy server can miss its budget before the
+// client has learned how slow it is, which the client rightly reports and
+// rides out; anything else is a finding.
 func onlySlowNotes(stderr string) bool {
 	for _, line := range strings.Split(strings.TrimSuffix(stderr, "\n"), "\n") {
-		if line != "" && !strings.Contains(line, "ticket server did not answer in time") {
+		if line != "" && !strings.Contains(line, "ticket server did not answer in time") && !strings.Contains(line, " is slow, not gone: ") &&
+			!strings.HasSuffix(line, " draws again") {
 			return false
 		}
 	}
