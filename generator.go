@@ -3,7 +3,6 @@ package shardid
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"sync"
 	"time"
 )
@@ -31,11 +30,15 @@ type Settings struct {
 	MaxBackwardStep time.Duration
 	// Clock returns the current time; nil means time.Now.
 	Clock func() time.Time
-	// Sleep pauses the calling goroutine for at least the given duration.
-	// nil means a sleep that wakes close to the deadline: time.Sleep for
-	// all but the last spinSlack (1ms), then yielding the processor
-	// until the deadline, because time.Sleep's wake-up overshoot alone
-	// costs a busy Snowflake node over 10% of its 4096 IDs per millisecond.
+	// Sleep pauses the calling goroutine for at least the given duration:
+	// until the next tick when a tick's sequence is used up, or while a
+	// clock stepped back catches up. nil means a sleep that spends no
+	// processor and wakes close to the deadline: nanosleep for waits up to
+	// 2ms (the runtime's timer wakes on a millisecond grid, past the next
+	// tick of a tick used up late), time.Sleep beyond and on systems
+	// without nanosleep. (The generator spun through the last millisecond
+	// before: 2.6 times sonyflake's CPU per ID and, on a loaded machine,
+	// fewer IDs per millisecond; docs/benchmarks.md.)
 	Sleep func(time.Duration)
 	// LastDrawn is the latest instant IDs of this node may already carry
 	// from someone else: when an earlier holder of the node id last drew,
@@ -135,7 +138,7 @@ func NewGenerator(s Settings) (*Generator, error) {
 		g.clock = time.Now
 	}
 	if g.sleep == nil {
-		g.sleep = preciseSleep
+		g.sleep = DefaultSleep
 	}
 	if _, err := l.Ticks(g.clock()); err != nil {
 		return nil, fmt.Errorf("generator: clock: %w", err)
@@ -263,20 +266,8 @@ func NodeID(datacenter, worker int64) (int64, error) {
 	return datacenter<<WorkerBits | worker, nil
 }
 
-// spinSlack is how long before the deadline preciseSleep stops sleeping
-// and starts yielding. time.Sleep of 800µs overshot by 300µs on average on
-// a loaded 2-core VM, yielding by under 10µs, so waits shorter than a
-// Snowflake tick are yielded away entirely.
-const spinSlack = time.Millisecond
-
-// preciseSleep pauses for d, waking within a few microseconds of the
-// deadline.
-func preciseSleep(d time.Duration) {
-	deadline := time.Now().Add(d)
-	if d > spinSlack {
-		time.Sleep(d - spinSlack)
-	}
-	for time.Now().Before(deadline) {
-		runtime.Gosched()
-	}
-}
+// DefaultSleep is the Sleep a Generator uses when Settings.Sleep is nil: it
+// pauses the calling goroutine for at least d without spending the
+// processor, waking close to the deadline (see Settings.Sleep). A Sleep of
+// your own that counts the waits (package metrics does) can call it.
+func DefaultSleep(d time.Duration) { parkUntil(d) }

@@ -2,6 +2,7 @@ package shardid
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -295,6 +296,28 @@ func TestUniqueAndDecode(t *testing.T) {
 			if err != nil || again != id {
 				t.Fatalf("%s: ComposeTicks(%+v) = %d, %v; want %d", l.Name, p, again, err, id)
 			}
+		}
+	}
+}
+
+// TestDefaultSleepParks: a generator left with the default Sleep waits for
+// the next tick in parkUntil, which blocks in the kernel or on the
+// runtime's timer; it does not spin (it yielded in a loop through the last
+// millisecond before: 2.6 times sonyflake v2's CPU per ID). parkUntil
+// waits at least what it is asked, short waits and long.
+func TestDefaultSleepParks(t *testing.T) {
+	g, err := NewGenerator(Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reflect.ValueOf(g.sleep).Pointer() != reflect.ValueOf(DefaultSleep).Pointer() {
+		t.Errorf("the default sleep is not DefaultSleep (parkUntil)")
+	}
+	for _, d := range []time.Duration{0, 50 * time.Microsecond, 900 * time.Microsecond, 3 * time.Millisecond} {
+		start := time.Now()
+		parkUntil(d)
+		if took := time.Since(start); took < d {
+			t.Errorf("parkUntil(%s) returned after %s", d, took)
 		}
 	}
 }

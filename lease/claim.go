@@ -40,7 +40,7 @@ const (
 // without the database there is no knowing who holds an id or how far it
 // was drawn, so an unreachable database is an error.
 func Acquire(ctx context.Context, db *sql.DB, s Settings) (*Lease, error) {
-	return acquire(ctx, db, s, (*Lease).tryClaim)
+	return acquire(ctx, db, s, (*Lease).tryClaim, nil)
 }
 
 // claimed is the row of a node a claim made the lease's: its last_ms and
@@ -51,7 +51,9 @@ type claimed struct{ lastMs, writes int64 }
 // the node is now the lease's, with its row. Tests wrap tryClaim.
 type claimFunc func(l *Lease, ctx context.Context, c candidate) (bool, claimed, error)
 
-func acquire(ctx context.Context, db *sql.DB, s Settings, try claimFunc) (*Lease, error) {
+// acquire is Acquire with the claim statement try and, when mono is not
+// nil, a monotonic clock of the caller's (tests).
+func acquire(ctx context.Context, db *sql.DB, s Settings, try claimFunc, mono func() time.Duration) (*Lease, error) {
 	s, err := s.normalize()
 	if err != nil {
 		return nil, err
@@ -66,14 +68,18 @@ func acquire(ctx context.Context, db *sql.DB, s Settings, try claimFunc) (*Lease
 		return nil, fmt.Errorf("lease: %w", err)
 	}
 	l := &Lease{db: db, q: q, s: s, layout: s.Generator.Layout, layoutText: leaseLayoutText(s.Generator.Layout),
-		clock: s.Generator.Clock, sleep: s.Generator.Sleep, token: newToken(), capTick: -1} // nothing to draw until the first renewal
+		clock: s.Generator.Clock, mono: mono, sleep: s.Generator.Sleep, token: newToken(), capTick: -1} // nothing to draw until the first renewal
+	if l.mono == nil {
+		l.mono = monoNow
+		l.monoOfNow = l.clock == nil
+	}
 	if l.clock == nil {
 		l.clock = time.Now
 	}
 	if l.sleep == nil {
 		l.sleep = time.Sleep
 	}
-	if err := l.checkSkew(ctx, l.clock()); err != nil {
+	if err := l.checkSkew(ctx, l.clock(), l.mono()); err != nil { // (the round trip counts from after the wall reading)
 		return nil, err
 	}
 	if !s.AllowLossyCommit && s.Dialect != dialect.TiDB {
@@ -81,12 +87,13 @@ func acquire(ctx context.Context, db *sql.DB, s Settings, try claimFunc) (*Lease
 			return nil, fmt.Errorf("lease: %w", err)
 		}
 	}
-	claimSent := l.clock()
+	claimMono, claimSent := l.mono(), l.clock()
 	var row claimed
 	if l.node, row, err = l.claim(ctx, try); err != nil {
 		return nil, err
 	}
-	l.floorMs, l.writes, l.lastSent = row.lastMs, row.writes, claimSent
+	l.floorMs, l.writes, l.lastSent, l.lastSentMono = row.lastMs, row.writes, claimSent, claimMono
+	l.steps.check(claimSent, claimMono)
 	fail := func(err error) (*Lease, error) {
 		rctx, cancel := context.WithTimeout(context.Background(), s.TTL)
 		defer cancel()
@@ -282,9 +289,9 @@ func (l *Lease) readBack(ctx context.Context, node int64) (bool, claimed, error)
 // claimStatement runs the statement that claims c: an INSERT for an id
 // nobody leased yet, an UPDATE of an ended lease otherwise.
 func (l *Lease) claimStatement(ctx context.Context, c candidate) (sql.Result, error) {
-	ttl := l.s.TTL.Microseconds()
+	ttl := l.s.TTL.Microseconds() // the lease's end, and the TTL the row records for a fence
 	if c.exists {
-		return l.db.ExecContext(ctx, l.q.takeover, l.s.Holder, l.token, ttl, c.node, l.layoutText)
+		return l.db.ExecContext(ctx, l.q.takeover, l.s.Holder, l.token, ttl, ttl, c.node, l.layoutText)
 	}
-	return l.db.ExecContext(ctx, l.q.insert, c.node, l.s.Holder, l.token, l.layoutText, ttl)
+	return l.db.ExecContext(ctx, l.q.insert, c.node, l.s.Holder, l.token, l.layoutText, ttl, ttl)
 }

@@ -9,6 +9,7 @@ import (
 // TestConformance runs the conformance suite, package leasetest, on every
 // database family the lease serves.
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	for _, b := range leaseBackends {
 		t.Run(b.name, func(t *testing.T) {
 			t.Parallel()

@@ -18,6 +18,7 @@ import (
 // out), not a lost lease. AllowLossyCommit, the negative control, acquires
 // and renews on the same database.
 func TestLeaseRefusesLossyCommit(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, _ := testsrv.PGDB(t)
 	if _, err := lease.Up(ctx, db, dialect.Postgres, ""); err != nil {
@@ -60,6 +61,7 @@ func TestLeaseRefusesLossyCommitMariaDB(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts its own server")
 	}
+	t.Parallel()
 	ctx := context.Background()
 	db := testsrv.Open(t, "mysql", testsrv.Database(t, testsrv.NewMariaDB(t)))
 	if _, err := lease.Up(ctx, db, dialect.MySQL, ""); err != nil {

@@ -37,6 +37,14 @@ const (
 	// DatabaseUp is a renewal that succeeded after one failed; Outage
 	// is how long since the failure.
 	DatabaseUp
+	// ClockStepped is the wall clock (Settings.Generator.Clock) found
+	// stepped by Step (forward positive, back negative) against the
+	// monotonic clock at a renewal. The lease's deadlines are monotonic and
+	// do not move; the generator refuses a clock stepped back past
+	// MaxBackwardStep (shardid.ErrClockBackward) until it is past its last
+	// tick again, and a clock stepped forward past what the table records
+	// stops drawing until the next renewal records the new time.
+	ClockStepped
 )
 
 // String names the kind: "acquired", "renewed", "expired", "lost",
@@ -57,6 +65,8 @@ func (k EventKind) String() string {
 		return "database down"
 	case DatabaseUp:
 		return "database up"
+	case ClockStepped:
+		return "clock stepped"
 	}
 	return fmt.Sprintf("LeaseEventKind(%d)", int(k))
 }
@@ -79,6 +89,8 @@ type Event struct {
 	Took time.Duration
 	// Outage is how long the database was down, for DatabaseUp.
 	Outage time.Duration
+	// Step is how far the wall clock stepped, for ClockStepped.
+	Step time.Duration
 	// Err is the error of Expired, Lost, DatabaseDown, and
 	// of a failed release.
 	Err error
@@ -91,6 +103,12 @@ func (e Event) String() string {
 		return fmt.Sprintf("node %d: lease renewed %s after the previous renewal (took %s)", e.Node, e.Age.Round(time.Millisecond), e.Took.Round(time.Microsecond))
 	case DatabaseUp:
 		return fmt.Sprintf("node %d: database up again after %s", e.Node, e.Outage.Round(time.Millisecond))
+	case ClockStepped:
+		way := "forward"
+		if e.Step < 0 {
+			way = "back"
+		}
+		return fmt.Sprintf("node %d: the wall clock stepped %s by %s (the lease times its deadlines on the monotonic clock)", e.Node, way, e.Step.Abs().Round(time.Millisecond))
 	}
 	if e.Err != nil {
 		return fmt.Sprintf("node %d: %s: %v", e.Node, e.Kind, e.Err)
@@ -109,8 +127,10 @@ type Stats struct {
 	// sent, by the local clock.
 	LastRenewal time.Time
 	// DrawUntil is when the generator stops drawing unless a renewal
-	// succeeds first, by the local monotonic clock; zero once the lease is
-	// lost or closed.
+	// succeeds first: the monotonic deadline, as a time of the lease's
+	// clock read with Stats (with time.Now's monotonic reading, so a
+	// comparison with time.Now is monotonic); zero once the lease is lost
+	// or closed.
 	DrawUntil time.Time
 	// Err is why the lease is lost or closed; else the last renewal's
 	// error, nil after a success.

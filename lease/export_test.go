@@ -29,12 +29,21 @@ func AcquireWithHook(ctx context.Context, db *sql.DB, s Settings, beforeClaim fu
 		}
 		_, row, err := l.readBack(ctx, c.node) // the row's counts, whoever's token it holds
 		return err == nil, row, err
-	})
+	}, nil)
 }
 
-// DrawFence returns the generator's fence: the instant it stops drawing
-// and the last tick it may draw at.
-func DrawFence(l *Lease) (time.Time, int64) {
+// AcquireOnClock is Acquire taking the lease's decisions of when (how long
+// a renewal lets the generator draw, whether the lease could have ended)
+// on mono instead of the runtime's monotonic clock, so that a test drives
+// both of the holder's clocks: the wall clock (Settings.Generator.Clock)
+// and this one.
+func AcquireOnClock(ctx context.Context, db *sql.DB, s Settings, mono func() time.Duration) (*Lease, error) {
+	return acquire(ctx, db, s, (*Lease).tryClaim, mono)
+}
+
+// DrawFence returns the generator's fence: the monotonic reading at which
+// it stops drawing and the last tick it may draw at.
+func DrawFence(l *Lease) (time.Duration, int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.stopAt, l.capTick
@@ -45,7 +54,7 @@ func DrawFence(l *Lease) (time.Time, int64) {
 func BreakFence(l *Lease) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.stopAt, l.capTick = time.Unix(1<<40, 0), math.MaxInt64
+	l.stopAt, l.capTick = math.MaxInt64, math.MaxInt64
 }
 
 // TrustRow is the broken variant the restore tests must catch: a holder

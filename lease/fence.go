@@ -26,9 +26,14 @@ type FenceSettings struct {
 	// The zero Layout means the layout the table's rows record; a table
 	// without rows then needs it given.
 	Layout shardid.Layout
-	// TTL is the longest TTL any holder of the table uses: the fence keeps
-	// every node id from new holders that long, by which time every holder
-	// from before it has stopped drawing. 0 means DefaultTTL.
+	// TTL is how long the fence keeps every node id from new holders, by
+	// which time every holder from before it has stopped drawing: at least
+	// the longest TTL any holder uses. 0 means the longest TTL a row of the
+	// table records (Info.TTL), or DefaultTTL when none records one; a TTL
+	// below the longest a row records is refused (ErrInvalidSettings).
+	// Rows leased before the table recorded TTLs (TTLMigrationName) record
+	// none: give a TTL that covers their holders (FenceResult.Unknown
+	// counts the live ones).
 	TTL time.Duration
 	// MaxClockSkew is the largest MaxClockSkew any holder uses: a new
 	// holder draws only once its clock is this far past the fence's end.
@@ -57,6 +62,14 @@ type FenceResult struct {
 	// clock, in UTC: the earliest end of the fenced rows, read after the
 	// last of them was written; no node id is free before it.
 	Until time.Time
+	// TTL is how long the fence lasts (FenceSettings.TTL, or what it
+	// stands for), and Longest the longest TTL a row of the table records
+	// (0 for none).
+	TTL, Longest time.Duration
+	// Unknown counts the live rows that record no TTL (leased before the
+	// table recorded TTLs): the fence covers their holders only if TTL is
+	// at least theirs.
+	Unknown int64
 }
 
 // Fence quarantines every node id of the lease table on db for one
@@ -78,9 +91,6 @@ func Fence(ctx context.Context, db *sql.DB, d dialect.Dialect, table string, f F
 		if err := f.Layout.Validate(); err != nil {
 			return res, fmt.Errorf("fence leases: %w", err)
 		}
-	}
-	if f.TTL == 0 {
-		f.TTL = DefaultTTL
 	}
 	switch {
 	case f.MaxClockSkew == 0:
@@ -132,12 +142,29 @@ func Fence(ctx context.Context, db *sql.DB, d dialect.Dialect, table string, f F
 			ErrInvalidSettings, shardBits, nodes, MaxFenceNodes)
 	}
 	have := map[int64]bool{}
+	var longestNode int64
 	for _, r := range rows {
 		if r.Layout != layout {
 			return res, fmt.Errorf("fence leases: %w: node %d in %s was leased for layout %q, node %d for %q (give the holders' layout)", ErrLayoutMismatch, r.Node, table, r.Layout, rows[0].Node, layout)
 		}
 		have[r.Node] = true
+		if r.TTL > res.Longest {
+			res.Longest, longestNode = r.TTL, r.Node
+		}
+		if r.TTL == 0 && r.Live && !r.Fenced {
+			res.Unknown++
+		}
 	}
+	switch {
+	case f.TTL == 0 && res.Longest > 0:
+		f.TTL = res.Longest
+	case f.TTL == 0:
+		f.TTL = DefaultTTL
+	case f.TTL < res.Longest:
+		return res, fmt.Errorf("fence leases: %w: TTL %s is below %s, the TTL node %d's holder leases with in %s: a holder from before the fence could draw after it ended (give at least %s, or leave it 0 for the longest the table records)",
+			ErrInvalidSettings, f.TTL, res.Longest, longestNode, table, res.Longest)
+	}
+	res.TTL = f.TTL
 	ttlUs, untilMs := f.TTL.Microseconds(), (f.TTL + f.MaxClockSkew).Milliseconds()
 	var startUs int64 // the fence ends TTL after its last statement, so no sooner than TTL after this
 	if err := db.QueryRowContext(ctx, q.now).Scan(&startUs); err != nil {

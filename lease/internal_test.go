@@ -2,6 +2,7 @@ package lease
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -45,10 +46,13 @@ func (c *fakeClock) Set(t time.Time) {
 }
 
 // fencedGen is a generator bound to a lease that no database backs: the
-// tests move its fence by hand.
+// tests move its fence by hand. The fake clock is both of the lease's
+// clocks: its monotonic reading is how far it moved from its start.
 func fencedGen(t *testing.T, c *fakeClock) (*shardid.Generator, *Lease) {
 	t.Helper()
-	l := &Lease{node: 7, s: Settings{Table: "t", TTL: 10 * time.Second, Margin: time.Second}, layout: shardid.Snowflake(), capTick: -1, drawn: -1}
+	start := c.Now()
+	l := &Lease{node: 7, s: Settings{Table: "t", TTL: 10 * time.Second, Margin: time.Second}, layout: shardid.Snowflake(), capTick: -1, drawn: -1,
+		clock: c.Now, mono: func() time.Duration { return c.Now().Sub(start) }}
 	g, err := shardid.NewGenerator(shardid.Settings{Clock: c.Now, Sleep: c.Sleep, Fence: l.allow})
 	if err != nil {
 		t.Fatal(err)
@@ -61,14 +65,16 @@ func fencedGen(t *testing.T, c *fakeClock) (*shardid.Generator, *Lease) {
 // to capTick, and says which bound stopped it; a closed or lost lease
 // stops it for good.
 func TestGeneratorFence(t *testing.T) {
+	t.Parallel()
 	c := newFakeClock()
 	g, l := fencedGen(t, c)
 	if _, err := g.Next(); !errors.Is(err, ErrExpired) {
 		t.Fatalf("before the first renewal: %v", err)
 	}
 	sent := c.Now()
+	at := func(t time.Time) time.Duration { return l.mono() + t.Sub(c.Now()) } // t on the monotonic clock
 	l.mu.Lock()
-	l.stopAt, l.capTick, l.lastSent = sent.Add(9*time.Second), g.Layout().MaxTicks(), sent
+	l.stopAt, l.capTick, l.lastSent, l.lastSentMono = at(sent.Add(9*time.Second)), g.Layout().MaxTicks(), sent, at(sent)
 	l.mu.Unlock()
 	c.Set(sent.Add(9*time.Second - time.Millisecond))
 	if _, err := g.Next(); err != nil {
@@ -83,7 +89,7 @@ func TestGeneratorFence(t *testing.T) {
 	// monotonic deadline is still ahead.
 	tick, _ := g.Layout().Ticks(sent.Add(9 * time.Second))
 	l.mu.Lock()
-	l.stopAt, l.capTick = sent.Add(time.Hour), tick+100
+	l.stopAt, l.capTick = at(sent.Add(time.Hour)), tick+100
 	l.mu.Unlock()
 	c.Set(g.Layout().TickTime(tick + 100))
 	if _, err := g.Next(); err != nil {
@@ -98,19 +104,45 @@ func TestGeneratorFence(t *testing.T) {
 	// what happened (the deadline, no renewal failed), not that the clock
 	// jumped.
 	l.mu.Lock()
-	l.stopAt, l.capTick, l.lastSent = sent.Add(9*time.Second), tick, sent
+	l.stopAt, l.capTick, l.lastSent, l.lastSentMono = at(sent.Add(9*time.Second)), tick, sent, at(sent)
 	l.mu.Unlock()
 	c.Set(sent.Add(time.Minute))
 	if _, err := g.Next(); !errors.Is(err, ErrExpired) || strings.Contains(err.Error(), "jumped") || !strings.Contains(err.Error(), "paused") {
 		t.Fatalf("after a pause of a minute: %v", err)
 	}
+	// A renewal sent after the pause, still under way, did not stop the
+	// drawing: still the pause, not the database.
+	l.mu.Lock()
+	l.inflight = l.mono()
+	l.mu.Unlock()
+	c.Set(sent.Add(time.Minute + time.Second))
+	if _, err := g.Next(); !errors.Is(err, ErrExpired) || strings.Contains(err.Error(), "hung") || !strings.Contains(err.Error(), "paused") {
+		t.Fatalf("a renewal under way sent after the pause: %v", err)
+	}
+	// One under way since before the deadline is the database's delay,
+	// unless the lease's heartbeat went unheard meanwhile.
+	l.mu.Lock()
+	l.inflight, l.lastBeat = at(sent.Add(8*time.Second)), l.mono()
+	l.mu.Unlock()
+	if _, err := g.Next(); !errors.Is(err, ErrExpired) || !strings.Contains(err.Error(), "has had no answer yet: the database is hung or slow") {
+		t.Fatalf("a renewal under way since before the deadline: %v", err)
+	}
+	l.mu.Lock()
+	l.beatGap = 50 * time.Second
+	l.mu.Unlock()
+	if _, err := g.Next(); !errors.Is(err, ErrExpired) || strings.Contains(err.Error(), "hung") || !strings.Contains(err.Error(), "paused or starved of CPU for 50s while a renewal") {
+		t.Fatalf("a renewal under way while the heartbeat went unheard: %v", err)
+	}
+	l.mu.Lock()
+	l.inflight, l.beatGap = 0, 0
+	l.mu.Unlock()
 
 	for _, st := range []struct {
 		state leaseState
 		want  error
 	}{{leaseLost, ErrLost}, {leaseClosed, ErrClosed}} {
 		l.mu.Lock()
-		l.state, l.stopAt = st.state, time.Time{}
+		l.state, l.stopAt = st.state, 0
 		l.mu.Unlock()
 		c.Set(g.Layout().TickTime(tick + 100))
 		if _, err := g.Next(); !errors.Is(err, st.want) || !strings.Contains(err.Error(), "node 7") {
@@ -131,7 +163,7 @@ func leaseSQLText(t *testing.T, d dialect.Dialect, table string) (migration stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	return string(files[MigrationName]), map[string]string{
+	return string(files[MigrationName]) + "\n" + string(files[TTLMigrationName]), map[string]string{
 		"now": q.now, "list": q.list, "insert": q.insert, "takeover": q.takeover,
 		"readback": q.readback, "renew": q.renew, "state": q.state, "release": q.release,
 		"fence": q.fence, "fence_insert": q.fenceInsert,
@@ -141,6 +173,7 @@ func leaseSQLText(t *testing.T, d dialect.Dialect, table string) (migration stri
 // TestLeaseSQLGolden pins the rendered SQL per dialect family
 // (go test -run TestLeaseSQLGolden -update . rewrites it).
 func TestLeaseSQLGolden(t *testing.T) {
+	t.Parallel()
 	for _, d := range []dialect.Dialect{dialect.Postgres, dialect.MySQL} {
 		mig, stmts := leaseSQLText(t, d, "app.shardid_worker_lease")
 		var b strings.Builder
@@ -158,10 +191,12 @@ func TestLeaseSQLGolden(t *testing.T) {
 // TestLeaseSQLParsesOnTiDB: TiDB's own parser reads every statement the
 // lease API sends to TiDB, one statement each.
 func TestLeaseSQLParsesOnTiDB(t *testing.T) {
+	t.Parallel()
 	mig, stmts := leaseSQLText(t, dialect.TiDB, "app.shardid_worker_lease")
-	_, up, _ := strings.Cut(mig, "-- +goose Up\n")
-	up, _, _ = strings.Cut(up, "-- +goose Down")
-	stmts["migration up"] = up
+	for i, part := range strings.Split(mig, "-- +goose Up\n")[1:] {
+		up, _, _ := strings.Cut(part, "-- +goose Down")
+		stmts[fmt.Sprintf("migration %d up", i+1)] = up
+	}
 	for name, s := range stmts {
 		nodes, _, err := parser.New().Parse(s, "", "")
 		if err != nil || len(nodes) != 1 {

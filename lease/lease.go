@@ -166,8 +166,11 @@ type Lease struct {
 	s          Settings // with defaults filled in
 	layout     shardid.Layout
 	layoutText string
-	clock      func() time.Time
-	sleep      func(time.Duration) // the waits of Acquire
+	clock      func() time.Time     // the wall clock: the generator's
+	mono       func() time.Duration // the monotonic clock every decision of when is taken on (monoNow; tests drive their own)
+	monoOfNow  bool                 // clock is time.Now: a reading's own monotonic reading is mono's (monoAt)
+	steps      stepWatch            // the wall clock against mono, at each renewal
+	sleep      func(time.Duration)  // the waits of Acquire
 	node       int64
 	token      string
 	floorMs    int64 // the node's last_ms when acquired
@@ -185,24 +188,28 @@ type Lease struct {
 	// with its own lock held: the generator's lock comes first, and the
 	// lease never calls the generator holding mu) and the lease's state.
 	mu sync.Mutex
-	// The fence: the generator draws only while the clock reads before
-	// stopAt and at ticks up to capTick. Renewals move both forward; a
-	// lost or closed lease clears stopAt. drawn is the highest tick allow
-	// let through (the node's last_ms tick before that, -1 for none): the
-	// latest the generator drew at.
-	stopAt    time.Time
-	capTick   int64
-	drawn     int64
-	state     leaseState
-	lostErr   error     // why the lease was lost
-	renewErr  error     // why the last renewal failed, if it did
-	inflight  time.Time // when the renewal under way was sent; zero when none is
-	lastSent  time.Time // when the last successful renewal (or the claim) was sent
-	renewals  int64     // successful renewals
-	failures  int64     // failed renewals
-	down      bool      // the last renewal failed with the database's error
-	downSince time.Time
-	stopNoted bool // a Expired event went out for the current gap
+	// The fence: the generator draws only while the monotonic clock
+	// reads before stopAt and at ticks up to capTick. Renewals move both
+	// forward; a lost or closed lease clears stopAt. drawn is the highest
+	// tick allow let through (the node's last_ms tick before that, -1 for
+	// none): the latest the generator drew at. Every time.Duration here is
+	// a monotonic reading (mono); 0 is none.
+	stopAt       time.Duration
+	capTick      int64
+	drawn        int64
+	state        leaseState
+	lostErr      error         // why the lease was lost
+	renewErr     error         // why the last renewal failed, if it did
+	inflight     time.Duration // when the renewal under way was sent; 0 when none is
+	beatGap      time.Duration // the longest the lease's heartbeat went unheard while that renewal was under way
+	lastBeat     time.Duration // its last beat
+	lastSent     time.Time     // when the last successful renewal (or the claim) was sent, by the wall clock
+	lastSentMono time.Duration // the same by the monotonic clock
+	renewals     int64         // successful renewals
+	failures     int64         // failed renewals
+	down         bool          // the last renewal failed with the database's error
+	downSince    time.Duration
+	stopNoted    bool // a Expired event went out for the current gap
 
 	stopRenew context.CancelFunc
 	renewDone chan struct{}
@@ -311,7 +318,7 @@ func (l *Lease) Close() error {
 	l.closeOnce.Do(func() {
 		l.mu.Lock()
 		prev := l.state
-		l.state, l.stopAt = leaseClosed, time.Time{}
+		l.state, l.stopAt = leaseClosed, 0
 		lastTick := l.drawn
 		l.mu.Unlock()
 		l.stopRenew()
@@ -337,10 +344,14 @@ func (l *Lease) Close() error {
 
 // Stats returns a snapshot of the lease.
 func (l *Lease) Stats() Stats {
+	now, mono := l.clock(), l.mono()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	st := Stats{Node: l.node, Renewals: l.renewals, Failures: l.failures, LastRenewal: l.lastSent, DrawUntil: l.stopAt,
+	st := Stats{Node: l.node, Renewals: l.renewals, Failures: l.failures, LastRenewal: l.lastSent,
 		Err: l.renewErr, DatabaseDown: l.down}
+	if l.stopAt > 0 {
+		st.DrawUntil = now.Add(l.stopAt - mono)
+	}
 	if l.state != leaseLive {
 		st.Err = l.stateError(l.state, l.lostErr)
 	}

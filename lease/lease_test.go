@@ -60,18 +60,42 @@ func acquire(t *testing.T, db *sql.DB, s lease.Settings) *lease.Lease {
 	return l
 }
 
-// draw returns n IDs from the lease's generator.
+// draw returns n IDs from the lease's generator. A draw stopped because
+// the lease went unrenewed for TTL-Margin (a loaded machine between the
+// test's steps) renews it and draws on: the tests that are about that call
+// Next themselves.
 func draw(t *testing.T, l *lease.Lease, n int) []int64 {
 	t.Helper()
 	ids := make([]int64, n)
-	for i := range ids {
+	renewed := 0
+	for i := 0; i < n; {
 		id, err := l.Next()
+		if errors.Is(err, lease.ErrExpired) && renewed < 10 {
+			renewed++
+			if err := l.Renew(context.Background()); err != nil {
+				t.Fatalf("node %d, ID %d of %d: renewing after %v: %v", l.Node(), i+1, n, err, err)
+			}
+			continue
+		}
 		if err != nil {
 			t.Fatalf("node %d, ID %d of %d: %v", l.Node(), i+1, n, err)
 		}
 		ids[i] = id
+		i++
 	}
 	return ids
+}
+
+// acquireOn leases a node with both of the holder's clocks on clk (its
+// wall readings and its monotonic one), or ends the test.
+func acquireOn(t *testing.T, db *sql.DB, clk *offsetClock, s lease.Settings) *lease.Lease {
+	t.Helper()
+	l, err := lease.AcquireOnClock(context.Background(), db, clk.settings(s), clk.Mono)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
 }
 
 // maxCouldDraw is the largest ID the lease's generator may draw as things
@@ -131,6 +155,14 @@ func (c *offsetClock) Now() time.Time {
 	}
 	c.off += c.step
 	return t
+}
+
+// Mono is a frozen clock's monotonic reading: its offset, which only the
+// test, Sleep and Now's step move.
+func (c *offsetClock) Mono() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.off
 }
 
 func (c *offsetClock) Sleep(d time.Duration) {
@@ -193,17 +225,21 @@ func distinctNodes(leases []*lease.Lease, errs []error) []string {
 	return problems
 }
 
-// TestLeaseConcurrentAcquirers: 100 acquirers that all read the table
-// before any of them claims get 100 distinct node ids, the lowest ones:
+// TestLeaseConcurrentAcquirers: 40 acquirers that all read the table
+// before any of them claims get 40 distinct node ids, the lowest ones:
 // first on an empty table (racing INSERTs), then, after all were released,
 // under new names (racing takeovers of ended leases). No ID is drawn twice
 // across both rounds. The first race run with claims that are believed
 // without reading the row back fails the check.
 func TestLeaseConcurrentAcquirers(t *testing.T) {
 	if testing.Short() {
-		t.Skip("100 acquirers, twice, on each of three servers")
+		t.Skip("40 acquirers, twice, on each of three servers")
 	}
-	const n = 100
+	t.Parallel()
+	// Every acquirer has read the table before any claims, so all of
+	// them race for the same lowest ids: 40 race as hard as 100 (the
+	// unchecked control below has all 40 believe they hold node 0).
+	const n = 40
 	forEachBackend(t, func(t *testing.T, db *sql.DB) {
 		db.SetMaxOpenConns(30) // below PostgreSQL's max_connections of 100
 		// No lease may end during a round, however slow a loaded machine
@@ -277,8 +313,11 @@ func TestLeaseKilledHolderKeepsNode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits for a lease to end")
 	}
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, db *sql.DB) {
-		s := lease.Settings{Holder: "api-1", TTL: 3 * time.Second, RenewEvery: -1}
+		// The dead holder's lease must only end by the database's clock
+		// (nothing renews it); how long that takes does not matter.
+		s := lease.Settings{Holder: "api-1", TTL: time.Second, RenewEvery: -1}
 		dead := acquire(t, db, s)
 		deadIDs := draw(t, dead, 5000)
 		deadMax := maxCouldDraw(t, dead)
@@ -305,6 +344,7 @@ func TestLeaseKilledHolderKeepsNode(t *testing.T) {
 // drawn at (not the later time the renewal allowed), and the next holder
 // of the node draws above every ID the first one drew.
 func TestLeaseReleasedNodeDrawsAbove(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, db *sql.DB) {
 		first := acquire(t, db, lease.Settings{Holder: "first", RenewEvery: -1})
 		ids := draw(t, first, 20000) // several ticks' worth
@@ -335,6 +375,7 @@ func TestLeaseReleasedNodeDrawsAbove(t *testing.T) {
 // database's is refused at acquire, in either direction, and a renewal
 // from a clock that has drifted away is refused without moving the fence.
 func TestLeaseClockSkew(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, db *sql.DB) {
 		ctx := context.Background()
 		for _, c := range []struct {
@@ -354,7 +395,7 @@ func TestLeaseClockSkew(t *testing.T) {
 		if err := l.Renew(ctx); !errors.Is(err, lease.ErrClockSkew) {
 			t.Fatalf("renewal with the clock 5s ahead: %v, want ErrClockSkew", err)
 		}
-		if s2, c2 := lease.DrawFence(l); !s2.Equal(stop) || c2 != capTick {
+		if s2, c2 := lease.DrawFence(l); s2 != stop || c2 != capTick {
 			t.Fatalf("a refused renewal moved the fence from %s/%d to %s/%d", stop, capTick, s2, c2)
 		}
 		if rows, _ := lease.List(ctx, db, "", ""); len(rows) != 1 {
@@ -369,19 +410,35 @@ func TestLeaseClockSkew(t *testing.T) {
 // MaxClockWait it is refused with the offset named and the node left
 // free. A holder that skipped the wait and forgot the floor would draw
 // inside the earlier holder's range, which the check catches.
+//
+// Every holder's clock is frozen at one instant plus an offset the test
+// sets (Sleep moves it), so the offsets between them are exact however
+// long the machine takes between the steps; MaxClockSkew is wide, since
+// a frozen clock falls behind the database's as the test runs (the skew
+// check has TestLeaseClockSkew).
 func TestLeaseClockBehind(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, db *sql.DB) {
 		ctx := context.Background()
-		ahead := &offsetClock{off: 800 * time.Millisecond}
-		early := acquire(t, db, ahead.settings(lease.Settings{Holder: "ahead", RenewEvery: -1}))
+		base := time.Now().Round(0) // no monotonic reading: the hand-driven clocks are the only ones
+		frozen := func(off time.Duration) *offsetClock { return &offsetClock{frozen: base, off: off} }
+		wide := func(s lease.Settings) lease.Settings {
+			s.MaxClockSkew = time.Hour
+			if s.MaxClockWait == 0 {
+				s.MaxClockWait = 10 * time.Second
+			}
+			return s
+		}
+		ahead := frozen(800 * time.Millisecond)
+		early := acquire(t, db, ahead.settings(wide(lease.Settings{Holder: "ahead", RenewEvery: -1})))
 		earlier := draw(t, early, 3000)
 		if err := early.Close(); err != nil {
 			t.Fatal(err)
 		}
 		top := slices.Max(earlier)
 
-		behind := &offsetClock{off: -800 * time.Millisecond}
-		_, err := lease.Acquire(ctx, db, behind.settings(lease.Settings{Holder: "behind", MaxClockWait: 500 * time.Millisecond}))
+		behind := frozen(-800 * time.Millisecond)
+		_, err := lease.Acquire(ctx, db, behind.settings(wide(lease.Settings{Holder: "behind", MaxClockWait: 500 * time.Millisecond})))
 		if !errors.Is(err, lease.ErrClockBehind) || !strings.Contains(err.Error(), "behind that (allowed wait 500ms)") {
 			t.Fatalf("clock 1.6s behind, 500ms wait allowed: %v, want ErrClockBehind naming the offset", err)
 		}
@@ -389,9 +446,9 @@ func TestLeaseClockBehind(t *testing.T) {
 			t.Fatal("a refused acquire left the node held")
 		}
 
-		later := acquire(t, db, behind.settings(lease.Settings{Holder: "behind", RenewEvery: -1}))
-		if later.Node() != early.Node() || behind.slept < time.Second {
-			t.Fatalf("node %d after waiting %s; want node %d after waiting about 1.6s", later.Node(), behind.slept, early.Node())
+		later := acquire(t, db, behind.settings(wide(lease.Settings{Holder: "behind", RenewEvery: -1})))
+		if later.Node() != early.Node() || behind.slept < 1600*time.Millisecond || behind.slept > 1700*time.Millisecond {
+			t.Fatalf("node %d after waiting %s; want node %d after waiting 1.6s (to the tick after the earlier holder's last)", later.Node(), behind.slept, early.Node())
 		}
 		if got := draw(t, later, 1)[0]; got <= top {
 			t.Fatalf("the later holder drew %d, not above the earlier holder's %d", got, top)
@@ -401,8 +458,8 @@ func TestLeaseClockBehind(t *testing.T) {
 		}
 
 		// Negative control: the same takeover without the wait and the floor.
-		broken := &offsetClock{off: -800 * time.Millisecond}
-		l := acquire(t, db, broken.settings(lease.Settings{Holder: "broken", RenewEvery: -1, MaxClockSkew: 5 * time.Second}))
+		broken := frozen(-800 * time.Millisecond)
+		l := acquire(t, db, broken.settings(wide(lease.Settings{Holder: "broken", RenewEvery: -1})))
 		lease.DropFloor(l)
 		broken.set(-800*time.Millisecond, 0) // undo the wait
 		if got := draw(t, l, 1)[0]; got > top {
@@ -416,6 +473,7 @@ func TestLeaseClockBehind(t *testing.T) {
 // renewal whose answer comes late (the clock moves on while it runs) still
 // counts from when it was sent.
 func TestLeaseFenceFromSendTime(t *testing.T) {
+	t.Parallel()
 	db, _ := testsrv.PGDB(t)
 	if _, err := lease.Up(context.Background(), db, dialect.Postgres, ""); err != nil {
 		t.Fatal(err)
@@ -423,7 +481,7 @@ func TestLeaseFenceFromSendTime(t *testing.T) {
 	base := time.Now().Round(0) // no monotonic reading: the hand-driven clock is the only one
 	clk := &offsetClock{frozen: base}
 	const ttl, margin = 10 * time.Second, time.Second
-	l := acquire(t, db, clk.settings(lease.Settings{TTL: ttl, Margin: margin, RenewEvery: -1, MaxClockSkew: time.Minute}))
+	l := acquireOn(t, db, clk, lease.Settings{TTL: ttl, Margin: margin, RenewEvery: -1, MaxClockSkew: time.Minute})
 	check := func(at time.Duration, wantOK bool) {
 		t.Helper()
 		clk.set(at, 0)
@@ -451,6 +509,7 @@ func TestLeaseFenceFromSendTime(t *testing.T) {
 // fails with ErrNoFreeNode naming the layout's node bits; a released id is
 // taken again.
 func TestLeaseExhausted(t *testing.T) {
+	t.Parallel()
 	tiny := shardid.Layout{Epoch: shardid.DefaultEpoch(), TimeUnit: time.Millisecond, TimeBits: 41, ShardBits: 2, SeqBits: 12}
 	forEachBackend(t, func(t *testing.T, db *sql.DB) {
 		s := lease.Settings{Generator: shardid.Settings{Layout: tiny}, RenewEvery: -1}
@@ -474,6 +533,7 @@ func TestLeaseExhausted(t *testing.T) {
 // TestLeaseSticky: a free node a holder held last is preferred over the
 // lowest free one; other holders get the lowest.
 func TestLeaseSticky(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, db *sql.DB) {
 		s := func(holder string) lease.Settings {
 			return lease.Settings{Holder: holder, RenewEvery: -1}
@@ -496,6 +556,7 @@ func TestLeaseLost(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits for a lease to end")
 	}
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, db *sql.DB) {
 		old := acquire(t, db, lease.Settings{Holder: "old", TTL: time.Second, RenewEvery: -1})
 		waitEnded(t, db, old.Node())
@@ -520,6 +581,7 @@ func TestLeaseLost(t *testing.T) {
 
 // TestLeaseLayoutMismatch: a table serves one layout.
 func TestLeaseLayoutMismatch(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, db *sql.DB) {
 		acquire(t, db, lease.Settings{RenewEvery: -1})
 		_, err := lease.Acquire(context.Background(), db, lease.Settings{Generator: shardid.Settings{Layout: shardid.JS53()}})
@@ -529,17 +591,43 @@ func TestLeaseLayoutMismatch(t *testing.T) {
 	})
 }
 
-// TestLeaseBackgroundRenewal: with renewals in the background a generator
-// draws across several TTLs without a gap.
+// TestLeaseBackgroundRenewal: renewals in the background keep a
+// generator drawing across many TTLs. The holder's clock is the test's:
+// it moves the clock on 2s (less than TTL-Margin) at a time, each time only
+// after a renewal it did not make itself has come back, and draws; 20
+// steps are 4 TTLs. The negative control, a lease without background
+// renewal, is stopped by the same steps once they pass TTL-Margin. How
+// long a renewal takes on a loaded machine only slows the test.
 func TestLeaseBackgroundRenewal(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs for several lease lifetimes")
-	}
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, db *sql.DB) {
-		l := acquire(t, db, lease.Settings{TTL: time.Second, Margin: 300 * time.Millisecond, RenewEvery: 200 * time.Millisecond})
-		for end := time.Now().Add(3500 * time.Millisecond); time.Now().Before(end); {
-			draw(t, l, 100)
-			time.Sleep(time.Millisecond)
+		const ttl, step, steps = 10 * time.Second, 2 * time.Second, 20
+		run := func(renewEvery time.Duration) (drawn int, stopped error) {
+			t.Helper()
+			events := &leaseEvents{}
+			clk := &offsetClock{frozen: time.Now().Round(0)}
+			l := acquireOn(t, db, clk, lease.Settings{Holder: fmt.Sprint("every-", renewEvery), TTL: ttl, RenewEvery: renewEvery,
+				MaxClockSkew: time.Hour, OnEvent: events.add})
+			defer l.Close()
+			renewed := func() int { return leaseKinds(events)[lease.Renewed] }
+			for i := range steps {
+				seen := renewed()
+				clk.Sleep(step) // moves the holder's clock on
+				if _, err := l.Next(); err != nil {
+					return i, err
+				}
+				if renewEvery > 0 {
+					testsrv.WaitFor(t, "a renewal in the background", func() bool { return renewed() > seen })
+				}
+			}
+			return steps, nil
+		}
+		if n, err := run(50 * time.Millisecond); err != nil {
+			t.Fatalf("renewing in the background, step %d of %d (%s on the holder's clock, TTL %s): %v", n+1, steps, time.Duration(n+1)*step, ttl, err)
+		}
+		n, err := run(-1)
+		if !errors.Is(err, lease.ErrExpired) || time.Duration(n+1)*step < ttl*9/10 {
+			t.Fatalf("negative control, no background renewal: stopped at step %d with %v; want ErrExpired once the steps pass TTL-Margin", n+1, err)
 		}
 	})
 }
@@ -547,6 +635,7 @@ func TestLeaseBackgroundRenewal(t *testing.T) {
 // TestLeaseSettingsErrors: bad settings are refused before the database is
 // asked anything.
 func TestLeaseSettingsErrors(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		s    lease.Settings
 		want error
@@ -575,6 +664,7 @@ func TestLeaseSettingsErrors(t *testing.T) {
 // TestLeaseDatabaseDown: with the database unreachable, acquiring fails at
 // once with an error that says so; nothing is cached.
 func TestLeaseDatabaseDown(t *testing.T) {
+	t.Parallel()
 	db := testsrv.Open(t, "pgx", "postgres://postgres@127.0.0.1:1/x?connect_timeout=2")
 	_, err := lease.Acquire(context.Background(), db, lease.Settings{Dialect: dialect.Postgres})
 	if err == nil || !strings.Contains(err.Error(), "is the database reachable") {
@@ -588,6 +678,7 @@ func TestLeaseDatabaseDown(t *testing.T) {
 // TestLeaseTableMissing: a missing table is reported with the way to
 // create it.
 func TestLeaseTableMissing(t *testing.T) {
+	t.Parallel()
 	db, _ := testsrv.MariaDBDB(t)
 	_, err := lease.Acquire(context.Background(), db, lease.Settings{Table: "nowhere"})
 	if err == nil || !strings.Contains(err.Error(), "shardid worker up") {
@@ -599,6 +690,7 @@ func TestLeaseTableMissing(t *testing.T) {
 // write it gets the database's refusal, after a few retries, with the node
 // named; a failed claim is never mistaken for a lost race.
 func TestLeaseClaimDenied(t *testing.T) {
+	t.Parallel()
 	db, dsn := testsrv.MariaDBDB(t)
 	ctx := context.Background()
 	if _, err := lease.Up(ctx, db, dialect.MySQL, ""); err != nil {
@@ -634,6 +726,7 @@ func TestLeaseUserDSNOptions(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two races of 30 acquirers")
 	}
+	t.Parallel()
 	for _, b := range leaseBackends[1:] {
 		t.Run(b.name, func(t *testing.T) {
 			t.Parallel()
@@ -666,4 +759,118 @@ func TestLeaseUserDSNOptions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLeaseWallClockSteps: the holder's wall clock steps an hour back,
+// then an hour forward, while its monotonic clock runs on (an NTP or
+// operator's step). Each step is reported at the next renewal
+// (ClockStepped) and moves none of the lease's deadlines: drawing stops
+// TTL-Margin after the last renewal was sent by the monotonic clock,
+// stepped or not. Stepped back, the generator refuses a clock behind its
+// last tick (shardid.ErrClockBackward); stepped forward, it draws only up
+// to the time the table records until a renewal records the new one.
+// MaxClockSkew is wide so that the renewals are taken despite the step
+// (TestLeaseClockSkew refuses a skewed clock).
+func TestLeaseWallClockSteps(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, db *sql.DB) {
+		ctx := context.Background()
+		const ttl, margin = 10 * time.Second, time.Second
+		events := &leaseEvents{}
+		clk := &offsetClock{frozen: time.Now().Round(0)}
+		wall := func(step time.Duration) { clk.mu.Lock(); clk.frozen = clk.frozen.Add(step); clk.mu.Unlock() }
+		l := acquireOn(t, db, clk, lease.Settings{TTL: ttl, Margin: margin, RenewEvery: -1, MaxClockSkew: 3 * time.Hour, OnEvent: events.add})
+		draw(t, l, 10)
+		stop, _ := lease.DrawFence(l)
+
+		wall(-time.Hour)
+		if _, err := l.Next(); !errors.Is(err, shardid.ErrClockBackward) {
+			t.Fatalf("stepped back an hour: %v; want ErrClockBackward", err)
+		}
+		if err := l.Renew(ctx); err != nil {
+			t.Fatal(err)
+		}
+		steps := func() []time.Duration {
+			var out []time.Duration
+			for _, e := range events.all() {
+				if e.Kind == lease.ClockStepped {
+					out = append(out, e.Step)
+				}
+			}
+			return out
+		}
+		if s := steps(); len(s) != 1 || s[0] != -time.Hour {
+			t.Fatalf("steps reported after the step back: %v; want -1h", s)
+		}
+		if s2, _ := lease.DrawFence(l); s2 != stop {
+			t.Fatalf("a renewal at the same monotonic time moved the deadline from %s to %s", stop, s2)
+		}
+
+		wall(2 * time.Hour) // an hour ahead of where it was
+		if _, err := l.Next(); !errors.Is(err, lease.ErrExpired) || !strings.Contains(err.Error(), "jumped forward") {
+			t.Fatalf("stepped forward an hour: %v; want ErrExpired naming the jump", err)
+		}
+		if err := l.Renew(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if s := steps(); len(s) != 2 || s[1] != 2*time.Hour {
+			t.Fatalf("steps reported after the step forward: %v; want -1h, +2h", s)
+		}
+		draw(t, l, 10)
+		clk.Sleep(ttl - margin - time.Millisecond) // the monotonic clock, and the wall with it
+		if _, err := l.Next(); err != nil {
+			t.Fatalf("just before the deadline: %v", err)
+		}
+		clk.Sleep(time.Millisecond)
+		if _, err := l.Next(); !errors.Is(err, lease.ErrExpired) || strings.Contains(err.Error(), "jumped") {
+			t.Fatalf("at the monotonic deadline: %v; want ErrExpired for want of a renewal", err)
+		}
+	})
+}
+
+// TestLeaseTTLMigration: a lease table made before it recorded TTLs (its
+// goose history holds only the first migration) refuses an acquire with
+// the way to bring it up to date; lease.Up adds the column, a live lease
+// from before records no TTL (Fence counts it as unknown) and new ones
+// record theirs, which a fence then waits out and a shorter fence is
+// refused.
+func TestLeaseTTLMigration(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, db *sql.DB) {
+		ctx := context.Background()
+		d := dialectOf(t, db)
+		for _, q := range []string{"ALTER TABLE shardid_worker_lease DROP COLUMN ttl_us", "DELETE FROM shardid_worker_lease_goose_db_version WHERE version_id = 2"} {
+			if _, err := db.ExecContext(ctx, q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := lease.Acquire(ctx, db, lease.Settings{RenewEvery: -1}); err == nil || !strings.Contains(err.Error(), "bring it up to date with `shardid worker up`") {
+			t.Fatalf("acquire on a table without the TTL column: %v", err)
+		}
+		// A holder of an older shardid: a live row with no TTL.
+		q := "INSERT INTO shardid_worker_lease (node_id, holder, token, layout, lease_end, last_ms) VALUES (5, 'old', 'tok', '41/10/12 bits, 1ms ticks since 2025-01-01T00:00:00.000Z', " +
+			map[dialect.Dialect]string{dialect.Postgres: "now() + interval '1 hour'"}[d] + ", 0)"
+		if d != dialect.Postgres {
+			q = strings.Replace(q, ", , 0)", ", UTC_TIMESTAMP(6) + INTERVAL 1 HOUR, 0)", 1)
+		}
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+		if applied, err := lease.Up(ctx, db, d, ""); err != nil || !applied {
+			t.Fatalf("lease.Up on the old table: %v, %v; want the TTL migration applied", applied, err)
+		}
+		l := acquire(t, db, lease.Settings{TTL: 30 * time.Second, RenewEvery: -1})
+		if row := leaseRow(t, db, l.Node()); row.TTL != 30*time.Second {
+			t.Errorf("the new holder's row records TTL %s, want 30s", row.TTL)
+		}
+		if row := leaseRow(t, db, 5); row.TTL != 0 || !row.Live {
+			t.Errorf("the older holder's row: %+v; want live, no TTL", row)
+		}
+		_, err := lease.Fence(ctx, db, d, "", lease.FenceSettings{TTL: 10 * time.Second})
+		if !errors.Is(err, lease.ErrInvalidSettings) || !strings.Contains(err.Error(), "TTL 10s is below 30s") {
+			t.Errorf("a fence below the holders' TTL: %v", err)
+		}
+		res, err := lease.Fence(ctx, db, d, "", lease.FenceSettings{MaxClockSkew: -1})
+		if err != nil || res.TTL != 30*time.Second || res.Longest != 30*time.Second || res.Unknown != 1 {
+			t.Errorf("fence with the TTL left 0: %+v, %v; want 30s from the table, one live row of unknown TTL", res, err)
+		}
+	})
 }

@@ -21,7 +21,7 @@ import (
 const runnableExamples = "Example_generator"
 
 func TestMain(m *testing.M) {
-	flag.Parse()
+	testsrv.Parallel(4) // the tests mostly wait for leases to end and servers to restart
 	exampleDatabase()
 	testsrv.Main(m)
 }

@@ -10,9 +10,16 @@ import (
 	"github.com/shardid/shardid/internal/gooseup"
 )
 
-// MigrationName is the file name of the lease table's goose migration in
-// the file system Migrations returns.
-const MigrationName = "00001_create_lease_table.sql"
+// The file names of the lease table's goose migrations, in the file
+// system Migrations returns.
+const (
+	// MigrationName creates the table.
+	MigrationName = "00001_create_lease_table.sql"
+	// TTLMigrationName adds the column that records each holder's TTL
+	// (Info.TTL), which Fence waits out; a table made by the first
+	// migration alone is brought up to date by it.
+	TTLMigrationName = "00002_lease_table_ttl.sql"
+)
 
 // HistoryTable returns the goose version table that records the lease
 // table's migration: table's name ("" means DefaultTable) with
@@ -23,15 +30,15 @@ func HistoryTable(table string) string {
 	if table == "" {
 		table = DefaultTable
 	}
-	return table + "_goose_db_version"
+	return table + historySuffix
 }
 
-// Migrations returns the goose migration that creates lease table table
-// ("" means DefaultTable) for dialect d: one file, MigrationName, at the
-// root of the file system, ready for a goose Provider whose version table
-// is HistoryTable(table), or for a migration directory of your own. Up
-// applies it. It returns errors wrapping ErrInvalidTable and
-// dialect.ErrUnknown.
+// Migrations returns the goose migrations of lease table table ("" means
+// DefaultTable) for dialect d, at the root of the file system: the one
+// that creates it (MigrationName) and the one that adds each holder's TTL
+// (TTLMigrationName), ready for a goose Provider whose version table is
+// HistoryTable(table), or for a migration directory of your own. Up applies
+// them. It returns errors wrapping ErrInvalidTable and dialect.ErrUnknown.
 func Migrations(d dialect.Dialect, table string) (fs.FS, error) {
 	files, err := migrationFiles(d, table)
 	if err != nil {
@@ -42,16 +49,16 @@ func Migrations(d dialect.Dialect, table string) (fs.FS, error) {
 
 // migrationFiles renders the migration, keyed by file name.
 func migrationFiles(d dialect.Dialect, table string) (map[string][]byte, error) {
-	s, err := renderLease(d, table, false, "migration")
+	s, err := renderLease(d, table, false, "migration", "ttl_migration")
 	if err != nil {
 		return nil, err
 	}
-	return map[string][]byte{MigrationName: []byte(s[0])}, nil
+	return map[string][]byte{MigrationName: []byte(s[0]), TTLMigrationName: []byte(s[1])}, nil
 }
 
-// Up creates lease table table ("" means DefaultTable) on db through goose
-// if its migration has not run yet, keeping the goose history in
-// HistoryTable(table), and reports whether it ran now. d "" asks the
+// Up creates lease table table ("" means DefaultTable) on db through goose,
+// or brings it up to date, keeping the goose history in
+// HistoryTable(table), and reports whether a migration ran now. d "" asks the
 // server (dialect.Detect). On PostgreSQL concurrent runs wait for each
 // other; the MySQL-family migration is one CREATE TABLE IF NOT EXISTS,
 // which concurrent runs may both execute. It returns errors wrapping

@@ -34,21 +34,26 @@ func (l *Lease) Renew(ctx context.Context) error {
 	l.renewMu.Lock()
 	defer l.renewMu.Unlock()
 	l.mu.Lock()
-	state, lostErr, prevSent := l.state, l.lostErr, l.lastSent
+	state, lostErr, prevSent := l.state, l.lostErr, l.lastSentMono
 	l.mu.Unlock()
 	if state != leaseLive {
 		return l.stateError(state, lostErr)
 	}
-	sent := l.clock()
+	sentMono, sent := l.mono(), l.clock() // the deadline counts from before the wall clock is read
 	l.mu.Lock()
-	l.inflight = sent
+	l.inflight, l.beatGap, l.lastBeat = sentMono, 0, sentMono
 	l.mu.Unlock()
+	stopBeat := l.heartbeat(sentMono)
 	defer func() {
+		stopBeat()
 		l.mu.Lock()
-		l.inflight = time.Time{}
+		l.inflight, l.beatGap = 0, 0
 		l.mu.Unlock()
 	}()
-	if err := l.checkSkew(ctx, sent); err != nil {
+	if step := l.steps.check(sent, sentMono); step != 0 {
+		l.emit(Event{Kind: ClockStepped, Node: l.node, Time: sent, Step: step})
+	}
+	if err := l.checkSkew(ctx, sent, sentMono); err != nil {
 		l.renewFailed(err, !errors.Is(err, ErrClockSkew))
 		return err
 	}
@@ -62,33 +67,70 @@ func (l *Lease) Renew(ctx context.Context) error {
 		return err
 	}
 	if !matched {
-		return l.unmatched(ctx, sent)
+		return l.unmatched(ctx)
 	}
 	l.writes, l.unsure = writes, 0
 	var evs []Event
 	l.mu.Lock()
 	if l.state == leaseLive {
-		if l.renewals > 0 && !l.stopNoted && !sent.Before(l.stopAt) {
+		if l.renewals > 0 && !l.stopNoted && sentMono >= l.stopAt {
 			// Drawing stopped before this renewal, and no failed one
 			// said so: say it now.
-			evs = append(evs, Event{Kind: Expired, Node: l.node, Time: sent, Age: sent.Sub(prevSent), Err: l.fenceError(sent)})
+			evs = append(evs, Event{Kind: Expired, Node: l.node, Time: sent, Age: sentMono - prevSent, Err: l.fenceError(sent, sentMono)})
 		}
-		if stop := sent.Add(l.s.TTL - l.s.Margin); stop.After(l.stopAt) {
-			l.stopAt = stop
-		}
+		l.stopAt = max(l.stopAt, sentMono+l.s.TTL-l.s.Margin)
 		l.capTick = max(l.capTick, capTick)
-		l.lastSent, l.renewErr, l.stopNoted = sent, nil, false
+		l.lastSent, l.lastSentMono, l.renewErr, l.stopNoted = sent, sentMono, nil, false
 		l.renewals++
-		now := l.clock()
+		now, nowMono := l.clock(), l.mono()
 		if l.down {
 			l.down = false
-			evs = append(evs, Event{Kind: DatabaseUp, Node: l.node, Time: now, Outage: now.Sub(l.downSince)})
+			evs = append(evs, Event{Kind: DatabaseUp, Node: l.node, Time: now, Outage: nowMono - l.downSince})
 		}
-		evs = append(evs, Event{Kind: Renewed, Node: l.node, Time: now, Age: sent.Sub(prevSent), Took: now.Sub(sent)})
+		evs = append(evs, Event{Kind: Renewed, Node: l.node, Time: now, Age: sentMono - prevSent, Took: nowMono - sentMono})
 	}
 	l.mu.Unlock()
 	l.emit(evs...)
 	return nil
+}
+
+// heartbeatEvery is how often a lease notes, while a renewal is under
+// way, that its process runs: a renewal under way that the heartbeat kept
+// up with is the database's delay; one for more than half of whose time
+// the heartbeat went unheard is this process's (paused, or starved of
+// CPU).
+const heartbeatEvery = 25 * time.Millisecond
+
+// unheard is the longest the heartbeat went unheard while the renewal
+// under way ran, the time since its last beat included. l.mu is held.
+func (l *Lease) unheard(mono time.Duration) time.Duration {
+	return max(l.beatGap, mono-l.lastBeat)
+}
+
+// heartbeat notes, every heartbeatEvery until stop is called, the
+// longest gap between two of its beats since from (beatGap).
+func (l *Lease) heartbeat(from time.Duration) (stop func()) {
+	quit := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(heartbeatEvery)
+		defer t.Stop()
+		last := from
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+			}
+			now := l.mono()
+			l.mu.Lock()
+			l.beatGap, l.lastBeat = max(l.beatGap, now-last), now
+			l.mu.Unlock()
+			last = now
+		}
+	}()
+	return func() { close(quit); <-done }
 }
 
 // renewRow runs the renewal statement and returns the row's new write
@@ -98,7 +140,8 @@ func (l *Lease) renewRow(ctx context.Context, drawnMs int64) (writes int64, matc
 	if l.trustRow {
 		lo, hi = math.MinInt64, math.MaxInt64
 	}
-	args := []any{l.s.TTL.Microseconds(), drawnMs, l.node, l.token, lo, hi}
+	ttl := l.s.TTL.Microseconds()
+	args := []any{ttl, drawnMs, ttl, l.node, l.token, lo, hi}
 	if l.s.Dialect == dialect.Postgres {
 		err := l.db.QueryRowContext(ctx, l.q.renew, args...).Scan(&writes)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -118,11 +161,11 @@ func (l *Lease) renewRow(ctx context.Context, drawnMs int64) (writes int64, matc
 	return writes, err == nil, err
 }
 
-// unmatched handles a renewal, sent at sent, that matched no row: a server
-// that may lose acknowledged commits is a failed renewal; anything else
-// means the row is not this holder's any more, and the lease is lost, for
-// the reason the row tells.
-func (l *Lease) unmatched(ctx context.Context, sent time.Time) error {
+// unmatched handles a renewal that matched no row: a server that may lose
+// acknowledged commits is a failed renewal; anything else means the row
+// is not this holder's any more, and the lease is lost, for the reason the
+// row tells.
+func (l *Lease) unmatched(ctx context.Context) error {
 	var durable bool
 	var settings string
 	var token, holder sql.NullString
@@ -135,12 +178,14 @@ func (l *Lease) unmatched(ctx context.Context, sent time.Time) error {
 		return err
 	}
 	l.mu.Lock()
-	lastSent := l.lastSent
+	lastSent := l.lastSentMono
 	l.mu.Unlock()
 	// The last write this holder saw answered set the lease's end at least
 	// TTL after it was sent, by the database's clock: before TTL-Margin has
-	// passed since, no other holder may have taken the node.
-	ended := l.clock().Sub(lastSent) >= l.s.TTL-l.s.Margin
+	// passed since (by the monotonic clock), no other holder may have taken
+	// the node.
+	since := l.mono() - lastSent
+	ended := since >= l.s.TTL-l.s.Margin
 	var cause error
 	switch {
 	case err != nil:
@@ -154,9 +199,9 @@ func (l *Lease) unmatched(ctx context.Context, sent time.Time) error {
 	case token.String == l.token:
 		cause = fmt.Errorf("%w and %w: its row was changed by something other than this holder (write %d; this holder expected %d to %d): edited by hand?", ErrLost, ErrRewound, writes.Int64, l.writes, l.writes+l.unsure)
 	case !ended:
-		cause = fmt.Errorf("%w and %w: holder %q has its row although this holder's lease, last renewed %s ago, had not ended: the table was restored from an older copy or edited by hand", ErrLost, ErrRewound, holder.String, l.clock().Sub(lastSent).Round(time.Millisecond))
+		cause = fmt.Errorf("%w and %w: holder %q has its row although this holder's lease, last renewed %s ago, had not ended: the table was restored from an older copy or edited by hand", ErrLost, ErrRewound, holder.String, since.Round(time.Millisecond))
 	default:
-		cause = fmt.Errorf("%w: its lease ended unrenewed (last renewed %s ago) and holder %q took it", ErrLost, l.clock().Sub(lastSent).Round(time.Millisecond), holder.String)
+		cause = fmt.Errorf("%w: its lease ended unrenewed (last renewed %s ago) and holder %q took it", ErrLost, since.Round(time.Millisecond), holder.String)
 	}
 	return l.lose(cause)
 }
@@ -170,7 +215,7 @@ func (l *Lease) lose(cause error) error {
 		l.mu.Unlock()
 		return l.stateError(state, lostErr)
 	}
-	l.state, l.lostErr, l.stopAt = leaseLost, cause, time.Time{}
+	l.state, l.lostErr, l.stopAt = leaseLost, cause, 0
 	err := l.stateError(leaseLost, cause)
 	now := l.clock()
 	l.mu.Unlock()
@@ -184,17 +229,17 @@ func (l *Lease) lose(cause error) error {
 // of a renewal.
 func (l *Lease) renewFailed(err error, dbDown bool) {
 	var evs []Event
+	now, mono := l.clock(), l.mono()
 	l.mu.Lock()
 	l.renewErr = err
 	l.failures++
-	now := l.clock()
 	if dbDown && !l.down {
-		l.down, l.downSince = true, now
+		l.down, l.downSince = true, mono
 		evs = append(evs, Event{Kind: DatabaseDown, Node: l.node, Time: now, Err: err})
 	}
-	if l.state == leaseLive && !l.stopNoted && !now.Before(l.stopAt) {
+	if l.state == leaseLive && !l.stopNoted && mono >= l.stopAt {
 		l.stopNoted = true
-		evs = append(evs, Event{Kind: Expired, Node: l.node, Time: now, Age: now.Sub(l.lastSent), Err: l.fenceError(now)})
+		evs = append(evs, Event{Kind: Expired, Node: l.node, Time: now, Age: mono - l.lastSentMono, Err: l.fenceError(now, mono)})
 	}
 	l.mu.Unlock()
 	l.emit(evs...)
@@ -213,43 +258,63 @@ func (l *Lease) stateError(s leaseState, cause error) error {
 }
 
 // allow is the generator's fence (Settings.Fence): it lets the generator
-// draw at tick, the clock reading now, while the last renewal covers both,
-// and records the tick as drawn at; else it returns why not (fenceError).
+// draw at tick, the wall clock reading now, while the last renewal covers
+// both (the monotonic clock before stopAt, the tick up to capTick), and
+// records the tick as drawn at; else it returns why not (fenceError).
 func (l *Lease) allow(now time.Time, tick int64) error {
+	mono := l.monoAt(now)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if tick > l.capTick || !now.Before(l.stopAt) {
-		return l.fenceError(now)
+	if tick > l.capTick || mono >= l.stopAt {
+		return l.fenceError(now, mono)
 	}
 	l.drawn = max(l.drawn, tick)
 	return nil
 }
 
-// fenceError explains why the generator may not draw at now: the lease is
-// no longer live, the monotonic deadline of the last renewal has passed
-// (the renewals failed, or the process was paused), or else the clock
-// reads past the last tick the table allows. l.mu is held.
-func (l *Lease) fenceError(now time.Time) error {
+// fenceError explains why the generator may not draw at now (mono on the
+// monotonic clock): the lease is no longer live, the monotonic deadline
+// of the last renewal has passed (the renewals failed, the database did
+// not answer one, or the process was paused), or else the wall clock reads
+// past the last tick the table allows. l.mu is held.
+func (l *Lease) fenceError(now time.Time, mono time.Duration) error {
 	if l.state != leaseLive {
 		return l.stateError(l.state, l.lostErr)
 	}
-	if !now.Before(l.stopAt) {
-		why := "; no renewal has failed since: the process was paused or starved of CPU past it"
-		switch {
-		case l.renewErr != nil:
-			why = "; last renewal error: " + l.renewErr.Error()
-		case !l.inflight.IsZero() && l.inflight.Before(now):
-			why = fmt.Sprintf("; a renewal sent %s ago has had no answer yet: the database is hung or slow", now.Sub(l.inflight).Round(time.Millisecond))
-		}
+	since := (mono - l.lastSentMono).Round(time.Millisecond)
+	if mono >= l.stopAt {
 		return fmt.Errorf("lease: node %d: %w: the last successful renewal was sent %s ago; drawing stops %s after it, %s before the lease could end%s",
-			l.node, ErrExpired, now.Sub(l.lastSent).Round(time.Millisecond), l.s.TTL-l.s.Margin, l.s.Margin, why)
+			l.node, ErrExpired, since, l.s.TTL-l.s.Margin, l.s.Margin, l.stopCause(mono))
 	}
 	why := ""
 	if l.renewErr != nil {
 		why = "; last renewal error: " + l.renewErr.Error()
 	}
 	return fmt.Errorf("lease: node %d: %w: the clock reads %s, past %s, the latest time the lease table lets this holder draw at, although the monotonic clock says the last renewal was sent only %s ago: the clock jumped forward%s",
-		l.node, ErrExpired, now.UTC().Format(time.RFC3339Nano), l.layout.TickTime(l.capTick+1).Add(-time.Millisecond).Format(time.RFC3339Nano), now.Sub(l.lastSent).Round(time.Millisecond), why)
+		l.node, ErrExpired, now.UTC().Format(time.RFC3339Nano), l.layout.TickTime(l.capTick+1).Add(-time.Millisecond).Format(time.RFC3339Nano), since, why)
+}
+
+// stopCause says, for an error, why no renewal succeeded before the
+// deadline (stopAt) that mono is past: the last one failed with the
+// database's error; one was under way at the deadline and the database has
+// not answered it (or did not in time); or the renewals did not run: this
+// process was paused or starved of CPU (a renewal under way during which
+// the lease's heartbeat went unheard says so too, and one sent only after
+// the deadline did not cause the stop). l.mu is held.
+func (l *Lease) stopCause(mono time.Duration) string {
+	switch {
+	case l.renewErr != nil && !errors.Is(l.renewErr, context.DeadlineExceeded):
+		return "; last renewal error: " + l.renewErr.Error()
+	case l.inflight > 0 && l.unheard(mono) > max(4*heartbeatEvery, (mono-l.inflight)/2):
+		return fmt.Sprintf("; the process was paused or starved of CPU for %s while a renewal sent %s ago was under way", l.unheard(mono).Round(time.Millisecond), (mono - l.inflight).Round(time.Millisecond))
+	case l.renewErr != nil:
+		return "; the last renewal had no answer in time: the database is hung or slow (" + l.renewErr.Error() + ")"
+	case l.inflight > 0 && l.inflight < l.stopAt:
+		// Under way when drawing stopped: the database's answer is late.
+		// (One sent after the stop did not cause it.)
+		return fmt.Sprintf("; a renewal sent %s ago has had no answer yet: the database is hung or slow", (mono - l.inflight).Round(time.Millisecond))
+	}
+	return "; no renewal has failed since: the process was paused or starved of CPU past it"
 }
 
 // renewLoop renews the lease every RenewEvery, three times as often after

@@ -15,6 +15,7 @@ import (
 // records the route bits, so a generator of the same widths without them,
 // whose IDs could meet these, is refused the table.
 func TestLeaseRouteLayout(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, db *sql.DB) {
 		l, err := shardid.ParseLayout("time:41,node:6,seq:12,route:4")
 		if err != nil {

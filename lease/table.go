@@ -7,60 +7,43 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"text/template"
 	"time"
 
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/dialect"
+	"github.com/shardid/shardid/internal/quote"
 )
 
 // DefaultTable is the lease table's name when Settings.Table (or
 // the table argument of Migrations and List) is empty.
 const DefaultTable = "shardid_worker_lease"
 
-// maxTableNamePart leaves room for a suffix such as "_goose_db_version"
-// within PostgreSQL's 63-byte identifiers.
-const maxTableNamePart = 40
+// historySuffix makes the goose version table's name from the lease
+// table's (HistoryTable): the longest name the lease derives.
+const historySuffix = "_goose_db_version"
 
 // ErrInvalidTable is returned by Acquire, Migrations and
 // List when the table name is not [schema.]name in lower-case
 // letters, digits and _.
 var ErrInvalidTable = errors.New("invalid lease table name")
 
-// CheckTable returns an error wrapping ErrInvalidTable unless
-// table is name or schema.name, each part a lower-case letter or _
-// followed by up to 39 lower-case letters, digits and _.
+// CheckTable returns an error wrapping ErrInvalidTable unless table is
+// name or schema.name, each part a lower-case letter or _ then lower-case
+// letters, digits and _, not pg_*, the name at most 46 bytes (its goose
+// version table, HistoryTable, appends 17 within PostgreSQL's 63): the
+// rule every counter's table follows.
 func CheckTable(table string) error {
-	parts := strings.Split(table, ".")
-	if len(parts) > 2 {
-		return fmt.Errorf("%w %q: want name or schema.name", ErrInvalidTable, table)
-	}
-	for _, p := range parts {
-		ok := p != "" && len(p) <= maxTableNamePart && (p[0] == '_' || p[0] >= 'a' && p[0] <= 'z')
-		for i := 0; ok && i < len(p); i++ {
-			c := p[i]
-			ok = c == '_' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
-		}
-		if !ok {
-			return fmt.Errorf("%w %q: want name or schema.name, each part a lower-case letter or _ then up to %d lower-case letters, digits and _", ErrInvalidTable, table, maxTableNamePart-1)
-		}
+	if err := quote.CheckTable(table, true, len(historySuffix)); err != nil {
+		return fmt.Errorf("%w %q: %v", ErrInvalidTable, table, err)
 	}
 	return nil
 }
 
 // quoteTable quotes a checked [schema.]name for d.
 func quoteTable(d dialect.Dialect, table string) string {
-	q := `"`
-	if d != dialect.Postgres {
-		q = "`"
-	}
-	parts := strings.Split(table, ".")
-	for i, p := range parts {
-		parts[i] = q + p + q // p holds only [a-z0-9_]: nothing to escape
-	}
-	return strings.Join(parts, ".")
+	return quote.Table(table, d == dialect.Postgres)
 }
 
 //go:embed sql/*.sql.tmpl
@@ -160,6 +143,10 @@ type Info struct {
 	// Fenced is true for a node Fence quarantined: nobody holds it,
 	// and nobody may take it before Until.
 	Fenced bool
+	// TTL is the TTL its holder leases with, as its last claim or renewal
+	// recorded it; 0 when none did (a row written before the table had
+	// the column: TTLMigrationName).
+	TTL time.Duration
 }
 
 // leaseRow is a row of the lease table with its token, which only the
@@ -182,10 +169,11 @@ func listLeases(ctx context.Context, db *sql.DB, q *leaseSQL) ([]leaseRow, error
 	var out []leaseRow
 	for rows.Next() {
 		var r leaseRow
-		var untilUs, nowUs int64
-		if err := rows.Scan(&r.Node, &r.Holder, &r.token, &r.Layout, &r.lastMs, &r.renewals, &untilUs, &nowUs); err != nil {
+		var untilUs, nowUs, ttlUs int64
+		if err := rows.Scan(&r.Node, &r.Holder, &r.token, &r.Layout, &r.lastMs, &r.renewals, &ttlUs, &untilUs, &nowUs); err != nil {
 			return nil, err
 		}
+		r.TTL = time.Duration(ttlUs) * time.Microsecond
 		r.Live = untilUs > nowUs
 		r.Until = time.UnixMicro(untilUs).UTC()
 		r.Fenced = r.token == fenceToken
@@ -205,7 +193,9 @@ func listLeases(ctx context.Context, db *sql.DB, q *leaseSQL) ([]leaseRow, error
 func leaseTableHint(err error) string {
 	switch dialect.ErrorCode(err) {
 	case "42P01", "1146": // undefined_table; ER_NO_SUCH_TABLE
-		return " (create it with `shardid worker up` or the migration of lease.Migrations)"
+		return " (create it with `shardid worker up` or the migrations of lease.Migrations)"
+	case "42703", "1054": // undefined_column; ER_BAD_FIELD_ERROR
+		return " (the table lacks the column that records each holder's TTL: bring it up to date with `shardid worker up`, lease.Up or the goose migration " + TTLMigrationName + ")"
 	case "42501", "1142", "1143": // insufficient_privilege; ER_TABLEACCESS_DENIED_ERROR, ER_COLUMNACCESS_DENIED_ERROR
 		return " (a role that uses the lease table needs SELECT, INSERT and UPDATE on it)"
 	}

@@ -26,6 +26,7 @@ var illustrations = []struct{ file, first string }{
 	{"docs/postgres.md", "-- many rows in one statement: next_id_bulk() is one inlinable expression"},
 	{"docs/postgres.md", "insta7               shard 7     dry run  Instagram's published next_id()"},
 	{"docs/operations.md", "SERVER                                   KIND     INCREMENT OFFSET LAST                 RECORDED             BEHIND"},
+	{"docs/metrics.md", `shardid_tickets_draws_total{name="tickets64"} 100`}, // its names checked by the metrics module's TestScrapeLiveClients
 }
 
 // externalTools are programs of other projects the docs' shell blocks run
@@ -294,6 +295,7 @@ func checkGo(t *testing.T, cli *cliHelp, args []string) {
 		}
 	case "test", "build", "vet":
 		var pkgs []string
+		dir := "." // -C: the packages are that directory's (a module of its own under this tree)
 		patterns := map[string]string{}
 		for i := 1; i < len(args); i++ {
 			a := args[i]
@@ -311,12 +313,19 @@ func checkGo(t *testing.T, cli *cliHelp, args []string) {
 				value = args[i]
 			}
 			switch name {
+			case "C":
+				dir = "./" + filepath.ToSlash(filepath.Clean(value))
 			case "run":
 				patterns["Test"] = value
 			case "bench":
 				patterns["Benchmark"] = value
 			case "fuzz":
 				patterns["Fuzz"] = value
+			}
+		}
+		for i, p := range pkgs {
+			if dir != "." {
+				pkgs[i] = dir + "/" + strings.TrimPrefix(p, "./")
 			}
 		}
 		dirs := checkPackages(t, line, pkgs)

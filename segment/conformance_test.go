@@ -9,6 +9,7 @@ import (
 // TestConformance runs the conformance suite, package segmenttest, on
 // every database family the allocator serves.
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			t.Parallel()

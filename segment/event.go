@@ -38,10 +38,15 @@ const (
 	// clients started later, segment up and segment resume know only what
 	// was recorded before.
 	RecordFailed
+	// ClockStepped is the wall clock (Settings.Clock) found stepped by
+	// ClockStep (forward positive, back negative) against the monotonic clock,
+	// at a check of the tag's row: the client's timing is monotonic and
+	// does not move; the events' times do.
+	ClockStepped
 )
 
 // String names the kind: "loaded", "discarded", "rewound", "database
-// down", "database up", "load refused", "record failed".
+// down", "database up", "load refused", "record failed", "clock stepped".
 func (k EventKind) String() string {
 	switch k {
 	case Loaded:
@@ -58,6 +63,8 @@ func (k EventKind) String() string {
 		return "load refused"
 	case RecordFailed:
 		return "record failed"
+	case ClockStepped:
+		return "clock stepped"
 	}
 	return fmt.Sprintf("SegmentEventKind(%d)", int(k))
 }
@@ -85,6 +92,8 @@ type Event struct {
 	Took time.Duration
 	// Outage is how long the database was down, for DatabaseUp.
 	Outage time.Duration
+	// ClockStep is how far the wall clock stepped, for ClockStepped.
+	ClockStep time.Duration
 	// Err is the error of Rewound and DatabaseDown, and the
 	// rewind behind a Discarded that is not Close's.
 	Err error
@@ -104,6 +113,12 @@ func (e Event) String() string {
 		return fmt.Sprintf("tag %s: %s: %v", e.Tag, e.Kind, e.Err)
 	case DatabaseUp:
 		return fmt.Sprintf("tag %s: database up again after %s", e.Tag, e.Outage.Round(time.Millisecond))
+	case ClockStepped:
+		way := "forward"
+		if e.ClockStep < 0 {
+			way = "back"
+		}
+		return fmt.Sprintf("tag %s: the wall clock stepped %s by %s (the client times its loads on the monotonic clock)", e.Tag, way, e.ClockStep.Abs().Round(time.Millisecond))
 	}
 	return fmt.Sprintf("tag %s: %s", e.Tag, e.Kind)
 }

@@ -2,8 +2,10 @@ package segment
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/shardid/shardid/dialect"
 )
@@ -80,4 +82,11 @@ func BreakSegments(c *Segments, how string) {
 		}
 		return maxID + step, step, nil
 	}
+}
+
+// NewOnClock is New taking its decisions of when (the step, retries after
+// a failure) on mono instead of the runtime's monotonic clock, so that a
+// test drives them.
+func NewOnClock(ctx context.Context, db *sql.DB, s Settings, mono func() time.Duration) (*Segments, error) {
+	return newSegments(ctx, db, s, mono)
 }

@@ -107,6 +107,7 @@ func notIncreasing(streams ...[]int64) int {
 // TestStreamChecks: the order check the fault tests rely on catches what
 // it looks for (internal/bench tests the repeat count).
 func TestStreamChecks(t *testing.T) {
+	t.Parallel()
 	if notIncreasing([]int64{1, 2, 5}) != 0 || notIncreasing([]int64{1, 3, 2, 2}) != 2 {
 		t.Error("notIncreasing miscounts")
 	}
@@ -147,6 +148,7 @@ func TestSegmentsSurviveOutage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts its own servers and kills them")
 	}
+	t.Parallel()
 	for _, fs := range faultServers {
 		t.Run(fs.name, func(t *testing.T) {
 			t.Parallel()
@@ -255,6 +257,7 @@ func TestSegmentsSurviveOutage(t *testing.T) {
 // clients, and a client and its restarted self, the same segment, and the
 // same checks find the duplicates.
 func TestSegmentsBrokenAllocationCaught(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for name, s := range map[string]segDB{
 		"postgres": newSegDB(t, dialect.Postgres, "pgx", testsrv.Database(t, testsrv.PG(t))),
@@ -295,6 +298,7 @@ func TestSegmentsBrokenAllocationCaught(t *testing.T) {
 // it started, by the allocation statement itself; AllowLossyCommit (the
 // negative control: the same setup, the guard off) draws.
 func TestSegmentsRefuseLossyCommit(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newSegDB(t, dialect.Postgres, "pgx", testsrv.Database(t, testsrv.PG(t)))
 	if _, _, err := segment.EnsureTag(ctx, s.db, s.dialect, "", segment.Tag{Tag: "t"}, 0); err != nil {
@@ -337,6 +341,7 @@ func TestSegmentsRefuseLossyCommitMariaDB(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts its own server")
 	}
+	t.Parallel()
 	ctx := context.Background()
 	s := newSegDB(t, dialect.MySQL, "mysql", testsrv.Database(t, testsrv.NewMariaDB(t)))
 	if _, _, err := segment.EnsureTag(ctx, s.db, s.dialect, "", segment.Tag{Tag: "t"}, 0); err != nil {

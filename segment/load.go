@@ -20,16 +20,16 @@ func (c *Segments) pastThreshold() bool {
 func (c *Segments) startLoad() {
 	done := make(chan struct{})
 	c.loading = done
-	now := c.clock()
+	now := c.mono()
 	if c.stats.Loads > 0 {
-		c.step = nextStep(c.step, now.Sub(c.loadedAt), c.set.MinStep, c.set.MaxStep, c.set.TargetInterval)
+		c.step = nextStep(c.step, now-c.loadedAt, c.set.MinStep, c.set.MaxStep, c.set.TargetInterval)
 	}
 	step, high := c.step, c.high
 	go func() {
 		defer close(done)
-		start := time.Now()
+		start := c.mono()
 		last, size, err := c.take(step, high)
-		took := time.Since(start)
+		took := c.mono() - start
 		if err == nil && !c.trust && last-size+1 <= high {
 			// The statement cannot do this; a table without the
 			// statement's condition (a broken take) can.
@@ -42,13 +42,17 @@ func (c *Segments) startLoad() {
 			err = c.noteTaken(last, size)
 		}
 		if err == nil {
-			c.noteRecord(last)
+			if err = c.noteRecord(last); err != nil {
+				c.mu.Lock()
+				c.stats.Discarded += size
+				c.mu.Unlock()
+			}
 		}
 		c.noteDatabase(err)
 		var evs []Event
 		c.mu.Lock()
 		if err != nil {
-			c.lastErr, c.failedAt = err, c.clock()
+			c.lastErr, c.failedAt = err, c.mono()
 			c.stats.Failures++
 			if refusal(err) && (c.refusal == nil || c.refusal.Error() != err.Error()) && c.ctx.Err() == nil {
 				evs = append(evs, Event{Kind: LoadRefused, Tag: c.set.Tag, Time: c.clock(), Err: err})

@@ -6,4 +6,7 @@ import (
 	"github.com/shardid/shardid/internal/testsrv"
 )
 
-func TestMain(m *testing.M) { testsrv.Main(m) }
+func TestMain(m *testing.M) {
+	testsrv.Parallel(4) // the tests mostly wait for servers: to allocate, restart, restore
+	testsrv.Main(m)
+}

@@ -167,14 +167,26 @@ func (c *Segments) found() {
 }
 
 // noteRecord raises the record of the tag to last, the end of a segment
-// just taken, telling a failure once per cause (RecordFailed).
-func (c *Segments) noteRecord(last int64) {
+// just taken: in the record table beside the allocation table, telling a
+// failure once per cause (RecordFailed), and in the record store
+// (Settings.Records), whose failure it returns: a segment the store does
+// not cover is not handed out.
+func (c *Segments) noteRecord(last int64) error {
 	if c.noRecord {
-		return
+		return nil
 	}
 	ctx, cancel := context.WithTimeout(c.ctx, c.set.AllocTimeout)
 	err := c.view.raiseRecord(ctx, c.db, c.set.Tag, last)
+	storeErr := raiseStores(ctx, []RecordStore{c.set.Records}, c.set.Tag, last)
 	cancel()
+	if storeErr != nil {
+		storeErr = fmt.Errorf("segments %s: the record store (Settings.Records) did not take the segment's end, so its IDs are not handed out: %w", c.set.Tag, storeErr)
+	}
+	defer func() {
+		if storeErr != nil && c.ctx.Err() == nil {
+			c.emit(Event{Kind: RecordFailed, Tag: c.set.Tag, Time: c.clock(), Err: storeErr})
+		}
+	}()
 	c.mu.Lock()
 	tell := err != nil && (c.recordErr == nil || c.recordErr.Error() != err.Error())
 	c.recordErr = err
@@ -182,6 +194,7 @@ func (c *Segments) noteRecord(last int64) {
 	if tell && c.ctx.Err() == nil {
 		c.emit(Event{Kind: RecordFailed, Tag: c.set.Tag, Time: c.clock(), Err: err})
 	}
+	return storeErr
 }
 
 // prepareAlloc prepares the allocation statement. With Recorded, an

@@ -31,6 +31,7 @@ func TestTagMissingAfterRestore(t *testing.T) {
 	if testing.Short() {
 		t.Skip("dumps and restores tables on three servers")
 	}
+	t.Parallel()
 	ctx := context.Background()
 	for name, s := range sharedSegDBs(t) {
 		t.Run(name, func(t *testing.T) {
@@ -148,6 +149,7 @@ func missingTag(t *testing.T, s segDB, tag string, checks bool) (int, int) {
 // start and after its first segment, not an error; granted SELECT, UPDATE
 // on the record table too, its segments raise the record.
 func TestRecordGrants(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, dsn := testsrv.MariaDBDB(t)
 	s := newSegDB(t, dialect.MySQL, "mysql", dsn)

@@ -180,6 +180,7 @@ func TestSegmentsRestoredTable(t *testing.T) {
 	if testing.Short() {
 		t.Skip("dumps and restores tables under load on three servers")
 	}
+	t.Parallel()
 	for name, s := range sharedSegDBs(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -228,6 +229,7 @@ func takeTables(t *testing.T, s segDB) (restore func()) {
 // draw without a repeat. The negative control draws from the restored
 // table without the resume: the IDs repeat.
 func TestSegmentsResumeAfterRestore(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for name, s := range sharedSegDBs(t) {
 		t.Run(name, func(t *testing.T) {
@@ -294,6 +296,7 @@ func TestSegmentsResumeAfterRestore(t *testing.T) {
 // check drops every buffered ID at or below the fenced max_id and it hands
 // out nothing more until the resume, then only IDs above everything.
 func TestSegmentsFenceReachesFreshClients(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for name, s := range sharedSegDBs(t) {
 		t.Run(name, func(t *testing.T) {
@@ -394,6 +397,7 @@ func TestSegmentsRestoredBelowRecord(t *testing.T) {
 	if testing.Short() {
 		t.Skip("dumps and restores tables on three servers")
 	}
+	t.Parallel()
 	ctx := context.Background()
 	for name, s := range sharedSegDBs(t) {
 		t.Run(name, func(t *testing.T) {

@@ -142,6 +142,7 @@ func (c *Segments) checkLoop(every time.Duration) {
 			return
 		case <-t.C:
 		}
+		c.watchClock()
 		ctx, cancel := context.WithTimeout(c.ctx, c.set.AllocTimeout)
 		tag, err := c.view.getTag(ctx, c.db, c.set.Tag)
 		if err == nil {
@@ -172,15 +173,15 @@ func (c *Segments) noteDatabase(err error) {
 	failed := err != nil && !errors.Is(err, ErrRewound) && !errors.Is(err, ErrUnknownTag) && !errors.Is(err, ErrTagCase) &&
 		!errors.Is(err, ErrLossyCommit) && !errors.Is(err, ErrIDSpaceUsedUp)
 	var ev Event
+	now, mono := c.clock(), c.mono()
 	c.mu.Lock()
-	now := c.clock()
 	switch {
 	case failed && !c.down:
-		c.down, c.downSince = true, now
+		c.down, c.downSince = true, mono
 		ev = Event{Kind: DatabaseDown, Tag: c.set.Tag, Time: now, Err: err}
 	case !failed && c.down:
 		c.down = false
-		ev = Event{Kind: DatabaseUp, Tag: c.set.Tag, Time: now, Outage: now.Sub(c.downSince)}
+		ev = Event{Kind: DatabaseUp, Tag: c.set.Tag, Time: now, Outage: mono - c.downSince}
 	}
 	c.mu.Unlock()
 	if ev.Kind != 0 {

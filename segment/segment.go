@@ -119,9 +119,21 @@ type Settings struct {
 	// never with the client's lock held; it must return quickly (a slow
 	// OnEvent delays the next load) and may call Stats.
 	OnEvent func(Event)
-	// Clock returns the current time, for the step logic and events only;
-	// nil means time.Now.
+	// Clock returns the wall-clock time, which stamps the events; nil
+	// means time.Now. The client takes no decision on it: when to load
+	// again after a failure and how long a segment lasted (the step) are
+	// measured on the monotonic clock, and a step of the wall clock is
+	// reported (ClockStepped).
 	Clock func() time.Time
+	// Records, when not nil, is a record store outside the allocation
+	// table's database (DBRecords; any store the application names): the
+	// client reads the tag's record there before its first segment and
+	// refuses a row below it (ErrRewound), and raises it with every
+	// segment it takes, before handing out its IDs. A restore of the whole
+	// allocation database, the record table beside it included, is then
+	// found by every client, started before or after it. nil means the
+	// record table beside the allocation table alone (RecordTable).
+	Records RecordStore
 
 	noRecord bool // tests only: no record table read or kept, as a client without it would
 }
@@ -153,7 +165,9 @@ type Segments struct {
 	alloc *sql.Stmt
 	take  func(step, high int64) (last, size int64, err error) // takeDB; tests swap in broken ones
 	clock func() time.Time
-	trust bool // tests only: believe the table, as a client without rewind checks would
+	mono  func() time.Duration // the monotonic clock decisions are taken on (monoNow; tests drive their own)
+	steps stepWatch            // the wall clock against it
+	trust bool                 // tests only: believe the table, as a client without rewind checks would
 
 	ctx       context.Context // cancelled by Close
 	cancel    context.CancelFunc
@@ -166,14 +180,14 @@ type Segments struct {
 	cur        seg  // being handed out
 	next       *seg // loaded and waiting
 	loading    chan struct{}
-	lastErr    error     // of the last load, nil after a success
-	failedAt   time.Time // of the last failed load
-	step       int64     // size of the next segment
-	loadedAt   time.Time // when the last segment was taken
-	high       int64     // the highest ID taken, or Floor; math.MinInt64 for neither
-	refused    error     // wraps ErrRewound from a rewind found until a load succeeds
-	down       bool      // the last statement failed
-	downSince  time.Time
+	lastErr    error         // of the last load, nil after a success
+	failedAt   time.Duration // of the last failed load (monotonic)
+	step       int64         // size of the next segment
+	loadedAt   time.Duration // when the last segment was taken (monotonic)
+	high       int64         // the highest ID taken, or Floor; math.MinInt64 for neither
+	refused    error         // wraps ErrRewound from a rewind found until a load succeeds
+	down       bool          // the last statement failed
+	downSince  time.Duration // monotonic
 	closed     bool
 	stats      Stats
 	recordErr  error // of the last write to the record table
@@ -210,6 +224,8 @@ func (s *seg) dropThrough(id int64) int64 {
 
 // Stats is a snapshot of a Segments client.
 type Stats struct {
+	// Drawn is the number of IDs handed out.
+	Drawn int64
 	// Loads is the number of segments taken, each one statement.
 	Loads int64
 	// Failures is the number of allocations that failed.
@@ -243,6 +259,11 @@ type Stats struct {
 // dialect.ErrUnknown, ErrUnknownTag, ErrLossyCommit, ErrRewound (the tag is
 // fenced, or its row is not above Floor), and the database's own.
 func New(ctx context.Context, db *sql.DB, s Settings) (*Segments, error) {
+	return newSegments(ctx, db, s, monoNow)
+}
+
+// newSegments is New taking its decisions on the monotonic clock mono.
+func newSegments(ctx context.Context, db *sql.DB, s Settings, mono func() time.Duration) (*Segments, error) {
 	if err := CheckTag(s.Tag); err != nil {
 		return nil, err
 	}
@@ -271,7 +292,13 @@ func New(ctx context.Context, db *sql.DB, s Settings) (*Segments, error) {
 	if err := v.explain(ctx, db, s.Tag); err != nil {
 		if errors.Is(err, ErrUnknownTag) && !s.noRecord {
 			// Gone, or never created: the record table knows which.
-			if rec, found, rerr := v.record(ctx, db, s.Tag); rerr == nil && found {
+			rec, found, rerr := v.record(ctx, db, s.Tag)
+			if srec, sfound, serr := storeRecord(ctx, s.Records, s.Tag); serr != nil {
+				return nil, serr
+			} else if sfound {
+				rec, found, rerr = max(rec, srec), true, nil
+			}
+			if rerr == nil && found {
 				rw := missingError(v, s.Tag, rec)
 				if s.OnEvent != nil {
 					s.OnEvent(Event{Kind: Rewound, Tag: s.Tag, Time: time.Now(), Seen: rec, Err: rw})
@@ -297,6 +324,13 @@ func New(ctx context.Context, db *sql.DB, s Settings) (*Segments, error) {
 	if s.noRecord {
 		rec = 0
 	}
+	// The record kept outside the allocation database: a restore of it
+	// all, the record table beside it included, does not reach it.
+	srec, _, err := storeRecord(ctx, s.Records, s.Tag)
+	if err != nil {
+		return nil, err
+	}
+	rec = max(rec, srec)
 	// Every allocation holds the row to the record as well (a client
 	// started before a restore of the allocation table alone remembers
 	// less than the record does), where the role can read the record.
@@ -351,7 +385,9 @@ func New(ctx context.Context, db *sql.DB, s Settings) (*Segments, error) {
 	if err != nil {
 		return nil, fmt.Errorf("segments %s: prepare: %w", s.Tag, err)
 	}
-	c := &Segments{db: db, view: v, set: s, alloc: stmt, clock: s.Clock, step: s.MinStep, high: high, checkDone: make(chan struct{}), noRecord: s.noRecord}
+	c := &Segments{db: db, view: v, set: s, alloc: stmt, clock: s.Clock, mono: mono, step: s.MinStep, high: high, checkDone: make(chan struct{}), noRecord: s.noRecord}
+	c.failedAt = c.mono() - s.RetryInterval // no failure yet
+	c.watchClock()
 	c.take = c.takeDB
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	if s.CheckEvery > 0 {
@@ -377,7 +413,8 @@ func (c *Segments) Next(ctx context.Context) (int64, error) {
 		if c.cur.left() > 0 {
 			id := c.cur.first + c.cur.used
 			c.cur.used++
-			if c.next == nil && c.loading == nil && c.pastThreshold() && c.clock().Sub(c.failedAt) >= c.set.RetryInterval {
+			c.stats.Drawn++
+			if c.next == nil && c.loading == nil && c.pastThreshold() && c.mono()-c.failedAt >= c.set.RetryInterval {
 				c.startLoad()
 			}
 			c.mu.Unlock()

@@ -37,6 +37,7 @@ var backends = []struct {
 // TestSegmentMigrationsGolden pins the allocation table's migrations for
 // each dialect (go test . -run SegmentMigrationsGolden -update rewrites).
 func TestSegmentMigrationsGolden(t *testing.T) {
+	t.Parallel()
 	for _, d := range dialects {
 		files := migrationFiles(t, d, "")
 		if len(files) != 3 {
@@ -51,9 +52,15 @@ func TestSegmentMigrationsGolden(t *testing.T) {
 // TestSegmentStatementsParseWithTiDB hands every statement the allocator
 // sends to TiDB, the migration's included, to TiDB's own parser.
 func TestSegmentStatementsParseWithTiDB(t *testing.T) {
+	t.Parallel()
 	files := migrationFiles(t, dialect.TiDB, "app.ids")
 	stmts := []string{upStatements(t, string(files[segment.MigrationName])), upStatements(t, string(files[segment.FenceMigrationName]))}
 	stmts = append(stmts, strings.SplitAfter(upStatements(t, string(files[segment.RecordMigrationName])), ";\n")...) // two statements
+	records, err := segment.Statement(dialect.TiDB, "app.ids", "records_migration.sql.tmpl")                         // a record store's table (UpRecords)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stmts = append(stmts, upStatements(t, records))
 	for _, name := range []string{"alloc", "explain", "get", "list", "add", "raise", "setstep", "report", "resume", "record_get", "record_list", "record_raise", "record_add"} {
 		s, err := segment.Statement(dialect.TiDB, "app.ids", name)
 		if err != nil {
@@ -90,7 +97,8 @@ func upStatements(t *testing.T, migration string) string {
 // TestSegmentNamesChecked: bad table names and tags are refused with the
 // rule, before any SQL is rendered.
 func TestSegmentNamesChecked(t *testing.T) {
-	for _, name := range []string{"Segments", "a.b.c", "x-y", "pg_ids", "1ids", strings.Repeat("a", 47), "ids; DROP TABLE t", ""} {
+	t.Parallel()
+	for _, name := range []string{"Segments", "a.b.c", "x-y", "pg_ids", "1ids", strings.Repeat("a", 40), "ids; DROP TABLE t", ""} {
 		if name == "" {
 			continue // "" means the default
 		}
@@ -98,7 +106,7 @@ func TestSegmentNamesChecked(t *testing.T) {
 			t.Errorf("table %q: %v, want ErrInvalidTable", name, err)
 		}
 	}
-	for _, ok := range []string{"ids", "app.ids", strings.Repeat("a", 46)} {
+	for _, ok := range []string{"ids", "app.ids", strings.Repeat("a", 39)} {
 		if _, err := segment.Migrations(dialect.MySQL, ok); err != nil {
 			t.Errorf("table %q: %v", ok, err)
 		}
@@ -116,6 +124,7 @@ func TestSegmentNamesChecked(t *testing.T) {
 // TestSegmentStepRule: the step doubles while segments last less than the
 // target, halves when they last twice as long, and stays within bounds.
 func TestSegmentStepRule(t *testing.T) {
+	t.Parallel()
 	const lo, hi, target = 100, 1000, time.Minute
 	for _, c := range []struct {
 		step   int64
@@ -199,6 +208,7 @@ func sharedSegDBs(t *testing.T) map[string]segDB {
 // segments; a new client starts above every segment taken before and above
 // a raised start.
 func TestSegmentTagsAndDraws(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for name, s := range sharedSegDBs(t) {
 		t.Run(name, func(t *testing.T) {
@@ -257,6 +267,7 @@ func TestSegmentTagsAndDraws(t *testing.T) {
 
 // TestSegmentsRefuse: an unknown tag, bad settings, and a closed client.
 func TestSegmentsRefuse(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newSegDB(t, dialect.Postgres, "pgx", testsrv.Database(t, testsrv.PG(t)))
 	if _, err := segment.New(ctx, s.db, segment.Settings{Tag: "nope"}); !errors.Is(err, segment.ErrUnknownTag) {
@@ -294,21 +305,25 @@ func TestSegmentsRefuse(t *testing.T) {
 	}
 }
 
-// TestSegmentsStepAdapts drives the step with a test clock: frozen, every
+// TestSegmentsStepAdapts drives the step with a test clock (the client's
+// wall and monotonic clocks both): frozen, every
 // segment runs out at once and the step doubles up to MaxStep; moved ten
 // minutes per ID, every segment lasts far beyond the one-minute target and
 // the step halves down to MinStep. The database's max_id moves by exactly
 // the steps the client chose.
 func TestSegmentsStepAdapts(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newSegDB(t, dialect.Postgres, "pgx", testsrv.Database(t, testsrv.PG(t)))
 	if _, _, err := segment.EnsureTag(ctx, s.db, s.dialect, "", segment.Tag{Tag: "t", Step: 10}, 0); err != nil {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	now := start
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	c, err := segment.New(ctx, s.db, segment.Settings{Tag: "t", MaxStep: 80, TargetInterval: time.Minute, Clock: clock})
+	mono := func() time.Duration { return clock().Sub(start) }
+	c, err := segment.NewOnClock(ctx, s.db, segment.Settings{Tag: "t", MaxStep: 80, TargetInterval: time.Minute, Clock: clock}, mono)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,6 +372,7 @@ func TestSegmentsStepAdapts(t *testing.T) {
 // math.MaxInt64, then says the tag's ID space is used up rather than
 // passing on the server's bigint overflow.
 func TestSegmentIDSpaceEnd(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	const maxID = 1<<63 - 1
 	if got := segment.MaxTagStart(0); got != maxID-999 {
@@ -411,6 +427,7 @@ func TestSegmentIDSpaceEnd(t *testing.T) {
 // the migration said utf8mb4_bin) the other spelling is refused with
 // ErrTagCase, never served from the first spelling's counter.
 func TestSegmentTagsCompareExactly(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for name, s := range sharedSegDBs(t) {
 		t.Run(name, func(t *testing.T) {
@@ -466,6 +483,7 @@ func TestSegmentTagsCompareExactly(t *testing.T) {
 // says to bring it up to date; the second migration does, keeping every
 // tag's counter, and clients draw on above it.
 func TestSegmentFenceMigrationUpgrades(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
@@ -511,6 +529,7 @@ func TestSegmentFenceMigrationUpgrades(t *testing.T) {
 // the step the stats show) and, at Close, the IDs dropped unused, as many
 // as were buffered; Stats counts them too. The kinds print their names.
 func TestSegmentEvents(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for name, s := range sharedSegDBs(t) {
 		t.Run(name, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"text/template"
 
 	"github.com/shardid/shardid/dialect"
+	"github.com/shardid/shardid/internal/quote"
 )
 
 // DefaultTable is the allocation table's name when none is given.
@@ -36,11 +37,6 @@ var (
 	ErrTagCase = errors.New("segment tag differs in case from the table's")
 )
 
-// tableRE is one part of a table name. Plain lower-case identifiers are
-// the same name quoted or not, which goose's WithTableName (unquoted)
-// needs.
-var tableRE = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
-
 // recordSuffix makes the record table's name from the allocation
 // table's.
 const recordSuffix = "_record"
@@ -61,19 +57,14 @@ func RecordTable(table string) string {
 // table's.
 const historySuffix = "_goose_db_version"
 
-// CheckTableName returns an error wrapping ErrInvalidTable unless name is
-// name or schema.name, each part lower-case letters, digits and _, starting
-// with a letter or _, and the table part short enough (at most 46 bytes)
-// that its goose version table's name (HistoryTable) fits 63 bytes.
-func CheckTableName(name string) error {
-	parts := strings.Split(name, ".")
-	last := parts[len(parts)-1]
-	ok := len(parts) <= 2 && len(last)+len(historySuffix) <= 63
-	for _, p := range parts {
-		ok = ok && tableRE.MatchString(p) && !strings.HasPrefix(p, "pg_")
-	}
-	if !ok {
-		return fmt.Errorf("%w %q: want name or schema.name, lower-case letters, digits and _, starting with a letter or _, not pg_*, the name at most %d bytes", ErrInvalidTable, name, 63-len(historySuffix))
+// CheckTable returns an error wrapping ErrInvalidTable unless name is
+// name or schema.name, each part a lower-case letter or _ then lower-case
+// letters, digits and _, not pg_*, the name at most 39 bytes: its record
+// table's goose version table (RecordsHistoryTable) appends 24 within
+// PostgreSQL's 63. It is the rule every counter's table follows.
+func CheckTable(name string) error {
+	if err := quote.CheckTable(name, true, len(recordSuffix+historySuffix)); err != nil {
+		return fmt.Errorf("%w %q: %v", ErrInvalidTable, name, err)
 	}
 	return nil
 }
@@ -132,21 +123,11 @@ func newSegmentView(d dialect.Dialect, table string) (segmentView, error) {
 	if _, err := dialect.Parse(string(d)); err != nil {
 		return segmentView{}, err
 	}
-	if err := CheckTableName(table); err != nil {
+	if err := CheckTable(table); err != nil {
 		return segmentView{}, err
 	}
-	q := `"`
-	if d != dialect.Postgres {
-		q = "`"
-	}
-	quote := func(name string) string {
-		parts := strings.Split(name, ".")
-		for i, p := range parts {
-			parts[i] = q + p + q // p is a plain identifier: nothing to escape
-		}
-		return strings.Join(parts, ".")
-	}
-	return segmentView{Dialect: d, Table: quote(table), Record: quote(RecordTable(table)), Guard: d != dialect.TiDB}, nil
+	ansi := d == dialect.Postgres
+	return segmentView{Dialect: d, Table: quote.Table(table, ansi), Record: quote.Table(RecordTable(table), ansi), Guard: d != dialect.TiDB}, nil
 }
 
 // IsZero reports whether r records no rewind.

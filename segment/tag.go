@@ -84,7 +84,11 @@ func MaxTagStart(step int64) int64 {
 // error wrapping ErrStartOutOfRange, a step above MaxTagStep or above
 // the IDs an existing tag has left one wrapping ErrStepOutOfRange; either
 // changes nothing.
-func EnsureTag(ctx context.Context, db *sql.DB, d dialect.Dialect, table string, want Tag, start int64) (before *Tag, after Tag, err error) {
+//
+// stores are record stores outside the allocation database
+// (Settings.Records): their record counts as the record table's, and the
+// tag's record there is raised to its max_id.
+func EnsureTag(ctx context.Context, db *sql.DB, d dialect.Dialect, table string, want Tag, start int64, stores ...RecordStore) (before *Tag, after Tag, err error) {
 	v, err := newSegmentView(d, table)
 	if err != nil {
 		return nil, after, err
@@ -105,6 +109,13 @@ func EnsureTag(ctx context.Context, db *sql.DB, d dialect.Dialect, table string,
 		rec, found, err := v.record(ctx, db, want.Tag)
 		if err != nil {
 			return nil, after, err
+		}
+		srec, sfound, err := storesRecord(ctx, stores, want.Tag)
+		if err != nil {
+			return nil, after, err
+		}
+		if sfound {
+			rec, found = max(rec, srec), true
 		}
 		if found && max(start, 1)-1 < rec {
 			return nil, after, missingError(v, want.Tag, rec)
@@ -149,7 +160,10 @@ func EnsureTag(ctx context.Context, db *sql.DB, d dialect.Dialect, table string,
 	if after, err = v.getTag(ctx, db, want.Tag); err != nil {
 		return before, after, err
 	}
-	return before, after, v.addRecord(ctx, db, want.Tag, after.MaxID)
+	if err := v.addRecord(ctx, db, want.Tag, after.MaxID); err != nil {
+		return before, after, err
+	}
+	return before, after, raiseStores(ctx, stores, want.Tag, after.MaxID)
 }
 
 // Resume says how far ResumeTag moves a tag. The tag
@@ -181,7 +195,11 @@ type Resume struct {
 // ErrInvalidTable, ErrStartOutOfRange (the
 // target leaves less than one step below the largest ID) and the
 // database's own; on error nothing is changed.
-func ResumeTag(ctx context.Context, db *sql.DB, d dialect.Dialect, table, tag string, r Resume) (before, after Tag, err error) {
+//
+// stores are record stores outside the allocation database
+// (Settings.Records): their record counts as reported, and the tag's
+// record there is raised to the new max_id.
+func ResumeTag(ctx context.Context, db *sql.DB, d dialect.Dialect, table, tag string, r Resume, stores ...RecordStore) (before, after Tag, err error) {
 	v, err := newSegmentView(d, table)
 	if err != nil {
 		return before, after, err
@@ -195,6 +213,13 @@ func ResumeTag(ctx context.Context, db *sql.DB, d dialect.Dialect, table, tag st
 	rec, found, err := v.record(ctx, db, tag)
 	if err != nil {
 		return before, after, err
+	}
+	srec, sfound, err := storesRecord(ctx, stores, tag)
+	if err != nil {
+		return before, after, err
+	}
+	if sfound {
+		rec, found = max(rec, srec), true
 	}
 	if before, err = v.getTag(ctx, db, tag); err != nil {
 		if errors.Is(err, ErrUnknownTag) && found {
@@ -224,7 +249,10 @@ func ResumeTag(ctx context.Context, db *sql.DB, d dialect.Dialect, table, tag st
 	if after, err = v.getTag(ctx, db, tag); err != nil {
 		return before, after, err
 	}
-	return before, after, v.addRecord(ctx, db, tag, after.MaxID)
+	if err := v.addRecord(ctx, db, tag, after.MaxID); err != nil {
+		return before, after, err
+	}
+	return before, after, raiseStores(ctx, stores, tag, after.MaxID)
 }
 
 // Tags lists every tag of allocation table table

@@ -104,10 +104,10 @@ func BenchmarkDrawForms(b *testing.B) {
 			}
 		}
 	}
-	if _, _, err := tickets.Up(ctx, db, tickets.Settings{Name: "tickets64", Increment: 2, Offset: 1}); err != nil {
+	if _, _, err := tickets.Up(ctx, db, tickets.Counter{Name: "tickets64", Increment: 2, Offset: 1}); err != nil {
 		b.Fatal(err)
 	}
-	cl, err := tickets.NewClient(ctx, []tickets.Server{{Name: "m", DB: db}}, tickets.ClientSettings{Name: "tickets64"})
+	cl, err := tickets.NewClient(ctx, []tickets.Server{{Name: "m", DB: db}}, tickets.Settings{Name: "tickets64"})
 	if err != nil {
 		b.Fatal(err)
 	}

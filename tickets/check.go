@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/shardid/shardid/dialect"
@@ -34,9 +35,15 @@ type ServerSettings struct {
 	Kind Kind
 	// Increment and Offset define the server's class.
 	Increment, Offset int64
-	// Last is the last ticket drawn (KindTable; 0 for KindSequence, whose
-	// position cannot be read without drawing).
+	// Last is the last ticket drawn (KindTable). For KindSequence it is
+	// the highest value the sequence may have handed out: below TiDB's
+	// NEXT_ROW_ID for it, which counts every value any TiDB instance took
+	// into its cache, so above every ticket drawn.
 	Last int64
+	// LastKnown reports whether Last was read: always for KindTable; for
+	// KindSequence unless NEXT_ROW_ID could not be read (a role that may
+	// not SHOW the sequence, a server other than TiDB's own).
+	LastKnown bool
 }
 
 // Read asks the server behind db what it holds for ticket name name. It
@@ -55,7 +62,7 @@ func Read(ctx context.Context, db *sql.DB, name string) (ServerSettings, error) 
 		return got, fmt.Errorf("%w: the server speaks %s", ErrNotMySQL, d)
 	}
 	got.Dialect = d
-	v := newView(d, Settings{Name: name, Kind: KindTable})
+	v := newView(d, Counter{Name: name, Kind: KindTable})
 	q, err := v.render("kind")
 	if err != nil {
 		return got, err
@@ -81,9 +88,10 @@ func Read(ctx context.Context, db *sql.DB, name string) (ServerSettings, error) 
 			return got, fmt.Errorf("%w: sequence %s counts down (increment %d)", ErrInvalidSettings, name, got.Increment)
 		}
 		got.Offset = (start-1)%got.Increment + 1
+		got.Last, got.LastKnown = sequenceLast(ctx, db, v)
 		return got, nil
 	}
-	got.Kind = KindTable
+	got.Kind, got.LastKnown = KindTable, true
 	if q, err = v.render("settings"); err != nil {
 		return got, err
 	}
@@ -97,6 +105,58 @@ func Read(ctx context.Context, db *sql.DB, name string) (ServerSettings, error) 
 		return got, fmt.Errorf("%w: table %s says increment %d, offset %d", ErrInvalidSettings, name, got.Increment, got.Offset)
 	}
 	return got, nil
+}
+
+// sequenceLast reads the highest value a TiDB sequence may have handed out
+// (ServerSettings.Last): one below its NEXT_GLOBAL_ROW_ID, and whether that
+// could be read.
+func sequenceLast(ctx context.Context, db *sql.DB, v view) (int64, bool) {
+	q, err := v.render("sequence_next")
+	if err != nil {
+		return 0, false
+	}
+	rows, err := db.QueryContext(ctx, q)
+	if err != nil {
+		return 0, false
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return 0, false
+	}
+	next, kind := -1, -1
+	for i, c := range cols {
+		switch strings.ToUpper(c) {
+		case "NEXT_GLOBAL_ROW_ID":
+			next = i
+		case "ID_TYPE":
+			kind = i
+		}
+	}
+	if next < 0 || kind < 0 {
+		return 0, false
+	}
+	var last int64
+	known := false
+	for rows.Next() {
+		vals := make([]sql.NullString, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if rows.Scan(ptrs...) != nil {
+			return 0, false
+		}
+		if strings.EqualFold(vals[kind].String, "SEQUENCE") {
+			if n, err := strconv.ParseInt(vals[next].String, 10, 64); err == nil {
+				last, known = n-1, true
+			}
+		}
+	}
+	if rows.Err() != nil {
+		return 0, false
+	}
+	return last, known
 }
 
 // Check refuses servers that could hand out the same ticket: increments
@@ -123,7 +183,7 @@ func Check(servers []ServerSettings) error {
 // kind, increment or offset it changes nothing and returns the server's
 // settings and an error wrapping ErrSettingsDiffer. ran lists the
 // migration files that ran.
-func Up(ctx context.Context, db *sql.DB, s Settings) (ran []string, got ServerSettings, err error) {
+func Up(ctx context.Context, db *sql.DB, s Counter) (ran []string, got ServerSettings, err error) {
 	s, err = s.normalize()
 	if err != nil {
 		return nil, got, err
@@ -154,7 +214,7 @@ func Up(ctx context.Context, db *sql.DB, s Settings) (ran []string, got ServerSe
 
 // differ returns an error wrapping ErrSettingsDiffer unless got is what s
 // asks for.
-func differ(got ServerSettings, s Settings) error {
+func differ(got ServerSettings, s Counter) error {
 	if got.Kind != s.Kind || got.Increment != s.Increment || got.Offset != s.Offset {
 		return fmt.Errorf("%w: %s is a %s with increment %d, offset %d; asked for a %s with increment %d, offset %d: left as it is",
 			ErrSettingsDiffer, s.Name, got.Kind, got.Increment, got.Offset, s.Kind, s.Increment, s.Offset)

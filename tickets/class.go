@@ -108,7 +108,7 @@ func ReadClass(ctx context.Context, db *sql.DB, name string) ([]ClassRow, error)
 	if err := CheckName(name); err != nil {
 		return nil, err
 	}
-	v := newView(dialect.MySQL, Settings{Name: name, Kind: KindTable})
+	v := newView(dialect.MySQL, Counter{Name: name, Kind: KindTable})
 	q, err := v.render("kind")
 	if err != nil {
 		return nil, err
@@ -159,7 +159,7 @@ type mark struct{ offset, ticket int64 }
 
 // recordSeen raises the Seen of each mark in the class table behind db.
 func recordSeen(ctx context.Context, db *sql.DB, name string, marks []mark) error {
-	v := newView(dialect.MySQL, Settings{Name: name, Kind: KindTable})
+	v := newView(dialect.MySQL, Counter{Name: name, Kind: KindTable})
 	v.Rows = make([]struct{}, len(marks))
 	q, err := v.render("seen")
 	if err != nil {
@@ -178,7 +178,7 @@ func recordSeen(ctx context.Context, db *sql.DB, name string, marks []mark) erro
 // recordRewind reports a rewind of the server of offset in the class
 // table behind db.
 func recordRewind(ctx context.Context, db *sql.DB, name string, e *RewindError, offset int64) error {
-	q, err := newView(dialect.MySQL, Settings{Name: name, Kind: KindTable}).render("rewound")
+	q, err := newView(dialect.MySQL, Counter{Name: name, Kind: KindTable}).render("rewound")
 	if err != nil {
 		return err
 	}
@@ -191,7 +191,7 @@ func recordRewind(ctx context.Context, db *sql.DB, name string, e *RewindError, 
 // recordResume records a resume of the server of offset in the class
 // table behind db.
 func recordResume(ctx context.Context, db *sql.DB, name string, offset, resumes, to int64) error {
-	q, err := newView(dialect.MySQL, Settings{Name: name, Kind: KindTable}).render("resumed")
+	q, err := newView(dialect.MySQL, Counter{Name: name, Kind: KindTable}).render("resumed")
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 // offset with the highest counts and the latest rewind and resume, so a
 // server whose own rows went back with its data is outvoted by its peers'.
 func TestMergeClass(t *testing.T) {
+	t.Parallel()
 	t1, t2 := time.Unix(1000, 0), time.Unix(2000, 0)
 	restored := []tickets.ClassRow{{Offset: 1, Seen: 10}, {Offset: 2, Seen: 8}}
 	peer := []tickets.ClassRow{
@@ -45,10 +46,12 @@ func TestMergeClass(t *testing.T) {
 // TestEventWords: every kind has a name, and the errors say what happened
 // with both values.
 func TestEventWords(t *testing.T) {
+	t.Parallel()
 	for k, want := range map[tickets.EventKind]string{
 		tickets.EventServerDown: "server down", tickets.EventServerUp: "server up", tickets.EventFailover: "failover",
 		tickets.EventRewound: "rewound", tickets.EventResumed: "resumed", tickets.EventSkipped: "skipped",
 		tickets.EventBehind: "behind", tickets.EventRecordFailed: "record failed", tickets.EventRefused: "refused",
+		tickets.EventSlow: "slow", tickets.EventClockStepped: "clock stepped",
 		tickets.EventKind(99): "EventKind(99)",
 	} {
 		if got := k.String(); got != want {
@@ -67,8 +70,24 @@ func TestEventWords(t *testing.T) {
 			t.Errorf("%q; want %q and the way out", c.e, c.want)
 		}
 	}
-	e := tickets.Event{Kind: tickets.EventFailover, Server: "a", To: "b", Wait: 250 * time.Millisecond, Err: tickets.ErrNoAnswer}
-	if got := e.String(); got != "a draw left a after 250ms and drew from b: ticket server did not answer in time" {
-		t.Errorf("failover: %q", got)
+	for _, c := range []struct {
+		e    tickets.Event
+		want string
+	}{
+		{tickets.Event{Kind: tickets.EventFailover, Server: "a", To: "b", Wait: 250 * time.Millisecond, Err: tickets.ErrNoAnswer},
+			"a draw left a after 250ms and drew from b: ticket server did not answer in time"},
+		// A gap after draws given up on names them, and claims no restart.
+		{tickets.Event{Kind: tickets.EventSkipped, Server: "a", Ticket: 31, High: 11, Count: 9, Abandoned: 2},
+			"a came back with ticket 31, 9 tickets past 11, the last this client drew from it (2 draws this client gave up on since may have taken some; the rest went to other clients' draws through the same TiDB instance, or a TiDB restart dropping its cache of the sequence)"},
+		{tickets.Event{Kind: tickets.EventSkipped, Server: "a", Ticket: 31, High: 11, Count: 9},
+			"a came back with ticket 31, 9 tickets past 11, the last this client drew from it (other clients' draws through the same TiDB instance, or a TiDB restart dropping its cache of the sequence)"},
+		{tickets.Event{Kind: tickets.EventSlow, Server: "b", Wait: 412 * time.Millisecond, Backoff: 1648 * time.Millisecond, Ticket: 8},
+			"b is slow, not gone: a draw the client left for another server after its budget answered 412ms after it began; in rotation with a budget of 1.648s (its ticket 8 is not handed out)"},
+		{tickets.Event{Kind: tickets.EventClockStepped, Step: -time.Hour},
+			"the wall clock stepped back by 1h0m0s (the client times everything on the monotonic clock; other processes' clocks did not step)"},
+	} {
+		if got := c.e.String(); got != c.want {
+			t.Errorf("%s: %q, want %q", c.e.Kind, got, c.want)
+		}
 	}
 }

@@ -10,16 +10,20 @@ import (
 	"time"
 )
 
-// Defaults of ClientSettings.
+// Defaults of Settings.
 const (
 	// DefaultRetryAfter is how long a server that failed is first passed
 	// over.
-	DefaultRetryAfter = time.Second
+	DefaultRetryAfter = 250 * time.Millisecond
+	// DefaultMaxRetryAfter caps how long a failed server is passed over
+	// between probes: one that answers again is drawn from within it.
+	DefaultMaxRetryAfter = time.Second
 	// DefaultTimeout bounds one call of Next, every server it asks
 	// included.
 	DefaultTimeout = 2 * time.Second
-	// DefaultBudget bounds one draw on a server while another server is
-	// left to ask: a hung server costs a call at most this long.
+	// DefaultBudget is the least a draw waits for a silent server while
+	// another server is left to ask: a hung server that had been answering
+	// fast costs a call this long.
 	DefaultBudget = 250 * time.Millisecond
 	// DefaultRecordEvery is how often a client records the highest
 	// tickets it drew in the class tables.
@@ -49,9 +53,11 @@ type Server struct {
 	DB *sql.DB
 }
 
-// ClientSettings configures a Client. Only Name is required; the zero value
-// of every other field means the documented default.
-type ClientSettings struct {
+// Settings configures a Client, the long-lived client of a ticket name's
+// servers (as lease.Settings and segment.Settings configure theirs). Only
+// Name is required; the zero value of every other field means the
+// documented default.
+type Settings struct {
 	// Name is the ticket name on every server.
 	Name string
 	// RetryAfter is how long a server that failed is first passed over;
@@ -60,14 +66,22 @@ type ClientSettings struct {
 	// doubles the wait, up to MaxRetryAfter. When no other server can
 	// draw, a call asks the failed ones too.
 	RetryAfter time.Duration
-	// MaxRetryAfter caps the doubling of RetryAfter; 0 means 8 times
-	// RetryAfter.
+	// MaxRetryAfter caps the doubling of RetryAfter; 0 means
+	// DefaultMaxRetryAfter (1s), or RetryAfter when that is longer.
 	MaxRetryAfter time.Duration
-	// Budget bounds one draw on one server while another server is left
-	// to ask: a server that has not answered by then is given up (and
-	// passed over), and the call goes on to the next. 0 means
-	// DefaultBudget; it is never more than Timeout. A hung server thus
-	// costs a call at most Budget, plus the draw on the next server.
+	// Budget is the least time a draw waits for a silent server while
+	// another server is left to ask; 0 means DefaultBudget; it is never
+	// more than Timeout. Each server's budget adapts to how fast it has
+	// been answering: four times its slowest recent answer, at least
+	// Budget, at most half the Timeout (so that a call leaving it has
+	// time for another). A draw leaves a server, and the call goes
+	// on to the next, once the server has answered nothing for its
+	// budget (no draw of this client since this one started): a server
+	// slowed by load goes on answering and is waited for, a hung one
+	// costs the call its budget, plus the draw on the next server. A draw
+	// given up on runs on in the background up to Timeout: a server that
+	// answers it was slow, not hung, and its budget grows (EventSlow);
+	// its ticket is never handed out.
 	Budget time.Duration
 	// Timeout bounds one call of Next: the last server left to ask gets
 	// what is left of it after the others' budgets, and a call with every
@@ -94,8 +108,13 @@ type ClientSettings struct {
 	// it must be safe for concurrent use and must not block, or draws
 	// wait for it. Nil means no events.
 	OnEvent func(Event)
-	// Clock returns the current time, for RetryAfter and RecordEvery; nil
-	// means time.Now. Budget and Timeout are measured by the real clock.
+	// Clock returns the wall-clock time; nil means time.Now. The client
+	// takes no decision on it: when to probe a failed server, recheck a
+	// rewound one, record, and how long a server has been silent are
+	// measured on the monotonic clock, which a step of the wall clock (an
+	// NTP or operator's correction) does not move. The wall clock is
+	// watched at every record, and a step of it is reported
+	// (EventClockStepped).
 	Clock func() time.Time
 }
 
@@ -116,17 +135,19 @@ type ClientSettings struct {
 // discarded, the server is left out (ErrRewound), the rewind is reported
 // in the class tables so that every client leaves it out, and it comes
 // back once Resume (shardid tickets resume) moved it past what it handed
-// out. LIMIT: a client started after a restore finds it from the records,
-// which lag the draws by up to RecordEvery; a TiDB sequence's position
-// cannot be read without drawing, so there only the clients that drew from
-// it before, and the reports, find it.
+// out. A client started after a restore finds it from the records before
+// it draws from the server: the counter, or for a TiDB sequence the most
+// it can have handed out (NEXT_ROW_ID), below the highest ticket recorded
+// from it. LIMIT: the records lag the draws by up to RecordEvery; a
+// sequence whose position the role may not read is found only by the
+// clients that drew from it before, and by the reports.
 //
-// A server that fails or does not answer within Budget is passed over, and
-// the call goes on to the next; afterwards only one caller at a time
-// probes it, with a backoff that doubles per failed probe. It is safe for
-// concurrent use.
+// A server that fails, or stays silent for its budget (Settings.
+// Budget) while another is left to ask, is passed over, and the call goes
+// on to the next; afterwards only one caller at a time probes it, with a
+// backoff that doubles per failed probe. It is safe for concurrent use.
 type Client struct {
-	set     ClientSettings
+	set     Settings
 	servers []*server
 	turn    atomic.Uint64
 
@@ -134,10 +155,12 @@ type Client struct {
 	checked []ServerSettings
 	class   map[int64]ClassRow // merged from every class table read
 
-	nextRecord atomic.Int64 // Clock's UnixNano when the next record is due
+	mono       func() time.Duration // the monotonic clock that schedules probes, rechecks, records (monoNow; tests drive their own)
+	steps      stepWatch            // the wall clock against it
+	nextRecord atomic.Int64         // monotonic nanoseconds when the next record is due
 	recording  atomic.Bool
 
-	draws, failovers, abandoned, probes, rewinds, skipped atomic.Int64
+	draws, failovers, abandoned, late, probes, rewinds, skipped atomic.Int64
 
 	// tests only, for negative controls
 	unchecked        bool // no class check
@@ -145,6 +168,7 @@ type Client struct {
 	noRejudge        bool // servers read before are not weighed against class rows merged later
 	noBreaker        bool // every caller retries a failed server once RetryAfter passed
 	perServerTimeout bool // each server of a call may take the whole Timeout
+	fixedBudget      bool // every server's budget is Settings.Budget, whatever it answers in
 }
 
 // server is one Server and what the client knows of it.
@@ -159,21 +183,24 @@ type server struct {
 	hasClass bool  // the server has a class table the client can read
 	classErr error // why not
 
-	down    bool // failed; passed over until retryAt, then probed
-	retryAt time.Time
-	backoff time.Duration
-	probing bool // one caller is probing it
-	lastErr error
-	refused error // permanent: the server is never used again
+	lat latency // how fast it answers: its budget
+
+	down      bool          // failed; passed over until retryAt, then probed
+	retryAt   time.Duration // monotonic
+	backoff   time.Duration
+	abandoned int64 // draws given up on since the last that drew
+	probing   bool  // one caller is probing it
+	lastErr   error
+	refused   error // permanent: the server is never used again
 
 	high     int64      // the highest ticket drawn from it (kind table) or recorded from it
 	highRec  bool       // high is the recorded one, not drawn by this client
 	inst     []instHigh // kind sequence: the highest per TiDB instance; replaced, never changed in place
 	recorded int64      // the highest ticket written to the class tables
 
-	rewound    *RewindError // out of rotation until a resume is recorded
-	resumesAt  int64        // the resumes recorded when it went out
-	recheckAt  time.Time
+	rewound    *RewindError  // out of rotation until a resume is recorded
+	resumesAt  int64         // the resumes recorded when it went out
+	recheckAt  time.Duration // monotonic
 	rechecking bool
 }
 
@@ -196,6 +223,11 @@ type ServerState struct {
 	High int64
 	// Down is true while the server is passed over after an error.
 	Down bool
+	// Budget is how long a draw waits for the server, silent, while
+	// another server is left to ask (Settings.Budget), as it has
+	// been answering: a failed server and its probes get
+	// Settings.Budget.
+	Budget time.Duration
 	// LastErr is the server's last error (nil after a successful draw).
 	LastErr error
 	// Rewound is set (a *RewindError) while the server is out of rotation
@@ -211,13 +243,13 @@ type ServerState struct {
 // answers, and is refused for good if it overlaps. It returns errors
 // wrapping ErrInvalidSettings, ErrIncrementMismatch, ErrOverlap, and
 // ErrNoServer when no server answers.
-func NewClient(ctx context.Context, servers []Server, s ClientSettings) (*Client, error) {
+func NewClient(ctx context.Context, servers []Server, s Settings) (*Client, error) {
 	return newClient(ctx, servers, s, nil)
 }
 
 // newClient is NewClient; hooks, if set, changes the client before it
 // reads the servers (tests only).
-func newClient(ctx context.Context, servers []Server, s ClientSettings, hook func(*Client)) (*Client, error) {
+func newClient(ctx context.Context, servers []Server, s Settings, hook func(*Client)) (*Client, error) {
 	if err := CheckName(s.Name); err != nil {
 		return nil, err
 	}
@@ -228,7 +260,7 @@ func newClient(ctx context.Context, servers []Server, s ClientSettings, hook fun
 		s.RetryAfter = DefaultRetryAfter
 	}
 	if s.MaxRetryAfter <= 0 {
-		s.MaxRetryAfter = 8 * s.RetryAfter
+		s.MaxRetryAfter = DefaultMaxRetryAfter
 	}
 	s.MaxRetryAfter = max(s.MaxRetryAfter, s.RetryAfter)
 	if s.Timeout <= 0 {
@@ -247,10 +279,11 @@ func newClient(ctx context.Context, servers []Server, s ClientSettings, hook fun
 	if s.Clock == nil {
 		s.Clock = time.Now
 	}
-	c := &Client{set: s, class: map[int64]ClassRow{}}
+	c := &Client{set: s, class: map[int64]ClassRow{}, mono: monoNow}
 	if hook != nil {
 		hook(c)
 	}
+	c.steps.check(s.Clock(), c.mono())
 	read := make([]error, len(servers))
 	var wg sync.WaitGroup
 	for i, sv := range servers {
@@ -261,7 +294,10 @@ func newClient(ctx context.Context, servers []Server, s ClientSettings, hook fun
 			defer wg.Done()
 			rctx, cancel := context.WithTimeout(ctx, s.Timeout)
 			defer cancel()
-			read[i] = c.load(rctx, srv, false)
+			began := monoNow()
+			if read[i] = c.load(rctx, srv, false); read[i] == nil {
+				srv.lat.observe(monoNow()-began, monoNow()) // reading it: the first sample of how fast it answers
+			}
 		}()
 	}
 	wg.Wait()
@@ -269,10 +305,10 @@ func newClient(ctx context.Context, servers []Server, s ClientSettings, hook fun
 		return nil, err
 	}
 	var errs []error
-	now := s.Clock()
+	now := c.mono()
 	for i, srv := range c.servers {
 		if read[i] != nil {
-			srv.lastErr, srv.down, srv.backoff, srv.retryAt = read[i], true, s.RetryAfter, now.Add(s.RetryAfter)
+			srv.lastErr, srv.down, srv.backoff, srv.retryAt = read[i], true, s.RetryAfter, now+s.RetryAfter
 			errs = append(errs, fmt.Errorf("%s: %w", srv.Name, read[i]))
 		}
 	}
@@ -293,7 +329,7 @@ func newClient(ctx context.Context, servers []Server, s ClientSettings, hook fun
 		}
 	}
 	c.compareLag()
-	c.nextRecord.Store(now.Add(s.RecordEvery).UnixNano())
+	c.nextRecord.Store(int64(now + s.RecordEvery))
 	return c, nil
 }
 
@@ -311,7 +347,7 @@ func (c *Client) Servers() []ServerState {
 	for i, srv := range c.servers {
 		srv.mu.Lock()
 		out[i] = ServerState{Name: srv.Name, Settings: srv.settings, Draws: srv.draws.Load(), High: srv.highest(),
-			Down: srv.down, LastErr: srv.lastErr, Refused: srv.refused}
+			Down: srv.down, Budget: c.budgetOf(srv, false, roleReady), LastErr: srv.lastErr, Refused: srv.refused}
 		if srv.rewound != nil {
 			out[i].Rewound = srv.rewound
 		}
@@ -323,6 +359,6 @@ func (c *Client) Servers() []ServerState {
 // Stats returns a snapshot of the client's counters and servers. The
 // client holds no tickets of its own: nothing is lost when it is dropped.
 func (c *Client) Stats() Stats {
-	return Stats{Draws: c.draws.Load(), Failovers: c.failovers.Load(), Abandoned: c.abandoned.Load(), Probes: c.probes.Load(),
+	return Stats{Draws: c.draws.Load(), Failovers: c.failovers.Load(), Abandoned: c.abandoned.Load(), Late: c.late.Load(), Probes: c.probes.Load(),
 		Rewinds: c.rewinds.Load(), Skipped: c.skipped.Load(), Servers: c.Servers()}
 }

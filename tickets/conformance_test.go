@@ -12,6 +12,7 @@ import (
 // every database family ticket servers serve, two databases standing for
 // two ticket servers.
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	for _, b := range []struct {
 		name string
 		open func(testing.TB) (*sql.DB, string)

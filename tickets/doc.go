@@ -36,10 +36,14 @@
 // handed out.
 //
 // A server that hangs (a stuck disk, a stopped process) costs a call at
-// most ClientSettings.Budget before the call goes on to the next server;
-// afterwards only one caller at a time probes it, with a doubling backoff.
-// ClientSettings.OnEvent reports failovers, servers down and up, rewinds
-// and sequence gaps; Client.Stats counts them.
+// most its budget before the call goes on to the next server; the budget
+// adapts to how fast the server has been answering, so a server slowed by
+// load goes on being waited for (Settings.Budget). Afterwards only
+// one caller at a time probes a failed server, with a backoff doubling up
+// to a second. Every decision of when is timed on the monotonic clock; a
+// step of the wall clock is reported. Settings.OnEvent reports
+// failovers, servers down, up and slow, rewinds, sequence gaps and clock
+// steps; Client.Stats counts them.
 //
 // It is MySQL-family only: its SQL (LAST_INSERT_ID(expr), backquoted
 // names, information_schema, TiDB sequences) has no PostgreSQL form.

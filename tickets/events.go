@@ -18,9 +18,9 @@ var (
 	// handed out.
 	ErrRewound = errors.New("ticket server went back")
 	// ErrNoAnswer is returned (as a server's error, in a *NoAnswerError)
-	// when a server did not answer a draw within the client's Budget (or
-	// what was left of the call's Timeout, when no other server was left
-	// to ask): a hung or overloaded server.
+	// when a server was silent for its budget while another server was
+	// left to ask, or did not answer a draw within what was left of the
+	// call's Timeout: a hung or overloaded server.
 	ErrNoAnswer = errors.New("ticket server did not answer in time")
 )
 
@@ -29,11 +29,16 @@ var (
 type NoAnswerError struct {
 	// Server names the server.
 	Server string
-	// Wait is how long the call waited for it: Budget, or what was left
-	// of the call's Timeout; 0 when nothing was left to ask it in.
+	// Wait is how long the call gave it: until it had been silent for
+	// Silent, or what was left of the call's Timeout; 0 when nothing was
+	// left to ask it in. It is the limit the client set, not a time
+	// measured around the draw.
 	Wait time.Duration
-	// Budget is true when Wait was the budget, with another server left
-	// to ask.
+	// Silent is how long the server had answered nothing when the call
+	// left it: its budget (Budget true), or Wait.
+	Silent time.Duration
+	// Budget is true when the call left the server after its budget of
+	// silence, with another server left to ask.
 	Budget bool
 	// Timeout is the call's Timeout.
 	Timeout time.Duration
@@ -45,7 +50,7 @@ func (e *NoAnswerError) Error() string {
 	case e.Wait <= 0:
 		return fmt.Sprintf("%v: not asked: the call's timeout (%s) was spent on the servers before", ErrNoAnswer, e.Timeout)
 	case e.Budget:
-		return fmt.Sprintf("%v: waited %s (the budget, with another server left to ask)", ErrNoAnswer, e.Wait)
+		return fmt.Sprintf("%v: silent for %s (its budget, with another server left to ask)", ErrNoAnswer, e.Silent.Round(time.Millisecond))
 	}
 	return fmt.Sprintf("%v: waited %s (what was left of the call's timeout, %s)", ErrNoAnswer, e.Wait.Round(time.Millisecond), e.Timeout)
 }
@@ -92,7 +97,7 @@ func (e *RewindError) Unwrap() error { return ErrRewound }
 // EventKind says what an Event reports.
 type EventKind int
 
-// The events a Client reports through ClientSettings.OnEvent.
+// The events a Client reports through Settings.OnEvent.
 const (
 	// EventServerDown: a server failed a draw or did not answer within
 	// the budget; it is passed over for Event.Backoff, after which one
@@ -112,12 +117,13 @@ const (
 	EventResumed
 	// EventSkipped: a TiDB sequence came back from an outage with a gap:
 	// its first ticket (Ticket) is Count tickets past the last this
-	// client drew from that TiDB instance (High). A TiDB restart drops
-	// each instance's cache of the sequence; other clients' draws fall
-	// in the gap too. LIMIT: only an outage a draw of this client saw
-	// (a failed or abandoned draw) is followed by the remark; a restart
-	// between two draws, which the connection pool rides out by opening
-	// a new connection, is not.
+	// client drew from that TiDB instance (High). Draws this client gave
+	// up on (Abandoned of them since) may have taken some; other clients'
+	// draws through the instance take some; a TiDB restart drops the
+	// instance's cache of the sequence. LIMIT: only an outage a draw of
+	// this client saw (a failed or abandoned draw) is followed by the
+	// remark; a restart between two draws, which the connection pool
+	// rides out by opening a new connection, is not.
 	EventSkipped
 	// EventBehind: when the client read the servers, Server's counter
 	// (Ticket) was Count tickets behind the furthest of the name (High):
@@ -131,9 +137,22 @@ const (
 	// EventRefused: a server is refused for good (Err): its tickets fall
 	// outside its class, or its settings clash with another server's.
 	EventRefused
+	// EventSlow: a draw the client left after Server's budget of
+	// silence answered later, within Timeout (Wait is how long it took):
+	// the server is slow, not gone. Its ticket (Ticket) is never handed
+	// out; the server is in rotation (EventServerUp follows when it had
+	// been passed over) with a budget (Backoff) raised to what it answers
+	// in.
+	EventSlow
+	// EventClockStepped: the wall clock (Settings.Clock) stepped by
+	// Step (forward positive, back negative) against the monotonic clock
+	// between two records. The client takes no decision on the wall
+	// clock; the step is reported since other processes' clocks did not
+	// take it.
+	EventClockStepped
 )
 
-var eventNames = [...]string{"", "server down", "server up", "failover", "rewound", "resumed", "skipped", "behind", "record failed", "refused"}
+var eventNames = [...]string{"", "server down", "server up", "failover", "rewound", "resumed", "skipped", "behind", "record failed", "refused", "slow", "clock stepped"}
 
 // String returns the kind in words: "server down", "failover", …
 func (k EventKind) String() string {
@@ -144,7 +163,7 @@ func (k EventKind) String() string {
 }
 
 // Event is one thing that happened in a Client, handed to
-// ClientSettings.OnEvent. Fields that do not apply to a kind are zero.
+// Settings.OnEvent. Fields that do not apply to a kind are zero.
 type Event struct {
 	// Kind says what happened.
 	Kind EventKind
@@ -156,9 +175,15 @@ type Event struct {
 	Ticket, High int64
 	// Count is a number of tickets (EventSkipped, EventBehind).
 	Count int64
+	// Abandoned is how many draws on Server this client gave up on since
+	// its last ticket from it (EventSkipped).
+	Abandoned int64
+	// Step is how far the wall clock stepped (EventClockStepped).
+	Step time.Duration
 	// Wait is how long the call spent on Server (EventFailover).
 	Wait time.Duration
-	// Backoff is how long Server is passed over (EventServerDown).
+	// Backoff is how long Server is passed over (EventServerDown), or
+	// its budget from now on (EventSlow).
 	Backoff time.Duration
 	// Err is the server's error, if any.
 	Err error
@@ -176,8 +201,21 @@ func (e Event) String() string {
 	case EventResumed:
 		return fmt.Sprintf("%s was resumed and is back in rotation", e.Server)
 	case EventSkipped:
-		return fmt.Sprintf("%s came back with ticket %d, %d tickets past %d, the last this client drew from it (a TiDB restart drops the sequence's cache; other clients' draws count too)",
-			e.Server, e.Ticket, e.Count, e.High)
+		why := "other clients' draws through the same TiDB instance, or a TiDB restart dropping its cache of the sequence"
+		if e.Abandoned > 0 {
+			why = fmt.Sprintf("%d %s this client gave up on since may have taken some; the rest went to %s", e.Abandoned, plural(e.Abandoned, "draw", "draws"), why)
+		}
+		return fmt.Sprintf("%s came back with ticket %d, %d tickets past %d, the last this client drew from it (%s)",
+			e.Server, e.Ticket, e.Count, e.High, why)
+	case EventSlow:
+		return fmt.Sprintf("%s is slow, not gone: a draw the client left for another server after its budget answered %s after it began; in rotation with a budget of %s (its ticket %d is not handed out)",
+			e.Server, e.Wait.Round(time.Millisecond), e.Backoff.Round(time.Millisecond), e.Ticket)
+	case EventClockStepped:
+		way := "forward"
+		if e.Step < 0 {
+			way = "back"
+		}
+		return fmt.Sprintf("the wall clock stepped %s by %s (the client times everything on the monotonic clock; other processes' clocks did not step)", way, e.Step.Abs().Round(time.Millisecond))
 	case EventBehind:
 		return fmt.Sprintf("%s stands at %d, %d tickets behind %d, the furthest server of the name: down for a while, or restored from an older copy?",
 			e.Server, e.Ticket, e.Count, e.High)
@@ -194,10 +232,13 @@ type Stats struct {
 	Draws int64
 	// Failovers counts calls that left a server and drew elsewhere.
 	Failovers int64
-	// Abandoned counts draws given up after Budget or Timeout. The
-	// server may still have taken the ticket: it is then never handed
-	// out, a gap.
+	// Abandoned counts draws given up after a server's budget of silence
+	// or the call's Timeout. The server may still have taken the ticket:
+	// it is then never handed out, a gap.
 	Abandoned int64
+	// Late counts the abandoned draws that answered later (EventSlow):
+	// their servers were slow, not hung.
+	Late int64
 	// Probes counts draws on a server that was down, made by the one
 	// caller allowed to try it.
 	Probes int64
@@ -207,4 +248,12 @@ type Stats struct {
 	Skipped int64
 	// Servers is what the client knows of each server (Client.Servers).
 	Servers []ServerState
+}
+
+// plural is one or many by n.
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

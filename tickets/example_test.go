@@ -21,7 +21,7 @@ import (
 // Flickr's two ticket servers: increment 2, offsets 1 and 2. This is the
 // migration for the second.
 func ExampleMigrations() {
-	fsys, err := tickets.Migrations(dialect.MySQL, tickets.Settings{Name: "tickets64", Increment: 2, Offset: 2})
+	fsys, err := tickets.Migrations(dialect.MySQL, tickets.Counter{Name: "tickets64", Increment: 2, Offset: 2})
 	if err != nil {
 		panic(err)
 	}
@@ -51,12 +51,12 @@ func ExampleNewClient() {
 		if err != nil {
 			panic(err)
 		}
-		if _, _, err := tickets.Up(ctx, db, tickets.Settings{Name: "tickets64", Increment: 2, Offset: int64(i + 1)}); err != nil {
+		if _, _, err := tickets.Up(ctx, db, tickets.Counter{Name: "tickets64", Increment: 2, Offset: int64(i + 1)}); err != nil {
 			panic(err) // wraps ErrSettingsDiffer when the server holds other settings
 		}
 		servers = append(servers, tickets.Server{Name: fmt.Sprintf("tickets%d", i+1), DB: db})
 	}
-	c, err := tickets.NewClient(ctx, servers, tickets.ClientSettings{Name: "tickets64"})
+	c, err := tickets.NewClient(ctx, servers, tickets.Settings{Name: "tickets64"})
 	if err != nil {
 		panic(err) // wraps ErrOverlap or ErrIncrementMismatch for servers that would repeat tickets
 	}
@@ -71,15 +71,15 @@ func ExampleNewClient() {
 // counts it. Here server b has lost its ticket row: the first draw tries
 // it, fails over to a, and b is passed over after that. (The example runs
 // against a throwaway MariaDB server of its own.)
-func ExampleClientSettings_onEvent() {
+func ExampleSettings_onEvent() {
 	ctx := context.Background()
 	dbA, dbB := exampleDatabase("example_a"), exampleDatabase("example_b")
 	for i, db := range []*sql.DB{dbA, dbB} {
-		if _, _, err := tickets.Up(ctx, db, tickets.Settings{Name: "t", Increment: 2, Offset: int64(i + 1)}); err != nil {
+		if _, _, err := tickets.Up(ctx, db, tickets.Counter{Name: "t", Increment: 2, Offset: int64(i + 1)}); err != nil {
 			panic(err)
 		}
 	}
-	c, err := tickets.NewClient(ctx, []tickets.Server{{Name: "a", DB: dbA}, {Name: "b", DB: dbB}}, tickets.ClientSettings{
+	c, err := tickets.NewClient(ctx, []tickets.Server{{Name: "a", DB: dbA}, {Name: "b", DB: dbB}}, tickets.Settings{
 		Name: "t",
 		OnEvent: func(e tickets.Event) { // called synchronously: must not block
 			switch e.Kind {

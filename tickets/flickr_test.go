@@ -18,6 +18,7 @@ import (
 // other server's class, on MariaDB and on TiDB alike. The package's table, drawn
 // from that same session, stays in its class.
 func TestFlickrFormRestsOnSessionVariables(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	maria, _ := testsrv.MariaDBDB(t)
 	ti, _ := testsrv.TiDBDB(t)
@@ -26,7 +27,7 @@ func TestFlickrFormRestsOnSessionVariables(t *testing.T) {
 			if _, err := db.ExecContext(ctx, flickrSetup[0]); err != nil {
 				t.Fatal(err)
 			}
-			up(t, db, tickets.Settings{Name: "t", Increment: 2, Offset: 2})
+			up(t, db, tickets.Counter{Name: "t", Increment: 2, Offset: 2})
 			set, err := db.Conn(ctx)
 			if err != nil {
 				t.Fatal(err)
@@ -73,6 +74,7 @@ func TestGlobalVariablesLostOnRestart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a server of its own and restarts it")
 	}
+	t.Parallel()
 	ctx := context.Background()
 	srv := testsrv.NewMariaDB(t)
 	db := testsrv.Open(t, "mysql", testsrv.Database(t, srv))
@@ -102,6 +104,7 @@ func TestGlobalVariablesLostOnRestart(t *testing.T) {
 // enforce it, while MariaDB does; the client's own class check on every
 // ticket is what holds on TiDB.
 func TestTiDBDoesNotEnforceTheCheck(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	maria, _ := testsrv.MariaDBDB(t)
 	ti, _ := testsrv.TiDBDB(t)
@@ -109,7 +112,7 @@ func TestTiDBDoesNotEnforceTheCheck(t *testing.T) {
 		db       *sql.DB
 		enforced bool
 	}{"mariadb": {maria, true}, "tidb": {ti, false}} {
-		up(t, c.db, tickets.Settings{Name: "t", Increment: 2, Offset: 1})
+		up(t, c.db, tickets.Counter{Name: "t", Increment: 2, Offset: 1})
 		_, err := c.db.ExecContext(ctx, "INSERT INTO t (stub, id, `increment`, `offset`) VALUES ('b', 0, 2, 5)")
 		if (err != nil) != c.enforced {
 			t.Errorf("%s: offset 5 of increment 2: %v; enforced: want %v", name, err, c.enforced)

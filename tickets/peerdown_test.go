@@ -25,15 +25,16 @@ func TestPeerDownAtStart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a server of its own and kills it")
 	}
+	t.Parallel()
 	ctx := context.Background()
 	srvA, srvB := testsrv.NewMariaDB(t), testsrv.MariaDB(t)
 	dsnB := testsrv.Database(t, srvB)
 	a, b := testsrv.Open(t, "mysql", testsrv.Database(t, srvA)), testsrv.Open(t, "mysql", dsnB)
-	up(t, a, tickets.Settings{Name: "t", Increment: 2, Offset: 1})
-	up(t, b, tickets.Settings{Name: "t", Increment: 2, Offset: 2})
+	up(t, a, tickets.Counter{Name: "t", Increment: 2, Offset: 1})
+	up(t, b, tickets.Counter{Name: "t", Increment: 2, Offset: 2})
 	servers := []tickets.Server{{Name: "a", DB: a}, {Name: "b", DB: b}}
 
-	cl, err := tickets.NewClient(ctx, servers, tickets.ClientSettings{Name: "t", RecordEvery: 20 * time.Millisecond})
+	cl, err := tickets.NewClient(ctx, servers, tickets.Settings{Name: "t", RecordEvery: 20 * time.Millisecond, Timeout: patient})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,9 +67,9 @@ func TestPeerDownAtStart(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	run := func(newClient func(context.Context, []tickets.Server, tickets.ClientSettings) (*tickets.Client, error), ev *events) (window, after []int64, fresh *tickets.Client) {
+	run := func(newClient func(context.Context, []tickets.Server, tickets.Settings) (*tickets.Client, error), ev *events) (window, after []int64, fresh *tickets.Client) {
 		t.Helper()
-		fresh, err := newClient(ctx, servers, tickets.ClientSettings{Name: "t", RetryAfter: 50 * time.Millisecond, MaxRetryAfter: 100 * time.Millisecond,
+		fresh, err := newClient(ctx, servers, tickets.Settings{Name: "t", RetryAfter: 50 * time.Millisecond, MaxRetryAfter: 100 * time.Millisecond, Timeout: patient,
 			RecordEvery: 20 * time.Millisecond, OnEvent: ev.add})
 		if err != nil {
 			t.Fatal(err)

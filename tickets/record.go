@@ -20,7 +20,7 @@ func (c *Client) load(ctx context.Context, srv *server, check bool) error {
 	// not the draws: this client still finds a rewind in its own draws.
 	rows, classErr := ReadClass(ctx, srv.DB, c.set.Name)
 	hasClass := classErr == nil
-	v := newView(got.Dialect, Settings{Name: c.set.Name, Kind: got.Kind})
+	v := newView(got.Dialect, Counter{Name: c.set.Name, Kind: got.Kind})
 	v.Guard = v.Guard && !c.set.AllowLossyCommit
 	draw, err := v.render("draw")
 	if err != nil {
@@ -83,12 +83,15 @@ func (c *Client) judge(ctx context.Context, srv *server) {
 	case c.noRewindCheck:
 	case row.Pending():
 		e = &RewindError{Server: srv.Name, Got: row.RewoundGot, High: row.RewoundHigh, Reported: true}
-	case set.Kind == KindTable && row.Seen > 0 && set.Last < row.Seen:
+	case set.LastKnown && row.Seen > 0 && set.Last < row.Seen:
 		// The counter was read before some of the records (other clients
 		// draw and record meanwhile): only a counter read after them all
 		// may be held against them. If it cannot be read now, the draws'
-		// own check, whose floor is the record, finds a rewind instead.
-		if now, err := Read(ctx, srv.DB, c.set.Name); err == nil && now.Last < row.Seen {
+		// own check, whose floor is the record, finds a rewind instead
+		// (kind table). A sequence's Last is the most it may have handed
+		// out (NEXT_ROW_ID): a record at or above it was handed out before
+		// the sequence went back.
+		if now, err := Read(ctx, srv.DB, c.set.Name); err == nil && now.LastKnown && now.Last < row.Seen {
 			e = &RewindError{Server: srv.Name, Got: now.Last, High: row.Seen, Recorded: true}
 		}
 	}
@@ -106,7 +109,7 @@ func (c *Client) hold(srv *server, set ServerSettings, row ClassRow, e *RewindEr
 	}
 	srv.recorded = max(srv.recorded, row.Seen)
 	if e != nil && srv.rewound == nil {
-		srv.rewound, srv.resumesAt, srv.recheckAt = e, row.Resumes, c.set.Clock().Add(c.set.RetryAfter)
+		srv.rewound, srv.resumesAt, srv.recheckAt = e, row.Resumes, c.mono()+c.set.RetryAfter
 	} else {
 		e = nil
 	}
@@ -245,12 +248,15 @@ func (c *Client) classServers() []*server {
 }
 
 // maybeRecord starts a record of the highest tickets drawn when one is
-// due and none runs.
+// due (by the monotonic clock) and none runs, and watches the wall clock.
 func (c *Client) maybeRecord() {
-	now := c.set.Clock().UnixNano()
+	now := c.mono()
 	due := c.nextRecord.Load()
-	if now < due || !c.nextRecord.CompareAndSwap(due, c.set.Clock().Add(c.set.RecordEvery).UnixNano()) {
+	if int64(now) < due || !c.nextRecord.CompareAndSwap(due, int64(now+c.set.RecordEvery)) {
 		return
+	}
+	if step := c.steps.check(c.set.Clock(), now); step != 0 {
+		c.emit(Event{Kind: EventClockStepped, Step: step})
 	}
 	if !c.recording.CompareAndSwap(false, true) {
 		return
@@ -368,7 +374,7 @@ func (c *Client) recheck(srv *server) {
 		srv.rewound = nil
 		srv.lastErr = nil
 	} else {
-		srv.recheckAt = c.set.Clock().Add(c.set.RetryAfter)
+		srv.recheckAt = c.mono() + c.set.RetryAfter
 	}
 	srv.rechecking = false
 	srv.mu.Unlock()

@@ -6,12 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"regexp"
 	"strings"
 	"text/template"
 
 	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/gooseup"
+	"github.com/shardid/shardid/internal/quote"
 )
 
 // Kind is what holds a ticket name's counter on a server.
@@ -21,13 +21,13 @@ const (
 	// KindTable is the one-row ticket table (MySQL, MariaDB, TiDB).
 	KindTable Kind = "table"
 	// KindSequence is a TiDB SEQUENCE object: no row written per ticket;
-	// each TiDB instance caches Settings.Cache values, so tickets are
+	// each TiDB instance caches Counter.Cache values, so tickets are
 	// unique but increase only per TiDB instance, and a restart skips the
 	// unused cache.
 	KindSequence Kind = "sequence"
 )
 
-// Limits and defaults of Settings.
+// Limits and defaults of Counter.
 const (
 	// MaxIncrement is the largest increment, MySQL's own bound for
 	// auto_increment_increment.
@@ -62,8 +62,8 @@ var (
 	ErrLossyCommit = errors.New("server may lose acknowledged commits")
 )
 
-// SettingError is the error for one bad field of Settings (returned by
-// CheckName, Settings.Validate and the functions that take Settings); it
+// SettingError is the error for one bad field of Counter (returned by
+// CheckName, Counter.Validate and the functions that take Counter); it
 // wraps ErrInvalidSettings and names the field, so that a caller can point
 // at its own name for it (a command-line flag, a configuration key).
 type SettingError struct {
@@ -93,12 +93,14 @@ func badSetting(field string, v any, reason string, args ...any) error {
 	return &SettingError{Field: field, Value: value, Reason: fmt.Sprintf(reason, args...)}
 }
 
-// Settings describes one ticket name on one server.
-type Settings struct {
+// Counter describes one ticket name's counter on one server, as Up creates
+// it: its name, its class (increment and offset), its first ticket and
+// its kind. (A Client's options are Settings.)
+type Counter struct {
 	// Name is the ticket table (or sequence): lower-case letters, digits
-	// and _, starting with a letter or _, at most 47 bytes (its goose
-	// version table, HistoryTable, adds 17), not ending in _class (the
-	// suffix of class tables, ClassTable).
+	// and _, starting with a letter or _, not pg_*, at most 46 bytes (its
+	// goose version table, HistoryTable, adds 17), not ending in _class
+	// (the suffix of class tables, ClassTable).
 	Name string
 	// Increment is the number of residue classes, the same on every
 	// server of the name: 1..MaxIncrement. 0 means 1.
@@ -118,13 +120,13 @@ type Settings struct {
 	Cache int64
 }
 
-var nameRE = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,46}$`)
-
 // CheckName returns a *SettingError (wrapping ErrInvalidSettings) unless
-// name is a valid ticket name (see Settings.Name).
+// name is a valid ticket name (see Counter.Name): the rule every
+// counter's table follows, without a schema (a ticket name lives in the
+// DSN's database), at most 46 bytes (HistoryTable appends 17).
 func CheckName(name string) error {
-	if !nameRE.MatchString(name) {
-		return badSetting("name", name, "is not a ticket name (allowed: lower-case letters, digits and _, starting with a letter or _, at most 47 bytes)")
+	if quote.CheckTable(name, false, len(historySuffix)) != nil {
+		return badSetting("name", name, "is not a ticket name (allowed: lower-case letters, digits and _, starting with a letter or _, not pg_*, at most %d bytes)", quote.MaxIdent-len(historySuffix))
 	}
 	return nil
 }
@@ -132,14 +134,14 @@ func CheckName(name string) error {
 // Validate returns a *SettingError (wrapping ErrInvalidSettings) when s
 // has a bad name, increment, offset, start, kind or cache, naming the
 // field, the value and what is allowed.
-func (s Settings) Validate() error {
+func (s Counter) Validate() error {
 	_, err := s.normalize()
 	return err
 }
 
 // First returns the first ticket s hands out: the smallest value at or
 // above Start in the server's class.
-func (s Settings) First() (int64, error) {
+func (s Counter) First() (int64, error) {
 	s, err := s.normalize()
 	if err != nil {
 		return 0, err
@@ -148,7 +150,7 @@ func (s Settings) First() (int64, error) {
 }
 
 // normalize fills the defaults and checks s.
-func (s Settings) normalize() (Settings, error) {
+func (s Counter) normalize() (Counter, error) {
 	if err := CheckName(s.Name); err != nil {
 		return s, err
 	}
@@ -189,7 +191,7 @@ func (s Settings) normalize() (Settings, error) {
 }
 
 // first returns the first ticket: the smallest value ≥ Start in the class.
-func (s Settings) first() int64 {
+func (s Counter) first() int64 {
 	r := (s.Start - s.Offset) % s.Increment
 	if r < 0 {
 		r += s.Increment
@@ -200,9 +202,12 @@ func (s Settings) first() int64 {
 	return s.Start + s.Increment - r
 }
 
+// historySuffix makes a name's goose version table (HistoryTable).
+const historySuffix = "_goose_db_version"
+
 // HistoryTable is the goose version table that records name's migration:
 // one per ticket name, so it mixes with no other goose history.
-func HistoryTable(name string) string { return name + "_goose_db_version" }
+func HistoryTable(name string) string { return name + historySuffix }
 
 // MigrationName is the file name of name's goose migration.
 func MigrationName(name string) string { return "00001_tickets_" + name + ".sql" }
@@ -241,8 +246,8 @@ var templates = template.Must(template.New("tickets").ParseFS(templateFS, "sql/*
 // newView returns the template data for s on dialect d. The numbers are
 // only needed by the migration, which passes normalized settings; the
 // runtime statements need the name and kind alone.
-func newView(d dialect.Dialect, s Settings) view {
-	v := view{Dialect: d, Kind: s.Kind, Name: "`" + s.Name + "`", Class: "`" + ClassTable(s.Name) + "`", Increment: s.Increment, Offset: s.Offset,
+func newView(d dialect.Dialect, s Counter) view {
+	v := view{Dialect: d, Kind: s.Kind, Name: quote.Table(s.Name, false), Class: quote.Table(ClassTable(s.Name), false), Increment: s.Increment, Offset: s.Offset,
 		Cache: s.Cache, MaxIncrement: MaxIncrement, Guard: d == dialect.MySQL}
 	if s.Increment > 0 {
 		v.First = s.first()
@@ -265,7 +270,7 @@ func (v view) render(name string) (string, error) {
 // (ClassMigrationName). Hand them to a goose Provider whose version table
 // is HistoryTable(s.Name), or copy them into a migration directory of your
 // own; Up applies them.
-func Migrations(d dialect.Dialect, s Settings) (fs.FS, error) {
+func Migrations(d dialect.Dialect, s Counter) (fs.FS, error) {
 	files, err := migrationFiles(d, s)
 	if err != nil {
 		return nil, err
@@ -274,7 +279,7 @@ func Migrations(d dialect.Dialect, s Settings) (fs.FS, error) {
 }
 
 // migrationFiles renders the migrations, keyed by file name.
-func migrationFiles(d dialect.Dialect, s Settings) (map[string][]byte, error) {
+func migrationFiles(d dialect.Dialect, s Counter) (map[string][]byte, error) {
 	s, err := s.normalize()
 	if err != nil {
 		return nil, err

@@ -19,17 +19,18 @@ import (
 var goldenCases = []struct {
 	file    string
 	dialect dialect.Dialect
-	set     tickets.Settings
+	set     tickets.Counter
 }{
-	{"mysql_table.sql", dialect.MySQL, tickets.Settings{Name: "tickets64", Increment: 2, Offset: 1}},
-	{"mysql_table_start.sql", dialect.MySQL, tickets.Settings{Name: "photos", Increment: 3, Offset: 2, Start: 72157623227190423}},
-	{"tidb_table.sql", dialect.TiDB, tickets.Settings{Name: "tickets64", Increment: 2, Offset: 2}},
-	{"tidb_sequence.sql", dialect.TiDB, tickets.Settings{Name: "tickets64", Increment: 2, Offset: 2, Kind: tickets.KindSequence, Cache: 500}},
+	{"mysql_table.sql", dialect.MySQL, tickets.Counter{Name: "tickets64", Increment: 2, Offset: 1}},
+	{"mysql_table_start.sql", dialect.MySQL, tickets.Counter{Name: "photos", Increment: 3, Offset: 2, Start: 72157623227190423}},
+	{"tidb_table.sql", dialect.TiDB, tickets.Counter{Name: "tickets64", Increment: 2, Offset: 2}},
+	{"tidb_sequence.sql", dialect.TiDB, tickets.Counter{Name: "tickets64", Increment: 2, Offset: 2, Kind: tickets.KindSequence, Cache: 500}},
 }
 
 // TestMigrationsGolden pins the migrations (go test ./tickets -run
 // Golden -update rewrites them).
 func TestMigrationsGolden(t *testing.T) {
+	t.Parallel()
 	for _, c := range goldenCases {
 		files := migrationFiles(t, c.dialect, c.set)
 		got := files[tickets.MigrationName(c.set.Name)]
@@ -42,7 +43,7 @@ func TestMigrationsGolden(t *testing.T) {
 		file    string
 		dialect dialect.Dialect
 	}{{"mysql_class.sql", dialect.MySQL}, {"tidb_class.sql", dialect.TiDB}} {
-		files := migrationFiles(t, c.dialect, tickets.Settings{Name: "tickets64", Increment: 2, Offset: 1})
+		files := migrationFiles(t, c.dialect, tickets.Counter{Name: "tickets64", Increment: 2, Offset: 1})
 		testsrv.CheckGolden(t, filepath.Join("testdata", c.file), files[tickets.ClassMigrationName("tickets64")])
 	}
 }
@@ -50,6 +51,7 @@ func TestMigrationsGolden(t *testing.T) {
 // TestFirstTicket: the first ticket is the smallest value ≥ Start in the
 // server's class; the migration seeds the row one increment below it.
 func TestFirstTicket(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		inc, off, start int64
 		want            string
@@ -61,7 +63,7 @@ func TestFirstTicket(t *testing.T) {
 		{3, 2, 12, "VALUES ('a', 11, 3, 2)"}, // first 14
 		{1, 1, 500, "VALUES ('a', 499, 1, 1)"},
 	} {
-		files := migrationFiles(t, dialect.MySQL, tickets.Settings{Name: "t", Increment: c.inc, Offset: c.off, Start: c.start})
+		files := migrationFiles(t, dialect.MySQL, tickets.Counter{Name: "t", Increment: c.inc, Offset: c.off, Start: c.start})
 		if got := string(files[tickets.MigrationName("t")]); !strings.Contains(got, c.want) {
 			t.Errorf("increment %d offset %d start %d: want %s in\n%s", c.inc, c.off, c.start, c.want, got)
 		}
@@ -73,25 +75,26 @@ func TestFirstTicket(t *testing.T) {
 // field when one field is at fault (a cache with kind table included:
 // refused, not ignored).
 func TestSettingsRefused(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		d     dialect.Dialect
-		s     tickets.Settings
+		s     tickets.Counter
 		field string
 		want  string
 	}{
-		{dialect.MySQL, tickets.Settings{Name: "Tickets64"}, "name", `name "Tickets64" is not a ticket name (allowed: lower-case letters`},
-		{dialect.MySQL, tickets.Settings{Name: "t`; DROP TABLE x; --"}, "name", "allowed: lower-case letters"},
-		{dialect.MySQL, tickets.Settings{Name: strings.Repeat("t", 48)}, "name", "at most 47 bytes"},
-		{dialect.MySQL, tickets.Settings{Name: "photos_class"}, "name", `name "photos_class" ends in _class, the suffix of class tables (photos_class is the class table of ticket name photos)`},
-		{dialect.MySQL, tickets.Settings{Name: "t", Increment: 65536}, "increment", "increment 65536 is out of range (allowed 1-65535)"},
-		{dialect.MySQL, tickets.Settings{Name: "t", Increment: 2, Offset: 3}, "offset", "offset 3 is out of range (allowed 1-2, the increment)"},
-		{dialect.MySQL, tickets.Settings{Name: "t", Increment: -1}, "increment", "increment -1 is out of range"},
-		{dialect.MySQL, tickets.Settings{Name: "t", Start: -5}, "start", "start -5 is out of range"},
-		{dialect.MySQL, tickets.Settings{Name: "t", Kind: "queue"}, "kind", `kind "queue" is not a kind (allowed: table, sequence)`},
-		{dialect.MySQL, tickets.Settings{Name: "t", Cache: 5}, "cache", "cache 5 is not taken by kind table (a cache applies only to kind sequence)"},
-		{dialect.TiDB, tickets.Settings{Name: "t", Kind: tickets.KindSequence, Cache: -1}, "cache", "cache -1 is out of range (allowed 1-1000000)"},
-		{dialect.MySQL, tickets.Settings{Name: "t", Kind: tickets.KindSequence}, "", "kind sequence needs TiDB"},
-		{dialect.Postgres, tickets.Settings{Name: "t"}, "", `dialect "postgres" (allowed: mysql, tidb)`},
+		{dialect.MySQL, tickets.Counter{Name: "Tickets64"}, "name", `name "Tickets64" is not a ticket name (allowed: lower-case letters`},
+		{dialect.MySQL, tickets.Counter{Name: "t`; DROP TABLE x; --"}, "name", "allowed: lower-case letters"},
+		{dialect.MySQL, tickets.Counter{Name: strings.Repeat("t", 47)}, "name", "at most 46 bytes"},
+		{dialect.MySQL, tickets.Counter{Name: "photos_class"}, "name", `name "photos_class" ends in _class, the suffix of class tables (photos_class is the class table of ticket name photos)`},
+		{dialect.MySQL, tickets.Counter{Name: "t", Increment: 65536}, "increment", "increment 65536 is out of range (allowed 1-65535)"},
+		{dialect.MySQL, tickets.Counter{Name: "t", Increment: 2, Offset: 3}, "offset", "offset 3 is out of range (allowed 1-2, the increment)"},
+		{dialect.MySQL, tickets.Counter{Name: "t", Increment: -1}, "increment", "increment -1 is out of range"},
+		{dialect.MySQL, tickets.Counter{Name: "t", Start: -5}, "start", "start -5 is out of range"},
+		{dialect.MySQL, tickets.Counter{Name: "t", Kind: "queue"}, "kind", `kind "queue" is not a kind (allowed: table, sequence)`},
+		{dialect.MySQL, tickets.Counter{Name: "t", Cache: 5}, "cache", "cache 5 is not taken by kind table (a cache applies only to kind sequence)"},
+		{dialect.TiDB, tickets.Counter{Name: "t", Kind: tickets.KindSequence, Cache: -1}, "cache", "cache -1 is out of range (allowed 1-1000000)"},
+		{dialect.MySQL, tickets.Counter{Name: "t", Kind: tickets.KindSequence}, "", "kind sequence needs TiDB"},
+		{dialect.Postgres, tickets.Counter{Name: "t"}, "", `dialect "postgres" (allowed: mysql, tidb)`},
 	} {
 		_, err := tickets.Migrations(c.d, c.s)
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
@@ -107,6 +110,7 @@ func TestSettingsRefused(t *testing.T) {
 // TestCheck: different increments and shared classes are refused, with
 // the servers named.
 func TestCheck(t *testing.T) {
+	t.Parallel()
 	s := func(name string, inc, off int64) tickets.ServerSettings {
 		return tickets.ServerSettings{Server: name, Increment: inc, Offset: off}
 	}
@@ -124,6 +128,7 @@ func TestCheck(t *testing.T) {
 // TestStatementsParseWithTiDB hands every statement sent to TiDB to TiDB's
 // own parser: the migrations' statements and the client's.
 func TestStatementsParseWithTiDB(t *testing.T) {
+	t.Parallel()
 	var stmts []string
 	for _, c := range goldenCases {
 		if c.dialect != dialect.TiDB {
@@ -132,7 +137,7 @@ func TestStatementsParseWithTiDB(t *testing.T) {
 		files := migrationFiles(t, c.dialect, c.set)
 		stmts = append(stmts, upStatements(t, string(files[tickets.MigrationName(c.set.Name)]))...)
 		stmts = append(stmts, upStatements(t, string(files[tickets.ClassMigrationName(c.set.Name)]))...)
-		for _, name := range []string{"draw", "explain", "kind", "settings", "sequence", "class", "seen", "rewound", "resumed", "resume"} {
+		for _, name := range []string{"draw", "explain", "kind", "settings", "sequence", "sequence_next", "class", "seen", "rewound", "resumed", "resume"} {
 			s, err := tickets.Statement("tidb", c.set, name)
 			if err != nil {
 				t.Fatal(err)
@@ -174,7 +179,7 @@ func upStatements(t *testing.T, migration string) []string {
 
 // migrationFiles returns the migrations of s on dialect d, file name →
 // content.
-func migrationFiles(t *testing.T, d dialect.Dialect, s tickets.Settings) map[string][]byte {
+func migrationFiles(t *testing.T, d dialect.Dialect, s tickets.Counter) map[string][]byte {
 	t.Helper()
 	fsys, err := tickets.Migrations(d, s)
 	if err != nil {

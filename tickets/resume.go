@@ -224,7 +224,7 @@ func Resume(ctx context.Context, servers []Server, s ResumeSettings) (ResumeResu
 		res.From, res.To = me.Last, me.Last
 	}
 	if row.ResumedTo > 0 && !row.Pending() && !s.Again &&
-		(me.Kind == KindSequence || me.Last >= row.ResumedTo && me.Last >= row.Seen) {
+		(!me.LastKnown || me.Last >= row.ResumedTo && me.Last >= row.Seen) {
 		res.Already = row.ResumedTo
 		// A resume recorded on some servers only (one failed): record it
 		// on the others now, so that a rerun completes it.
@@ -256,7 +256,7 @@ func Resume(ctx context.Context, servers []Server, s ResumeSettings) (ResumeResu
 	}
 	res.Target = align(base+s.Skip*me.Increment, me.Offset, me.Increment)
 	db := servers[target].DB
-	v := newView(me.Dialect, Settings{Name: s.Name, Kind: me.Kind})
+	v := newView(me.Dialect, Counter{Name: s.Name, Kind: me.Kind})
 	v.Target = res.Target
 	q, err := v.render("resume")
 	if err != nil {

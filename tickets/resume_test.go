@@ -16,13 +16,14 @@ import (
 // TestResumeRefuses: bad input and a server with nothing to go by are
 // refused with one line naming what is wrong, and nothing moves.
 func TestResumeRefuses(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a, _ := testsrv.MariaDBDB(t)
 	b, _ := testsrv.MariaDBDB(t)
 	solo, _ := testsrv.MariaDBDB(t)
-	up(t, a, tickets.Settings{Name: "t", Increment: 2, Offset: 1})
-	up(t, b, tickets.Settings{Name: "t", Increment: 2, Offset: 2})
-	up(t, solo, tickets.Settings{Name: "t"})
+	up(t, a, tickets.Counter{Name: "t", Increment: 2, Offset: 1})
+	up(t, b, tickets.Counter{Name: "t", Increment: 2, Offset: 2})
+	up(t, solo, tickets.Counter{Name: "t"})
 	pair := []tickets.Server{{Name: "a", DB: a}, {Name: "b", DB: b}}
 	for _, c := range []struct {
 		name    string
@@ -65,11 +66,12 @@ func TestResumeRefuses(t *testing.T) {
 // past the furthest peer's counter by Skip tickets; a server that cannot
 // be read is named and nothing moves; only forward.
 func TestResumeAlignsAndReadsPeers(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a, _ := testsrv.MariaDBDB(t)
 	b, _ := testsrv.MariaDBDB(t)
-	up(t, a, tickets.Settings{Name: "t", Increment: 3, Offset: 1})
-	up(t, b, tickets.Settings{Name: "t", Increment: 3, Offset: 2})
+	up(t, a, tickets.Counter{Name: "t", Increment: 3, Offset: 1})
+	up(t, b, tickets.Counter{Name: "t", Increment: 3, Offset: 2})
 	if _, err := b.Exec("UPDATE t SET id = 1001"); err != nil { // b handed out up to 1001 (2 mod 3)
 		t.Fatal(err)
 	}
@@ -99,11 +101,12 @@ func TestResumeAlignsAndReadsPeers(t *testing.T) {
 // tables existed is drawn from, its rewind still found in the running
 // client, and the client says the rewind could not be recorded.
 func TestBehindAndNoClassTable(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a, _ := testsrv.MariaDBDB(t)
 	b, _ := testsrv.MariaDBDB(t)
-	up(t, a, tickets.Settings{Name: "t", Increment: 2, Offset: 1})
-	up(t, b, tickets.Settings{Name: "t", Increment: 2, Offset: 2})
+	up(t, a, tickets.Counter{Name: "t", Increment: 2, Offset: 1})
+	up(t, b, tickets.Counter{Name: "t", Increment: 2, Offset: 2})
 	if _, err := b.Exec("UPDATE t SET id = ?", 2*(tickets.DefaultMaxLag+10)); err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +116,7 @@ func TestBehindAndNoClassTable(t *testing.T) {
 		}
 	}
 	var ev events
-	cl, err := tickets.NewClient(ctx, []tickets.Server{{Name: "a", DB: a}, {Name: "b", DB: b}}, tickets.ClientSettings{Name: "t", OnEvent: ev.add})
+	cl, err := tickets.NewClient(ctx, []tickets.Server{{Name: "a", DB: a}, {Name: "b", DB: b}}, tickets.Settings{Name: "t", OnEvent: ev.add, Timeout: patient})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,9 +158,10 @@ func TestBehindAndNoClassTable(t *testing.T) {
 // INSERT, UPDATE on the class table too (the documented grants) its
 // record lands.
 func TestDrawingRole(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	root, dsn := testsrv.MariaDBDB(t)
-	up(t, root, tickets.Settings{Name: "t"})
+	up(t, root, tickets.Counter{Name: "t"})
 	cfg, err := mysql.ParseDSN(dsn)
 	if err != nil {
 		t.Fatal(err)
@@ -176,7 +180,7 @@ func TestDrawingRole(t *testing.T) {
 	draw := func() *events {
 		t.Helper()
 		var ev events
-		cl, err := tickets.NewClient(ctx, []tickets.Server{{Name: "m", DB: app}}, tickets.ClientSettings{Name: "t", OnEvent: ev.add})
+		cl, err := tickets.NewClient(ctx, []tickets.Server{{Name: "m", DB: app}}, tickets.Settings{Name: "t", OnEvent: ev.add, Timeout: patient})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -57,17 +57,18 @@ func TestSequenceRestartRemarked(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a server of its own and restarts it")
 	}
+	t.Parallel()
 	ctx := context.Background()
 	srv := newTiDBOnDisk(t)
 	db := testsrv.Open(t, "mysql", testsrv.Database(t, srv))
-	up(t, db, tickets.Settings{Name: "s", Kind: tickets.KindSequence, Cache: 100})
-	up(t, db, tickets.Settings{Name: "t"})
+	up(t, db, tickets.Counter{Name: "s", Kind: tickets.KindSequence, Cache: 100})
+	up(t, db, tickets.Counter{Name: "t"})
 	var seqEv, tabEv events
-	seq, err := tickets.NewClient(ctx, []tickets.Server{{Name: "tidb", DB: db}}, tickets.ClientSettings{Name: "s", RetryAfter: 50 * time.Millisecond, OnEvent: seqEv.add})
+	seq, err := tickets.NewClient(ctx, []tickets.Server{{Name: "tidb", DB: db}}, tickets.Settings{Name: "s", RetryAfter: 50 * time.Millisecond, OnEvent: seqEv.add, Timeout: patient})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tab, err := tickets.NewClient(ctx, []tickets.Server{{Name: "tidb", DB: db}}, tickets.ClientSettings{Name: "t", RetryAfter: 50 * time.Millisecond, OnEvent: tabEv.add})
+	tab, err := tickets.NewClient(ctx, []tickets.Server{{Name: "tidb", DB: db}}, tickets.Settings{Name: "t", RetryAfter: 50 * time.Millisecond, OnEvent: tabEv.add, Timeout: patient})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +88,7 @@ func TestSequenceRestartRemarked(t *testing.T) {
 	first, firstTab := drawThrough(t, seq), drawThrough(t, tab)
 	sk := seqEv.of(tickets.EventSkipped, "tidb")
 	if len(sk) != 1 || sk[0].High != 10 || sk[0].Ticket != first || first <= 11 || sk[0].Count != first-11 ||
-		!strings.Contains(sk[0].String(), "a TiDB restart drops the sequence's cache") || seq.Stats().Skipped != sk[0].Count {
+		!strings.Contains(sk[0].String(), "a TiDB restart dropping its cache of the sequence") || seq.Stats().Skipped != sk[0].Count {
 		t.Errorf("sequence across a restart: first ticket %d; skip events %+v; stats %+v", first, sk, seq.Stats())
 	}
 	t.Logf("sequence: %s", sk)

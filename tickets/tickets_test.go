@@ -17,7 +17,7 @@ import (
 )
 
 // up creates ticket name s on db, failing t on error.
-func up(t *testing.T, db *sql.DB, s tickets.Settings) tickets.ServerSettings {
+func up(t *testing.T, db *sql.DB, s tickets.Counter) tickets.ServerSettings {
 	t.Helper()
 	_, got, err := tickets.Up(context.Background(), db, s)
 	if err != nil {
@@ -32,6 +32,7 @@ func up(t *testing.T, db *sql.DB, s tickets.Settings) tickets.ServerSettings {
 // of the class at or above Start, and the next ones follow by the
 // increment.
 func TestUpReadDraw(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	maria, _ := testsrv.MariaDBDB(t)
 	ti, _ := testsrv.TiDBDB(t)
@@ -46,7 +47,7 @@ func TestUpReadDraw(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			name := strings.ReplaceAll(c.name, "-", "_")
-			want := tickets.Settings{Name: name, Increment: 3, Offset: 2, Start: 100, Kind: c.kind}
+			want := tickets.Counter{Name: name, Increment: 3, Offset: 2, Start: 100, Kind: c.kind}
 			ran, got, err := tickets.Up(ctx, c.db, want)
 			if err != nil || len(ran) != 2 || got.Kind != c.kind || got.Increment != 3 || got.Offset != 2 {
 				t.Fatalf("up: ran %v, %+v, %v", ran, got, err)
@@ -60,7 +61,7 @@ func TestUpReadDraw(t *testing.T) {
 				!strings.Contains(err.Error(), "with increment 3, offset 2; asked for a "+string(c.kind)+" with increment 3, offset 3: left as it is") {
 				t.Fatalf("other offset: %+v, %v", got, err)
 			}
-			cl, err := tickets.NewClient(ctx, []tickets.Server{{Name: c.name, DB: c.db}}, tickets.ClientSettings{Name: name})
+			cl, err := tickets.NewClient(ctx, []tickets.Server{{Name: c.name, DB: c.db}}, tickets.Settings{Name: name, Timeout: patient})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -79,11 +80,11 @@ func TestUpReadDraw(t *testing.T) {
 	if _, err := tickets.Read(ctx, maria, "nothing"); !errors.Is(err, tickets.ErrNoTickets) {
 		t.Errorf("read a name never created: %v", err)
 	}
-	if _, _, err := tickets.Up(ctx, maria, tickets.Settings{Name: "seq", Kind: tickets.KindSequence}); !errors.Is(err, tickets.ErrNotTiDB) || strings.Contains(err.Error(), "not a MySQL-family") {
+	if _, _, err := tickets.Up(ctx, maria, tickets.Counter{Name: "seq", Kind: tickets.KindSequence}); !errors.Is(err, tickets.ErrNotTiDB) || strings.Contains(err.Error(), "not a MySQL-family") {
 		t.Errorf("sequence on MariaDB: %v", err)
 	}
 	pg, _ := testsrv.PGDB(t)
-	if _, _, err := tickets.Up(ctx, pg, tickets.Settings{Name: "t"}); !errors.Is(err, tickets.ErrNotMySQL) {
+	if _, _, err := tickets.Up(ctx, pg, tickets.Counter{Name: "t"}); !errors.Is(err, tickets.ErrNotMySQL) {
 		t.Errorf("PostgreSQL: %v", err)
 	}
 }
@@ -92,13 +93,14 @@ func TestUpReadDraw(t *testing.T) {
 // servers, share a class or differ in increment are refused before any
 // draw; so is one server listed twice.
 func TestNewClientRefusesOverlap(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a, _ := testsrv.MariaDBDB(t)
 	b, _ := testsrv.MariaDBDB(t)
 	c, _ := testsrv.MariaDBDB(t)
-	up(t, a, tickets.Settings{Name: "t", Increment: 2, Offset: 1})
-	up(t, b, tickets.Settings{Name: "t", Increment: 2, Offset: 1})
-	up(t, c, tickets.Settings{Name: "t", Increment: 3, Offset: 2})
+	up(t, a, tickets.Counter{Name: "t", Increment: 2, Offset: 1})
+	up(t, b, tickets.Counter{Name: "t", Increment: 2, Offset: 1})
+	up(t, c, tickets.Counter{Name: "t", Increment: 3, Offset: 2})
 	for _, cs := range []struct {
 		servers []tickets.Server
 		want    error
@@ -107,7 +109,7 @@ func TestNewClientRefusesOverlap(t *testing.T) {
 		{[]tickets.Server{{Name: "a", DB: a}, {Name: "a again", DB: a}}, tickets.ErrOverlap},
 		{[]tickets.Server{{Name: "a", DB: a}, {Name: "c", DB: c}}, tickets.ErrIncrementMismatch},
 	} {
-		if _, err := tickets.NewClient(ctx, cs.servers, tickets.ClientSettings{Name: "t"}); !errors.Is(err, cs.want) {
+		if _, err := tickets.NewClient(ctx, cs.servers, tickets.Settings{Name: "t"}); !errors.Is(err, cs.want) {
 			t.Errorf("%s + %s: %v; want %v", cs.servers[0].Name, cs.servers[1].Name, err, cs.want)
 		}
 	}
@@ -174,17 +176,19 @@ func (l *drawLoop) finish() []int64 {
 	return l.ids
 }
 
-// ownPair starts two MariaDB servers of the test's own and creates ticket
-// name on both, increment 2: a (servers[0]) offset 1, b offset 2.
-func ownPair(t *testing.T, name string) (srvA, srvB *dbserver.MariaDB, servers []tickets.Server) {
+// ownPair starts a MariaDB server of the test's own for server a (the one
+// the tests stop, kill or restore) and takes a fresh database on the
+// shared MariaDB for server b, and creates ticket name on both, increment
+// 2: a (servers[0]) offset 1, b offset 2.
+func ownPair(t *testing.T, name string) (srvA *dbserver.MariaDB, servers []tickets.Server) {
 	t.Helper()
-	srvA, srvB = testsrv.NewMariaDB(t), testsrv.NewMariaDB(t)
-	for i, srv := range []*dbserver.MariaDB{srvA, srvB} {
+	srvA = testsrv.NewMariaDB(t)
+	for i, srv := range []*dbserver.MariaDB{srvA, testsrv.MariaDB(t)} {
 		db := testsrv.Open(t, "mysql", testsrv.Database(t, srv))
-		up(t, db, tickets.Settings{Name: name, Increment: 2, Offset: int64(i + 1)})
+		up(t, db, tickets.Counter{Name: name, Increment: 2, Offset: int64(i + 1)})
 		servers = append(servers, tickets.Server{Name: string(rune('a' + i)), DB: db})
 	}
-	return srvA, srvB, servers
+	return srvA, servers
 }
 
 // odd counts odd tickets: server a's class of increment 2.
@@ -195,7 +199,7 @@ func odd(ids []int64) (n int) {
 	return n
 }
 
-// TestFailover: two MariaDB servers of their own, increment 2, offsets 1
+// TestFailover: two MariaDB servers (a of the test's own), increment 2, offsets 1
 // and 2, four goroutines drawing. Server a is killed mid-stream: the draws
 // go on from b. A second client starts while a is down. a restarts (InnoDB
 // crash recovery): the first client comes back to it within RetryAfter, the
@@ -208,10 +212,11 @@ func TestFailover(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts two servers of its own and kills one")
 	}
+	t.Parallel()
 	ctx := context.Background()
-	srvA, _, servers := ownPair(t, "tickets64")
+	srvA, servers := ownPair(t, "tickets64")
 	a, b := servers[0].DB, servers[1].DB
-	cl, err := tickets.NewClient(ctx, servers, tickets.ClientSettings{Name: "tickets64", RetryAfter: 200 * time.Millisecond})
+	cl, err := tickets.NewClient(ctx, servers, tickets.Settings{Name: "tickets64", RetryAfter: 200 * time.Millisecond, Timeout: patient})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +227,7 @@ func TestFailover(t *testing.T) {
 	testsrv.WaitFor(t, "2,000 tickets with a down", func() bool { return l.total.Load() >= atCrash+2000 })
 	// A client started while a is down reads a's settings when a answers
 	// again, from several goroutines at once.
-	late, err := tickets.NewClient(ctx, servers, tickets.ClientSettings{Name: "tickets64", RetryAfter: 200 * time.Millisecond})
+	late, err := tickets.NewClient(ctx, servers, tickets.Settings{Name: "tickets64", RetryAfter: 200 * time.Millisecond, Timeout: patient})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +271,7 @@ func TestFailover(t *testing.T) {
 
 	// Negative control: the same tampering, checks off.
 	tamper(t, a, b)
-	blind, err := tickets.NewClient(ctx, servers, tickets.ClientSettings{Name: "tickets64"})
+	blind, err := tickets.NewClient(ctx, servers, tickets.Settings{Name: "tickets64", Timeout: patient})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,10 +309,11 @@ func TestRefuseLossyCommit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a server of its own")
 	}
+	t.Parallel()
 	ctx := context.Background()
 	db := testsrv.Open(t, "mysql", testsrv.Database(t, testsrv.NewMariaDB(t)))
-	up(t, db, tickets.Settings{Name: "t"})
-	cl, err := tickets.NewClient(ctx, []tickets.Server{{Name: "m", DB: db}}, tickets.ClientSettings{Name: "t"})
+	up(t, db, tickets.Counter{Name: "t"})
+	cl, err := tickets.NewClient(ctx, []tickets.Server{{Name: "m", DB: db}}, tickets.Settings{Name: "t", Timeout: patient})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +326,7 @@ func TestRefuseLossyCommit(t *testing.T) {
 	if _, err := cl.Next(ctx); !errors.Is(err, tickets.ErrLossyCommit) || !strings.Contains(err.Error(), "innodb_flush_log_at_trx_commit=2") {
 		t.Errorf("flush at commit 2: %v", err)
 	}
-	lossy, err := tickets.NewClient(ctx, []tickets.Server{{Name: "m", DB: db}}, tickets.ClientSettings{Name: "t", AllowLossyCommit: true})
+	lossy, err := tickets.NewClient(ctx, []tickets.Server{{Name: "m", DB: db}}, tickets.Settings{Name: "t", AllowLossyCommit: true, Timeout: patient})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,14 +47,15 @@ func TestEveryServerHung(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a server of its own and stops it")
 	}
+	t.Parallel()
 	ctx := context.Background()
 	srv := testsrv.NewMariaDB(t)
 	a, b := testsrv.Open(t, "mysql", testsrv.Database(t, srv)), testsrv.Open(t, "mysql", testsrv.Database(t, srv))
-	up(t, a, tickets.Settings{Name: "t", Increment: 2, Offset: 1})
-	up(t, b, tickets.Settings{Name: "t", Increment: 2, Offset: 2})
+	up(t, a, tickets.Counter{Name: "t", Increment: 2, Offset: 1})
+	up(t, b, tickets.Counter{Name: "t", Increment: 2, Offset: 2})
 	servers := []tickets.Server{{Name: "a", DB: a}, {Name: "b", DB: b}}
 	const timeout = 600 * time.Millisecond
-	set := tickets.ClientSettings{Name: "t", Budget: 150 * time.Millisecond, Timeout: timeout, RetryAfter: time.Millisecond, MaxRetryAfter: time.Millisecond}
+	set := tickets.Settings{Name: "t", Budget: 150 * time.Millisecond, Timeout: timeout, RetryAfter: time.Millisecond, MaxRetryAfter: time.Millisecond}
 	cl, err := tickets.NewClient(ctx, servers, set)
 	if err != nil {
 		t.Fatal(err)

@@ -35,7 +35,26 @@ type idgenProc struct {
 	hold    <-chan struct{} // if not nil, reading stops after 10000 IDs until it is closed
 	done    chan struct{}   // closed once stdout is drained and the process has exited
 	err     error           // exit error, bad output
-	stderr  strings.Builder
+	stderr  syncBuffer
+}
+
+// syncBuffer is a buffer the process's stderr is copied into while a test
+// reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 // startIDGen starts bin idgen with args and reads its IDs as they come.
@@ -127,6 +146,7 @@ func TestIDGenProcesses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the command and runs processes against three servers")
 	}
+	t.Parallel()
 	bin := buildShardid(t, t.TempDir())
 	const n = 300000 // about 75ms of one snowflake node's 4096 IDs/ms
 	withLeaseTable(t, func(t *testing.T, dsn string) {
@@ -193,9 +213,10 @@ func TestIDGenKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits for a killed process's lease to end")
 	}
+	t.Parallel()
 	bin := buildShardid(t, t.TempDir())
 	withLeaseTable(t, func(t *testing.T, dsn string) {
-		victim := startIDGen(t, bin, "--dsn", dsn, "-n", "1000000000000", "--ttl", "3s", "--holder", "victim")
+		victim := startIDGen(t, bin, "--dsn", dsn, "-n", "1000000000000", "--ttl", "1s", "--holder", "victim")
 		<-victim.drawing
 		if err := victim.cmd.Process.Kill(); err != nil {
 			t.Fatal(err)

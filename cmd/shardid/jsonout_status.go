@@ -93,7 +93,7 @@ type ticketsRow struct {
 	Kind      string `json:"kind,omitempty"`
 	Increment int64  `json:"increment,omitempty"`
 	Offset    int64  `json:"offset,omitempty"`
-	Last      *int64 `json:"last,omitempty"`     // a table server's counter
+	Last      *int64 `json:"last,omitempty"`     // a table server's counter; the most a sequence may have handed out
 	Recorded  int64  `json:"recorded,omitempty"` // highest ticket clients recorded
 	Behind    *int64 `json:"behind,omitempty"`   // tickets behind the furthest server
 	Error     string `json:"error,omitempty"`    // the server could not be read
@@ -103,9 +103,13 @@ type ticketsRow struct {
 // top, the furthest counter of the table servers.
 func ticketsRowOf(name string, s tickets.ServerSettings, c tickets.ClassRow, top int64) ticketsRow {
 	row := ticketsRow{Server: name, Kind: string(s.Kind), Increment: s.Increment, Offset: s.Offset, Recorded: c.Seen}
-	if s.Kind == tickets.KindTable {
+	switch {
+	case s.Kind == tickets.KindTable:
 		last, behind := s.Last, max(top-s.Last, 0)/s.Increment
 		row.Last, row.Behind = &last, &behind
+	case s.LastKnown: // a sequence: the most it may have handed out
+		last := s.Last
+		row.Last = &last
 	}
 	return row
 }

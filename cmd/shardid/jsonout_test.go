@@ -166,7 +166,7 @@ func TestSegmentAndTicketsJSON(t *testing.T) {
 	// (A ticket drawn from each first: tickets status over servers none
 	// has drawn from reads offset 1's counter, -1, as gone back below
 	// the 0 it takes for "nothing recorded".)
-	if code, _, errOut := runCLI(t, "", nil, "tickets", "next", "--dsn", a, "--dsn", b, "--name", "ord", "-n", "4"); code != 0 {
+	if code, _, errOut := runCLI(t, "", nil, "tickets", "next", "--dsn", a, "--dsn", b, "--name", "ord", "-n", "4", "--timeout", patient); code != 0 {
 		t.Fatal(errOut)
 	}
 	tk := jsonOf(t, 0, "tickets", "status", "--dsn", a, "--dsn", b, "--name", "ord")
@@ -180,7 +180,7 @@ func TestSegmentAndTicketsJSON(t *testing.T) {
 	if code, _, errOut := runCLI(t, "", nil, "tickets", "up", "--dsn", one, "--name", "solo", "--increment", "1", "--offset", "1"); code != 0 {
 		t.Fatal(errOut)
 	}
-	runCLI(t, "", nil, "tickets", "next", "--dsn", one, "--name", "solo")
+	runCLI(t, "", nil, "tickets", "next", "--dsn", one, "--name", "solo", "--timeout", patient)
 	if code, out, errOut := runCLI(t, "", nil, "tickets", "status", "--dsn", one, "--name", "solo"); code != 0 || !strings.Contains(out, "\n1 server, increment 1,") {
 		t.Errorf("tickets status of one server: exit %d\n%s%s", code, out, errOut)
 	}

@@ -375,7 +375,11 @@ func parseFlags(env *cliEnv, fs *flagSet, args []string) error {
 		}
 		env.fromEnv[fe[0]] = fe[1]
 	}
-	if f := fs.Lookup("dsn"); f != nil {
+	for _, name := range []string{"dsn", "records-dsn"} {
+		f := fs.Lookup(name)
+		if f == nil {
+			continue
+		}
 		if l, ok := f.Value.(*dsnList); ok {
 			for _, d := range *l {
 				env.secrets.Add(d)

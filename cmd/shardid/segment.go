@@ -14,8 +14,12 @@ import (
 	"github.com/shardid/shardid/tickets"
 )
 
-// envSegmentDSN is read by the segment commands when no --dsn is given.
-const envSegmentDSN = "SHARDID_SEGMENT_DSN"
+// Environment variables read by the segment commands when the flags are
+// not given.
+const (
+	envSegmentDSN        = "SHARDID_SEGMENT_DSN"         // --dsn
+	envSegmentRecordsDSN = "SHARDID_SEGMENT_RECORDS_DSN" // --records-dsn
+)
 
 // segmentCommands are the "shardid segment" subcommands.
 var segmentCommands = map[string]command{
@@ -31,7 +35,7 @@ func runSegment(ctx context.Context, env *cliEnv, args []string) error {
 
 // segmentFlags are the flags every segment command shares.
 type segmentFlags struct {
-	dsn, table, tag string
+	dsn, table, tag, records string
 }
 
 // register defines --dsn and --table, and --tag with usage tagUsage unless
@@ -40,6 +44,8 @@ func (f *segmentFlags) register(fs *flagSet, tagUsage string) {
 	fs.StringVar(&f.dsn, "dsn", "", "PostgreSQL URL or go-sql-driver/mysql DSN (MySQL, MariaDB, TiDB) (env "+envSegmentDSN+")")
 	fs.envVar("dsn", envSegmentDSN)
 	fs.StringVar(&f.table, "table", segment.DefaultTable, "allocation table, [schema.]name")
+	fs.StringVar(&f.records, "records-dsn", "", "a second database that keeps each tag's record (the highest ID taken) outside the allocation database, so that a restore of that whole database is found; the same on every command and client of the table (env "+envSegmentRecordsDSN+")")
+	fs.envVar("records-dsn", envSegmentRecordsDSN)
 	if tagUsage != "" {
 		fs.StringVar(&f.tag, "tag", "", tagUsage)
 	}
@@ -48,7 +54,7 @@ func (f *segmentFlags) register(fs *flagSet, tagUsage string) {
 // open checks the table name (and the tag, when the command takes one)
 // before anything connects, then connects.
 func (f *segmentFlags) open(ctx context.Context, fs *flagSet) (*sql.DB, dialect.Dialect, error) {
-	if err := segment.CheckTableName(f.table); err != nil {
+	if err := segment.CheckTable(f.table); err != nil {
 		return nil, "", usagef("--table: %v", err)
 	}
 	if fs.Lookup("tag") != nil {
@@ -60,6 +66,31 @@ func (f *segmentFlags) open(ctx context.Context, fs *flagSet) (*sql.DB, dialect.
 		}
 	}
 	return openAnyDSN(ctx, fs.origin("dsn"), f.dsn, formPostgres|formMySQL)
+}
+
+// store opens the record store --records-dsn names, or returns nil for
+// none; close closes it.
+func (f *segmentFlags) store(ctx context.Context, fs *flagSet) (store segment.RecordStore, db *sql.DB, d dialect.Dialect, err error) {
+	if f.records == "" {
+		return nil, nil, "", nil
+	}
+	db, d, err = openAnyDSN(ctx, fs.origin("records-dsn"), f.records, formPostgres|formMySQL)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	if store, err = segment.DBRecords(db, d, f.table); err != nil {
+		db.Close()
+		return nil, nil, "", err
+	}
+	return store, db, d, nil
+}
+
+// stores is store as the list segment.EnsureTag and ResumeTag take.
+func stores(s segment.RecordStore) []segment.RecordStore {
+	if s == nil {
+		return nil
+	}
+	return []segment.RecordStore{s}
 }
 
 func runSegmentUp(ctx context.Context, env *cliEnv, args []string) error {
@@ -100,7 +131,23 @@ func runSegmentUp(ctx context.Context, env *cliEnv, args []string) error {
 		state = "created"
 	}
 	fmt.Fprintf(env.stdout, "allocation table %s on %s (%s): %s\n", f.table, redactDSN(f.dsn), d, state)
-	before, after, err := segment.EnsureTag(ctx, db, d, f.table, segment.Tag{Tag: f.tag, Step: *step, Description: *desc}, *start)
+	store, rdb, rd, err := f.store(ctx, fs)
+	if err != nil {
+		return err
+	}
+	if rdb != nil {
+		defer rdb.Close()
+		applied, err := segment.UpRecords(ctx, rdb, rd, f.table)
+		if err != nil {
+			return fmt.Errorf("%s: %w", redactDSN(f.records), err)
+		}
+		state := "already there"
+		if applied {
+			state = "created"
+		}
+		fmt.Fprintf(env.stdout, "record table %s on %s (%s): %s\n", segment.RecordTable(f.table), redactDSN(f.records), rd, state)
+	}
+	before, after, err := segment.EnsureTag(ctx, db, d, f.table, segment.Tag{Tag: f.tag, Step: *step, Description: *desc}, *start, stores(store)...)
 	if errors.Is(err, segment.ErrStartOutOfRange) {
 		return usagef("--start: %v", err)
 	}
@@ -145,7 +192,14 @@ func runSegmentNext(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer db.Close()
-	c, err := segment.New(ctx, db, segment.Settings{Tag: f.tag, Table: f.table, Dialect: d, AllowLossyCommit: *lossy,
+	store, rdb, _, err := f.store(ctx, fs)
+	if err != nil {
+		return err
+	}
+	if rdb != nil {
+		defer rdb.Close()
+	}
+	c, err := segment.New(ctx, db, segment.Settings{Tag: f.tag, Table: f.table, Dialect: d, AllowLossyCommit: *lossy, Records: store,
 		OnEvent: func(e segment.Event) {
 			// Losses, rewinds and outages: one line each (a refused
 			// load ends the command with its error).
@@ -200,6 +254,28 @@ func runSegmentStatus(ctx context.Context, env *cliEnv, args []string) (err erro
 		}
 		// A role without SELECT on the record table: the rest is shown.
 		notice(env, "segment status", fmt.Sprintf("the record table %s cannot be read (%v): tags missing from the table or below their record are not shown", segment.RecordTable(f.table), err))
+	}
+	if f.records != "" {
+		// The records kept outside the allocation database: the ones a
+		// restore of it does not take back.
+		_, rdb, rd, err := f.store(tctx, fs)
+		if err != nil {
+			return fmt.Errorf("%s: %w%s", redactDSN(f.records), err, timedOut(tctx, *timeout))
+		}
+		defer rdb.Close()
+		outside, err := segment.Records(tctx, rdb, rd, f.table)
+		if err == nil && outside == nil {
+			err = fmt.Errorf("no record table %s there (shardid segment up --records-dsn creates it)", segment.RecordTable(f.table))
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w%s", redactDSN(f.records), err, timedOut(tctx, *timeout))
+		}
+		if recs == nil {
+			recs = map[string]int64{}
+		}
+		for tag, high := range outside {
+			recs[tag] = max(recs[tag], high)
+		}
 	}
 	var bad []string // one entry per tag: its reasons joined
 	segmentStatusJSON(rep, tags)
@@ -276,8 +352,8 @@ func runSegmentResume(ctx context.Context, env *cliEnv, args []string) error {
 		return usagef("--to: %d is out of range (allowed: 1 or more, or 0 for none)", *to)
 	case *tag != "" && segment.CheckTag(*tag) != nil:
 		return usagef("--tag: %v", segment.CheckTag(*tag))
-	case segment.CheckTableName(f.table) != nil:
-		return usagef("--table: %v", segment.CheckTableName(f.table))
+	case segment.CheckTable(f.table) != nil:
+		return usagef("--table: %v", segment.CheckTable(f.table))
 	}
 	// (--tag is optional here, so not through f.open, which requires it.)
 	db, d, err := openAnyDSN(ctx, fs.origin("dsn"), f.dsn, formPostgres|formMySQL)
@@ -285,6 +361,13 @@ func runSegmentResume(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer db.Close()
+	store, rdb, rd, err := f.store(ctx, fs)
+	if err != nil {
+		return err
+	}
+	if rdb != nil {
+		defer rdb.Close()
+	}
 	names := []string{*tag}
 	if *tag == "" {
 		tags, err := segment.Tags(ctx, db, d, f.table)
@@ -295,6 +378,18 @@ func runSegmentResume(ctx context.Context, env *cliEnv, args []string) error {
 		recs, err := segment.Records(ctx, db, d, f.table)
 		if err != nil {
 			return err
+		}
+		if rdb != nil {
+			outside, err := segment.Records(ctx, rdb, rd, f.table)
+			if err != nil {
+				return err
+			}
+			if recs == nil {
+				recs = map[string]int64{}
+			}
+			for t, high := range outside {
+				recs[t] = max(recs[t], high)
+			}
 		}
 		for _, t := range tags {
 			names = append(names, t.Tag)
@@ -308,7 +403,7 @@ func runSegmentResume(ctx context.Context, env *cliEnv, args []string) error {
 	// Each tag on its own: one that fails leaves the others resumed.
 	failed := 0
 	for _, name := range names {
-		before, after, err := segment.ResumeTag(ctx, db, d, f.table, name, segment.Resume{To: *to, Skip: *skip})
+		before, after, err := segment.ResumeTag(ctx, db, d, f.table, name, segment.Resume{To: *to, Skip: *skip}, stores(store)...)
 		if err != nil {
 			failed++
 			fmt.Fprintf(env.stdout, "tag %s: FAILED: %s\n", name, env.line(err.Error()))

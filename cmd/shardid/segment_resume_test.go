@@ -25,6 +25,7 @@ import (
 // negative control: with the record table renamed away (nothing
 // remembers), next hands the same IDs out again.
 func TestSegmentResumeCLI(t *testing.T) {
+	t.Parallel()
 	for name, b := range map[string]struct {
 		d      dialect.Dialect
 		driver string
@@ -123,6 +124,7 @@ func TestSegmentResumeCLI(t *testing.T) {
 // TestSegmentResumeBadInput: resume without --skip or --to, or with a
 // negative one, exits 2 before connecting.
 func TestSegmentResumeBadInput(t *testing.T) {
+	t.Parallel()
 	dsn := "postgres://u@127.0.0.1:1/x"
 	for _, c := range []struct {
 		args []string
@@ -149,6 +151,7 @@ func TestSegmentResumeBadInput(t *testing.T) {
 // at 1, naming the start; with that start it is created, and next draws
 // above every ID from before.
 func TestSegmentMissingTagCLI(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dsn := testsrv.Database(t, testsrv.PG(t))
 	if code, out, stderr := runCLI(t, "", nil, "segment", "up", "--dsn", dsn, "--tag", "early"); code != 0 {

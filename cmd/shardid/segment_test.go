@@ -1,15 +1,19 @@
 package main
 
 import (
+	"context"
 	"strings"
 	"testing"
 
+	"github.com/shardid/shardid/dialect"
+	"github.com/shardid/shardid/internal/dbserver"
 	"github.com/shardid/shardid/internal/testsrv"
 )
 
 // TestSegmentBadInput: each invalid flag exits 2 with one line naming the
 // flag and what it allows, before anything connects.
 func TestSegmentBadInput(t *testing.T) {
+	t.Parallel()
 	dsn := "postgres://u@127.0.0.1:1/x"
 	for _, c := range []struct {
 		args []string
@@ -44,6 +48,7 @@ func TestSegmentBadInput(t *testing.T) {
 // reported; next prints consecutive IDs from 1; status lists the tag and
 // how far IDs were handed out; next, run again, starts above that.
 func TestSegmentUpNextStatus(t *testing.T) {
+	t.Parallel()
 	for name, dsn := range map[string]string{
 		"postgres": testsrv.Database(t, testsrv.PG(t)),
 		"mariadb":  testsrv.Database(t, testsrv.MariaDB(t)),
@@ -135,5 +140,62 @@ func TestSegmentIDSpaceEndCLI(t *testing.T) {
 	code, out, stderr = runCLI(t, "", nil, "segment", "next", "--dsn", dsn, "--tag", "g", "-n", "2000")
 	if ids := strings.Fields(out); code != 0 || len(ids) != 2000 || ids[1999] != "9223372036854775807" {
 		t.Fatalf("the 2000 IDs left after the refused step: exit %d, %d IDs, stderr %q", code, len(ids), stderr)
+	}
+}
+
+// TestSegmentRecordsElsewhere: the allocation table and its record table
+// on one PostgreSQL database, the tags' records kept in a second one too
+// (--records-dsn). The whole first database goes back to a copy made
+// before segment next printed 10,000 IDs. segment status with the second
+// database shows the tag below its record and exits 1 (without it: exit 0,
+// the record having gone back with the table, the limit the docs name);
+// segment next refuses and prints nothing; resume with the second
+// database moves the tag past the record, and next prints none of the
+// first run's IDs.
+func TestSegmentRecordsElsewhere(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dsn, recs := testsrv.Database(t, testsrv.PG(t)), testsrv.Database(t, testsrv.PG(t))
+	both := []string{"--dsn", dsn, "--records-dsn", recs}
+	code, out, stderr := runCLI(t, "", nil, append([]string{"segment", "up", "--tag", "orders"}, both...)...)
+	if code != 0 || !strings.Contains(out, "record table shardid_segments_record on ") || !strings.Contains(out, "): created") {
+		t.Fatalf("up: exit %d\n%s%s", code, out, stderr)
+	}
+	var copies []dbserver.TableDump
+	for _, table := range []string{"shardid_segments", "shardid_segments_record"} {
+		dump, err := dbserver.TakeTable(ctx, dialect.Postgres, dsn, table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		copies = append(copies, dump)
+	}
+	code, out, stderr = runCLI(t, "", nil, append([]string{"segment", "next", "--tag", "orders", "-n", "10000"}, both...)...)
+	first := parseIDs(t, out)
+	if code != 0 || len(first) != 10000 {
+		t.Fatalf("next: exit %d, %d IDs, %q", code, len(first), stderr)
+	}
+	for _, dump := range copies {
+		if err := dbserver.RestoreTable(ctx, dsn, dump); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, out, _ := runCLI(t, "", nil, "segment", "status", "--dsn", dsn); code != 0 {
+		t.Errorf("status of the restored database alone: exit %d (its record went back with it)\n%s", code, out)
+	}
+	code, out, _ = runCLI(t, "", nil, append([]string{"segment", "status"}, both...)...)
+	if code != 1 || !strings.Contains(out, "BELOW ITS RECORD: clients recorded IDs up to ") {
+		t.Errorf("status with the records kept elsewhere: exit %d\n%s", code, out)
+	}
+	code, out, stderr = runCLI(t, "", nil, append([]string{"segment", "next", "--tag", "orders", "-n", "10"}, both...)...)
+	if code != 1 || out != "" || !strings.Contains(stderr, "were taken from it before: it was restored from an older copy") {
+		t.Errorf("next after the restore: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	if code, out, stderr := runCLI(t, "", nil, append([]string{"segment", "resume", "--tag", "orders", "--skip", "0"}, both...)...); code != 0 {
+		t.Fatalf("resume: exit %d\n%s%s", code, out, stderr)
+	}
+	code, out, stderr = runCLI(t, "", nil, append([]string{"segment", "next", "--tag", "orders", "-n", "5000"}, both...)...)
+	again := parseIDs(t, out)
+	if code != 0 || len(again) != 5000 || dupCount(append(first, again...)) != 0 {
+		t.Errorf("next after the resume: exit %d, %d IDs, %d of the first run's again; %q", code, len(again), dupCount(append(first, again...)), stderr)
 	}
 }

@@ -51,7 +51,7 @@ func runTicketsUp(ctx context.Context, env *cliEnv, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("tickets up: unexpected argument %q", fs.Arg(0))
 	}
-	// 0 means a default to tickets.Settings; given on the command line it
+	// 0 means a default to tickets.Counter; given on the command line it
 	// is a value out of range.
 	switch {
 	case *name == "":
@@ -67,7 +67,7 @@ func runTicketsUp(ctx context.Context, env *cliEnv, args []string) error {
 	case fs.set("cache") && tickets.Kind(*kind) != tickets.KindSequence:
 		return usagef("--cache applies only to --kind sequence (a TiDB SEQUENCE's cache); drop it for --kind %s", *kind)
 	}
-	s := tickets.Settings{Name: *name, Increment: *inc, Offset: *off, Start: *start, Kind: tickets.Kind(*kind), Cache: *cache}
+	s := tickets.Counter{Name: *name, Increment: *inc, Offset: *off, Start: *start, Kind: tickets.Kind(*kind), Cache: *cache}
 	if err := s.Validate(); err != nil {
 		return settingUsage(err)
 	}
@@ -168,8 +168,8 @@ func runTicketsNext(ctx context.Context, env *cliEnv, args []string) error {
 	var f serverFlags
 	f.register(fs)
 	count := fs.Int("n", 1, "number of tickets to print")
-	retry := fs.Duration("retry-after", tickets.DefaultRetryAfter, "how long a server that failed is first passed over (then probed, the wait doubling)")
-	budget := fs.Duration("budget", tickets.DefaultBudget, "bound on one draw from one server while another is left to ask: a hung server costs a draw at most this (starting, the client reads every server at once, each for up to --timeout)")
+	retry := fs.Duration("retry-after", tickets.DefaultRetryAfter, fmt.Sprintf("how long a server that failed is first passed over (then probed, the wait doubling up to %s)", tickets.DefaultMaxRetryAfter))
+	budget := fs.Duration("budget", tickets.DefaultBudget, "the least time a draw waits for a silent server while another is left to ask; each server's budget grows to four times its slowest recent answer, up to half of --timeout, so a slow server is waited for and a hung one costs a draw its budget (starting, the client reads every server at once, each for up to --timeout)")
 	timeout := fs.Duration("timeout", tickets.DefaultTimeout, "bound on one draw, every server it asks included: the last server left gets what the others' budgets left of it")
 	lossy := fs.Bool("allow-lossy-commit", false, "draw from a server that may lose acknowledged commits in a crash (MySQL/MariaDB innodb_flush_log_at_trx_commit or sync_binlog not 1); after such a crash tickets handed out just before it can be handed out again")
 	if err := parseFlags(env, fs, args); err != nil {
@@ -203,7 +203,7 @@ func runTicketsNext(ctx context.Context, env *cliEnv, args []string) error {
 		defer mu.Unlock()
 		fmt.Fprintf(env.stderr, "shardid: tickets next: %s\n", env.line(eventLine(e)))
 	}
-	cl, err := tickets.NewClient(ctx, servers, tickets.ClientSettings{Name: f.name, RetryAfter: *retry, Budget: *budget, Timeout: *timeout,
+	cl, err := tickets.NewClient(ctx, servers, tickets.Settings{Name: f.name, RetryAfter: *retry, Budget: *budget, Timeout: *timeout,
 		AllowLossyCommit: *lossy, OnEvent: say})
 	if err != nil {
 		return lossyCommitHint(err)

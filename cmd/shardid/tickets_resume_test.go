@@ -18,12 +18,13 @@ import (
 // up, it moves; a resume recorded on one server only is completed by a
 // rerun, which moves nothing.
 func TestTicketsResumeRefusesUnsure(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	srv := testsrv.MariaDB(t)
 	a, b := testsrv.Database(t, srv), testsrv.Database(t, srv)
 	dbA, dbB := testsrv.Open(t, "mysql", a), testsrv.Open(t, "mysql", b)
 	for i, db := range []*sql.DB{dbA, dbB} {
-		if _, _, err := tickets.Up(ctx, db, tickets.Settings{Name: "t", Increment: 2, Offset: int64(i + 1)}); err != nil {
+		if _, _, err := tickets.Up(ctx, db, tickets.Counter{Name: "t", Increment: 2, Offset: int64(i + 1)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -35,7 +36,7 @@ func TestTicketsResumeRefusesUnsure(t *testing.T) {
 		}
 		return got.Last
 	}
-	if code, _, stderr := runCLI(t, "", nil, "tickets", "next", "--dsn", a, "--dsn", b, "--name", "t", "-n", "10"); code != 0 {
+	if code, _, stderr := runCLI(t, "", nil, "tickets", "next", "--dsn", a, "--dsn", b, "--name", "t", "-n", "10", "--timeout", patient); code != 0 {
 		t.Fatalf("next: exit %d, %s", code, stderr)
 	}
 	if _, err := dbA.Exec("UPDATE t SET id = 3000001"); err != nil { // handed out by hand, recorded nowhere

@@ -99,8 +99,11 @@ func runTicketsStatus(ctx context.Context, env *cliEnv, args []string) (err erro
 		}
 		row := class[g.set.Offset]
 		last, behind, recorded := "-", "-", "-"
-		if g.set.Kind == tickets.KindTable {
+		switch {
+		case g.set.Kind == tickets.KindTable:
 			last, behind = fmt.Sprint(g.set.Last), fmt.Sprint(max(top-g.set.Last, 0)/g.set.Increment)
+		case g.set.LastKnown: // a sequence: the most it may have handed out, its instances' caches included
+			last = fmt.Sprintf("<=%d", g.set.Last)
 		}
 		if row.Seen > 0 {
 			recorded = fmt.Sprint(row.Seen)
@@ -115,6 +118,9 @@ func runTicketsStatus(ctx context.Context, env *cliEnv, args []string) (err erro
 			wentBack = append(wentBack, who)
 		case g.set.Kind == tickets.KindTable && row.Seen > 0 && row.Seen > g.set.Last:
 			notes = append(notes, fmt.Sprintf("%s stands at %d, below %d, the highest ticket clients recorded from it: its data went back (%s)", who, g.set.Last, row.Seen, resume))
+			wentBack = append(wentBack, who)
+		case g.set.Kind == tickets.KindSequence && g.set.LastKnown && row.Seen > g.set.Last:
+			notes = append(notes, fmt.Sprintf("%s is a sequence that has handed out at most %d, below %d, the highest ticket clients recorded from it: its data went back (%s)", who, g.set.Last, row.Seen, resume))
 			wentBack = append(wentBack, who)
 		case row.Rewinds > 0:
 			notes = append(notes, fmt.Sprintf("%s: last rewind seen: %s; resumed to %d at %s", who, rewindSeen(row), row.ResumedTo, stamp(row.ResumedAt)))

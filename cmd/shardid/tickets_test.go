@@ -19,6 +19,7 @@ import (
 // TestTicketsBadInput: each invalid flag exits 2 with one line naming the
 // flag and what it allows, before anything connects.
 func TestTicketsBadInput(t *testing.T) {
+	t.Parallel()
 	dsn := "root@tcp(127.0.0.1:1)/x"
 	for _, c := range []struct {
 		args []string
@@ -67,6 +68,7 @@ func TestTicketsBadInput(t *testing.T) {
 // TestTicketsSecretsNeverPrinted: servers that cannot be reached make the
 // commands fail with one line that never shows the password.
 func TestTicketsSecretsNeverPrinted(t *testing.T) {
+	t.Parallel()
 	dsn := "app:s3cret@tcp(127.0.0.1:1)/x?timeout=2s"
 	for _, args := range [][]string{
 		{"tickets", "up", "--dsn", dsn, "--name", "t", "--increment", "2", "--offset", "1"},
@@ -87,6 +89,7 @@ func TestTicketsSecretsNeverPrinted(t *testing.T) {
 // both and the check; a third server that shares a class makes next and
 // status fail before any ticket is printed.
 func TestTicketsUpNextStatus(t *testing.T) {
+	t.Parallel()
 	srv := testsrv.MariaDB(t)
 	a, b, c := testsrv.Database(t, srv), testsrv.Database(t, srv), testsrv.Database(t, srv)
 	for _, s := range []struct {
@@ -105,9 +108,13 @@ func TestTicketsUpNextStatus(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, "increment 2, offset 1; asked for a table with increment 2, offset 2: left as it is") {
 		t.Errorf("other offset: exit %d %q", code, stderr)
 	}
-	code, out, stderr = runCLI(t, "", nil, "tickets", "next", "--dsn", a, "--dsn", b, "--name", "tickets64", "-n", "100")
+	code, out, stderr = runCLI(t, "", nil, "tickets", "next", "--dsn", a, "--dsn", b, "--name", "tickets64", "-n", "100", "--timeout", patient)
 	ids := parseIDs(t, out)
-	if code != 0 || len(ids) != 100 || dupCount(ids) != 0 || oddCount(ids) != 50 {
+	// The client takes the servers in turn, so half the tickets are each
+	// one's, unless a draw went to the other server (a server slow on a
+	// loaded machine), which it says on stderr.
+	if code != 0 || len(ids) != 100 || dupCount(ids) != 0 || oddCount(ids) == 0 || oddCount(ids) == 100 ||
+		oddCount(ids) != 50 && stderr == "" || !onlySlowNotes(stderr) {
 		t.Errorf("next: exit %d, %d tickets, %d duplicates, %d odd; stderr %q", code, len(ids), dupCount(ids), oddCount(ids), stderr)
 	}
 	code, out, _ = runCLI(t, "", nil, "tickets", "status", "--dsn", a, "--dsn", b, "--name", "tickets64")
@@ -115,7 +122,7 @@ func TestTicketsUpNextStatus(t *testing.T) {
 		t.Errorf("status: exit %d\n%s", code, out)
 	}
 	for _, args := range [][]string{
-		{"tickets", "next", "--dsn", a, "--dsn", b, "--dsn", c, "--name", "tickets64", "-n", "5"},
+		{"tickets", "next", "--dsn", a, "--dsn", b, "--dsn", c, "--name", "tickets64", "-n", "5", "--timeout", patient},
 		{"tickets", "status", "--dsn", a, "--dsn", c, "--name", "tickets64"},
 	} {
 		code, out, stderr = runCLI(t, "", nil, args...)
@@ -163,6 +170,7 @@ func TestTicketsNextSurvivesServerStop(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts two servers of its own and kills one")
 	}
+	t.Parallel()
 	srvA, srvB := testsrv.NewMariaDB(t), testsrv.NewMariaDB(t)
 	a, b := testsrv.Database(t, srvA), testsrv.Database(t, srvB)
 	for i, dsn := range []string{a, b} {
@@ -183,7 +191,7 @@ func TestTicketsNextSurvivesServerStop(t *testing.T) {
 	}
 	var errb bytes.Buffer
 	e := &cliEnv{stdin: strings.NewReader(""), stdout: w, stderr: &errb, getenv: func(string) string { return "" }}
-	code := run(context.Background(), e, []string{"tickets", "next", "--dsn", a, "--dsn", b, "--name", "tickets64", "-n", "8000", "--retry-after", "100ms"})
+	code := run(context.Background(), e, []string{"tickets", "next", "--dsn", a, "--dsn", b, "--name", "tickets64", "-n", "8000", "--retry-after", "100ms", "--timeout", patient})
 	ids := parseIDs(t, w.buf.String())
 	if code != 0 || len(ids) != 8000 || dupCount(ids) != 0 {
 		t.Fatalf("exit %d, %d tickets, %d duplicates; stderr %q", code, len(ids), dupCount(ids), errb.String())
@@ -244,6 +252,7 @@ func TestNextLossyCommit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a server of its own: the setting is global")
 	}
+	t.Parallel()
 	dsn := testsrv.Database(t, testsrv.NewMariaDB(t))
 	for _, args := range [][]string{
 		{"tickets", "up", "--dsn", dsn, "--name", "t", "--increment", "1", "--offset", "1"},
@@ -281,6 +290,7 @@ func TestNextLossyCommit(t *testing.T) {
 // the last rewind and the resume and succeeds, and next draws from both
 // again. No ticket twice across every run.
 func TestTicketsRestoreStatusResume(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	srv := testsrv.MariaDB(t)
 	a, b := testsrv.Database(t, srv), testsrv.Database(t, srv)
@@ -292,7 +302,7 @@ func TestTicketsRestoreStatusResume(t *testing.T) {
 	both := []string{"--dsn", a, "--dsn", b, "--name", "t"}
 	next := func(n int) (int, []int64, string) {
 		t.Helper()
-		code, out, stderr := runCLI(t, "", nil, append([]string{"tickets", "next", "-n", strconv.Itoa(n)}, both...)...)
+		code, out, stderr := runCLI(t, "", nil, append([]string{"tickets", "next", "-n", strconv.Itoa(n), "--timeout", patient}, both...)...)
 		return code, parseIDs(t, out), stderr
 	}
 	var all []int64
@@ -351,13 +361,20 @@ func TestTicketsRestoreStatusResume(t *testing.T) {
 	}
 }
 
+// patient is the --timeout of the tests' tickets next runs that are not
+// about timeouts: a safety net, far above what a loaded machine takes.
+const patient = "1m"
+
 // onlySlowNotes reports whether every line of stderr is a note that a
-// server was slow to answer and a draw went to another one: on a loaded
-// machine a healthy server can miss the per-server budget, which the
-// client rightly reports and rides out; anything else is a finding.
+// server was slow to answer: a draw went to another one, the server was
+// passed over and drew again, or a draw left answered late (EventSlow).
+// On a loaded machine a healthy server can miss its budget before the
+// client has learned how slow it is, which the client rightly reports and
+// rides out; anything else is a finding.
 func onlySlowNotes(stderr string) bool {
 	for _, line := range strings.Split(strings.TrimSuffix(stderr, "\n"), "\n") {
-		if line != "" && !strings.Contains(line, "ticket server did not answer in time") {
+		if line != "" && !strings.Contains(line, "ticket server did not answer in time") && !strings.Contains(line, " is slow, not gone: ") &&
+			!strings.HasSuffix(line, " draws again") {
 			return false
 		}
 	}
@@ -374,6 +391,7 @@ func TestTicketsNextSequenceRestart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a server of its own and restarts it")
 	}
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	srvA, err := dbserver.StartTiDBOnDisk(ctx, dbserver.TiDBOptions{})
@@ -402,7 +420,7 @@ func TestTicketsNextSequenceRestart(t *testing.T) {
 	}
 	var errb bytes.Buffer
 	e := &cliEnv{stdin: strings.NewReader(""), stdout: w, stderr: &errb, getenv: func(string) string { return "" }}
-	code := run(context.Background(), e, []string{"tickets", "next", "--dsn", a, "--dsn", b, "--name", "s", "-n", "10000", "--retry-after", "50ms"})
+	code := run(context.Background(), e, []string{"tickets", "next", "--dsn", a, "--dsn", b, "--name", "s", "-n", "10000", "--retry-after", "50ms", "--timeout", patient})
 	ids := parseIDs(t, w.buf.String())
 	if code != 0 || len(ids) != 10000 || dupCount(ids) != 0 {
 		t.Fatalf("exit %d, %d tickets, %d duplicates; stderr %q", code, len(ids), dupCount(ids), errb.String())
@@ -411,7 +429,7 @@ func TestTicketsNextSequenceRestart(t *testing.T) {
 	var skipped, down, back bool
 	for _, l := range lines {
 		skipped = skipped || strings.HasPrefix(l, "shardid: tickets next: "+redactDSN(a)+" came back with ticket ") &&
-			strings.Contains(l, "(a TiDB restart drops the sequence's cache; other clients' draws count too)")
+			strings.Contains(l, "a TiDB restart dropping its cache of the sequence)")
 		down = down || strings.HasPrefix(l, "shardid: tickets next: "+redactDSN(a)+" is down, drawing from the others")
 		back = back || l == "shardid: tickets next: "+redactDSN(a)+" draws again"
 	}
@@ -425,6 +443,7 @@ func TestTicketsNextSequenceRestart(t *testing.T) {
 // table from a rerun of up with the same settings, which says so and
 // leaves the counter as it is.
 func TestTicketsUpAddsClassTable(t *testing.T) {
+	t.Parallel()
 	dsn := testsrv.Database(t, testsrv.MariaDB(t))
 	args := []string{"tickets", "up", "--dsn", dsn, "--name", "t", "--increment", "1", "--offset", "1"}
 	if code, out, stderr := runCLI(t, "", nil, args...); code != 0 {
@@ -449,6 +468,7 @@ func TestTicketsUpAddsClassTable(t *testing.T) {
 // reported as gone back (their counters stand below their first ticket,
 // and no client recorded anything).
 func TestTicketsStatusFresh(t *testing.T) {
+	t.Parallel()
 	srv := testsrv.MariaDB(t)
 	a, b := testsrv.Database(t, srv), testsrv.Database(t, srv)
 	for i, dsn := range []string{a, b} {
@@ -484,5 +504,50 @@ func TestTicketsStatusHungServer(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, "", nil, "tickets", "status", "--dsn", b, "--name", "hung", "--timeout", "0s"); code != 2 || !strings.Contains(stderr, "--timeout: 0s is out of range") {
 		t.Fatalf("--timeout 0s: exit %d %q", code, stderr)
+	}
+}
+
+// TestTicketsSequenceRolledBack: two TiDB sequences of one name; tickets
+// next draws 3,000 and records how far it drew; then a's sequence goes
+// back to its start with no client running (a cluster restored from a
+// backup). tickets status shows a's record above what the sequence can have
+// handed out and exits 1; the next tickets next leaves a out, says so on
+// stderr, exits 1, and prints none of the first run's tickets (an outside
+// trial: the same 1,000 again, exit 0, nothing on stderr; status said none
+// went back).
+func TestTicketsSequenceRolledBack(t *testing.T) {
+	t.Parallel()
+	srv := testsrv.TiDB(t)
+	a, b := testsrv.Database(t, srv), testsrv.Database(t, srv)
+	for i, dsn := range []string{a, b} {
+		if code, out, stderr := runCLI(t, "", nil, "tickets", "up", "--dsn", dsn, "--name", "s", "--kind", "sequence", "--cache", "100",
+			"--increment", "2", "--offset", strconv.Itoa(i+1)); code != 0 {
+			t.Fatalf("up: %s%s", out, stderr)
+		}
+	}
+	both := []string{"--dsn", a, "--dsn", b, "--name", "s"}
+	code, out, stderr := runCLI(t, "", nil, append([]string{"tickets", "next", "-n", "3000", "--timeout", patient}, both...)...)
+	first := parseIDs(t, out)
+	if code != 0 || len(first) != 3000 || !onlySlowNotes(stderr) {
+		t.Fatalf("next: exit %d, %d tickets, stderr %q", code, len(first), stderr)
+	}
+	db := testsrv.Open(t, "mysql", a)
+	for _, q := range []string{"DROP SEQUENCE s", "CREATE SEQUENCE s START WITH 1 INCREMENT BY 2 MINVALUE 1 CACHE 100 NOCYCLE"} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, _ = runCLI(t, "", nil, append([]string{"tickets", "status"}, both...)...)
+	if code != 1 || !strings.Contains(out, "(offset 1) is a sequence that has handed out at most ") || !strings.Contains(out, "its data went back (shardid tickets resume --offset 1)") {
+		t.Errorf("status after the rollback: exit %d\n%s", code, out)
+	}
+	code, out, stderr = runCLI(t, "", nil, append([]string{"tickets", "next", "-n", "3000", "--timeout", patient}, both...)...)
+	again := parseIDs(t, out)
+	if code != 1 || len(again) != 3000 || oddCount(again) != 0 || !strings.Contains(stderr, "ticket server went back: "+redactDSN(a)+" stands at ") ||
+		!strings.Contains(stderr, "went back and was left out; the tickets printed are unique") {
+		t.Errorf("next after the rollback: exit %d, %d tickets, %d of a's; stderr %q", code, len(again), oddCount(again), stderr)
+	}
+	if n := dupCount(append(first, again...)); n != 0 {
+		t.Errorf("%d tickets of the first run printed again", n)
 	}
 }

@@ -165,7 +165,7 @@ func runWorkerFence(ctx context.Context, env *cliEnv, args []string) error {
 	fs.envVar("epoch", envEpoch)
 	var f leaseFlags
 	f.register(fs)
-	ttl := fs.Duration("ttl", lease.DefaultTTL, "the longest lease TTL any holder of the table uses: the fence lasts this long")
+	ttl := fs.Duration("ttl", 0, fmt.Sprintf("how long the fence lasts: at least the longest lease TTL any holder of the table uses; refused below the longest a row records (default: that longest, or %s when no row records one)", lease.DefaultTTL))
 	skew := fs.Duration("max-clock-skew", lease.DefaultMaxClockSkew, "the largest MaxClockSkew any holder uses: new holders draw only this long after the fence ends")
 	nodes := fs.Int64("nodes", 0, fmt.Sprintf("fence node ids 0 to N-1 (and every row the table holds) instead of every node id of the layout; needed past 20 node bits (at most %d): N above the most generators that ever held a lease at once, since they take the lowest free id", lease.MaxFenceNodes))
 	if err := parseFlags(env, fs, args); err != nil {
@@ -174,7 +174,7 @@ func runWorkerFence(ctx context.Context, env *cliEnv, args []string) error {
 	switch {
 	case fs.NArg() > 0:
 		return usagef("worker fence: unexpected argument %q", fs.Arg(0))
-	case *ttl < 10*time.Millisecond:
+	case fs.set("ttl") && *ttl < 10*time.Millisecond:
 		return usagef("--ttl: %s is too short (allowed 10ms or more: the longest TTL of the holders)", *ttl)
 	case *skew < 0:
 		return usagef("--max-clock-skew: %s is out of range (allowed 0 or more)", *skew)
@@ -205,10 +205,22 @@ func runWorkerFence(ctx context.Context, env *cliEnv, args []string) error {
 	res, err := lease.Fence(ctx, db, d, f.table, set)
 	if err != nil {
 		// The package names its settings; the command's flags are these.
-		msg := strings.NewReplacer("(Nodes; shardid worker fence --nodes N)", "(--nodes N)", "(Layout; shardid worker fence --layout)", "(--layout)").Replace(err.Error())
+		msg := strings.NewReplacer("(Nodes; shardid worker fence --nodes N)", "(--nodes N)", "(Layout; shardid worker fence --layout)", "(--layout)",
+			"settings: TTL ", "settings: --ttl ", "(give at least", "(give --ttl at least", "or leave it 0 for the longest", "or leave --ttl out for the longest").Replace(err.Error())
 		return &redactedError{msg: msg, err: err}
 	}
-	fmt.Fprintf(env.stdout, "lease table %s on %s (%s): %d node ids fenced (%d rows added for ids it had no row for) until %s (database clock): every holder stops at its next renewal; no new holder before then\n",
-		f.table, redactDSN(f.dsn), d, res.Fenced, res.Added, res.Until.Format(time.RFC3339Nano))
+	why := "--ttl"
+	switch {
+	case !fs.set("ttl") && res.Longest > 0:
+		why = "the longest TTL a holder of the table records"
+	case !fs.set("ttl"):
+		why = "no row records a TTL: the default"
+	}
+	fmt.Fprintf(env.stdout, "lease table %s on %s (%s): %d node ids fenced (%d rows added for ids it had no row for) for %s (%s) until %s (database clock): every holder stops at its next renewal; no new holder before then\n",
+		f.table, redactDSN(f.dsn), d, res.Fenced, res.Added, res.TTL, why, res.Until.Format(time.RFC3339Nano))
+	if res.Unknown > 0 {
+		notice(env, "worker fence", fmt.Sprintf("%d live %s no TTL (leased by a shardid from before the table recorded TTLs): the fence covers their holders only if they lease for %s or less; if not, fence again with --ttl their TTL",
+			res.Unknown, plural(int(res.Unknown), "row records", "rows record"), res.TTL))
+	}
 	return nil
 }

@@ -5,20 +5,24 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/dialect"
+	"github.com/shardid/shardid/internal/dbserver"
 	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/lease"
 )
 
 // TestWorkerFenceCLI on PostgreSQL, MariaDB and TiDB: with a holder live,
-// worker fence (the layout read from the table) fences every node id of
-// it, status shows them fenced, the holder's next renewal stops it naming
+// worker fence (the layout and the TTL read from the table) fences every
+// node id of it, status shows them fenced, the holder's next renewal stops it naming
 // the fence, idgen is refused until the fence ends and then draws. A rerun
 // fences again.
 func TestWorkerFenceCLI(t *testing.T) {
+	t.Parallel()
 	for _, b := range []struct {
 		name, driver string
 		dsn          func(t *testing.T) string
@@ -35,12 +39,12 @@ func TestWorkerFenceCLI(t *testing.T) {
 				t.Fatal(errOut)
 			}
 			db := testsrv.Open(t, b.driver, dsn)
-			holder, err := lease.Acquire(ctx, db, lease.Settings{Holder: "live", Generator: shardid.Settings{Layout: shardid.JS53()}, RenewEvery: -1})
+			holder, err := lease.Acquire(ctx, db, lease.Settings{Holder: "live", Generator: shardid.Settings{Layout: shardid.JS53()}, TTL: 5 * time.Second, RenewEvery: -1})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer holder.Close()
-			code, out, errOut := runCLI(t, "", nil, "worker", "fence", "--dsn", dsn, "--ttl", "5s")
+			code, out, errOut := runCLI(t, "", nil, "worker", "fence", "--dsn", dsn) // for the holder's 5s, which the table records
 			nodes := int(shardid.JS53().MaxShard()) + 1
 			if code != 0 || !strings.Contains(out, " node ids fenced (") || !strings.Contains(out, "every holder stops at its next renewal") {
 				t.Fatalf("worker fence: exit %d\n%s%s", code, out, errOut)
@@ -93,7 +97,9 @@ func TestWorkerFenceCLI(t *testing.T) {
 			if !ok {
 				t.Errorf("idgen after the fence ended: exit %d %q", code, errOut)
 			}
-			if code, out, _ := runCLI(t, "", nil, "worker", "fence", "--dsn", dsn, "--ttl", "1s", "--layout", "js53"); code != 0 || !strings.Contains(out, "(0 rows added") {
+			// idgen leased for its default 10s: that is the longest now.
+			if code, out, _ := runCLI(t, "", nil, "worker", "fence", "--dsn", dsn, "--layout", "js53"); code != 0 || !strings.Contains(out, "(0 rows added") ||
+				!strings.Contains(out, "for 10s (the longest TTL a holder of the table records)") {
 				t.Errorf("a rerun with the layout given: exit %d\n%s", code, out)
 			}
 		})
@@ -104,6 +110,7 @@ func TestWorkerFenceCLI(t *testing.T) {
 // an empty table without a layout, or with another layout than its rows',
 // exits 1 saying what to give.
 func TestWorkerFenceBadInput(t *testing.T) {
+	t.Parallel()
 	dsn := "postgres://u@127.0.0.1:1/x"
 	for _, c := range []struct {
 		args []string
@@ -143,6 +150,7 @@ func TestWorkerFenceBadInput(t *testing.T) {
 // the row of the holder from before, and a newcomer takes an id above
 // them at once (none of the holders from before can have it).
 func TestWorkerFenceManyNodeBits(t *testing.T) {
+	t.Parallel()
 	dsn := leaseBackends[0].dsn(t)
 	const layout = "time:28@1s,node:22,seq:13"
 	if code, _, errOut := runCLI(t, "", nil, "worker", "up", "--dsn", dsn); code != 0 {
@@ -166,5 +174,111 @@ func TestWorkerFenceManyNodeBits(t *testing.T) {
 		if l.Holder == "newcomer" && l.Node < 2048 {
 			t.Errorf("the newcomer took node %d, inside the fence", l.Node)
 		}
+	}
+}
+
+// TestWorkerFenceWaitsOutTTL: the lease table is restored from a copy
+// made when node 0's last holder, leasing for 20s (longer than
+// DefaultTTL, 10s), had released it; meanwhile holder a leased node 0 for
+// 20s and draws on without renewing, as one whose renewals are slow does.
+// worker fence without --ttl fences for the longest TTL the restored rows
+// record, so no newcomer gets node 0 before a's own deadline (18s after
+// its last renewal) has stopped it: idgen, retried until it leases, prints
+// none of a's IDs, and a cannot draw once idgen could. A fence shorter
+// than the holders' TTL is refused (--ttl 5s). A fence that knew no TTL
+// (DefaultTTL's 10s) let a draw on for 7s after a newcomer took node 0:
+// 1,299 repeats in an outside trial with 60s holders.
+func TestWorkerFenceWaitsOutTTL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out a 20s lease")
+	}
+	t.Parallel()
+	for _, b := range []struct {
+		name, driver string
+		d            dialect.Dialect
+		dsn          func(t *testing.T) string
+	}{{"postgres", "pgx", dialect.Postgres, leaseBackends[0].dsn}, {"mariadb", "mysql", dialect.MySQL, leaseBackends[1].dsn}} {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			dsn := b.dsn(t)
+			if code, _, errOut := runCLI(t, "", nil, "worker", "up", "--dsn", dsn); code != 0 {
+				t.Fatal(errOut)
+			}
+			db := testsrv.Open(t, b.driver, dsn)
+			s := lease.Settings{TTL: 20 * time.Second, RenewEvery: -1}
+			s.Holder = "z"
+			z, err := lease.Acquire(ctx, db, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := z.Close(); err != nil {
+				t.Fatal(err)
+			}
+			dump, err := dbserver.TakeTable(ctx, b.d, dsn, lease.DefaultTable)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Holder = "a"
+			holder, err := lease.Acquire(ctx, db, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer holder.Close()
+			if err := dbserver.RestoreTable(ctx, dsn, dump); err != nil {
+				t.Fatal(err)
+			}
+			if code, _, stderr := runCLI(t, "", nil, "worker", "fence", "--dsn", dsn, "--ttl", "5s"); code != 1 || !strings.Contains(stderr, "--ttl 5s is below 20s, the TTL node 0's holder leases with") {
+				t.Errorf("a fence shorter than the holders' TTL: exit %d %q", code, stderr)
+			}
+			code, out, errOut := runCLI(t, "", nil, "worker", "fence", "--dsn", dsn)
+			if code != 0 || !strings.Contains(out, "for 20s (the longest TTL a holder of the table records)") {
+				t.Fatalf("worker fence: exit %d\n%s%s", code, out, errOut)
+			}
+			// The holder draws on (its deadline is its own) until it must
+			// stop, 100 IDs a millisecond at most.
+			var mu sync.Mutex
+			var held []int64
+			var stopped error
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				for n := 0; ; n++ {
+					id, err := holder.Next()
+					mu.Lock()
+					if err != nil {
+						stopped = err
+						mu.Unlock()
+						return
+					}
+					held = append(held, id)
+					mu.Unlock()
+					if n%100 == 0 {
+						time.Sleep(time.Millisecond)
+					}
+				}
+			}()
+			var ids []int64
+			for end := time.Now().Add(2 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
+				code, out, errOut = runCLI(t, "", nil, "idgen", "--dsn", dsn, "-n", "20000")
+				if code == 0 {
+					ids = parseIDs(t, out)
+					break
+				}
+				if !strings.Contains(errOut, "fenced (shardid worker fence) until") || time.Now().After(end) {
+					t.Fatalf("idgen during the fence: exit %d %q", code, errOut)
+				}
+			}
+			_, after := holder.Next()
+			mu.Lock()
+			drawn, why := append([]int64(nil), held...), stopped
+			mu.Unlock()
+			if !errors.Is(after, lease.ErrExpired) || !errors.Is(why, lease.ErrExpired) {
+				t.Errorf("the fenced holder once a newcomer leased: Next %v, its drawing stopped with %v; want ErrExpired", after, why)
+			}
+			if n := dupCount(append(drawn, ids...)); n != 0 {
+				t.Errorf("%d of the newcomer's IDs repeat the fenced holder's", n)
+			}
+		})
 	}
 }

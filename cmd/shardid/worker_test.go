@@ -41,6 +41,7 @@ func statusJSON(t *testing.T, dsn string, extra ...string) []leaseJSON {
 // nothing, idgen prints IDs of node 0 and releases it, and status shows
 // the released lease with its holder and last drawn time.
 func TestWorkerUpStatusIDGen(t *testing.T) {
+	t.Parallel()
 	for _, b := range leaseBackends {
 		t.Run(b.name, func(t *testing.T) {
 			t.Parallel()
@@ -102,6 +103,7 @@ func TestWorkerUpStatusIDGen(t *testing.T) {
 // is told the grant the lease needs, not to create the table, by worker
 // status and by idgen, in one line.
 func TestWorkerDeniedRole(t *testing.T) {
+	t.Parallel()
 	for _, b := range leaseBackends[:2] {
 		t.Run(b.name, func(t *testing.T) {
 			t.Parallel()
@@ -149,6 +151,7 @@ func TestWorkerDeniedRole(t *testing.T) {
 
 // TestWorkerBadInput: bad flags exit 2 with one line naming the flag.
 func TestWorkerBadInput(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		want string
@@ -178,6 +181,7 @@ func TestWorkerBadInput(t *testing.T) {
 // TestWorkerSecrets: help never shows the environment's DSN, and failed
 // connections never print the password.
 func TestWorkerSecrets(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{"SHARDID_WORKER_DSN": "postgres://app:s3cret@db1:5432/app"}
 	for _, args := range [][]string{{"worker", "up", "-h"}, {"worker", "status", "-h"}, {"idgen", "-h"}} {
 		code, out, errOut := runCLI(t, "", env, args...)

@@ -136,7 +136,7 @@ func SegmentTag(ctx context.Context, db *sql.DB, d dialect.Dialect, table, tag s
 // TicketDraws draws from a tickets client over one server.
 func TicketDraws(db *sql.DB, name string) func(context.Context) (Draw, io.Closer, error) {
 	return func(ctx context.Context) (Draw, io.Closer, error) {
-		c, err := tickets.NewClient(ctx, []tickets.Server{{Name: "bench", DB: db}}, tickets.ClientSettings{Name: name})
+		c, err := tickets.NewClient(ctx, []tickets.Server{{Name: "bench", DB: db}}, tickets.Settings{Name: name})
 		if err != nil {
 			return nil, nil, err
 		}

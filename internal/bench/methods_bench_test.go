@@ -81,7 +81,7 @@ func BenchmarkCostMariaDB(b *testing.B) {
 	defer db.Close()
 	db.SetMaxIdleConns(8)
 	mustExec(b, db, "CREATE TABLE ai (id bigint NOT NULL AUTO_INCREMENT PRIMARY KEY) ENGINE=InnoDB")
-	if _, _, err := tickets.Up(context.Background(), db, tickets.Settings{Name: "tickets64"}); err != nil {
+	if _, _, err := tickets.Up(context.Background(), db, tickets.Counter{Name: "tickets64"}); err != nil {
 		b.Fatal(err)
 	}
 	segmentTag(b, db, dialect.MySQL)
@@ -106,10 +106,10 @@ func BenchmarkCostTiDB(b *testing.B) {
 	db.SetMaxIdleConns(8)
 	mustExec(b, db, "CREATE TABLE ai (id bigint NOT NULL AUTO_INCREMENT PRIMARY KEY)")
 	ctx := context.Background()
-	if _, _, err := tickets.Up(ctx, db, tickets.Settings{Name: "tickets64"}); err != nil {
+	if _, _, err := tickets.Up(ctx, db, tickets.Counter{Name: "tickets64"}); err != nil {
 		b.Fatal(err)
 	}
-	if _, _, err := tickets.Up(ctx, db, tickets.Settings{Name: "tickets64_seq", Kind: tickets.KindSequence}); err != nil {
+	if _, _, err := tickets.Up(ctx, db, tickets.Counter{Name: "tickets64_seq", Kind: tickets.KindSequence}); err != nil {
 		b.Fatal(err)
 	}
 	segmentTag(b, db, dialect.TiDB)

@@ -397,7 +397,7 @@ func tidbMethods(ctx context.Context, db *sql.DB, s Settings) ([]Method, error) 
 	if err != nil {
 		return nil, err
 	}
-	for _, t := range []tickets.Settings{{Name: "tickets64"}, {Name: "tickets64_seq", Kind: tickets.KindSequence}} {
+	for _, t := range []tickets.Counter{{Name: "tickets64"}, {Name: "tickets64_seq", Kind: tickets.KindSequence}} {
 		if _, _, err := tickets.Up(ctx, db, t); err != nil {
 			return nil, fmt.Errorf("ticket name %s: %w", t.Name, err)
 		}

@@ -19,24 +19,38 @@ CREATE TABLE IF NOT EXISTS `app`.`shardid_worker_lease` (
 -- holders then rely on their clocks alone.
 DROP TABLE IF EXISTS `app`.`shardid_worker_lease`;
 
+-- +goose NO TRANSACTION
+-- shardid: worker-id lease table `app`.`shardid_worker_lease`: each holder's TTL
+-- Each claim and renewal records the holder's TTL (microseconds), so that a
+-- fence (shardid worker fence) waits out the longest any holder uses. Rows
+-- from before this migration record 0: not known. One statement: MySQL-family
+-- DDL is not transactional, and a single ALTER is all or nothing.
+--
+-- +goose Up
+ALTER TABLE `app`.`shardid_worker_lease` ADD COLUMN ttl_us BIGINT NOT NULL DEFAULT 0 COMMENT 'the holder''s TTL in microseconds; 0: not known (leased before this column)';
+
+-- +goose Down
+-- Nothing to undo: without the column a fence cannot know how long the
+-- holders lease for.
+
 -- statement now
 SELECT TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6));
 
 -- statement list
-SELECT node_id, holder, token, layout, last_ms, renewals,
+SELECT node_id, holder, token, layout, last_ms, renewals, ttl_us,
        TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', lease_end),
        TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6))
 FROM `app`.`shardid_worker_lease` ORDER BY node_id;
 
 -- statement insert
-INSERT INTO `app`.`shardid_worker_lease` (node_id, holder, token, layout, lease_end, last_ms)
-SELECT ?, ?, ?, ?, UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, 0 FROM DUAL WHERE (@@global.innodb_flush_log_at_trx_commit = 1 AND (@@global.log_bin = 0 OR @@global.sync_binlog = 1))
+INSERT INTO `app`.`shardid_worker_lease` (node_id, holder, token, layout, lease_end, last_ms, ttl_us)
+SELECT ?, ?, ?, ?, UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, 0, ? FROM DUAL WHERE (@@global.innodb_flush_log_at_trx_commit = 1 AND (@@global.log_bin = 0 OR @@global.sync_binlog = 1))
 ON DUPLICATE KEY UPDATE node_id = node_id;
 
 -- statement takeover
 UPDATE `app`.`shardid_worker_lease`
 SET holder = ?, token = ?, lease_end = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND,
-    renewals = renewals + 1
+    ttl_us = ?, renewals = renewals + 1
 WHERE node_id = ? AND layout = ? AND lease_end <= UTC_TIMESTAMP(6) AND (@@global.innodb_flush_log_at_trx_commit = 1 AND (@@global.log_bin = 0 OR @@global.sync_binlog = 1));
 
 -- statement readback
@@ -45,7 +59,7 @@ SELECT token, last_ms, renewals FROM `app`.`shardid_worker_lease` WHERE node_id 
 -- statement renew
 UPDATE `app`.`shardid_worker_lease`
 SET lease_end = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND,
-    last_ms = GREATEST(last_ms, ?), renewals = LAST_INSERT_ID(renewals + 1)
+    last_ms = GREATEST(last_ms, ?), ttl_us = ?, renewals = LAST_INSERT_ID(renewals + 1)
 WHERE node_id = ? AND token = ? AND renewals BETWEEN ? AND ? AND (@@global.innodb_flush_log_at_trx_commit = 1 AND (@@global.log_bin = 0 OR @@global.sync_binlog = 1));
 
 -- statement state

@@ -25,12 +25,12 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/shardid/shardid/dialect"
+	"github.com/shardid/shardid/internal/suite"
 	"github.com/shardid/shardid/segment"
 )
 
@@ -44,27 +44,22 @@ func Test(t *testing.T, db *sql.DB, d dialect.Dialect) {
 			t.Fatal(err)
 		}
 	}
-	for _, c := range checks {
-		t.Run(c.name, func(t *testing.T) {
-			e := &env{t: t, db: db, d: d, table: "segmenttest_" + strings.ToLower(c.name)}
-			e.up()
-			c.run(e)
-		})
-	}
+	suite.Run(t, "segmenttest_", checks, func(t *testing.T, table string) *env {
+		e := &env{t: t, db: db, d: d, table: table}
+		e.up()
+		return e
+	})
 }
 
 // checks are the conformance checks, each a property the allocator needs
 // of the database.
-var checks = []struct {
-	name string
-	run  func(*env)
-}{
-	{"Durable", checkDurable},
-	{"Tags", checkTags},
-	{"ConcurrentClients", checkConcurrentClients},
-	{"RestartAbove", checkRestartAbove},
-	{"RestoreFound", checkRestoreFound},
-	{"IDSpaceEnd", checkIDSpaceEnd},
+var checks = []suite.Check[*env]{
+	{Name: "Durable", Run: checkDurable},
+	{Name: "Tags", Run: checkTags},
+	{Name: "ConcurrentClients", Run: checkConcurrentClients},
+	{Name: "RestartAbove", Run: checkRestartAbove},
+	{Name: "RestoreFound", Run: checkRestoreFound},
+	{Name: "IDSpaceEnd", Run: checkIDSpaceEnd},
 }
 
 // env is one check's database, dialect and allocation table.
@@ -80,21 +75,12 @@ type env struct {
 // ends.
 func (e *env) up() {
 	e.t.Helper()
-	ctx := context.Background()
-	drop := func() {
-		for _, table := range []string{e.table, segment.HistoryTable(e.table)} {
-			if _, err := e.db.ExecContext(ctx, "DROP TABLE IF EXISTS "+table); err != nil {
-				e.t.Errorf("drop %s: %v", table, err)
-			}
+	tables := []string{e.table, segment.RecordTable(e.table), segment.HistoryTable(e.table)}
+	suite.Fresh(e.t, []*sql.DB{e.db}, tables, func(run int) {
+		if applied, err := segment.Up(context.Background(), e.db, e.d, e.table); err != nil || applied != (run == 1) {
+			e.t.Fatalf("segment.Up run %d: applied %v, %v; want %v", run, applied, err, run == 1)
 		}
-	}
-	drop()
-	e.t.Cleanup(drop)
-	for i, want := range []bool{true, false} {
-		if applied, err := segment.Up(ctx, e.db, e.d, e.table); err != nil || applied != want {
-			e.t.Fatalf("segment.Up run %d: applied %v, %v; want %v", i+1, applied, err, want)
-		}
-	}
+	})
 }
 
 // tag creates tag with base step step and first ID start (0: 1).
@@ -111,6 +97,9 @@ func (e *env) tag(tag string, step, start int64) segment.Tag {
 func (e *env) client(s segment.Settings) *segment.Segments {
 	e.t.Helper()
 	s.Table, s.Dialect = e.table, e.d
+	if s.AllocTimeout == 0 {
+		s.AllocTimeout = time.Minute // a safety net: none of the checks is about timeouts
+	}
 	c, err := segment.New(context.Background(), e.db, s)
 	if err != nil {
 		e.t.Fatal(err)
@@ -199,7 +188,7 @@ func checkConcurrentClients(e *env) {
 			e.t.Fatalf("client %d's IDs do not increase", i)
 		}
 	}
-	if n := repeats(out...); n > 0 {
+	if n := suite.Repeats(out...); n > 0 {
 		e.t.Fatalf("%d IDs handed out twice by %d concurrent clients", n, clients)
 	}
 }
@@ -220,7 +209,7 @@ func checkRestartAbove(e *env) {
 	if slices.Min(beside) <= slices.Max(first[:100]) || slices.Min(after) <= max(slices.Max(first), slices.Max(beside)) {
 		e.t.Fatalf("a client started later drew %d (beside) or %d (after), not above what the earlier ones took", slices.Min(beside), slices.Min(after))
 	}
-	if n := repeats(first, beside, after); n > 0 {
+	if n := suite.Repeats(first, beside, after); n > 0 {
 		e.t.Fatalf("%d IDs handed out twice across restarts", n)
 	}
 }
@@ -248,7 +237,7 @@ func checkRestoreFound(e *env) {
 	for _, id := range taken {
 		seen[id] = true
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(time.Minute) // a safety net: the client checks every 20ms
 	for {
 		id, err := a.Next(ctx)
 		if errors.Is(err, segment.ErrRewound) {
@@ -261,7 +250,7 @@ func checkRestoreFound(e *env) {
 		case seen[id]:
 			e.t.Fatalf("ID %d handed out again after the tag was put back", id)
 		case time.Now().After(deadline):
-			e.t.Fatalf("a client still draws (%d) 10s after its tag was put back below what it took", id)
+			e.t.Fatalf("a client still draws (%d) a minute after its tag was put back below what it took", id)
 		}
 		seen[id] = true
 		taken = append(taken, id)
@@ -280,7 +269,7 @@ func checkRestoreFound(e *env) {
 	if slices.Min(after) <= slices.Max(taken) {
 		e.t.Fatalf("after the resume a client drew %d, not above %d, the highest taken before", slices.Min(after), slices.Max(taken))
 	}
-	if n := repeats(taken, after); n > 0 {
+	if n := suite.Repeats(taken, after); n > 0 {
 		e.t.Fatalf("%d IDs handed out twice around the restore", n)
 	}
 }
@@ -298,19 +287,4 @@ func checkIDSpaceEnd(e *env) {
 	if id, err := c.Next(context.Background()); !errors.Is(err, segment.ErrExhausted) || !errors.Is(err, segment.ErrIDSpaceUsedUp) {
 		e.t.Fatalf("past the largest ID: %d, %v; want ErrExhausted and ErrIDSpaceUsedUp", id, err)
 	}
-}
-
-// repeats counts the IDs that occur more than once across lists.
-func repeats(lists ...[]int64) int {
-	seen := map[int64]bool{}
-	n := 0
-	for _, ids := range lists {
-		for _, id := range ids {
-			if seen[id] {
-				n++
-			}
-			seen[id] = true
-		}
-	}
-	return n
 }

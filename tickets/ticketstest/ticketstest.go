@@ -30,12 +30,12 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/shardid/shardid/dialect"
+	"github.com/shardid/shardid/internal/suite"
 	"github.com/shardid/shardid/tickets"
 )
 
@@ -58,26 +58,21 @@ func Test(t *testing.T, dbs ...*sql.DB) {
 		}
 		ds = append(ds, d)
 	}
-	for _, c := range checks {
-		t.Run(c.name, func(t *testing.T) {
-			e := &env{t: t, dbs: dbs, dialects: ds, name: "ticketstest_" + strings.ToLower(c.name)}
-			e.up()
-			c.run(e)
-		})
-	}
+	suite.Run(t, "ticketstest_", checks, func(t *testing.T, name string) *env {
+		e := &env{t: t, dbs: dbs, dialects: ds, name: name}
+		e.up()
+		return e
+	})
 }
 
 // checks are the conformance checks, each a property ticket servers need
 // of their databases.
-var checks = []struct {
-	name string
-	run  func(*env)
-}{
-	{"Durable", checkDurable},
-	{"Settings", checkSettings},
-	{"ResidueClasses", checkResidueClasses},
-	{"ServerPassedOver", checkServerPassedOver},
-	{"RestoreFound", checkRestoreFound},
+var checks = []suite.Check[*env]{
+	{Name: "Durable", Run: checkDurable},
+	{Name: "Settings", Run: checkSettings},
+	{Name: "ResidueClasses", Run: checkResidueClasses},
+	{Name: "ServerPassedOver", Run: checkServerPassedOver},
+	{Name: "RestoreFound", Run: checkRestoreFound},
 }
 
 // env is one check's servers and ticket name.
@@ -93,32 +88,22 @@ type env struct {
 // len(dbs)), a rerun applying nothing, and drops it when the check ends.
 func (e *env) up() {
 	e.t.Helper()
-	ctx := context.Background()
-	drop := func() {
-		for _, db := range e.dbs {
-			for _, table := range []string{e.name, tickets.ClassTable(e.name), tickets.HistoryTable(e.name)} {
-				if _, err := db.ExecContext(ctx, "DROP TABLE IF EXISTS "+table); err != nil {
-					e.t.Errorf("drop %s: %v", table, err)
-				}
-			}
-		}
-	}
-	drop()
-	e.t.Cleanup(drop)
-	for i, db := range e.dbs {
-		s := e.settings(i)
-		for run, want := range []int{2, 0} {
-			ran, got, err := tickets.Up(ctx, db, s)
+	tables := []string{e.name, tickets.ClassTable(e.name), tickets.HistoryTable(e.name)}
+	suite.Fresh(e.t, e.dbs, tables, func(run int) {
+		for i, db := range e.dbs {
+			s := e.settings(i)
+			want := map[int]int{1: 2, 2: 0}[run] // the ticket's and the class table's migrations, then none
+			ran, got, err := tickets.Up(context.Background(), db, s)
 			if err != nil || len(ran) != want || got.Offset != s.Offset || got.Increment != s.Increment {
-				e.t.Fatalf("tickets.Up on server %d, run %d: ran %v, %+v, %v; want %d migrations", i+1, run+1, ran, got, err, want)
+				e.t.Fatalf("tickets.Up on server %d, run %d: ran %v, %+v, %v; want %d migrations", i+1, run, ran, got, err, want)
 			}
 		}
-	}
+	})
 }
 
 // settings are server i's settings of the check's name.
-func (e *env) settings(i int) tickets.Settings {
-	return tickets.Settings{Name: e.name, Increment: int64(len(e.dbs)), Offset: int64(i + 1)}
+func (e *env) settings(i int) tickets.Counter {
+	return tickets.Counter{Name: e.name, Increment: int64(len(e.dbs)), Offset: int64(i + 1)}
 }
 
 // servers names the databases s1, s2, …
@@ -130,11 +115,13 @@ func (e *env) servers() []tickets.Server {
 	return out
 }
 
-// client returns a client over every server, closed when the check ends.
+// client returns a client over every server. Its call timeout is a
+// minute: a safety net for a server that never answers, so that a loaded
+// machine only slows the checks (none of them is about timeouts).
 func (e *env) client() *tickets.Client {
 	e.t.Helper()
-	c, err := tickets.NewClient(context.Background(), e.servers(), tickets.ClientSettings{
-		Name: e.name, RetryAfter: 50 * time.Millisecond, RecordEvery: 20 * time.Millisecond})
+	c, err := tickets.NewClient(context.Background(), e.servers(), tickets.Settings{
+		Name: e.name, RetryAfter: 50 * time.Millisecond, RecordEvery: 20 * time.Millisecond, Timeout: time.Minute})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -201,7 +188,7 @@ func checkSettings(e *env) {
 func checkResidueClasses(e *env) {
 	c := e.client()
 	ids := e.draw(c, 4, 2000)
-	if n := repeats(ids); n > 0 {
+	if n := suite.Repeats(ids); n > 0 {
 		e.t.Fatalf("%d tickets drawn twice", n)
 	}
 	n := int64(len(e.dbs))
@@ -237,7 +224,7 @@ func checkServerPassedOver(e *env) {
 			e.t.Fatalf("ticket %d is in server 1's class, drawn after its table was gone", id)
 		}
 	}
-	if k := repeats(before, after); k > 0 {
+	if k := suite.Repeats(before, after); k > 0 {
 		e.t.Fatalf("%d tickets drawn twice", k)
 	}
 }
@@ -267,31 +254,16 @@ func checkRestoreFound(e *env) {
 	if err != nil || !res.Moved {
 		e.t.Fatalf("resume: %+v, %v", res, err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(time.Minute) // a safety net: the client rechecks every RetryAfter
 	drawsAt := c.Servers()[0].Draws
 	var after []int64
 	for c.Servers()[0].Draws < drawsAt+100 {
 		if time.Now().After(deadline) {
-			e.t.Fatalf("server 1 not used again 10s after the resume: %+v", c.Servers()[0])
+			e.t.Fatalf("server 1 not used again a minute after the resume: %+v", c.Servers()[0])
 		}
 		after = append(after, e.draw(c, 2, 100)...)
 	}
-	if k := repeats(before, during, after); k > 0 {
+	if k := suite.Repeats(before, during, after); k > 0 {
 		e.t.Fatalf("%d tickets drawn twice around the restore", k)
 	}
-}
-
-// repeats counts the tickets that occur more than once across lists.
-func repeats(lists ...[]int64) int {
-	seen := map[int64]bool{}
-	n := 0
-	for _, ids := range lists {
-		for _, id := range ids {
-			if seen[id] {
-				n++
-			}
-			seen[id] = true
-		}
-	}
-	return n
 }
