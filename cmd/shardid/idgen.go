@@ -24,6 +24,7 @@ func runIDGen(ctx context.Context, env *cliEnv, args []string) error {
 	holder := fs.String("holder", "", "this process's name in the lease table; a stable name gets its own node back (default hostname:pid)")
 	ttl := fs.Duration("ttl", lease.DefaultTTL, "lease lifetime without renewal; a killed idgen holds its node this long")
 	wait := fs.Duration("wait", 5*time.Minute, "when renewals fail past the lease (the database away), wait this long for one to succeed and draw on, as the library does; 0: exit at once")
+	asJSON := fs.Bool("json", false, "print one JSON document, the IDs its rows, instead of one ID per line")
 	lossy := fs.Bool("allow-lossy-commit", false, "lease from a server that may lose acknowledged commits in a crash (PostgreSQL synchronous_commit off, MySQL/MariaDB innodb_flush_log_at_trx_commit or sync_binlog not 1); after such a crash a node id can go to a second holder while the first draws, and IDs repeat")
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
@@ -49,6 +50,7 @@ func runIDGen(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer db.Close()
+	env, rep := startReport(env, *asJSON, "idgen")
 	held, err := lease.Acquire(ctx, db, lease.Settings{
 		Generator: shardid.Settings{Layout: layout}, Table: f.table, Dialect: d, Holder: *holder, TTL: *ttl, AllowLossyCommit: *lossy,
 		OnEvent: func(e lease.Event) {
@@ -59,25 +61,42 @@ func runIDGen(ctx context.Context, env *cliEnv, args []string) error {
 		},
 	})
 	if err != nil {
-		return lossyCommitHint(err)
+		return rep.finish(env, lossyCommitHint(err))
 	}
 	// The layout too: decode's default is the database generators'
 	// (instagram), not idgen's, so say what to decode these IDs with.
 	fmt.Fprintf(env.stderr, "shardid idgen: node %d leased from %s as %q; layout %s (shardid decode --layout %s)\n",
 		held.Node(), f.table, held.Holder(), layout, layout)
-	printed, drawErr := printIDs(ctx, env, *n, rideOut(env, held, *wait))
+	next := rideOut(env, held, *wait)
+	if rep != nil {
+		draw := next
+		next = func(ctx context.Context) (int64, error) {
+			id, err := draw(ctx)
+			if err == nil {
+				rep.row(id)
+			}
+			return id, err
+		}
+		rep.total("node", held.Node())
+		rep.total("layout", layout.String())
+		rep.note(fmt.Sprintf("decode with shardid decode --layout %s", layout))
+	}
+	printed, drawErr := printIDs(ctx, env, *n, next)
 	closeErr := held.Close()
+	rep.total("printed", printed)
 	if drawErr != nil {
-		return fmt.Errorf("printed %d of %d IDs: %w", printed, *n, drawErr)
+		return rep.finish(env, fmt.Errorf("printed %d of %d IDs: %w", printed, *n, drawErr))
 	}
 	if closeErr != nil {
 		// Every ID asked for is out and unique; a node not given back
 		// only keeps the next holder waiting until its lease ends (the
 		// table still records the renewal's time, later than any ID
 		// drawn), so this is a warning, not a failure.
-		notice(env, "idgen", fmt.Sprintf("printed all %d IDs; giving the node back failed, so it stays held until its lease ends: %v", printed, closeErr))
+		msg := fmt.Sprintf("printed all %d IDs; giving the node back failed, so it stays held until its lease ends: %v", printed, closeErr)
+		notice(env, "idgen", msg)
+		rep.note(env.line(msg))
 	}
-	return nil
+	return rep.finish(env, nil)
 }
 
 // rideOut is lease.Next for printIDs: when drawing stops because no

@@ -53,12 +53,16 @@ type report struct {
 // status must be code.
 func jsonOf(t *testing.T, code int, args ...string) report {
 	t.Helper()
-	got, out, errOut := runCLI(t, "", nil, append(append(args[:2:2], "--json"), args[2:]...)...)
+	words := 2 // group and subcommand: pg up
+	if _, group := groups()[args[0]]; !group {
+		words = 1 // a command of its own: idgen
+	}
+	got, out, errOut := runCLI(t, "", nil, append(append(args[:words:words], "--json"), args[words:]...)...)
 	var r report
 	if err := json.Unmarshal([]byte(out), &r); err != nil || got != code {
 		t.Fatalf("%v --json: exit %d (want %d), %v\n%s%s", args, got, code, err, out, errOut)
 	}
-	name := strings.Join(args[:2], " ")
+	name := strings.Join(args[:words], " ")
 	for _, list := range []string{`"rows": [`, `"notes": [`, `"problems": [`} {
 		if !strings.Contains(out, list) {
 			t.Errorf("%s --json: no list %s…]:\n%s", name, list, out)

@@ -51,25 +51,36 @@ func parseLeaseCommand(ctx context.Context, env *cliEnv, fs *flagSet, f *leaseFl
 	return f.open(ctx, fs)
 }
 
+// leaseTableJSON is the one row of worker up --json.
+type leaseTableJSON struct {
+	Table   string `json:"table"`
+	Dialect string `json:"dialect"`
+	State   string `json:"state"` // created or current
+	History string `json:"history"`
+}
+
 func runWorkerUp(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "worker up")
 	var f leaseFlags
 	f.register(fs)
+	asJSON := jsonFlag(fs)
 	db, d, err := parseLeaseCommand(ctx, env, fs, &f, args)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	env, rep := startReport(env, *asJSON, "worker up")
 	applied, err := lease.Up(ctx, db, d, f.table)
 	if err != nil {
-		return err
+		return rep.finish(env, err)
 	}
-	state := "already up to date"
+	state, row := "already up to date", leaseTableJSON{Table: f.table, Dialect: string(d), State: "current", History: lease.HistoryTable(f.table)}
 	if applied {
-		state = "created"
+		state, row.State = "created", "created"
 	}
+	rep.row(row)
 	fmt.Fprintf(env.stdout, "lease table %s on %s (%s): %s; goose history in %s\n", f.table, redactDSN(f.dsn), d, state, lease.HistoryTable(f.table))
-	return nil
+	return rep.finish(env, nil)
 }
 
 // leaseJSON is one element of worker status --json.
@@ -87,15 +98,16 @@ func runWorkerStatus(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "worker status")
 	var f leaseFlags
 	f.register(fs)
-	asJSON := fs.Bool("json", false, "print a JSON array")
+	asJSON := jsonFlag(fs)
 	db, d, err := parseLeaseCommand(ctx, env, fs, &f, args)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	env, rep := startReport(env, *asJSON, "worker status")
 	leases, err := lease.List(ctx, db, d, f.table)
 	if err != nil {
-		return err // with what to do when the table is missing or the role lacks grants
+		return rep.finish(env, err) // with what to do when the table is missing or the role lacks grants
 	}
 	out := make([]leaseJSON, len(leases))
 	for i, l := range leases {
@@ -103,9 +115,6 @@ func runWorkerStatus(ctx context.Context, env *cliEnv, args []string) error {
 		if !l.LastDrawn.IsZero() {
 			out[i].LastDrawn = l.LastDrawn.Format(time.RFC3339Nano)
 		}
-	}
-	if *asJSON {
-		return writeJSON(env.stdout, out)
 	}
 	fmt.Fprintf(env.stdout, "%-6s %-5s %-32s %-27s %s\n", "NODE", "STATE", "HOLDER", "UNTIL (database clock)", "LAST DRAWN (holder clock)")
 	live, fenced, leased := 0, 0, 0
@@ -123,6 +132,7 @@ func runWorkerStatus(ctx context.Context, env *cliEnv, args []string) error {
 		if l.Holder != "" {
 			leased++
 		}
+		rep.row(l)
 		if l.Fenced {
 			if n := len(runs); n > 0 && runs[n-1].last == l.Node-1 {
 				runs[n-1].last, runs[n-1].until = l.Node, max(runs[n-1].until, l.Until)
@@ -142,10 +152,14 @@ func runWorkerStatus(ctx context.Context, env *cliEnv, args []string) error {
 		fmt.Fprintf(env.stdout, "%-6s %-5s node ids %d-%d (%d): fenced until %s\n", "", "fence", r.first, r.last, r.last-r.first+1, until)
 	}
 	fmt.Fprintf(env.stdout, "node ids leased so far: %d; live now: %d (table %s)\n", leased, live, f.table)
+	rep.total("leased", leased)
+	rep.total("live", live)
+	rep.total("fenced", fenced)
 	if fenced > 0 {
 		fmt.Fprintf(env.stdout, "%d node ids fenced (shardid worker fence): nobody takes them until their UNTIL\n", fenced)
+		rep.note(fmt.Sprintf("%d node ids fenced (shardid worker fence): nobody takes them until their UNTIL", fenced))
 	}
-	return nil
+	return rep.finish(env, nil)
 }
 
 // fenceRun is a run of consecutive fenced node ids in worker status, and

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
@@ -23,16 +22,20 @@ var leaseBackends = []struct {
 	{"tidb", func(t *testing.T) string { return testsrv.Database(t, testsrv.TiDB(t)) }},
 }
 
-// statusJSON runs worker status --json and decodes it.
+// statusJSON runs worker status --json and decodes its rows: the one
+// document shape of every command (jsonOf checks it).
 func statusJSON(t *testing.T, dsn string, extra ...string) []leaseJSON {
 	t.Helper()
-	code, out, errOut := runCLI(t, "", nil, append([]string{"worker", "status", "--json", "--dsn", dsn}, extra...)...)
-	if code != 0 {
-		t.Fatalf("worker status: exit %d: %s", code, errOut)
+	r := jsonOf(t, 0, append([]string{"worker", "status", "--dsn", dsn}, extra...)...)
+	leases := rowsOf[leaseJSON](t, r)
+	live := 0
+	for _, l := range leases {
+		if l.Live && !l.Fenced {
+			live++
+		}
 	}
-	var leases []leaseJSON
-	if err := json.Unmarshal([]byte(out), &leases); err != nil {
-		t.Fatalf("worker status --json: %v\n%s", err, out)
+	if r.Totals["live"] != float64(live) {
+		t.Errorf("worker status --json: totals %v for %d live rows", r.Totals, live)
 	}
 	return leases
 }
@@ -53,6 +56,9 @@ func TestWorkerUpStatusIDGen(t *testing.T) {
 			code, out, _ = runCLI(t, "", map[string]string{"SHARDID_WORKER_DSN": dsn}, "worker", "up")
 			if code != 0 || !strings.Contains(out, "already up to date") {
 				t.Fatalf("worker up again: exit %d\n%s", code, out)
+			}
+			if rows := rowsOf[leaseTableJSON](t, jsonOf(t, 0, "worker", "up", "--dsn", dsn)); len(rows) != 1 || rows[0].State != "current" || rows[0].Table != "shardid_worker_lease" {
+				t.Fatalf("worker up --json: %+v", rows)
 			}
 			if l := statusJSON(t, dsn); len(l) != 0 {
 				t.Fatalf("fresh table lists %+v", l)
@@ -81,6 +87,12 @@ func TestWorkerUpStatusIDGen(t *testing.T) {
 			leases := statusJSON(t, dsn)
 			if len(leases) != 1 || leases[0].Node != 0 || leases[0].Live || leases[0].Holder != "cli-test" || leases[0].LastDrawn == "" {
 				t.Fatalf("after idgen: %+v", leases)
+			}
+			// idgen --json: the IDs are its rows, one document, nothing else
+			// on stdout.
+			gen := jsonOf(t, 0, "idgen", "--dsn", dsn, "-n", "3", "--holder", "cli-test")
+			if ids := rowsOf[int64](t, gen); len(ids) != 3 || ids[0] <= prev || ids[1] <= ids[0] || ids[2] <= ids[1] || gen.Totals["printed"] != float64(3) || gen.Totals["node"] != float64(0) {
+				t.Fatalf("idgen --json: %v %v", ids, gen.Totals)
 			}
 			code, out, _ = runCLI(t, "", nil, "worker", "status", "--dsn", dsn)
 			if code != 0 || !strings.Contains(out, "cli-test") || !strings.Contains(out, "node ids leased so far: 1; live now: 0") {
