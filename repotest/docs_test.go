@@ -25,7 +25,7 @@ var illustrations = []struct{ file, first string }{
 	{"docs/postgres.md", "CREATE TABLE insta5.photos (id bigint PRIMARY KEY DEFAULT insta5.next_id(), caption text);"},
 	{"docs/postgres.md", "-- many rows in one statement: next_id_bulk() is one inlinable expression"},
 	{"docs/postgres.md", "insta7               shard 7     dry run  Instagram's published next_id()"},
-	{"docs/operations.md", "SERVER                                   KIND     INCREMENT OFFSET LAST                 RECORDED             BEHIND"},
+	{"docs/tickets.md", "SERVER                                   KIND     INCREMENT OFFSET LAST                 RECORDED             BEHIND"},
 	{"docs/metrics.md", `shardid_tickets_draws_total{name="tickets64"} 100`}, // its names checked by the metrics module's TestScrapeLiveClients
 }
 
@@ -756,5 +756,19 @@ func TestDocsFrontDoor(t *testing.T) {
 				t.Errorf("%s:%d: %q speaks of the project's past: say what it is", file, n+1, m)
 			}
 		}
+	}
+}
+
+// TestDocsOperationsKeepsRunbooks: docs/operations.md holds the runbooks
+// (what to do, step by step); what a command or client does, and why, lives
+// in the per-path docs it links to, so the runbooks stay short enough to
+// follow in an incident: at most 450 lines.
+func TestDocsOperationsKeepsRunbooks(t *testing.T) {
+	data, err := os.ReadFile("docs/operations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(data), "\n"); n > 450 {
+		t.Errorf("docs/operations.md has %d lines (at most 450): move what explains a command or a client to its per-path doc, keep the steps", n)
 	}
 }
