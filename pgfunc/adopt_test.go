@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // oldEpoch is the epoch of the published generators these tests adopt:

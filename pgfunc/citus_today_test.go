@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // TestCitusTodayFailures documents, as assertions, what today's generator

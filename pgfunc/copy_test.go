@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shardid/shardid/internal/dbserver"
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/tools/dbserver"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // TestCopiesKeepIdentity: a database holding shard 3 (mode unique) and

@@ -10,8 +10,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // grantOK grants role on shards and fails the test unless every shard

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // TestRunOnHungServer: a server that stops answering in the middle of an

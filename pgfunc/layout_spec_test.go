@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // specLayout is a layout written as fields, not a preset: Baidu

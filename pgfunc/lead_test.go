@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // leadOptions is js53 with the given lead on the per-session test clock

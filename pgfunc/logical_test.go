@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shardid/shardid/internal/dbserver"
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/tools/dbserver"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // TestLogicalReplicaCutover: a table keyed by DEFAULT insta3.next_id() is

@@ -4,7 +4,7 @@ import (
 	"database/sql"
 	"testing"
 
-	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 func TestMain(m *testing.M) { testsrv.Main(m) }

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // TestGeneratorOwnerLostRights: a DBA makes schemas insta0 and insta1 and

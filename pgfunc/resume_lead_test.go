@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shardid/shardid/internal/dbserver"
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/tools/dbserver"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // TestResumeLeadRaisedAfterBackup: a base backup records generators with

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/dbserver"
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/tools/dbserver"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // resumeOptions is js53 with a 5 s lead on the database's test clock

@@ -18,8 +18,8 @@ import (
 	"github.com/pressly/goose/v3"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // gooseUp applies the shards' pg gen files to db as the stock goose CLI

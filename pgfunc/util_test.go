@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"testing"
 
-	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // dbNameOf returns the name of the database db is connected to.

@@ -12,8 +12,8 @@ import (
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
-	"github.com/shardid/shardid/internal/bench"
-	"github.com/shardid/shardid/internal/dbserver"
+	"github.com/shardid/shardid/tools/bench"
+	"github.com/shardid/shardid/tools/dbserver"
 )
 
 // benchCommands are the "shardid bench" subcommands (this file).

@@ -13,8 +13,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/dbserver"
 	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/tools/dbserver"
 )
 
 // runDemo shows the whole path on a real server: goose applies four

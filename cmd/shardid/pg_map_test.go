@@ -10,10 +10,10 @@ import (
 	"testing"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/dbserver"
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/pgfunc/fleet"
+	"github.com/shardid/shardid/tools/dbserver"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // TestPGMap drives up, status and verify over a shard map whose two

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/tickets"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // TestTicketsResumeRefusesUnsure: resume moves nothing when it cannot be

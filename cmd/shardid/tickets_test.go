@@ -12,8 +12,8 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/shardid/shardid/internal/dbserver"
-	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/tools/dbserver"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // TestTicketsBadInput: each invalid flag exits 2 with one line naming the

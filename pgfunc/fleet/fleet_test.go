@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shardid/shardid/internal/dbserver"
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/pgfunc/fleet"
+	"github.com/shardid/shardid/tools/dbserver"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 func TestMain(m *testing.M) { testsrv.Main(m) }

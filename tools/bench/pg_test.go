@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 func TestMain(m *testing.M) { testsrv.Main(m) }
