@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/internal/quote"
 )
 
 // Mode selects the body of the generated next_id() function.
@@ -504,14 +505,10 @@ func jumpName(shard int64) string { return "next_id_jump_" + strconv.FormatInt(s
 func reserveName(shard int64) string { return "next_id_reserve_" + strconv.FormatInt(shard, 10) }
 
 // quoteIdent quotes a PostgreSQL identifier.
-func quoteIdent(s string) string {
-	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
-}
+func quoteIdent(s string) string { return quote.Ident(s, true) }
 
 // quoteLiteral quotes a PostgreSQL string literal (standard_conforming_strings on).
-func quoteLiteral(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
-}
+func quoteLiteral(s string) string { return quote.Literal(s) }
 
 // seqMax is the MAXVALUE of a mode-unique counter: room past the last
 // ID's units for sessions drawing at once at the layout's end. The fast
