@@ -151,7 +151,11 @@ func TestCitusNodeAddDrainRemove(t *testing.T) {
 	mustExec(t, db, `CREATE TABLE moving.t (id bigint PRIMARY KEY)`)
 	mustExec(t, db, `SELECT citus_schema_distribute('moving')`)
 	mustExec(t, db, `INSERT INTO moving.t SELECT g FROM generate_series(1, 1000) g`)
-	mustExec(t, db, `SELECT citus_schema_move('moving', '127.0.0.1', $1, 'force_logical')`, n.Port())
+	// Citus may place the new schema on the new, empty node itself; the
+	// move is only asked for when it did not.
+	if placement(t, db, "moving") != n.Port() {
+		mustExec(t, db, `SELECT citus_schema_move('moving', '127.0.0.1', $1, 'force_logical')`, n.Port())
+	}
 	if got := placement(t, db, "moving"); got != n.Port() {
 		t.Fatalf("schema moving is on %d; want the new node %d", got, n.Port())
 	}
