@@ -173,7 +173,7 @@ func TestResumeBesideOthersObjects(t *testing.T) {
 		t.Fatal("status lists nothing")
 	}
 	res, err := resume.Run(ctx, m, nil, resume.Options{Lead: pgfunc.DefaultLead}, nil)
-	if err != nil {
+	if err != nil && !pgfunc.IsPartial(err) { // partial: each counter's result says
 		t.Fatalf("resume beside the team's schemas: %v", err)
 	}
 	got := map[string]resume.Resumed{}

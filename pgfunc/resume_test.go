@@ -440,7 +440,7 @@ func TestResumeRefusals(t *testing.T) {
 	before := state()
 	asApp, _ := migrate.New(testsrv.Open(t, "pgx", dsnAs(t, dsn, app)), pgfunc.Options{}, migrate.Options{})
 	res, err := resume.Run(ctx, asApp, shards, resume.Options{}, nil)
-	if err != nil || len(res) != 1 || res[0].Err == nil || !strings.Contains(res[0].Err.Error(), "permission denied") || !strings.Contains(res[0].Err.Error(), "owner") {
+	if !pgfunc.IsPartial(err) || len(res) != 1 || res[0].Err == nil || !strings.Contains(res[0].Err.Error(), "permission denied") || !strings.Contains(res[0].Err.Error(), "owner") {
 		t.Fatalf("resume as the application role: %+v, %v; want the counter refused, naming the owner", res, err)
 	}
 	if after := state(); after != before {
@@ -499,7 +499,7 @@ func TestResumeEveryDatabase(t *testing.T) {
 			t.Fatal(err)
 		}
 		res, err := resume.Run(ctx, m, nil, how.ro, nil)
-		if err != nil {
+		if err != nil && !pgfunc.IsPartial(err) { // partial: each counter's result says
 			t.Fatalf("%s: %v", how.name, err)
 		}
 		got := map[string]resume.Resumed{}

@@ -116,7 +116,7 @@ func runPGResume(ctx context.Context, env *cliEnv, args []string) error {
 			return err
 		}
 		header()
-		if _, err := resume.Run(ctx, m, list, ro, func(r resume.Resumed) { line("", r) }); err != nil {
+		if _, err := resume.Run(ctx, m, list, ro, func(r resume.Resumed) { line("", r) }); err != nil && !pgfunc.IsPartial(err) { // partial: each line says
 			if errors.Is(err, resume.ErrAfterLayoutEnd) {
 				return usagef("--after: %v", err)
 			}

@@ -307,7 +307,7 @@ func (m *Map) Resume(ctx context.Context, ro resume.Options, each func(server st
 				mu.Lock()
 				defer mu.Unlock()
 				report(r)
-			}); err != nil {
+			}); err != nil && !pgfunc.IsPartial(err) { // partial: each counter's result says
 				out[i].Err = err
 				return
 			}
