@@ -12,9 +12,10 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/tools/dbserver"
 	"github.com/shardid/shardid/tools/testsrv"
+	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/pgfunc/migrate"
 )
 
 // racingClock runs 300 times faster than real time from the instant in
@@ -321,11 +322,11 @@ func TestTimeFieldExhausted(t *testing.T) {
 		db, _ := newDB(t)
 		schema := "tiny_" + strings.ReplaceAll(string(mode), "-", "_")
 		sh, o := pgfunc.Shard{Schema: schema, ID: int64(i)}, pgfunc.Options{Layout: l, Mode: mode}
-		m, err := pgfunc.NewMigrator(db, o, pgfunc.MigrateOptions{})
+		m, err := migrate.New(db, o, migrate.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r := m.Up(context.Background(), []pgfunc.Shard{sh}, nil); !errors.Is(r[0].Err, pgfunc.ErrLayoutEnds) || r[0].Applied {
+		if r, _ := m.Up(context.Background(), []pgfunc.Shard{sh}, nil); !errors.Is(r[0].Err, pgfunc.ErrLayoutEnds) || r[0].Applied {
 			t.Fatalf("%s: up of an ended layout: applied=%v err=%v; want ErrLayoutEnds", mode, r[0].Applied, r[0].Err)
 		}
 		// The migration refuses it too, before it creates anything; a

@@ -6,8 +6,9 @@ import (
 	"testing"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/tools/testsrv"
+	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/pgfunc/migrate"
 )
 
 // TestCitusTodayFailures documents, as assertions, what today's generator
@@ -39,7 +40,7 @@ func TestCitusTodayFailures(t *testing.T) {
 	c := testsrv.Citus(t)
 	db, _ := testsrv.CitusDB(t)
 	name := dbNameOf(t, db)
-	m, err := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
+	m, err := migrate.New(db, pgfunc.Options{}, migrate.Options{OwnDatabaseOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func TestCitusTodayFailures(t *testing.T) {
 		}
 		shards = append(shards, pgfunc.Shard{Schema: schema, ID: id})
 	}
-	for _, r := range m.Up(ctx, shards, nil) {
+	for _, r := range results(m.Up(ctx, shards, nil)) {
 		if r.Err != nil {
 			t.Fatalf("up %s on the coordinator: %v", r.Shard.Schema, r.Err)
 		}

@@ -1,6 +1,10 @@
 package pgfunc
 
-import "time"
+import (
+	"time"
+
+	"github.com/shardid/shardid/pgfunc/internal/sqlt"
+)
 
 // Test-only access to internals, for the external pgfunc_test package.
 
@@ -23,9 +27,4 @@ func WithLeadWait(o Options, d time.Duration) Options {
 // Query renders the named query template (sql/catalog.sql.tmpl,
 // resume.sql.tmpl), for tests that run a command's statements step by
 // step.
-func Query(name string, data any) (string, error) { return query(name, data) }
-
-// RenderUpgrade renders what Migrator.Up runs to bring a generator in mode
-// unique whose body lacks next_id_bulk() to this release's body, for tests
-// that run it step by step or changed.
-func RenderUpgrade(sh Shard, o Options) ([]byte, error) { return render("upgrade", sh, o) }
+func Query(name string, data any) (string, error) { return sqlt.Query(name, data) }

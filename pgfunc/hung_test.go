@@ -8,8 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/tools/testsrv"
+	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/pgfunc/migrate"
+	"github.com/shardid/shardid/pgfunc/resume"
 )
 
 // TestRunOnHungServer: a server that stops answering in the middle of an
@@ -29,23 +31,23 @@ func TestRunOnHungServer(t *testing.T) {
 	srv := ownServer(t)
 	t.Cleanup(func() { _ = srv.Continue() }) // before the server is stopped
 	dsn := testsrv.Database(t, srv)
-	if r := up(migrator(t, dsn, pgfunc.Options{}, pgfunc.MigrateOptions{}), pgfunc.Shard{Schema: "insta1", ID: 1}); r.Err != nil {
+	if r := up(migrator(t, dsn, pgfunc.Options{}, migrate.Options{}), pgfunc.Shard{Schema: "insta1", ID: 1}); r.Err != nil {
 		t.Fatal(r.Err)
 	}
 	for _, run := range []struct {
 		name string
-		do   func(ctx context.Context, m *pgfunc.Migrator) error
+		do   func(ctx context.Context, m *migrate.Migrator) error
 	}{
-		{"up", func(ctx context.Context, m *pgfunc.Migrator) error {
-			for _, r := range m.Up(ctx, []pgfunc.Shard{{Schema: "insta2", ID: 2}}, nil) {
+		{"up", func(ctx context.Context, m *migrate.Migrator) error {
+			for _, r := range results(m.Up(ctx, []pgfunc.Shard{{Schema: "insta2", ID: 2}}, nil)) {
 				if r.Err != nil {
 					return r.Err
 				}
 			}
 			return nil
 		}},
-		{"resume", func(ctx context.Context, m *pgfunc.Migrator) error {
-			res, err := m.Resume(ctx, nil, pgfunc.ResumeOptions{Lead: 5 * time.Second}, nil)
+		{"resume", func(ctx context.Context, m *migrate.Migrator) error {
+			res, err := resume.Run(ctx, m, nil, resume.Options{Lead: 5 * time.Second}, nil)
 			for _, r := range res {
 				err = errors.Join(err, r.Err)
 			}
@@ -75,7 +77,7 @@ func TestRunOnHungServer(t *testing.T) {
 			}
 			return db, nil
 		}
-		m := migrator(t, dsn, pgfunc.Options{}, pgfunc.MigrateOptions{Connect: connect})
+		m := migrator(t, dsn, pgfunc.Options{}, migrate.Options{Connect: connect})
 		done := make(chan error, 1)
 		go func() { done <- run.do(ctx, m) }()
 		select {

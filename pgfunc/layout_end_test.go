@@ -10,6 +10,7 @@ import (
 
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/pgfunc/migrate"
 )
 
 // TestLayoutEnd: a generator whose layout ends (1 s ticks, 13 sequence
@@ -47,15 +48,15 @@ func layoutEnd(t *testing.T, spec string) {
 		t.Fatalf("layout ends at %s; want %s", l.End(), end)
 	}
 	o := pgfunc.WithLeadWait(pgfunc.WithClock(pgfunc.Options{Layout: l, Lead: 5 * time.Second}, nowClock), 20*time.Millisecond)
-	m, err := pgfunc.NewMigrator(db, o, pgfunc.MigrateOptions{OwnDatabaseOnly: true, AllowMixed: true, EndMargin: -1})
+	m, err := migrate.New(db, o, migrate.Options{OwnDatabaseOnly: true, AllowMixed: true, EndMargin: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := m.Up(ctx, []pgfunc.Shard{{Schema: "ending", ID: 7}}, nil); r[0].Err != nil {
+	if r, _ := m.Up(ctx, []pgfunc.Shard{{Schema: "ending", ID: 7}}, nil); r[0].Err != nil {
 		t.Fatal(r[0].Err)
 	}
 	// Not exhausted an hour before the end, counter drawn or not.
-	sm, err := pgfunc.NewMigrator(clockAt(t, db, dsn)(end.Add(-time.Hour)), o, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
+	sm, err := migrate.New(clockAt(t, db, dsn)(end.Add(-time.Hour)), o, migrate.Options{OwnDatabaseOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +100,7 @@ func layoutEnd(t *testing.T, spec string) {
 		at   time.Time
 		want bool
 	}{{end.Add(time.Second), true}} {
-		sm, err := pgfunc.NewMigrator(clockAt(t, db, dsn)(c.at), o, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
+		sm, err := migrate.New(clockAt(t, db, dsn)(c.at), o, migrate.Options{OwnDatabaseOnly: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,11 +142,11 @@ func layoutEndRace(t *testing.T, spec string) {
 	end := time.Now().Add(time.Hour).Truncate(time.Second).UTC()
 	l.Epoch = end.Add(-time.Duration(l.MaxTicks()+1) * time.Second)
 	o := pgfunc.WithLeadWait(pgfunc.WithClock(pgfunc.Options{Layout: l, Lead: 5 * time.Second}, nowClock), 20*time.Millisecond)
-	m, err := pgfunc.NewMigrator(db, o, pgfunc.MigrateOptions{OwnDatabaseOnly: true, AllowMixed: true, EndMargin: -1})
+	m, err := migrate.New(db, o, migrate.Options{OwnDatabaseOnly: true, AllowMixed: true, EndMargin: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := m.Up(ctx, []pgfunc.Shard{{Schema: "racing", ID: 3}}, nil); r[0].Err != nil {
+	if r, _ := m.Up(ctx, []pgfunc.Shard{{Schema: "racing", ID: 3}}, nil); r[0].Err != nil {
 		t.Fatal(r[0].Err)
 	}
 	at := end.Add(-500 * time.Millisecond)

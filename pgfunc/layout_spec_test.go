@@ -10,8 +10,9 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/tools/testsrv"
+	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/pgfunc/migrate"
 )
 
 // specLayout is a layout written as fields, not a preset: Baidu
@@ -160,7 +161,7 @@ func TestRouteLayoutRefused(t *testing.T) {
 	_, errRender := pgfunc.Render(pgfunc.Shard{Schema: "r1", ID: 1}, o)
 	_, errPublished := pgfunc.RenderPublished(pgfunc.Shard{Schema: "r1", ID: 1}, pgfunc.Options{Layout: l})
 	_, errMeta := pgfunc.MetaFor(pgfunc.Shard{Schema: "r1", ID: 1}, o)
-	_, errMigrator := pgfunc.NewMigrator(nil, o, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
+	_, errMigrator := migrate.New(nil, o, migrate.Options{OwnDatabaseOnly: true})
 	for _, err := range []error{errRender, errPublished, errMeta, errMigrator} {
 		if !errors.Is(err, pgfunc.ErrRouteUnsupported) || err.Error() != want {
 			t.Errorf("got %v; want %q", err, want)

@@ -11,8 +11,11 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/tools/testsrv"
+	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/pgfunc/inventory"
+	"github.com/shardid/shardid/pgfunc/migrate"
+	"github.com/shardid/shardid/pgfunc/privilege"
 )
 
 // leadOptions is js53 with the given lead on the per-session test clock
@@ -258,26 +261,26 @@ func TestUpAndTheLead(t *testing.T) {
 	db, _ := newDB(t)
 	ctx := context.Background()
 	shards := shardsFor(t, "12")
-	own := pgfunc.MigrateOptions{OwnDatabaseOnly: true}
-	five, _ := pgfunc.NewMigrator(db, pgfunc.Options{}, own)
-	ten, _ := pgfunc.NewMigrator(db, pgfunc.Options{Lead: 10 * time.Second}, own)
-	if r := five.Up(ctx, shards, nil); r[0].Err != nil {
+	own := migrate.Options{OwnDatabaseOnly: true}
+	five, _ := migrate.New(db, pgfunc.Options{}, own)
+	ten, _ := migrate.New(db, pgfunc.Options{Lead: 10 * time.Second}, own)
+	if r, _ := five.Up(ctx, shards, nil); r[0].Err != nil {
 		t.Fatal(r[0].Err)
 	}
 	var last int64
 	if err := db.QueryRow("SELECT max(insta12.next_id()) FROM generate_series(1, 3000)").Scan(&last); err != nil {
 		t.Fatal(err)
 	}
-	if r := ten.Up(ctx, shards, nil); !errors.Is(r[0].Err, pgfunc.ErrGeneratorMismatch) || !strings.Contains(r[0].Err.Error(), "lead of 5s, requested 10s") {
+	if r, _ := ten.Up(ctx, shards, nil); !errors.Is(r[0].Err, pgfunc.ErrGeneratorMismatch) || !strings.Contains(r[0].Err.Error(), "lead of 5s, requested 10s") {
 		t.Fatalf("up with another lead: applied=%v err=%v; want ErrGeneratorMismatch naming both leads", r[0].Applied, r[0].Err)
 	}
 	if st, err := ten.Status(ctx, shards); err != nil || st[0].Matches {
 		t.Fatalf("status with another lead: %+v, %v; want it not to match", st, err)
 	}
-	if r := five.Down(ctx, shards, nil); r[0].Err != nil || !r[0].Applied {
+	if r, _ := five.Down(ctx, shards, nil); r[0].Err != nil || !r[0].Applied {
 		t.Fatalf("down: %+v", r[0])
 	}
-	if r := ten.Up(ctx, shards, nil); r[0].Err != nil || !r[0].Applied {
+	if r, _ := ten.Up(ctx, shards, nil); r[0].Err != nil || !r[0].Applied {
 		t.Fatalf("up with the new lead after down: %+v", r[0])
 	}
 	var first int64
@@ -305,19 +308,19 @@ func TestStatusCounterPastLead(t *testing.T) {
 	db := testsrv.Open(t, "pgx", dsn)
 	ctx := context.Background()
 	js := pgfunc.Options{Layout: shardid.JS53()}
-	m := migrator(t, dsn, js, pgfunc.MigrateOptions{})
+	m := migrator(t, dsn, js, migrate.Options{})
 	shards := []pgfunc.Shard{{Schema: "pushed", ID: 3}, {Schema: "drawn", ID: 4}}
-	for _, r := range m.Up(ctx, shards, nil) {
+	for _, r := range results(m.Up(ctx, shards, nil)) {
 		if r.Err != nil {
 			t.Fatal(r.Err)
 		}
 	}
-	other := migrator(t, dsnB, js, pgfunc.MigrateOptions{})
+	other := migrator(t, dsnB, js, migrate.Options{})
 	if r := up(other, pgfunc.Shard{Schema: "pushed", ID: 5}); r.Err != nil {
 		t.Fatal(r.Err)
 	}
 	app := newRole(t, db, "app", "")
-	if res, err := m.Grant(ctx, shards, app, nil); err != nil || res[0].Err != nil || res[1].Err != nil {
+	if res, err := privilege.Grant(ctx, m.Server().DB(), shards, app, nil); err != nil || res[0].Err != nil || res[1].Err != nil {
 		t.Fatalf("grant: %+v, %v", res, err)
 	}
 	conn := asRole(t, dsn, app)
@@ -337,7 +340,7 @@ func TestStatusCounterPastLead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]pgfunc.Status{}
+	got := map[string]migrate.Status{}
 	for _, s := range st {
 		got[s.Shard.Schema] = s
 	}
@@ -351,8 +354,8 @@ func TestStatusCounterPastLead(t *testing.T) {
 	if err != nil || len(stB) != 1 || stB[0].Shard.ID != 5 || !stB[0].CounterRead || stB[0].PastLead() {
 		t.Fatalf("status of the other database's schema pushed, drawn through next_id(): %+v, %v; want it read and not past the lead", stB, err)
 	}
-	for _, mm := range []*pgfunc.Migrator{m, other} {
-		if c, err := mm.Census(ctx); err != nil || len(c.Generators) != 3 {
+	for _, mm := range []*migrate.Migrator{m, other} {
+		if c, err := mm.Server().Census(ctx); err != nil || len(c.Generators) != 3 {
 			t.Fatalf("census of %s: %+v, %v; want the 3 generators of both databases", c.Database, c, err)
 		}
 	}
@@ -369,9 +372,9 @@ func TestOutdatedWithoutLead(t *testing.T) {
 	t.Parallel()
 	db, _ := newDB(t)
 	ctx := context.Background()
-	m, _ := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
+	m, _ := migrate.New(db, pgfunc.Options{}, migrate.Options{OwnDatabaseOnly: true})
 	shards := shardsFor(t, "13")
-	if r := m.Up(ctx, shards, nil); r[0].Err != nil {
+	if r, _ := m.Up(ctx, shards, nil); r[0].Err != nil {
 		t.Fatal(r[0].Err)
 	}
 	var last int64
@@ -379,16 +382,16 @@ func TestOutdatedWithoutLead(t *testing.T) {
 		t.Fatal(err)
 	}
 	recordNoLead(t, db, shards[0], pgfunc.Options{})
-	if r := m.Up(ctx, shards, nil); !errors.Is(r[0].Err, pgfunc.ErrOutdatedGenerator) || !strings.Contains(r[0].Err.Error(), "no lead") {
+	if r, _ := m.Up(ctx, shards, nil); !errors.Is(r[0].Err, pgfunc.ErrOutdatedGenerator) || !strings.Contains(r[0].Err.Error(), "no lead") {
 		t.Fatalf("up over a generator without a lead: %+v; want ErrOutdatedGenerator saying why", r[0])
 	}
 	if st, err := m.Status(ctx, shards); err != nil || !st[0].Outdated {
 		t.Fatalf("status: %+v, %v; want it outdated", st, err)
 	}
-	if r := m.DownInstalled(ctx, shards, pgfunc.Asked{}, nil); r[0].Err != nil || !r[0].Applied {
+	if r, _ := m.DownInstalled(ctx, shards, migrate.Asked{}, nil); r[0].Err != nil || !r[0].Applied {
 		t.Fatalf("down: %+v", r[0])
 	}
-	if r := m.Up(ctx, shards, nil); r[0].Err != nil || !r[0].Applied {
+	if r, _ := m.Up(ctx, shards, nil); r[0].Err != nil || !r[0].Applied {
 		t.Fatalf("up after down: %+v", r[0])
 	}
 	var first int64
@@ -422,12 +425,12 @@ func TestUpRefusesLayoutEnd(t *testing.T) {
 		{"ends after a 30-day margin", soon, 30 * 24 * time.Hour, ""},
 		{"ends after no margin", soon, -1, ""},
 	} {
-		m, err := pgfunc.NewMigrator(db, pgfunc.Options{Layout: c.l}, pgfunc.MigrateOptions{EndMargin: c.margin, OwnDatabaseOnly: true})
+		m, err := migrate.New(db, pgfunc.Options{Layout: c.l}, migrate.Options{EndMargin: c.margin, OwnDatabaseOnly: true})
 		if err != nil {
 			t.Fatal(err)
 		}
 		schema := "end_" + strings.NewReplacer(" ", "_", ",", "", "-", "_").Replace(c.name)
-		r := m.Up(ctx, []pgfunc.Shard{{Schema: schema, ID: 1 + int64(len(schema))}}, nil)[0]
+		r := results(m.Up(ctx, []pgfunc.Shard{{Schema: schema, ID: 1 + int64(len(schema))}}, nil))[0]
 		switch {
 		case c.want == "" && r.Err != nil:
 			t.Errorf("%s: %v", c.name, r.Err)
@@ -482,25 +485,25 @@ func TestDownInstalled(t *testing.T) {
 	l := shardid.JS53()
 	l.Epoch = time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)
 	o := pgfunc.Options{Layout: l, Mode: pgfunc.ModeClassic}
-	gen := migrator(t, dsn, o, pgfunc.MigrateOptions{})
+	gen := migrator(t, dsn, o, migrate.Options{})
 	shards := []pgfunc.Shard{{Schema: "own", ID: 5}}
-	if r := gen.Up(ctx, shards, nil); r[0].Err != nil {
+	if r, _ := gen.Up(ctx, shards, nil); r[0].Err != nil {
 		t.Fatal(r[0].Err)
 	}
-	if r := up(migrator(t, dsnB, o, pgfunc.MigrateOptions{}), pgfunc.Shard{Schema: "own", ID: 6}); r.Err != nil {
+	if r := up(migrator(t, dsnB, o, migrate.Options{}), pgfunc.Shard{Schema: "own", ID: 6}); r.Err != nil {
 		t.Fatal(r.Err)
 	}
-	def := migrator(t, dsn, pgfunc.Options{}, pgfunc.MigrateOptions{})
-	if r := def.Down(ctx, shards, nil); !errors.Is(r[0].Err, pgfunc.ErrGeneratorMismatch) {
+	def := migrator(t, dsn, pgfunc.Options{}, migrate.Options{})
+	if r, _ := def.Down(ctx, shards, nil); !errors.Is(r[0].Err, pgfunc.ErrGeneratorMismatch) {
 		t.Fatalf("Down with other options: %+v; want ErrGeneratorMismatch", r[0])
 	}
-	for _, asked := range []pgfunc.Asked{{Layout: true}, {Epoch: true}, {Mode: true}} {
-		if r := def.DownInstalled(ctx, shards, asked, nil); !errors.Is(r[0].Err, pgfunc.ErrGeneratorMismatch) || r[0].Applied {
+	for _, asked := range []migrate.Asked{{Layout: true}, {Epoch: true}, {Mode: true}} {
+		if r, _ := def.DownInstalled(ctx, shards, asked, nil); !errors.Is(r[0].Err, pgfunc.ErrGeneratorMismatch) || r[0].Applied {
 			t.Fatalf("DownInstalled naming %+v, which differs: %+v; want ErrGeneratorMismatch", asked, r[0])
 		}
 	}
-	js := migrator(t, dsn, pgfunc.Options{Layout: shardid.JS53(), Mode: pgfunc.ModeClassic}, pgfunc.MigrateOptions{})
-	if r := js.DownInstalled(ctx, shards, pgfunc.Asked{Layout: true, Mode: true}, nil); r[0].Err != nil || !r[0].Applied {
+	js := migrator(t, dsn, pgfunc.Options{Layout: shardid.JS53(), Mode: pgfunc.ModeClassic}, migrate.Options{})
+	if r, _ := js.DownInstalled(ctx, shards, migrate.Asked{Layout: true, Mode: true}, nil); r[0].Err != nil || !r[0].Applied {
 		t.Fatalf("DownInstalled naming the layout and mode it has (not the epoch): %+v", r[0])
 	}
 	var left bool
@@ -511,7 +514,7 @@ func TestDownInstalled(t *testing.T) {
 	if err := testsrv.Open(t, "pgx", dsnB).QueryRow("SELECT own.next_id()").Scan(&id); err != nil {
 		t.Fatalf("the other database's schema own after down here: %v; want its generator left alone", err)
 	}
-	c, err := def.Census(ctx)
+	c, err := def.Server().Census(ctx)
 	if err != nil || len(c.Generators) != 1 || c.Generators[0].Meta.Shard != 6 || len(c.Retired) != 1 || c.Retired[0].Meta.Shard != 5 {
 		t.Fatalf("census after down: %+v, %v; want shard 6 live in the other database and shard 5's counter kept here", c, err)
 	}
@@ -527,11 +530,11 @@ func TestLeadIsNotAKind(t *testing.T) {
 	t.Parallel()
 	srv := ownServer(t)
 	dsnA, dsnB := testsrv.Database(t, srv), testsrv.Database(t, srv)
-	if r := up(migrator(t, dsnA, pgfunc.Options{}, pgfunc.MigrateOptions{}), pgfunc.Shard{Schema: "insta1", ID: 1}); r.Err != nil || !r.Applied {
+	if r := up(migrator(t, dsnA, pgfunc.Options{}, migrate.Options{}), pgfunc.Shard{Schema: "insta1", ID: 1}); r.Err != nil || !r.Applied {
 		t.Fatalf("up of shard 1, lead 5s: %+v", r)
 	}
 	ten := pgfunc.Options{Lead: 10 * time.Second}
-	if r := up(migrator(t, dsnB, ten, pgfunc.MigrateOptions{}), pgfunc.Shard{Schema: "insta2", ID: 2}); r.Err != nil || !r.Applied {
+	if r := up(migrator(t, dsnB, ten, migrate.Options{}), pgfunc.Shard{Schema: "insta2", ID: 2}); r.Err != nil || !r.Applied {
 		t.Fatalf("up of shard 2, lead 10s, beside shard 1 of lead 5s in another database: %+v; want it applied without AllowMixed", r)
 	}
 	if err := gooseUp(t, testsrv.Open(t, "pgx", dsnA), "goose_lead", []pgfunc.Shard{{Schema: "insta3", ID: 3}}, pgfunc.Options{Lead: 2 * time.Second}); err != nil {
@@ -539,15 +542,15 @@ func TestLeadIsNotAKind(t *testing.T) {
 	}
 	// A generator applied by a shardid without the lead records none.
 	recordNoLead(t, testsrv.Open(t, "pgx", dsnA), pgfunc.Shard{Schema: "insta1", ID: 1}, pgfunc.Options{})
-	m := migrator(t, dsnB, pgfunc.Options{}, pgfunc.MigrateOptions{})
+	m := migrator(t, dsnB, pgfunc.Options{}, migrate.Options{})
 	if r := up(m, pgfunc.Shard{Schema: "insta4", ID: 4}); r.Err != nil || !r.Applied {
 		t.Fatalf("up of shard 4 beside a generator that records no lead: %+v; want it applied without AllowMixed", r)
 	}
-	c, err := m.Census(context.Background())
+	c, err := m.Server().Census(context.Background())
 	if err != nil || len(c.Generators) != 4 {
 		t.Fatalf("census: %+v, %v; want 4 generators", c, err)
 	}
-	if pairs := pgfunc.Mixed(c.Generators); len(pairs) != 0 {
+	if pairs := inventory.Mixed(c.Generators); len(pairs) != 0 {
 		t.Fatalf("Mixed: %+v; want one kind", pairs)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/pgfunc/migrate"
+	"github.com/shardid/shardid/pgfunc/privilege"
 )
 
 // TestNobodyCanStallJumps: a role with no rights on the shard's schema
@@ -68,7 +70,7 @@ func drawWhileLocksAreHeld(t *testing.T, schema string, v *variant) (jumps int64
 	}
 	nobody := newRole(t, db, "nobody", "")
 	app := newRole(t, db, "app", "")
-	if _, err := pgfunc.Grant(ctx, db, []pgfunc.Shard{sh}, app, nil); err != nil {
+	if _, err := privilege.Grant(ctx, db, []pgfunc.Shard{sh}, app, nil); err != nil {
 		t.Fatal(err)
 	}
 
@@ -77,7 +79,7 @@ func drawWhileLocksAreHeld(t *testing.T, schema string, v *variant) (jumps int64
 	// ACCESS SHARE on each of the schema's relations by OID (the size
 	// functions need no privilege).
 	n := asRole(t, dsn, nobody)
-	mustExec(t, n, fmt.Sprintf("SELECT pg_advisory_lock(1397310513, k) FROM generate_series(0, 63) k; SELECT pg_advisory_lock(%d)", pgfunc.LockID(schema)))
+	mustExec(t, n, fmt.Sprintf("SELECT pg_advisory_lock(1397310513, k) FROM generate_series(0, 63) k; SELECT pg_advisory_lock(%d)", migrate.LockID(schema)))
 	mustExec(t, n, "BEGIN")
 	mustExec(t, n, "SELECT pg_relation_size(c.oid) FROM pg_class c WHERE c.relnamespace = $1::regnamespace", schema)
 	for _, stmt := range []string{"LOCK TABLE " + schema + ".next_id_jump_lock IN ACCESS SHARE MODE", "SELECT * FROM " + schema + ".next_id_jump_lock FOR UPDATE"} {

@@ -9,9 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/tools/dbserver"
 	"github.com/shardid/shardid/tools/testsrv"
+	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/pgfunc/migrate"
+	"github.com/shardid/shardid/pgfunc/resume"
 )
 
 // TestLogicalReplicaCutover: a table keyed by DEFAULT insta3.next_id() is
@@ -103,7 +105,7 @@ func TestLogicalReplicaCutover(t *testing.T) {
 		name, dsn string
 		sub       bool
 	}{{"publisher", pubDSN, false}, {"subscriber", subDSN, true}} {
-		c, err := migrator(t, side.dsn, o, pgfunc.MigrateOptions{OwnDatabaseOnly: true}).Census(ctx)
+		c, err := migrator(t, side.dsn, o, migrate.Options{OwnDatabaseOnly: true}).Server().Census(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -129,7 +131,7 @@ func TestLogicalReplicaCutover(t *testing.T) {
 	if _, err := subDB.Exec(fmt.Sprintf("ALTER DATABASE %s SET shardid_test.now = '%s'", dbNameOf(t, subDB), start.Format(time.RFC3339Nano))); err != nil {
 		t.Fatal(err)
 	}
-	res, err := migrator(t, subDSN, o, pgfunc.MigrateOptions{OwnDatabaseOnly: true}).Resume(ctx, nil, pgfunc.ResumeOptions{Lead: 5 * time.Second}, nil)
+	res, err := resume.Run(ctx, migrator(t, subDSN, o, migrate.Options{OwnDatabaseOnly: true}), nil, resume.Options{Lead: 5 * time.Second}, nil)
 	if err != nil || len(res) != 1 || res[0].Err != nil || !res[0].Moved {
 		t.Fatalf("resume on the subscriber: %+v, %v", res, err)
 	}

@@ -11,9 +11,12 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/tools/dbserver"
 	"github.com/shardid/shardid/tools/testsrv"
+	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/pgfunc/inventory"
+	"github.com/shardid/shardid/pgfunc/migrate"
+	"github.com/shardid/shardid/pgfunc/privilege"
 )
 
 func shardsFor(t testing.TB, spec string) []pgfunc.Shard {
@@ -39,12 +42,12 @@ func TestUpKeepsHistoryInSchema(t *testing.T) {
 	t.Parallel()
 	db, _ := newDB(t)
 	ctx := context.Background()
-	m, err := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
+	m, err := migrate.New(db, pgfunc.Options{}, migrate.Options{OwnDatabaseOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	shards := shardsFor(t, "0-2,7")
-	for _, r := range m.Up(ctx, shards, nil) {
+	for _, r := range results(m.Up(ctx, shards, nil)) {
 		if r.Err != nil || !r.Applied {
 			t.Fatalf("%s: applied=%v err=%v", r.Shard.Schema, r.Applied, r.Err)
 		}
@@ -66,7 +69,7 @@ func TestUpKeepsHistoryInSchema(t *testing.T) {
 	if err := db.QueryRow("SELECT to_regclass('public.goose_db_version') IS NOT NULL").Scan(&public); err != nil || public {
 		t.Fatalf("a goose table appeared in public (%v)", err)
 	}
-	for _, r := range m.Up(ctx, shards, nil) {
+	for _, r := range results(m.Up(ctx, shards, nil)) {
 		if r.Err != nil || r.Applied {
 			t.Fatalf("rerun %s: applied=%v err=%v", r.Shard.Schema, r.Applied, r.Err)
 		}
@@ -83,7 +86,7 @@ func TestUpKeepsHistoryInSchema(t *testing.T) {
 	if last := st[len(shards)]; last.Version != 0 || last.Installed != nil {
 		t.Fatalf("status of a shard never applied: %+v", last)
 	}
-	found, err := m.Discover(ctx)
+	found, err := m.Server().Discover(ctx)
 	if err != nil || len(found) != len(shards) {
 		t.Fatalf("discover: %v, %v", found, err)
 	}
@@ -94,7 +97,7 @@ func TestLockIDsDiffer(t *testing.T) {
 	t.Parallel()
 	seen := map[int64]string{}
 	for _, sh := range shardsFor(t, "0-8191") {
-		id := pgfunc.LockID(sh.Schema)
+		id := migrate.LockID(sh.Schema)
 		if other, ok := seen[id]; ok {
 			t.Fatalf("%s and %s share lock id %d", sh.Schema, other, id)
 		}
@@ -115,13 +118,13 @@ func TestFailedSchemaLeavesOthers(t *testing.T) {
 	if _, err := db.Exec(`CREATE SCHEMA insta1; CREATE FUNCTION insta1.next_id_jump_1() RETURNS text LANGUAGE sql AS 'SELECT 1::text'`); err != nil {
 		t.Fatal(err)
 	}
-	m, err := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
+	m, err := migrate.New(db, pgfunc.Options{}, migrate.Options{OwnDatabaseOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	shards := shardsFor(t, "0-2")
 	var reported int
-	res := m.Up(ctx, shards, func(pgfunc.Result) { reported++ })
+	res, _ := m.Up(ctx, shards, func(pgfunc.Result) { reported++ })
 	if reported != len(shards) {
 		t.Fatalf("progress callback ran %d times for %d shards", reported, len(shards))
 	}
@@ -138,7 +141,7 @@ func TestFailedSchemaLeavesOthers(t *testing.T) {
 	if _, err := db.Exec("DROP FUNCTION insta1.next_id_jump_1()"); err != nil {
 		t.Fatal(err)
 	}
-	res = m.Up(ctx, shards, nil)
+	res, _ = m.Up(ctx, shards, nil)
 	if res[1].Err != nil || !res[1].Applied || res[0].Applied || res[2].Applied {
 		t.Fatalf("rerun: %+v", res)
 	}
@@ -150,27 +153,27 @@ func TestRefusals(t *testing.T) {
 	t.Parallel()
 	db, _ := newDB(t)
 	ctx := context.Background()
-	m, _ := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
-	if r := m.Up(ctx, shardsFor(t, "3"), nil); r[0].Err != nil {
+	m, _ := migrate.New(db, pgfunc.Options{}, migrate.Options{OwnDatabaseOnly: true})
+	if r, _ := m.Up(ctx, shardsFor(t, "3"), nil); r[0].Err != nil {
 		t.Fatal(r[0].Err)
 	}
-	classic, _ := pgfunc.NewMigrator(db, pgfunc.Options{Mode: pgfunc.ModeClassic}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
-	if r := classic.Up(ctx, shardsFor(t, "3"), nil); !errors.Is(r[0].Err, pgfunc.ErrGeneratorMismatch) {
+	classic, _ := migrate.New(db, pgfunc.Options{Mode: pgfunc.ModeClassic}, migrate.Options{OwnDatabaseOnly: true})
+	if r, _ := classic.Up(ctx, shardsFor(t, "3"), nil); !errors.Is(r[0].Err, pgfunc.ErrGeneratorMismatch) {
 		t.Fatalf("mode change: %v", r[0].Err)
 	}
-	snow, _ := pgfunc.NewMigrator(db, pgfunc.Options{Layout: shardid.Snowflake()}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
-	if r := snow.Up(ctx, shardsFor(t, "3"), nil); !errors.Is(r[0].Err, pgfunc.ErrGeneratorMismatch) {
+	snow, _ := migrate.New(db, pgfunc.Options{Layout: shardid.Snowflake()}, migrate.Options{OwnDatabaseOnly: true})
+	if r, _ := snow.Up(ctx, shardsFor(t, "3"), nil); !errors.Is(r[0].Err, pgfunc.ErrGeneratorMismatch) {
 		t.Fatalf("layout change: %v", r[0].Err)
 	}
 	// An epoch one millisecond off: the message must show the difference.
 	off := shardid.Instagram()
 	off.Epoch = off.Epoch.Add(time.Millisecond)
-	offBy1, _ := pgfunc.NewMigrator(db, pgfunc.Options{Layout: off}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
-	if r := offBy1.Up(ctx, shardsFor(t, "3"), nil); !errors.Is(r[0].Err, pgfunc.ErrGeneratorMismatch) ||
+	offBy1, _ := migrate.New(db, pgfunc.Options{Layout: off}, migrate.Options{OwnDatabaseOnly: true})
+	if r, _ := offBy1.Up(ctx, shardsFor(t, "3"), nil); !errors.Is(r[0].Err, pgfunc.ErrGeneratorMismatch) ||
 		!strings.Contains(r[0].Err.Error(), "since 2025-01-01T00:00:00Z;") || !strings.Contains(r[0].Err.Error(), "since 2025-01-01T00:00:00.001Z") {
 		t.Fatalf("epoch change by 1 ms: %v", r[0].Err)
 	}
-	if r := m.Up(ctx, []pgfunc.Shard{{Schema: "other", ID: 3}}, nil); !errors.Is(r[0].Err, pgfunc.ErrShardConflict) {
+	if r, _ := m.Up(ctx, []pgfunc.Shard{{Schema: "other", ID: 3}}, nil); !errors.Is(r[0].Err, pgfunc.ErrShardConflict) {
 		t.Fatalf("shard id in two schemas: %v", r[0].Err)
 	}
 	var exists bool
@@ -187,8 +190,8 @@ func TestOlderGenerator(t *testing.T) {
 	t.Parallel()
 	db, _ := newDB(t)
 	ctx := context.Background()
-	m, _ := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
-	if r := m.Up(ctx, shardsFor(t, "10"), nil); r[0].Err != nil {
+	m, _ := migrate.New(db, pgfunc.Options{}, migrate.Options{OwnDatabaseOnly: true})
+	if r, _ := m.Up(ctx, shardsFor(t, "10"), nil); r[0].Err != nil {
 		t.Fatal(r[0].Err)
 	}
 	// What every shardid before the metadata moved to the counter left.
@@ -199,10 +202,10 @@ func TestOlderGenerator(t *testing.T) {
 	END $$`); err != nil {
 		t.Fatal(err)
 	}
-	if r := m.Up(ctx, shardsFor(t, "10"), nil); !errors.Is(r[0].Err, pgfunc.ErrOutdatedGenerator) {
+	if r, _ := m.Up(ctx, shardsFor(t, "10"), nil); !errors.Is(r[0].Err, pgfunc.ErrOutdatedGenerator) {
 		t.Fatalf("rerun over an older generator: applied=%v note=%q err=%v; want ErrOutdatedGenerator", r[0].Applied, r[0].Note, r[0].Err)
 	}
-	if r := m.Up(ctx, []pgfunc.Shard{{Schema: "s10", ID: 10}}, nil); !errors.Is(r[0].Err, pgfunc.ErrShardConflict) {
+	if r, _ := m.Up(ctx, []pgfunc.Shard{{Schema: "s10", ID: 10}}, nil); !errors.Is(r[0].Err, pgfunc.ErrShardConflict) {
 		t.Fatalf("shard id of an older generator in a second schema: applied=%v err=%v; want ErrShardConflict", r[0].Applied, r[0].Err)
 	}
 	st, err := m.Status(ctx, shardsFor(t, "10"))
@@ -212,13 +215,13 @@ func TestOlderGenerator(t *testing.T) {
 	if st[0].Installed == nil || !st[0].Outdated || st[0].Matches || st[0].Installed.Shard != 10 {
 		t.Fatalf("status of an older generator: %+v", st[0])
 	}
-	found, err := m.Discover(ctx)
+	found, err := m.Server().Discover(ctx)
 	if err != nil || len(found) != 1 || !found[0].Outdated {
 		t.Fatalf("Discover: %+v, %v", found, err)
 	}
 	role := newRole(t, db, "old", "")
-	res, err := m.Grant(ctx, shardsFor(t, "10"), role, nil)
-	if err != nil || !errors.Is(res[0].Err, pgfunc.ErrOutdatedGenerator) {
+	res, err := privilege.Grant(ctx, m.Server().DB(), shardsFor(t, "10"), role, nil)
+	if !pgfunc.IsPartial(err) || !errors.Is(res[0].Err, pgfunc.ErrOutdatedGenerator) {
 		t.Fatalf("Grant on an older generator: %+v, %v", res, err)
 	}
 }
@@ -230,25 +233,25 @@ func TestDown(t *testing.T) {
 	t.Parallel()
 	db, _ := newDB(t)
 	ctx := context.Background()
-	m, _ := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
+	m, _ := migrate.New(db, pgfunc.Options{}, migrate.Options{OwnDatabaseOnly: true})
 	shards := shardsFor(t, "4")
 	m.Up(ctx, shards, nil)
 	if _, err := db.Exec("CREATE TABLE insta4.t (id bigint DEFAULT insta4.next_id())"); err != nil {
 		t.Fatal(err)
 	}
-	if r := m.Down(ctx, shards, nil); !errors.Is(r[0].Err, pgfunc.ErrInUse) || !strings.Contains(r[0].Err.Error(), "table insta4.t depends on function insta4.next_id()") {
+	if r, _ := m.Down(ctx, shards, nil); !errors.Is(r[0].Err, migrate.ErrInUse) || !strings.Contains(r[0].Err.Error(), "table insta4.t depends on function insta4.next_id()") {
 		t.Fatalf("down while a table uses next_id(): %v; want ErrInUse naming the table", r[0].Err)
 	}
 	if _, err := db.Exec("DROP TABLE insta4.t"); err != nil {
 		t.Fatal(err)
 	}
-	if r := m.Down(ctx, shards, nil); r[0].Err != nil || !r[0].Applied {
+	if r, _ := m.Down(ctx, shards, nil); r[0].Err != nil || !r[0].Applied {
 		t.Fatalf("down: %+v", r[0])
 	}
-	if r := m.Down(ctx, shards, nil); r[0].Err != nil || r[0].Applied || r[0].Note != "no generator applied" {
+	if r, _ := m.Down(ctx, shards, nil); r[0].Err != nil || r[0].Applied || r[0].Note != "no generator applied" {
 		t.Fatalf("second down should be a no-op saying why: %+v", r[0])
 	}
-	if r := m.Up(ctx, shards, nil); r[0].Err != nil || !r[0].Applied {
+	if r, _ := m.Up(ctx, shards, nil); r[0].Err != nil || !r[0].Applied {
 		t.Fatalf("up after down: %+v", r[0])
 	}
 }
@@ -261,21 +264,21 @@ func TestHistoryWithoutGenerator(t *testing.T) {
 	t.Parallel()
 	db, _ := newDB(t)
 	ctx := context.Background()
-	m, _ := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
+	m, _ := migrate.New(db, pgfunc.Options{}, migrate.Options{OwnDatabaseOnly: true})
 	shards := shardsFor(t, "11")
-	if r := m.Up(ctx, shards, nil); r[0].Err != nil {
+	if r, _ := m.Up(ctx, shards, nil); r[0].Err != nil {
 		t.Fatal(r[0].Err)
 	}
 	if _, err := db.Exec("DROP FUNCTION insta11.next_id(), insta11.next_id_bulk(); DROP SEQUENCE insta11.next_id_seq"); err != nil {
 		t.Fatal(err)
 	}
-	if r := m.Up(ctx, shards, nil); !errors.Is(r[0].Err, pgfunc.ErrNoGenerator) {
+	if r, _ := m.Up(ctx, shards, nil); !errors.Is(r[0].Err, pgfunc.ErrNoGenerator) {
 		t.Fatalf("up over a history without a generator: applied=%v note=%q err=%v; want ErrNoGenerator", r[0].Applied, r[0].Note, r[0].Err)
 	}
-	if r := m.Down(ctx, shards, nil); r[0].Err != nil || !r[0].Applied {
+	if r, _ := m.Down(ctx, shards, nil); r[0].Err != nil || !r[0].Applied {
 		t.Fatalf("down: %+v", r[0])
 	}
-	if r := m.Up(ctx, shards, nil); r[0].Err != nil || !r[0].Applied {
+	if r, _ := m.Up(ctx, shards, nil); r[0].Err != nil || !r[0].Applied {
 		t.Fatalf("up after down: %+v", r[0])
 	}
 }
@@ -308,11 +311,11 @@ func TestDownWaitsForTheClock(t *testing.T) {
 	shards := shardsFor(t, "6")
 	t0 := time.Now().UTC().Truncate(time.Second)
 	frozen := at(t0)
-	m, err := pgfunc.NewMigrator(frozen, o, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
+	m, err := migrate.New(frozen, o, migrate.Options{OwnDatabaseOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := m.Up(ctx, shards, nil); r[0].Err != nil {
+	if r, _ := m.Up(ctx, shards, nil); r[0].Err != nil {
 		t.Fatal(r[0].Err)
 	}
 	// 5,000 IDs at a frozen clock: the first jump lands 8 ticks past the
@@ -321,7 +324,7 @@ func TestDownWaitsForTheClock(t *testing.T) {
 	if err := frozen.QueryRow("SELECT max(id) FROM (SELECT insta6.next_id() AS id FROM generate_series(1, 5000)) s").Scan(&last); err != nil {
 		t.Fatal(err)
 	}
-	if r := m.Down(ctx, shards, nil); r[0].Err == nil || !strings.Contains(r[0].Err.Error(), "ahead of the clock") {
+	if r, _ := m.Down(ctx, shards, nil); r[0].Err == nil || !strings.Contains(r[0].Err.Error(), "ahead of the clock") {
 		t.Fatalf("down with the counter ahead of the clock: applied=%v err=%v; want a refusal", r[0].Applied, r[0].Err)
 	}
 	// Down given other options would read the counter by another layout
@@ -331,17 +334,17 @@ func TestDownWaitsForTheClock(t *testing.T) {
 	for name, other := range map[string]pgfunc.Options{
 		"layout": {Layout: shardid.Snowflake()}, "epoch": {Layout: earlier}, "mode": {Mode: pgfunc.ModeClassic},
 	} {
-		mo, _ := pgfunc.NewMigrator(frozen, pgfunc.WithClock(other, nowClock), pgfunc.MigrateOptions{OwnDatabaseOnly: true})
-		if r := mo.Down(ctx, shards, nil); !errors.Is(r[0].Err, pgfunc.ErrGeneratorMismatch) || r[0].Applied {
+		mo, _ := migrate.New(frozen, pgfunc.WithClock(other, nowClock), migrate.Options{OwnDatabaseOnly: true})
+		if r, _ := mo.Down(ctx, shards, nil); !errors.Is(r[0].Err, pgfunc.ErrGeneratorMismatch) || r[0].Applied {
 			t.Fatalf("down with another %s: applied=%v err=%v; want ErrGeneratorMismatch", name, r[0].Applied, r[0].Err)
 		}
 	}
 	later := at(t0.Add(20 * time.Millisecond))
-	m, _ = pgfunc.NewMigrator(later, o, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
-	if r := m.Down(ctx, shards, nil); r[0].Err != nil || !r[0].Applied {
+	m, _ = migrate.New(later, o, migrate.Options{OwnDatabaseOnly: true})
+	if r, _ := m.Down(ctx, shards, nil); r[0].Err != nil || !r[0].Applied {
 		t.Fatalf("down once the clock passed the counter: %+v", r[0])
 	}
-	if r := m.Up(ctx, shards, nil); r[0].Err != nil || !r[0].Applied {
+	if r, _ := m.Up(ctx, shards, nil); r[0].Err != nil || !r[0].Applied {
 		t.Fatalf("up again: %+v", r[0])
 	}
 	var first int64
@@ -367,8 +370,8 @@ func TestUpAfterDownKeepsTheGenerator(t *testing.T) {
 	shards := shardsFor(t, "9")
 	t0 := time.Now().UTC().Truncate(time.Second)
 	now := at(t0)
-	m, _ := pgfunc.NewMigrator(now, pgfunc.WithClock(pgfunc.Options{}, nowClock), pgfunc.MigrateOptions{OwnDatabaseOnly: true})
-	if r := m.Up(ctx, shards, nil); r[0].Err != nil {
+	m, _ := migrate.New(now, pgfunc.WithClock(pgfunc.Options{}, nowClock), migrate.Options{OwnDatabaseOnly: true})
+	if r, _ := m.Up(ctx, shards, nil); r[0].Err != nil {
 		t.Fatal(r[0].Err)
 	}
 	var last int64
@@ -376,8 +379,8 @@ func TestUpAfterDownKeepsTheGenerator(t *testing.T) {
 		t.Fatal(err)
 	}
 	later := at(t0.Add(time.Second))
-	m, _ = pgfunc.NewMigrator(later, pgfunc.WithClock(pgfunc.Options{}, nowClock), pgfunc.MigrateOptions{OwnDatabaseOnly: true})
-	if r := m.Down(ctx, shards, nil); r[0].Err != nil || !r[0].Applied {
+	m, _ = migrate.New(later, pgfunc.WithClock(pgfunc.Options{}, nowClock), migrate.Options{OwnDatabaseOnly: true})
+	if r, _ := m.Down(ctx, shards, nil); r[0].Err != nil || !r[0].Applied {
 		t.Fatalf("down: %+v", r[0])
 	}
 	epoch10s := shardid.Instagram()
@@ -385,16 +388,16 @@ func TestUpAfterDownKeepsTheGenerator(t *testing.T) {
 	for name, other := range map[string]pgfunc.Options{
 		"a later epoch": {Layout: epoch10s}, "another layout": {Layout: shardid.Snowflake()}, "another mode": {Mode: pgfunc.ModeClassicSQL},
 	} {
-		mo, _ := pgfunc.NewMigrator(later, pgfunc.WithClock(other, nowClock), pgfunc.MigrateOptions{OwnDatabaseOnly: true})
-		if r := mo.Up(ctx, shards, nil); !errors.Is(r[0].Err, pgfunc.ErrGeneratorMismatch) || r[0].Applied || !strings.Contains(r[0].Err.Error(), "held another generator until pg down") {
+		mo, _ := migrate.New(later, pgfunc.WithClock(other, nowClock), migrate.Options{OwnDatabaseOnly: true})
+		if r, _ := mo.Up(ctx, shards, nil); !errors.Is(r[0].Err, pgfunc.ErrGeneratorMismatch) || r[0].Applied || !strings.Contains(r[0].Err.Error(), "held another generator until pg down") {
 			t.Fatalf("up with %s after down: applied=%v err=%v; want a refusal", name, r[0].Applied, r[0].Err)
 		}
 	}
 	// The same generator again, on a clock set back below its old IDs (by
 	// less than the lead: further back, draws wait for the clock).
 	earlier := at(t0.Add(-2 * time.Second))
-	m, _ = pgfunc.NewMigrator(earlier, pgfunc.WithClock(pgfunc.Options{}, nowClock), pgfunc.MigrateOptions{OwnDatabaseOnly: true})
-	if r := m.Up(ctx, shards, nil); r[0].Err != nil || !r[0].Applied {
+	m, _ = migrate.New(earlier, pgfunc.WithClock(pgfunc.Options{}, nowClock), migrate.Options{OwnDatabaseOnly: true})
+	if r, _ := m.Up(ctx, shards, nil); r[0].Err != nil || !r[0].Applied {
 		t.Fatalf("up with the same options: %+v", r[0])
 	}
 	var first int64
@@ -413,16 +416,16 @@ func TestDownReportsAndFails(t *testing.T) {
 	t.Parallel()
 	db, dsn := newDB(t)
 	ctx := context.Background()
-	m, _ := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
+	m, _ := migrate.New(db, pgfunc.Options{}, migrate.Options{OwnDatabaseOnly: true})
 	missing := []pgfunc.Shard{{Schema: "nowhere", ID: 7}}
-	r := m.Down(ctx, missing, nil)
+	r, _ := m.Down(ctx, missing, nil)
 	if r[0].Err != nil || r[0].Applied || r[0].Note != "no schema" || r[0].Duration < 0 {
 		t.Fatalf("down of a missing schema: %+v", r[0])
 	}
 	if _, err := db.Exec("CREATE SCHEMA empty"); err != nil {
 		t.Fatal(err)
 	}
-	r = m.Down(ctx, []pgfunc.Shard{{Schema: "empty", ID: 8}}, nil)
+	r, _ = m.Down(ctx, []pgfunc.Shard{{Schema: "empty", ID: 8}}, nil)
 	if r[0].Err != nil || r[0].Applied || r[0].Note != "no generator applied" {
 		t.Fatalf("down of a schema without a generator: %+v", r[0])
 	}
@@ -432,13 +435,13 @@ func TestDownReportsAndFails(t *testing.T) {
 	}
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
-	if r := m.Down(cancelled, missing, nil); !errors.Is(r[0].Err, context.Canceled) {
+	if r, _ := m.Down(cancelled, missing, nil); !errors.Is(r[0].Err, context.Canceled) {
 		t.Fatalf("down with a cancelled context: %+v; want context.Canceled", r[0])
 	}
 	dead := testsrv.Open(t, "pgx", dsn)
-	dm, _ := pgfunc.NewMigrator(dead, pgfunc.Options{}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
+	dm, _ := migrate.New(dead, pgfunc.Options{}, migrate.Options{OwnDatabaseOnly: true})
 	dead.Close()
-	if r := dm.Down(ctx, missing, nil); r[0].Err == nil {
+	if r, _ := dm.Down(ctx, missing, nil); r[0].Err == nil {
 		t.Fatalf("down over a closed pool: %+v; want an error", r[0])
 	}
 	if _, err := dm.Status(ctx, missing); err == nil {
@@ -454,16 +457,16 @@ func TestUpManyShardsInParallel(t *testing.T) {
 	db, _ := newDB(t)
 	db.SetMaxOpenConns(20)
 	ctx := context.Background()
-	if _, err := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{Parallel: -1}); !errors.Is(err, pgfunc.ErrInvalidParallel) {
+	if _, err := migrate.New(db, pgfunc.Options{}, migrate.Options{Parallel: -1}); !errors.Is(err, migrate.ErrInvalidParallel) {
 		t.Fatalf("Parallel -1: %v", err)
 	}
-	m, err := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{Parallel: 8, OwnDatabaseOnly: true})
+	m, err := migrate.New(db, pgfunc.Options{}, migrate.Options{Parallel: 8, OwnDatabaseOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	shards := shardsFor(t, "0-63")
 	var calls int
-	res := m.Up(ctx, shards, func(pgfunc.Result) { calls++ })
+	res, _ := m.Up(ctx, shards, func(pgfunc.Result) { calls++ })
 	if calls != len(shards) {
 		t.Fatalf("progress called %d times for %d shards", calls, len(shards))
 	}
@@ -535,9 +538,9 @@ func TestLeastPrivilege(t *testing.T) {
 // serverMigrator returns a Migrator over the database dsn names that sees
 // and locks the whole server: the zero MigrateOptions, whose connector to
 // the server's other databases is derived from the pgx pool.
-func serverMigrator(t *testing.T, dsn string, o pgfunc.Options) *pgfunc.Migrator {
+func serverMigrator(t *testing.T, dsn string, o pgfunc.Options) *migrate.Migrator {
 	t.Helper()
-	m, err := pgfunc.NewMigrator(testsrv.Open(t, "pgx", dsn), o, pgfunc.MigrateOptions{})
+	m, err := migrate.New(testsrv.Open(t, "pgx", dsn), o, migrate.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -560,24 +563,24 @@ func TestShardIDUniqueAcrossDatabases(t *testing.T) {
 	dsnA, dsnB := testsrv.Database(t, srv), testsrv.Database(t, srv)
 	ctx := context.Background()
 	a, b := serverMigrator(t, dsnA, pgfunc.Options{}), serverMigrator(t, dsnB, pgfunc.Options{})
-	if r := a.Up(ctx, []pgfunc.Shard{{Schema: "insta0", ID: 4100}}, nil); r[0].Err != nil {
+	if r, _ := a.Up(ctx, []pgfunc.Shard{{Schema: "insta0", ID: 4100}}, nil); r[0].Err != nil {
 		t.Fatal(r[0].Err)
 	}
-	r := b.Up(ctx, []pgfunc.Shard{{Schema: "s4100", ID: 4100}}, nil)
+	r, _ := b.Up(ctx, []pgfunc.Shard{{Schema: "s4100", ID: 4100}}, nil)
 	if !errors.Is(r[0].Err, pgfunc.ErrShardConflict) || !strings.Contains(r[0].Err.Error(), "database "+dbNameOf(t, testsrv.Open(t, "pgx", dsnA))) {
 		t.Fatalf("up of shard 4100 in a second database: %+v; want ErrShardConflict naming the first", r[0])
 	}
 	// Without Connect the Migrator sees its own database only: the
 	// negative control that the refusal above comes from the server scan.
-	own, _ := pgfunc.NewMigrator(testsrv.Open(t, "pgx", dsnB), pgfunc.Options{}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
-	if r := own.Up(ctx, []pgfunc.Shard{{Schema: "s4100", ID: 4100}}, nil); r[0].Err != nil {
+	own, _ := migrate.New(testsrv.Open(t, "pgx", dsnB), pgfunc.Options{}, migrate.Options{OwnDatabaseOnly: true})
+	if r, _ := own.Up(ctx, []pgfunc.Shard{{Schema: "s4100", ID: 4100}}, nil); r[0].Err != nil {
 		t.Fatalf("own-database Migrator: %v", r[0].Err)
 	}
 	st, err := a.Status(ctx, []pgfunc.Shard{{Schema: "insta0", ID: 4100}})
 	if err != nil || len(st[0].Elsewhere) != 1 || st[0].Elsewhere[0].Schema != "s4100" {
 		t.Fatalf("status: %+v, %v; want the copy in the other database", st, err)
 	}
-	if r := a.Up(ctx, []pgfunc.Shard{{Schema: "insta0", ID: 4100}}, nil); !errors.Is(r[0].Err, pgfunc.ErrShardConflict) {
+	if r, _ := a.Up(ctx, []pgfunc.Shard{{Schema: "insta0", ID: 4100}}, nil); !errors.Is(r[0].Err, pgfunc.ErrShardConflict) {
 		t.Fatalf("rerun with a copy elsewhere: %+v; want ErrShardConflict", r[0])
 	}
 }
@@ -600,7 +603,7 @@ func TestConcurrentUpOneShardID(t *testing.T) {
 		}
 		id := int64(7000 + round)
 		runs := []struct {
-			m  *pgfunc.Migrator
+			m  *migrate.Migrator
 			sh pgfunc.Shard
 		}{
 			{serverMigrator(t, dsnA, pgfunc.Options{}), pgfunc.Shard{Schema: fmt.Sprintf("a%d", id), ID: id}},
@@ -612,7 +615,7 @@ func TestConcurrentUpOneShardID(t *testing.T) {
 		for i, r := range runs {
 			wg.Go(func() {
 				<-start
-				errs[i] = r.m.Up(ctx, []pgfunc.Shard{r.sh}, nil)[0].Err
+				errs[i] = results(r.m.Up(ctx, []pgfunc.Shard{r.sh}, nil))[0].Err
 			})
 		}
 		close(start)
@@ -646,18 +649,18 @@ func TestServerLockedNamesHolder(t *testing.T) {
 	if _, err := conn.ExecContext(ctx, "SET application_name = 'holder'; SELECT pg_advisory_lock(1397310514, 0)"); err != nil {
 		t.Fatal(err)
 	}
-	m, err := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{LockTimeout: 300 * time.Millisecond, OwnDatabaseOnly: true})
+	m, err := migrate.New(db, pgfunc.Options{}, migrate.Options{LockTimeout: 300 * time.Millisecond, OwnDatabaseOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := m.Up(ctx, []pgfunc.Shard{{Schema: "locked", ID: 42}}, nil)
-	if !errors.Is(r[0].Err, pgfunc.ErrServerLocked) || !strings.Contains(r[0].Err.Error(), `application "holder"`) {
+	r, _ := m.Up(ctx, []pgfunc.Shard{{Schema: "locked", ID: 42}}, nil)
+	if !errors.Is(r[0].Err, inventory.ErrServerLocked) || !strings.Contains(r[0].Err.Error(), `application "holder"`) {
 		t.Fatalf("up under a held lock: %v; want ErrServerLocked naming the holder", r[0].Err)
 	}
 	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_unlock(1397310514, 0)"); err != nil {
 		t.Fatal(err)
 	}
-	if r := m.Up(ctx, []pgfunc.Shard{{Schema: "locked", ID: 42}}, nil); r[0].Err != nil {
+	if r, _ := m.Up(ctx, []pgfunc.Shard{{Schema: "locked", ID: 42}}, nil); r[0].Err != nil {
 		t.Fatalf("up once the lock is free: %v", r[0].Err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/pgfunc/inventory"
 )
 
 // TestMigrationComparesEveryKind: in a database pg up --allow-mixed made
@@ -43,8 +44,8 @@ func TestMigrationComparesEveryKind(t *testing.T) {
 	for id := int64(5); id < 24; id++ {
 		sh := pgfunc.Shard{Schema: fmt.Sprintf("insta%d", id), ID: id}
 		mine, _ := pgfunc.MetaFor(sh, ig)
-		span, _ := pgfunc.SpanFrom(mine, time.Now())
-		_, meets, err := shardid.Overlap(span, pgfunc.WholeSpan(sf4))
+		span, _ := inventory.SpanFrom(mine, time.Now())
+		_, meets, err := shardid.Overlap(span, inventory.WholeSpan(sf4))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,14 +72,14 @@ func TestMigrationComparesEveryKind(t *testing.T) {
 	// MixedAt (pg status) names every pair that meets, each with an ID
 	// both can still hand out: shards 16 and 18 beside sf4 here, not only
 	// the first.
-	var gens []pgfunc.Installed
+	var gens []inventory.Installed
 	for _, id := range []int64{0, 1, 2, 3, 16, 18} {
 		meta, _ := pgfunc.MetaFor(pgfunc.Shard{ID: id}, ig)
-		gens = append(gens, pgfunc.Installed{Schema: fmt.Sprintf("insta%d", id), Meta: meta})
+		gens = append(gens, inventory.Installed{Schema: fmt.Sprintf("insta%d", id), Meta: meta})
 	}
-	gens = append(gens, pgfunc.Installed{Schema: "sf4", Meta: sf4})
+	gens = append(gens, inventory.Installed{Schema: "sf4", Meta: sf4})
 	var met []string
-	for _, p := range pgfunc.MixedAt(gens, time.Now()) {
+	for _, p := range inventory.MixedAt(gens, time.Now()) {
 		if p.Meet {
 			met = append(met, p.A.Schema+"/"+p.B.Schema)
 			if !p.Ahead {
@@ -129,10 +130,10 @@ func TestMigrationComparesRouteKinds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		span, _ := pgfunc.SpanFrom(mine, time.Now())
+		span, _ := inventory.SpanFrom(mine, time.Now())
 		var meets []string
 		for _, other := range others {
-			_, meet, err := shardid.Overlap(span, pgfunc.WholeSpan(metas[other]))
+			_, meet, err := shardid.Overlap(span, inventory.WholeSpan(metas[other]))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,8 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/tools/testsrv"
+	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/pgfunc/migrate"
 )
 
 // TestMoveShardWithPgDump moves a logical shard the way the design intends:
@@ -73,11 +74,11 @@ func TestMoveShardWithPgDump(t *testing.T) {
 		t.Fatalf("%d duplicates after the move", dups)
 	}
 	checkShards(t, dst, sh)
-	m, err := pgfunc.NewMigrator(dst, pgfunc.WithClock(pgfunc.Options{}, testClock), pgfunc.MigrateOptions{OwnDatabaseOnly: true})
+	m, err := migrate.New(dst, pgfunc.WithClock(pgfunc.Options{}, testClock), migrate.Options{OwnDatabaseOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := m.Up(t.Context(), []pgfunc.Shard{sh}, nil)
+	res, _ := m.Up(t.Context(), []pgfunc.Shard{sh}, nil)
 	if res[0].Err != nil || res[0].Applied {
 		t.Fatalf("goose on the moved shard: applied=%v err=%v (want: already current)", res[0].Applied, res[0].Err)
 	}

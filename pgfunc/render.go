@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/quote"
+	"github.com/shardid/shardid/pgfunc/internal/sqlt"
 )
 
 // Mode selects the body of the generated next_id() function.
@@ -67,11 +67,11 @@ var (
 	// ErrInvalidSchema is returned when a schema name (or the name a schema
 	// format makes) is not a plain lower-case PostgreSQL identifier.
 	ErrInvalidSchema = errors.New("invalid schema name")
-	// ErrInvalidLead is returned by Render, NewMigrator and MetaFor when
+	// ErrInvalidLead is returned by Render, Options.Validate, migrate.New and MetaFor when
 	// Options.Lead is not a whole number of milliseconds from the layout's
 	// tick to MaxLead.
 	ErrInvalidLead = errors.New("invalid lead")
-	// ErrRouteUnsupported is returned by Render, MetaFor and NewMigrator
+	// ErrRouteUnsupported is returned by Render, Options.Validate, MetaFor and migrate.New
 	// for a layout with a route field (Layout.RouteBits) in mode classic
 	// or classic-sql, and by RenderPublished for any layout with one: only
 	// mode unique renders next_id(route), so the others are refused
@@ -164,7 +164,7 @@ type Shard struct {
 
 // Options says which generator to render: the ID layout and the body of
 // next_id(). The zero value renders the Instagram layout in ModeUnique.
-// How generators are applied is a separate concern (MigrateOptions).
+// How generators are applied is a separate concern (migrate.Options).
 type Options struct {
 	// Layout is the ID layout. The zero value means shardid.Instagram().
 	// One with route bits needs ModeUnique (ErrRouteUnsupported
@@ -190,7 +190,7 @@ type Options struct {
 	leadWait time.Duration
 	// checked leaves out the migration's checks of its database
 	// (template, shard id, kind of generator), keeping its carry-on from
-	// kept counters: set by Migrator.Up alone, which has made every one of
+	// kept counters: set by migrate.Migrator.Up alone, which has made every one of
 	// those checks itself, over the whole server, under its lock.
 	checked bool
 }
@@ -353,6 +353,8 @@ var pgTemplates = template.Must(template.New("pg").Funcs(template.FuncMap{
 	"op": func(symbol string) string { return "OPERATOR(pg_catalog." + symbol + ")" },
 }).ParseFS(templateFS, "sql/*.sql.tmpl"))
 
+func init() { sqlt.SetBase(pgTemplates) }
+
 // Render returns the goose migration (Up and Down) that installs shard's
 // generator and decode helpers in its schema: plain SQL with goose
 // annotations in comments, the Down statements after the Up ones (so give
@@ -403,7 +405,7 @@ func render(name string, sh Shard, o Options) ([]byte, error) {
 	}
 	window, ahead, leadTicks := windowTicks(l, o.Lead), aheadTicks(l, o.Lead), int64(o.Lead/l.TimeUnit)
 	unitSeconds := float64(l.UnitMillis()) / 1000 / float64(int64(1)<<l.SeqBits)
-	grants, err := renderGrant(sh, "<role>", o.Mode, l.RouteBits > 0)
+	grants, err := RenderGrant(sh, "<role>", o.Mode, l.RouteBits > 0)
 	if err != nil {
 		return nil, err
 	}
@@ -492,23 +494,10 @@ func commentLines(text string) string {
 	return b.String()
 }
 
-// jumpName is the name of shard id's jump function, next_id()'s slow path.
-// It carries the shard id because next_id()'s body names it and PostgreSQL
-// resolves a function name by looking through every function of that name
-// in every schema: with one name shared by 8,192 shards, creating each
-// next_id() cost a scan of all the others (12 ms a shard at 4,000 shards),
-// while a shard id is unique on a server.
-func jumpName(shard int64) string { return "next_id_jump_" + strconv.FormatInt(shard, 10) }
-
-// reserveName is the name of shard id's reservation, next_ids()'s one
-// step; it carries the shard id for the reason jumpName does.
-func reserveName(shard int64) string { return "next_id_reserve_" + strconv.FormatInt(shard, 10) }
-
-// quoteIdent quotes a PostgreSQL identifier.
-func quoteIdent(s string) string { return quote.Ident(s, true) }
-
-// quoteLiteral quotes a PostgreSQL string literal (standard_conforming_strings on).
-func quoteLiteral(s string) string { return quote.Literal(s) }
+func jumpName(shard int64) string    { return sqlt.JumpName(shard) }
+func reserveName(shard int64) string { return sqlt.ReserveName(shard) }
+func quoteIdent(s string) string     { return sqlt.Ident(s) }
+func quoteLiteral(s string) string   { return sqlt.Literal(s) }
 
 // seqMax is the MAXVALUE of a mode-unique counter: room past the last
 // ID's units for sessions drawing at once at the layout's end. The fast
@@ -527,4 +516,29 @@ func seqMax(l shardid.Layout) int64 {
 		return last
 	}
 	return last + max(1, min(1<<20, (last+1)/4, math.MaxInt64-last))
+}
+
+// RenderUpgrade renders what migrate.Up runs to bring a generator in mode
+// unique whose body lacks next_id_bulk() to this release's body.
+func RenderUpgrade(sh Shard, o Options) ([]byte, error) { return render("upgrade", sh, o) }
+
+// RenderRecordMeta renders the statement that creates next_id_meta() in
+// sh's schema recording o's generator: for a generator of an earlier
+// release whose counter's comment alone records its metadata.
+func RenderRecordMeta(sh Shard, o Options) ([]byte, error) { return render("record_meta", sh, o) }
+
+// Files renders a goose directory for the stock goose CLI: one migration
+// per shard, versioned shard id + 1, each creating its schema first. The
+// stock CLI keeps one history table for the directory (goose_db_version in
+// the connection's search_path) rather than one per schema.
+func Files(shards []Shard, o Options) (map[string][]byte, error) {
+	out := make(map[string][]byte, len(shards))
+	for _, sh := range shards {
+		text, err := Render(sh, o)
+		if err != nil {
+			return nil, err
+		}
+		out[fmt.Sprintf("%05d_shardid_%s.sql", sh.ID+1, sh.Schema)] = text
+	}
+	return out, nil
 }

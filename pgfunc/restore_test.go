@@ -9,9 +9,11 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/tools/dbserver"
 	"github.com/shardid/shardid/tools/testsrv"
+	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/pgfunc/migrate"
+	"github.com/shardid/shardid/pgfunc/resume"
 )
 
 // burstLayout is js53 with 16 IDs per 10 ms tick instead of 256: a burst
@@ -164,8 +166,8 @@ func TestRestoreAndFailover(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = restored.Stop() })
 	// A standby still in recovery is refused by resume.
-	inRecovery, _ := pgfunc.NewMigrator(testsrv.Open(t, "pgx", standby.DSN(dbName)), o, pgfunc.MigrateOptions{})
-	if _, err := inRecovery.Resume(ctx, nil, pgfunc.ResumeOptions{}, nil); !errors.Is(err, pgfunc.ErrInRecovery) {
+	inRecovery, _ := migrate.New(testsrv.Open(t, "pgx", standby.DSN(dbName)), o, migrate.Options{})
+	if _, err := resume.Run(ctx, inRecovery, nil, resume.Options{}, nil); !errors.Is(err, resume.ErrInRecovery) {
 		t.Fatalf("resume on a standby in recovery: %v; want ErrInRecovery", err)
 	}
 	if err := standby.Promote(ctx); err != nil {
@@ -184,8 +186,8 @@ func TestRestoreAndFailover(t *testing.T) {
 					t.Fatal(err)
 				}
 				at := testsrv.Open(t, "pgx", srv.s.DSN(dbName)) // its sessions read the new setting
-				m, _ := pgfunc.NewMigrator(at, o, pgfunc.MigrateOptions{})
-				res, err := m.Resume(ctx, []pgfunc.Shard{{Schema: schema(c), ID: c.shard}}, pgfunc.ResumeOptions{Lead: lead}, nil)
+				m, _ := migrate.New(at, o, migrate.Options{})
+				res, err := resume.Run(ctx, m, []pgfunc.Shard{{Schema: schema(c), ID: c.shard}}, resume.Options{Lead: lead}, nil)
 				if err != nil || len(res) != 1 || res[0].Err != nil || !res[0].Moved {
 					t.Fatalf("%s: %s: resume: %+v, %v", srv.name, c.name, res, err)
 				}

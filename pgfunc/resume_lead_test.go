@@ -7,9 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/tools/dbserver"
 	"github.com/shardid/shardid/tools/testsrv"
+	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/pgfunc/migrate"
+	"github.com/shardid/shardid/pgfunc/resume"
 )
 
 // TestResumeLeadRaisedAfterBackup: a base backup records generators with
@@ -37,8 +39,8 @@ func TestResumeLeadRaisedAfterBackup(t *testing.T) {
 	shards := []pgfunc.Shard{{Schema: "trusted", ID: 1}, {Schema: "told", ID: 2}, {Schema: "unknown", ID: 3}}
 	at := clockAt(t, db, dsn)
 	t0 := time.Now().UTC().Truncate(time.Second)
-	m, _ := pgfunc.NewMigrator(at(t0.Add(-time.Minute)), short, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
-	for _, r := range m.Up(ctx, shards, nil) {
+	m, _ := migrate.New(at(t0.Add(-time.Minute)), short, migrate.Options{OwnDatabaseOnly: true})
+	for _, r := range results(m.Up(ctx, shards, nil)) {
 		if r.Err != nil {
 			t.Fatal(r.Err)
 		}
@@ -50,14 +52,14 @@ func TestResumeLeadRaisedAfterBackup(t *testing.T) {
 	t.Cleanup(func() { _ = backup.Remove() })
 	// After the backup: the lead raised to 30 s, and a burst.
 	later := at(t0.Add(-time.Minute))
-	m, _ = pgfunc.NewMigrator(later, short, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
-	for _, r := range m.Down(ctx, shards, nil) {
+	m, _ = migrate.New(later, short, migrate.Options{OwnDatabaseOnly: true})
+	for _, r := range results(m.Down(ctx, shards, nil)) {
 		if r.Err != nil {
 			t.Fatal(r.Err)
 		}
 	}
-	m, _ = pgfunc.NewMigrator(later, long, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
-	for _, r := range m.Up(ctx, shards, nil) {
+	m, _ = migrate.New(later, long, migrate.Options{OwnDatabaseOnly: true})
+	for _, r := range results(m.Up(ctx, shards, nil)) {
 		if r.Err != nil {
 			t.Fatal(r.Err)
 		}
@@ -78,12 +80,12 @@ func TestResumeLeadRaisedAfterBackup(t *testing.T) {
 	if _, err := rdb.Exec(fmt.Sprintf("ALTER DATABASE %s SET shardid_test.now = '%s'", dbName, start.Format(time.RFC3339Nano))); err != nil {
 		t.Fatal(err)
 	}
-	rm, _ := pgfunc.NewMigrator(testsrv.Open(t, "pgx", restored.DSN(dbName)), short, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
+	rm, _ := migrate.New(testsrv.Open(t, "pgx", restored.DSN(dbName)), short, migrate.Options{OwnDatabaseOnly: true})
 	for _, c := range []struct {
 		sh   pgfunc.Shard
 		lead time.Duration
 	}{{shards[0], 5 * time.Second}, {shards[1], 30 * time.Second}, {shards[2], 0}} {
-		res, err := rm.Resume(ctx, []pgfunc.Shard{c.sh}, pgfunc.ResumeOptions{Lead: c.lead}, nil)
+		res, err := resume.Run(ctx, rm, []pgfunc.Shard{c.sh}, resume.Options{Lead: c.lead}, nil)
 		if err != nil || len(res) != 1 || res[0].Err != nil || !res[0].Moved {
 			t.Fatalf("resume of %s with lead %s: %+v, %v", c.sh.Schema, c.lead, res, err)
 		}
@@ -124,8 +126,8 @@ func TestResumeAfterCounterMovedBack(t *testing.T) {
 	moved, control := pgfunc.Shard{Schema: "movedback", ID: 1}, pgfunc.Shard{Schema: "movedcontrol", ID: 2}
 	at := clockAt(t, db, dsn)
 	t0 := time.Now().UTC().Truncate(time.Second)
-	m, _ := pgfunc.NewMigrator(at(t0), short, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
-	for _, r := range m.Up(ctx, []pgfunc.Shard{moved, control}, nil) {
+	m, _ := migrate.New(at(t0), short, migrate.Options{OwnDatabaseOnly: true})
+	for _, r := range results(m.Up(ctx, []pgfunc.Shard{moved, control}, nil)) {
 		if r.Err != nil {
 			t.Fatal(r.Err)
 		}
@@ -139,8 +141,8 @@ func TestResumeAfterCounterMovedBack(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rm, _ := pgfunc.NewMigrator(at(last), short, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
-	res, err := rm.Resume(ctx, []pgfunc.Shard{moved}, pgfunc.ResumeOptions{Lead: 5 * time.Second}, nil)
+	rm, _ := migrate.New(at(last), short, migrate.Options{OwnDatabaseOnly: true})
+	res, err := resume.Run(ctx, rm, []pgfunc.Shard{moved}, resume.Options{Lead: 5 * time.Second}, nil)
 	if err != nil || len(res) != 1 || res[0].Err != nil || !res[0].Moved {
 		t.Fatalf("resume of the counter moved back: %+v, %v", res, err)
 	}

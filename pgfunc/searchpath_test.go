@@ -10,6 +10,7 @@ import (
 
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/pgfunc/privilege"
 )
 
 // hostileObjects are a caller's own operators and type, put before
@@ -58,7 +59,7 @@ func TestHostileSearchPath(t *testing.T) {
 	}
 	broken := pgfunc.Shard{Schema: "sp_unqualified", ID: 50}
 	installVariant(t, db, broken, pgfunc.Options{}, unqualified)
-	res, err := pgfunc.Grant(context.Background(), db, append(shards, broken), role, nil)
+	res, err := privilege.Grant(context.Background(), db, append(shards, broken), role, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,8 +18,11 @@ import (
 	"github.com/pressly/goose/v3"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/tools/testsrv"
+	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/pgfunc/inventory"
+	"github.com/shardid/shardid/pgfunc/migrate"
+	"github.com/shardid/shardid/pgfunc/resume"
 )
 
 // gooseUp applies the shards' pg gen files to db as the stock goose CLI
@@ -67,14 +70,14 @@ func sqlState(err error) string {
 }
 
 // up applies shards with m and returns the first shard's result.
-func up(m *pgfunc.Migrator, shards ...pgfunc.Shard) pgfunc.Result {
-	return m.Up(context.Background(), shards, nil)[0]
+func up(m *migrate.Migrator, shards ...pgfunc.Shard) pgfunc.Result {
+	return results(m.Up(context.Background(), shards, nil))[0]
 }
 
 // migrator builds a Migrator over dsn with mo, failing the test on error.
-func migrator(t *testing.T, dsn string, o pgfunc.Options, mo pgfunc.MigrateOptions) *pgfunc.Migrator {
+func migrator(t *testing.T, dsn string, o pgfunc.Options, mo migrate.Options) *migrate.Migrator {
 	t.Helper()
-	m, err := pgfunc.NewMigrator(testsrv.Open(t, "pgx", dsn), o, mo)
+	m, err := migrate.New(testsrv.Open(t, "pgx", dsn), o, mo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +96,7 @@ func execOn(t *testing.T, dsn string, statements ...string) {
 }
 
 // TestMigrationRefusesOnItsOwn: the migration pg gen writes, applied by
-// goose alone (no pgfunc.Migrator to look first), refuses a shard id
+// goose alone (no migrate.Migrator to look first), refuses a shard id
 // another schema of its database holds and another mode, each with its
 // SQLSTATE and the schema in the way named, and creates nothing. (Before:
 // goose created other0 beside insta0, and the two returned the same IDs,
@@ -193,7 +196,7 @@ func TestMigrationRefusesOnItsOwn(t *testing.T) {
 		t.Fatalf("other4 handed out %d (insta4 reached %d); insta4's kept counter gone: %v", first, last, gone)
 	}
 	// Through a Migrator the same refusals read as its sentinels.
-	m, err := pgfunc.NewMigrator(classic, pgfunc.Options{}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
+	m, err := migrate.New(classic, pgfunc.Options{}, migrate.Options{OwnDatabaseOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +235,7 @@ func TestKeptCounterUnderAnyName(t *testing.T) {
 			renamed := pgfunc.Shard{Schema: fmt.Sprintf("other%d", id), ID: id}
 			o := pgfunc.WithClock(pgfunc.Options{}, nowClock)
 			now := atA(t0)
-			if r := up(migrator(t, dsnA, o, pgfunc.MigrateOptions{}), old); r.Err != nil {
+			if r := up(migrator(t, dsnA, o, migrate.Options{}), old); r.Err != nil {
 				t.Fatal(r.Err)
 			}
 			var last int64
@@ -241,16 +244,16 @@ func TestKeptCounterUnderAnyName(t *testing.T) {
 				t.Fatal(err)
 			}
 			atA(t0.Add(time.Second))
-			if r := migrator(t, dsnA, o, pgfunc.MigrateOptions{}).Down(ctx, []pgfunc.Shard{old}, nil)[0]; r.Err != nil || !r.Applied {
+			if r := results(migrator(t, dsnA, o, migrate.Options{}).Down(ctx, []pgfunc.Shard{old}, nil))[0]; r.Err != nil || !r.Applied {
 				t.Fatalf("down: %+v", r)
 			}
-			st, err := migrator(t, dsnB, o, pgfunc.MigrateOptions{}).Status(ctx, []pgfunc.Shard{renamed})
+			st, err := migrator(t, dsnB, o, migrate.Options{}).Status(ctx, []pgfunc.Shard{renamed})
 			if err != nil || len(st[0].Retired) != 1 || st[0].Retired[0].Schema != old.Schema {
 				t.Fatalf("status of shard %d: %+v, %v; want the kept counter in %s", id, st, err, old.Schema)
 			}
 			// A later epoch restarts the time field below the old IDs.
 			later := pgfunc.WithClock(pgfunc.Options{Layout: epoch10s}, nowClock)
-			r := up(migrator(t, dsnB, later, pgfunc.MigrateOptions{}), renamed)
+			r := up(migrator(t, dsnB, later, migrate.Options{}), renamed)
 			if !errors.Is(r.Err, pgfunc.ErrGeneratorMismatch) || !strings.Contains(r.Err.Error(), old.Schema) || r.Applied {
 				t.Fatalf("up of shard %d as %s with a later epoch: %+v; want ErrGeneratorMismatch naming %s", id, renamed.Schema, r, old.Schema)
 			}
@@ -258,7 +261,7 @@ func TestKeptCounterUnderAnyName(t *testing.T) {
 			// below its IDs.
 			long := pgfunc.WithClock(pgfunc.Options{Lead: 2 * time.Minute}, nowClock)
 			earlier := atB(t0.Add(-time.Minute))
-			if r := up(migrator(t, dsnB, long, pgfunc.MigrateOptions{}), renamed); r.Err != nil || !r.Applied {
+			if r := up(migrator(t, dsnB, long, migrate.Options{}), renamed); r.Err != nil || !r.Applied {
 				t.Fatalf("up of shard %d as %s: %+v", id, renamed.Schema, r)
 			}
 			var first int64
@@ -298,7 +301,7 @@ func TestZeroOptionsLookAfterTheServer(t *testing.T) {
 	t.Parallel()
 	srv := ownServer(t)
 	dsnA, dsnB := testsrv.Database(t, srv), testsrv.Database(t, srv)
-	if r := up(migrator(t, dsnA, pgfunc.Options{}, pgfunc.MigrateOptions{}), pgfunc.Shard{Schema: "insta3", ID: 3}); r.Err != nil {
+	if r := up(migrator(t, dsnA, pgfunc.Options{}, migrate.Options{}), pgfunc.Shard{Schema: "insta3", ID: 3}); r.Err != nil {
 		t.Fatal(r.Err)
 	}
 	// The program of the report, as written there.
@@ -307,22 +310,22 @@ func TestZeroOptionsLookAfterTheServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	m, err := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{})
+	m, err := migrate.New(db, pgfunc.Options{}, migrate.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := m.Up(context.Background(), []pgfunc.Shard{{Schema: "s3", ID: 3}}, nil)[0]
+	r := results(m.Up(context.Background(), []pgfunc.Shard{{Schema: "s3", ID: 3}}, nil))[0]
 	if !errors.Is(r.Err, pgfunc.ErrShardConflict) || r.Applied {
 		t.Fatalf("applied=%v err=%v; want ErrShardConflict", r.Applied, r.Err)
 	}
 	other := sql.OpenDB(otherConnector{dsnB})
 	defer other.Close()
-	if _, err := pgfunc.NewMigrator(other, pgfunc.Options{}, pgfunc.MigrateOptions{}); !errors.Is(err, pgfunc.ErrNoConnect) ||
+	if _, err := migrate.New(other, pgfunc.Options{}, migrate.Options{}); !errors.Is(err, inventory.ErrNoConnect) ||
 		!strings.Contains(err.Error(), "Connect") || !strings.Contains(err.Error(), "OwnDatabaseOnly") {
 		t.Fatalf("NewMigrator over a pool of another driver: %v; want ErrNoConnect naming both ways out", err)
 	}
 	// The explicit opt-out: this database only, the copy unseen.
-	own, err := pgfunc.NewMigrator(other, pgfunc.Options{}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
+	own, err := migrate.New(other, pgfunc.Options{}, migrate.Options{OwnDatabaseOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,7 +355,7 @@ func TestTemplateDatabases(t *testing.T) {
 		f(db)
 	}
 	onTemplate1(func(db *sql.DB) {
-		m, err := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{})
+		m, err := migrate.New(db, pgfunc.Options{}, migrate.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -361,7 +364,7 @@ func TestTemplateDatabases(t *testing.T) {
 			t.Fatalf("up into template1: %+v; want ErrTemplateDatabase", r)
 		}
 		// Even told to look after its own database only.
-		own, err := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
+		own, err := migrate.New(db, pgfunc.Options{}, migrate.Options{OwnDatabaseOnly: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -374,12 +377,12 @@ func TestTemplateDatabases(t *testing.T) {
 	})
 	// A database made a template after it got a generator.
 	tmpl := testsrv.Database(t, srv)
-	if r := up(migrator(t, tmpl, pgfunc.Options{}, pgfunc.MigrateOptions{}), pgfunc.Shard{Schema: "insta7", ID: 7}); r.Err != nil {
+	if r := up(migrator(t, tmpl, pgfunc.Options{}, migrate.Options{}), pgfunc.Shard{Schema: "insta7", ID: 7}); r.Err != nil {
 		t.Fatal(r.Err)
 	}
 	tmplName := dbNameOf(t, testsrv.Open(t, "pgx", tmpl))
 	execOn(t, srv.DSN("postgres"), "ALTER DATABASE "+tmplName+" IS_TEMPLATE true")
-	m := migrator(t, app, pgfunc.Options{}, pgfunc.MigrateOptions{})
+	m := migrator(t, app, pgfunc.Options{}, migrate.Options{})
 	if r := up(m, pgfunc.Shard{Schema: "s7", ID: 7}); !errors.Is(r.Err, pgfunc.ErrShardConflict) || !strings.Contains(r.Err.Error(), tmplName) {
 		t.Fatalf("up of shard 7 beside the template %s: %+v; want ErrShardConflict naming it", tmplName, r)
 	}
@@ -400,12 +403,12 @@ func TestTemplateDatabases(t *testing.T) {
 	t.Cleanup(func() { onTemplate1(func(db *sql.DB) { _, _ = db.Exec("DROP SCHEMA insta9 CASCADE") }) })
 	copied := testsrv.Database(t, srv) // CREATE DATABASE copies template1
 	for _, dsn := range []string{app, copied} {
-		r := up(migrator(t, dsn, pgfunc.Options{}, pgfunc.MigrateOptions{}), pgfunc.Shard{Schema: "s9", ID: 9})
+		r := up(migrator(t, dsn, pgfunc.Options{}, migrate.Options{}), pgfunc.Shard{Schema: "s9", ID: 9})
 		if !errors.Is(r.Err, pgfunc.ErrShardConflict) || r.Applied {
 			t.Fatalf("up of shard 9 with a copy in template1: %+v; want ErrShardConflict", r)
 		}
 	}
-	c, err := m.Census(context.Background())
+	c, err := m.Server().Census(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -449,7 +452,7 @@ func TestUnreadDatabases(t *testing.T) {
 	t.Parallel()
 	srv := ownServer(t)
 	app, secret, closed := testsrv.Database(t, srv), testsrv.Database(t, srv), testsrv.Database(t, srv)
-	if r := up(migrator(t, secret, pgfunc.Options{}, pgfunc.MigrateOptions{}), pgfunc.Shard{Schema: "insta5", ID: 5}); r.Err != nil {
+	if r := up(migrator(t, secret, pgfunc.Options{}, migrate.Options{}), pgfunc.Shard{Schema: "insta5", ID: 5}); r.Err != nil {
 		t.Fatal(r.Err)
 	}
 	secretName := dbNameOf(t, testsrv.Open(t, "pgx", secret))
@@ -461,16 +464,16 @@ func TestUnreadDatabases(t *testing.T) {
 		"CREATE ROLE deployer LOGIN",
 		"GRANT CREATE ON DATABASE "+appName+" TO deployer")
 	asDeployer := dsnAs(t, app, "deployer")
-	r := up(migrator(t, asDeployer, pgfunc.Options{}, pgfunc.MigrateOptions{}), pgfunc.Shard{Schema: "s5", ID: 5})
+	r := up(migrator(t, asDeployer, pgfunc.Options{}, migrate.Options{}), pgfunc.Shard{Schema: "s5", ID: 5})
 	if !errors.Is(r.Err, pgfunc.ErrUnreadDatabases) || !strings.Contains(r.Err.Error(), secretName) || !strings.Contains(r.Err.Error(), closedName) || r.Applied {
 		t.Fatalf("up as a role that cannot read %s and %s: %+v; want ErrUnreadDatabases naming both", secretName, closedName, r)
 	}
-	c, err := migrator(t, asDeployer, pgfunc.Options{}, pgfunc.MigrateOptions{}).Census(context.Background())
+	c, err := migrator(t, asDeployer, pgfunc.Options{}, migrate.Options{}).Server().Census(context.Background())
 	if err != nil || strings.Join(c.Closed, ",") != strings.Join([]string{secretName, closedName}, ",") && strings.Join(c.Closed, ",") != strings.Join([]string{closedName, secretName}, ",") {
 		t.Fatalf("census as deployer: closed %v, %v; want %s and %s, not template0", c.Closed, err, secretName, closedName)
 	}
 	// Accepted explicitly, the risk is what it says: the copy goes unseen.
-	r = up(migrator(t, asDeployer, pgfunc.Options{}, pgfunc.MigrateOptions{AllowUnreadDatabases: true}), pgfunc.Shard{Schema: "s6", ID: 6})
+	r = up(migrator(t, asDeployer, pgfunc.Options{}, migrate.Options{AllowUnreadDatabases: true}), pgfunc.Shard{Schema: "s6", ID: 6})
 	if r.Err != nil || !r.Applied {
 		t.Fatalf("up with AllowUnreadDatabases: %+v", r)
 	}
@@ -488,25 +491,25 @@ func TestMixedKinds(t *testing.T) {
 	ctx := context.Background()
 	dsnA, dsnB := testsrv.Database(t, srv), testsrv.Database(t, srv)
 	js := pgfunc.Options{Layout: shardid.JS53()}
-	if r := up(migrator(t, dsnA, js, pgfunc.MigrateOptions{}), pgfunc.Shard{Schema: "js0", ID: 0}); r.Err != nil {
+	if r := up(migrator(t, dsnA, js, migrate.Options{}), pgfunc.Shard{Schema: "js0", ID: 0}); r.Err != nil {
 		t.Fatal(r.Err)
 	}
 	execOn(t, dsnA, "CREATE TABLE js0.items (id bigint DEFAULT js0.next_id())")
 	recent := shardid.Instagram()
 	recent.Epoch = time.Now().Add(-time.Hour).Truncate(time.Millisecond)
 	ig := pgfunc.Options{Layout: recent}
-	r := up(migrator(t, dsnB, ig, pgfunc.MigrateOptions{}), pgfunc.Shard{Schema: "ig64", ID: 64})
+	r := up(migrator(t, dsnB, ig, migrate.Options{}), pgfunc.Shard{Schema: "ig64", ID: 64})
 	if !errors.Is(r.Err, pgfunc.ErrMixedGenerators) || !strings.Contains(r.Err.Error(), "schema js0 of database") || r.Applied {
 		t.Fatalf("instagram beside js53: %+v; want ErrMixedGenerators naming js0", r)
 	}
 	// Instagram shard 64 fixes bits 10-22 to 0 at bits 10-15, as js53
 	// shard 0 does: an ID of both exists, and is named.
-	r = up(migrator(t, dsnB, ig, pgfunc.MigrateOptions{AllowMixed: true}), pgfunc.Shard{Schema: "ig64", ID: 64})
+	r = up(migrator(t, dsnB, ig, migrate.Options{AllowMixed: true}), pgfunc.Shard{Schema: "ig64", ID: 64})
 	if !errors.Is(r.Err, pgfunc.ErrMixedGenerators) || !strings.Contains(r.Err.Error(), "could hand out ID") || r.Applied {
 		t.Fatalf("instagram shard 64 beside js53 shard 0, AllowMixed: %+v; want a refusal naming an ID both make", r)
 	}
 	// Shard 65 sets bit 10, which js53 shard 0 clears: never one ID.
-	if r := up(migrator(t, dsnB, ig, pgfunc.MigrateOptions{AllowMixed: true}), pgfunc.Shard{Schema: "ig65", ID: 65}); r.Err != nil || !r.Applied {
+	if r := up(migrator(t, dsnB, ig, migrate.Options{AllowMixed: true}), pgfunc.Shard{Schema: "ig65", ID: 65}); r.Err != nil || !r.Applied {
 		t.Fatalf("instagram shard 65 beside js53 shard 0, AllowMixed: %+v", r)
 	}
 	execOn(t, dsnB, "CREATE TABLE ig65.items (id bigint DEFAULT ig65.next_id())")
@@ -535,7 +538,7 @@ func TestMixedKinds(t *testing.T) {
 	// A counter a down kept counts as much as a live generator.
 	execOn(t, dsnA, "DROP TABLE js0.items")
 	for {
-		d := migrator(t, dsnA, js, pgfunc.MigrateOptions{}).Down(ctx, []pgfunc.Shard{{Schema: "js0", ID: 0}}, nil)[0]
+		d := results(migrator(t, dsnA, js, migrate.Options{}).Down(ctx, []pgfunc.Shard{{Schema: "js0", ID: 0}}, nil))[0]
 		if d.Err == nil {
 			break
 		}
@@ -545,15 +548,15 @@ func TestMixedKinds(t *testing.T) {
 	}
 	dsnC := testsrv.Database(t, srv)
 	sf := pgfunc.Options{Layout: shardid.Snowflake()}
-	r = up(migrator(t, dsnC, sf, pgfunc.MigrateOptions{}), pgfunc.Shard{Schema: "sf1", ID: 1})
+	r = up(migrator(t, dsnC, sf, migrate.Options{}), pgfunc.Shard{Schema: "sf1", ID: 1})
 	if !errors.Is(r.Err, pgfunc.ErrMixedGenerators) {
 		t.Fatalf("snowflake beside a kept js53 counter and instagram: %+v; want ErrMixedGenerators", r)
 	}
-	c, err := migrator(t, dsnC, sf, pgfunc.MigrateOptions{}).Census(ctx)
+	c, err := migrator(t, dsnC, sf, migrate.Options{}).Server().Census(ctx)
 	if err != nil || len(c.Retired) != 1 {
 		t.Fatalf("census: %+v, %v; want the kept js53 counter", c, err)
 	}
-	pairs := pgfunc.Mixed(append(c.Generators, c.Retired...))
+	pairs := inventory.Mixed(append(c.Generators, c.Retired...))
 	if len(pairs) != 1 || pairs[0].Meet {
 		t.Fatalf("Mixed: %+v; want one pair of kinds that never meets", pairs)
 	}
@@ -593,7 +596,7 @@ func TestDatabasesChangingUnderTheRead(t *testing.T) {
 			t.Fatal(err)
 		}
 		db := testsrv.Open(t, "pgx", srv.DSN(name))
-		m, err := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
+		m, err := migrate.New(db, pgfunc.Options{}, migrate.Options{OwnDatabaseOnly: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -672,12 +675,12 @@ func TestDatabasesChangingUnderTheRead(t *testing.T) {
 			return p
 		}
 		reset()
-		r := up(migrator(t, app, pgfunc.Options{}, pgfunc.MigrateOptions{Connect: before(copyPlan())}), pgfunc.Shard{Schema: "s5", ID: 5})
+		r := up(migrator(t, app, pgfunc.Options{}, migrate.Options{Connect: before(copyPlan())}), pgfunc.Shard{Schema: "s5", ID: 5})
 		if !errors.Is(r.Err, pgfunc.ErrShardConflict) || !strings.Contains(r.Err.Error(), "database "+c.seen) || r.Applied {
 			t.Fatalf("%s: up of shard 5, held in %s: %+v; want ErrShardConflict naming %s", c.name, c.now, r, c.seen)
 		}
 		reset()
-		census, err := migrator(t, app, pgfunc.Options{}, pgfunc.MigrateOptions{Connect: before(copyPlan())}).Census(ctx)
+		census, err := migrator(t, app, pgfunc.Options{}, migrate.Options{Connect: before(copyPlan())}).Server().Census(ctx)
 		var where []string
 		for _, g := range census.Generators {
 			where = append(where, g.Database+"."+g.Schema)
@@ -689,7 +692,7 @@ func TestDatabasesChangingUnderTheRead(t *testing.T) {
 			continue
 		}
 		reset()
-		res, err := migrator(t, app, pgfunc.Options{}, pgfunc.MigrateOptions{Connect: before(copyPlan())}).Resume(ctx, nil, pgfunc.ResumeOptions{Lead: 5 * time.Second}, nil)
+		res, err := resume.Run(ctx, migrator(t, app, pgfunc.Options{}, migrate.Options{Connect: before(copyPlan())}), nil, resume.Options{Lead: 5 * time.Second}, nil)
 		moved := 0
 		for _, x := range res {
 			if x.Err != nil {
@@ -715,7 +718,7 @@ func TestDatabasesChangingUnderTheRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	opens := map[string][]string{"a_first": {"ALTER DATABASE b_hold ALLOW_CONNECTIONS true"}}
-	r := up(migrator(t, app, pgfunc.Options{}, pgfunc.MigrateOptions{Connect: before(opens)}), pgfunc.Shard{Schema: "s5", ID: 5})
+	r := up(migrator(t, app, pgfunc.Options{}, migrate.Options{Connect: before(opens)}), pgfunc.Shard{Schema: "s5", ID: 5})
 	if !errors.Is(r.Err, pgfunc.ErrUnreadDatabases) || !strings.Contains(r.Err.Error(), "b_hold") || r.Applied {
 		t.Fatalf("up of shard 5 while b_hold, which holds it, was closed and opened: %+v; want ErrUnreadDatabases naming b_hold", r)
 	}
@@ -729,14 +732,14 @@ func TestDatabasesChangingUnderTheRead(t *testing.T) {
 		if err := exec(ctx, "ALTER DATABASE b_hold ALLOW_CONNECTIONS false"); err != nil {
 			t.Fatal(err)
 		}
-		m := migrator(t, app, pgfunc.Options{}, pgfunc.MigrateOptions{Connect: before(map[string][]string{"a_first": {"ALTER DATABASE b_hold ALLOW_CONNECTIONS true"}})})
+		m := migrator(t, app, pgfunc.Options{}, migrate.Options{Connect: before(map[string][]string{"a_first": {"ALTER DATABASE b_hold ALLOW_CONNECTIONS true"}})})
 		shards := []pgfunc.Shard{{Schema: "mine", ID: 5}}
-		var st []pgfunc.Status
-		var census pgfunc.Census
+		var st []migrate.Status
+		var census inventory.Census
 		var err error
 		if two {
 			if st, err = m.Status(ctx, shards); err == nil {
-				census, err = m.Census(ctx)
+				census, err = m.Server().Census(ctx)
 			}
 		} else {
 			st, census, err = m.Survey(ctx, shards)
@@ -759,13 +762,13 @@ func TestDatabasesChangingUnderTheRead(t *testing.T) {
 		"UPDATE pg_catalog.pg_database SET datconnlimit = -2 WHERE datname = 'invalid'"); err != nil {
 		t.Fatal(err)
 	}
-	if r := up(migrator(t, app, pgfunc.Options{}, pgfunc.MigrateOptions{}), pgfunc.Shard{Schema: "s5", ID: 5}); r.Err != nil || !r.Applied {
+	if r := up(migrator(t, app, pgfunc.Options{}, migrate.Options{}), pgfunc.Shard{Schema: "s5", ID: 5}); r.Err != nil || !r.Applied {
 		t.Fatalf("up beside an invalid database: %+v", r)
 	}
-	if _, err := migrator(t, app, pgfunc.Options{}, pgfunc.MigrateOptions{}).Resume(ctx, nil, pgfunc.ResumeOptions{Lead: 5 * time.Second}, nil); err != nil {
+	if _, err := resume.Run(ctx, migrator(t, app, pgfunc.Options{}, migrate.Options{}), nil, resume.Options{Lead: 5 * time.Second}, nil); err != nil {
 		t.Fatalf("resume beside an invalid database: %v", err)
 	}
-	if c, err := migrator(t, app, pgfunc.Options{}, pgfunc.MigrateOptions{}).Census(ctx); err != nil || !slices.Equal(c.Invalid, []string{"invalid"}) || slices.Contains(c.Closed, "invalid") {
+	if c, err := migrator(t, app, pgfunc.Options{}, migrate.Options{}).Server().Census(ctx); err != nil || !slices.Equal(c.Invalid, []string{"invalid"}) || slices.Contains(c.Closed, "invalid") {
 		t.Fatalf("census beside an invalid database: %v; invalid %v, closed %v; want it named invalid, not unread", err, c.Invalid, c.Closed)
 	}
 
@@ -783,11 +786,11 @@ func TestDatabasesChangingUnderTheRead(t *testing.T) {
 		db := testsrv.Open(t, "pgx", srv.DSN(name))
 		return db, db.PingContext(ctx)
 	}
-	r = up(migrator(t, app, pgfunc.Options{}, pgfunc.MigrateOptions{Connect: growing}), pgfunc.Shard{Schema: "s6", ID: 6})
-	if !errors.Is(r.Err, pgfunc.ErrDatabasesChanging) || r.Applied {
+	r = up(migrator(t, app, pgfunc.Options{}, migrate.Options{Connect: growing}), pgfunc.Shard{Schema: "s6", ID: 6})
+	if !errors.Is(r.Err, inventory.ErrDatabasesChanging) || r.Applied {
 		t.Fatalf("up while every read created a database: %+v; want ErrDatabasesChanging", r)
 	}
-	if _, err := migrator(t, app, pgfunc.Options{}, pgfunc.MigrateOptions{Connect: growing}).Resume(ctx, nil, pgfunc.ResumeOptions{Lead: 5 * time.Second}, nil); !errors.Is(err, pgfunc.ErrDatabasesChanging) {
+	if _, err := resume.Run(ctx, migrator(t, app, pgfunc.Options{}, migrate.Options{Connect: growing}), nil, resume.Options{Lead: 5 * time.Second}, nil); !errors.Is(err, inventory.ErrDatabasesChanging) {
 		t.Fatalf("resume while every read created a database: %v; want ErrDatabasesChanging", err)
 	}
 }

@@ -7,6 +7,9 @@ import (
 
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/pgfunc/migrate"
+	"github.com/shardid/shardid/pgfunc/privilege"
+	"github.com/shardid/shardid/pgfunc/resume"
 )
 
 // TestTempSchemaFakes: a role with only what pg grant gives, and the TEMP
@@ -23,14 +26,14 @@ func TestTempSchemaFakes(t *testing.T) {
 	db, dsn := newDB(t)
 	ctx := context.Background()
 	o := pgfunc.Options{Layout: shardid.JS53()}
-	own := pgfunc.MigrateOptions{OwnDatabaseOnly: true}
+	own := migrate.Options{OwnDatabaseOnly: true}
 	installWith(t, db, pgfunc.Shard{Schema: "js0", ID: 0}, o)
 	app := newRole(t, db, "tempfake", "")
-	m, err := pgfunc.NewMigrator(db, o, own)
+	m, err := migrate.New(db, o, own)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Grant(ctx, []pgfunc.Shard{{Schema: "js0", ID: 0}}, app, nil); err != nil {
+	if _, err := privilege.Grant(ctx, m.Server().DB(), []pgfunc.Shard{{Schema: "js0", ID: 0}}, app, nil); err != nil {
 		t.Fatal(err)
 	}
 	fake := func(shard string) string {
@@ -49,7 +52,7 @@ func TestTempSchemaFakes(t *testing.T) {
 			t.Fatalf("as %s: %s: %v", app, q, err)
 		}
 	}
-	for _, r := range m.Up(ctx, []pgfunc.Shard{{Schema: "js20", ID: 20}, {Schema: "js21", ID: 21}}, nil) {
+	for _, r := range results(m.Up(ctx, []pgfunc.Shard{{Schema: "js20", ID: 20}, {Schema: "js21", ID: 21}}, nil)) {
 		if r.Err != nil {
 			t.Fatalf("up of %s beside the fakes: %v", r.Shard.Schema, r.Err)
 		}
@@ -59,7 +62,7 @@ func TestTempSchemaFakes(t *testing.T) {
 			t.Fatalf("goose up of %s beside the fakes: %v", sh.Schema, err)
 		}
 	}
-	c, err := m.Census(ctx)
+	c, err := m.Server().Census(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +78,7 @@ func TestTempSchemaFakes(t *testing.T) {
 	if err != nil || len(st) != 5 {
 		t.Fatalf("status: %d shards, %v; want 5", len(st), err)
 	}
-	res, err := m.Resume(ctx, nil, pgfunc.ResumeOptions{Lead: pgfunc.DefaultLead}, nil)
+	res, err := resume.Run(ctx, m, nil, resume.Options{Lead: pgfunc.DefaultLead}, nil)
 	if err != nil || len(res) != 5 {
 		t.Fatalf("resume: %+v, %v; want the 5 real counters", res, err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/pgfunc/migrate"
 )
 
 // testClock is next_id()'s clock in these tests: the machine's clock plus a
@@ -26,11 +27,11 @@ func install(t testing.TB, db *sql.DB, schema string, id int64, mode pgfunc.Mode
 
 func installWith(t testing.TB, db *sql.DB, sh pgfunc.Shard, o pgfunc.Options) pgfunc.Shard {
 	t.Helper()
-	m, err := pgfunc.NewMigrator(db, o, pgfunc.MigrateOptions{OwnDatabaseOnly: true, AllowMixed: true})
+	m, err := migrate.New(db, o, migrate.Options{OwnDatabaseOnly: true, AllowMixed: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range m.Up(context.Background(), []pgfunc.Shard{sh}, nil) {
+	for _, r := range results(m.Up(context.Background(), []pgfunc.Shard{sh}, nil)) {
 		if r.Err != nil {
 			t.Fatal(r.Err)
 		}

@@ -13,7 +13,10 @@ import (
 
 // TestHouse holds the module to the shape its packages promise: the root
 // package (the ID core) links no database code, no package imports from a
-// layer above its own (see layerOf), and no non-test Go file grows past 600 lines (a file that long
+// layer above its own (see layerOf), no package under pgfunc/ holds more
+// than 3,000 lines of non-test Go (one that large does more than one
+// stage's work: split it by stage) and no non-test Go file grows past 600
+// lines (a file that long
 // holds more than one concern: split it by what each part does).
 func TestHouse(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
@@ -74,6 +77,34 @@ func TestHouse(t *testing.T) {
 		}
 		if seen == 0 {
 			t.Fatal("go list showed no import between the module's packages: the check read nothing")
+		}
+	})
+	t.Run("package size", func(t *testing.T) {
+		out, err := exec.Command("go", "list", "-f", "{{.Dir}} {{join .GoFiles \" \"}}", "./pgfunc/...").Output()
+		if err != nil {
+			t.Fatalf("go list ./pgfunc/...: %v", err)
+		}
+		pkgs := 0
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			fields := strings.Fields(line)
+			if len(fields) == 0 {
+				continue
+			}
+			pkgs++
+			lines := 0
+			for _, f := range fields[1:] {
+				b, err := os.ReadFile(filepath.Join(fields[0], f))
+				if err != nil {
+					t.Fatal(err)
+				}
+				lines += bytes.Count(b, []byte("\n"))
+			}
+			if lines > 3000 {
+				t.Errorf("%s holds %d lines of non-test Go (at most 3,000 in a package): split it by stage", fields[0], lines)
+			}
+		}
+		if pkgs < 2 {
+			t.Fatalf("go list ./pgfunc/... listed %d packages: the check read nothing", pkgs)
 		}
 	})
 	t.Run("file length", func(t *testing.T) {

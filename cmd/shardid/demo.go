@@ -13,8 +13,9 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/tools/dbserver"
+	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/pgfunc/migrate"
 )
 
 // runDemo shows the whole path on a real server: goose applies four
@@ -66,11 +67,11 @@ func runDemo(ctx context.Context, env *cliEnv, args []string) error {
 	// anywhere, a generator whose IDs could meet these): two schemas
 	// holding one shard id, even for a moment, hand out the same IDs.
 	usersServer := format != pgfunc.DefaultSchemaFormat
-	first, mo := int64(0), pgfunc.MigrateOptions{OwnDatabaseOnly: true}
+	first, mo := int64(0), migrate.Options{OwnDatabaseOnly: true}
 	if usersServer {
-		first, mo = l.MaxShard()-3, pgfunc.MigrateOptions{AllowMixed: true}
+		first, mo = l.MaxShard()-3, migrate.Options{AllowMixed: true}
 	}
-	m, err := pgfunc.NewMigrator(db, pgfunc.Options{Layout: l}, mo)
+	m, err := migrate.New(db, pgfunc.Options{Layout: l}, mo)
 	if err != nil {
 		return err
 	}
@@ -111,7 +112,8 @@ func runDemo(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	fmt.Fprintf(env.stdout, "\nlayout %s, mode unique\n\n$ shardid pg up --shards %d-%d\n", l.Describe(), first, first+3)
-	for _, r := range m.Up(ctx, shards, nil) {
+	res, _ := m.Up(ctx, shards, nil) // a partial error: each result says
+	for _, r := range res {
 		if r.Err != nil {
 			return r.Err
 		}
@@ -222,8 +224,8 @@ func demoSQL(name, schema string) (string, error) {
 // pg up would carry such a counter on into the demo's schema and drop it,
 // and the demo drops its schemas at its end: the record of the IDs that
 // shard handed out would be gone, and a later up of it could repeat them.
-func demoShardsFree(ctx context.Context, m *pgfunc.Migrator, lo, hi int64) error {
-	c, err := m.Census(ctx)
+func demoShardsFree(ctx context.Context, m *migrate.Migrator, lo, hi int64) error {
+	c, err := m.Server().Census(ctx)
 	if err != nil {
 		return err
 	}

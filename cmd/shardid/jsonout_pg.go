@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/pgfunc/inventory"
+	"github.com/shardid/shardid/pgfunc/migrate"
+	"github.com/shardid/shardid/pgfunc/privilege"
 )
 
 // pgStatusRow is one shard of pg status --json.
@@ -31,7 +34,7 @@ type pgStatusRow struct {
 
 // pgStatusJSON adds st's rows to r; asked says whether options were named
 // (status judges against them then).
-func pgStatusJSON(r *jsonReport, st []pgfunc.Status, asked bool) {
+func pgStatusJSON(r *jsonReport, st []migrate.Status, asked bool) {
 	if r == nil {
 		return
 	}
@@ -65,7 +68,7 @@ func pgStatusJSON(r *jsonReport, st []pgfunc.Status, asked bool) {
 // pgServerJSON adds to r what pg status found on the server beyond the
 // shards: its database, the counters downs kept, the databases it could
 // not read, and the privileges that let roles break the generators.
-func pgServerJSON(r *jsonReport, c pgfunc.Census, dangers []pgfunc.Danger) {
+func pgServerJSON(r *jsonReport, c inventory.Census, dangers []privilege.Danger) {
 	if r == nil {
 		return
 	}
@@ -89,7 +92,7 @@ func pgServerJSON(r *jsonReport, c pgfunc.Census, dangers []pgfunc.Danger) {
 	r.total("template", c.Template)
 	r.total("retired_counters", retired)
 	r.total("unreadable_counters", unreadable)
-	replicated := []pgfunc.Replicated{}
+	replicated := []inventory.Replicated{}
 	for _, x := range c.Replicated {
 		if x.Database == "" {
 			x.Database = c.Database
@@ -135,8 +138,8 @@ func pgTotalsJSON(r *jsonReport, shards, changed, failed int, verb string, took 
 
 // sortByShard puts pg status's rows in shard id order (insta2 before
 // insta10), schemas of one shard id by name.
-func sortByShard(st []pgfunc.Status) {
-	slices.SortStableFunc(st, func(a, b pgfunc.Status) int {
+func sortByShard(st []migrate.Status) {
+	slices.SortStableFunc(st, func(a, b migrate.Status) int {
 		return cmp.Or(cmp.Compare(a.Shard.ID, b.Shard.ID), strings.Compare(a.Shard.Schema, b.Shard.Schema))
 	})
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/shardid/shardid/internal/gooseup"
 	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/pgfunc/fleet"
+	"github.com/shardid/shardid/pgfunc/inventory"
+	"github.com/shardid/shardid/pgfunc/migrate"
 )
 
 // Environment variables read by the pg commands; flags win over them.
@@ -91,7 +93,7 @@ func (f *genFlags) options() (pgfunc.Options, error) {
 		return pgfunc.Options{}, flagUsagef("mode", "%v", err)
 	}
 	o := pgfunc.Options{Layout: l, Mode: mode, Lead: f.lead}
-	_, err = pgfunc.MetaFor(pgfunc.Shard{}, o)
+	err = o.Validate()
 	if f.lead <= 0 || errors.Is(err, pgfunc.ErrInvalidLead) {
 		// One message for every bad lead (the library's also offers 0 for
 		// the default, which the flag, whose default is shown, does not).
@@ -166,7 +168,7 @@ func otherDatabases(dsn string) func(context.Context, string) (*sql.DB, error) {
 // pgTarget is what up, status and down work on: one database's Migrator
 // and shards, or (--map) a whole fleet.
 type pgTarget struct {
-	m      *pgfunc.Migrator
+	m      *migrate.Migrator
 	shards []pgfunc.Shard
 	fleet  *fleet.Map
 	close  func()
@@ -176,7 +178,7 @@ type pgTarget struct {
 	asked bool
 	// askedFields says which of the generator's options were named:
 	// down holds a generator to those only.
-	askedFields pgfunc.Asked
+	askedFields migrate.Asked
 	json        bool // --json
 }
 
@@ -193,16 +195,16 @@ func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string
 	dsn := fs.String("dsn", "", "PostgreSQL connection URL (env "+envPGDSN+")")
 	fs.envVar("dsn", envPGDSN)
 	parallel := new(int)
-	*parallel = pgfunc.DefaultParallel
+	*parallel = migrate.DefaultParallel
 	if name != "status" {
-		fs.IntVar(parallel, "parallel", pgfunc.DefaultParallel, "schemas to migrate at once, each on its own connection")
+		fs.IntVar(parallel, "parallel", migrate.DefaultParallel, "schemas to migrate at once, each on its own connection")
 	}
 	lockWait := new(time.Duration)
-	*lockWait = pgfunc.DefaultLockTimeout
+	*lockWait = inventory.DefaultLockTimeout
 	endMargin := new(time.Duration)
 	allowMixed, allowUnread := new(bool), new(bool)
 	if name == "up" { // only up takes the server-wide lock and applies
-		fs.DurationVar(lockWait, "lock-timeout", pgfunc.DefaultLockTimeout, "how long up waits for the server-wide lock (in database "+pgfunc.LockDatabase+") while another session holds it")
+		fs.DurationVar(lockWait, "lock-timeout", inventory.DefaultLockTimeout, "how long up waits for the server-wide lock (in database "+inventory.LockDatabase+") while another session holds it")
 		fs.DurationVar(endMargin, "end-margin", pgfunc.DefaultEndMargin, "refuse a layout whose time field ends within this much of now (0: refuse only one that has ended)")
 		// Accepting a risk is said on the command line of the run that
 		// takes it: these have no environment variable to be left set.
@@ -238,7 +240,7 @@ func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string
 			return nil, err
 		}
 	}
-	mo := pgfunc.MigrateOptions{Parallel: *parallel, Connect: otherDatabases(*dsn), LockTimeout: *lockWait, EndMargin: *endMargin,
+	mo := migrate.Options{Parallel: *parallel, Connect: otherDatabases(*dsn), LockTimeout: *lockWait, EndMargin: *endMargin,
 		AllowMixed: *allowMixed, AllowUnreadDatabases: *allowUnread}
 	if *lockWait <= 0 {
 		return nil, usagef("--lock-timeout: %s is not a positive duration (e.g. 30s, 2m)", *lockWait)
@@ -249,8 +251,8 @@ func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string
 	case *endMargin == 0:
 		mo.EndMargin = -1 // MigrateOptions: negative refuses only an ended layout
 	}
-	if *parallel < 1 || *parallel > pgfunc.MaxParallel {
-		return nil, usagef("--parallel: %d is out of range (allowed 1-%d)", *parallel, pgfunc.MaxParallel)
+	if *parallel < 1 || *parallel > migrate.MaxParallel {
+		return nil, usagef("--parallel: %d is out of range (allowed 1-%d)", *parallel, migrate.MaxParallel)
 	}
 	if name == "up" {
 		if err := pgfunc.CheckEnd(o.Layout, mo.EndMargin, time.Now()); err != nil {
@@ -261,7 +263,7 @@ func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string
 	if err != nil {
 		return nil, err
 	}
-	m, err := pgfunc.NewMigrator(db, o, mo)
+	m, err := migrate.New(db, o, mo)
 	if err != nil {
 		db.Close()
 		return nil, err
@@ -270,12 +272,12 @@ func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string
 	// variable then), not left at its default.
 	given := func(n string) bool { return fs.set(n) || fs.origin(n) != "--"+n }
 	asked := slices.ContainsFunc([]string{"layout", "epoch", "mode", "lead"}, given)
-	fields := pgfunc.Asked{Layout: given("layout"), Epoch: given("epoch"), Mode: given("mode")}
+	fields := migrate.Asked{Layout: given("layout"), Epoch: given("epoch"), Mode: given("mode")}
 	return &pgTarget{m: m, shards: shards, close: func() { db.Close() }, asked: asked, askedFields: fields, json: *asJSON}, nil
 }
 
 func runPGUp(ctx context.Context, env *cliEnv, args []string) error {
-	return runMigrate(ctx, env, "up", args, (*pgfunc.Migrator).Up)
+	return runMigrate(ctx, env, "up", args, (*migrate.Migrator).Up)
 }
 
 func runPGDown(ctx context.Context, env *cliEnv, args []string) error {
@@ -287,7 +289,7 @@ func runPGDown(ctx context.Context, env *cliEnv, args []string) error {
 var errSomeFailed = errors.New("some shards failed (each line says why); the others' results stand: mend what the failures name, then rerun for the rest")
 
 func runMigrate(ctx context.Context, env *cliEnv, name string, args []string,
-	do func(*pgfunc.Migrator, context.Context, []pgfunc.Shard, func(pgfunc.Result)) []pgfunc.Result) (err error) {
+	do func(*migrate.Migrator, context.Context, []pgfunc.Shard, func(pgfunc.Result)) ([]pgfunc.Result, error)) (err error) {
 	t, err := migrateCommand(ctx, env, name, args, true)
 	if err != nil {
 		return err
@@ -300,13 +302,13 @@ func runMigrate(ctx context.Context, env *cliEnv, name string, args []string,
 	}
 	m, shards := t.m, t.shards
 	if do == nil { // down: each schema's own generator, held to the options named
-		do = func(m *pgfunc.Migrator, ctx context.Context, shards []pgfunc.Shard, each func(pgfunc.Result)) []pgfunc.Result {
+		do = func(m *migrate.Migrator, ctx context.Context, shards []pgfunc.Shard, each func(pgfunc.Result)) ([]pgfunc.Result, error) {
 			return m.DownInstalled(ctx, shards, t.askedFields, each)
 		}
 	}
 	start := time.Now()
 	var n, failed, changed int
-	do(m, ctx, shards, func(r pgfunc.Result) {
+	_, _ = do(m, ctx, shards, func(r pgfunc.Result) { // a partial error: each result says
 		n++
 		state := r.Note
 		switch {

@@ -8,11 +8,14 @@ import (
 
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/pgfunc/adopt"
+	"github.com/shardid/shardid/pgfunc/inventory"
+	"github.com/shardid/shardid/pgfunc/migrate"
 )
 
 // runPGAdopt reads each schema's next_id() in Instagram's published form,
 // prints the layout, epoch and shard id it infers, and with --apply
-// replaces it by shardid's generator (pgfunc.Migrator.Adopt).
+// replaces it by shardid's generator (migrate.Migrator.Adopt).
 func runPGAdopt(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "pg adopt")
 	var f genFlags
@@ -25,8 +28,8 @@ func runPGAdopt(ctx context.Context, env *cliEnv, args []string) error {
 	dsn := fs.String("dsn", "", "PostgreSQL connection URL, as the owner of the schemas' next_id() (env "+envPGDSN+")")
 	fs.envVar("dsn", envPGDSN)
 	apply := fs.Bool("apply", false, "replace each next_id() (default: a dry run that only prints what it infers)")
-	lockWait := fs.Duration("lock-timeout", pgfunc.DefaultAdoptLockTimeout, "how long the switch waits for transactions that drew from the old next_id() to end (new draws queue meanwhile)")
-	serverWait := fs.Duration("server-lock-timeout", pgfunc.DefaultLockTimeout, "how long --apply waits for the server-wide lock of pg up (in database "+pgfunc.LockDatabase+")")
+	lockWait := fs.Duration("lock-timeout", adopt.DefaultAdoptLockTimeout, "how long the switch waits for transactions that drew from the old next_id() to end (new draws queue meanwhile)")
+	serverWait := fs.Duration("server-lock-timeout", inventory.DefaultLockTimeout, "how long --apply waits for the server-wide lock of pg up (in database "+inventory.LockDatabase+")")
 	asJSON := jsonFlag(fs)
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
@@ -35,7 +38,7 @@ func runPGAdopt(ctx context.Context, env *cliEnv, args []string) error {
 		return usagef("pg adopt: unexpected argument %q", fs.Arg(0))
 	}
 	given := func(n string) bool { return fs.set(n) || fs.origin(n) != "--"+n }
-	var ao pgfunc.AdoptOptions
+	var ao adopt.Options
 	l, err := f.resolve()
 	if err != nil {
 		return err
@@ -47,7 +50,7 @@ func runPGAdopt(ctx context.Context, env *cliEnv, args []string) error {
 	if f.lead <= 0 {
 		return flagUsagef("lead", "%s is not a positive duration (e.g. 5s, 30s)", f.lead)
 	}
-	if _, err := pgfunc.MetaFor(pgfunc.Shard{}, o); err != nil {
+	if err := o.Validate(); err != nil {
 		return flagUsagef("lead", "%v", err)
 	}
 	if *lockWait <= 0 {
@@ -66,13 +69,13 @@ func runPGAdopt(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer db.Close()
-	m, err := pgfunc.NewMigrator(db, o, pgfunc.MigrateOptions{Connect: otherDatabases(*dsn), LockTimeout: *serverWait})
+	m, err := migrate.New(db, o, migrate.Options{Connect: otherDatabases(*dsn), LockTimeout: *serverWait})
 	if err != nil {
 		return err
 	}
 	start := time.Now()
 	rep := adoptReport{Apply: *apply}
-	m.Adopt(ctx, shards, ao, func(a pgfunc.Adoption) {
+	_, _ = adopt.Run(ctx, m, shards, ao, func(a adopt.Adoption) { // a partial error: each result says
 		s := adoptedShard(a)
 		switch {
 		case a.Err != nil:
@@ -153,7 +156,7 @@ type adoptKeyJ struct {
 
 const msFormat = "2006-01-02T15:04:05.000Z07:00"
 
-func adoptedShard(a pgfunc.Adoption) adoptShardJ {
+func adoptedShard(a adopt.Adoption) adoptShardJ {
 	s := adoptShardJ{Schema: a.Shard.Schema, Shard: a.Shard.ID, State: a.Note, Kind: a.Kind}
 	if a.Err != nil {
 		s.State, s.Error = "refused", a.Err.Error()
@@ -169,7 +172,7 @@ func adoptedShard(a pgfunc.Adoption) adoptShardJ {
 	s.Start = a.Layout.TickTime(a.Start >> a.Layout.SeqBits).Format(msFormat)
 	for _, k := range a.Keys {
 		kj := adoptKeyJ{Table: k.Table, Column: k.Column, Sequence: k.Sequence, Last: k.Last}
-		if !k.Empty && a.Kind == pgfunc.AdoptSerial {
+		if !k.Empty && a.Kind == adopt.AdoptSerial {
 			kj.Max = &k.Max
 		} else if !k.Empty {
 			kj.Max = &k.Max
@@ -181,7 +184,7 @@ func adoptedShard(a pgfunc.Adoption) adoptShardJ {
 }
 
 // adoptLines is what pg adopt prints for one schema.
-func adoptLines(a pgfunc.Adoption) string {
+func adoptLines(a adopt.Adoption) string {
 	head := fmt.Sprintf("%-20s shard %-5d ", a.Shard.Schema, a.Shard.ID)
 	switch {
 	case a.Err != nil:
@@ -190,7 +193,7 @@ func adoptLines(a pgfunc.Adoption) string {
 		return head + "current  shardid's generator already (" + a.Layout.String() + "): pg status shows it\n"
 	}
 	what := "Instagram's published next_id()"
-	if a.Kind == pgfunc.AdoptSerial {
+	if a.Kind == adopt.AdoptSerial {
 		what = "bigserial-like keys, no next_id()"
 	}
 	out := head + a.Note + "  " + what + "\n"
@@ -200,14 +203,14 @@ func adoptLines(a pgfunc.Adoption) string {
 	if a.Applied {
 		verb = "retired: a draw through the old body fails"
 	}
-	if a.Kind == pgfunc.AdoptPublished {
+	if a.Kind == adopt.AdoptPublished {
 		out += fmt.Sprintf("  sequence  %s (%s)\n", a.Sequence, verb)
 	}
 	if len(a.Keys) == 0 {
 		out += "  keys      no column defaults to next_id()\n"
 	}
 	for _, k := range a.Keys {
-		if a.Kind == pgfunc.AdoptSerial {
+		if a.Kind == adopt.AdoptSerial {
 			to := "defaults to next_id() with --apply"
 			if a.Applied {
 				to = "defaults to next_id() now"

@@ -116,3 +116,31 @@ func TestPGAdopt(t *testing.T) {
 	}
 	t.Logf("bigserial:\n%s", out)
 }
+
+// TestPGAdoptMixedHint: pg adopt refuses a published body beside a
+// generator of another kind on the server, and its hint names what adopt
+// accepts and pg up --allow-mixed as pg up's flag, never an --allow-mixed
+// of adopt's, which adopt does not take.
+func TestPGAdoptMixedHint(t *testing.T) {
+	t.Parallel()
+	dsn := pgDSN(t)
+	env := map[string]string{"SHARDID_PG_DSN": dsn}
+	if code, out, errOut := runCLI(t, "", env, "pg", "up", "--shards", "1", "--layout", "js53", "--schema-format", "js%d"); code != 0 {
+		t.Fatalf("pg up js53: exit %d\n%s%s", code, out, errOut)
+	}
+	if _, err := openPG(t, dsn).Exec(publishedSQL); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, "", env, "pg", "adopt", "--shards", "3")
+	for _, want := range []string{"another kind of generator on the server", "takes no --allow-mixed", "pg up --allow-mixed", "--layout, --epoch"} {
+		if code != 1 || !strings.Contains(out+errOut, want) {
+			t.Fatalf("adopt beside js53: exit %d, want %q in\n%s%s", code, want, out, errOut)
+		}
+	}
+	if strings.Contains(out+errOut, "AllowMixed, pg up --allow-mixed, applies it") {
+		t.Fatalf("adopt's refusal gives up's hint, as if adopt took --allow-mixed:\n%s%s", out, errOut)
+	}
+	if code, _, errOut := runCLI(t, "", env, "pg", "adopt", "--shards", "3", "--allow-mixed"); code != 2 || !strings.Contains(errOut, "unknown flag --allow-mixed") {
+		t.Fatalf("pg adopt --allow-mixed: exit %d, want 2 and unknown flag\n%s", code, errOut)
+	}
+}

@@ -8,11 +8,12 @@ import (
 
 	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/pgfunc/fleet"
+	"github.com/shardid/shardid/pgfunc/privilege"
 )
 
 // runPGGrant gives an application role exactly what drawing IDs needs on
 // each shard's generator, takes back anything more, and checks the role's
-// effective privileges (pgfunc.Grant).
+// effective privileges (privilege.Grant).
 func runPGGrant(ctx context.Context, env *cliEnv, args []string) (err error) {
 	fs := newFlagSet(env, "pg grant")
 	var f genFlags
@@ -38,7 +39,7 @@ func runPGGrant(ctx context.Context, env *cliEnv, args []string) (err error) {
 	if *role == "" {
 		return usagef("--role is required: the role your application connects as, e.g. --role app")
 	}
-	if err := pgfunc.CheckRole(*role); err != nil {
+	if err := privilege.CheckRole(*role); err != nil {
 		return usagef("--role: %v", err)
 	}
 	if *mapPath != "" {
@@ -65,7 +66,7 @@ func runPGGrant(ctx context.Context, env *cliEnv, args []string) (err error) {
 	defer func() { err = rep.finish(env, err) }()
 	start := time.Now()
 	var n, failed int
-	_, err = pgfunc.Grant(ctx, db, shards, *role, func(r pgfunc.Result) {
+	_, err = privilege.Grant(ctx, db, shards, *role, func(r pgfunc.Result) {
 		n++
 		if r.Err != nil {
 			failed++
@@ -73,10 +74,10 @@ func runPGGrant(ctx context.Context, env *cliEnv, args []string) (err error) {
 		fmt.Fprintln(env.stdout, env.secrets.Scrub(resultLine(n, len(shards), "granted", r)))
 		pgResultJSON(rep, env, "granted", r)
 	})
-	if errors.Is(err, pgfunc.ErrInvalidRole) {
+	if errors.Is(err, privilege.ErrInvalidRole) && !pgfunc.IsPartial(err) {
 		return flagUsagef("role", "%v", err) // a superuser, or no such role: bad input
 	}
-	if err != nil {
+	if err != nil && !pgfunc.IsPartial(err) { // partial: each line says
 		return err
 	}
 	pgTotalsJSON(rep, len(shards), len(shards)-failed, failed, "granted", time.Since(start))
@@ -91,7 +92,7 @@ func runPGGrant(ctx context.Context, env *cliEnv, args []string) (err error) {
 
 // printDangers lists, after pg status, the privileges that let roles
 // break the generators.
-func printDangers(env *cliEnv, dangers []pgfunc.Danger) {
+func printDangers(env *cliEnv, dangers []privilege.Danger) {
 	if len(dangers) == 0 {
 		return
 	}
@@ -102,6 +103,6 @@ func printDangers(env *cliEnv, dangers []pgfunc.Danger) {
 }
 
 // errDangers is pg status's error when printDangers listed something.
-func errDangers(dangers []pgfunc.Danger) error {
+func errDangers(dangers []privilege.Danger) error {
 	return fmt.Errorf("%d %s roles break the generators (listed above)", len(dangers), plural(len(dangers), "privilege lets", "privileges let"))
 }

@@ -10,10 +10,11 @@ import (
 	"testing"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/pgfunc"
-	"github.com/shardid/shardid/pgfunc/fleet"
 	"github.com/shardid/shardid/tools/dbserver"
 	"github.com/shardid/shardid/tools/testsrv"
+	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/pgfunc/fleet"
+	"github.com/shardid/shardid/pgfunc/migrate"
 )
 
 // TestPGMap drives up, status and verify over a shard map whose two
@@ -118,11 +119,11 @@ shards = "4-7"
 		t.Fatalf("--lock-timeout 0: exit %d %q", code, errOut)
 	}
 	// A copy planted behind shardid's back is what verify reports.
-	mig, err := pgfunc.NewMigrator(testsrv.Open(t, "pgx", third), pgfunc.Options{Layout: shardid.JS53()}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
+	mig, err := migrate.New(testsrv.Open(t, "pgx", third), pgfunc.Options{Layout: shardid.JS53()}, migrate.Options{OwnDatabaseOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := mig.Up(context.Background(), []pgfunc.Shard{{Schema: "copy2", ID: 2}}, nil); r[0].Err != nil {
+	if r, _ := mig.Up(context.Background(), []pgfunc.Shard{{Schema: "copy2", ID: 2}}, nil); r[0].Err != nil {
 		t.Fatal(r[0].Err)
 	}
 	code, out, errOut = runCLI(t, "", env, "pg", "verify", "--map", path)

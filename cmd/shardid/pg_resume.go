@@ -11,11 +11,14 @@ import (
 
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/pgfunc/inventory"
+	"github.com/shardid/shardid/pgfunc/migrate"
+	"github.com/shardid/shardid/pgfunc/resume"
 )
 
 // runPGResume moves, after a restore, PITR or failover, every generator's
 // counter past anything the old server could have handed out
-// (pgfunc.Migrator.Resume).
+// (migrate.Migrator.Resume).
 func runPGResume(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "pg resume")
 	dsn := fs.String("dsn", "", "PostgreSQL connection URL of the restored or promoted server, as the generators' owner (env "+envPGDSN+")")
@@ -25,8 +28,8 @@ func runPGResume(ctx context.Context, env *cliEnv, args []string) error {
 	fs.envVar("schema-format", envSchemaFm)
 	after := fs.String("after", "", "RFC 3339 instant at or after the end of the tick of every ID the old server could have handed out, e.g. its last draw plus its lead (default: the server's clock plus --lead)")
 	lead := fs.Duration("lead", pgfunc.MaxLead, "the largest lead any generator of the old server ran with after the backup or recovery target (a restored server remembers the leads of its backup, not a larger one given later with pg down and pg up --lead): counters move past the clock plus the larger of this and their own lead; draws wait for the clock (then fail, SQLSTATE "+pgfunc.LeadExceededState+") until it is back within their own lead, so give the real value to move no further than needed")
-	lockWait := fs.Duration("lock-timeout", pgfunc.DefaultLockTimeout, "how long resume waits for the server-wide lock (in database "+pgfunc.LockDatabase+", the lock of pg up) while another session holds it")
-	parallel := fs.Int("parallel", pgfunc.DefaultParallel, "counters moved at once, each on its own connection")
+	lockWait := fs.Duration("lock-timeout", inventory.DefaultLockTimeout, "how long resume waits for the server-wide lock (in database "+inventory.LockDatabase+", the lock of pg up) while another session holds it")
+	parallel := fs.Int("parallel", migrate.DefaultParallel, "counters moved at once, each on its own connection")
 	mapPath := fs.String("map", "", "shard map file (TOML): every mapped shard on every server of a fleet, instead of --dsn and --shards"+mapEnvNote)
 	apply := fs.Bool("apply", false, "move the counters; without it resume is a dry run: it says what each counter would move to and until when draws would wait, and moves nothing")
 	below := fs.Bool("below-recorded-lead", false, "move by --lead even though a generator of the server records a larger lead (refused without it: a counter moved by less than the lead the old server ran with hands its IDs out again)")
@@ -37,7 +40,7 @@ func runPGResume(ctx context.Context, env *cliEnv, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("pg resume: unexpected argument %q", fs.Arg(0))
 	}
-	var ro pgfunc.ResumeOptions
+	var ro resume.Options
 	if *after != "" {
 		t, err := time.Parse(time.RFC3339Nano, *after)
 		if err != nil {
@@ -45,8 +48,8 @@ func runPGResume(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		ro.After = t
 	}
-	if *parallel < 1 || *parallel > pgfunc.MaxParallel {
-		return usagef("--parallel: %d is out of range (allowed 1-%d)", *parallel, pgfunc.MaxParallel)
+	if *parallel < 1 || *parallel > migrate.MaxParallel {
+		return usagef("--parallel: %d is out of range (allowed 1-%d)", *parallel, migrate.MaxParallel)
 	}
 	if *lead <= 0 || *lead > pgfunc.MaxLead || *lead%time.Millisecond != 0 {
 		return usagef("--lead: %s is not a lead shardid accepts (a whole number of milliseconds from 1ms to %s)", *lead, pgfunc.MaxLead)
@@ -68,7 +71,7 @@ func runPGResume(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	start := time.Now()
-	line := func(server string, r pgfunc.Resumed) {
+	line := func(server string, r resume.Resumed) {
 		rep.add(server, r)
 		if !*asJSON {
 			fmt.Fprintln(env.stdout, env.secrets.Scrub(resumedLine(server, r)))
@@ -108,16 +111,16 @@ func runPGResume(ctx context.Context, env *cliEnv, args []string) error {
 			return err
 		}
 		defer db.Close()
-		m, err := pgfunc.NewMigrator(db, o, pgfunc.MigrateOptions{Parallel: *parallel, Connect: otherDatabases(*dsn), LockTimeout: *lockWait})
+		m, err := migrate.New(db, o, migrate.Options{Parallel: *parallel, Connect: otherDatabases(*dsn), LockTimeout: *lockWait})
 		if err != nil {
 			return err
 		}
 		header()
-		if _, err := m.Resume(ctx, list, ro, func(r pgfunc.Resumed) { line("", r) }); err != nil {
-			if errors.Is(err, pgfunc.ErrAfterLayoutEnd) {
+		if _, err := resume.Run(ctx, m, list, ro, func(r resume.Resumed) { line("", r) }); err != nil && !pgfunc.IsPartial(err) { // partial: each line says
+			if errors.Is(err, resume.ErrAfterLayoutEnd) {
 				return usagef("--after: %v", err)
 			}
-			if errors.Is(err, pgfunc.ErrLeadBelowRecorded) {
+			if errors.Is(err, resume.ErrLeadBelowRecorded) {
 				return usagef("--lead: %v", err)
 			}
 			return err
@@ -168,7 +171,7 @@ func resumeScope(mapPath, shards string) string {
 }
 
 // resumeTarget says how far pg resume moves the counters.
-func resumeTarget(ro pgfunc.ResumeOptions) string {
+func resumeTarget(ro resume.Options) string {
 	if !ro.After.IsZero() {
 		return stamp(ro.After) + " (--after)"
 	}
@@ -224,7 +227,7 @@ type resumeDatabaseError struct {
 }
 
 // state names what happened to a counter.
-func resumedState(r pgfunc.Resumed) string {
+func resumedState(r resume.Resumed) string {
 	switch {
 	case r.Err != nil:
 		return "failed"
@@ -238,7 +241,7 @@ func resumedState(r pgfunc.Resumed) string {
 	return "current"
 }
 
-func (rep *resumeReport) add(server string, r pgfunc.Resumed) {
+func (rep *resumeReport) add(server string, r resume.Resumed) {
 	if r.Schema == "" && r.Err != nil { // a database not read
 		rep.Databases = append(rep.Databases, resumeDatabaseError{Server: server, Database: r.Database, Error: oneLine(r.Err.Error())})
 		return
@@ -264,7 +267,7 @@ func (rep *resumeReport) add(server string, r pgfunc.Resumed) {
 }
 
 // resumedLine is the line pg resume prints for one counter.
-func resumedLine(server string, r pgfunc.Resumed) string {
+func resumedLine(server string, r resume.Resumed) string {
 	where := r.Schema
 	if r.Database != "" {
 		where = r.Database + "." + where
@@ -282,7 +285,7 @@ func resumedLine(server string, r pgfunc.Resumed) string {
 		label := "MISSING"
 		return fmt.Sprintf("%-8s %-28s shard %-5s %s", label, where, shardID(r.Shard), strings.TrimPrefix(r.Note, "MISSING: "))
 	case "failed":
-		if errors.Is(r.Err, pgfunc.ErrDatabaseNotRead) {
+		if errors.Is(r.Err, resume.ErrDatabaseNotRead) {
 			return fmt.Sprintf("FAILED   %s", oneLine(r.Err.Error()))
 		}
 		what = oneLine(r.Err.Error())
@@ -318,7 +321,7 @@ func resumedLine(server string, r pgfunc.Resumed) string {
 }
 
 // counterTime says where counter value v stood: the start of its tick.
-func counterTime(r pgfunc.Resumed, v int64) string {
+func counterTime(r resume.Resumed, v int64) string {
 	if v < 0 {
 		return "never drawn from"
 	}

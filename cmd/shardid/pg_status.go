@@ -11,6 +11,9 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx" for goose
 
 	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/pgfunc/inventory"
+	"github.com/shardid/shardid/pgfunc/migrate"
+	"github.com/shardid/shardid/pgfunc/privilege"
 )
 
 func runPGStatus(ctx context.Context, env *cliEnv, args []string) (err error) {
@@ -119,7 +122,7 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) (err error) {
 		fmt.Fprintf(env.stdout, "\nUNREADABLE: %s (%s): a %s whose metadata cannot be read: %s\n", where, shardText(in.Meta.Shard), what, in.Unreadable)
 	}
 	meet, elsewhere, templated := printServer(env, census)
-	dangers, err := m.Dangers(ctx, shards)
+	dangers, err := privilege.Dangers(ctx, m.Server().DB(), shards)
 	if err != nil {
 		return err
 	}
@@ -159,8 +162,8 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) (err error) {
 }
 
 // aheadText describes a counter further ahead of the clock than its lead
-// (pgfunc.Status.PastLead).
-func aheadText(s pgfunc.Status) string {
+// (migrate.Status.PastLead).
+func aheadText(s migrate.Status) string {
 	lead := "no lead (an older shardid)"
 	if l := s.Installed.Lead(); l > 0 {
 		lead = "its lead of " + l.String()
@@ -177,8 +180,8 @@ func aheadText(s pgfunc.Status) string {
 // different kinds can hand out the same IDs, how many shard ids other
 // databases hold more than once (the table shows those of this one), and
 // how many other template databases hold generators.
-func printServer(env *cliEnv, c pgfunc.Census) (meet, elsewhere, templated int) {
-	where := func(in pgfunc.Installed) string {
+func printServer(env *cliEnv, c inventory.Census) (meet, elsewhere, templated int) {
+	where := func(in inventory.Installed) string {
 		if in.Database == "" {
 			return c.Database + "." + in.Schema
 		}
@@ -190,7 +193,7 @@ func printServer(env *cliEnv, c pgfunc.Census) (meet, elsewhere, templated int) 
 	if c.Template {
 		fmt.Fprintf(env.stdout, "\nTEMPLATE: database %s is a template; every CREATE DATABASE from it copies its generators, and the copies hand out the same IDs\n", c.Database)
 	}
-	byShard := map[int64][]pgfunc.Installed{}
+	byShard := map[int64][]inventory.Installed{}
 	var ids []int64
 	inTemplate := map[string][]string{}
 	for _, in := range c.Generators {
@@ -205,7 +208,7 @@ func printServer(env *cliEnv, c pgfunc.Census) (meet, elsewhere, templated int) 
 	slices.Sort(ids)
 	for _, id := range ids {
 		held := byShard[id]
-		if len(held) < 2 || slices.ContainsFunc(held, func(in pgfunc.Installed) bool { return in.Database == "" }) {
+		if len(held) < 2 || slices.ContainsFunc(held, func(in inventory.Installed) bool { return in.Database == "" }) {
 			continue // once, or in this database too: the table lists it
 		}
 		elsewhere++
@@ -227,7 +230,7 @@ func printServer(env *cliEnv, c pgfunc.Census) (meet, elsewhere, templated int) 
 			fmt.Fprintf(env.stdout, "  %-30s shard %-5d %s\n", where(in), in.Meta.Shard, describe(in.Meta))
 		}
 	}
-	if pairs := pgfunc.MixedAt(append(slices.Clone(c.Generators), c.Retired...), c.Now); len(pairs) > 0 {
+	if pairs := inventory.MixedAt(append(slices.Clone(c.Generators), c.Retired...), c.Now); len(pairs) > 0 {
 		fmt.Fprintln(env.stdout, "\ngenerators of different layouts, epochs or modes on the server:")
 		for _, p := range pairs {
 			if p.Meet {

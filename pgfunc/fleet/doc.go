@@ -4,7 +4,7 @@
 // with one layout, epoch and mode everywhere.
 //
 // A Map is read from a TOML file an operator writes by hand (see Parse for
-// its keys). Up, Status and Down run pgfunc's Migrator on every server of
+// its keys). Up, Status and Down run a migrate.Migrator on every server of
 // the map at once, schemas within a server with bounded concurrency; a
 // server that is down or fails does not stop the others, and a rerun
 // finishes the rest. Verify reads every server back, every database on

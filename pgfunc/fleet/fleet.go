@@ -11,6 +11,10 @@ import (
 
 	dsnpkg "github.com/shardid/shardid/internal/dsn"
 	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/pgfunc/inventory"
+	"github.com/shardid/shardid/pgfunc/migrate"
+	"github.com/shardid/shardid/pgfunc/privilege"
+	"github.com/shardid/shardid/pgfunc/resume"
 )
 
 // Open opens a pool on the database dsn names, as database (empty: the
@@ -59,12 +63,12 @@ type Event struct {
 
 // migrator opens server s and builds its Migrator, which sees and locks
 // the whole server.
-func (m *Map) migrator(ctx context.Context, s Server) (*pgfunc.Migrator, *sql.DB, error) {
+func (m *Map) migrator(ctx context.Context, s Server) (*migrate.Migrator, *sql.DB, error) {
 	db, err := Open(ctx, s.DSN, "")
 	if err != nil {
 		return nil, nil, fmt.Errorf("server %s (%s): %w", s.Name, s.Address, err)
 	}
-	mig, err := pgfunc.NewMigrator(db, m.Options(), pgfunc.MigrateOptions{
+	mig, err := migrate.New(db, m.Options(), migrate.Options{
 		Parallel: m.Parallel,
 		Connect: func(ctx context.Context, database string) (*sql.DB, error) {
 			return Open(ctx, s.DSN, database)
@@ -84,7 +88,7 @@ func (m *Map) migrator(ctx context.Context, s Server) (*pgfunc.Migrator, *sql.DB
 // results in map order; each, if not nil, is called (one call at a time)
 // as shards finish.
 func (m *Map) run(ctx context.Context, each func(Event),
-	op func(*pgfunc.Migrator, context.Context, []pgfunc.Shard, func(pgfunc.Result)) []pgfunc.Result) []ServerResult {
+	op func(*migrate.Migrator, context.Context, []pgfunc.Shard, func(pgfunc.Result)) ([]pgfunc.Result, error)) []ServerResult {
 	out := make([]ServerResult, len(m.Servers))
 	var mu sync.Mutex
 	report := func(server string, r pgfunc.Result) {
@@ -114,7 +118,7 @@ func (m *Map) run(ctx context.Context, each func(Event),
 					report(s.Name, r)
 				}
 			} else {
-				results = op(mig, ctx, shards, func(r pgfunc.Result) { report(s.Name, r) })
+				results, _ = op(mig, ctx, shards, func(r pgfunc.Result) { report(s.Name, r) }) // a partial error: each result says
 				db.Close()
 			}
 			out[i] = ServerResult{Server: s, Results: results, Duration: time.Since(start)}
@@ -126,7 +130,7 @@ func (m *Map) run(ctx context.Context, each func(Event),
 
 // Up installs the map's generator in every shard's schema on its server:
 // all servers at once, Map.Parallel schemas at a time within a server,
-// under each server's lock (see pgfunc.MigrateOptions). A server that is
+// under each server's lock (see migrate.Options). A server that is
 // down or fails does not stop the others; a rerun applies what is missing
 // and touches nothing already done. Nothing is applied through an entry
 // that reaches a standby (ErrStandby), or a running server that has the
@@ -134,30 +138,30 @@ func (m *Map) run(ctx context.Context, each func(Event),
 // both entries fail), or one that cannot be told from such a copy because
 // a system identifier could not be read (ErrUnidentified).
 func (m *Map) Up(ctx context.Context, each func(Event)) []ServerResult {
-	return m.run(ctx, each, (*pgfunc.Migrator).Up)
+	return m.run(ctx, each, (*migrate.Migrator).Up)
 }
 
 // Down removes the generator from every shard's schema of the map (see
-// pgfunc.Migrator.Down), all servers at once.
+// migrate.Migrator.Down), all servers at once.
 func (m *Map) Down(ctx context.Context, each func(Event)) []ServerResult {
-	return m.run(ctx, each, (*pgfunc.Migrator).Down)
+	return m.run(ctx, each, (*migrate.Migrator).Down)
 }
 
 // Grant gives role exactly what drawing IDs needs on every shard of the
-// map (pgfunc.Grant), all servers at once. A server where the grant cannot
+// map (privilege.Grant), all servers at once. A server where the grant cannot
 // start (no such role there, a superuser) fails all its shards with why.
 func (m *Map) Grant(ctx context.Context, role string, each func(Event)) []ServerResult {
-	return m.run(ctx, each, func(mig *pgfunc.Migrator, ctx context.Context, shards []pgfunc.Shard, cb func(pgfunc.Result)) []pgfunc.Result {
-		res, err := mig.Grant(ctx, shards, role, cb)
-		if err == nil {
-			return res
+	return m.run(ctx, each, func(mig *migrate.Migrator, ctx context.Context, shards []pgfunc.Shard, cb func(pgfunc.Result)) ([]pgfunc.Result, error) {
+		res, err := privilege.Grant(ctx, mig.Server().DB(), shards, role, cb)
+		if err == nil || pgfunc.IsPartial(err) {
+			return res, err
 		}
 		out := make([]pgfunc.Result, len(shards))
 		for i, sh := range shards {
 			out[i] = pgfunc.Result{Shard: sh, Err: err}
 			cb(out[i])
 		}
-		return out
+		return pgfunc.Partial(out)
 	})
 }
 
@@ -166,17 +170,17 @@ type ServerStatus struct {
 	// Server is the map's server.
 	Server Server
 	// Shards has one entry per shard of the server, in map order.
-	Shards []pgfunc.Status
+	Shards []migrate.Status
 	// Census is what the server holds beyond the map's shards: the
 	// databases the role could not read, kept counters, templates.
-	Census pgfunc.Census
+	Census inventory.Census
 	// Err is why the server could not be read (or is a standby, or a
 	// clone of another server of the map, or cannot be told from one:
 	// ErrStandby, ErrClone, ErrUnidentified); Shards is then empty.
 	Err error
 }
 
-// Status reads every server's shards (pgfunc.Migrator.Status), all servers
+// Status reads every server's shards (migrate.Migrator.Status), all servers
 // at once.
 func (m *Map) Status(ctx context.Context) []ServerStatus {
 	out := make([]ServerStatus, len(m.Servers))
@@ -207,16 +211,16 @@ type ServerResumed struct {
 	Server Server
 	// Counters has one entry per counter Resume found on the running
 	// server the entry reaches, in every database (see
-	// pgfunc.Migrator.Resume with no shards), mapped or not, and one per
+	// migrate.resume.Run with no shards), mapped or not, and one per
 	// mapped shard of the server without a counter (Missing). Database is
 	// always set. Empty for an entry reaching the same running server as
 	// an earlier entry of the map (SameAs).
-	Counters []pgfunc.Resumed
+	Counters []resume.Resumed
 	// SameAs names the earlier entry of the map that reaches the same
 	// running server: its run moved this entry's counters too.
 	SameAs string
 	// Err is why nothing was moved on the server: it could not be
-	// reached, is still in recovery (pgfunc.ErrInRecovery), is a clone of
+	// reached, is still in recovery (resume.ErrInRecovery), is a clone of
 	// another server of the map (ErrClone) or cannot be told from one
 	// (ErrUnidentified), or an option was refused.
 	Err error
@@ -226,7 +230,7 @@ type ServerResumed struct {
 
 // Resume moves, on every running server the map's entries reach, the
 // counter of every generator of the server past anything an old server
-// could have handed out (pgfunc.Migrator.Resume with no shards: every
+// could have handed out (migrate.resume.Run with no shards: every
 // database, mapped shards or not, since a restore or failover brings back
 // every generator of the server), once per running server however many
 // entries reach it, all servers at once. A counter of no mapped shard says
@@ -236,7 +240,7 @@ type ServerResumed struct {
 // moves nothing: resume one, stop the other. each, if not
 // nil, is called (one call at a time) as counters finish, with the name of
 // the entry whose run moved them.
-func (m *Map) Resume(ctx context.Context, ro pgfunc.ResumeOptions, each func(server string, r pgfunc.Resumed)) []ServerResumed {
+func (m *Map) Resume(ctx context.Context, ro resume.Options, each func(server string, r resume.Resumed)) []ServerResumed {
 	out := make([]ServerResumed, len(m.Servers))
 	ids := m.identify(ctx)
 	// The entries of each running server, by the name of its first.
@@ -274,7 +278,7 @@ func (m *Map) Resume(ctx context.Context, ro pgfunc.ResumeOptions, each func(ser
 			}
 			own := databaseOf(s)
 			seen := map[[2]string]bool{}
-			report := func(r pgfunc.Resumed) {
+			report := func(r resume.Resumed) {
 				if r.Database == "" {
 					r.Database = own
 				}
@@ -299,11 +303,11 @@ func (m *Map) Resume(ctx context.Context, ro pgfunc.ResumeOptions, each func(ser
 				return
 			}
 			defer db.Close()
-			if _, err := mig.Resume(ctx, nil, ro, func(r pgfunc.Resumed) {
+			if _, err := resume.Run(ctx, mig, nil, ro, func(r resume.Resumed) {
 				mu.Lock()
 				defer mu.Unlock()
 				report(r)
-			}); err != nil {
+			}); err != nil && !pgfunc.IsPartial(err) { // partial: each counter's result says
 				out[i].Err = err
 				return
 			}
@@ -313,7 +317,7 @@ func (m *Map) Resume(ctx context.Context, ro pgfunc.ResumeOptions, each func(ser
 				db := databaseOf(m.Servers[j])
 				for _, sh := range m.Schemas(m.Servers[j]) {
 					if !seen[[2]string{db, sh.Schema}] {
-						report(pgfunc.Resumed{Database: db, Schema: sh.Schema, Shard: sh.ID, From: -1, To: -1, Missing: true,
+						report(resume.Resumed{Database: db, Schema: sh.Schema, Shard: sh.ID, From: -1, To: -1, Missing: true,
 							Note: "MISSING: the map puts this shard here, but the schema holds no generator's counter"})
 					}
 				}

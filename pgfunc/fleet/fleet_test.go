@@ -8,10 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shardid/shardid/pgfunc"
-	"github.com/shardid/shardid/pgfunc/fleet"
 	"github.com/shardid/shardid/tools/dbserver"
 	"github.com/shardid/shardid/tools/testsrv"
+	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/pgfunc/fleet"
+	"github.com/shardid/shardid/pgfunc/migrate"
 )
 
 func TestMain(m *testing.M) { testsrv.Main(m) }
@@ -149,11 +150,11 @@ func TestUpDownServerThenRerun(t *testing.T) {
 // (beside generators of another mode when their shard ids differ).
 func plant(t *testing.T, dsn, schema string, id int64, o pgfunc.Options) {
 	t.Helper()
-	mig, err := pgfunc.NewMigrator(testsrv.Open(t, "pgx", dsn), o, pgfunc.MigrateOptions{OwnDatabaseOnly: true, AllowMixed: true})
+	mig, err := migrate.New(testsrv.Open(t, "pgx", dsn), o, migrate.Options{OwnDatabaseOnly: true, AllowMixed: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := mig.Up(context.Background(), []pgfunc.Shard{{Schema: schema, ID: id}}, nil); r[0].Err != nil {
+	if r, _ := mig.Up(context.Background(), []pgfunc.Shard{{Schema: schema, ID: id}}, nil); r[0].Err != nil {
 		t.Fatal(r[0].Err)
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/pgfunc/inventory"
 )
 
 // Errors of Up (per shard) and Status (per server) for a map entry that
@@ -35,7 +35,7 @@ var (
 
 // identity is who answers on one map entry.
 type identity struct {
-	inst pgfunc.Instance
+	inst inventory.Instance
 	err  error  // the entry could not be identified (it is reported unreachable when read)
 	key  string // one running server, whatever entries reach it: the first entry's name
 	// clones are the other entries reaching another running primary with
@@ -147,13 +147,13 @@ func (m *Map) identify(ctx context.Context) map[string]*identity {
 				ids[i].err = err
 				return
 			}
-			if ids[i].inst, err = pgfunc.ReadInstance(ctx, conn); err != nil {
+			if ids[i].inst, err = inventory.ReadInstance(ctx, conn); err != nil {
 				ids[i].err = err
 				return
 			}
 			for range 8 {
 				k := rand.Int32N(1<<31 - 1)
-				got, err := pgfunc.Mark(ctx, conn, k)
+				got, err := inventory.Mark(ctx, conn, k)
 				if err != nil {
 					ids[i].err = err
 					return
@@ -181,7 +181,7 @@ func (m *Map) identify(ctx context.Context) map[string]*identity {
 			continue
 		}
 		wg.Go(func() {
-			marks, err := pgfunc.Marks(ctx, c)
+			marks, err := inventory.Marks(ctx, c)
 			if err != nil {
 				ids[i].err = err
 				return

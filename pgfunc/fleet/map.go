@@ -15,6 +15,7 @@ import (
 	"github.com/shardid/shardid/internal/dsn"
 	"github.com/shardid/shardid/internal/quote"
 	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/pgfunc/migrate"
 )
 
 // ErrMap is returned by Load and Parse for a shard map that cannot be
@@ -36,14 +37,14 @@ type Map struct {
 	// SchemaFormat names shard N's schema (key "schema_format").
 	SchemaFormat string
 	// Parallel is how many schemas of one server are migrated at once
-	// (key "parallel"; 0 means pgfunc.DefaultParallel).
+	// (key "parallel"; 0 means migrate.DefaultParallel).
 	Parallel int
 	// AllowMixed and AllowUnreadDatabases are Up's
-	// pgfunc.MigrateOptions of the same names, for every server: risks a
+	// migrate.Options of the same names, for every server: risks a
 	// run accepts, not keys of the file.
 	AllowMixed, AllowUnreadDatabases bool
 	// LockTimeout is how long each server's run waits for Up's
-	// server-wide lock (pgfunc.MigrateOptions.LockTimeout; 0 means
+	// server-wide lock (migrate.Options.LockTimeout; 0 means
 	// pgfunc.DefaultLockTimeout): a run option, not a key of the file.
 	LockTimeout time.Duration
 	// Servers are the map's servers, in file order.
@@ -175,14 +176,14 @@ func Parse(name string, data []byte, getenv func(string) string) (*Map, error) {
 	if m.Mode, err = pgfunc.ParseMode(f.Mode); err != nil {
 		return nil, fail("mode", "%v", err)
 	}
-	if _, err := pgfunc.MetaFor(pgfunc.Shard{}, pgfunc.Options{Layout: m.Layout, Mode: m.Mode}); errors.Is(err, pgfunc.ErrRouteUnsupported) {
+	if err := (pgfunc.Options{Layout: m.Layout, Mode: m.Mode}).Validate(); errors.Is(err, pgfunc.ErrRouteUnsupported) {
 		return nil, fail("layout", "%v", err)
 	}
 	if f.Lead != "" {
 		if m.Lead, err = time.ParseDuration(f.Lead); err != nil || m.Lead <= 0 {
 			return nil, fail("lead", "%q is not a positive duration such as \"5s\"", f.Lead)
 		}
-		if _, err := pgfunc.MetaFor(pgfunc.Shard{}, m.Options()); err != nil {
+		if err := m.Options().Validate(); err != nil {
 			return nil, fail("lead", "%v", err)
 		}
 	}
@@ -192,8 +193,8 @@ func Parse(name string, data []byte, getenv func(string) string) (*Map, error) {
 	if _, err := pgfunc.SchemaName(m.SchemaFormat, 0); err != nil {
 		return nil, fail("schema_format", "%v", err)
 	}
-	if m.Parallel < 0 || m.Parallel > pgfunc.MaxParallel {
-		return nil, fail("parallel", "%d is out of range (allowed 1-%d, or 0 for %d)", m.Parallel, pgfunc.MaxParallel, pgfunc.DefaultParallel)
+	if m.Parallel < 0 || m.Parallel > migrate.MaxParallel {
+		return nil, fail("parallel", "%d is out of range (allowed 1-%d, or 0 for %d)", m.Parallel, migrate.MaxParallel, migrate.DefaultParallel)
 	}
 	if len(f.Servers) == 0 {
 		return nil, fail("servers", "no [[servers]] table: a map needs at least one server")

@@ -34,7 +34,7 @@ const (
 	// mention.
 	ProblemUnmapped = "unmapped"
 	// ProblemOutdated: a mapped shard's generator was applied by an
-	// older shardid (pgfunc.Installed.Outdated): its body lacks this
+	// older shardid (inventory.Installed.Outdated): its body lacks this
 	// release's fixes.
 	ProblemOutdated = "outdated"
 	// ProblemClone: two map entries reach different running primaries
@@ -62,7 +62,7 @@ const (
 	ProblemNotRead = "not-read"
 	// ProblemUnreadable: a counter that looks like a generator's (beside
 	// the jump lock's table or the next_id_ticks domain, or kept by a down) whose
-	// metadata cannot be read (pgfunc.Installed.Unreadable): it hands
+	// metadata cannot be read (inventory.Installed.Unreadable): it hands
 	// out IDs of a shard id and kind nobody can tell.
 	ProblemUnreadable = "unreadable"
 )
@@ -306,7 +306,7 @@ func (m *Map) read(ctx context.Context, s Server, who *identity) (ServerCheck, s
 		return check, id, nil, err
 	}
 	defer db.Close()
-	c, err := mig.Census(ctx)
+	c, err := mig.Server().Census(ctx)
 	if err != nil {
 		return check, id, nil, err
 	}

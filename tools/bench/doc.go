@@ -32,5 +32,5 @@
 // already exists, and drops them when it ends, also when it fails or is
 // cancelled. The role needs the right to create schemas (a database on
 // TiDB); nothing else on the server is read or written, apart from the
-// catalog lookups pgfunc.Migrator makes to keep shard ids unique.
+// catalog lookups migrate.Migrator makes to keep shard ids unique.
 package bench

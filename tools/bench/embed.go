@@ -1,6 +1,8 @@
 package bench
 
-import "embed"
+import (
+	"embed"
+)
 
 // templateFS holds the statements of shardid bench (sql/*.sql.tmpl): the
 // bench's own schemas and tables, the UUID v7 function PostgreSQL users

@@ -8,6 +8,7 @@ import (
 
 	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/pgfunc/migrate"
 	"github.com/shardid/shardid/segment"
 	"github.com/shardid/shardid/tickets"
 	"github.com/shardid/shardid/tools/bench"
@@ -122,7 +123,7 @@ func BenchmarkCostTiDB(b *testing.B) {
 }
 
 // BenchmarkCostPostgres: segments, a shard's next_id() (applied with
-// pgfunc.Migrator) called alone and as a column DEFAULT in a single-row
+// migrate.Migrator) called alone and as a column DEFAULT in a single-row
 // INSERT … RETURNING, against nextval() on the same server; the DEFAULT
 // next_id() INSERT's ratio is against the bigserial INSERT.
 func BenchmarkCostPostgres(b *testing.B) {
@@ -134,11 +135,12 @@ func BenchmarkCostPostgres(b *testing.B) {
 	defer db.Close()
 	db.SetMaxIdleConns(8)
 	ctx := context.Background()
-	m, err := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
+	m, err := migrate.New(db, pgfunc.Options{}, migrate.Options{OwnDatabaseOnly: true})
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, r := range m.Up(ctx, []pgfunc.Shard{{Schema: "insta1", ID: 1}}, nil) {
+	res, _ := m.Up(ctx, []pgfunc.Shard{{Schema: "insta1", ID: 1}}, nil) // a partial error: each result says
+	for _, r := range res {
 		if r.Err != nil {
 			b.Fatal(r.Err)
 		}

@@ -12,7 +12,7 @@ import (
 )
 
 // PGSchema holds RunPG's own objects; RunPG also creates a schema per
-// next_id() mode beside it, each applied by pgfunc.Migrator as `shardid pg
+// next_id() mode beside it, each applied by migrate.Migrator as `shardid pg
 // up` would (PGSchemas lists them all).
 const PGSchema = "shardid_bench"
 

@@ -15,6 +15,7 @@ import (
 	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/lease"
 	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/pgfunc/migrate"
 	"github.com/shardid/shardid/segment"
 )
 
@@ -125,7 +126,7 @@ func dropPGSchemas(ctx context.Context, db *sql.DB, created []string) {
 }
 
 // setupPG creates the bench's tables and functions, applies a generator
-// per mode with pgfunc.Migrator, on the highest shard ids no generator in
+// per mode with migrate.Migrator, on the highest shard ids no generator in
 // the database holds, and the peers' tables, and returns what to measure,
 // the baselines first.
 func setupPG(ctx context.Context, db *sql.DB, peers []peerTable) ([]pgBody, []pgKey, error) {
@@ -144,11 +145,11 @@ func setupPG(ctx context.Context, db *sql.DB, peers []peerTable) ([]pgBody, []pg
 		// bench's generators feed its own tables only and are dropped at
 		// its end: no ID of theirs leaves this database, so its database
 		// is all they need to look after.
-		mig, err := pgfunc.NewMigrator(db, pgfunc.Options{Mode: m.mode}, pgfunc.MigrateOptions{Parallel: 1, AllowMixed: true, OwnDatabaseOnly: true})
+		mig, err := migrate.New(db, pgfunc.Options{Mode: m.mode}, migrate.Options{Parallel: 1, AllowMixed: true, OwnDatabaseOnly: true})
 		if err != nil {
 			return nil, nil, err
 		}
-		if r := mig.Up(ctx, []pgfunc.Shard{sh}, nil); r[0].Err != nil {
+		if r, _ := mig.Up(ctx, []pgfunc.Shard{sh}, nil); r[0].Err != nil {
 			return nil, nil, fmt.Errorf("apply next_id() %s to %s: %w", m.mode, m.schema, r[0].Err)
 		}
 		q := pgx.Identifier{m.schema}.Sanitize()
@@ -246,13 +247,13 @@ func setupPG(ctx context.Context, db *sql.DB, peers []peerTable) ([]pgBody, []pg
 
 // freeShards returns the n highest shard ids of the default layout that no
 // generator in the database holds (nor a counter a down kept), so
-// pgfunc.Migrator accepts them.
+// migrate.Migrator accepts them.
 func freeShards(ctx context.Context, db *sql.DB, n int) ([]int64, error) {
-	m, err := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{Parallel: 1, OwnDatabaseOnly: true})
+	m, err := migrate.New(db, pgfunc.Options{}, migrate.Options{Parallel: 1, OwnDatabaseOnly: true})
 	if err != nil {
 		return nil, err
 	}
-	c, err := m.Census(ctx)
+	c, err := m.Server().Census(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list the generators in the database: %w", err)
 	}

@@ -13,8 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/tools/testsrv"
+	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/pgfunc/migrate"
 )
 
 func TestMain(m *testing.M) { testsrv.Main(m) }
@@ -280,11 +281,11 @@ func TestRunPGPeers(t *testing.T) {
 	if _, err := db.Exec("CREATE SCHEMA theirs; CREATE SEQUENCE theirs.s; CREATE FUNCTION theirs.uid() RETURNS text LANGUAGE sql AS $$ SELECT 'u' || nextval('theirs.s') $$"); err != nil {
 		t.Fatal(err)
 	}
-	m, err := pgfunc.NewMigrator(db, pgfunc.Options{}, pgfunc.MigrateOptions{OwnDatabaseOnly: true})
+	m, err := migrate.New(db, pgfunc.Options{}, migrate.Options{OwnDatabaseOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := m.Up(context.Background(), []pgfunc.Shard{{Schema: "gen7", ID: 7}}, nil); r[0].Err != nil {
+	if r, _ := m.Up(context.Background(), []pgfunc.Shard{{Schema: "gen7", ID: 7}}, nil); r[0].Err != nil {
 		t.Fatal(r[0].Err)
 	}
 	s := tiny

@@ -1,6 +1,8 @@
 package bench
 
-import "testing"
+import (
+	"testing"
+)
 
 func TestRepeats(t *testing.T) {
 	for _, tc := range []struct {

@@ -1,0 +1,15 @@
+package adopt
+
+import (
+	"embed"
+
+	"github.com/shardid/shardid/pgfunc/internal/sqlt"
+)
+
+// templateFS holds the statements adopt runs (sql/adopt.sql.tmpl), parsed
+// over pgfunc's templates.
+//
+//go:embed sql/*.sql.tmpl
+var templateFS embed.FS
+
+var templates = sqlt.New(templateFS, "sql/*.sql.tmpl")

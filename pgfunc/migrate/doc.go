@@ -1,0 +1,10 @@
+// Package migrate applies and removes pgfunc's generators through goose:
+// a Migrator (New) holds one server (an inventory.Server) and the render
+// options of the generator it applies. Up installs it in each shard's
+// schema, one goose Provider per schema whose version table lives in the
+// schema, under the server-wide lock and after reading the whole server
+// once; Down and DownInstalled remove it, keeping the counter for the
+// next up to carry on from; Status, Survey and Versions report what is
+// applied. Each batch returns its pgfunc.Results in the order of the
+// shards, with a *pgfunc.PartialError when some failed.
+package migrate
