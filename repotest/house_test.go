@@ -158,7 +158,9 @@ func layerOf(pkg string) layer {
 		return layer{0, "the ID core"}
 	case top == "dialect" || top == "internal":
 		return layer{1, "a shared helper"}
-	case top == "tools":
+	case top == "tools" || strings.Contains(rel, "/internal/") && strings.HasSuffix(rel, "test"):
+		// A package's own test helpers (pgfunc/internal/pgtest) are
+		// tools too: only tests import them.
 		return layer{3, "a tool"}
 	case top == "cmd":
 		return layer{4, "the CLI"}
