@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/bench"
 	"github.com/shardid/shardid/lease"
+	"github.com/shardid/shardid/tools/bench"
 )
 
 // The lease benchmarks run against the test servers (CI=true makes a

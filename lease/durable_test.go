@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/shardid/shardid/dialect"
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/lease"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // TestLeaseRefusesLossyCommit: on PostgreSQL with synchronous_commit=off

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/lease"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // TestHungDatabaseMessage: the database is stopped (SIGSTOP: it keeps its

@@ -14,7 +14,7 @@ import (
 
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/dialect"
-	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // fakeClock is a clock that moves only when set or slept on.

@@ -15,8 +15,8 @@ import (
 
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/dialect"
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/lease"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // leaseBackend is one database family the lease tests run against.

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shardid/shardid/internal/dbserver"
-	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/tools/dbserver"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // runnableExamples are the examples that run against a database: they

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/shardid/shardid/dialect"
-	"github.com/shardid/shardid/internal/dbserver"
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/lease"
+	"github.com/shardid/shardid/tools/dbserver"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // crashable is a database server of the test's own that can be stopped the

@@ -16,11 +16,11 @@ import (
 
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/dialect"
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/lease"
 	"github.com/shardid/shardid/metrics"
 	"github.com/shardid/shardid/segment"
 	"github.com/shardid/shardid/tickets"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 func TestMain(m *testing.M) { testsrv.Main(m) }

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/tools/testsrv"
 	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/pgfunc/migrate"
 	"github.com/shardid/shardid/pgfunc/resume"

@@ -18,7 +18,7 @@ import (
 	"github.com/pressly/goose/v3"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/tools/testsrv"
 	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/pgfunc/inventory"
 	"github.com/shardid/shardid/pgfunc/migrate"

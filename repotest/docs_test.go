@@ -12,8 +12,8 @@ import (
 	"unicode"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/pgfunc/fleet"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // illustrations are the blocks that are not run or parsed: output, SQL to

@@ -12,10 +12,11 @@ import (
 )
 
 // TestHouse holds the module to the shape its packages promise: the root
-// package (the ID core) links no database code, internal/ keeps to seven
-// packages, no package under pgfunc/ holds more than 3,000 lines of
-// non-test Go (one that large does more than one stage's work: split it
-// by stage) and no non-test Go file grows past 600 lines (a file that long
+// package (the ID core) links no database code, no package imports from a
+// layer above its own (see layerOf), no package under pgfunc/ holds more
+// than 3,000 lines of non-test Go (one that large does more than one
+// stage's work: split it by stage) and no non-test Go file grows past 600
+// lines (a file that long
 // holds more than one concern: split it by what each part does).
 func TestHouse(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
@@ -49,13 +50,33 @@ func TestHouse(t *testing.T) {
 			}
 		}
 	})
-	t.Run("internal packages", func(t *testing.T) {
-		out, err := exec.Command("go", "list", "./internal/...").Output()
+	t.Run("layers", func(t *testing.T) {
+		// The module's packages form layers, each importing only its own
+		// layer or lower ones: the ID core, then the helpers the library
+		// shares (internal/, dialect), then the library, then the tools
+		// only the CLI and the tests use (tools/: benchmarks and
+		// throwaway servers), then the CLI. internal/ may grow; it may not
+		// reach up.
+		out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...").Output()
 		if err != nil {
-			t.Fatalf("go list ./internal/...: %v", err)
+			t.Fatalf("go list ./...: %v", err)
 		}
-		if pkgs := strings.Fields(string(out)); len(pkgs) > 7 {
-			t.Errorf("internal/ holds %d packages (at most 7): %s", len(pkgs), strings.Join(pkgs, " "))
+		seen := 0
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			f := strings.Fields(line)
+			from := layerOf(f[0])
+			for _, imp := range f[1:] {
+				if !strings.HasPrefix(imp, module) {
+					continue
+				}
+				seen++
+				if to := layerOf(imp); to.rank > from.rank {
+					t.Errorf("%s (%s) imports %s (%s): a layer imports only its own or lower ones", f[0], from.name, imp, to.name)
+				}
+			}
+		}
+		if seen == 0 {
+			t.Fatal("go list showed no import between the module's packages: the check read nothing")
 		}
 	})
 	t.Run("package size", func(t *testing.T) {
@@ -114,4 +135,37 @@ func TestHouse(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+}
+
+const module = "github.com/shardid/shardid"
+
+// layer is one storey of the module's import graph.
+type layer struct {
+	rank int
+	name string
+}
+
+// layerOf places a package of the module: the ID core (the root package
+// and internal/quote, standard library only), the shared helpers
+// (dialect, internal/), the library (pgfunc, tidb, lease, segment, tickets
+// and their conformance suites), the tools above it (tools/), the CLI,
+// the repository's own tests.
+func layerOf(pkg string) layer {
+	rel := strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/")
+	top, _, _ := strings.Cut(rel, "/")
+	switch {
+	case rel == "" || rel == "internal/quote":
+		return layer{0, "the ID core"}
+	case top == "dialect" || top == "internal":
+		return layer{1, "a shared helper"}
+	case top == "tools" || strings.Contains(rel, "/internal/") && strings.HasSuffix(rel, "test"):
+		// A package's own test helpers (pgfunc/internal/pgtest) are
+		// tools too: only tests import them.
+		return layer{3, "a tool"}
+	case top == "cmd":
+		return layer{4, "the CLI"}
+	case top == "repotest":
+		return layer{5, "the repository's tests"}
+	}
+	return layer{2, "the library"}
 }

@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/shardid/shardid/dialect"
-	"github.com/shardid/shardid/internal/bench"
-	"github.com/shardid/shardid/internal/dbserver"
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/segment"
+	"github.com/shardid/shardid/tools/bench"
+	"github.com/shardid/shardid/tools/dbserver"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // draws runs goroutines that draw IDs from clients until stopped, each
@@ -105,7 +105,7 @@ func notIncreasing(streams ...[]int64) int {
 }
 
 // TestStreamChecks: the order check the fault tests rely on catches what
-// it looks for (internal/bench tests the repeat count).
+// it looks for (tools/bench tests the repeat count).
 func TestStreamChecks(t *testing.T) {
 	t.Parallel()
 	if notIncreasing([]int64{1, 2, 5}) != 0 || notIncreasing([]int64{1, 3, 2, 2}) != 2 {

@@ -11,10 +11,10 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/shardid/shardid/dialect"
-	"github.com/shardid/shardid/internal/bench"
-	"github.com/shardid/shardid/internal/dbserver"
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/segment"
+	"github.com/shardid/shardid/tools/bench"
+	"github.com/shardid/shardid/tools/dbserver"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // TestTagMissingAfterRestore, on PostgreSQL, MariaDB and TiDB: the

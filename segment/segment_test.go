@@ -16,8 +16,8 @@ import (
 
 	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/gooseup"
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/segment"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 var dialects = []dialect.Dialect{dialect.Postgres, dialect.MySQL, dialect.TiDB}

@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/shardid/shardid/dialect"
-	"github.com/shardid/shardid/internal/bench"
-	"github.com/shardid/shardid/internal/dbserver"
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/segment"
+	"github.com/shardid/shardid/tools/bench"
+	"github.com/shardid/shardid/tools/dbserver"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // TestSegmentsRecordsElsewhere on PostgreSQL, MariaDB and TiDB: the whole

@@ -8,9 +8,9 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/shardid/shardid/internal/bench"
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/tickets"
+	"github.com/shardid/shardid/tools/bench"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // drawForm is one way to draw a ticket, measured against the others.

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shardid/shardid/internal/bench"
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/tickets"
+	"github.com/shardid/shardid/tools/bench"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // slowRow makes db's ticket row slow to draw from while it runs: it holds

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shardid/shardid/internal/bench"
-	"github.com/shardid/shardid/internal/dbserver"
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/tickets"
+	"github.com/shardid/shardid/tools/bench"
+	"github.com/shardid/shardid/tools/dbserver"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // TestClockStepKeepsRecords: the client's wall clock steps an hour back,

@@ -4,8 +4,8 @@ import (
 	"database/sql"
 	"testing"
 
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/tickets/ticketstest"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // TestConformance runs the conformance suite, package ticketstest, on

@@ -13,9 +13,9 @@ import (
 	_ "github.com/go-sql-driver/mysql" // driver "mysql"
 
 	"github.com/shardid/shardid/dialect"
-	"github.com/shardid/shardid/internal/dbserver"
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/tickets"
+	"github.com/shardid/shardid/tools/dbserver"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // Flickr's two ticket servers: increment 2, offsets 1 and 2. This is the

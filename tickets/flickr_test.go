@@ -5,8 +5,8 @@ import (
 	"database/sql"
 	"testing"
 
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/tickets"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // The facts behind the package's design, checked on the real servers.

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shardid/shardid/internal/bench"
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/tickets"
+	"github.com/shardid/shardid/tools/bench"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // stalls sums up the calls that ended in [from, to]: the longest call,

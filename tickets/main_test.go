@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 func TestMain(m *testing.M) {

@@ -11,8 +11,8 @@ import (
 	_ "github.com/pingcap/tidb/pkg/parser/test_driver" // value expressions for the parser
 
 	"github.com/shardid/shardid/dialect"
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/tickets"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // goldenCases are the migrations pinned under testdata.

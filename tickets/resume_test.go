@@ -9,8 +9,8 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/tickets"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // TestResumeRefuses: bad input and a server with nothing to go by are

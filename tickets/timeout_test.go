@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/tickets"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // noAnswers returns the *NoAnswerError of each server in err, the error of

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"text/template"
+
+	"github.com/shardid/shardid/internal/quote"
 )
 
 // Kind says what a rendered statement does.
@@ -115,7 +117,7 @@ func quoteIdent(name string) (string, error) {
 	if err := checkIdent("", name); err != nil {
 		return "", err
 	}
-	return "`" + name + "`", nil
+	return quote.Ident(name, false), nil
 }
 
 // createView is the data of create_table.sql.tmpl.

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/tidb"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // golden compares got with testdata/<case>/<name>, or rewrites the

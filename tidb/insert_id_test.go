@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/tidb"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // shopScript seeds parents and children the way OpenCart-style install

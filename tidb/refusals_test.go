@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/tidb"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // zmScript is what ZoneMinder's zm_create.sql (Debian zoneminder

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/tidb"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // TestTargetsOnServers renders a BIGINT AUTO_INCREMENT key (with the

@@ -12,8 +12,9 @@ import (
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
-	"github.com/shardid/shardid/internal/bench"
-	"github.com/shardid/shardid/internal/dbserver"
+	"github.com/shardid/shardid/internal/dsn"
+	"github.com/shardid/shardid/tools/bench"
+	"github.com/shardid/shardid/tools/dbserver"
 )
 
 // benchCommands are the "shardid bench" subcommands (this file).
@@ -48,7 +49,7 @@ func (f *benchFlags) register(fs *flagSet, server string) {
 // bench takes, and counts outside the package's ranges. 0 is refused too:
 // the package reads it as its default, but each flag has its own default,
 // so on the command line 0 is a mistake.
-func (f *benchFlags) parse(env *cliEnv, fs *flagSet, args []string, form dsnForm) error {
+func (f *benchFlags) parse(env *cliEnv, fs *flagSet, args []string, form dsn.Form) error {
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
@@ -82,10 +83,10 @@ func runBenchPG(ctx context.Context, env *cliEnv, args []string) error {
 		f.s.Peers = append(f.s.Peers, p)
 		return nil
 	})
-	if err := f.parse(env, fs, args, formPostgres); err != nil {
+	if err := f.parse(env, fs, args, dsn.Postgres); err != nil {
 		return err
 	}
-	where := redactDSN(f.dsn)
+	where := dsn.Redact(f.dsn)
 	if f.dsn == "" {
 		fmt.Fprintln(env.stderr, "starting a throwaway PostgreSQL from the installed server binaries (fsync on) ...")
 		// Durable commits, unlike the test servers: synchronous_commit on
@@ -115,10 +116,10 @@ func runBenchTiDB(ctx context.Context, env *cliEnv, args []string) error {
 	var f benchFlags
 	f.register(fs, "TiDB (go-sql-driver/mysql DSN user:pw@tcp(host:4000)/db)")
 	fs.IntVar(&f.s.Batches, "batches", bench.DefaultBatches, fmt.Sprintf("%d-row INSERTs per client, table and round", bench.BatchRows))
-	if err := f.parse(env, fs, args, formMySQL); err != nil {
+	if err := f.parse(env, fs, args, dsn.MySQL); err != nil {
 		return err
 	}
-	where := redactDSN(f.dsn)
+	where := dsn.Redact(f.dsn)
 	if f.dsn == "" {
 		bin, err := dbserver.FindTiDB(env.getenv("TIDB_BIN"))
 		if err != nil {

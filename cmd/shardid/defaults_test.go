@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/internal/dsn"
 	"github.com/shardid/shardid/lease"
 )
 
@@ -21,9 +22,9 @@ func TestAppLayoutDefaultsAgree(t *testing.T) {
 	if l, err := shardid.ParseLayout(defaultAppLayout); err != nil || g.Layout() != l {
 		t.Fatalf("zero shardid.Settings use %v, idgen's default is %v (%v)", g.Layout(), l, err)
 	}
-	withLeaseTable(t, func(t *testing.T, dsn string) {
+	withLeaseTable(t, func(t *testing.T, s string) {
 		ctx := context.Background()
-		d, err := parseDSN("--dsn", dsn, formPostgres|formMySQL)
+		d, err := parseDSN("--dsn", s, dsn.Postgres|dsn.MySQL)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,7 +53,7 @@ func TestAppLayoutDefaultsAgree(t *testing.T) {
 		}
 		idgen := func(table string) {
 			t.Helper()
-			code, out, errOut := runCLI(t, "", nil, "idgen", "--dsn", dsn, "--table", table, "-n", "3")
+			code, out, errOut := runCLI(t, "", nil, "idgen", "--dsn", s, "--table", table, "-n", "3")
 			if code != 0 {
 				t.Fatalf("idgen without --layout on table %s: exit %d %q", table, code, errOut)
 			}
@@ -60,7 +61,7 @@ func TestAppLayoutDefaultsAgree(t *testing.T) {
 		}
 		idgen(lease.DefaultTable)
 		goProgram(lease.DefaultTable)
-		if code, _, errOut := runCLI(t, "", nil, "worker", "up", "--dsn", dsn, "--table", "lease_go_first"); code != 0 {
+		if code, _, errOut := runCLI(t, "", nil, "worker", "up", "--dsn", s, "--table", "lease_go_first"); code != 0 {
 			t.Fatal(errOut)
 		}
 		goProgram("lease_go_first")

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shardid/shardid/internal/dbserver"
-	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/tools/dbserver"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // demoSchemas returns the shardid_demoN schemas of the database, in

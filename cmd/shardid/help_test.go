@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // TestEveryCommandHelp walks every command of the command tables: each

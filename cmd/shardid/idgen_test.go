@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/bench"
+	"github.com/shardid/shardid/tools/bench"
 )
 
 // buildShardid builds the command into dir and returns the binary's path.

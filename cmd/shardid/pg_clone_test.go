@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shardid/shardid/internal/dbserver"
-	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/tools/dbserver"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // writeMap writes a shard map of two servers, a (shards 0-3) and b

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/shardid/shardid/internal/gooseup"
-	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // TestPGGenJoinsGooseDirectory: shard migrations join a goose directory

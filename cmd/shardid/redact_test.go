@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shardid/shardid/internal/dbserver"
-	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/tools/dbserver"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // hostileDSNs are connection strings whose password a driver may split,

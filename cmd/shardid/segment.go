@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/shardid/shardid/dialect"
+	"github.com/shardid/shardid/internal/dsn"
 	"github.com/shardid/shardid/segment"
 	"github.com/shardid/shardid/tickets"
 )
@@ -65,7 +66,7 @@ func (f *segmentFlags) open(ctx context.Context, fs *flagSet) (*sql.DB, dialect.
 			return nil, "", usagef("--tag: %v", err)
 		}
 	}
-	return openAnyDSN(ctx, fs.origin("dsn"), f.dsn, formPostgres|formMySQL)
+	return openAnyDSN(ctx, fs.origin("dsn"), f.dsn, dsn.Postgres|dsn.MySQL)
 }
 
 // store opens the record store --records-dsn names, or returns nil for
@@ -74,7 +75,7 @@ func (f *segmentFlags) store(ctx context.Context, fs *flagSet) (store segment.Re
 	if f.records == "" {
 		return nil, nil, "", nil
 	}
-	db, d, err = openAnyDSN(ctx, fs.origin("records-dsn"), f.records, formPostgres|formMySQL)
+	db, d, err = openAnyDSN(ctx, fs.origin("records-dsn"), f.records, dsn.Postgres|dsn.MySQL)
 	if err != nil {
 		return nil, nil, "", err
 	}
@@ -130,7 +131,7 @@ func runSegmentUp(ctx context.Context, env *cliEnv, args []string) error {
 	if applied {
 		state = "created"
 	}
-	fmt.Fprintf(env.stdout, "allocation table %s on %s (%s): %s\n", f.table, redactDSN(f.dsn), d, state)
+	fmt.Fprintf(env.stdout, "allocation table %s on %s (%s): %s\n", f.table, dsn.Redact(f.dsn), d, state)
 	store, rdb, rd, err := f.store(ctx, fs)
 	if err != nil {
 		return err
@@ -139,13 +140,13 @@ func runSegmentUp(ctx context.Context, env *cliEnv, args []string) error {
 		defer rdb.Close()
 		applied, err := segment.UpRecords(ctx, rdb, rd, f.table)
 		if err != nil {
-			return fmt.Errorf("%s: %w", redactDSN(f.records), err)
+			return fmt.Errorf("%s: %w", dsn.Redact(f.records), err)
 		}
 		state := "already there"
 		if applied {
 			state = "created"
 		}
-		fmt.Fprintf(env.stdout, "record table %s on %s (%s): %s\n", segment.RecordTable(f.table), redactDSN(f.records), rd, state)
+		fmt.Fprintf(env.stdout, "record table %s on %s (%s): %s\n", segment.RecordTable(f.table), dsn.Redact(f.records), rd, state)
 	}
 	before, after, err := segment.EnsureTag(ctx, db, d, f.table, segment.Tag{Tag: f.tag, Step: *step, Description: *desc}, *start, stores(store)...)
 	if errors.Is(err, segment.ErrStartOutOfRange) {
@@ -235,7 +236,7 @@ func runSegmentStatus(ctx context.Context, env *cliEnv, args []string) (err erro
 	}
 	tctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	where := redactDSN(f.dsn)
+	where := dsn.Redact(f.dsn)
 	db, d, err := f.open(tctx, fs)
 	if err != nil {
 		return fmt.Errorf("%s: %w%s", where, err, timedOut(tctx, *timeout))
@@ -260,7 +261,7 @@ func runSegmentStatus(ctx context.Context, env *cliEnv, args []string) (err erro
 		// restore of it does not take back.
 		_, rdb, rd, err := f.store(tctx, fs)
 		if err != nil {
-			return fmt.Errorf("%s: %w%s", redactDSN(f.records), err, timedOut(tctx, *timeout))
+			return fmt.Errorf("%s: %w%s", dsn.Redact(f.records), err, timedOut(tctx, *timeout))
 		}
 		defer rdb.Close()
 		outside, err := segment.Records(tctx, rdb, rd, f.table)
@@ -268,7 +269,7 @@ func runSegmentStatus(ctx context.Context, env *cliEnv, args []string) (err erro
 			err = fmt.Errorf("no record table %s there (shardid segment up --records-dsn creates it)", segment.RecordTable(f.table))
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %w%s", redactDSN(f.records), err, timedOut(tctx, *timeout))
+			return fmt.Errorf("%s: %w%s", dsn.Redact(f.records), err, timedOut(tctx, *timeout))
 		}
 		if recs == nil {
 			recs = map[string]int64{}
@@ -356,7 +357,7 @@ func runSegmentResume(ctx context.Context, env *cliEnv, args []string) error {
 		return usagef("--table: %v", segment.CheckTable(f.table))
 	}
 	// (--tag is optional here, so not through f.open, which requires it.)
-	db, d, err := openAnyDSN(ctx, fs.origin("dsn"), f.dsn, formPostgres|formMySQL)
+	db, d, err := openAnyDSN(ctx, fs.origin("dsn"), f.dsn, dsn.Postgres|dsn.MySQL)
 	if err != nil {
 		return err
 	}

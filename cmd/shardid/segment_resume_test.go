@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	"github.com/shardid/shardid/dialect"
-	"github.com/shardid/shardid/internal/bench"
-	"github.com/shardid/shardid/internal/dbserver"
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/segment"
+	"github.com/shardid/shardid/tools/bench"
+	"github.com/shardid/shardid/tools/dbserver"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // TestSegmentResumeCLI on PostgreSQL, MariaDB and TiDB: the allocation

@@ -6,28 +6,29 @@ import (
 	"testing"
 
 	"github.com/shardid/shardid/dialect"
-	"github.com/shardid/shardid/internal/dbserver"
-	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/internal/dsn"
+	"github.com/shardid/shardid/tools/dbserver"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // TestSegmentBadInput: each invalid flag exits 2 with one line naming the
 // flag and what it allows, before anything connects.
 func TestSegmentBadInput(t *testing.T) {
 	t.Parallel()
-	dsn := "postgres://u@127.0.0.1:1/x"
+	pgURL := "postgres://u@127.0.0.1:1/x"
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"segment", "up", "--dsn", dsn}, "--tag is required"},
-		{[]string{"segment", "up", "--dsn", dsn, "--tag", "a b"}, `--tag: invalid segment tag "a b": want 1 to 128 letters, digits, _ . : or -`},
-		{[]string{"segment", "up", "--dsn", dsn, "--tag", "t", "--step", "-1"}, "--step: -1 is out of range"},
-		{[]string{"segment", "up", "--dsn", dsn, "--tag", "t", "--start", "-1"}, "--start: -1 is out of range"},
-		{[]string{"segment", "up", "--dsn", dsn, "--tag", "t", "--table", "Ids"}, `--table: invalid table name "Ids"`},
+		{[]string{"segment", "up", "--dsn", pgURL}, "--tag is required"},
+		{[]string{"segment", "up", "--dsn", pgURL, "--tag", "a b"}, `--tag: invalid segment tag "a b": want 1 to 128 letters, digits, _ . : or -`},
+		{[]string{"segment", "up", "--dsn", pgURL, "--tag", "t", "--step", "-1"}, "--step: -1 is out of range"},
+		{[]string{"segment", "up", "--dsn", pgURL, "--tag", "t", "--start", "-1"}, "--start: -1 is out of range"},
+		{[]string{"segment", "up", "--dsn", pgURL, "--tag", "t", "--table", "Ids"}, `--table: invalid table name "Ids"`},
 		{[]string{"segment", "up", "--tag", "t"}, "--dsn is required"},
-		{[]string{"segment", "next", "--dsn", dsn}, "--tag is required"},
-		{[]string{"segment", "next", "--dsn", dsn, "--tag", "t", "-n", "-3"}, "-n: -3 is out of range"},
-		{[]string{"segment", "status", "--dsn", dsn, "--table", "a.b.c"}, `--table: invalid table name "a.b.c"`},
+		{[]string{"segment", "next", "--dsn", pgURL}, "--tag is required"},
+		{[]string{"segment", "next", "--dsn", pgURL, "--tag", "t", "-n", "-3"}, "-n: -3 is out of range"},
+		{[]string{"segment", "status", "--dsn", pgURL, "--table", "a.b.c"}, `--table: invalid table name "a.b.c"`},
 		{[]string{"segment", "next", "--dsn", "mysql://u@h/db", "--tag", "t"}, "go-sql-driver/mysql wants user:password@tcp(host:3306)/db"},
 	} {
 		code, _, stderr := runCLI(t, "", nil, c.args...)
@@ -38,7 +39,7 @@ func TestSegmentBadInput(t *testing.T) {
 	for _, d := range []string{"postgres://app:s3cret@127.0.0.1:1/x?connect_timeout=2", "app:s3cret@tcp(127.0.0.1:1)/x?timeout=2s"} {
 		code, out, stderr := runCLI(t, "", nil, "segment", "up", "--dsn", d, "--tag", "t")
 		if code != 1 || strings.Contains(out+stderr, "s3cret") || strings.Count(stderr, "\n") != 1 {
-			t.Errorf("%s: exit %d, %q %q; want exit 1, one line, no password", redactDSN(d), code, out, stderr)
+			t.Errorf("%s: exit %d, %q %q; want exit 1, one line, no password", dsn.Redact(d), code, out, stderr)
 		}
 	}
 }

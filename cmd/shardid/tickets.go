@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/shardid/shardid/internal/dsn"
 	"github.com/shardid/shardid/tickets"
 	"github.com/shardid/shardid/tidb"
 )
@@ -37,7 +38,7 @@ func (l *dsnList) Set(v string) error {
 
 func runTicketsUp(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "tickets up")
-	dsn := fs.String("dsn", "", "go-sql-driver/mysql DSN of the ticket server, user:password@tcp(host:3306)/db (env "+envTicketsDSN+")")
+	dsnFlag := fs.String("dsn", "", "go-sql-driver/mysql DSN of the ticket server, user:password@tcp(host:3306)/db (env "+envTicketsDSN+")")
 	fs.envVar("dsn", envTicketsDSN)
 	name := fs.String("name", "", "ticket name: the table (or TiDB sequence), lower-case letters, digits and _ (required)")
 	inc := fs.Int64("increment", 0, fmt.Sprintf("number of ticket servers of the name, the same on each: 1-%d (required)", tickets.MaxIncrement))
@@ -71,18 +72,18 @@ func runTicketsUp(ctx context.Context, env *cliEnv, args []string) error {
 	if err := s.Validate(); err != nil {
 		return settingUsage(err)
 	}
-	if isPostgresDSN(*dsn) {
+	if dsn.IsPostgres(*dsnFlag) {
 		return usagef("%s: %s is PostgreSQL; ticket servers are MySQL, MariaDB or TiDB: want %s (on PostgreSQL use shardid segment, or shardid pg)",
-			fs.origin("dsn"), redactDSN(*dsn), want(formMySQL))
+			fs.origin("dsn"), dsn.Redact(*dsnFlag), dsn.MySQL.Want())
 	}
-	db, _, err := openAnyDSN(ctx, fs.origin("dsn"), *dsn, formMySQL)
+	db, _, err := openAnyDSN(ctx, fs.origin("dsn"), *dsnFlag, dsn.MySQL)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
 	ran, got, err := tickets.Up(ctx, db, s)
 	if err != nil {
-		return fmt.Errorf("%s: %w", redactDSN(*dsn), err)
+		return fmt.Errorf("%s: %w", dsn.Redact(*dsnFlag), err)
 	}
 	first, _ := s.First()
 	state := "already there, unchanged"
@@ -92,7 +93,7 @@ func runTicketsUp(ctx context.Context, env *cliEnv, args []string) error {
 	case len(ran) > 0:
 		state = "created"
 	}
-	fmt.Fprintf(env.stdout, "%s on %s: %s (%s, increment %d, offset %d; %s)\n", s.Name, redactDSN(*dsn), state, got.Kind, got.Increment, got.Offset, lastTicket(got, first))
+	fmt.Fprintf(env.stdout, "%s on %s: %s (%s, increment %d, offset %d; %s)\n", s.Name, dsn.Redact(*dsnFlag), state, got.Kind, got.Increment, got.Offset, lastTicket(got, first))
 	return nil
 }
 
@@ -148,17 +149,17 @@ func (f *serverFlags) open(fs *flagSet) ([]tickets.Server, func(), error) {
 			s.DB.Close()
 		}
 	}
-	for _, dsn := range f.dsns {
-		if _, err := parseDSN(fs.origin("dsn"), dsn, formMySQL); err != nil {
+	for _, s := range f.dsns {
+		if _, err := parseDSN(fs.origin("dsn"), s, dsn.MySQL); err != nil {
 			closeAll()
 			return nil, nil, err
 		}
-		db, err := tidb.Open(dsn)
+		db, err := tidb.Open(s)
 		if err != nil {
 			closeAll()
-			return nil, nil, usagef("%s %s: want a go-sql-driver/mysql DSN, user:password@tcp(host:3306)/db: %v", fs.origin("dsn"), redactDSN(dsn), err)
+			return nil, nil, usagef("%s %s: want a go-sql-driver/mysql DSN, user:password@tcp(host:3306)/db: %v", fs.origin("dsn"), dsn.Redact(s), err)
 		}
-		servers = append(servers, tickets.Server{Name: redactDSN(dsn), DB: db})
+		servers = append(servers, tickets.Server{Name: dsn.Redact(s), DB: db})
 	}
 	return servers, closeAll, nil
 }

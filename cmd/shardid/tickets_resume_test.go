@@ -6,8 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/internal/dsn"
 	"github.com/shardid/shardid/tickets"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // TestTicketsResumeRefusesUnsure: resume moves nothing when it cannot be
@@ -45,13 +46,13 @@ func TestTicketsResumeRefusesUnsure(t *testing.T) {
 	fromA, fromB := last(dbA), last(dbB)
 
 	code, out, stderr := runCLI(t, "", nil, "tickets", "resume", "--dsn", a, "--name", "t", "--offset", "1")
-	if code != 2 || out != "" || !strings.Contains(stderr, "--after is required here: nothing says how far "+redactDSN(a)+" handed out (the only server given") ||
+	if code != 2 || out != "" || !strings.Contains(stderr, "--after is required here: nothing says how far "+dsn.Redact(a)+" handed out (the only server given") ||
 		strings.Count(stderr, "\n") != 1 || last(dbA) != fromA {
 		t.Errorf("single server without --after: exit %d, %q, %q; counter %d (was %d)", code, out, stderr, last(dbA), fromA)
 	}
 	dead := "app:S3cretPW@tcp(127.0.0.1:1)/ids?timeout=1s"
 	code, out, stderr = runCLI(t, "", nil, "tickets", "resume", "--dsn", dead, "--dsn", b, "--name", "t", "--offset", "2")
-	if code != 1 || out != "" || !strings.Contains(stderr, "could not read: "+redactDSN(dead)+": ") || !strings.Contains(stderr, "nothing moved") ||
+	if code != 1 || out != "" || !strings.Contains(stderr, "could not read: "+dsn.Redact(dead)+": ") || !strings.Contains(stderr, "nothing moved") ||
 		strings.Contains(stderr, "S3cretPW") || strings.Count(stderr, "\n") != 1 || last(dbB) != fromB {
 		t.Errorf("a server down: exit %d, %q, %q; counter %d (was %d)", code, out, stderr, last(dbB), fromB)
 	}
@@ -61,7 +62,7 @@ func TestTicketsResumeRefusesUnsure(t *testing.T) {
 		t.Errorf("single server with --after: exit %d, %q, %q", code, out, stderr)
 	}
 	both := []string{"tickets", "resume", "--dsn", a, "--dsn", b, "--name", "t", "--offset", "2"}
-	if code, out, stderr = runCLI(t, "", nil, both...); code != 0 || !strings.Contains(out, "resume recorded on "+redactDSN(a)+", "+redactDSN(b)) {
+	if code, out, stderr = runCLI(t, "", nil, both...); code != 0 || !strings.Contains(out, "resume recorded on "+dsn.Redact(a)+", "+dsn.Redact(b)) {
 		t.Fatalf("both up: exit %d, %q, %q", code, out, stderr)
 	}
 	to := last(dbB)
@@ -69,7 +70,7 @@ func TestTicketsResumeRefusesUnsure(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, stderr = runCLI(t, "", nil, both...)
-	if code != 0 || !strings.Contains(out, "not gone back since: left as it is") || !strings.Contains(out, "resume now recorded on "+redactDSN(a)+" too") || last(dbB) != to {
+	if code != 0 || !strings.Contains(out, "not gone back since: left as it is") || !strings.Contains(out, "resume now recorded on "+dsn.Redact(a)+" too") || last(dbB) != to {
 		t.Errorf("rerun after a partial record: exit %d, %q, %q; counter %d (was %d)", code, out, stderr, last(dbB), to)
 	}
 	if rows, err := tickets.ReadClass(ctx, dbA, "t"); err != nil || tickets.MergeClass(rows)[1].ResumedTo != to {

@@ -12,8 +12,9 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/shardid/shardid/internal/dbserver"
-	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/internal/dsn"
+	"github.com/shardid/shardid/tools/dbserver"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // TestTicketsBadInput: each invalid flag exits 2 with one line naming the
@@ -202,8 +203,8 @@ func TestTicketsNextSurvivesServerStop(t *testing.T) {
 	// The death and the return of a are told, one line each.
 	var down, back bool
 	for _, l := range strings.Split(strings.TrimSpace(errb.String()), "\n") {
-		down = down || strings.HasPrefix(l, "shardid: tickets next: "+redactDSN(a)+" is down, drawing from the others")
-		back = back || l == "shardid: tickets next: "+redactDSN(a)+" draws again"
+		down = down || strings.HasPrefix(l, "shardid: tickets next: "+dsn.Redact(a)+" is down, drawing from the others")
+		back = back || l == "shardid: tickets next: "+dsn.Redact(a)+" draws again"
 	}
 	if !down || !back {
 		t.Errorf("stderr says a went down: %v, came back: %v:\n%s", down, back, errb.String())
@@ -333,12 +334,12 @@ func TestTicketsRestoreStatusResume(t *testing.T) {
 	}
 	code, ids, stderr = next(300)
 	all = append(all, ids...)
-	if code != 1 || len(ids) != 300 || oddCount(ids) != 0 || !strings.Contains(stderr, "ticket server went back: "+redactDSN(a)+" stands at ") ||
+	if code != 1 || len(ids) != 300 || oddCount(ids) != 0 || !strings.Contains(stderr, "ticket server went back: "+dsn.Redact(a)+" stands at ") ||
 		!strings.Contains(stderr, "went back and was left out; the tickets printed are unique") {
 		t.Errorf("next after the reload: exit %d, %d tickets, %d of a's; stderr %q", code, len(ids), oddCount(ids), stderr)
 	}
 	code, out, stderr = runCLI(t, "", nil, append([]string{"tickets", "resume", "--offset", "1"}, both...)...)
-	if code != 0 || !strings.Contains(out, "t on "+redactDSN(a)+" (offset 1): counter moved from ") || !strings.Contains(out, "1000000 tickets past the highest of: recorded from it ") ||
+	if code != 0 || !strings.Contains(out, "t on "+dsn.Redact(a)+" (offset 1): counter moved from ") || !strings.Contains(out, "1000000 tickets past the highest of: recorded from it ") ||
 		!strings.Contains(out, "resume recorded on ") {
 		t.Errorf("resume: exit %d, %q, %q", code, out, stderr)
 	}
@@ -428,10 +429,10 @@ func TestTicketsNextSequenceRestart(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(errb.String()), "\n")
 	var skipped, down, back bool
 	for _, l := range lines {
-		skipped = skipped || strings.HasPrefix(l, "shardid: tickets next: "+redactDSN(a)+" came back with ticket ") &&
+		skipped = skipped || strings.HasPrefix(l, "shardid: tickets next: "+dsn.Redact(a)+" came back with ticket ") &&
 			strings.Contains(l, "a TiDB restart dropping its cache of the sequence)")
-		down = down || strings.HasPrefix(l, "shardid: tickets next: "+redactDSN(a)+" is down, drawing from the others")
-		back = back || l == "shardid: tickets next: "+redactDSN(a)+" draws again"
+		down = down || strings.HasPrefix(l, "shardid: tickets next: "+dsn.Redact(a)+" is down, drawing from the others")
+		back = back || l == "shardid: tickets next: "+dsn.Redact(a)+" draws again"
 	}
 	if !skipped || !down || !back {
 		t.Errorf("stderr: the gap told %v, the death %v, the return %v:\n%s", skipped, down, back, errb.String())
@@ -543,7 +544,7 @@ func TestTicketsSequenceRolledBack(t *testing.T) {
 	}
 	code, out, stderr = runCLI(t, "", nil, append([]string{"tickets", "next", "-n", "3000", "--timeout", patient}, both...)...)
 	again := parseIDs(t, out)
-	if code != 1 || len(again) != 3000 || oddCount(again) != 0 || !strings.Contains(stderr, "ticket server went back: "+redactDSN(a)+" stands at ") ||
+	if code != 1 || len(again) != 3000 || oddCount(again) != 0 || !strings.Contains(stderr, "ticket server went back: "+dsn.Redact(a)+" stands at ") ||
 		!strings.Contains(stderr, "went back and was left out; the tickets printed are unique") {
 		t.Errorf("next after the rollback: exit %d, %d tickets, %d of a's; stderr %q", code, len(again), oddCount(again), stderr)
 	}

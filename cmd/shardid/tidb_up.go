@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/shardid/shardid/internal/dsn"
 	"github.com/shardid/shardid/tidb"
 )
 
@@ -36,7 +37,7 @@ func (m *migrationFlags) migrator(ctx context.Context, env *cliEnv, name string,
 		return nil, nil, usagef("%s: --dsn is required (or set SHARDID_TIDB_DSN)", name)
 	}
 	if _, err := tidb.DSN(*m.dsn); err != nil {
-		return nil, nil, usagef("%s: --dsn %s: %v", name, redactDSN(*m.dsn), err)
+		return nil, nil, usagef("%s: --dsn %s: %v", name, dsn.Redact(*m.dsn), err)
 	}
 	popts := tidb.ProviderOptions{TableName: *m.table}
 	if err := popts.Validate(); err != nil {
@@ -67,13 +68,13 @@ func (m *migrationFlags) migrator(ctx context.Context, env *cliEnv, name string,
 	}
 	db, err := tidb.Open(*m.dsn)
 	if err != nil {
-		return nil, nil, usagef("%s: --dsn %s: %v", name, redactDSN(*m.dsn), err)
+		return nil, nil, usagef("%s: --dsn %s: %v", name, dsn.Redact(*m.dsn), err)
 	}
 	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	if err := db.PingContext(pctx); err != nil { // before rendering, so a dead server is one line
 		db.Close()
-		return nil, nil, fmt.Errorf("%s: connect to %s: %w", name, redactDSN(*m.dsn), err)
+		return nil, nil, fmt.Errorf("%s: connect to %s: %w", name, dsn.Redact(*m.dsn), err)
 	}
 	var target tidb.Target
 	if len(inputs) > 0 { // render for the server that runs it

@@ -9,6 +9,7 @@ import (
 
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/dialect"
+	"github.com/shardid/shardid/internal/dsn"
 	"github.com/shardid/shardid/lease"
 )
 
@@ -36,7 +37,7 @@ func (f *leaseFlags) open(ctx context.Context, fs *flagSet) (*sql.DB, dialect.Di
 	if err := lease.CheckTable(f.table); err != nil {
 		return nil, "", usagef("%s: %v", fs.origin("table"), err)
 	}
-	return openAnyDSN(ctx, fs.origin("dsn"), f.dsn, formPostgres|formMySQL)
+	return openAnyDSN(ctx, fs.origin("dsn"), f.dsn, dsn.Postgres|dsn.MySQL)
 }
 
 // parseLeaseCommand parses the flags of a worker subcommand that takes no
@@ -79,7 +80,7 @@ func runWorkerUp(ctx context.Context, env *cliEnv, args []string) error {
 		state, row.State = "created", "created"
 	}
 	rep.row(row)
-	fmt.Fprintf(env.stdout, "lease table %s on %s (%s): %s; goose history in %s\n", f.table, redactDSN(f.dsn), d, state, lease.HistoryTable(f.table))
+	fmt.Fprintf(env.stdout, "lease table %s on %s (%s): %s; goose history in %s\n", f.table, dsn.Redact(f.dsn), d, state, lease.HistoryTable(f.table))
 	return rep.finish(env, nil)
 }
 
@@ -231,7 +232,7 @@ func runWorkerFence(ctx context.Context, env *cliEnv, args []string) error {
 		why = "no row records a TTL: the default"
 	}
 	fmt.Fprintf(env.stdout, "lease table %s on %s (%s): %d node ids fenced (%d rows added for ids it had no row for) for %s (%s) until %s (database clock): every holder stops at its next renewal; no new holder before then\n",
-		f.table, redactDSN(f.dsn), d, res.Fenced, res.Added, res.TTL, why, res.Until.Format(time.RFC3339Nano))
+		f.table, dsn.Redact(f.dsn), d, res.Fenced, res.Added, res.TTL, why, res.Until.Format(time.RFC3339Nano))
 	if res.Unknown > 0 {
 		notice(env, "worker fence", fmt.Sprintf("%d live %s no TTL (leased by a shardid from before the table recorded TTLs): the fence covers their holders only if they lease for %s or less; if not, fence again with --ttl their TTL",
 			res.Unknown, plural(int(res.Unknown), "row records", "rows record"), res.TTL))

@@ -11,9 +11,9 @@ import (
 
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/dialect"
-	"github.com/shardid/shardid/internal/dbserver"
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/lease"
+	"github.com/shardid/shardid/tools/dbserver"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // TestWorkerFenceCLI on PostgreSQL, MariaDB and TiDB: with a holder live,

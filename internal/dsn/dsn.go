@@ -5,8 +5,9 @@
 // than the user meant, opens and pings a pool, tells which dialect the
 // server speaks, and masks passwords in whatever is shown (redact.go).
 //
-// Its errors are plain: they say what is wrong without quoting the DSN,
-// and the CLI words them for the flag or the file that gave the DSN.
+// Parse's errors are plain: they say what is wrong without quoting the
+// DSN. Check words them for the flag, variable or file that gave the DSN;
+// Open and Connect return errors already scrubbed of its passwords.
 package dsn
 
 import (
@@ -220,17 +221,16 @@ func ping(ctx context.Context, db *sql.DB) error {
 	return nil
 }
 
-// Open opens a pool on d and pings it. It returns sql.Open's error as it
-// is, or, when the ping fails, the driver's error marked as ErrConnect.
-// The driver's errors may show the DSN's password: scrub them with a
-// Redactor.
+// Open opens a pool on d and pings it. It returns sql.Open's error, or,
+// when the ping fails, the driver's error marked as ErrConnect; either
+// with d's passwords scrubbed from its message (Scrub).
 func Open(ctx context.Context, d DSN) (*sql.DB, error) {
 	db, err := sql.Open(d.Driver, d.Source)
 	if err != nil {
-		return nil, err
+		return nil, Scrub(err, d.Source)
 	}
 	if err := ping(ctx, db); err != nil {
-		return nil, err
+		return nil, Scrub(err, d.Source)
 	}
 	return db, nil
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/gooseup"
-	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 func TestMain(m *testing.M) { testsrv.Main(m) }

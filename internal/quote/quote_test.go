@@ -56,3 +56,25 @@ func TestCheckTable(t *testing.T) {
 	}()
 	Table(`a"b`, true)
 }
+
+func TestIdent(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		ansi bool
+		want string
+	}{
+		{"insta0", true, `"insta0"`},
+		{`a"b`, true, `"a""b"`},
+		{"a`b", true, "\"a`b\""},
+		{"t", false, "`t`"},
+		{"a`b", false, "`a``b`"},
+		{`a"b`, false, "`a\"b`"},
+	} {
+		if got := Ident(c.in, c.ansi); got != c.want {
+			t.Errorf("Ident(%q, %v) = %s, want %s", c.in, c.ansi, got, c.want)
+		}
+	}
+	if got := Literal("it's"); got != "'it''s'" {
+		t.Errorf("Literal = %s", got)
+	}
+}

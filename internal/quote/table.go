@@ -70,3 +70,22 @@ func Table(name string, ansi bool) string {
 	}
 	return strings.Join(parts, ".")
 }
+
+// Ident quotes one SQL identifier of any content: "a""b" with ansi
+// (PostgreSQL), `a“b` otherwise (MySQL, MariaDB, TiDB), the quote
+// character inside doubled as both grammars read it. Callers check a
+// name a user gave against their own rules first; Ident only makes any
+// name read as one identifier.
+func Ident(s string, ansi bool) string {
+	q := "`"
+	if ansi {
+		q = `"`
+	}
+	return q + strings.ReplaceAll(s, q, q+q) + q
+}
+
+// Literal quotes a PostgreSQL string literal (standard_conforming_strings
+// on, as from 9.1): 'it”s'.
+func Literal(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}

@@ -3,7 +3,7 @@ package adopt_test
 import (
 	"testing"
 
-	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/tools/testsrv"
 	"github.com/shardid/shardid/pgfunc/internal/pgtest"
 )
 

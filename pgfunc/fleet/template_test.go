@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // TestVerifyTemplateDatabase: a map whose server b is a template database

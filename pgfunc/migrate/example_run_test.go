@@ -5,8 +5,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/shardid/shardid/internal/dbserver"
-	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/tools/dbserver"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // captureStdout runs f with os.Stdout redirected and returns what it printed.

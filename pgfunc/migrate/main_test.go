@@ -3,7 +3,7 @@ package migrate_test
 import (
 	"testing"
 
-	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 func TestMain(m *testing.M) { testsrv.Main(m) }

@@ -9,7 +9,7 @@ import (
 	"net/url"
 	"testing"
 
-	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // NewDB creates a fresh database for one test on the package's shared

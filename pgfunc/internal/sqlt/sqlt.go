@@ -8,6 +8,7 @@ package sqlt
 
 import (
 	"fmt"
+	"github.com/shardid/shardid/internal/quote"
 	"io/fs"
 	"strconv"
 	"strings"
@@ -85,14 +86,10 @@ func execute(t *template.Template, name string, data any) (string, error) {
 }
 
 // Ident quotes a PostgreSQL identifier.
-func Ident(s string) string {
-	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
-}
+func Ident(s string) string { return quote.Ident(s, true) }
 
 // Literal quotes a PostgreSQL string literal (standard_conforming_strings on).
-func Literal(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
-}
+func Literal(s string) string { return quote.Literal(s) }
 
 // JumpName is the name of shard id's jump function, next_id()'s slow path.
 // It carries the shard id because next_id()'s body names it and PostgreSQL

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // TestTiDBAnswers proves the harness gives a real TiDB that takes DDL

@@ -7,12 +7,12 @@ import (
 	"testing"
 
 	"github.com/shardid/shardid/dialect"
-	"github.com/shardid/shardid/internal/bench"
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/pgfunc/migrate"
 	"github.com/shardid/shardid/segment"
 	"github.com/shardid/shardid/tickets"
+	"github.com/shardid/shardid/tools/bench"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // runCost measures each method, baseline first, for 1 and 4 concurrent
@@ -72,7 +72,7 @@ func segmentTag(b *testing.B, db *sql.DB, d dialect.Dialect) {
 // BenchmarkCostMariaDB: a ticket (one server, the UPDATE form) and a
 // segment ID against a native AUTO_INCREMENT insert on the same MariaDB.
 //
-//	go test ./internal/bench -run '^$' -bench Cost -benchtime 5x
+//	go test ./tools/bench -run '^$' -bench Cost -benchtime 5x
 func BenchmarkCostMariaDB(b *testing.B) {
 	_, dsn := testsrv.MariaDBDB(b)
 	db, ctr, err := bench.OpenMySQL(dsn)

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/shardid/shardid/dialect"
-	"github.com/shardid/shardid/internal/dbserver"
-	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/tools/dbserver"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // TestRestoreForgets: rows written after the dump are gone after the

@@ -6,7 +6,7 @@ package dbserver
 // password. Nothing is mocked; callers talk to a real server over the MySQL
 // protocol.
 //
-// Tests get one through internal/testsrv, which starts it on first use.
+// Tests get one through tools/testsrv, which starts it on first use.
 
 import (
 	"context"

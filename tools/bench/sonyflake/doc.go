@@ -3,7 +3,7 @@
 // bits), in a module of its own so that sonyflake stays out of shardid's
 // go.mod. It holds only a benchmark:
 //
-//	go test -C bench/sonyflake -run '^$' -bench BesideSonyflake -benchtime 15x .
+//	go test -C tools/bench/sonyflake -run '^$' -bench BesideSonyflake -benchtime 15x .
 //
 // Each round draws the same number of IDs from each generator, one after
 // the other, as fast as one goroutine asks for them, and measures the CPU

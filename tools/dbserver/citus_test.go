@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shardid/shardid/internal/dbserver"
-	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/tools/dbserver"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // placement returns the port of the node holding the tables of

@@ -5,9 +5,9 @@ import (
 	"database/sql"
 	"testing"
 
-	"github.com/shardid/shardid/internal/dbserver"
+	"github.com/shardid/shardid/tools/dbserver"
 
-	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // count returns how many rows table t holds on the server of dsn, and

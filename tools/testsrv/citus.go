@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shardid/shardid/internal/dbserver"
+	"github.com/shardid/shardid/tools/dbserver"
 )
 
 // The shared Citus cluster: a coordinator and two workers, started on

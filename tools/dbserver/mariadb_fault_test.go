@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shardid/shardid/internal/dbserver"
+	"github.com/shardid/shardid/tools/dbserver"
 
-	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // TestFaults: a paused server answers nothing until it continues; a data

@@ -22,7 +22,7 @@
 //
 // Every server listens on a free loopback port and is removed with its
 // directory by Stop. Nothing is mocked: callers talk to real servers.
-// Tests get shared servers through internal/testsrv, which starts them on
+// Tests get shared servers through tools/testsrv, which starts them on
 // first use; this package imports no package of the module, so every test
 // may use it.
 package dbserver

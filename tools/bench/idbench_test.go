@@ -6,8 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/shardid/shardid/internal/bench"
-	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/tools/bench"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // TestRoundTripsCounted: the counter sees what the wire does. A plain

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/shardid/shardid/internal/dbserver"
+	"github.com/shardid/shardid/tools/dbserver"
 
-	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // TestOnDiskKeepsData: a server on disk keeps its tables across a kill

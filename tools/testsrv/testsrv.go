@@ -1,5 +1,5 @@
 // Package testsrv gives tests real, throwaway database servers: PostgreSQL,
-// MariaDB, TiDB and a Citus cluster (internal/dbserver), each started on
+// MariaDB, TiDB and a Citus cluster (tools/dbserver), each started on
 // first use and shared by the tests of one package, and fresh databases on
 // them, one per test. It also holds what the tests of several packages share: golden
 // files (CheckGolden, the -update flag) and waiting for a concurrent load
@@ -33,7 +33,7 @@ import (
 	"github.com/go-sql-driver/mysql"   // also the database/sql driver "mysql"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
 
-	"github.com/shardid/shardid/internal/dbserver"
+	"github.com/shardid/shardid/tools/dbserver"
 )
 
 // InCI reports whether the process runs under CI (CI=true), where a test

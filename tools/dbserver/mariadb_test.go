@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"testing"
 
-	"github.com/shardid/shardid/internal/testsrv"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // TestMariaDBAnswers proves the harness gives a real server that takes DDL

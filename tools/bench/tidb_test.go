@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/tidb"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // TestRunTiDB runs every part once on the test's TiDB: every strategy's
