@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -133,15 +134,19 @@ func nodeOf(t *testing.T, ids []int64) int64 {
 }
 
 // TestIDGenProcesses runs the built command as separate processes against
-// one database: five at once, five more while those still draw (ten
-// distinct nodes at once), then five after the first five have released
-// theirs (the same nodes again, above the earlier IDs). No ID repeats. Two
-// processes leasing from two tables of one ID space (a misconfiguration the
-// lease cannot see) repeat IDs, which the same check catches.
+// one database: five at once, five more while those still draw, then five
+// after the first ten have released theirs (the same nodes again, above the
+// earlier IDs). No ID repeats. Two processes leasing from two tables of one
+// ID space (a misconfiguration the lease cannot see) share a node while
+// both live, and repeat IDs, which the same checks catch.
 //
-// The first five stay in the middle of their run until the second five
-// draw (the test stops reading their output), so the waves overlap however
-// slowly a busy machine runs them.
+// Every process of the first two waves is held in the middle of its run
+// (the test stops reading its output after 10,000 IDs) until all ten are:
+// at that moment all ten have their leases and none has given its node
+// back, however slowly a busy machine started them, so ten distinct nodes
+// is the property "no two live processes share a node". (A process left
+// to run through could finish and release its node before another of its
+// wave acquires one: that process then rightly gets the node again.)
 func TestIDGenProcesses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the command and runs processes against three servers")
@@ -150,6 +155,7 @@ func TestIDGenProcesses(t *testing.T) {
 	bin := buildShardid(t, t.TempDir())
 	const n = 300000 // about 75ms of one snowflake node's 4096 IDs/ms
 	withLeaseTable(t, func(t *testing.T, dsn string) {
+		release := make(chan struct{})
 		wave := func(hold <-chan struct{}) []*idgenProc {
 			var ps []*idgenProc
 			for range 5 {
@@ -157,24 +163,23 @@ func TestIDGenProcesses(t *testing.T) {
 			}
 			return ps
 		}
-		release := make(chan struct{})
 		first := wave(release)
 		for _, p := range first {
 			<-p.drawing
 		}
-		second := wave(nil) // while the first wave, held, still draws
-		for _, p := range second {
-			<-p.drawing
+		live := append(first, wave(release)...) // while the first wave, held, still draws
+		held := heldNodes(t, live)
+		if err := distinctNodes(held); err != nil {
+			t.Error(err)
 		}
+		checkLeased(t, dsn, live, held)
 		close(release)
-		nodes := map[int64]bool{}
 		var lists [][]int64
-		for _, p := range append(first, second...) {
-			nodes[p.wait(t, n)] = true
+		for i, p := range live {
+			if node := p.wait(t, n); node != held[i] {
+				t.Errorf("process %d drew on node %d, then on %d", p.cmd.Process.Pid, held[i], node)
+			}
 			lists = append(lists, p.ids)
-		}
-		if len(nodes) != 10 {
-			t.Errorf("two overlapping waves of 5 used %d distinct nodes, want 10", len(nodes))
 		}
 		for _, p := range wave(nil) {
 			if node := p.wait(t, n); node > 9 {
@@ -187,22 +192,76 @@ func TestIDGenProcesses(t *testing.T) {
 		}
 
 		// Negative control: two tables for one ID space hand out node 0
-		// twice. The instagram layout's 1024 IDs/ms keep each process
-		// drawing about a second, so the two overlap on a busy machine.
+		// twice, to two processes live at once (both held), and the
+		// node check says so. Released together, the two draw node 0's
+		// IDs through the same seconds (the instagram layout's 1024
+		// IDs/ms keep each drawing about a second) and repeat them.
 		// (nodeOf's snowflake reading of their IDs sees node 0 too: the
 		// bits of its node field are within instagram's shard field.)
 		var pair []*idgenProc
+		both := make(chan struct{})
 		for _, table := range []string{"lease_a", "lease_b"} {
 			if code, _, errOut := runCLI(t, "", nil, "worker", "up", "--dsn", dsn, "--table", table); code != 0 {
 				t.Fatal(errOut)
 			}
-			pair = append(pair, startIDGen(t, bin, "--dsn", dsn, "--table", table, "--layout", "instagram", "-n", "1000000"))
+			pair = append(pair, startIDGenHeld(t, bin, both, "--dsn", dsn, "--table", table, "--layout", "instagram", "-n", "1000000"))
 		}
+		err := distinctNodes(heldNodes(t, pair))
+		close(both)
 		a, b := pair[0].wait(t, 1000000), pair[1].wait(t, 1000000)
-		if d := bench.Repeats(pair[0].ids, pair[1].ids); a != b || d == 0 {
-			t.Fatalf("two tables gave nodes %d and %d and %d repeated IDs: the check would not catch a shared node", a, b, d)
+		if d := bench.Repeats(pair[0].ids, pair[1].ids); err == nil || d == 0 {
+			t.Fatalf("two tables gave nodes %d and %d to two live processes (node check: %v) and %d repeated IDs: the checks would not catch a shared node", a, b, err, d)
 		}
 	})
+}
+
+// heldNodes waits until each of ps, started with a hold, is held in the
+// middle of its run, and returns the node each drew its IDs so far on.
+func heldNodes(t *testing.T, ps []*idgenProc) []int64 {
+	t.Helper()
+	var nodes []int64
+	for _, p := range ps {
+		<-p.drawing
+		if len(p.ids) < 10000 { // the output ended early: the process failed
+			<-p.done
+			t.Fatalf("idgen %v ended after %d IDs: %v\n%s", p.cmd.Args[1:], len(p.ids), p.err, p.stderr.String())
+		}
+		nodes = append(nodes, nodeOf(t, p.ids[:10000]))
+	}
+	return nodes
+}
+
+// distinctNodes returns an error naming two processes, held at once in
+// the middle of their runs, that drew on one node.
+func distinctNodes(nodes []int64) error {
+	seen := map[int64]int{}
+	for i, node := range nodes {
+		if j, ok := seen[node]; ok {
+			return fmt.Errorf("processes %d and %d of %d, all live at once, both drew on node %d (nodes %v)", j, i, len(nodes), node, nodes)
+		}
+		seen[node] = i
+	}
+	return nil
+}
+
+// checkLeased checks that the lease table shows each of ps, held in the
+// middle of its run, holding the node it draws on (nodes) live.
+func checkLeased(t *testing.T, dsn string, ps []*idgenProc, nodes []int64) {
+	t.Helper()
+	host, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[int64]leaseJSON{}
+	for _, r := range statusJSON(t, dsn) {
+		rows[r.Node] = r
+	}
+	for i, p := range ps {
+		want := host + ":" + strconv.Itoa(p.cmd.Process.Pid) // idgen's default holder
+		if row := rows[nodes[i]]; !row.Live || row.Holder != want {
+			t.Errorf("process %s draws on node %d, but the lease table shows %+v", want, nodes[i], row)
+		}
+	}
 }
 
 // TestIDGenKilled kills a drawing idgen process: its node stays held until
