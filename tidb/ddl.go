@@ -216,6 +216,7 @@ func resolve(t *Table, o Options, alter bool) (Options, string, error) {
 }
 
 func render(t *Table, o Options) (*DDL, error) {
+	askedBits, askedRange := o.ShardBits != 0, o.RangeBits != 0
 	o, reason, err := resolve(t, o, false)
 	if err != nil {
 		return nil, err
@@ -235,6 +236,9 @@ func render(t *Table, o Options) (*DDL, error) {
 		if c := autoRandomColumn(t); c != nil {
 			return nil, fmt.Errorf("%w: column %s is AUTO_RANDOM, which needs a clustered key; shard-rowid makes the key NONCLUSTERED (remove AUTO_RANDOM, or use --strategy auto-random)", ErrConflict, c.Name)
 		}
+		if o, err = shardRowIDRoom(t, o, askedBits, &v, note); err != nil {
+			return nil, err
+		}
 		v.Clustering = "NONCLUSTERED"
 		v.ShardRowIDBits = o.ShardBits
 		o = splitRule(t, o, note)
@@ -250,6 +254,9 @@ func render(t *Table, o Options) (*DDL, error) {
 			return nil, err
 		}
 		if err := autoRandomConflicts(t, c); err != nil {
+			return nil, err
+		}
+		if o, err = autoRandomRoom(t, o, c, askedBits, askedRange, note); err != nil {
 			return nil, err
 		}
 		if err := checkIncrementBits(o.ShardBits, o.RangeBits, !c.Unsigned); err != nil {
@@ -297,7 +304,11 @@ func render(t *Table, o Options) (*DDL, error) {
 		d.KeyWarnings = autoRandomWarnings(t, c, o.RangeBits)
 		d.Costs = append(d.Costs, orderCost(c.Name, "AUTO_RANDOM puts random shard bits above the increment"))
 		if safe := jsSafeRange(c); o.RangeBits > safe {
-			d.Costs = append(d.Costs, fmt.Sprintf("%s reaches 2^%d: past 2^53 a JavaScript number (a browser, JSON.parse) rounds it; --range %d keeps every value exact", c.Name, o.RangeBits-1+boolInt(c.Unsigned), safe))
+			keep := fmt.Sprintf("--range %d keeps every value exact", safe)
+			if v.AutoRandomBase >= 1<<53 {
+				keep = fmt.Sprintf("the input's AUTO_INCREMENT=%d starts past it already", v.AutoRandomBase)
+			}
+			d.Costs = append(d.Costs, fmt.Sprintf("%s reaches 2^%d: past 2^53 a JavaScript number (a browser, JSON.parse) rounds it; %s", c.Name, o.RangeBits-1+boolInt(c.Unsigned), keep))
 		}
 	case StrategyRotatedInt:
 		c, err := keyColumn(t, o.Strategy)

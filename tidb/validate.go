@@ -164,6 +164,9 @@ type Options struct {
 	// splitAsked marks a PreSplit or NoPreSplit the user gave for this
 	// table (TableSpec): the MinSplit rule does not override it.
 	splitAsked bool
+	// dataEnd is one past the largest key the script's data gives the
+	// table's AUTO_INCREMENT column (RenderScript), 0 for none.
+	dataEnd uint64
 }
 
 // Sentinel errors returned by Options.Validate, Render and RenderAlter.
