@@ -349,7 +349,9 @@ func shortCost(cost, table string, explained map[string]string) string {
 // costs and warnings, then the plan's notes.
 func printChoices(w io.Writer, p *tidb.Plan) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "table\tstrategy\twhy")
+	if len(p.Tables) > 0 {
+		fmt.Fprintln(tw, "table\tstrategy\twhy")
+	}
 	explained := map[string]string{} // a cost's explanation, its column left out → the table it was given for
 	for _, d := range p.Tables {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", d.Table.QualifiedName(), d.Options.Strategy, d.Reason)
