@@ -95,7 +95,8 @@ func RenderScript(s *Script, o PlanOptions) (*Plan, error) {
 	used := make([]bool, len(o.Tables))
 	strategy := map[string]*DDL{}
 	ends := dataKeyEnds(s)
-	for _, t := range s.Tables {
+	opts := make([]Options, len(s.Tables))
+	for ti, t := range s.Tables {
 		to := o.Options
 		to.dataEnd = ends[tableKey(t)]
 		steered := -1
@@ -112,6 +113,15 @@ func RenderScript(s *Script, o PlanOptions) (*Plan, error) {
 				return nil, fmt.Errorf("%s: %w", spec.Source, err)
 			}
 		}
+		opts[ti] = to
+	}
+	var widen map[string]map[string]string // table → the columns widened to BIGINT with a key (--alter widens none)
+	if !o.Alter {
+		widen = widenedColumns(s, opts)
+	}
+	for ti, t := range s.Tables {
+		to := opts[ti]
+		to.widen = widen[tableKey(t)]
 		render := Render
 		if o.Alter {
 			render = RenderAlter

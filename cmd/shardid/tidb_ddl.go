@@ -20,7 +20,7 @@ type renderFlags struct {
 	shardBits, preSplit, rangeBits int
 	noPreSplit                     bool
 	digits, idDigits, lead         int
-	alter, skipData                bool
+	alter, skipData, noWiden       bool
 	target                         string
 	minSplit                       int64
 	tables                         tableFlags
@@ -138,6 +138,7 @@ func addRenderFlags(fs *flagSet, withAlter bool) *renderFlags {
 	fs.Var(intRange{&r.digits, 1, tidb.MaxRotateDigits}, "digits", "rotated-int: rotated digits `k`, 1-3 (default 1)")
 	fs.Var(intRange{&r.idDigits, 2, 20}, "id-digits", "rotated-int: decimal digits `D` of the IDs, 2-20: k+1 to 19, 20 for a BIGINT UNSIGNED key (default 19)")
 	fs.Var(intRange{&r.lead, 1, 9}, "lead", "rotated-int: leading `digit` of the IDs, 1-9 (default: split for every leading digit)")
+	fs.BoolVar(&r.noWiden, "no-widen", false, "keep INT and MEDIUMINT AUTO_INCREMENT keys INT (shard-rowid; their index keeps the hotspot) instead of widening them, and the FOREIGN KEY columns pointing at them, to BIGINT for AUTO_RANDOM")
 	fs.BoolVar(&r.skipData, "skip-data", false, "leave the scripts' data (INSERT/REPLACE/UPDATE/DELETE/LOAD DATA) out; by default it becomes data migrations after the tables")
 	if withAlter {
 		fs.BoolVar(&r.alter, "alter", false, "render ALTER TABLE for existing TiDB tables (give their SHOW CREATE TABLE output)")
@@ -161,7 +162,7 @@ func (r *renderFlags) options() (tidb.Options, error) {
 		return tidb.Options{}, usagef("tidb: --min-split %d: allowed: 1 or more rows (1 pre-splits every table)", r.minSplit)
 	}
 	o := tidb.Options{Strategy: s, ShardBits: r.shardBits, PreSplit: r.preSplit, NoPreSplit: r.noPreSplit, RangeBits: r.rangeBits,
-		Digits: r.digits, IDDigits: r.idDigits, Lead: r.lead, Target: target, MinSplit: r.minSplit}
+		Digits: r.digits, IDDigits: r.idDigits, Lead: r.lead, Target: target, MinSplit: r.minSplit, NoWiden: r.noWiden}
 	if err := o.Validate(); err != nil {
 		return o, usagef("tidb: %s", flagHint(err))
 	}
