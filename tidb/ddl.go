@@ -232,6 +232,7 @@ func render(t *Table, o Options) (*DDL, error) {
 	askedBits, askedRange := o.ShardBits != 0, o.RangeBits != 0
 	var notes []string
 	note := func(format string, args ...any) { notes = append(notes, fmt.Sprintf(format, args...)) }
+	t = generatedForms(t, o.Target, note)
 	t, wide := widenColumns(t, o.widen, note)
 	o, reason, err := resolve(t, o, false)
 	if err != nil {
