@@ -94,11 +94,11 @@ func RenderScript(s *Script, o PlanOptions) (*Plan, error) {
 	p := &Plan{Target: target, Notes: slices.Clone(s.Notes)}
 	used := make([]bool, len(o.Tables))
 	strategy := map[string]*DDL{}
-	ends := dataKeyEnds(s)
+	keys := dataKeys(s)
 	opts := make([]Options, len(s.Tables))
 	for ti, t := range s.Tables {
 		to := o.Options
-		to.dataEnd = ends[tableKey(t)]
+		to.dataKeys = keys[tableKey(t)]
 		steered := -1
 		for i, spec := range o.Tables {
 			if !spec.matches(t) {

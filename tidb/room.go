@@ -3,7 +3,8 @@ package tidb
 import (
 	"errors"
 	"fmt"
-	"math/bits"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -26,7 +27,7 @@ var ErrNoRoom = errors.New("IDs start past the room the strategy leaves")
 func fits(start uint64, b int) bool { return b >= 1 && b <= 64 && start <= 1<<(b-1) }
 
 // idStart is where the counter TiDB's row id shares starts for t, and
-// what sets it: the AUTO_INCREMENT=N table option, or (o.dataEnd) past the
+// what sets it: the AUTO_INCREMENT=N table option, or (o.dataKeys) past the
 // keys the script's data writes into an AUTO_INCREMENT column. With
 // AUTO_ID_CACHE=1 an AUTO_INCREMENT column has a counter of its own and
 // the option no longer moves the row id (measured on TiDB 8.5): 0.
@@ -39,10 +40,25 @@ func idStart(t *Table, o Options) (uint64, string) {
 	for _, opt := range autoIncrementOptions(t) {
 		start, what = autoIncrementBase(opt), "table option "+opt
 	}
-	if o.dataEnd > start {
-		start, what = o.dataEnd, "the script's data (keys up to "+strconv.FormatUint(o.dataEnd-1, 10)+")"
+	if end := dataStart(o.dataKeys, 64); end > start {
+		start, what = end, "the script's data (keys up to "+strconv.FormatUint(end-1, 10)+")"
 	}
 	return start, what
+}
+
+// dataStart is where the data's keys leave a counter of b bits: one past
+// the largest of their low b bits (TiDB moves an AUTO_RANDOM increment to
+// an explicit key's low bits; a row id counter to the whole key).
+func dataStart(keys []uint64, b int) uint64 {
+	var end uint64
+	mask := uint64(math.MaxUint64)
+	if b < 64 {
+		mask = 1<<b - 1
+	}
+	for _, k := range keys {
+		end = max(end, k&mask+1)
+	}
+	return end
 }
 
 // autoIDCache returns the input's AUTO_ID_CACHE, 0 when it sets none.
@@ -100,49 +116,76 @@ func shardRowIDRoom(t *Table, o Options, askedBits bool, v *createView, note fun
 }
 
 // autoRandomRoom checks AUTO_RANDOM_BASE (the input's AUTO_INCREMENT=N)
-// against the increment AUTO_RANDOM(S, R) leaves: R-S bits, less the sign
-// bit of a signed key. Where the user gave neither, it widens the range
-// (the keys are past 2^53 from the start anyway), then lowers the shard
-// bits.
+// and the keys of the script's data against the increment AUTO_RANDOM(S,
+// R) leaves: R-S bits, less the sign bit of a signed key. An explicit key
+// moves the increment to its own low bits (measured on TiDB 8.5:
+// 2^48-710 into AUTO_RANDOM(5, 54) left room for 655 inserts). Where the
+// user gave neither S nor R, it widens the range (the keys are past 2^53
+// then anyway), then lowers the shard bits.
 func autoRandomRoom(t *Table, o Options, c *Column, askedBits, askedRange bool, note func(string, ...any)) (Options, error) {
-	var start uint64
+	var base uint64
 	what := ""
 	for _, opt := range autoIncrementOptions(t) {
-		start, what = autoIncrementBase(opt), "table option "+opt
+		base, what = autoIncrementBase(opt), "table option "+opt
 	}
 	sign := boolInt(!c.Unsigned)
+	start := func(s, r int) (uint64, string) {
+		if end := dataStart(o.dataKeys, r-s-sign); end > base {
+			return end, "the script's data (keys up to " + strconv.FormatUint(slices.Max(o.dataKeys), 10) + ")"
+		}
+		return base, what
+	}
+	st, why := start(o.ShardBits, o.RangeBits)
 	inc := o.RangeBits - o.ShardBits - sign
-	if start == 0 || fits(start, inc) {
+	if st == 0 || fits(st, inc) {
 		return o, nil
 	}
-	need := bits.Len64(start) + 1
-	s, r := o.ShardBits, need+o.ShardBits+sign
-	if r > MaxRangeBits {
-		s, r = MaxRangeBits-sign-need, MaxRangeBits
+	s, r := 0, 0
+	for _, p := range roomCandidates(o.ShardBits, o.RangeBits) {
+		if at, _ := start(p[0], p[1]); fits(at, p[1]-p[0]-sign) && p[1]-p[0]-sign >= MinIncrementBits {
+			s, r = p[0], p[1]
+			break
+		}
 	}
 	if s < 1 || askedRange || (askedBits && s != o.ShardBits) {
 		pass := fmt.Sprintf("--table %s=auto-random,shard-bits=%d,range=%d", t.QualifiedName(), s, r)
 		if s < 1 {
 			pass = fmt.Sprintf("a smaller start, or --table %s=shard-rowid with AUTO_ID_CACHE=1 in the table's options", t.QualifiedName())
 		}
-		return o, fmt.Errorf("%w: %s starts %s at %d, past the 2^%d AUTO_RANDOM(%d, %d) leaves its increment (every insert would fail: ERROR 8059): pass %s", ErrNoRoom, what, c.Name, start, inc, o.ShardBits, o.RangeBits, pass)
+		return o, fmt.Errorf("%w: %s starts %s's increment at %d, past the 2^%d AUTO_RANDOM(%d, %d) leaves it (every insert would fail: ERROR 8059): pass %s", ErrNoRoom, why, c.Name, st, inc, o.ShardBits, o.RangeBits, pass)
 	}
-	note("AUTO_RANDOM(%d, %d), not (%d, %d): %s starts %s at %d, and the increment needs 2^%d to keep as much again above it (every insert would fail with (%d, %d): ERROR 8059)", s, r, o.ShardBits, o.RangeBits, what, c.Name, start, need, o.ShardBits, o.RangeBits)
+	at, _ := start(s, r)
+	note("AUTO_RANDOM(%d, %d), not (%d, %d): %s starts %s's increment at %d, and %d increment bits keep as much again above it (every insert would fail with (%d, %d): ERROR 8059)", s, r, o.ShardBits, o.RangeBits, why, c.Name, at, r-s-sign, o.ShardBits, o.RangeBits)
 	o.ShardBits, o.RangeBits = s, r
 	o.PreSplit = min(o.PreSplit, s)
 	return o, nil
 }
 
-// dataKeyEnds returns, per table (tableKey), one past the largest key the
-// script's INSERTs give its AUTO_INCREMENT column, counting the rows that
-// leave it out: on TiDB an explicit value moves the counter the row id
-// shares.
-func dataKeyEnds(s *Script) map[string]uint64 {
+// roomCandidates lists the (shard bits, range) pairs autoRandomRoom
+// tries, in order: a wider range with the same shard bits, then fewer
+// shard bits with the widest range.
+func roomCandidates(s, r int) [][2]int {
+	var out [][2]int
+	for rr := r + 1; rr <= MaxRangeBits; rr++ {
+		out = append(out, [2]int{s, rr})
+	}
+	for ss := s - 1; ss >= 1; ss-- {
+		out = append(out, [2]int{ss, MaxRangeBits})
+	}
+	return out
+}
+
+// dataKeys returns, per table (tableKey), the keys the script's INSERTs
+// give its AUTO_INCREMENT column, and one past the largest for each run
+// of rows that leave it out (RenderScript numbers them from there): on
+// TiDB an explicit key moves the counter the row id shares, or an
+// AUTO_RANDOM increment.
+func dataKeys(s *Script) map[string][]uint64 {
 	byKey := map[string]*Table{}
 	for _, t := range s.Tables {
 		byKey[tableKey(t)] = t
 	}
-	ends := map[string]uint64{}
+	keys := map[string][]uint64{}
 	left := map[string]uint64{}
 	for _, st := range s.Statements {
 		ins, ok := st.node.(*ast.InsertStmt)
@@ -181,16 +224,16 @@ func dataKeyEnds(s *Script) map[string]uint64 {
 			switch {
 			case err != nil:
 			case explicit:
-				ends[key] = max(ends[key], given+1)
+				keys[key] = append(keys[key], given)
 			default:
 				left[key]++
 			}
 		}
 	}
 	for key, n := range left {
-		if e, ok := ends[key]; ok {
-			ends[key] = e + n
+		if ks := keys[key]; len(ks) > 0 {
+			keys[key] = append(ks, slices.Max(ks)+n)
 		}
 	}
-	return ends
+	return keys
 }

@@ -18,13 +18,17 @@ import (
 // insert failed with ERROR 1467), the same option on a BIGINT
 // AUTO_INCREMENT key (AUTO_RANDOM(5, 54) leaves its increment 2^48:
 // ERROR 8059), and data that writes such keys into an AUTO_INCREMENT
-// column kept under shard-rowid (TiDB's row id shares its counter).
+// column kept under shard-rowid (TiDB's row id shares its counter) or
+// made AUTO_RANDOM (an explicit key moves the increment to its low bits:
+// 3·2^48-1 leaves AUTO_RANDOM(5, 54) no room).
 const roomScript = "CREATE TABLE t (id BIGINT NOT NULL, name VARCHAR(20), PRIMARY KEY (id)) ENGINE=InnoDB AUTO_INCREMENT=1634915190321451010;\n" +
 	"INSERT INTO t VALUES (1,'a');\n" +
 	"CREATE TABLE u (id BIGINT NOT NULL AUTO_INCREMENT, name VARCHAR(20), PRIMARY KEY (id)) ENGINE=InnoDB AUTO_INCREMENT=1634915190321451010;\n" +
 	"INSERT INTO u VALUES (1,'a');\n" +
 	"CREATE TABLE w (id BIGINT NOT NULL AUTO_INCREMENT, name VARCHAR(20), PRIMARY KEY (id)) ENGINE=InnoDB;\n" +
-	"INSERT INTO w VALUES (1634915190321451010,'a');\n"
+	"INSERT INTO w VALUES (1634915190321451010,'a');\n" +
+	"CREATE TABLE v (id BIGINT NOT NULL AUTO_INCREMENT, name VARCHAR(20), PRIMARY KEY (id)) ENGINE=InnoDB;\n" +
+	"INSERT INTO v VALUES (5,'a'),(844424930131967,'b');\n"
 
 // roomPlan renders roomScript, w steered to shard-rowid with bits as given
 // (0: the default).
@@ -78,6 +82,8 @@ func TestRoomForTheInserts(t *testing.T) {
 				"INSERT INTO w (name) VALUES ('b')",
 				"INSERT INTO w VALUES (1634915190321459999,'c')",
 				"INSERT INTO w (name) VALUES ('d')",
+				"INSERT INTO v (name) VALUES ('c')",
+				"INSERT INTO v (name) VALUES ('d')",
 			} {
 				if _, err := db.Exec(q); err != nil {
 					t.Errorf("%s: %v", q, err)
@@ -152,6 +158,7 @@ func TestRoomRefusedWhenAsked(t *testing.T) {
 		"t": "AUTO_INCREMENT = 1634915190321451010 left out",
 		"u": "AUTO_RANDOM(1, 64), not (5, 54)",
 		"w": "SHARD_ROW_ID_BITS=1, not 4",
+		"v": "AUTO_RANDOM(5, 55), not (5, 54): the script's data (keys up to 844424930131967) starts id's increment at 281474976710656",
 	}
 	for _, d := range p.Tables {
 		if !strings.Contains(strings.Join(d.Notes, "\n"), want[d.Table.Name]) {

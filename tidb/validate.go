@@ -173,9 +173,10 @@ type Options struct {
 	// FOREIGN KEY points from them at a widened key (lower-case name →
 	// why).
 	widen map[string]string
-	// dataEnd is one past the largest key the script's data gives the
-	// table's AUTO_INCREMENT column (RenderScript), 0 for none.
-	dataEnd uint64
+	// dataKeys are the keys the script's data gives the table's
+	// AUTO_INCREMENT column (RenderScript), the keys RenderScript gives
+	// the rows that leave it out counted as one past the largest.
+	dataKeys []uint64
 }
 
 // Sentinel errors returned by Options.Validate, Render and RenderAlter.
