@@ -53,23 +53,13 @@ func TestRoomForTheInserts(t *testing.T) {
 	for _, srv := range targets(t) {
 		t.Run(srv.name, func(t *testing.T) {
 			t.Parallel()
-			target := tidb.TargetMariaDB
-			if srv.tidb {
-				target = tidb.TargetTiDB
-			}
-			p, err := roomPlan(t, target, 0)
+			p, err := roomPlan(t, srv.renderTarget(), 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			ms, err := p.Migrations(tidb.MigrationOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			ms := planMigrations(t, p)
 			dsn := srv.database(t)
-			m, res, err := up(t, dsn, ms, "")
-			if err != nil || countApplied(res) != len(ms) {
-				t.Fatalf("up: %d of %d applied: %v", countApplied(res), len(ms), err)
-			}
+			m := upAll(t, dsn, ms)
 			db := testsrv.Open(t, "mysql", dsn)
 			db.SetMaxOpenConns(1) // the SET below holds for the next INSERT
 			for _, q := range []string{

@@ -28,26 +28,9 @@ func TestGeneratedColumnFold(t *testing.T) {
 	for _, srv := range targets(t) {
 		t.Run(srv.name, func(t *testing.T) {
 			t.Parallel()
-			target := tidb.TargetMariaDB
-			if srv.tidb {
-				target = tidb.TargetTiDB
-			}
-			s, err := tidb.ParseScript(virtualScript, tidb.ScriptOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := tidb.RenderScript(s, tidb.PlanOptions{Options: tidb.Options{Target: target}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ms, err := p.Migrations(tidb.MigrationOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			ms := planMigrations(t, planScript(t, virtualScript, tidb.PlanOptions{Options: tidb.Options{Target: srv.renderTarget()}}))
 			dsn := srv.database(t)
-			if _, res, err := up(t, dsn, ms, ""); err != nil || countApplied(res) != len(ms) {
-				t.Fatalf("up: %d of %d applied: %v", countApplied(res), len(ms), err)
-			}
+			upAll(t, dsn, ms)
 			var y, z int
 			if err := testsrv.Open(t, "mysql", dsn).QueryRow("SELECT y, z FROM a WHERE id = 1").Scan(&y, &z); err != nil || y != 3 || z != 4 {
 				t.Errorf("y, z = %d, %d (%v); want 3, 4", y, z, err)
@@ -64,7 +47,7 @@ func TestGeneratedColumnFold(t *testing.T) {
 				}
 			}
 			dsn = srv.database(t)
-			_, _, err = up(t, dsn, ms, "")
+			_, _, err := up(t, dsn, ms, "")
 			var me *mysql.MySQLError
 			if !errors.As(err, &me) || me.Number != 1064 {
 				t.Errorf("VIRTUAL NULL on MariaDB: %v; want ERROR 1064", err)

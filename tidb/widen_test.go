@@ -30,22 +30,8 @@ const intScript = "CREATE TABLE customer (id INT(10) UNSIGNED NOT NULL AUTO_INCR
 // TiKV's splits.
 func spreadInserts(t *testing.T, o tidb.Options, n int) spread.Window {
 	t.Helper()
-	s, err := tidb.ParseScript(intScript, tidb.ScriptOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := tidb.RenderScript(s, tidb.PlanOptions{Options: o})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ms, err := p.Migrations(tidb.MigrationOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	dsn := testsrv.Database(t, testsrv.TiDB(t))
-	if _, res, err := up(t, dsn, ms, ""); err != nil || countApplied(res) != len(ms) {
-		t.Fatalf("up: %d of %d applied: %v", countApplied(res), len(ms), err)
-	}
+	upAll(t, dsn, planMigrations(t, planScript(t, intScript, tidb.PlanOptions{Options: o})))
 	db := testsrv.Open(t, "mysql", dsn)
 	var keys []int64
 	for i := range n {
@@ -130,18 +116,8 @@ func TestWidenedForeignKeys(t *testing.T) {
 			t.Errorf("NoWiden: %s is %s:\n%s", d.Table.Name, d.Options.Strategy, d)
 		}
 	}
-	p, err = tidb.RenderScript(s, tidb.PlanOptions{Options: tidb.Options{Target: tidb.TargetMariaDB}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ms, err := p.Migrations(tidb.MigrationOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	dsn := testsrv.Database(t, testsrv.MariaDB(t))
-	if _, res, err := up(t, dsn, ms, ""); err != nil || countApplied(res) != len(ms) {
-		t.Fatalf("MariaDB up: %d of %d applied: %v", countApplied(res), len(ms), err)
-	}
+	upAll(t, dsn, planMigrations(t, planScript(t, intScript, tidb.PlanOptions{Options: tidb.Options{Target: tidb.TargetMariaDB}})))
 	db := testsrv.Open(t, "mysql", dsn)
 	var lines int
 	if err := db.QueryRowContext(context.Background(), "SELECT COUNT(*) FROM order_line l JOIN orders o ON o.id = l.order_id JOIN customer c ON c.id = o.customer_id").Scan(&lines); err != nil || lines != 2 {
