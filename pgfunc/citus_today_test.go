@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/tools/testsrv"
 	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/pgfunc/migrate"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // TestCitusTodayFailures documents, as assertions, what today's generator

@@ -10,12 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shardid/shardid/tools/dbserver"
-	"github.com/shardid/shardid/tools/testsrv"
 	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/pgfunc/migrate"
 	"github.com/shardid/shardid/pgfunc/privilege"
 	"github.com/shardid/shardid/pgfunc/resume"
+	"github.com/shardid/shardid/tools/dbserver"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // TestCopiesKeepIdentity: a database holding shard 3 (mode unique) and

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shardid/shardid/tools/testsrv"
 	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/pgfunc/migrate"
 	"github.com/shardid/shardid/pgfunc/resume"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // TestRunOnHungServer: a server that stops answering in the middle of an

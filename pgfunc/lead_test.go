@@ -11,11 +11,11 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/tools/testsrv"
 	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/pgfunc/inventory"
 	"github.com/shardid/shardid/pgfunc/migrate"
 	"github.com/shardid/shardid/pgfunc/privilege"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // leadOptions is js53 with the given lead on the per-session test clock

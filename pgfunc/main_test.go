@@ -3,8 +3,8 @@ package pgfunc_test
 import (
 	"testing"
 
-	"github.com/shardid/shardid/tools/testsrv"
 	"github.com/shardid/shardid/pgfunc/internal/pgtest"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 func TestMain(m *testing.M) { testsrv.Main(m) }

@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/tools/testsrv"
 	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/pgfunc/migrate"
 	"github.com/shardid/shardid/pgfunc/resume"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // TestGeneratorOwnerLostRights: a DBA makes schemas insta0 and insta1 and

@@ -18,11 +18,11 @@ import (
 	"github.com/pressly/goose/v3"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/tools/testsrv"
 	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/pgfunc/inventory"
 	"github.com/shardid/shardid/pgfunc/migrate"
 	"github.com/shardid/shardid/pgfunc/resume"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // gooseUp applies the shards' pg gen files to db as the stock goose CLI

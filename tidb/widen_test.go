@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shardid/shardid/internal/testsrv"
 	"github.com/shardid/shardid/tidb"
 	"github.com/shardid/shardid/tidb/spread"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // intScript is the most common MySQL shape: INT AUTO_INCREMENT keys, an

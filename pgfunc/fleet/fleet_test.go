@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shardid/shardid/tools/dbserver"
-	"github.com/shardid/shardid/tools/testsrv"
 	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/pgfunc/fleet"
 	"github.com/shardid/shardid/pgfunc/migrate"
+	"github.com/shardid/shardid/tools/dbserver"
+	"github.com/shardid/shardid/tools/testsrv"
 )
 
 func TestMain(m *testing.M) { testsrv.Main(m) }
