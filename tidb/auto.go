@@ -20,8 +20,13 @@ import (
 //     carry random bits at the top (2^62 and more from the first insert),
 //     and fail the insert: `k`*2 overflows, CHECK (`k` < 10000000) fails, a
 //     RANGE partitioning has no partition for them;
-//   - anything else (no key, a composite or non-integer key, an INT
-//     AUTO_INCREMENT key, a BIGINT key the application fills):
+//   - the same for an INT or MEDIUMINT AUTO_INCREMENT key: auto-random,
+//     the key widened to BIGINT (AUTO_RANDOM needs it; Render widens the
+//     FOREIGN KEY columns that point at it in a script too), unless
+//     Options.NoWiden keeps it under shard-rowid, where its index keeps
+//     the hotspot;
+//   - anything else (no key, a composite or non-integer key, a TINYINT or
+//     SMALLINT AUTO_INCREMENT key, a BIGINT key the application fills):
 //     shard-rowid, which fits every table. rotated-int is never picked: it
 //     needs the application to rotate its IDs.
 func Choose(t *Table) (Strategy, string) {
@@ -50,6 +55,8 @@ func Choose(t *Table) (Strategy, string) {
 		return StrategyShardRowID, "primary key names no column"
 	case !c.Integer:
 		return StrategyShardRowID, fmt.Sprintf("%s key", typeWord(c.Type))
+	case !c.BigInt && c.AutoIncrement && widenable(c) && !c.HasDefault && len(uses) == 0:
+		return StrategyAutoRandom, fmt.Sprintf("%s AUTO_INCREMENT key: widened to BIGINT, AUTO_RANDOM replaces AUTO_INCREMENT (--no-widen keeps it %s, under shard-rowid)", typeWord(c.Type), typeWord(c.Type))
 	case !c.BigInt && c.AutoIncrement:
 		return StrategyShardRowID, fmt.Sprintf("%s AUTO_INCREMENT key (AUTO_RANDOM needs BIGINT)", typeWord(c.Type))
 	case !c.BigInt:

@@ -92,6 +92,10 @@ type DDL struct {
 	// Statements in the order they must run, on one session when one of
 	// them is a KindSession.
 	Statements []Statement
+	// Widened names the integer columns the rendering made BIGINT: an INT
+	// or MEDIUMINT AUTO_INCREMENT key for AUTO_RANDOM, and the FOREIGN
+	// KEY columns that point at such a key (Options.NoWiden keeps them).
+	Widened []string
 }
 
 // String returns the statements, each ended by a semicolon, separated by
@@ -175,8 +179,10 @@ func execute(name string, data any) (string, error) {
 // the input is kept except what the strategy must change, and each such
 // change is listed in DDL.Notes: the key's CLUSTERED/NONCLUSTERED, the
 // input's SHARD_ROW_ID_BITS and PRE_SPLIT_REGIONS, an AUTO_INCREMENT that
-// AUTO_RANDOM replaces. It returns the errors of Options.Validate and
-// errors wrapping ErrKey, ErrConflict and ErrRangeBits.
+// AUTO_RANDOM replaces, an INT key widened to BIGINT for AUTO_RANDOM,
+// bits lowered or an AUTO_INCREMENT=N left out so the IDs have room. It
+// returns the errors of Options.Validate and errors wrapping ErrKey,
+// ErrConflict, ErrRangeBits and ErrNoRoom.
 func Render(t *Table, o Options) (*DDL, error) {
 	d, err := render(t, o)
 	if err != nil {
@@ -194,6 +200,13 @@ func resolve(t *Table, o Options, alter bool) (Options, string, error) {
 	reason := "chosen with --strategy"
 	if o.Strategy == "" || o.Strategy == StrategyAuto {
 		o.Strategy, reason = Choose(t)
+		if c := keyWidened(t, Options{Strategy: o.Strategy}); c != nil && (o.NoWiden || alter) {
+			why := "--no-widen"
+			if alter {
+				why = "--alter changes no column type"
+			}
+			o.Strategy, reason = StrategyShardRowID, fmt.Sprintf("%s AUTO_INCREMENT key kept %s (%s; AUTO_RANDOM needs BIGINT)", typeWord(c.Type), typeWord(c.Type), why)
+		}
 		if o.Strategy == StrategyAutoRandom {
 			o.PreSplit, o.NoPreSplit = 0, false
 		} else {
@@ -218,13 +231,27 @@ func resolve(t *Table, o Options, alter bool) (Options, string, error) {
 }
 
 func render(t *Table, o Options) (*DDL, error) {
+	askedBits, askedRange := o.ShardBits != 0, o.RangeBits != 0
+	var notes []string
+	note := func(format string, args ...any) { notes = append(notes, fmt.Sprintf(format, args...)) }
+	t = generatedForms(t, o.Target, note)
+	t, wide := widenColumns(t, o.widen, note)
 	o, reason, err := resolve(t, o, false)
 	if err != nil {
 		return nil, err
 	}
+	var widened *Column
+	if c := keyWidened(t, o); c != nil {
+		var key []string
+		t, key = widenColumns(t, map[string]string{strings.ToLower(c.Name): "AUTO_RANDOM needs BIGINT"}, note)
+		widened, wide = t.Column(c.Name), append(wide, key...)
+	}
 	v := createView{T: t, IfNotExists: t.IfNotExists}
-	d := &DDL{Table: t, Options: o, Reason: reason}
-	note := func(format string, args ...any) { d.Notes = append(d.Notes, fmt.Sprintf(format, args...)) }
+	d := &DDL{Table: t, Options: o, Reason: reason, Notes: notes, Widened: wide}
+	note = func(format string, args ...any) { d.Notes = append(d.Notes, fmt.Sprintf(format, args...)) }
+	if widened != nil {
+		d.Costs = append(d.Costs, fmt.Sprintf("%s is BIGINT now, its values up to 2^53 from the first insert: the application must read it as a 64-bit integer (an int32 field overflows), and so must every column that stores it; a script's columns with a FOREIGN KEY to it or named for it are widened with it, a column holding it under another name is not; --no-widen keeps it INT, with the index's last region taking every insert", widened.Name))
+	}
 	if o.Target == TargetTiDB || o.Target == "" {
 		if v.T, err = tidbDefaults(t, note); err != nil {
 			return nil, err
@@ -236,6 +263,9 @@ func render(t *Table, o Options) (*DDL, error) {
 	case StrategyShardRowID:
 		if c := autoRandomColumn(t); c != nil {
 			return nil, fmt.Errorf("%w: column %s is AUTO_RANDOM, which needs a clustered key; shard-rowid makes the key NONCLUSTERED (remove AUTO_RANDOM, or use --strategy auto-random)", ErrConflict, c.Name)
+		}
+		if o, err = shardRowIDRoom(t, o, askedBits, &v, note); err != nil {
+			return nil, err
 		}
 		v.Clustering = "NONCLUSTERED"
 		v.ShardRowIDBits = o.ShardBits
@@ -252,6 +282,9 @@ func render(t *Table, o Options) (*DDL, error) {
 			return nil, err
 		}
 		if err := autoRandomConflicts(t, c); err != nil {
+			return nil, err
+		}
+		if o, err = autoRandomRoom(t, o, c, askedBits, askedRange, note); err != nil {
 			return nil, err
 		}
 		if err := checkIncrementBits(o.ShardBits, o.RangeBits, !c.Unsigned); err != nil {
@@ -299,7 +332,11 @@ func render(t *Table, o Options) (*DDL, error) {
 		d.KeyWarnings = autoRandomWarnings(t, c, o.RangeBits)
 		d.Costs = append(d.Costs, orderCost(c.Name, "AUTO_RANDOM puts random shard bits above the increment"))
 		if safe := jsSafeRange(c); o.RangeBits > safe {
-			d.Costs = append(d.Costs, fmt.Sprintf("%s reaches 2^%d: past 2^53 a JavaScript number (a browser, JSON.parse) rounds it; --range %d keeps every value exact", c.Name, o.RangeBits-1+boolInt(c.Unsigned), safe))
+			keep := fmt.Sprintf("--range %d keeps every value exact", safe)
+			if v.AutoRandomBase >= 1<<53 {
+				keep = fmt.Sprintf("the input's AUTO_INCREMENT=%d starts past it already", v.AutoRandomBase)
+			}
+			d.Costs = append(d.Costs, fmt.Sprintf("%s reaches 2^%d: past 2^53 a JavaScript number (a browser, JSON.parse) rounds it; %s", c.Name, o.RangeBits-1+boolInt(c.Unsigned), keep))
 		}
 	case StrategyRotatedInt:
 		c, err := keyColumn(t, o.Strategy)

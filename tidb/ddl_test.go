@@ -131,7 +131,8 @@ func TestRefusals(t *testing.T) {
 		{"auto-random range 65", "CREATE TABLE t (id BIGINT PRIMARY KEY)", tidb.Options{Strategy: tidb.StrategyAutoRandom, RangeBits: 65}, false, tidb.ErrRangeBits},
 		{"auto-random bits 16", "CREATE TABLE t (id BIGINT PRIMARY KEY)", tidb.Options{Strategy: tidb.StrategyAutoRandom, ShardBits: 16}, false, tidb.ErrShardBits},
 		{"auto-random varchar key", "CREATE TABLE t (id VARCHAR(20) PRIMARY KEY)", tidb.Options{Strategy: tidb.StrategyAutoRandom}, false, tidb.ErrKey},
-		{"auto-random int key", "CREATE TABLE t (id INT PRIMARY KEY)", tidb.Options{Strategy: tidb.StrategyAutoRandom}, false, tidb.ErrKey},
+		{"auto-random int key kept", "CREATE TABLE t (id INT PRIMARY KEY)", tidb.Options{Strategy: tidb.StrategyAutoRandom, NoWiden: true}, false, tidb.ErrKey},
+		{"auto-random smallint key", "CREATE TABLE t (id SMALLINT PRIMARY KEY)", tidb.Options{Strategy: tidb.StrategyAutoRandom}, false, tidb.ErrKey},
 		{"auto-random composite key", "CREATE TABLE t (a BIGINT, b BIGINT, PRIMARY KEY (a, b))", tidb.Options{Strategy: tidb.StrategyAutoRandom}, false, tidb.ErrKey},
 		{"auto-random no key", "CREATE TABLE t (a BIGINT)", tidb.Options{Strategy: tidb.StrategyAutoRandom}, false, tidb.ErrKey},
 		{"auto-random range 32 leaves 26 increment bits", "CREATE TABLE t (id BIGINT PRIMARY KEY)", tidb.Options{Strategy: tidb.StrategyAutoRandom, RangeBits: 32}, false, tidb.ErrRangeBits},
@@ -254,7 +255,7 @@ func TestMinSplitRule(t *testing.T) {
 		{"no key", "CREATE TABLE t (v INT)", tidb.Options{}, true},
 		{"bigint auto-random", "CREATE TABLE t (id BIGINT AUTO_INCREMENT PRIMARY KEY)", tidb.Options{}, true},
 		{"min-split 1", "CREATE TABLE t (id SMALLINT AUTO_INCREMENT PRIMARY KEY)", tidb.Options{MinSplit: 1}, true},
-		{"min-split above int", "CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY)", tidb.Options{MinSplit: 5_000_000_000}, false},
+		{"min-split above int", "CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY)", tidb.Options{MinSplit: 5_000_000_000, NoWiden: true}, false},
 		{"rows below", "CREATE TABLE t (id BIGINT AUTO_INCREMENT PRIMARY KEY)", tidb.Options{Rows: 500}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -330,7 +331,8 @@ func TestHotspotWarnings(t *testing.T) {
 		name, sql string
 		want      string
 	}{
-		{"auto_increment int key", "CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY)", "the NONCLUSTERED primary key leads with id, which is AUTO_INCREMENT"},
+		{"auto_increment smallint key", "CREATE TABLE t (id SMALLINT AUTO_INCREMENT PRIMARY KEY)", "the NONCLUSTERED primary key leads with id, which is AUTO_INCREMENT"},
+		{"widened int key", "CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY)", ""},
 		{"now default", "CREATE TABLE t (k VARCHAR(9) PRIMARY KEY, at TIMESTAMP DEFAULT CURRENT_TIMESTAMP, KEY by_at (at))", "index by_at leads with at, which defaults to the current time"},
 		{"application time", "CREATE TABLE t (k VARCHAR(9) PRIMARY KEY, at DATETIME, KEY by_at (at))", "index by_at leads with at, a DATETIME the application fills"},
 		{"second column", "CREATE TABLE t (k VARCHAR(9) PRIMARY KEY, s INT, at TIMESTAMP DEFAULT NOW(), KEY s_at (s, at))", "index s_at holds at after s"},

@@ -14,8 +14,10 @@
 //     keyed by _tidb_rowid, and SHARD_ROW_ID_BITS / PRE_SPLIT_REGIONS scatter
 //     it. Works for any key, or none.
 //   - [StrategyAutoRandom]: a clustered BIGINT primary key with AUTO_RANDOM
-//     (in place of an AUTO_INCREMENT); [DDL.KeyWarnings] name the
-//     expressions that read the key, which see its large values.
+//     (in place of an AUTO_INCREMENT; an INT or MEDIUMINT key is widened
+//     to BIGINT, with the columns of a script that hold it, unless
+//     [Options.NoWiden]); [DDL.KeyWarnings] name the expressions that read
+//     the key, which see its large values.
 //   - [StrategyRotatedInt]: a clustered BIGINT primary key whose values the
 //     application rotates (tidb/rotate), plus a SPLIT TABLE statement that
 //     starts each rotated-digit range in its own region.
@@ -26,7 +28,10 @@
 // an AUTO_RANDOM key keeps for it; MySQL reads neither, so [TargetMySQL]
 // renders its own text ([Target]). Every option is checked against TiDB's
 // own rules before any SQL is rendered ([Options.Validate], [Render]); where
-// TiDB would silently clamp a value, the package refuses it. [DDL.Costs]
+// TiDB would silently clamp a value, the package refuses it, and a table
+// whose IDs start past the room its shard bits leave (an AUTO_INCREMENT=N,
+// the keys of a script's data) gets another rendering or is refused
+// ([ErrNoRoom]), so that it takes the inserts the input takes. [DDL.Costs]
 // say what a rendering costs the table's readers (keys that stop rising in
 // insert order, values past 2^53), [DDL.Warnings] the hotspots left.
 //

@@ -1,6 +1,7 @@
 package tidb
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -22,8 +23,10 @@ import (
 // and DEFAULT count, and so does an index turned from UNIQUE into a plain
 // key of the same name and columns (or back). Each difference is a
 // line of Status.Drift; what it cannot compare (a table whose SHOW CREATE
-// TABLE TiDB's parser does not read) is a line of Status.Unchecked. Data
-// and SPLIT TABLE migrations are not compared.
+// TABLE TiDB's parser does not read) is a line of Status.Unchecked. On
+// TiDB a table whose next row id or AUTO_RANDOM increment is past the
+// room its shard bits leave is a line of Status.Full. Data and SPLIT
+// TABLE migrations are not compared.
 func (m *Migrator) Verify(ctx context.Context) ([]Status, error) {
 	st, err := m.Status(ctx)
 	if err != nil {
@@ -65,12 +68,14 @@ func (m *Migrator) Verify(ctx context.Context) ([]Status, error) {
 			continue
 		}
 		for _, stmt := range stmts {
+			m.full = nil
 			drift, unchecked, err := m.verifyStatement(ctx, stmt, target)
 			if err != nil {
 				return nil, fmt.Errorf("verify %s: %w", s.Migration.Name, err)
 			}
 			s.Drift = append(s.Drift, drift...)
 			s.Unchecked = append(s.Unchecked, unchecked...)
+			s.Full = append(s.Full, m.full...)
 		}
 	}
 	return st, nil
@@ -174,7 +179,54 @@ func (m *Migrator) verifyTable(ctx context.Context, want *Table, target Target) 
 	if err != nil {
 		return nil, []string{fmt.Sprintf("table %s not compared: TiDB's parser does not read the server's SHOW CREATE TABLE (%v)", want.QualifiedName(), err)}, nil
 	}
-	return tableDiff(want, got, target == TargetTiDB, m.fkNames), nil, nil
+	drift = tableDiff(want, got, target == TargetTiDB, m.fkNames)
+	if target == TargetTiDB {
+		full, err := m.tableFull(ctx, name, got)
+		if err != nil {
+			return nil, nil, err
+		}
+		m.full = append(m.full, full...)
+	}
+	return drift, nil, nil
+}
+
+// tableFull says, for a TiDB table (got, as the server shows it), when
+// its next row id is past the room SHARD_ROW_ID_BITS leaves it, or the
+// next AUTO_RANDOM increment past the room AUTO_RANDOM(S, R) leaves it:
+// every insert then fails (ERROR 1467, ERROR 8059).
+func (m *Migrator) tableFull(ctx context.Context, name string, got *Table) ([]string, error) {
+	rows, err := m.db.QueryContext(ctx, "SHOW TABLE "+name+" NEXT_ROW_ID")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var db, table, col, next, typ string
+		if err := rows.Scan(&db, &table, &col, &next, &typ); err != nil {
+			return nil, err
+		}
+		n, err := strconv.ParseUint(next, 10, 64)
+		if err != nil {
+			continue
+		}
+		switch typ {
+		case "_TIDB_ROWID":
+			if b := got.ShardRowIDBits; b > 0 && n >= 1<<(63-b) {
+				out = append(out, fmt.Sprintf("%s cannot take an insert: its next row id %d is past the 2^%d SHARD_ROW_ID_BITS=%d leaves (ERROR 1467); recreate it with fewer shard bits or no AUTO_INCREMENT=N table option", got.QualifiedName(), n, 63-b, b))
+			}
+		case "AUTO_RANDOM":
+			c := got.Column(col)
+			if c == nil {
+				continue
+			}
+			s, r := cmp.Or(c.AutoRandomShardBits, DefaultAutoRandomBits), cmp.Or(c.AutoRandomRangeBits, TiDBRangeBits)
+			if inc := r - s - boolInt(!c.Unsigned); inc < 64 && n >= 1<<inc {
+				out = append(out, fmt.Sprintf("%s cannot take an insert leaving %s out: its next AUTO_RANDOM increment %d is past the 2^%d AUTO_RANDOM(%d, %d) leaves (ERROR 8059); recreate it with a wider range or fewer shard bits", got.QualifiedName(), c.Name, n, inc, s, r))
+			}
+		}
+	}
+	return out, rows.Err()
 }
 
 // tableDiff lists how got (the server's table) differs from want (what

@@ -112,6 +112,7 @@ type Migrator struct {
 	version string          // its VERSION()
 	skipped map[int64]bool  // TiDB-only versions recorded without running
 	fkNames map[string]bool // table "\x00" FOREIGN KEY added by an applied migration (Verify)
+	full    []string        // what the statement Verify checks made that cannot take an insert
 }
 
 // NewMigrator returns a Migrator for ms (from Migrations or ReadDir) over
@@ -243,6 +244,10 @@ type Status struct {
 	Drift []string
 	// Unchecked says what Verify could not compare, and why.
 	Unchecked []string
+	// Full lists the tables the migration created that cannot take an
+	// insert (Verify, on TiDB): the next row id or AUTO_RANDOM increment
+	// is past the room the shard bits leave it.
+	Full []string
 }
 
 // Status returns the state of every migration, in the list's order.

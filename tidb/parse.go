@@ -305,6 +305,11 @@ func parseIndex(cons *ast.Constraint) (Index, error) {
 			ix.References = cons.Refer.Table.Name.O
 			ix.ReferencesSchema = cons.Refer.Table.Schema.O
 			ix.Parts, _ = parseParts(cons.Keys) // its columns, for the index a server makes for it
+			for _, k := range cons.Refer.IndexPartSpecifications {
+				if k.Column != nil {
+					ix.ReferencedColumns = append(ix.ReferencedColumns, k.Column.Name.O)
+				}
+			}
 		case cons.Tp == ast.ConstraintCheck && cons.Expr != nil:
 			e, err := newExpr(cons.Expr)
 			if err != nil {

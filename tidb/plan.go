@@ -94,8 +94,11 @@ func RenderScript(s *Script, o PlanOptions) (*Plan, error) {
 	p := &Plan{Target: target, Notes: slices.Clone(s.Notes)}
 	used := make([]bool, len(o.Tables))
 	strategy := map[string]*DDL{}
-	for _, t := range s.Tables {
+	keys := dataKeys(s)
+	opts := make([]Options, len(s.Tables))
+	for ti, t := range s.Tables {
 		to := o.Options
+		to.dataKeys = keys[tableKey(t)]
 		steered := -1
 		for i, spec := range o.Tables {
 			if !spec.matches(t) {
@@ -110,6 +113,15 @@ func RenderScript(s *Script, o PlanOptions) (*Plan, error) {
 				return nil, fmt.Errorf("%s: %w", spec.Source, err)
 			}
 		}
+		opts[ti] = to
+	}
+	var widen map[string]map[string]string // table → the columns widened to BIGINT with a key (--alter widens none)
+	if !o.Alter {
+		widen = widenedColumns(s, opts)
+	}
+	for ti, t := range s.Tables {
+		to := opts[ti]
+		to.widen = widen[tableKey(t)]
 		render := Render
 		if o.Alter {
 			render = RenderAlter

@@ -342,6 +342,10 @@ func TestSeedKeys(t *testing.T) {
 	if !slices.Equal(data, want) {
 		t.Errorf("data\n%q\nwant\n%q", data, want)
 	}
+	p, err = tidb.RenderScript(s, tidb.PlanOptions{Options: tidb.Options{NoWiden: true}}) // track's INT key stays AUTO_INCREMENT
+	if err != nil {
+		t.Fatal(err)
+	}
 	if p.Tables[0].Options.Strategy != tidb.StrategyAutoRandom || p.Tables[1].Options.Strategy != tidb.StrategyShardRowID {
 		t.Errorf("strategies %s, %s", p.Tables[0].Options.Strategy, p.Tables[1].Options.Strategy)
 	}

@@ -128,7 +128,8 @@ type realResult struct {
 //     list;
 //   - each table's SHOW CREATE TABLE equals the original's, once the
 //     intended changes are taken out (clustering, SHARD_ROW_ID_BITS,
-//     PRE_SPLIT_REGIONS, AUTO_RANDOM for AUTO_INCREMENT, counters,
+//     PRE_SPLIT_REGIONS, AUTO_RANDOM for AUTO_INCREMENT, an INT key widened
+//     to BIGINT with the FOREIGN KEY columns pointing at it, counters,
 //     the order of keys, a column the script left to MySQL 5.7.5+);
 //   - nothing is lost: every statement accounted for, no table, view,
 //     routine or row missing.
@@ -370,15 +371,19 @@ func runReal(t *testing.T, c realCase, srv realServer, n int) realResult {
 
 	// Fidelity: each table as the original made it, bar the intended
 	// changes.
+	widened := map[string][]string{}
+	for _, d := range p.Tables {
+		widened[d.Table.Name] = d.Widened
+	}
 	for _, tb := range gotTables {
 		if !slices.Contains(origTables, tb) {
 			continue
 		}
-		want := normCreate(showCreateOn(t, orig, tb), c.dropped[tb])
+		want := normCreate(showCreateOn(t, orig, tb), c.dropped[tb], widened[tb])
 		if r, ok := c.tidbRetyped[tb]; ok && srv.tidb {
 			want = strings.Replace(want, r[0], r[1], 1)
 		}
-		got := normCreate(showCreateOn(t, db, tb), "")
+		got := normCreate(showCreateOn(t, db, tb), "", widened[tb])
 		res.compare++
 		if want != got {
 			t.Errorf("%s: %s differs from the original beyond the intended changes:\n--- original\n%s\n--- rendered\n%s", srv.name, tb, want, got)
@@ -513,6 +518,7 @@ var (
 	autoRandomColumn = regexp.MustCompile(` /\*T!\[auto_rand\] AUTO_RANDOM\(\d+(, \d+)?\) \*/`)
 	autoIncrementOpt = regexp.MustCompile(` AUTO_INCREMENT=\d+`)
 	constraintName   = regexp.MustCompile("^CONSTRAINT (`[^`]+`)")
+	integerWord      = regexp.MustCompile(`^(tiny|small|medium|big)?int(\(\d+\))?`)
 )
 
 // normCreate takes the intended changes out of SHOW CREATE TABLE: the
@@ -520,8 +526,9 @@ var (
 // AUTO_RANDOM_BASE, AUTO_RANDOM where the original has AUTO_INCREMENT,
 // the AUTO_INCREMENT=N counter, the order of the key lines (a FOREIGN KEY
 // added by a later ALTER comes last), the index a server names after a
-// FOREIGN KEY, and the lines of a dropped column.
-func normCreate(create, dropped string) string {
+// FOREIGN KEY, the lines of a dropped column, and the integer type of
+// the columns widened to BIGINT (written INTEGER on both sides).
+func normCreate(create, dropped string, widened []string) string {
 	create = clusteredComment.ReplaceAllString(create, "")
 	create = tidbTableOptions.ReplaceAllString(create, "")
 	create = autoRandomColumn.ReplaceAllString(create, " AUTO_INCREMENT")
@@ -532,6 +539,11 @@ func normCreate(create, dropped string) string {
 		l = strings.TrimSuffix(strings.TrimSpace(l), ",")
 		if dropped != "" && strings.Contains(l, "`"+dropped+"`") {
 			continue
+		}
+		for _, w := range widened {
+			if strings.HasPrefix(l, "`"+w+"` ") {
+				l = "`" + w + "` " + integerWord.ReplaceAllString(l[len(w)+3:], "INTEGER")
+			}
 		}
 		if strings.HasPrefix(l, "`") {
 			cols = append(cols, l)

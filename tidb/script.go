@@ -18,8 +18,10 @@ import (
 var ErrScript = errors.New("schema script")
 
 // ErrNoCreateTable is returned by ParseScript when the script holds no
-// CREATE TABLE statement: it is empty, holds only comments, or only
-// statements that are not tables (SET, DROP, INSERT, …).
+// CREATE TABLE statement and nothing else to keep: it is empty, holds
+// only comments, or only session statements, DROPs and data (SET, DROP,
+// INSERT, …). A script of views, routines, triggers or events alone is
+// read.
 var ErrNoCreateTable = errors.New("no CREATE TABLE statement")
 
 // Script is one or more schema scripts, or mysqldumps, read by
@@ -209,7 +211,7 @@ func ParseScripts(files []ScriptFile, o ScriptOptions) (*Script, error) {
 			}
 		}
 	}
-	if len(s.Tables) == 0 {
+	if len(s.Tables) == 0 && !keepsObjects(s) {
 		var names []string
 		for _, f := range files {
 			if f.Name != "" {
@@ -236,6 +238,20 @@ func ParseScripts(files []ScriptFile, o ScriptOptions) (*Script, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// keepsObjects reports a script without tables that still holds objects
+// to keep: views, routines, triggers, events, grants and other
+// statements to apply by hand. Such a script (routines written apart from
+// the schema) is rendered like any other; one with only data is refused,
+// its tables being in another file.
+func keepsObjects(s *Script) bool {
+	for _, st := range s.Statements {
+		if st.Kind != KindData || st.ByHand {
+			return true
+		}
+	}
+	return false
 }
 
 // scriptReader is the state of ParseScripts.

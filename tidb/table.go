@@ -153,6 +153,9 @@ type Index struct {
 	// References and ReferencesSchema name the table a FOREIGN KEY points
 	// at ("" for other clauses).
 	References, ReferencesSchema string
+	// ReferencedColumns are the columns of References a FOREIGN KEY
+	// points at, in order (nil for other clauses).
+	ReferencedColumns []string
 }
 
 // IndexPart is one column of a key: a column name with an optional prefix

@@ -160,10 +160,23 @@ type Options struct {
 	Lead int
 	// Target is the server the text is for; "" means TargetTiDB.
 	Target Target
+	// NoWiden keeps an INT or MEDIUMINT AUTO_INCREMENT key INT: auto
+	// then renders it shard-rowid (its index keeps the hotspot), and
+	// auto-random refuses it. By default such a key is widened to BIGINT
+	// for AUTO_RANDOM, with the FOREIGN KEY columns that point at it.
+	NoWiden bool
 
 	// splitAsked marks a PreSplit or NoPreSplit the user gave for this
 	// table (TableSpec): the MinSplit rule does not override it.
 	splitAsked bool
+	// widen names the columns RenderScript widens to BIGINT because a
+	// FOREIGN KEY points from them at a widened key (lower-case name →
+	// why).
+	widen map[string]string
+	// dataKeys are the keys the script's data gives the table's
+	// AUTO_INCREMENT column (RenderScript), the keys RenderScript gives
+	// the rows that leave it out counted as one past the largest.
+	dataKeys []uint64
 }
 
 // Sentinel errors returned by Options.Validate, Render and RenderAlter.

@@ -45,11 +45,12 @@ func segmentStatusJSON(r *jsonReport, tags []segment.Tag) {
 type tidbStatusRow struct {
 	Version   int64      `json:"version"`
 	Name      string     `json:"name"`
-	State     string     `json:"state"` // pending, applied, skipped or drift
+	State     string     `json:"state"` // pending, applied, skipped, drift or full
 	AppliedAt *time.Time `json:"applied_at"`
 	TiDBOnly  bool       `json:"tidb_only"`
 	Drift     []string   `json:"drift"`
 	Unchecked []string   `json:"unchecked"`
+	Full      []string   `json:"full,omitempty"` // tables that cannot take an insert
 }
 
 // tidbUpRow is one migration of tidb up --json.
@@ -80,6 +81,9 @@ func tidbStatusJSON(r *jsonReport, st []tidb.Status) {
 		if len(s.Drift) > 0 {
 			row.State = "drift"
 			drifted++
+		}
+		if len(s.Full) > 0 {
+			row.State, row.Full = "full", s.Full
 		}
 		r.row(row)
 	}

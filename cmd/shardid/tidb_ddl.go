@@ -20,12 +20,12 @@ type renderFlags struct {
 	shardBits, preSplit, rangeBits int
 	noPreSplit                     bool
 	digits, idDigits, lead         int
-	alter, skipData                bool
+	alter, skipData, noWiden       bool
 	target                         string
 	minSplit                       int64
 	tables                         tableFlags
 	collate                        collateFlags
-	tablesFile, byHand             string
+	tablesFile, byHand, notes      string
 	needByHand                     bool // render, gen, up: statements to apply by hand need --by-hand
 }
 
@@ -138,6 +138,8 @@ func addRenderFlags(fs *flagSet, withAlter bool) *renderFlags {
 	fs.Var(intRange{&r.digits, 1, tidb.MaxRotateDigits}, "digits", "rotated-int: rotated digits `k`, 1-3 (default 1)")
 	fs.Var(intRange{&r.idDigits, 2, 20}, "id-digits", "rotated-int: decimal digits `D` of the IDs, 2-20: k+1 to 19, 20 for a BIGINT UNSIGNED key (default 19)")
 	fs.Var(intRange{&r.lead, 1, 9}, "lead", "rotated-int: leading `digit` of the IDs, 1-9 (default: split for every leading digit)")
+	fs.StringVar(&r.notes, "notes", "summary", "summary (the notes grouped by kind, a count and one example each, what matters first) or all (every note, under its table)")
+	fs.BoolVar(&r.noWiden, "no-widen", false, "keep INT and MEDIUMINT AUTO_INCREMENT keys INT (shard-rowid; their index keeps the hotspot) instead of widening them, and the FOREIGN KEY columns pointing at them, to BIGINT for AUTO_RANDOM")
 	fs.BoolVar(&r.skipData, "skip-data", false, "leave the scripts' data (INSERT/REPLACE/UPDATE/DELETE/LOAD DATA) out; by default it becomes data migrations after the tables")
 	if withAlter {
 		fs.BoolVar(&r.alter, "alter", false, "render ALTER TABLE for existing TiDB tables (give their SHOW CREATE TABLE output)")
@@ -157,11 +159,14 @@ func (r *renderFlags) options() (tidb.Options, error) {
 	if err != nil {
 		return tidb.Options{}, usagef("tidb: --target %q: allowed: tidb, mysql, mariadb", r.target)
 	}
+	if r.notes != "summary" && r.notes != "all" {
+		return tidb.Options{}, usagef("tidb: --notes %q: allowed: summary, all", r.notes)
+	}
 	if r.minSplit < 1 {
 		return tidb.Options{}, usagef("tidb: --min-split %d: allowed: 1 or more rows (1 pre-splits every table)", r.minSplit)
 	}
 	o := tidb.Options{Strategy: s, ShardBits: r.shardBits, PreSplit: r.preSplit, NoPreSplit: r.noPreSplit, RangeBits: r.rangeBits,
-		Digits: r.digits, IDDigits: r.idDigits, Lead: r.lead, Target: target, MinSplit: r.minSplit}
+		Digits: r.digits, IDDigits: r.idDigits, Lead: r.lead, Target: target, MinSplit: r.minSplit, NoWiden: r.noWiden}
 	if err := o.Validate(); err != nil {
 		return o, usagef("tidb: %s", flagHint(err))
 	}
@@ -277,14 +282,14 @@ func renderFiles(env *cliEnv, r *renderFlags, o tidb.Options, inputs []input) (*
 		return nil, err
 	}
 	if len(p.ByHand) == 0 || !r.needByHand {
-		printChoices(env.stderr, p)
+		printChoices(env.stderr, p, r.notes == "all")
 		return p, nil
 	}
 	if r.byHand == "" {
 		return nil, usagef("tidb: %s: %d statement(s) that no migration runs on %s (%s): give --by-hand FILE to have them written there to apply by hand%s",
 			stmtPlace(p.ByHand[0]), len(p.ByHand), p.Target, byHandKinds(p.ByHand), map[bool]string{true: ", or render for MySQL/MariaDB with --target", false: ""}[p.Target == tidb.TargetTiDB])
 	}
-	printChoices(env.stderr, p)
+	printChoices(env.stderr, p, r.notes == "all")
 	text, err := p.ByHandText()
 	if err != nil {
 		return nil, err
@@ -345,28 +350,19 @@ func shortCost(cost, table string, explained map[string]string) string {
 	return cost
 }
 
-// printChoices prints one line per table (strategy and why), its changes,
-// costs and warnings, then the plan's notes.
-func printChoices(w io.Writer, p *tidb.Plan) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "table\tstrategy\twhy")
-	explained := map[string]string{} // a cost's explanation, its column left out → the table it was given for
-	for _, d := range p.Tables {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", d.Table.QualifiedName(), d.Options.Strategy, d.Reason)
-		for _, n := range d.Notes {
-			fmt.Fprintf(tw, "\t\t  changed: %s\n", n)
+// printChoices prints one line per table (strategy and why), then the
+// notes: grouped by kind with one example each, or every one (--notes
+// all).
+func printChoices(w io.Writer, p *tidb.Plan, all bool) {
+	if len(p.Tables) > 0 {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "table\tstrategy\twhy")
+		for _, d := range p.Tables {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", d.Table.QualifiedName(), d.Options.Strategy, d.Reason)
 		}
-		for _, n := range d.Costs {
-			fmt.Fprintf(tw, "\t\t  cost: %s\n", shortCost(n, d.Table.QualifiedName(), explained))
-		}
-		for _, n := range append(d.KeyWarnings, d.Warnings...) {
-			fmt.Fprintf(tw, "\t\t  warning: %s\n", n)
-		}
+		tw.Flush()
 	}
-	tw.Flush()
-	for _, n := range p.Notes {
-		fmt.Fprintln(w, "note: "+n)
-	}
+	printNotes(w, p, all)
 }
 
 // planText is what render prints: every statement the migrations would

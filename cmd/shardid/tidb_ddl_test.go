@@ -32,7 +32,7 @@ const (
 func TestTiDBRenderWarnsOfExpressionsOnTheKey(t *testing.T) {
 	code, out, errOut := runCLI(t, "", nil, "tidb", "render", "--strategy", "auto-random", generatedKeyInput)
 	if code != 0 || !strings.Contains(out, "AUTO_RANDOM(5, 54)") ||
-		!strings.Contains(errOut, "warning: generated column 双倍 (`编号`*2) reads 编号, whose AUTO_RANDOM values run up to 2^53-1") {
+		!strings.Contains(errOut, "warning: 用户表: generated column 双倍 (`编号`*2) reads 编号, whose AUTO_RANDOM values run up to 2^53-1") {
 		t.Errorf("auto-random: exit %d, stderr %q, stdout %q", code, errOut, out)
 	}
 	code, out, errOut = runCLI(t, "", nil, "tidb", "render", "../../tidb/testdata/range_partitioned_key/input.sql")
@@ -128,7 +128,8 @@ func TestTiDBRenderPreSplitNone(t *testing.T) {
 }
 
 // TestTiDBRenderScript renders a mysqldump-style script with a BOM: every
-// table in order, the choice table and the notes on stderr.
+// table in order, the choice table and the notes on stderr, the warning
+// (a hotspot left) first; --notes all prints each note under its table.
 func TestTiDBRenderScript(t *testing.T) {
 	script := "\uFEFF-- dump\n/*!40101 SET NAMES utf8mb4 */;\nSET FOREIGN_KEY_CHECKS=0;\nDROP TABLE IF EXISTS `b`;\n" +
 		"CREATE TABLE `b` (`id` bigint NOT NULL AUTO_INCREMENT, `a_id` varchar(9), PRIMARY KEY (`id`), CONSTRAINT `fk` FOREIGN KEY (`a_id`) REFERENCES `a` (`k`)) ENGINE=InnoDB AUTO_INCREMENT=17;\n" +
@@ -140,10 +141,40 @@ func TestTiDBRenderScript(t *testing.T) {
 	if strings.Index(out, "CREATE TABLE `a`") > strings.Index(out, "CREATE TABLE `b`") || !strings.Contains(out, "/*M! AUTO_INCREMENT */ /*T![auto_rand] AUTO_RANDOM(5, 54) */") || !strings.Contains(out, "AUTO_RANDOM_BASE=17 */ /*M! AUTO_INCREMENT=17 */") {
 		t.Errorf("output:\n%s", out)
 	}
-	for _, w := range []string{"auto-random  BIGINT AUTO_INCREMENT key", "shard-rowid  VARCHAR key", "changed: AUTO_INCREMENT on id replaced by AUTO_RANDOM", "warning: index by_at leads with at", "stdin: line 5: CREATE TABLE b moved after a: its FOREIGN KEYs reference it", "DROP statements never run", "lines 2, 3: session statements"} {
+	for _, w := range []string{"auto-random  BIGINT AUTO_INCREMENT key", "shard-rowid  VARCHAR key", "changed: b: AUTO_INCREMENT on id replaced by AUTO_RANDOM", "warning: a: index by_at leads with at", "stdin: line 5: CREATE TABLE b moved after a: its FOREIGN KEYs reference it", "DROP statements never run", "lines 2, 3: session statements"} {
 		if !strings.Contains(errOut, w) {
 			t.Errorf("stderr lacks %q:\n%s", w, errOut)
 		}
+	}
+	if strings.Index(errOut, "warning: ") > strings.Index(errOut, "changed: ") {
+		t.Errorf("the warning comes after what was changed:\n%s", errOut)
+	}
+	code, _, errOut = runCLI(t, script, nil, "tidb", "render", "--notes", "all", "-")
+	if code != 0 || !regexp.MustCompile(`(?m)^b +changed: AUTO_INCREMENT on id replaced by AUTO_RANDOM`).MatchString(errOut) || !regexp.MustCompile(`(?m)^a +warning: index by_at`).MatchString(errOut) {
+		t.Errorf("--notes all: exit %d\n%s", code, errOut)
+	}
+}
+
+// TestTiDBNotesGrouped checks that notes of one kind are printed once with
+// their count and the tables the others are about: twelve tables with the
+// same hotspot and the same change print two note lines, not 24, and
+// --notes all prints all 24.
+func TestTiDBNotesGrouped(t *testing.T) {
+	var script strings.Builder
+	for i := range 12 {
+		fmt.Fprintf(&script, "CREATE TABLE t%d (id BIGINT AUTO_INCREMENT PRIMARY KEY, at TIMESTAMP DEFAULT CURRENT_TIMESTAMP, KEY by_at (at));\n", i)
+	}
+	code, _, errOut := runCLI(t, script.String(), nil, "tidb", "render", "-")
+	if code != 0 || !strings.Contains(errOut, "warning ×12: t0: index by_at leads with at, which defaults to the current time") || !strings.Contains(errOut, "[also t1, t2, t3, t4, t5, t6, … (5 more)]") ||
+		!strings.Contains(errOut, "changed ×12: t0: AUTO_INCREMENT on id replaced") || !strings.Contains(errOut, "36 notes in 3 kinds, one example each: --notes all prints every one") {
+		t.Errorf("exit %d\n%s", code, errOut)
+	}
+	code, _, errOut = runCLI(t, script.String(), nil, "tidb", "render", "--notes", "all", "-")
+	if code != 0 || strings.Count(errOut, "warning: index by_at") != 12 {
+		t.Errorf("--notes all: exit %d\n%s", code, errOut)
+	}
+	if code, _, errOut = runCLI(t, script.String(), nil, "tidb", "render", "--notes", "some", "-"); code != 2 || !strings.Contains(errOut, "--notes \"some\": allowed: summary, all") {
+		t.Errorf("--notes some: exit %d %s", code, errOut)
 	}
 }
 
@@ -252,9 +283,9 @@ func TestTiDBUpFromFiles(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "table already exists") || strings.Contains(out, "OK") {
 		t.Fatalf("changed A: exit %d\n%s\n%s", code, out, errOut)
 	}
-	code, out, _ = runCLI(t, "", nil, "tidb", "status", "--dsn", dsn, "--strategy", "auto-random", seedInput)
-	if code != 0 || !strings.HasPrefix(out, "pending") || !strings.Contains(out, "_create_t_tx_global_list.sql") {
-		t.Fatalf("status of the refused file: exit %d\n%s", code, out)
+	code, out, errOut = runCLI(t, "", nil, "tidb", "status", "--dsn", dsn, "--strategy", "auto-random", seedInput)
+	if code != 1 || !strings.HasPrefix(out, "pending") || !strings.Contains(out, "_create_t_tx_global_list.sql") || !strings.Contains(errOut, "status: 1 migration(s) pending") {
+		t.Fatalf("status of the refused file: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
 
@@ -488,5 +519,28 @@ func TestShortCost(t *testing.T) {
 				t.Fatalf("shortCost(%q) = %q, want %q", c.cost, got, c.want)
 			}
 		})
+	}
+}
+
+// TestTiDBUpStartsFarUp runs the issue's minimal case through tidb up on
+// TiDB: a table keyed by the application whose dump carries
+// AUTO_INCREMENT=1634915190321451010 (past the 2^59 row ids
+// SHARD_ROW_ID_BITS=4 leaves). Up applies every migration, the seed row
+// and a later INSERT go in, and status exits 0 with nothing pending.
+func TestTiDBUpStartsFarUp(t *testing.T) {
+	t.Parallel()
+	script := filepath.Join(t.TempDir(), "t.sql")
+	if err := os.WriteFile(script, []byte("CREATE TABLE t (id BIGINT NOT NULL, name VARCHAR(20), PRIMARY KEY (id)) ENGINE=InnoDB AUTO_INCREMENT=1634915190321451010;\nINSERT INTO t VALUES (1,'a');\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dsn := serverDSN(t, "tidb")
+	if code, out, errOut := runCLI(t, "", nil, "tidb", "up", "--dsn", dsn, script); code != 0 || !strings.Contains(out, "2 applied") {
+		t.Fatalf("up: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if _, err := testsrv.Open(t, "mysql", dsn).Exec("INSERT INTO t VALUES (2,'b')"); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := runCLI(t, "", nil, "tidb", "status", "--dsn", dsn, script); code != 0 || strings.Contains(out, "FULL") || strings.Contains(out, "pending") {
+		t.Fatalf("status: exit %d\n%s\n%s", code, out, errOut)
 	}
 }

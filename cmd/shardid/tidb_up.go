@@ -185,7 +185,7 @@ func runTiDBStatus(ctx context.Context, env *cliEnv, args []string) (err error) 
 		return fmt.Errorf("status: %w", err)
 	}
 	tidbStatusJSON(rep, st)
-	drifted := 0
+	drifted, pending, full := 0, 0, 0
 	for _, s := range st {
 		state, at := "pending", "-"
 		if s.Applied {
@@ -202,9 +202,19 @@ func runTiDBStatus(ctx context.Context, env *cliEnv, args []string) (err error) 
 			state = "DRIFT"
 			drifted++
 		}
+		if !s.Applied {
+			pending++
+		}
+		if len(s.Full) > 0 {
+			state = "FULL"
+			full += len(s.Full)
+		}
 		fmt.Fprintf(env.stdout, "%-8s %-21s %s%s\n", state, at, s.Migration.Name, only)
 		for _, d := range s.Drift {
 			fmt.Fprintf(env.stdout, "%-8s %-21s   drift: %s\n", "", "", d)
+		}
+		for _, d := range s.Full {
+			fmt.Fprintf(env.stdout, "%-8s %-21s   full: %s\n", "", "", d)
 		}
 		for _, d := range s.Unchecked {
 			fmt.Fprintf(env.stdout, "%-8s %-21s   not checked: %s\n", "", "", d)
@@ -212,6 +222,12 @@ func runTiDBStatus(ctx context.Context, env *cliEnv, args []string) (err error) 
 	}
 	if drifted > 0 {
 		return fmt.Errorf("status: %d applied migration(s) no longer match the server (DRIFT above): a table, view, key or routine was dropped or changed outside the migrations", drifted)
+	}
+	if full > 0 {
+		return fmt.Errorf("status: %d table(s) cannot take an insert (FULL above): the next row id or AUTO_RANDOM increment is past the room the shard bits leave", full)
+	}
+	if pending > 0 {
+		return fmt.Errorf("status: %d migration(s) pending: apply them with shardid tidb up", pending)
 	}
 	return nil
 }
