@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -204,7 +206,11 @@ func readInputs(env *cliEnv, names []string) ([]input, error) {
 			if err != nil {
 				return nil, fmt.Errorf("read stdin: %w", err)
 			}
-			out = append(out, input{name, string(b)})
+			text, err := gunzipped("stdin", b)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, input{name, text})
 			continue
 		}
 		b, err := os.ReadFile(name)
@@ -215,9 +221,31 @@ func readInputs(env *cliEnv, names []string) ([]input, error) {
 			}
 			return nil, usagef("input file %s: %v (want a readable FILE.sql, or - for stdin)", name, err)
 		}
-		out = append(out, input{name, string(b)})
+		text, err := gunzipped("input file "+name, b)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, input{name, text})
 	}
 	return out, nil
+}
+
+// gunzipped returns b as text, decompressed first when it is gzip data
+// (mysqldump | gzip, and the .sql.gz files packages ship): a script is
+// read as published, however it was packed. Corrupt gzip data is a usage
+// error naming what gave it.
+func gunzipped(what string, b []byte) (string, error) {
+	if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		return string(b), nil
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err == nil {
+		var text []byte
+		if text, err = io.ReadAll(zr); err == nil {
+			return string(text), nil
+		}
+	}
+	return "", usagef("%s: gzip data that does not unpack: %v (want a FILE.sql, or a FILE.sql.gz gzip wrote)", what, err)
 }
 
 // tableSpecs reads --table and --tables.
