@@ -70,6 +70,23 @@ type Citus struct {
 
 	mu    sync.Mutex
 	nodes []*PG // started by StartNode, stopped with the cluster
+
+	moves sync.Mutex // see Moves
+}
+
+// Moves holds off every other change of placement or membership on these
+// servers (a shard move, a node added, drained, removed or updated, a
+// database made a cluster) until unlock is called. The clusters of
+// different databases share the servers, and Citus names what such a
+// change makes on a node by node ids and takes its metadata connections
+// as essential: two at once in two databases collide ("role
+// citus_shard_move_subscription_role_10_1 already exists", "failure on
+// connection marked as essential" from citus_add_node). CreateDatabase,
+// AddNode, DrainNode, RemoveNode and UpdateNode hold it; a test that runs
+// citus_schema_move or the rebalancer itself holds it around the call.
+func (c *Citus) Moves() (unlock func()) {
+	c.moves.Lock()
+	return c.moves.Unlock
 }
 
 // FindCitusBinDir returns the directory of server binaries whose
@@ -207,6 +224,8 @@ func (c *Citus) CreateDatabase(ctx context.Context, name string) (string, error)
 			return "", fmt.Errorf("citus node %d: %w", n.Port(), err)
 		}
 	}
+	unlock := c.Moves()
+	defer unlock()
 	if err := c.setUp(ctx, name); err != nil {
 		return "", fmt.Errorf("create citus database %s: %w", name, err)
 	}
@@ -284,6 +303,7 @@ func (c *Citus) AddNode(ctx context.Context, db string, n *PG) error {
 	if err := createCitusExtension(ctx, n, db); err != nil {
 		return fmt.Errorf("citus add node: %w", err)
 	}
+	defer c.Moves()()
 	return c.onCoordinator(ctx, db, "citus_add_node", "SELECT pg_catalog.citus_add_node('127.0.0.1', $1::int)", n.Port())
 }
 
@@ -293,6 +313,7 @@ func (c *Citus) AddNode(ctx context.Context, db string, n *PG) error {
 // Writes to a moving shard are blocked only while it switches over (the
 // transfer mode is force_logical).
 func (c *Citus) DrainNode(ctx context.Context, db string, n *PG) error {
+	defer c.Moves()()
 	return c.onCoordinator(ctx, db, "citus_drain_node",
 		"SELECT pg_catalog.citus_drain_node('127.0.0.1', $1::int, 'force_logical')", n.Port())
 }
@@ -301,6 +322,7 @@ func (c *Citus) DrainNode(ctx context.Context, db string, n *PG) error {
 // (citus_remove_node). Citus refuses while n holds shard placements:
 // DrainNode first. The server keeps running.
 func (c *Citus) RemoveNode(ctx context.Context, db string, n *PG) error {
+	defer c.Moves()()
 	return c.onCoordinator(ctx, db, "citus_remove_node",
 		"SELECT pg_catalog.citus_remove_node('127.0.0.1', $1::int)", n.Port())
 }
@@ -309,6 +331,7 @@ func (c *Citus) RemoveNode(ctx context.Context, db string, n *PG) error {
 // from (citus_update_node): a worker restored from a backup, or a standby
 // promoted in its place, on another port.
 func (c *Citus) UpdateNode(ctx context.Context, db string, from, to *PG) error {
+	defer c.Moves()()
 	return c.onCoordinator(ctx, db, "citus_update_node",
 		"SELECT pg_catalog.citus_update_node(n.nodeid, '127.0.0.1', $2::int) FROM pg_catalog.pg_dist_node AS n WHERE n.nodename = '127.0.0.1' AND n.nodeport = $1::int",
 		from.Port(), to.Port())

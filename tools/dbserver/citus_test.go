@@ -87,7 +87,10 @@ func TestCitusCluster(t *testing.T) {
 			to = w.Port()
 		}
 	}
-	mustExec(t, db, `SELECT citus_schema_move('tenant', '127.0.0.1', $1, 'force_logical')`, to)
+	func() {
+		defer c.Moves()() // see Moves: one move at a time on these servers
+		mustExec(t, db, `SELECT citus_schema_move('tenant', '127.0.0.1', $1, 'force_logical')`, to)
+	}()
 	if got := placement(t, db, "tenant"); got != to {
 		t.Fatalf("after citus_schema_move to %d the schema is on %d", to, got)
 	}
@@ -154,7 +157,10 @@ func TestCitusNodeAddDrainRemove(t *testing.T) {
 	// Citus may place the new schema on the new, empty node itself; the
 	// move is only asked for when it did not.
 	if placement(t, db, "moving") != n.Port() {
-		mustExec(t, db, `SELECT citus_schema_move('moving', '127.0.0.1', $1, 'force_logical')`, n.Port())
+		func() {
+			defer c.Moves()() // see Moves: one move at a time on these servers
+			mustExec(t, db, `SELECT citus_schema_move('moving', '127.0.0.1', $1, 'force_logical')`, n.Port())
+		}()
 	}
 	if got := placement(t, db, "moving"); got != n.Port() {
 		t.Fatalf("schema moving is on %d; want the new node %d", got, n.Port())
