@@ -200,6 +200,10 @@ type Result struct {
 // schema or database, when its options are these (ErrGeneratorMismatch
 // otherwise).
 func (m *Migrator) Up(ctx context.Context, shards []Shard, each func(Result)) []Result {
+	// Citus (citus.go): a coordinator installs on every node its own way.
+	if res, ok := m.citusUp(ctx, shards, each); ok {
+		return res
+	}
 	var srv server
 	err := CheckEnd(m.opts.Layout, m.margin, time.Now())
 	if err == nil {
