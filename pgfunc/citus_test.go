@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -233,4 +234,106 @@ func TestCitusSharedSlotRepeats(t *testing.T) {
 		t.Fatalf("three nodes sharing slot 0 repeated no ID (errors: %v): the load would not catch a broken slot", l.errs)
 	}
 	t.Logf("nodes sharing a slot: %d repeats caught", repeats)
+}
+
+// schemaNode returns the port of the worker holding schema's tables.
+func schemaNode(t *testing.T, db *sql.DB, schema string) int {
+	t.Helper()
+	var port int
+	if err := db.QueryRow(`SELECT nodeport FROM citus_shards WHERE citus_table_type = 'schema' AND table_name::text = $1 || '.photos'`, schema).Scan(&port); err != nil {
+		t.Fatalf("placement of %s: %v", schema, err)
+	}
+	return port
+}
+
+// TestCitusMovesAndNodeChanges: under the load of
+// TestCitusInsertsFromEveryNode, a shard's schema moved to the other
+// worker (citus_schema_move), then a worker drained, removed, added back
+// (a new node group: up gives it a new slot) and the schemas rebalanced
+// onto it, with the load on every node again: no ID repeats, every one
+// decodes to its shard.
+func TestCitusMovesAndNodeChanges(t *testing.T) {
+	ctx := context.Background()
+	c := testsrv.Citus(t)
+	db, _ := testsrv.CitusDB(t)
+	name := dbNameOf(t, db)
+	shards := citusShards(t)
+	m := citusUp(t, db, shards)
+	w1, w2 := c.Workers()[0], c.Workers()[1]
+
+	// A move in the middle of the load on all three nodes.
+	var all citusLoad
+	stop := make(chan struct{})
+	all.start(t, nodeDSNs(c, name), shards, 4, 0, stop)
+	time.Sleep(time.Second)
+	from := schemaNode(t, db, "insta0")
+	to := w1.Port()
+	if from == to {
+		to = w2.Port()
+	}
+	if _, err := db.Exec(`SELECT citus_schema_move('insta0', '127.0.0.1', $1, 'force_logical')`, to); err != nil {
+		t.Fatalf("citus_schema_move: %v", err)
+	}
+	if got := schemaNode(t, db, "insta0"); got != to {
+		t.Fatalf("insta0 on %d after its move to %d", got, to)
+	}
+	time.Sleep(time.Second)
+	close(stop)
+	moved := all.check(t, db, shards)
+
+	// Worker 2 drained and removed while the coordinator and worker 1
+	// insert, then added back.
+	var two citusLoad
+	stop = make(chan struct{})
+	two.start(t, []string{c.Coordinator().DSN(name), w1.DSN(name)}, shards, 4, 0, stop)
+	time.Sleep(500 * time.Millisecond)
+	if err := c.DrainNode(ctx, name, w2); err != nil {
+		t.Fatal(err)
+	}
+	// The drain leaves the old placements for a deferred cleanup, which
+	// must run while the node is still a member.
+	if _, err := db.Exec(`CALL citus_cleanup_orphaned_resources()`); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.RemoveNode(ctx, name, w2); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.AddNode(ctx, name, w2); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range m.Up(ctx, shards, nil) {
+		if r.Err != nil {
+			t.Fatalf("up after worker 2 was added back: %v", r.Err)
+		}
+	}
+	var groups, slots int
+	if err := db.QueryRow(`SELECT count(*), count(DISTINCT slot) FROM shardid_citus.node_slots`).Scan(&groups, &slots); err != nil || groups != 4 || slots != 4 {
+		t.Fatalf("slot ledger after worker 2 came back as a new node group: %d groups, %d slots, %v; want 4 and 4 (its old slot kept, never given again)", groups, slots, err)
+	}
+	if _, err := db.Exec(`SELECT rebalance_table_shards(shard_transfer_mode => 'force_logical')`); err != nil {
+		t.Fatalf("rebalance: %v", err)
+	}
+	close(stop)
+	two.wg.Wait()
+	var again citusLoad
+	again.start(t, nodeDSNs(c, name), shards, 4, 5, nil)
+	again.wg.Wait()
+	on2 := 0
+	for _, sh := range shards {
+		if schemaNode(t, db, sh.Schema) == w2.Port() {
+			on2++
+		}
+	}
+	if on2 == 0 {
+		t.Fatalf("the rebalance moved no schema onto worker 2 once added back")
+	}
+	// One check over every ID of the three loads.
+	for _, l := range []*citusLoad{&two, &again} {
+		for id, ids := range l.ids {
+			all.ids[id] = append(all.ids[id], ids...)
+		}
+		all.errs = append(all.errs, l.errs...)
+	}
+	total := all.check(t, db, shards)
+	t.Logf("%d rows (%d before the node changes), %d schemas on worker 2 once added back", total, moved, on2)
 }
