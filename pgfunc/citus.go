@@ -219,8 +219,12 @@ func readLedger(ctx context.Context, db citusQueryer) (map[int]int, error) {
 		return nil, err
 	}
 	out := map[int]int{}
+	has, err := citusSQL("citusHasLedger", nil)
+	if err != nil {
+		return nil, err
+	}
 	var exists bool
-	if err := db.QueryRowContext(ctx, "SELECT pg_catalog.to_regclass('shardid_citus.node_slots') IS NOT NULL").Scan(&exists); err != nil || !exists {
+	if err := db.QueryRowContext(ctx, has).Scan(&exists); err != nil || !exists {
 		return out, err
 	}
 	rows, err := db.QueryContext(ctx, q)
@@ -435,7 +439,11 @@ func (m *Migrator) citusShard(ctx context.Context, sh Shard, coord CitusNode) er
 		return fmt.Errorf("citus placement of %s: %w", sh.Schema, err)
 	}
 	if !distributed {
-		if _, err := m.db.ExecContext(ctx, "SELECT pg_catalog.citus_schema_distribute($1::pg_catalog.regnamespace)", sh.Schema); err != nil {
+		q, err := citusSQL("citusDistribute", nil)
+		if err != nil {
+			return err
+		}
+		if _, err := m.db.ExecContext(ctx, q, sh.Schema); err != nil {
 			return fmt.Errorf("citus_schema_distribute(%s): %w", sh.Schema, err)
 		}
 	}

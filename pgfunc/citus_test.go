@@ -301,6 +301,13 @@ func TestCitusMovesAndNodeChanges(t *testing.T) {
 	if err := c.AddNode(ctx, name, w2); err != nil {
 		t.Fatal(err)
 	}
+	// Added back, worker 2 is a new node group: its counters, stamped
+	// with the old group's slot, refuse until up gives it a slot.
+	var id int64
+	err := testsrv.Open(t, "pgx", w2.DSN(name)).QueryRow(`SELECT insta0.next_id()`).Scan(&id)
+	if err == nil || !strings.Contains(err.Error(), "run shardid pg up") {
+		t.Fatalf("a draw on worker 2 added back, before up: %d, %v; want a refusal naming pg up", id, err)
+	}
 	for _, r := range m.Up(ctx, shards, nil) {
 		if r.Err != nil {
 			t.Fatalf("up after worker 2 was added back: %v", r.Err)
@@ -336,4 +343,62 @@ func TestCitusMovesAndNodeChanges(t *testing.T) {
 	}
 	total := all.check(t, db, shards)
 	t.Logf("%d rows (%d before the node changes), %d schemas on worker 2 once added back", total, moved, on2)
+}
+
+// TestCitusSurveyFindsWhatCouldRepeat: CitusSurvey through the
+// coordinator finds every node's counter of every shard and no problem
+// after a load; then a worker's counter set into another node's slot, and
+// another's set back below what it handed out, are each named (node and
+// counter).
+func TestCitusSurveyFindsWhatCouldRepeat(t *testing.T) {
+	ctx := context.Background()
+	c := testsrv.Citus(t)
+	db, _ := testsrv.CitusDB(t)
+	name := dbNameOf(t, db)
+	shards := citusShards(t)
+	m := citusUp(t, db, shards)
+	var l citusLoad
+	l.start(t, nodeDSNs(c, name), shards, 2, 2, nil)
+	l.check(t, db, shards)
+
+	st, err := m.CitusSurvey(ctx, shards)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Nodes) != 3 || len(st.Counters) != 12 || len(st.Problems) != 0 {
+		t.Fatalf("survey of a healthy cluster: %d nodes, %d counters, problems %q; want 3, 12, none", len(st.Nodes), len(st.Counters), st.Problems)
+	}
+	for _, sh := range shards {
+		if g := st.Placements[sh.Schema]; g <= 0 {
+			t.Fatalf("placement of %s: group %d; want a worker's", sh.Schema, g)
+		}
+	}
+
+	w1, w2 := c.Workers()[0], c.Workers()[1]
+	var s1 int64
+	if err := db.QueryRow(`SELECT slot FROM shardid_citus.node_slots WHERE groupid = (SELECT groupid FROM pg_dist_node WHERE nodeport = $1)`, w1.Port()).Scan(&s1); err != nil {
+		t.Fatal(err)
+	}
+	// Worker 2's counter of shard 1 moved into worker 1's slot.
+	if _, err := testsrv.Open(t, "pgx", w2.DSN(name)).Exec(`SELECT setval('insta1_node.next_id_node_seq', (last_value & ~15::bigint) + 16 + $1) FROM insta1_node.next_id_node_seq`, s1); err != nil {
+		t.Fatal(err)
+	}
+	// Worker 1's counter of shard 2 set back to its start.
+	if _, err := testsrv.Open(t, "pgx", w1.DSN(name)).Exec(`SELECT setval('insta2_node.next_id_node_seq', $1)`, s1); err != nil {
+		t.Fatal(err)
+	}
+	st, err = m.CitusSurvey(ctx, shards)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(st.Problems, "\n")
+	for _, want := range []string{
+		fmt.Sprintf("insta1_node.next_id_node_seq on node group %d (127.0.0.1:%d) counts by 16 at remainder %d, not in its slot", st.Nodes[2].Group, w2.Port(), s1),
+		fmt.Sprintf("draw in the same slot %d: they can hand out the same IDs", s1),
+		fmt.Sprintf("insta2_node.next_id_node_seq on node group %d (127.0.0.1:%d) stands at %d, behind", st.Nodes[1].Group, w1.Port(), s1),
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("survey problems lack %q:\n%s", want, all)
+		}
+	}
 }
