@@ -276,3 +276,46 @@ func citusProblems(st *CitusStatus, shards []Shard) []string {
 	}
 	return out
 }
+
+// citusStatus completes Status on a Citus coordinator, whose shard
+// schemas hold no counter (their nodes' companion schemas do): each
+// shard's generator is read from its next_id_meta(), and with no shards
+// asked, the shards are those whose counters the coordinator holds.
+func (m *Migrator) citusStatus(ctx context.Context, shards []Shard, out []Status) ([]Status, error) {
+	citus, coordinator, err := citusRole(ctx, m.db)
+	if err != nil || !citus || !coordinator {
+		return out, err
+	}
+	if len(shards) == 0 {
+		cs, err := readNodeCounters(ctx, m.db, CitusNode{})
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range cs {
+			if c.Shard >= 0 {
+				out = append(out, Status{Shard: Shard{Schema: strings.TrimSuffix(c.Schema, NodeSchemaSuffix), ID: c.Shard}})
+			}
+		}
+	}
+	q, err := citusSQL("citusMeta", nil)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		if out[i].Installed != nil {
+			continue
+		}
+		var body sql.NullString
+		switch err := m.db.QueryRowContext(ctx, q, out[i].Shard.Schema).Scan(&body); {
+		case err == sql.ErrNoRows:
+			continue
+		case err != nil:
+			return nil, fmt.Errorf("generator of %s: %w", out[i].Shard.Schema, err)
+		}
+		if meta, ok := metaFromBody(body); ok {
+			out[i].Installed = &meta
+			out[i].Matches = meta.sameBody(metaFor(out[i].Shard, m.opts))
+		}
+	}
+	return out, nil
+}

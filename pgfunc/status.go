@@ -260,5 +260,6 @@ func (m *Migrator) status(ctx context.Context, srv server, shards []Shard) ([]St
 	if err := m.readAhead(ctx, out); err != nil {
 		return nil, err
 	}
-	return out, nil
+	// Citus (citus_status.go): generators without a counter of their own.
+	return m.citusStatus(ctx, shards, out)
 }
