@@ -80,6 +80,9 @@ type citusData struct {
 	NSeqReg     string // the node counters, as quoted literals
 	NBegunReg   string
 	NDoneReg    string
+	NLockReg    string
+	JumpSig     string // the jump's signature, as a quoted literal
+	Role        string // the role pg grant grants to, quoted
 	GateLit     string // the session setting the jump sets once the node is checked
 	NodeComment string
 	Slot        int64
@@ -117,6 +120,8 @@ func newCitusData(sh Shard, o Options, n CitusNode) (citusData, error) {
 		NSeqReg:     quoteLiteral(q + ".next_id_node_seq"),
 		NBegunReg:   quoteLiteral(q + ".next_id_node_begun"),
 		NDoneReg:    quoteLiteral(q + ".next_id_node_done"),
+		NLockReg:    quoteLiteral(q + ".next_id_node_lock"),
+		JumpSig:     quoteLiteral(q + ".next_id_jump(pg_catalog.timestamptz)"),
 		GateLit:     quoteLiteral(fmt.Sprintf("shardid.citus_%d", sh.ID)),
 		NodeComment: quoteLiteral(string(meta)),
 		Slot:        int64(citusSlotOf(n)),

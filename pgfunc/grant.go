@@ -139,6 +139,10 @@ func Grant(ctx context.Context, db *sql.DB, shards []Shard, role string, each fu
 	case super:
 		return nil, fmt.Errorf("%w %q: a superuser can move any counter; grant to a role without SUPERUSER", ErrInvalidRole, role)
 	}
+	// Citus (citus_grant.go): every node, its own companion schemas too.
+	if res, ok, err := citusGrant(ctx, db, shards, role, each); ok || err != nil {
+		return res, err
+	}
 	installed, err := discover(ctx, db)
 	if err != nil {
 		return nil, err
