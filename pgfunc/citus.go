@@ -57,6 +57,7 @@ type CitusNode struct {
 	Slot int `json:"slot"`
 }
 
+// String names the node group, where it runs and its slot, for messages.
 func (n CitusNode) String() string {
 	return fmt.Sprintf("node group %d (%s:%d, slot %d)", n.Group, n.Host, n.Port, n.Slot)
 }

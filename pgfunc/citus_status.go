@@ -34,6 +34,7 @@ type CitusCounter struct {
 	HandedOut int64 `json:"handed_out"`
 }
 
+// String names the counter and its node, for messages.
 func (c CitusCounter) String() string {
 	return fmt.Sprintf("%s.next_id_node_seq on node group %d (%s:%d)", c.Schema, c.Node.Group, c.Node.Host, c.Node.Port)
 }
