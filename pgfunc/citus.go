@@ -379,6 +379,9 @@ func (m *Migrator) citusUp(ctx context.Context, shards []Shard, each func(Result
 	if err == nil && !coordinator {
 		err = fmt.Errorf("%w: run up on the coordinator, which installs the generator on every node", ErrCitusWorker)
 	}
+	if err == nil {
+		err = CheckEnd(m.opts.Layout, m.margin, time.Now())
+	}
 	if err == nil && m.opts.Mode != ModeUnique {
 		err = fmt.Errorf("%w: %s (allowed: %s)", ErrCitusMode, m.opts.Mode, ModeUnique)
 	}
