@@ -38,6 +38,9 @@
 //   - resume moves counters past what an old server handed out, after a
 //     restore or a failover (Run);
 //   - adopt replaces a next_id() shardid did not make by shardid's (Run);
+//   - citus runs the generator on a Citus cluster through its coordinator
+//     (Up, Survey, Grant), installing on every node what RenderCitusNode
+//     and RenderCitusShard render; migrate and privilege call into it;
 //   - fleet runs them over a map of servers.
 //
 // At run time it needs PostgreSQL 14 or later (the SQL functions have

@@ -34,6 +34,13 @@ var (
 	// schema's goose history records the migration but the generator is
 	// gone.
 	ErrNoGenerator = errors.New("no shardid generator in schema")
+	// ErrUnsafePrivileges is returned (per shard) by privilege.Grant, and
+	// by citus.Grant on every node, when, after the grant, the role still
+	// holds a privilege that lets it break the generator (through PUBLIC,
+	// a role it belongs to, or a grant made by another user), or still
+	// lacks one it needs (the grant was made by a user without the right
+	// to make it).
+	ErrUnsafePrivileges = errors.New("role's privileges are not the least the generator needs")
 	// ErrTemplateDatabase is returned (per shard) by migrate.Migrator.Up when the
 	// Migrator's database is a template: every CREATE DATABASE from it
 	// would copy the generators, and each copy hands out the same IDs.

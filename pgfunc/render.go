@@ -381,33 +381,47 @@ func RenderPublished(sh Shard, o Options) ([]byte, error) {
 
 // render executes the named template for one shard.
 func render(name string, sh Shard, o Options) ([]byte, error) {
-	o, err := o.normalize()
+	d, err := newRenderData(sh, o)
 	if err != nil {
 		return nil, err
 	}
+	var buf bytes.Buffer
+	if err := pgTemplates.ExecuteTemplate(&buf, name, d); err != nil {
+		return nil, fmt.Errorf("render %s: %w", sh.Schema, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// newRenderData validates sh and o and returns what the templates render
+// one shard's generator from.
+func newRenderData(sh Shard, o Options) (renderData, error) {
+	o, err := o.normalize()
+	if err != nil {
+		return renderData{}, err
+	}
 	if err := CheckSchema(sh.Schema); err != nil {
-		return nil, err
+		return renderData{}, err
 	}
 	if err := o.Layout.CheckShard(sh.ID); err != nil {
-		return nil, err
+		return renderData{}, err
 	}
 	l := o.Layout
 	meta, err := json.Marshal(metaFor(sh, o))
 	if err != nil {
-		return nil, fmt.Errorf("render %s: %w", sh.Schema, err)
+		return renderData{}, fmt.Errorf("render %s: %w", sh.Schema, err)
 	}
 	q := quoteIdent(sh.Schema)
 	// The checks find comments of this shard id by their beginning, which
 	// encoding/json writes in Meta's field order.
 	prefix := fmt.Sprintf(`{"tool":"shardid","shard":%d,`, sh.ID)
 	if !bytes.HasPrefix(meta, []byte(prefix)) {
-		return nil, fmt.Errorf("render %s: metadata %s does not begin with %s", sh.Schema, meta, prefix)
+		return renderData{}, fmt.Errorf("render %s: metadata %s does not begin with %s", sh.Schema, meta, prefix)
 	}
 	window, ahead, leadTicks := windowTicks(l, o.Lead), aheadTicks(l, o.Lead), int64(o.Lead/l.TimeUnit)
 	unitSeconds := float64(l.UnitMillis()) / 1000 / float64(int64(1)<<l.SeqBits)
 	grants, err := RenderGrant(sh, "<role>", o.Mode, l.RouteBits > 0)
 	if err != nil {
-		return nil, err
+		return renderData{}, err
 	}
 	d := renderData{
 		Schema:            q,
@@ -454,11 +468,7 @@ func render(name string, sh Shard, o Options) ([]byte, error) {
 		EpochText:         l.Epoch.UTC().Format(time.RFC3339), // in the body's text: to the second, so the rendered
 		EndText:           l.End().Format(time.RFC3339),       // migration stays byte-identical across releases
 	}
-	var buf bytes.Buffer
-	if err := pgTemplates.ExecuteTemplate(&buf, name, d); err != nil {
-		return nil, fmt.Errorf("render %s: %w", sh.Schema, err)
-	}
-	return buf.Bytes(), nil
+	return d, nil
 }
 
 // ShortTick is how far past the clock a value may lie and need no flush

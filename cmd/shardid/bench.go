@@ -83,7 +83,12 @@ func runBenchPG(ctx context.Context, env *cliEnv, args []string) error {
 		f.s.Peers = append(f.s.Peers, p)
 		return nil
 	})
+	citus := fs.Bool("citus", false, "measure on a throwaway Citus cluster (a coordinator and two workers) instead of one server; a --dsn of a Citus coordinator is measured so too")
 	if err := f.parse(env, fs, args, dsn.Postgres); err != nil {
+		return err
+	}
+	// Citus (bench_citus.go): through the coordinator and a worker.
+	if ok, err := benchCitus(ctx, env, &f, *citus); ok {
 		return err
 	}
 	where := dsn.Redact(f.dsn)

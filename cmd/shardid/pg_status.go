@@ -128,7 +128,14 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) (err error) {
 	}
 	printDangers(env, dangers)
 	pgServerJSON(rep, census, dangers)
+	// Citus (pg_citus.go): every node's counters, through the coordinator.
+	citus, err := printCitus(ctx, env, m, shards)
+	if err != nil {
+		return err
+	}
 	switch {
+	case citus > 0:
+		return fmt.Errorf("%d %s on the Citus cluster (listed above, each naming the node and the counter): IDs could repeat, or draws refuse", citus, plural(citus, "problem", "problems"))
 	case copies > 0:
 		return fmt.Errorf("%d shard %s held by more than one schema on the server", copies, plural(copies, "id is", "ids are"))
 	case unreadable > 0:

@@ -78,7 +78,7 @@ type counterRow struct {
 // the oldest releases kept it (outdated). unreadable says why a counter
 // that looks like a generator's has none; both empty: not a generator.
 func (r counterRow) meta() (meta pgfunc.Meta, recorded, outdated bool, unreadable string) {
-	if m, ok := metaFromBody(r.body); ok {
+	if m, ok := MetaFromBody(r.body); ok {
 		return m, true, false, ""
 	}
 	if m, ok := parseMeta(r.comment); ok {
@@ -96,9 +96,10 @@ func (r counterRow) meta() (meta pgfunc.Meta, recorded, outdated bool, unreadabl
 	return pgfunc.Meta{}, false, false, ""
 }
 
-// metaFromBody reads the metadata next_id_meta()'s body carries (see the
-// "meta" template): SELECT '<json>'::pg_catalog.jsonb.
-func metaFromBody(body sql.NullString) (pgfunc.Meta, bool) {
+// MetaFromBody reads the metadata next_id_meta()'s body carries (see the
+// "meta" template): SELECT '<json>'::pg_catalog.jsonb; false when body is
+// not one.
+func MetaFromBody(body sql.NullString) (pgfunc.Meta, bool) {
 	text, ok := strings.CutPrefix(body.String, "SELECT '")
 	if ok {
 		text, ok = strings.CutSuffix(text, "'::pg_catalog.jsonb")

@@ -5,6 +5,7 @@
 // schema, under the server-wide lock and after reading the whole server
 // once; Down and DownInstalled remove it, keeping the counter for the
 // next up to carry on from; Status, Survey and Versions report what is
-// applied. Each batch returns its pgfunc.Results in the order of the
+// applied. On a Citus coordinator Up and Status go through package citus
+// (the generator on every node, docs/citus.md). Each batch returns its pgfunc.Results in the order of the
 // shards, with a *pgfunc.PartialError when some failed.
 package migrate

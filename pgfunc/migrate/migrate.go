@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/pgfunc/citus"
 	"github.com/shardid/shardid/pgfunc/internal/batch"
 	"github.com/shardid/shardid/pgfunc/internal/sqlt"
 	"github.com/shardid/shardid/pgfunc/inventory"
@@ -173,7 +174,14 @@ func (m *Migrator) AllowUnreadDatabases() bool { return m.allowUnread }
 // carries on from a counter a down kept of the shard id, in whatever
 // schema or database, when its options are these (ErrGeneratorMismatch
 // otherwise).
+//
+// On a Citus cluster Up installs through the coordinator on every node
+// (citus.Up, docs/citus.md), and refuses a worker (citus.ErrWorker).
 func (m *Migrator) Up(ctx context.Context, shards []pgfunc.Shard, each func(pgfunc.Result)) ([]pgfunc.Result, error) {
+	// Citus (package citus): a coordinator installs on every node its own way.
+	if res, ok, err := citus.Up(ctx, m.db, m.opts, m.margin, shards, each); ok {
+		return res, err
+	}
 	var srv *inventory.Inventory
 	err := pgfunc.CheckEnd(m.opts.Normalized().Layout, m.margin, time.Now())
 	if err == nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/pgfunc/citus"
 	"github.com/shardid/shardid/pgfunc/internal/batch"
 	"github.com/shardid/shardid/pgfunc/internal/sqlt"
 	"github.com/shardid/shardid/pgfunc/inventory"
@@ -264,6 +265,37 @@ func (m *Migrator) StatusOf(ctx context.Context, srv *inventory.Inventory, shard
 	}
 	if err := m.readAhead(ctx, out); err != nil {
 		return nil, err
+	}
+	// Citus (package citus): generators without a counter of their own.
+	return m.citusStatus(ctx, shards, out)
+}
+
+// citusStatus completes Status on a Citus coordinator, whose shard
+// schemas hold no counter (their nodes' companion schemas do): each
+// shard's generator is read from its next_id_meta(), and with no shards
+// asked, the shards are those whose counters the coordinator holds.
+func (m *Migrator) citusStatus(ctx context.Context, shards []pgfunc.Shard, out []Status) ([]Status, error) {
+	held, ok, err := citus.Shards(ctx, m.db)
+	if err != nil || !ok {
+		return out, err
+	}
+	if len(shards) == 0 {
+		for _, sh := range held {
+			out = append(out, Status{Shard: sh})
+		}
+	}
+	for i := range out {
+		if out[i].Installed != nil {
+			continue
+		}
+		meta, ok, err := citus.Meta(ctx, m.db, out[i].Shard.Schema)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out[i].Installed = &meta
+			out[i].Matches = meta.SameBody(metaOf(out[i].Shard, m.opts))
+		}
 	}
 	return out, nil
 }

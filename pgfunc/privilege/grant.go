@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/pgfunc/citus"
 	"github.com/shardid/shardid/pgfunc/internal/batch"
 	"github.com/shardid/shardid/pgfunc/internal/sqlt"
 	"github.com/shardid/shardid/pgfunc/inventory"
@@ -25,8 +26,9 @@ var (
 	// grant, the role still holds a privilege that lets it break the
 	// generator (through PUBLIC, a role it belongs to, or a grant made by
 	// another user), or still lacks one it needs (the grant was made by a
-	// user without the right to make it).
-	ErrUnsafePrivileges = errors.New("role's privileges are not the least the generator needs")
+	// user without the right to make it); on a Citus cluster, on any node.
+	// It is pgfunc.ErrUnsafePrivileges, which package citus returns too.
+	ErrUnsafePrivileges = pgfunc.ErrUnsafePrivileges
 )
 
 // Danger is a privilege a role holds on a shard's generator that lets it
@@ -105,6 +107,10 @@ func Grant(ctx context.Context, db *sql.DB, shards []pgfunc.Shard, role string, 
 		return nil, fmt.Errorf("look up role %q: %w", role, err)
 	case super:
 		return nil, fmt.Errorf("%w %q: a superuser can move any counter; grant to a role without SUPERUSER", ErrInvalidRole, role)
+	}
+	// Citus (package citus): every node, its own companion schemas too.
+	if res, ok, err := citus.Grant(ctx, db, shards, role, each); ok || err != nil {
+		return res, err
 	}
 	installed, err := inventory.Discover(ctx, db)
 	if err != nil {
