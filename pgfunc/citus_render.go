@@ -74,6 +74,9 @@ func newCitusData(sh Shard, o Options, group, slot int) (citusData, error) {
 	if err != nil {
 		return citusData{}, err
 	}
+	// The lead's refusal names what a resume recorded on the jump lock's
+	// table: on Citus, the node's (package resume).
+	d.LockReg = quoteLiteral(q + ".next_id_node_lock")
 	return citusData{
 		renderData:  d,
 		NodeSchema:  q,
