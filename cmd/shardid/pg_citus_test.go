@@ -57,3 +57,63 @@ func TestPGCitusUpStatus(t *testing.T) {
 		t.Fatalf("pg status with worker 2's counter in worker 1's slot: exit %d, want 1 and %q\n%s%s", code, want, out, errOut)
 	}
 }
+
+// TestPGCitusResume: a worker restored in place (its counter of shard 0
+// set back below what it handed out to insta0.photos, where a backup
+// taken ahead of the clock left it) makes pg status exit 1 naming it;
+// pg resume on the coordinator is a dry run that names every node's
+// counters and moves none; with --apply it moves them, the worker's
+// next ID is past everything it handed out, and pg status exits 0.
+func TestPGCitusResume(t *testing.T) {
+	c := testsrv.Citus(t)
+	dsn := testsrv.Database(t, c)
+	db := openPG(t, dsn)
+	var name string
+	if err := db.QueryRow(`SELECT current_database()`).Scan(&name); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := runCLI(t, "", nil, "pg", "up", "--dsn", dsn, "--shards", "0-1"); code != 0 {
+		t.Fatalf("pg up on the coordinator: exit %d\n%s%s", code, out, errOut)
+	}
+	if _, err := db.Exec(`CREATE TABLE insta0.photos (id bigint PRIMARY KEY DEFAULT insta0.next_id(), v int)`); err != nil {
+		t.Fatal(err)
+	}
+	w := c.Workers()[0]
+	wdb := openPG(t, w.DSN(name))
+	// The backup: the worker's counter 3s ahead of the clock, in its slot.
+	var backup, top int64
+	if err := wdb.QueryRow(`SELECT setval('insta0_node.next_id_node_seq',
+		((((extract(epoch FROM clock_timestamp()) * 1000)::bigint + 3000 - $1) << 10) & ~15::bigint) + (SELECT last_value & 15 FROM insta0_node.next_id_node_seq))`,
+		shardid.Instagram().EpochMillis()).Scan(&backup); err != nil {
+		t.Fatal(err)
+	}
+	if err := wdb.QueryRow(`WITH i AS (INSERT INTO insta0.photos (v) SELECT g FROM generate_series(1, 200) AS g RETURNING id) SELECT max(id) FROM i`).Scan(&top); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := wdb.Exec(`SELECT setval('insta0_node.next_id_node_seq', $1)`, backup); err != nil { // the restore
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, "", nil, "pg", "status", "--dsn", dsn, "--shards", "0-1")
+	want := fmt.Sprintf("(127.0.0.1:%d) stands at %d, behind", w.Port(), backup)
+	if code != 1 || !strings.Contains(out, want) {
+		t.Fatalf("pg status of the restored worker: exit %d, want 1 and %q\n%s%s", code, want, out, errOut)
+	}
+	code, out, errOut = runCLI(t, "", nil, "pg", "resume", "--dsn", dsn, "--lead", "5s")
+	if code != 0 || strings.Count(out, "would    insta") != 6 || !strings.Contains(out, fmt.Sprintf("insta0_node on node group 1 (127.0.0.1:%d", w.Port())) {
+		t.Fatalf("pg resume (dry run) on the coordinator: exit %d, want 0 and 6 counters that would move\n%s%s", code, out, errOut)
+	}
+	var last int64
+	if err := wdb.QueryRow(`SELECT last_value FROM insta0_node.next_id_node_seq`).Scan(&last); err != nil || last != backup {
+		t.Fatalf("the dry run moved the worker's counter: %d, %v; want %d", last, err, backup)
+	}
+	if code, out, errOut = runCLI(t, "", nil, "pg", "resume", "--dsn", dsn, "--lead", "5s", "--apply"); code != 0 || strings.Count(out, "moved    insta") != 6 {
+		t.Fatalf("pg resume --apply on the coordinator: exit %d, want 0 and 6 counters moved\n%s%s", code, out, errOut)
+	}
+	var id int64
+	if err := wdb.QueryRow(`INSERT INTO insta0.photos (v) VALUES (1) RETURNING id`).Scan(&id); err != nil || id <= top {
+		t.Fatalf("the worker's first ID after resume: %d, %v; want past %d, the last it handed out", id, err, top)
+	}
+	if code, out, errOut = runCLI(t, "", nil, "pg", "status", "--dsn", dsn, "--shards", "0-1"); code != 0 {
+		t.Fatalf("pg status after resume: exit %d\n%s%s", code, out, errOut)
+	}
+}
