@@ -1,11 +1,13 @@
 package main
 
 import (
+	"database/sql"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/tools/dbserver"
 	"github.com/shardid/shardid/tools/testsrv"
 )
 
@@ -15,19 +17,7 @@ import (
 // the coordinator and exits 0; a worker's counter set into another
 // node's slot makes it exit 1 naming the node and the counter.
 func TestPGCitusUpStatus(t *testing.T) {
-	c := testsrv.Citus(t)
-	dsn := testsrv.Database(t, c)
-	db := openPG(t, dsn)
-	var name string
-	if err := db.QueryRow(`SELECT current_database()`).Scan(&name); err != nil {
-		t.Fatal(err)
-	}
-	if code, out, errOut := runCLI(t, "", nil, "pg", "up", "--dsn", dsn, "--shards", "0-3"); code != 0 {
-		t.Fatalf("pg up on the coordinator: exit %d\n%s%s", code, out, errOut)
-	}
-	if _, err := db.Exec(`CREATE TABLE insta2.photos (id bigint PRIMARY KEY DEFAULT insta2.next_id(), v int)`); err != nil {
-		t.Fatal(err)
-	}
+	c, dsn, db, name := citusCLIUp(t, "0-3", "insta2")
 	for _, w := range c.Workers() {
 		var id int64
 		if err := openPG(t, w.DSN(name)).QueryRow(`INSERT INTO insta2.photos (v) VALUES (1) RETURNING id`).Scan(&id); err != nil {
@@ -65,19 +55,7 @@ func TestPGCitusUpStatus(t *testing.T) {
 // counters and moves none; with --apply it moves them, the worker's
 // next ID is past everything it handed out, and pg status exits 0.
 func TestPGCitusResume(t *testing.T) {
-	c := testsrv.Citus(t)
-	dsn := testsrv.Database(t, c)
-	db := openPG(t, dsn)
-	var name string
-	if err := db.QueryRow(`SELECT current_database()`).Scan(&name); err != nil {
-		t.Fatal(err)
-	}
-	if code, out, errOut := runCLI(t, "", nil, "pg", "up", "--dsn", dsn, "--shards", "0-1"); code != 0 {
-		t.Fatalf("pg up on the coordinator: exit %d\n%s%s", code, out, errOut)
-	}
-	if _, err := db.Exec(`CREATE TABLE insta0.photos (id bigint PRIMARY KEY DEFAULT insta0.next_id(), v int)`); err != nil {
-		t.Fatal(err)
-	}
+	c, dsn, _, name := citusCLIUp(t, "0-1", "insta0")
 	w := c.Workers()[0]
 	wdb := openPG(t, w.DSN(name))
 	// The backup: the worker's counter 3s ahead of the clock, in its slot.
@@ -116,4 +94,26 @@ func TestPGCitusResume(t *testing.T) {
 	if code, out, errOut = runCLI(t, "", nil, "pg", "status", "--dsn", dsn, "--shards", "0-1"); code != 0 {
 		t.Fatalf("pg status after resume: exit %d\n%s%s", code, out, errOut)
 	}
+}
+
+// citusCLIUp runs shardid pg up --shards shards on the coordinator of the
+// shared test cluster, in a database of the test's own, and creates
+// table.photos keyed by DEFAULT next_id(); it returns the cluster, the
+// coordinator's DSN and pool, and the database's name.
+func citusCLIUp(t *testing.T, shards, schema string) (*dbserver.Citus, string, *sql.DB, string) {
+	t.Helper()
+	c := testsrv.Citus(t)
+	dsn := testsrv.Database(t, c)
+	db := openPG(t, dsn)
+	var name string
+	if err := db.QueryRow(`SELECT current_database()`).Scan(&name); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := runCLI(t, "", nil, "pg", "up", "--dsn", dsn, "--shards", shards); code != 0 {
+		t.Fatalf("pg up on the coordinator: exit %d\n%s%s", code, out, errOut)
+	}
+	if _, err := db.Exec(fmt.Sprintf(`CREATE TABLE %s.photos (id bigint PRIMARY KEY DEFAULT %s.next_id(), v int)`, schema, schema)); err != nil {
+		t.Fatal(err)
+	}
+	return c, dsn, db, name
 }

@@ -61,19 +61,8 @@ func (c NodeCounter) ShardSchema() string {
 // ErrWorker on a worker: a cluster's counters are reached through its
 // coordinator.
 func Open(ctx context.Context, db *sql.DB, shards []pgfunc.Shard) (*Cluster, error) {
-	citus, coordinator, err := nodeRole(ctx, db)
-	if err != nil || !citus {
-		return nil, err
-	}
-	if !coordinator {
-		return nil, fmt.Errorf("%w: a Citus cluster's counters are reached through its coordinator, which reaches every node", ErrWorker)
-	}
-	ledger, err := readLedger(ctx, db)
-	if err != nil {
-		return nil, err
-	}
-	nodes, err := listNodes(ctx, db, ledger)
-	if err != nil {
+	nodes, err := clusterNodes(ctx, db, "a Citus cluster's counters are reached through its coordinator, which reaches every node")
+	if err != nil || nodes == nil {
 		return nil, err
 	}
 	wanted := map[string]bool{}
@@ -136,6 +125,24 @@ func Open(ctx context.Context, db *sql.DB, shards []pgfunc.Shard) (*Cluster, err
 		cl.Nodes = append(cl.Nodes, nc)
 	}
 	return cl, nil
+}
+
+// clusterNodes lists, through the coordinator db is connected to, the
+// cluster's primary node groups with their slots; nil when db's database
+// has no Citus, ErrWorker (saying why with onWorker) on a worker.
+func clusterNodes(ctx context.Context, db *sql.DB, onWorker string) ([]Node, error) {
+	citus, coordinator, err := nodeRole(ctx, db)
+	if err != nil || !citus {
+		return nil, err
+	}
+	if !coordinator {
+		return nil, fmt.Errorf("%w: %s", ErrWorker, onWorker)
+	}
+	ledger, err := readLedger(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	return listNodes(ctx, db, ledger)
 }
 
 // Close closes the pools Open opened on the workers.

@@ -47,20 +47,7 @@ func restoreNode(t *testing.T, db *sql.DB, m *migrate.Migrator, w *dbserver.PG, 
 	if _, err := rn.worker.Exec(`SELECT setval('insta0_node.next_id_node_seq', $1)`, rn.backup); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := rn.worker.Query(`INSERT INTO insta0.photos (v) SELECT g FROM generate_series(1, 300) AS g RETURNING id`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			t.Fatal(err)
-		}
-		rn.handed = append(rn.handed, id)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
+	rn.handed = queryIDs(t, rn.worker, `INSERT INTO insta0.photos (v) SELECT g FROM generate_series(1, 300) AS g RETURNING id`)
 	rn.setBack(t)
 	return rn
 }
@@ -81,25 +68,35 @@ func (rn restoredNode) repeats(t *testing.T, n int) int {
 	for _, id := range rn.handed {
 		handed[id] = true
 	}
-	rows, err := rn.worker.Query(`SELECT insta0.next_id() FROM generate_series(1, $1)`, n)
+	count := 0
+	for _, id := range queryIDs(t, rn.worker, `SELECT insta0.next_id() FROM generate_series(1, $1)`, n) {
+		if handed[id] {
+			count++
+		}
+	}
+	return count
+}
+
+// queryIDs returns the IDs q returns on db, one a row.
+func queryIDs(t *testing.T, db *sql.DB, q string, args ...any) []int64 {
+	t.Helper()
+	rows, err := db.Query(q, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rows.Close()
-	count := 0
+	var out []int64
 	for rows.Next() {
 		var id int64
 		if err := rows.Scan(&id); err != nil {
 			t.Fatal(err)
 		}
-		if handed[id] {
-			count++
-		}
+		out = append(out, id)
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return count
+	return out
 }
 
 // TestCitusResumeRestoredNode: a worker restored in place (its counter of

@@ -64,19 +64,8 @@ type Status struct {
 // db's database has no Citus, ErrWorker on a worker. A node that cannot
 // be reached is a problem, not an error.
 func Survey(ctx context.Context, db *sql.DB, o pgfunc.Options, shards []pgfunc.Shard) (*Status, error) {
-	citus, coordinator, err := nodeRole(ctx, db)
-	if err != nil || !citus {
-		return nil, err
-	}
-	if !coordinator {
-		return nil, fmt.Errorf("%w: pg status reads a Citus cluster through its coordinator", ErrWorker)
-	}
-	ledger, err := readLedger(ctx, db)
-	if err != nil {
-		return nil, err
-	}
-	nodes, err := listNodes(ctx, db, ledger)
-	if err != nil {
+	nodes, err := clusterNodes(ctx, db, "pg status reads a Citus cluster through its coordinator")
+	if err != nil || nodes == nil {
 		return nil, err
 	}
 	st := &Status{Nodes: nodes, Placements: map[string]int{}}
