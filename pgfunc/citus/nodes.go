@@ -46,6 +46,10 @@ type NodeCounter struct {
 	Meta       pgfunc.Meta
 	Known      bool
 	Unreadable string
+	// Kept is true for a counter a down kept (the shard's public
+	// functions gone): nobody draws from it, the next up carries on from
+	// it.
+	Kept bool
 }
 
 // ShardSchema is the schema of the shard the counter draws for: its
@@ -75,14 +79,14 @@ func Open(ctx context.Context, db *sql.DB, shards []pgfunc.Shard) (*Cluster, err
 			return m
 		}
 		var c NodeCounter
-		m, ok, err := Meta(ctx, db, schema)
+		m, live, ok, err := readMeta(ctx, db, schema)
 		switch {
 		case err != nil:
 			c.Unreadable = err.Error()
 		case !ok:
 			c.Unreadable = "no next_id_meta() in schema " + schema + " on the coordinator"
 		default:
-			c.Meta, c.Known = m, true
+			c.Meta, c.Known, c.Kept = m, true, !live
 		}
 		metas[schema] = c
 		return c

@@ -294,19 +294,28 @@ func Shards(ctx context.Context, db *sql.DB) (shards []pgfunc.Shard, ok bool, er
 
 // Meta reads the metadata of schema's generator from its next_id_meta()
 // on a Citus node, whose shard schemas hold no counter (the companion
-// schemas do); false when the schema has no such generator.
+// schemas do); false when the schema has no such generator, or a down
+// took it (see readMeta).
 func Meta(ctx context.Context, db *sql.DB, schema string) (pgfunc.Meta, bool, error) {
+	meta, live, ok, err := readMeta(ctx, db, schema)
+	return meta, ok && live, err
+}
+
+// readMeta reads the metadata of schema's generator from its
+// next_id_meta(): ok false when there is none; live false when a down
+// took the generator and kept its metadata with the nodes' counters.
+func readMeta(ctx context.Context, db *sql.DB, schema string) (meta pgfunc.Meta, live, ok bool, err error) {
 	q, err := templates.Query("citusMeta", nil)
 	if err != nil {
-		return pgfunc.Meta{}, false, err
+		return pgfunc.Meta{}, false, false, err
 	}
 	var body sql.NullString
-	switch err := db.QueryRowContext(ctx, q, schema).Scan(&body); {
+	switch err := db.QueryRowContext(ctx, q, schema).Scan(&body, &live); {
 	case err == sql.ErrNoRows:
-		return pgfunc.Meta{}, false, nil
+		return pgfunc.Meta{}, false, false, nil
 	case err != nil:
-		return pgfunc.Meta{}, false, fmt.Errorf("generator of %s: %w", schema, err)
+		return pgfunc.Meta{}, false, false, fmt.Errorf("generator of %s: %w", schema, err)
 	}
-	meta, ok := inventory.MetaFromBody(body)
-	return meta, ok, nil
+	meta, ok = inventory.MetaFromBody(body)
+	return meta, live, ok, nil
 }

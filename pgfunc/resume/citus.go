@@ -18,7 +18,7 @@ import (
 // citusRef is a Citus node's counter as the checks of Run read a
 // single server's (layout, lead, whether its metadata was read).
 func citusRef(c citus.NodeCounter) inventory.Counter {
-	return inventory.Counter{Schema: c.Schema, Meta: c.Meta, Known: c.Known, HasLock: true}
+	return inventory.Counter{Schema: c.Schema, Meta: c.Meta, Known: c.Known, Retired: c.Kept, HasLock: !c.Kept}
 }
 
 // citusRefs lists every node's counters of cl as citusRef does.
@@ -59,7 +59,7 @@ func (m *run) resumeCluster(ctx context.Context, cl *citus.Cluster, ro Options, 
 		}
 		out = append(out, m.moveAll(ctx, n.DB, len(n.Counters), func(i int) (Resumed, inventory.Counter, counter) {
 			c := n.Counters[i]
-			r := Resumed{Node: n.Node.String(), Schema: c.Schema, Shard: c.Shard, Meta: c.Meta, Mode: c.Meta.Mode, From: -1, To: -1}
+			r := Resumed{Node: n.Node.String(), Schema: c.Schema, Shard: c.Shard, Meta: c.Meta, Retired: c.Kept, Mode: c.Meta.Mode, From: -1, To: -1}
 			ref := citusRef(c)
 			if !c.Known {
 				ref.Unreadable = c.Unreadable
