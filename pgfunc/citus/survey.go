@@ -292,6 +292,32 @@ func Shards(ctx context.Context, db *sql.DB) (shards []pgfunc.Shard, ok bool, er
 	return shards, true, nil
 }
 
+// Generators lists the generators of the Citus cluster whose
+// coordinator db is connected to, as the checks of an up read a single
+// server's (package inventory): every shard schema whose counters the
+// coordinator holds, with what its next_id_meta() records, Retired when
+// a down took it and kept the counters. ok is false when db's database
+// has no Citus or db is a worker.
+func Generators(ctx context.Context, db *sql.DB) (out []inventory.Installed, ok bool, err error) {
+	shards, ok, err := Shards(ctx, db)
+	if err != nil || !ok {
+		return nil, ok, err
+	}
+	for _, sh := range shards {
+		meta, live, found, err := readMeta(ctx, db, sh.Schema)
+		if err != nil {
+			return nil, true, err
+		}
+		in := inventory.Installed{Schema: sh.Schema, Meta: meta, Retired: !live}
+		if !found {
+			in.Meta.Shard = sh.ID
+			in.Unreadable = "its nodes' counters carry shard " + fmt.Sprint(sh.ID) + ", but the schema holds no next_id_meta()"
+		}
+		out = append(out, in)
+	}
+	return out, true, nil
+}
+
 // Meta reads the metadata of schema's generator from its next_id_meta()
 // on a Citus node, whose shard schemas hold no counter (the companion
 // schemas do); false when the schema has no such generator, or a down
