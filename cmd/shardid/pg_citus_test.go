@@ -117,3 +117,42 @@ func citusCLIUp(t *testing.T, shards, schema string) (*dbserver.Citus, string, *
 	}
 	return c, dsn, db, name
 }
+
+// TestPGCitusDown: pg down on a Citus coordinator exits 1 naming the table
+// whose DEFAULT calls next_id(); with the DEFAULT dropped it takes the
+// generator off every node (a worker's draw fails) and keeps the
+// worker's counter; pg up brings it back carrying the counter on.
+func TestPGCitusDown(t *testing.T) {
+	c, dsn, db, name := citusCLIUp(t, "0", "insta0")
+	wdb := openPG(t, c.Workers()[0].DSN(name))
+	var id int64
+	if err := wdb.QueryRow(`INSERT INTO insta0.photos (v) VALUES (1) RETURNING id`).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := runCLI(t, "", nil, "pg", "down", "--dsn", dsn, "--shards", "0"); code != 1 || !strings.Contains(out+errOut, "photos") {
+		t.Fatalf("pg down while insta0.photos's DEFAULT calls next_id(): exit %d, want 1 naming the table\n%s%s", code, out, errOut)
+	}
+	if _, err := db.Exec(`ALTER TABLE insta0.photos ALTER COLUMN id DROP DEFAULT`); err != nil {
+		t.Fatal(err)
+	}
+	var before, after int64
+	if err := wdb.QueryRow(`SELECT last_value FROM insta0_node.next_id_node_seq`).Scan(&before); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := runCLI(t, "", nil, "pg", "down", "--dsn", dsn, "--shards", "0"); code != 0 {
+		t.Fatalf("pg down on the coordinator: exit %d\n%s%s", code, out, errOut)
+	}
+	if _, err := wdb.Exec(`SELECT insta0.next_id()`); err == nil {
+		t.Fatal("a worker still draws after pg down")
+	}
+	if err := wdb.QueryRow(`SELECT last_value FROM insta0_node.next_id_node_seq`).Scan(&after); err != nil || after != before {
+		t.Fatalf("the worker's counter after down: %d, %v; want it kept at %d", after, err, before)
+	}
+	if code, out, errOut := runCLI(t, "", nil, "pg", "up", "--dsn", dsn, "--shards", "0"); code != 0 {
+		t.Fatalf("pg up after down: exit %d\n%s%s", code, out, errOut)
+	}
+	var next int64
+	if err := wdb.QueryRow(`SELECT insta0.next_id()`).Scan(&next); err != nil || next <= id {
+		t.Fatalf("the worker's draw after up: %d, %v; want past %d", next, err, id)
+	}
+}
