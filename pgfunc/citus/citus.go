@@ -347,16 +347,26 @@ func Up(ctx context.Context, db *sql.DB, o pgfunc.Options, margin time.Duration,
 			return nil
 		})
 	}
+	res, err = eachShard(shards, err, each, func(sh pgfunc.Shard) (bool, string, error) {
+		if err := refused[sh.ID]; err != nil {
+			return false, "", err
+		}
+		err := upShard(ctx, db, sh, o)
+		return err == nil, "", err
+	})
+	return res, true, err
+}
+
+// eachShard runs do for every shard, unless failed is not nil (every
+// shard's result then), calling each, if not nil, after every shard, and
+// returns the results with a *pgfunc.PartialError when any failed.
+func eachShard(shards []pgfunc.Shard, failed error, each func(pgfunc.Result), do func(pgfunc.Shard) (applied bool, note string, err error)) ([]pgfunc.Result, error) {
 	out := make([]pgfunc.Result, 0, len(shards))
 	for _, sh := range shards {
 		start := time.Now()
-		r := pgfunc.Result{Shard: sh, Err: err}
-		if r.Err == nil {
-			r.Err = refused[sh.ID]
-		}
-		if r.Err == nil {
-			r.Err = upShard(ctx, db, sh, o)
-			r.Applied = r.Err == nil
+		r := pgfunc.Result{Shard: sh, Err: failed}
+		if failed == nil {
+			r.Applied, r.Note, r.Err = do(sh)
 		}
 		r.Duration = time.Since(start)
 		if each != nil {
@@ -364,8 +374,7 @@ func Up(ctx context.Context, db *sql.DB, o pgfunc.Options, margin time.Duration,
 		}
 		out = append(out, r)
 	}
-	res, err = pgfunc.Partial(out)
-	return res, true, err
+	return pgfunc.Partial(out)
 }
 
 // upShard creates sh's schema and public functions on the coordinator

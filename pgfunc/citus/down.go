@@ -9,7 +9,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"time"
 
 	"github.com/shardid/shardid/pgfunc"
 )
@@ -32,20 +31,9 @@ func Down(ctx context.Context, db *sql.DB, shards []pgfunc.Shard, each func(pgfu
 	if err == nil && nodes == nil {
 		return nil, false, nil
 	}
-	out := make([]pgfunc.Result, 0, len(shards))
-	for _, sh := range shards {
-		start := time.Now()
-		r := pgfunc.Result{Shard: sh, Err: err}
-		if err == nil {
-			r.Applied, r.Note, r.Err = downShard(ctx, db, nodes, sh)
-		}
-		r.Duration = time.Since(start)
-		if each != nil {
-			each(r)
-		}
-		out = append(out, r)
-	}
-	res, err = pgfunc.Partial(out)
+	res, err = eachShard(shards, err, each, func(sh pgfunc.Shard) (bool, string, error) {
+		return downShard(ctx, db, nodes, sh)
+	})
 	return res, true, err
 }
 

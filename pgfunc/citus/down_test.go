@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
-	"time"
 
-	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/pgfunc/migrate"
 	"github.com/shardid/shardid/pgfunc/resume"
@@ -83,13 +81,7 @@ func TestCitusDownKeepsCounters(t *testing.T) {
 		}
 	}
 
-	other := shardid.Instagram()
-	other.Epoch = other.Epoch.Add(-24 * time.Hour)
-	mo, err := migrate.New(db, pgfunc.Options{Layout: other}, migrate.Options{OwnDatabaseOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := mo.Up(ctx, shards, nil); !errors.Is(err, pgfunc.ErrGeneratorMismatch) {
+	if _, err := otherEpoch(t, db).Up(ctx, shards, nil); !errors.Is(err, pgfunc.ErrGeneratorMismatch) {
 		t.Fatalf("up with another epoch over the kept counters: %v; want ErrGeneratorMismatch", err)
 	}
 	if _, err := m.Up(ctx, shards, nil); err != nil {
