@@ -156,3 +156,34 @@ func TestPGCitusDown(t *testing.T) {
 		t.Fatalf("the worker's draw after up: %d, %v; want past %d", next, err, id)
 	}
 }
+
+// TestPGCitusMove: pg move moves a shard's schema to the other worker
+// through the coordinator (citus_schema_move), and refuses a node that is
+// not in the cluster, naming it.
+func TestPGCitusMove(t *testing.T) {
+	c, dsn, db, _ := citusCLIUp(t, "0", "insta0")
+	placed := func() int {
+		t.Helper()
+		var port int
+		if err := db.QueryRow(`SELECT nodeport FROM citus_shards WHERE citus_table_type = 'schema' AND table_name::text = 'insta0.photos'`).Scan(&port); err != nil {
+			t.Fatal(err)
+		}
+		return port
+	}
+	to := c.Workers()[0]
+	if to.Port() == placed() {
+		to = c.Workers()[1]
+	}
+	if code, out, errOut := runCLI(t, "", nil, "pg", "move", "--dsn", dsn, "--shard", "0", "--to", "127.0.0.1:1"); code == 0 || !strings.Contains(errOut, "127.0.0.1:1 is no active primary") {
+		t.Fatalf("pg move to a node outside the cluster: exit %d\n%s%s", code, out, errOut)
+	}
+	func() {
+		defer c.Moves()() // one change of placement at a time on the shared servers
+		if code, out, errOut := runCLI(t, "", nil, "pg", "move", "--dsn", dsn, "--shard", "0", "--to", fmt.Sprintf("127.0.0.1:%d", to.Port()), "--transfer-mode", "force_logical"); code != 0 {
+			t.Fatalf("pg move: exit %d\n%s%s", code, out, errOut)
+		}
+	}()
+	if got := placed(); got != to.Port() {
+		t.Fatalf("insta0 on %d after pg move to %d", got, to.Port())
+	}
+}
