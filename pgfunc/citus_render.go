@@ -74,6 +74,9 @@ func newCitusData(sh Shard, o Options, group, slot int) (citusData, error) {
 	if err != nil {
 		return citusData{}, err
 	}
+	// The lead's refusal names what a resume recorded on the jump lock's
+	// table: on Citus, the node's (package resume).
+	d.LockReg = quoteLiteral(q + ".next_id_node_lock")
 	return citusData{
 		renderData:  d,
 		NodeSchema:  q,
@@ -108,6 +111,20 @@ func RenderCitusNode(sh Shard, o Options, group, slot int) (string, error) {
 // every node and which draw from that node's own counter.
 func RenderCitusShard(sh Shard, o Options) (string, error) {
 	return renderCitus("citusShard", sh, o, 0, 0)
+}
+
+// RenderCitusDown renders the down of sh, whose generator was rendered
+// with o, on a Citus cluster: what the coordinator runs with propagation
+// on (the shard's public functions dropped on every node; next_id_meta()
+// kept), and what every node runs with propagation off after it (its
+// jump, jump lock and jump counters dropped once the clock is past its
+// counter; the counter kept for the next up).
+func RenderCitusDown(sh Shard, o Options) (coordinator, node string, err error) {
+	if coordinator, err = renderCitus("citusDownShard", sh, o, 0, 0); err != nil {
+		return "", "", err
+	}
+	node, err = renderCitus("citusDownNode", sh, o, 0, 0)
+	return coordinator, node, err
 }
 
 func renderCitus(name string, sh Shard, o Options, group, slot int) (string, error) {

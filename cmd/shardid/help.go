@@ -53,6 +53,7 @@ var helps = map[string]helpText{
 		"shardid pg resume --dsn postgres://owner@db2:5432/app",
 		"shardid pg resume --dsn postgres://owner@db2:5432/app --lead 5s --apply",
 	}},
+	"pg move": {"", []string{"shardid pg move --dsn postgres://owner@coordinator:5432/app --shard 3 --to worker2:5432"}},
 	"pg adopt": {"", []string{
 		"shardid pg adopt --dsn postgres://owner@db1:5432/app --shards 0-63",
 		"shardid pg adopt --dsn postgres://owner@db1:5432/app --shards 0-63 --apply",

@@ -64,7 +64,7 @@ var commands = map[string]command{
 }
 
 // pgCommands are the "shardid pg" subcommands (pg.go, pg_grant.go,
-// pg_map.go, pg_resume.go).
+// pg_map.go, pg_resume.go, pg_citus.go).
 var pgCommands = map[string]command{
 	"render": {"print one shard's generator SQL (a goose migration)", runPGRender},
 	"up":     {"apply the generator to each shard's schema", runPGUp},
@@ -74,6 +74,7 @@ var pgCommands = map[string]command{
 	"verify": {"prove a shard map against the live servers: each shard id in one schema on one server", runPGVerify},
 	"grant":  {"give an application role exactly what drawing IDs needs on each shard, and check it", runPGGrant},
 	"resume": {"after a restore, PITR or failover: show (and with --apply, move) every counter past anything the old server could have handed out", runPGResume},
+	"move":   {"move a shard's schema to another node of a Citus cluster (citus_schema_move), once that node can draw its IDs", runPGMove},
 	"adopt":  {"read a next_id() in Instagram's published form (or bigserial keys), print its layout, epoch and shard id; --apply replaces it by shardid's", runPGAdopt},
 }
 

@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"net"
+	"strconv"
+	"strings"
 
 	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/pgfunc/citus"
@@ -35,4 +38,47 @@ func printCitus(ctx context.Context, env *cliEnv, m *migrate.Migrator, shards []
 		fmt.Fprintf(env.stdout, "CITUS: %s\n", p)
 	}
 	return len(st.Problems), nil
+}
+
+// runPGMove moves one logical shard's schema between the nodes of a Citus
+// cluster (citus.Move): Citus's own move, the counters staying where they
+// are.
+func runPGMove(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "pg move")
+	dsn := fs.String("dsn", "", "PostgreSQL connection URL of the Citus coordinator, as the generators' owner (env "+envPGDSN+")")
+	fs.envVar("dsn", envPGDSN)
+	shardText := fs.String("shard", "", "the shard id to move, e.g. 3")
+	schemaFormat := fs.String("schema-format", pgfunc.DefaultSchemaFormat, "schema name of shard N, with one %d (env "+envSchemaFm+")")
+	fs.envVar("schema-format", envSchemaFm)
+	to := fs.String("to", "", "host:port of the node to move the shard to, as the coordinator's pg_dist_node names it")
+	mode := fs.String("transfer-mode", "auto", "Citus's shard transfer mode (allowed: "+strings.Join(citus.TransferModes, ", ")+")")
+	if err := parseFlags(env, fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("pg move: unexpected argument %q", fs.Arg(0))
+	}
+	id, err := strconv.ParseInt(*shardText, 10, 64)
+	if err != nil || id < 0 {
+		return usagef("--shard: %q is not a shard id (0 or more)", *shardText)
+	}
+	host, p, err := net.SplitHostPort(*to)
+	port, perr := strconv.Atoi(p)
+	if err != nil || perr != nil || host == "" || port < 1 || port > 65535 {
+		return usagef("--to: %q is not host:port, e.g. worker2:5432", *to)
+	}
+	schema, err := pgfunc.SchemaName(*schemaFormat, id)
+	if err != nil {
+		return usagef("--schema-format: %v", err)
+	}
+	db, err := connect(ctx, *dsn)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := citus.Move(ctx, db, pgfunc.Shard{Schema: schema, ID: id}, host, port, *mode); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "moved shard %d (schema %s) to %s:%d\n", id, schema, host, port)
+	return nil
 }

@@ -199,6 +199,7 @@ type resumeReport struct {
 type resumedCounter struct {
 	Server   string    `json:"server,omitempty"`
 	Database string    `json:"database,omitempty"`
+	Node     string    `json:"citus_node,omitempty"`
 	Schema   string    `json:"schema,omitempty"`
 	Shard    int64     `json:"shard"`
 	Retired  bool      `json:"retired,omitempty"`
@@ -242,11 +243,11 @@ func resumedState(r resume.Resumed) string {
 }
 
 func (rep *resumeReport) add(server string, r resume.Resumed) {
-	if r.Schema == "" && r.Err != nil { // a database not read
+	if r.Schema == "" && r.Node == "" && r.Err != nil { // a database not read
 		rep.Databases = append(rep.Databases, resumeDatabaseError{Server: server, Database: r.Database, Error: oneLine(r.Err.Error())})
 		return
 	}
-	c := resumedCounter{Server: server, Database: r.Database, Schema: r.Schema, Shard: r.Shard, Retired: r.Retired, Mode: string(r.Mode),
+	c := resumedCounter{Server: server, Database: r.Database, Node: r.Node, Schema: r.Schema, Shard: r.Shard, Retired: r.Retired, Mode: string(r.Mode),
 		State: resumedState(r), Past: r.Past, Until: r.Until, From: r.From, To: r.To, Note: r.Note}
 	if r.Err != nil {
 		c.Error = oneLine(r.Err.Error())
@@ -274,6 +275,9 @@ func resumedLine(server string, r resume.Resumed) string {
 	}
 	if r.Retired {
 		where += " (kept by down)"
+	}
+	if r.Node != "" { // a Citus node's counter (pg_citus.go)
+		where += " on " + r.Node
 	}
 	if server != "" {
 		where = server + " " + where

@@ -310,6 +310,22 @@ func Up(ctx context.Context, db *sql.DB, o pgfunc.Options, margin time.Duration,
 	if err == nil && o.Mode != pgfunc.ModeUnique {
 		err = fmt.Errorf("%w: %s (allowed: %s)", ErrMode, o.Mode, pgfunc.ModeUnique)
 	}
+	// A generator of the shard already there, live or kept by a down
+	// with every node's counter, must be this one: another layout would
+	// read the counters' values as other times (pgfunc.ErrGeneratorMismatch).
+	refused := map[int64]error{}
+	for _, sh := range shards {
+		if err != nil {
+			break
+		}
+		var have pgfunc.Meta
+		var ok bool
+		if have, _, ok, err = readMeta(ctx, db, sh.Schema); err == nil && ok {
+			if want, werr := pgfunc.MetaFor(sh, o); werr != nil || !have.SameGenerator(want) {
+				refused[sh.ID] = fmt.Errorf("up: %w (a down keeps the generator with every node's counter: bring it up with its own options, as pg status shows them)", inventory.Mismatch(sh, inventory.Installed{Schema: sh.Schema, Meta: have}, o))
+			}
+		}
+	}
 	var ns []Node
 	if err == nil {
 		ns, err = grantSlots(ctx, db)
@@ -317,6 +333,9 @@ func Up(ctx context.Context, db *sql.DB, o pgfunc.Options, margin time.Duration,
 	if err == nil {
 		err = eachNode(ctx, db, ns, func(n Node, node *sql.DB) error {
 			for _, sh := range shards {
+				if refused[sh.ID] != nil {
+					continue
+				}
 				q, err := pgfunc.RenderCitusNode(sh, o, n.Group, slotOf(n))
 				if err != nil {
 					return err
@@ -328,13 +347,26 @@ func Up(ctx context.Context, db *sql.DB, o pgfunc.Options, margin time.Duration,
 			return nil
 		})
 	}
+	res, err = eachShard(shards, err, each, func(sh pgfunc.Shard) (bool, string, error) {
+		if err := refused[sh.ID]; err != nil {
+			return false, "", err
+		}
+		err := upShard(ctx, db, sh, o)
+		return err == nil, "", err
+	})
+	return res, true, err
+}
+
+// eachShard runs do for every shard, unless failed is not nil (every
+// shard's result then), calling each, if not nil, after every shard, and
+// returns the results with a *pgfunc.PartialError when any failed.
+func eachShard(shards []pgfunc.Shard, failed error, each func(pgfunc.Result), do func(pgfunc.Shard) (applied bool, note string, err error)) ([]pgfunc.Result, error) {
 	out := make([]pgfunc.Result, 0, len(shards))
 	for _, sh := range shards {
 		start := time.Now()
-		r := pgfunc.Result{Shard: sh, Err: err}
-		if err == nil {
-			r.Err = upShard(ctx, db, sh, o)
-			r.Applied = r.Err == nil
+		r := pgfunc.Result{Shard: sh, Err: failed}
+		if failed == nil {
+			r.Applied, r.Note, r.Err = do(sh)
 		}
 		r.Duration = time.Since(start)
 		if each != nil {
@@ -342,8 +374,7 @@ func Up(ctx context.Context, db *sql.DB, o pgfunc.Options, margin time.Duration,
 		}
 		out = append(out, r)
 	}
-	res, err = pgfunc.Partial(out)
-	return res, true, err
+	return pgfunc.Partial(out)
 }
 
 // upShard creates sh's schema and public functions on the coordinator

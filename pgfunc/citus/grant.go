@@ -9,7 +9,6 @@ import (
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/pgfunc/internal/sqlt"
-	"github.com/shardid/shardid/pgfunc/inventory"
 )
 
 // Grant grants, through the coordinator db is connected to, on every
@@ -66,15 +65,10 @@ func Grant(ctx context.Context, db *sql.DB, shards []pgfunc.Shard, role string, 
 
 // grantShard grants role what it needs of sh on one node, and checks.
 func grantShard(ctx context.Context, node *sql.DB, sh pgfunc.Shard, role string) error {
-	q, err := templates.Query("citusMeta", nil)
+	meta, ok, err := Meta(ctx, node, sh.Schema)
 	if err != nil {
 		return err
 	}
-	var body sql.NullString
-	if err := node.QueryRowContext(ctx, q, sh.Schema).Scan(&body); err != nil && err != sql.ErrNoRows {
-		return fmt.Errorf("generator of %s: %w", sh.Schema, err)
-	}
-	meta, ok := inventory.MetaFromBody(body)
 	if !ok {
 		return fmt.Errorf("%w %s (apply it first: shardid pg up on the coordinator)", pgfunc.ErrNoGenerator, sh.Schema)
 	}

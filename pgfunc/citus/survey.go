@@ -64,19 +64,8 @@ type Status struct {
 // db's database has no Citus, ErrWorker on a worker. A node that cannot
 // be reached is a problem, not an error.
 func Survey(ctx context.Context, db *sql.DB, o pgfunc.Options, shards []pgfunc.Shard) (*Status, error) {
-	citus, coordinator, err := nodeRole(ctx, db)
-	if err != nil || !citus {
-		return nil, err
-	}
-	if !coordinator {
-		return nil, fmt.Errorf("%w: pg status reads a Citus cluster through its coordinator", ErrWorker)
-	}
-	ledger, err := readLedger(ctx, db)
-	if err != nil {
-		return nil, err
-	}
-	nodes, err := listNodes(ctx, db, ledger)
-	if err != nil {
+	nodes, err := clusterNodes(ctx, db, "pg status reads a Citus cluster through its coordinator")
+	if err != nil || nodes == nil {
 		return nil, err
 	}
 	st := &Status{Nodes: nodes, Placements: map[string]int{}}
@@ -303,21 +292,56 @@ func Shards(ctx context.Context, db *sql.DB) (shards []pgfunc.Shard, ok bool, er
 	return shards, true, nil
 }
 
+// Generators lists the generators of the Citus cluster whose
+// coordinator db is connected to, as the checks of an up read a single
+// server's (package inventory): every shard schema whose counters the
+// coordinator holds, with what its next_id_meta() records, Retired when
+// a down took it and kept the counters. ok is false when db's database
+// has no Citus or db is a worker.
+func Generators(ctx context.Context, db *sql.DB) (out []inventory.Installed, ok bool, err error) {
+	shards, ok, err := Shards(ctx, db)
+	if err != nil || !ok {
+		return nil, ok, err
+	}
+	for _, sh := range shards {
+		meta, live, found, err := readMeta(ctx, db, sh.Schema)
+		if err != nil {
+			return nil, true, err
+		}
+		in := inventory.Installed{Schema: sh.Schema, Meta: meta, Retired: !live}
+		if !found {
+			in.Meta.Shard = sh.ID
+			in.Unreadable = "its nodes' counters carry shard " + fmt.Sprint(sh.ID) + ", but the schema holds no next_id_meta()"
+		}
+		out = append(out, in)
+	}
+	return out, true, nil
+}
+
 // Meta reads the metadata of schema's generator from its next_id_meta()
 // on a Citus node, whose shard schemas hold no counter (the companion
-// schemas do); false when the schema has no such generator.
+// schemas do); false when the schema has no such generator, or a down
+// took it (see readMeta).
 func Meta(ctx context.Context, db *sql.DB, schema string) (pgfunc.Meta, bool, error) {
+	meta, live, ok, err := readMeta(ctx, db, schema)
+	return meta, ok && live, err
+}
+
+// readMeta reads the metadata of schema's generator from its
+// next_id_meta(): ok false when there is none; live false when a down
+// took the generator and kept its metadata with the nodes' counters.
+func readMeta(ctx context.Context, db *sql.DB, schema string) (meta pgfunc.Meta, live, ok bool, err error) {
 	q, err := templates.Query("citusMeta", nil)
 	if err != nil {
-		return pgfunc.Meta{}, false, err
+		return pgfunc.Meta{}, false, false, err
 	}
 	var body sql.NullString
-	switch err := db.QueryRowContext(ctx, q, schema).Scan(&body); {
+	switch err := db.QueryRowContext(ctx, q, schema).Scan(&body, &live); {
 	case err == sql.ErrNoRows:
-		return pgfunc.Meta{}, false, nil
+		return pgfunc.Meta{}, false, false, nil
 	case err != nil:
-		return pgfunc.Meta{}, false, fmt.Errorf("generator of %s: %w", schema, err)
+		return pgfunc.Meta{}, false, false, fmt.Errorf("generator of %s: %w", schema, err)
 	}
-	meta, ok := inventory.MetaFromBody(body)
-	return meta, ok, nil
+	meta, ok = inventory.MetaFromBody(body)
+	return meta, live, ok, nil
 }

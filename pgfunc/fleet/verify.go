@@ -143,6 +143,11 @@ type ServerCheck struct {
 	// when this one's system identifier or theirs could not be read:
 	// whether they are copies of one data directory cannot be told.
 	Unidentified []string `json:"unidentified,omitempty"`
+	// CitusNodes, for a Citus coordinator, is how many node groups of
+	// its cluster were read; CitusProblems what could repeat an ID there
+	// (citus.Survey), each naming the node and the counter.
+	CitusNodes    int      `json:"citus_nodes,omitempty"`
+	CitusProblems []string `json:"citus_problems,omitempty"`
 	// Error is why the server could not be read.
 	Error string `json:"error,omitempty"`
 }
@@ -181,7 +186,9 @@ type found struct {
 // entries that reach different running primaries with one system
 // identifier (a copy of a data directory beside its origin) are clones,
 // a problem of their own; a standby is read and reported, never counted
-// as a place a shard lives. Servers are read at once.
+// as a place a shard lives. An entry that reaches a Citus coordinator
+// reads the cluster's generators and every node's counters through it
+// (ProblemCitus for a copy that could repeat). Servers are read at once.
 func (m *Map) Verify(ctx context.Context) Report {
 	start := time.Now()
 	rep := Report{Servers: make([]ServerCheck, len(m.Servers))}
@@ -238,6 +245,7 @@ func (m *Map) Verify(ctx context.Context) Report {
 			rep.Problems = append(rep.Problems, Problem{Kind: ProblemUnidentified, Shard: -1, Place: Place{Server: s.Name, Host: hostOf(s)},
 				Message: who[s.Name].doubt(m, s)})
 		}
+		rep.Problems = append(rep.Problems, citusProblems(s, sc)...)
 		for _, u := range sc.Unreadable {
 			rep.Problems = append(rep.Problems, Problem{Kind: ProblemUnreadable, Shard: -1, Place: Place{Server: s.Name, Host: hostOf(s)},
 				Message: fmt.Sprintf("server %s (%s): %s looks like a generator's counter, but its metadata cannot be read (no next_id_meta() and no metadata comment): it hands out IDs of a shard id nobody can tell; record its metadata, then verify again", s.Name, s.Address, u)})
@@ -344,6 +352,11 @@ func (m *Map) read(ctx context.Context, s Server, who *identity) (ServerCheck, s
 		}
 		out = append(out, f)
 	}
+	cf, err := m.readCitus(ctx, s, db, c.Database, id, &check)
+	if err != nil {
+		return check, id, nil, err
+	}
+	out = append(out, cf...)
 	check.Generators = len(out)
 	check.Databases = len(dbs)
 	return check, id, out, nil

@@ -445,6 +445,16 @@ func (s *Inventory) Refusal(allowUnread bool) error {
 // Index is the inventory's generators, indexed.
 func (s *Inventory) Index() Index { return s.index }
 
+// With is s with the generators extra added (as found elsewhere than in
+// the counters Read lists: a Citus cluster's, say), so that Index, All
+// and CheckMixed see them too. s is left as it is.
+func (s *Inventory) With(extra []Installed) *Inventory {
+	c := *s
+	c.all = append(append([]Installed(nil), s.all...), extra...)
+	c.index = NewIndex(c.all)
+	return &c
+}
+
 // All lists every generator and kept counter read (Database "" for the
 // Server's own database).
 func (s *Inventory) All() []Installed { return s.all }

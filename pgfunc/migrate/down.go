@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/pgfunc/citus"
 	"github.com/shardid/shardid/pgfunc/internal/batch"
 	"github.com/shardid/shardid/pgfunc/inventory"
 )
@@ -27,6 +28,10 @@ import (
 // Migrator's is ErrGeneratorMismatch (Down's check that the clock has
 // passed the counter reads the counter by the layout). Any failure to
 // find out (a dead connection, a cancelled context) is an error.
+//
+// On a Citus coordinator Down takes each generator off every node and
+// keeps every node's counter for the next Up (citus.Down, docs/citus.md),
+// with the options the schema's next_id_meta() records.
 func (m *Migrator) Down(ctx context.Context, shards []pgfunc.Shard, each func(pgfunc.Result)) ([]pgfunc.Result, error) {
 	return m.down(ctx, shards, each, func(sh pgfunc.Shard, in inventory.Installed) (pgfunc.Options, error) {
 		// Down checks the counter against the clock with the layout it is
@@ -74,6 +79,20 @@ func (m *Migrator) DownInstalled(ctx context.Context, shards []pgfunc.Shard, ask
 
 // down is Down with the options optsFor gives for a schema holding in.
 func (m *Migrator) down(ctx context.Context, shards []pgfunc.Shard, each func(pgfunc.Result), optsFor func(pgfunc.Shard, inventory.Installed) (pgfunc.Options, error)) ([]pgfunc.Result, error) {
+	// Citus (package citus): a coordinator takes the generator off every
+	// node, keeping every node's counter.
+	if res, ok, err := citus.Down(ctx, m.db, shards, nil); ok {
+		if err != nil && !pgfunc.IsPartial(err) {
+			return res, err
+		}
+		for i, r := range res {
+			res[i].Err = inUse(r.Shard, r.Err)
+			if each != nil {
+				each(res[i])
+			}
+		}
+		return pgfunc.Partial(res)
+	}
 	hist, histErr := m.histories(ctx, batch.Schemas(shards))
 	var found inventory.Index
 	if histErr == nil {
@@ -111,10 +130,17 @@ func (m *Migrator) down(ctx context.Context, shards []pgfunc.Shard, each func(pg
 			return false, "", err
 		}
 		_, err = p.Down(ctx)
-		if pe := (*pgconn.PgError)(nil); errors.As(err, &pe) && pe.Code == "2BP01" { // dependent_objects_still_exist
-			return false, "", fmt.Errorf("%w: %s: %s; change or drop what depends on it (ALTER TABLE … ALTER COLUMN … DROP DEFAULT, DROP VIEW …), then down again",
-				ErrInUse, sh.Schema, strings.Join(strings.Fields(strings.TrimSpace(pe.Detail)), " "))
-		}
+		err = inUse(sh, err)
 		return err == nil, "", err
 	}))
+}
+
+// inUse is err, a down's of sh, wrapped in ErrInUse, naming what depends
+// on the generator, when PostgreSQL refused the drop for it.
+func inUse(sh pgfunc.Shard, err error) error {
+	if pe := (*pgconn.PgError)(nil); errors.As(err, &pe) && pe.Code == "2BP01" { // dependent_objects_still_exist
+		return fmt.Errorf("%w: %s: %s; change or drop what depends on it (ALTER TABLE … ALTER COLUMN … DROP DEFAULT, DROP VIEW …), then down again",
+			ErrInUse, sh.Schema, strings.Join(strings.Fields(strings.TrimSpace(pe.Detail)), " "))
+	}
+	return err
 }

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/shardid/shardid/pgfunc"
-	"github.com/shardid/shardid/pgfunc/citus"
 	"github.com/shardid/shardid/pgfunc/internal/batch"
 	"github.com/shardid/shardid/pgfunc/internal/sqlt"
 	"github.com/shardid/shardid/pgfunc/inventory"
@@ -176,10 +175,12 @@ func (m *Migrator) AllowUnreadDatabases() bool { return m.allowUnread }
 // otherwise).
 //
 // On a Citus cluster Up installs through the coordinator on every node
-// (citus.Up, docs/citus.md), and refuses a worker (citus.ErrWorker).
+// (citus.Up, docs/citus.md), and refuses a worker (citus.ErrWorker); it
+// holds the server-wide lock and runs the checks above with the
+// cluster's generators beside the server's (upCitus).
 func (m *Migrator) Up(ctx context.Context, shards []pgfunc.Shard, each func(pgfunc.Result)) ([]pgfunc.Result, error) {
 	// Citus (package citus): a coordinator installs on every node its own way.
-	if res, ok, err := citus.Up(ctx, m.db, m.opts, m.margin, shards, each); ok {
+	if res, ok, err := m.upCitus(ctx, shards, each); ok {
 		return res, err
 	}
 	var srv *inventory.Inventory

@@ -50,6 +50,9 @@ type Options struct {
 type Resumed struct {
 	// Database holds the counter; empty for the Migrator's own database.
 	Database string
+	// Node, for a counter of a Citus node (Schema its companion schema
+	// <schema>_node), names the node group holding it; empty elsewhere.
+	Node string
 	// Schema holds the counter.
 	Schema string
 	// Shard is the shard id the counter's generator stamps.

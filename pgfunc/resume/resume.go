@@ -14,6 +14,7 @@ import (
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/pgfunc/citus"
 	"github.com/shardid/shardid/pgfunc/internal/batch"
 	"github.com/shardid/shardid/pgfunc/internal/sqlt"
 	"github.com/shardid/shardid/pgfunc/inventory"
@@ -41,6 +42,10 @@ var (
 	// its generator hands out no ID any more (every draw raises "time
 	// field exhausted").
 	ErrLayoutEnded = errors.New("layout ended")
+	// ErrNodeNotRead is returned (in a Resumed) by Run on a Citus
+	// coordinator for a node of the cluster that could not be reached or
+	// read: its counters did not move.
+	ErrNodeNotRead = errors.New("citus node not read")
 	// ErrJumpLocked is returned (in a Resumed's Err) by Resume when a
 	// shard's jump lock stayed held for migrate.Options.LockTimeout: a jump
 	// holds it for a moment, so a transaction holds it. That counter is not
@@ -69,6 +74,13 @@ var (
 // its lead ahead of the clock: draws right after a resume wait for the
 // clock, up to one tick, and then keep the clock's pace until it has
 // caught up the lead.
+//
+// On a Citus coordinator (docs/citus.md) it also moves, on every node of
+// the cluster (the coordinator included), each node's counter of each
+// shard (<schema>_node.next_id_node_seq), under that node's jump lock,
+// keeping the counter's slot; a node it cannot reach is a Resumed whose
+// Err wraps ErrNodeNotRead. On a Citus worker it returns citus.ErrWorker:
+// the cluster is resumed through its coordinator.
 //
 // With no shards it moves every counter in the Migrator's database and,
 // unless migrate.Options.OwnDatabaseOnly, in every other database of the
@@ -118,6 +130,9 @@ func (r Resumed) Result() pgfunc.Result {
 	schema := r.Schema
 	if r.Database != "" {
 		schema = r.Database + "." + schema
+	}
+	if r.Node != "" {
+		schema += " on " + r.Node
 	}
 	return pgfunc.Result{Shard: pgfunc.Shard{Schema: schema, ID: r.Shard}, Applied: r.Moved, Note: r.Note, Err: r.Err}
 }
@@ -184,8 +199,20 @@ func (m *run) resume(ctx context.Context, shards []pgfunc.Shard, ro Options, eac
 		pin  *sql.Conn // held open: see openListed
 		refs []inventory.Counter
 		err  error
+		// cluster, for the Migrator's database on a Citus coordinator:
+		// every node's counters (refs lists them too, for the checks
+		// below), moved on their nodes.
+		cluster *citus.Cluster
 	}
 	dbs := []database{{db: m.db, refs: refs}}
+	cluster, err := citus.Open(ctx, m.db, shards)
+	if err != nil {
+		return nil, fmt.Errorf("resume: %w", err)
+	}
+	if cluster != nil {
+		defer cluster.Close()
+		dbs = append(dbs, database{cluster: cluster, refs: citusRefs(cluster)})
+	}
 	defer func() {
 		for _, d := range dbs[1:] {
 			if d.pin != nil {
@@ -283,12 +310,23 @@ func (m *run) resume(ctx context.Context, shards []pgfunc.Shard, ro Options, eac
 			out = append(out, r)
 			continue
 		}
+		if d.cluster != nil {
+			out = append(out, m.resumeCluster(ctx, d.cluster, ro, report)...)
+			continue
+		}
 		out = append(out, m.resumeAll(ctx, d.db, d.name, d.refs, ro, report)...)
 	}
 	if shards != nil {
 		have := map[string]bool{}
 		for _, r := range refs {
 			have[r.Schema] = true
+		}
+		if cluster != nil {
+			for _, n := range cluster.Nodes {
+				for _, c := range n.Counters {
+					have[c.ShardSchema()] = true
+				}
+			}
 		}
 		for _, sh := range shards {
 			if !have[sh.Schema] {
@@ -304,18 +342,29 @@ func (m *run) resume(ctx context.Context, shards []pgfunc.Shard, ro Options, eac
 // resumeAll moves the counters of one database, m.parallel at a time, and
 // returns their results in the order of refs.
 func (m *run) resumeAll(ctx context.Context, db *sql.DB, database string, refs []inventory.Counter, ro Options, report func(Resumed)) []Resumed {
-	out := make([]Resumed, len(refs))
+	return m.moveAll(ctx, db, len(refs), func(i int) (Resumed, inventory.Counter, counter) {
+		ref := refs[i]
+		r := Resumed{Database: database, Schema: ref.Schema, Shard: ref.Meta.Shard, Meta: ref.Meta, Retired: ref.Retired, Mode: ref.Meta.Mode, From: -1, To: -1}
+		return r, ref, serverCounter(ref)
+	}, ro, report)
+}
+
+// moveAll moves n counters of one database, m.parallel at a time, each
+// described by at(i), and returns their results in order.
+func (m *run) moveAll(ctx context.Context, db *sql.DB, n int, at func(int) (Resumed, inventory.Counter, counter), ro Options, report func(Resumed)) []Resumed {
+	out := make([]Resumed, n)
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for range min(m.parallel, len(refs)) {
+	for range min(m.parallel, n) {
 		wg.Go(func() {
 			for i := range next {
-				out[i] = m.resumeOne(ctx, db, database, refs[i], ro)
+				r, ref, c := at(i)
+				out[i] = m.resumeOne(ctx, db, r, ref, c, ro)
 				report(out[i])
 			}
 		})
 	}
-	for i := range refs {
+	for i := range n {
 		next <- i
 	}
 	close(next)
@@ -323,9 +372,9 @@ func (m *run) resumeAll(ctx context.Context, db *sql.DB, database string, refs [
 	return out
 }
 
-// resumeOne moves one counter, in a transaction of its own.
-func (m *run) resumeOne(ctx context.Context, db *sql.DB, database string, ref inventory.Counter, ro Options) Resumed {
-	r := Resumed{Database: database, Schema: ref.Schema, Shard: ref.Meta.Shard, Meta: ref.Meta, Retired: ref.Retired, Mode: ref.Meta.Mode, From: -1, To: -1}
+// resumeOne moves one counter, r as it stands before, in a transaction of
+// its own.
+func (m *run) resumeOne(ctx context.Context, db *sql.DB, r Resumed, ref inventory.Counter, c counter, ro Options) Resumed {
 	fail := func(err error) Resumed {
 		r.Err = fmt.Errorf("schema %s: %w", ref.Schema, err)
 		r.Note = "" // what the move would have meant
@@ -333,7 +382,7 @@ func (m *run) resumeOne(ctx context.Context, db *sql.DB, database string, ref in
 	}
 	switch {
 	case ref.Unreadable != "":
-		return fail(fmt.Errorf("%w: %s: it looks like a generator's counter and hands out IDs, but nobody can tell how far to move it: record its metadata (COMMENT ON SEQUENCE %s.next_id_seq IS the metadata pg status --json shows where it came from), then resume again", pgfunc.ErrUnreadableGenerator, ref.Unreadable, sqlt.Ident(ref.Schema)))
+		return fail(fmt.Errorf("%w: %s: it looks like a generator's counter and hands out IDs, but nobody can tell how far to move it: %s, then resume again", pgfunc.ErrUnreadableGenerator, ref.Unreadable, c.fix))
 	case !ref.Known:
 		r.Note = "not moved: a sequence named like a generator's counter, with no generator beside it and no metadata (not shardid's)"
 		return r
@@ -346,11 +395,7 @@ func (m *run) resumeOne(ctx context.Context, db *sql.DB, database string, ref in
 	if err := pgfunc.CheckSchema(ref.Schema); err != nil {
 		return fail(err)
 	}
-	q := sqlt.Ident(ref.Schema)
-	seq := q + ".next_id_seq"
-	if ref.Retired {
-		seq = q + ".next_id_retired_seq"
-	}
+	seq := c.seq
 	var after any
 	own := ref.Meta.Lead()
 	lead := ro.Lead
@@ -384,7 +429,7 @@ func (m *run) resumeOne(ctx context.Context, db *sql.DB, database string, ref in
 		}
 	}
 	if ro.DryRun {
-		return m.planOne(ctx, db, r, seq, after, lead, own, l)
+		return m.planOne(ctx, db, r, c, after, lead, own, l)
 	}
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
@@ -412,17 +457,17 @@ func (m *run) resumeOne(ctx context.Context, db *sql.DB, database string, ref in
 		if _, err := tx.ExecContext(ctx, text, fmt.Sprintf("%dms", max(1, m.lockWait.Milliseconds()))); err != nil {
 			return fail(err)
 		}
-		text, err = sqlt.Query("resume_lock", q)
+		text, err = sqlt.Query(c.lock, sqlt.Ident(ref.Schema))
 		if err != nil {
 			return fail(err)
 		}
 		if _, err := tx.ExecContext(ctx, text); err != nil {
 			if dialect.ErrorCode(err) == "55P03" { // lock_not_available
-				return fail(fmt.Errorf("%w: the jump lock %s.next_id_jump_lock stayed held for %s (a transaction holding it: see pg_locks); this counter was not moved, rerun pg resume once it is released", ErrJumpLocked, q, m.lockWait))
+				return fail(fmt.Errorf("%w: the jump lock %s stayed held for %s (a transaction holding it: see pg_locks); this counter was not moved, rerun pg resume once it is released", ErrJumpLocked, c.lockOf, m.lockWait))
 			}
 			return fail(ownerHint(err))
 		}
-		row, err := exec("resume_begin_jump", nil, q+".next_id_jumps_begun", q+".next_id_jumps_done")
+		row, err := exec("resume_begin_jump", nil, c.begun, c.done)
 		if err != nil {
 			return fail(err)
 		}
@@ -431,7 +476,7 @@ func (m *run) resumeOne(ctx context.Context, db *sql.DB, database string, ref in
 		}
 	}
 	row, err := exec("resume_move", m.opts.Clock(), seq, after, float64(lead.Milliseconds()),
-		float64(l.EpochMillis()), float64(l.UnitMillis()), int32(l.SeqBits))
+		float64(l.EpochMillis()), float64(l.UnitMillis()), int32(l.SeqBits), c.slot, c.slots)
 	if err != nil {
 		return fail(err)
 	}
@@ -450,7 +495,7 @@ func (m *run) resumeOne(ctx context.Context, db *sql.DB, database string, ref in
 	r.Moved = r.To != r.From
 	r.Until = until(r.Past, own)
 	if !ref.Retired {
-		row, err := exec("resume_end_jump", nil, q+".next_id_jumps_done", begun)
+		row, err := exec("resume_end_jump", nil, c.done, begun)
 		if err != nil {
 			return fail(err)
 		}
@@ -464,7 +509,7 @@ func (m *run) resumeOne(ctx context.Context, db *sql.DB, database string, ref in
 			if err != nil {
 				return fail(err)
 			}
-			text, err := sqlt.Query("resume_record", struct{ Schema, Note string }{q, sqlt.Literal(string(note))})
+			text, err := sqlt.Query("resume_record", struct{ Table, Note string }{c.record, sqlt.Literal(string(note))})
 			if err != nil {
 				return fail(err)
 			}
@@ -502,7 +547,7 @@ func until(past time.Time, own time.Duration) time.Time {
 
 // planOne is resumeOne in a dry run: where the counter would move, read
 // without a lock and without moving it.
-func (m *run) planOne(ctx context.Context, db *sql.DB, r Resumed, seq string, after any, lead, own time.Duration, l shardid.Layout) Resumed {
+func (m *run) planOne(ctx context.Context, db *sql.DB, r Resumed, c counter, after any, lead, own time.Duration, l shardid.Layout) Resumed {
 	r.DryRun = true
 	text, err := sqlt.Query("resume_plan", m.opts.Clock())
 	if err != nil {
@@ -511,8 +556,8 @@ func (m *run) planOne(ctx context.Context, db *sql.DB, r Resumed, seq string, af
 	}
 	var from, to sql.NullInt64
 	var past float64
-	if err := db.QueryRowContext(ctx, text, seq, after, float64(lead.Milliseconds()),
-		float64(l.EpochMillis()), float64(l.UnitMillis()), int32(l.SeqBits)).Scan(&from, &to, &past); err != nil {
+	if err := db.QueryRowContext(ctx, text, c.seq, after, float64(lead.Milliseconds()),
+		float64(l.EpochMillis()), float64(l.UnitMillis()), int32(l.SeqBits), c.slot, c.slots).Scan(&from, &to, &past); err != nil {
 		r.Err = fmt.Errorf("schema %s: %w", r.Schema, err)
 		r.Note = ""
 		return r
