@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/shardid/shardid/tidb"
+	"github.com/shardid/shardid/tidb/apply"
+	"github.com/shardid/shardid/tidb/script"
 )
 
 // renderTarget is the target a rendering for srv's server is for.
@@ -16,9 +18,9 @@ func (srv target) renderTarget() tidb.Target {
 
 // planScript parses script and renders it under po, failing the test on
 // an error.
-func planScript(t *testing.T, script string, po tidb.PlanOptions) *tidb.Plan {
+func planScript(t *testing.T, scriptText string, po tidb.Options) *tidb.Plan {
 	t.Helper()
-	s, err := tidb.ParseScript(script, tidb.ScriptOptions{})
+	s, err := script.ParseScript(scriptText, script.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,9 +32,9 @@ func planScript(t *testing.T, script string, po tidb.PlanOptions) *tidb.Plan {
 }
 
 // planMigrations returns p's migrations, failing the test on an error.
-func planMigrations(t *testing.T, p *tidb.Plan) []tidb.Migration {
+func planMigrations(t *testing.T, p *tidb.Plan) []apply.Migration {
 	t.Helper()
-	ms, err := p.Migrations(tidb.MigrationOptions{})
+	ms, err := apply.Migrations(p, apply.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +42,7 @@ func planMigrations(t *testing.T, p *tidb.Plan) []tidb.Migration {
 }
 
 // upAll applies ms to dsn and fails the test unless every one applied.
-func upAll(t *testing.T, dsn string, ms []tidb.Migration) *tidb.Migrator {
+func upAll(t *testing.T, dsn string, ms []apply.Migration) *apply.Migrator {
 	t.Helper()
 	m, res, err := up(t, dsn, ms, "")
 	if err != nil || countApplied(res) != len(ms) {

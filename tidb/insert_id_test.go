@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/shardid/shardid/tidb"
+	"github.com/shardid/shardid/tidb/apply"
+	"github.com/shardid/shardid/tidb/script"
 	"github.com/shardid/shardid/tools/testsrv"
 )
 
@@ -40,11 +42,11 @@ func TestLastInsertID(t *testing.T) {
 			if srv.tidb {
 				target = tidb.TargetTiDB
 			}
-			s, err := tidb.ParseScript(shopScript, tidb.ScriptOptions{})
+			s, err := script.ParseScript(shopScript, script.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := tidb.RenderScript(s, tidb.PlanOptions{Options: tidb.Options{Target: target}})
+			p, err := tidb.RenderScript(s, tidb.Options{Target: target})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -54,7 +56,7 @@ func TestLastInsertID(t *testing.T) {
 					t.Errorf("notes lack %q:\n%s", want, notes)
 				}
 			}
-			ms, err := p.Migrations(tidb.MigrationOptions{})
+			ms, err := apply.Migrations(p, apply.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -102,18 +104,18 @@ func TestLastInsertIDRefused(t *testing.T) {
 		{"after LOAD DATA", "LOAD DATA LOCAL INFILE 'a.csv' INTO TABLE a (v);\nUPDATE b SET a_id = LAST_INSERT_ID();\n", "line 4: \"UPDATE b SET …\": LAST_INSERT_ID() here is set by the rows LOAD DATA at line 3 loads"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s, err := tidb.ParseScript(tables+c.data, tidb.ScriptOptions{})
+			s, err := script.ParseScript(tables+c.data, script.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = tidb.RenderScript(s, tidb.PlanOptions{})
-			if !errors.Is(err, tidb.ErrInsertID) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "--skip-data") {
+			_, err = tidb.RenderScript(s, tidb.Options{})
+			if !errors.Is(err, script.ErrInsertID) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "--skip-data") {
 				t.Errorf("got %v\nwant ErrInsertID with %q and --skip-data", err, c.want)
 			}
 			// --skip-data takes the script.
-			s, err = tidb.ParseScript(tables+c.data, tidb.ScriptOptions{SkipData: true})
+			s, err = script.ParseScript(tables+c.data, script.Options{SkipData: true})
 			if err == nil {
-				_, err = tidb.RenderScript(s, tidb.PlanOptions{})
+				_, err = tidb.RenderScript(s, tidb.Options{})
 			}
 			if err != nil {
 				t.Errorf("--skip-data: %v", err)

@@ -10,7 +10,10 @@ import (
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
+
 	"github.com/shardid/shardid/tidb"
+	"github.com/shardid/shardid/tidb/apply"
+	"github.com/shardid/shardid/tidb/script"
 	"github.com/shardid/shardid/tools/testsrv"
 )
 
@@ -43,9 +46,9 @@ func seedOptions(s tidb.Strategy) tidb.Options {
 }
 
 // renderSQL parses a script and renders every table under o.
-func renderSQL(t *testing.T, script string, o tidb.Options) []*tidb.DDL {
+func renderSQL(t *testing.T, scriptText string, o tidb.Options) []*tidb.DDL {
 	t.Helper()
-	s, err := tidb.ParseScript(script, tidb.ScriptOptions{SkipData: true})
+	s, err := script.ParseScript(scriptText, script.Options{SkipData: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,9 +63,9 @@ func renderSQL(t *testing.T, script string, o tidb.Options) []*tidb.DDL {
 	return out
 }
 
-func migrations(t *testing.T, ddls []*tidb.DDL) []tidb.Migration {
+func migrations(t *testing.T, ddls []*tidb.DDL) []apply.Migration {
 	t.Helper()
-	ms, err := tidb.Migrations(ddls, tidb.MigrationOptions{})
+	ms, err := apply.Migrations(&tidb.Plan{Tables: ddls}, apply.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +89,7 @@ func TestMigrationsOnePerFile(t *testing.T) {
 		if !strings.Contains(text, "-- +goose Up\n-- +goose StatementBegin\n") || strings.Count(text, "-- +goose StatementEnd") < 1 {
 			t.Errorf("%s: Up not wrapped in StatementBegin/End:\n%s", m.Name, text)
 		}
-		if m.TiDBOnly != (m.Kind == tidb.KindSplit) || m.TiDBOnly != strings.Contains(text, tidb.TiDBOnlyMarker) {
+		if m.TiDBOnly != (m.Kind == script.KindSplit) || m.TiDBOnly != strings.Contains(text, apply.TiDBOnlyMarker) {
 			t.Errorf("%s: TiDB-only %v, kind %s", m.Name, m.TiDBOnly, m.Kind)
 		}
 		if strings.Contains(text, "IF NOT EXISTS") {
@@ -102,7 +105,7 @@ func TestMigrationsOnePerFile(t *testing.T) {
 		t.Errorf("versions must follow the statement: %d, again %d, other strategy %d", ms[0].Version, again[0].Version, other[0].Version)
 	}
 	// The same table twice is refused, not silently merged.
-	if _, err := tidb.Migrations(append(seedDDL(t, tidb.StrategyShardRowID), seedDDL(t, tidb.StrategyShardRowID)...), tidb.MigrationOptions{}); !errors.Is(err, tidb.ErrMigrationFile) {
+	if _, err := apply.Migrations(&tidb.Plan{Tables: append(seedDDL(t, tidb.StrategyShardRowID), seedDDL(t, tidb.StrategyShardRowID)...)}, apply.Options{}); !errors.Is(err, apply.ErrMigrationFile) {
 		t.Errorf("duplicate tables: %v", err)
 	}
 	// The AUTO_RANDOM switch needs a session setting on its own
@@ -115,14 +118,14 @@ func TestMigrationsOnePerFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tidb.Migrations([]*tidb.DDL{d}, tidb.MigrationOptions{}); !errors.Is(err, tidb.ErrMigrationFile) {
+	if _, err := apply.Migrations(&tidb.Plan{Tables: []*tidb.DDL{d}}, apply.Options{}); !errors.Is(err, apply.ErrMigrationFile) {
 		t.Errorf("migrations of the AUTO_RANDOM switch: %v", err)
 	}
 }
 
 // TestDSNAddsParseTime checks that parseTime=true is added and the rest kept.
 func TestDSNAddsParseTime(t *testing.T) {
-	got, err := tidb.DSN("u:p@tcp(db:4000)/app?charset=utf8mb4")
+	got, err := apply.DSN("u:p@tcp(db:4000)/app?charset=utf8mb4")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,22 +137,22 @@ func TestDSNAddsParseTime(t *testing.T) {
 		t.Errorf("DSN(%q) = %q", "u:p@tcp(db:4000)/app?charset=utf8mb4", got)
 	}
 	for _, bad := range []string{"no slash here", "mysql://u:p@db:4000/app", "u@db:4000/app"} {
-		_, err := tidb.DSN(bad)
-		if !errors.Is(err, tidb.ErrInvalidDSN) || !strings.Contains(err.Error(), "@tcp(host:4000)/db") || strings.Contains(err.Error(), ":p@") {
+		_, err := apply.DSN(bad)
+		if !errors.Is(err, apply.ErrInvalidDSN) || !strings.Contains(err.Error(), "@tcp(host:4000)/db") || strings.Contains(err.Error(), ":p@") {
 			t.Errorf("DSN(%q): %v", bad, err)
 		}
 	}
 }
 
 // up applies ms to dsn with a Migrator and returns it with the results.
-func up(t *testing.T, dsn string, ms []tidb.Migration, table string) (*tidb.Migrator, []tidb.Result, error) {
+func up(t *testing.T, dsn string, ms []apply.Migration, table string) (*apply.Migrator, []apply.Result, error) {
 	t.Helper()
-	db, err := tidb.Open(dsn)
+	db, err := apply.Open(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	m, err := tidb.NewMigrator(db, ms, tidb.ProviderOptions{TableName: table})
+	m, err := apply.NewMigrator(db, ms, apply.Options{TableName: table})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +160,7 @@ func up(t *testing.T, dsn string, ms []tidb.Migration, table string) (*tidb.Migr
 	return m, res, err
 }
 
-func countApplied(res []tidb.Result) int {
+func countApplied(res []apply.Result) int {
 	n := 0
 	for _, r := range res {
 		if r.Applied {
@@ -170,7 +173,7 @@ func countApplied(res []tidb.Result) int {
 // showCreate returns SHOW CREATE TABLE, or "" when the table is missing.
 func showCreate(t *testing.T, dsn, table string) string {
 	t.Helper()
-	db, err := tidb.Open(dsn)
+	db, err := apply.Open(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +232,7 @@ func TestSeedTablesThroughGoose(t *testing.T) {
 						t.Errorf("%s is pending", x.Migration.Name)
 					}
 				}
-				db, _ := tidb.Open(dsn)
+				db, _ := apply.Open(dsn)
 				defer db.Close()
 				var n int
 				if err := db.QueryRow("SELECT COUNT(*) FROM shardid_goose WHERE version_id > 0 AND is_applied").Scan(&n); err != nil || n != len(ms) {
@@ -265,7 +268,7 @@ func TestUpSequences(t *testing.T) {
 			}
 			changed := seedDDL(t, tidb.StrategyAutoRandom)[:1]
 			m, res, err := up(t, dsn, migrations(t, changed), "")
-			if !errors.Is(err, tidb.ErrTableExists) || countApplied(res) != 0 {
+			if !errors.Is(err, apply.ErrTableExists) || countApplied(res) != 0 {
 				t.Fatalf("changed A: %d applied, %v; want ErrTableExists", countApplied(res), err)
 			}
 			if st, _ := m.Status(context.Background()); len(st) != 1 || st[0].Applied {
@@ -283,7 +286,7 @@ func TestExistingTableRefused(t *testing.T) {
 		t.Run(target.name, func(t *testing.T) {
 			t.Parallel()
 			dsn := target.database(t)
-			db, err := tidb.Open(dsn)
+			db, err := apply.Open(dsn)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -297,7 +300,7 @@ func TestExistingTableRefused(t *testing.T) {
 			before := showCreate(t, dsn, "orders")
 			ms := migrations(t, renderSQL(t, "CREATE TABLE IF NOT EXISTS orders (id BIGINT AUTO_INCREMENT PRIMARY KEY, note VARCHAR(10), total INT)", tidb.Options{}))
 			m, res, err := up(t, dsn, ms, "")
-			if !errors.Is(err, tidb.ErrTableExists) || countApplied(res) != 0 {
+			if !errors.Is(err, apply.ErrTableExists) || countApplied(res) != 0 {
 				t.Fatalf("up over an existing table: %d applied, %v", countApplied(res), err)
 			}
 			if !strings.Contains(err.Error(), "never adopts") || strings.Contains(err.Error(), "\n") {
@@ -343,14 +346,14 @@ func TestRerunAfterFailureCompletes(t *testing.T) {
 
 // TestBadVersionTableName checks the version-table option is validated.
 func TestBadVersionTableName(t *testing.T) {
-	db, err := tidb.Open("root@tcp(127.0.0.1:1)/x")
+	db, err := apply.Open("root@tcp(127.0.0.1:1)/x")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
 	ms := migrations(t, seedDDL(t, tidb.StrategyShardRowID))
 	for _, name := range []string{"a-b", "a.b.c", "x;DROP TABLE y", "`q`"} {
-		if _, err := tidb.NewMigrator(db, ms, tidb.ProviderOptions{TableName: name}); !errors.Is(err, tidb.ErrInvalidTableName) {
+		if _, err := apply.NewMigrator(db, ms, apply.Options{TableName: name}); !errors.Is(err, apply.ErrInvalidTableName) {
 			t.Errorf("table name %q: %v", name, err)
 		}
 	}
@@ -358,10 +361,10 @@ func TestBadVersionTableName(t *testing.T) {
 
 // TestReadDir checks a missing or empty directory is named as such.
 func TestReadDir(t *testing.T) {
-	if _, err := tidb.ReadDir(os.DirFS(filepath.Join(t.TempDir(), "missing"))); !errors.Is(err, tidb.ErrNoMigrations) {
+	if _, err := apply.ReadDir(os.DirFS(filepath.Join(t.TempDir(), "missing"))); !errors.Is(err, apply.ErrNoMigrations) {
 		t.Errorf("missing dir: %v", err)
 	}
-	if _, err := tidb.ReadDir(os.DirFS(t.TempDir())); !errors.Is(err, tidb.ErrNoMigrations) || !strings.Contains(err.Error(), "tidb gen") {
+	if _, err := apply.ReadDir(os.DirFS(t.TempDir())); !errors.Is(err, apply.ErrNoMigrations) || !strings.Contains(err.Error(), "tidb gen") {
 		t.Errorf("empty dir: %v", err)
 	}
 }
@@ -397,7 +400,7 @@ func tidbDatabase(t *testing.T, dsn, name string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := tidb.Open(dsn)
+	db, err := apply.Open(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,10 @@ import (
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
+
 	"github.com/shardid/shardid/tidb"
+	"github.com/shardid/shardid/tidb/apply"
+	"github.com/shardid/shardid/tidb/script"
 	"github.com/shardid/shardid/tools/testsrv"
 )
 
@@ -36,11 +39,11 @@ func cyclePlan(t *testing.T, target tidb.Target) *tidb.Plan {
 // cyclePlanWith renders cycleScript under o.
 func cyclePlanWith(t *testing.T, o tidb.Options) *tidb.Plan {
 	t.Helper()
-	s, err := tidb.ParseScript(cycleScript, tidb.ScriptOptions{})
+	s, err := script.ParseScript(cycleScript, script.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := tidb.RenderScript(s, tidb.PlanOptions{Options: o})
+	p, err := tidb.RenderScript(s, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +69,7 @@ func TestScriptThroughServers(t *testing.T) {
 				target = tidb.TargetTiDB
 			}
 			p := cyclePlan(t, target)
-			ms, err := p.Migrations(tidb.MigrationOptions{})
+			ms, err := apply.Migrations(p, apply.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -114,9 +117,9 @@ func TestScriptThroughServers(t *testing.T) {
 			}
 
 			// Negative controls, on fresh databases.
-			var data *tidb.Migration
+			var data *apply.Migration
 			for i := range ms {
-				if ms[i].Kind == tidb.KindData && ms[i].Table == "staff" {
+				if ms[i].Kind == script.KindData && ms[i].Table == "staff" {
 					data = &ms[i]
 				}
 			}
@@ -149,16 +152,16 @@ func TestScriptThroughServers(t *testing.T) {
 func TestWrongServerRefused(t *testing.T) {
 	eachTiDB(t, func(t *testing.T, db *sql.DB) {
 		p := cyclePlan(t, tidb.TargetMySQL)
-		ms, err := p.Migrations(tidb.MigrationOptions{})
+		ms, err := apply.Migrations(p, apply.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := tidb.NewMigrator(db, ms, tidb.ProviderOptions{})
+		m, err := apply.NewMigrator(db, ms, apply.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		res, err := m.Up(context.Background())
-		if !errors.Is(err, tidb.ErrWrongServer) || len(res) != 0 || !strings.Contains(err.Error(), "only on MySQL and MariaDB and the server is TiDB") || !strings.Contains(err.Error(), "--target tidb") {
+		if !errors.Is(err, apply.ErrWrongServer) || len(res) != 0 || !strings.Contains(err.Error(), "only on MySQL and MariaDB and the server is TiDB") || !strings.Contains(err.Error(), "--target tidb") {
 			t.Fatalf("up: %d results, %v", len(res), err)
 		}
 		var tables int
@@ -167,9 +170,9 @@ func TestWrongServerRefused(t *testing.T) {
 		}
 		for i := range ms {
 			ms[i].OnlyOn = nil
-			ms[i].Text = strings.ReplaceAll(ms[i].Text, tidb.OnlyOnMarker, "")
+			ms[i].Text = strings.ReplaceAll(ms[i].Text, apply.OnlyOnMarker, "")
 		}
-		m, err = tidb.NewMigrator(db, ms, tidb.ProviderOptions{})
+		m, err = apply.NewMigrator(db, ms, apply.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -197,7 +200,7 @@ func TestVerifyDrift(t *testing.T) {
 			}
 			// store's INT key kept INT (NoWiden), so it has SHARD_ROW_ID_BITS
 			// to drift from.
-			ms, err := cyclePlanWith(t, tidb.Options{Target: target, NoWiden: true}).Migrations(tidb.MigrationOptions{})
+			ms, err := apply.Migrations(cyclePlanWith(t, tidb.Options{Target: target, NoWiden: true}), apply.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -280,7 +283,7 @@ func TestVerifyDrift(t *testing.T) {
 // (DECIMAL '0', FLOAT '0.00', CURRENT_TIMESTAMP, a NULL-able TEXT, a key
 // column without NOT NULL written).
 func TestVerifyDriftKeysAndDefaults(t *testing.T) {
-	const script = "CREATE TABLE users (id BIGINT AUTO_INCREMENT PRIMARY KEY, Username VARCHAR(32) NOT NULL, email VARCHAR(64) DEFAULT 'x', " +
+	const scriptText = "CREATE TABLE users (id BIGINT AUTO_INCREMENT PRIMARY KEY, Username VARCHAR(32) NOT NULL, email VARCHAR(64) DEFAULT 'x', " +
 		"n DECIMAL(15,4) NOT NULL DEFAULT '0', on_ BOOLEAN DEFAULT TRUE, f FLOAT DEFAULT '0.00', seen TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP, note TEXT, " +
 		"code INT NOT NULL DEFAULT 5, UNIQUE KEY UC_Username (Username));\n" +
 		"CREATE TABLE tags (name VARCHAR(20) PRIMARY KEY, score INT DEFAULT NULL);\n"
@@ -291,15 +294,15 @@ func TestVerifyDriftKeysAndDefaults(t *testing.T) {
 			if srv.tidb {
 				target = tidb.TargetTiDB
 			}
-			s, err := tidb.ParseScript(script, tidb.ScriptOptions{})
+			s, err := script.ParseScript(scriptText, script.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := tidb.RenderScript(s, tidb.PlanOptions{Options: tidb.Options{Target: target}})
+			p, err := tidb.RenderScript(s, tidb.Options{Target: target})
 			if err != nil {
 				t.Fatal(err)
 			}
-			ms, err := p.Migrations(tidb.MigrationOptions{})
+			ms, err := apply.Migrations(p, apply.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

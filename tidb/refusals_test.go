@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/shardid/shardid/tidb"
+	"github.com/shardid/shardid/tidb/apply"
+	"github.com/shardid/shardid/tidb/script"
 	"github.com/shardid/shardid/tools/testsrv"
 )
 
@@ -28,11 +30,11 @@ const zmScript = "CREATE TABLE Config (Id INT UNSIGNED NOT NULL AUTO_INCREMENT P
 // failure TiDB only finds when it runs says how many are applied and how
 // to go on.
 func TestTextDefaultOnTiDB(t *testing.T) {
-	s, err := tidb.ParseScript(zmScript, tidb.ScriptOptions{})
+	s, err := script.ParseScript(zmScript, script.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := tidb.RenderScript(s, tidb.PlanOptions{})
+	p, err := tidb.RenderScript(s, tidb.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +42,7 @@ func TestTextDefaultOnTiDB(t *testing.T) {
 	if sql := mon.Statements[0].SQL; !strings.Contains(sql, "`Device` VARCHAR(255) NOT NULL DEFAULT ''") || !strings.Contains(strings.Join(mon.Notes, "\n"), "column Device TINYTEXT DEFAULT '' made VARCHAR(255)") {
 		t.Errorf("Monitors for TiDB:\n%s\nnotes %q", sql, mon.Notes)
 	}
-	ms, err := p.Migrations(tidb.MigrationOptions{})
+	ms, err := apply.Migrations(p, apply.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +60,7 @@ func TestTextDefaultOnTiDB(t *testing.T) {
 	}
 
 	// Rendered for MariaDB the column stays as written.
-	pm, err := tidb.RenderScript(s, tidb.PlanOptions{Options: tidb.Options{Target: tidb.TargetMariaDB}})
+	pm, err := tidb.RenderScript(s, tidb.Options{Target: tidb.TargetMariaDB})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,21 +70,21 @@ func TestTextDefaultOnTiDB(t *testing.T) {
 
 	// A TEXT with a DEFAULT has no type that keeps it on TiDB: refused
 	// when rendering, with the line and the column.
-	big, err := tidb.ParseScript("CREATE TABLE a (id INT PRIMARY KEY);\nCREATE TABLE b (id INT PRIMARY KEY, body MEDIUMTEXT NOT NULL DEFAULT 'none');\n", tidb.ScriptOptions{})
+	big, err := script.ParseScript("CREATE TABLE a (id INT PRIMARY KEY);\nCREATE TABLE b (id INT PRIMARY KEY, body MEDIUMTEXT NOT NULL DEFAULT 'none');\n", script.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = tidb.RenderScript(big, tidb.PlanOptions{})
+	_, err = tidb.RenderScript(big, tidb.Options{})
 	if !errors.Is(err, tidb.ErrTiDBRefuses) || !strings.Contains(err.Error(), "line 2: render b: TiDB refuses the table: column body MEDIUMTEXT DEFAULT 'none': TiDB takes no DEFAULT on a TEXT, BLOB or JSON column (ERROR 1101)") {
 		t.Errorf("MEDIUMTEXT DEFAULT for TiDB: %v", err)
 	}
-	if _, err := tidb.RenderScript(big, tidb.PlanOptions{Options: tidb.Options{Target: tidb.TargetMariaDB}}); err != nil {
+	if _, err := tidb.RenderScript(big, tidb.Options{Target: tidb.TargetMariaDB}); err != nil {
 		t.Errorf("MEDIUMTEXT DEFAULT for MariaDB: %v", err)
 	}
 
 	// Files rendered for MariaDB (or written by hand) applied to TiDB:
 	// refused before the first one runs.
-	mms, err := pm.Migrations(tidb.MigrationOptions{})
+	mms, err := apply.Migrations(pm, apply.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,15 +100,15 @@ func TestTextDefaultOnTiDB(t *testing.T) {
 	}
 
 	// A failure found only when it runs: how many are applied, what to do.
-	failing, err := tidb.ParseScript("CREATE TABLE a (id INT PRIMARY KEY);\nINSERT INTO a VALUES (1), (1);\nCREATE TABLE b (id INT PRIMARY KEY);\n", tidb.ScriptOptions{})
+	failing, err := script.ParseScript("CREATE TABLE a (id INT PRIMARY KEY);\nINSERT INTO a VALUES (1), (1);\nCREATE TABLE b (id INT PRIMARY KEY);\n", script.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fp, err := tidb.RenderScript(failing, tidb.PlanOptions{})
+	fp, err := tidb.RenderScript(failing, tidb.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fms, err := fp.Migrations(tidb.MigrationOptions{})
+	fms, err := apply.Migrations(fp, apply.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,9 @@ import (
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
+
 	"github.com/shardid/shardid/tidb"
+	"github.com/shardid/shardid/tidb/script"
 	"github.com/shardid/shardid/tools/testsrv"
 )
 
@@ -34,12 +36,11 @@ const roomScript = "CREATE TABLE t (id BIGINT NOT NULL, name VARCHAR(20), PRIMAR
 // (0: the default).
 func roomPlan(t *testing.T, target tidb.Target, wBits int) (*tidb.Plan, error) {
 	t.Helper()
-	s, err := tidb.ParseScript(roomScript, tidb.ScriptOptions{})
+	s, err := script.ParseScript(roomScript, script.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tidb.RenderScript(s, tidb.PlanOptions{Options: tidb.Options{Target: target},
-		Tables: []tidb.TableSpec{{Name: "w", Options: tidb.Options{Strategy: tidb.StrategyShardRowID, ShardBits: wBits}, Source: "--table"}}})
+	return tidb.RenderScript(s, tidb.Options{Target: target, Tables: []tidb.TableSpec{{Name: "w", Options: tidb.Options{Strategy: tidb.StrategyShardRowID, ShardBits: wBits}, Source: "--table"}}})
 }
 
 // TestRoomForTheInserts applies roomScript through goose on TiDB and
@@ -93,7 +94,7 @@ func TestRoomForTheInserts(t *testing.T) {
 			}
 			// Negative control: t with its AUTO_INCREMENT=N back.
 			for i := range ms {
-				if ms[i].Kind == tidb.KindCreate && ms[i].Table == "t" {
+				if ms[i].Kind == script.KindCreate && ms[i].Table == "t" {
 					bad := strings.Replace(ms[i].Text, "ENGINE = InnoDB", "ENGINE = InnoDB AUTO_INCREMENT = 1634915190321451010", 1)
 					if bad == ms[i].Text {
 						t.Fatalf("no ENGINE clause in\n%s", bad)
@@ -155,7 +156,7 @@ func TestRoomRefusedWhenAsked(t *testing.T) {
 			t.Errorf("%s: notes %q lack %q", d.Table.Name, d.Notes, want[d.Table.Name])
 		}
 	}
-	s, err := tidb.ParseScript(roomScript, tidb.ScriptOptions{})
+	s, err := script.ParseScript(roomScript, script.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +164,7 @@ func TestRoomRefusedWhenAsked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = tidb.RenderScript(s, tidb.PlanOptions{Tables: []tidb.TableSpec{spec}})
+	_, err = tidb.RenderScript(s, tidb.Options{Tables: []tidb.TableSpec{spec}})
 	if !errors.Is(err, tidb.ErrNoRoom) || !strings.Contains(err.Error(), "pass --table u=auto-random,shard-bits=1,range=64") {
 		t.Errorf("range=54 for u: %v; want ErrNoRoom naming shard-bits=1,range=64", err)
 	}

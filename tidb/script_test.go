@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/shardid/shardid/tidb"
+	"github.com/shardid/shardid/tidb/apply"
+	"github.com/shardid/shardid/tidb/script"
 )
 
 // TestParseScript reads a mysqldump-shaped script: BOM, conditional
@@ -16,7 +18,7 @@ import (
 // skipped on request. Every CREATE TABLE comes out, FOREIGN KEY targets
 // first, and every other statement is accounted for in the notes.
 func TestParseScript(t *testing.T) {
-	script := "\uFEFF-- MySQL dump\n" +
+	scriptText := "\uFEFF-- MySQL dump\n" +
 		"/*!40101 SET @OLD_CHARACTER_SET_CLIENT=@@CHARACTER_SET_CLIENT */;\n" +
 		"/*!40014 SET @OLD_FOREIGN_KEY_CHECKS=@@FOREIGN_KEY_CHECKS, FOREIGN_KEY_CHECKS=0 */;\n" +
 		"CREATE DATABASE /*!32312 IF NOT EXISTS*/ `shop` /*!40100 DEFAULT CHARACTER SET utf8mb4 */;\n" +
@@ -31,7 +33,7 @@ func TestParseScript(t *testing.T) {
 		"DELIMITER ;;\n/*!50003 CREATE*/ /*!50017 DEFINER=`root`@`localhost`*/ /*!50003 TRIGGER `t1` BEFORE INSERT ON `orders` FOR EACH ROW BEGIN SET NEW.note = 'x'; END */;;\n" +
 		"CREATE DEFINER=`root`@`%` PROCEDURE `p`() BEGIN SELECT 1; SELECT 2; END ;;\nDELIMITER ;\n" +
 		"# done\n/*!40014 SET FOREIGN_KEY_CHECKS=@OLD_FOREIGN_KEY_CHECKS */;\n"
-	s, err := tidb.ParseScript(script, tidb.ScriptOptions{SkipData: true})
+	s, err := script.ParseScript(scriptText, script.Options{SkipData: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,11 +63,11 @@ func TestParseScript(t *testing.T) {
 	}
 	// Without SkipData the INSERT is kept, with the FOREIGN_KEY_CHECKS=0
 	// the script set before it.
-	s, err = tidb.ParseScript(script, tidb.ScriptOptions{})
+	s, err = script.ParseScript(scriptText, script.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st := s.Statements[0]; st.Kind != tidb.KindData || st.Line != 17 || st.ForeignKeyChecks || !slices.Equal(st.Writes, []string{"orders"}) || st.SQL != "INSERT INTO `orders` VALUES (1,'c1','x;y')" {
+	if st := s.Statements[0]; st.Kind != script.KindData || st.Line != 17 || st.ForeignKeyChecks || !slices.Equal(st.Writes, []string{"orders"}) || st.SQL != "INSERT INTO `orders` VALUES (1,'c1','x;y')" {
 		t.Errorf("data statement %+v", st)
 	}
 }
@@ -73,7 +75,7 @@ func TestParseScript(t *testing.T) {
 // TestParseScriptRefusals checks each refusal names the line and the way
 // out.
 func TestParseScriptRefusals(t *testing.T) {
-	for script, want := range map[string]string{
+	for scriptText, want := range map[string]string{
 		"CREATE TABLE a (x INT);\nALTER TABLE a DROP COLUMN x;":                               "line 2: ALTER TABLE a: only ADD COLUMN",
 		"CREATE INDEX i ON elsewhere (x);":                                                    "line 1: CREATE INDEX i on elsewhere, which the script does not create",
 		"CREATE TABLE a (x INT);\nCREATE TABLE a (y INT);":                                    "line 2: table a is created twice (first at line 1)",
@@ -88,9 +90,9 @@ func TestParseScriptRefusals(t *testing.T) {
 		"SET a=1; SET b=2; DROP TABLE t; SET c=3; SET d=4;": `no CREATE TABLE statement (only "SET a=1", "SET b=2", "DROP TABLE t", …)`,
 		"CREATE TABLE a (x INT); RENAME TABLE a TO b;":      `"RENAME TABLE a …" is not supported`,
 	} {
-		_, err := tidb.ParseScript(script, tidb.ScriptOptions{})
+		_, err := script.ParseScript(scriptText, script.Options{})
 		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%q: %v; want one line with %q", script, err, want)
+			t.Errorf("%q: %v; want one line with %q", scriptText, err, want)
 		}
 	}
 }
@@ -122,7 +124,7 @@ func TestInputClausesSurvive(t *testing.T) {
 	if len(d.Notes) != 1 || !strings.Contains(d.Notes[0], "AUTO_INCREMENT on id replaced by AUTO_RANDOM") {
 		t.Errorf("notes %q", d.Notes)
 	}
-	ms, err := tidb.Migrations([]*tidb.DDL{d}, tidb.MigrationOptions{})
+	ms, err := apply.Migrations(&tidb.Plan{Tables: []*tidb.DDL{d}}, apply.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +159,7 @@ func TestStringsSurviveGoose(t *testing.T) {
 			if _, _, err := up(t, dsn, ms, ""); err != nil {
 				t.Fatal(err)
 			}
-			db, _ := tidb.Open(dsn)
+			db, _ := apply.Open(dsn)
 			defer db.Close()
 			rows, err := db.Query("SELECT COLUMN_NAME, COLUMN_COMMENT, COALESCE(COLUMN_DEFAULT, '') FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 's'")
 			if err != nil {
@@ -191,9 +193,9 @@ func TestStringsSurviveGoose(t *testing.T) {
 			broken.Text = strings.NewReplacer(`\n`, "\n", "-- +goose StatementBegin\n", "", "-- +goose StatementEnd\n", "").Replace(broken.Text)
 			broken.Text = strings.Replace(broken.Text, "TABLE `s`", "TABLE `s2`", 1)
 			broken.Name, broken.Version = "1_create_s2.sql", 1
-			db2, _ := tidb.Open(dsn)
+			db2, _ := apply.Open(dsn)
 			defer db2.Close()
-			m, err := tidb.NewMigrator(db2, []tidb.Migration{broken}, tidb.ProviderOptions{TableName: "broken_versions"})
+			m, err := apply.NewMigrator(db2, []apply.Migration{broken}, apply.Options{TableName: "broken_versions"})
 			if err == nil {
 				_, err = m.Up(context.Background())
 			}

@@ -6,7 +6,9 @@ import (
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
+
 	"github.com/shardid/shardid/tidb"
+	"github.com/shardid/shardid/tidb/script"
 	"github.com/shardid/shardid/tools/testsrv"
 )
 
@@ -28,7 +30,7 @@ func TestGeneratedColumnFold(t *testing.T) {
 	for _, srv := range targets(t) {
 		t.Run(srv.name, func(t *testing.T) {
 			t.Parallel()
-			ms := planMigrations(t, planScript(t, virtualScript, tidb.PlanOptions{Options: tidb.Options{Target: srv.renderTarget()}}))
+			ms := planMigrations(t, planScript(t, virtualScript, tidb.Options{Target: srv.renderTarget()}))
 			dsn := srv.database(t)
 			upAll(t, dsn, ms)
 			var y, z int
@@ -42,7 +44,7 @@ func TestGeneratedColumnFold(t *testing.T) {
 				return
 			}
 			for i := range ms {
-				if ms[i].Kind == tidb.KindCreate && ms[i].Table == "a" {
+				if ms[i].Kind == script.KindCreate && ms[i].Table == "a" {
 					ms[i].Text = strings.Replace(ms[i].Text, "VIRTUAL", "VIRTUAL NULL", 1)
 				}
 			}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/shardid/shardid/tidb"
+	"github.com/shardid/shardid/tidb/apply"
 	"github.com/shardid/shardid/tools/testsrv"
 )
 
@@ -43,7 +44,7 @@ func eachTiDB(t *testing.T, f func(t *testing.T, db *sql.DB)) {
 		}
 		t.Run(target.name, func(t *testing.T) {
 			t.Parallel()
-			db, err := tidb.Open(target.database(t))
+			db, err := apply.Open(target.database(t))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -320,7 +321,7 @@ func TestTiDBChecksOnTheKey(t *testing.T) {
 		t.Skip("starts a TiDB of its own")
 	}
 	t.Parallel()
-	db, err := tidb.Open(testsrv.Database(t, testsrv.NewTiDB(t)))
+	db, err := apply.Open(testsrv.Database(t, testsrv.NewTiDB(t)))
 	if err != nil {
 		t.Fatal(err)
 	}

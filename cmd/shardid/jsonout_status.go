@@ -6,6 +6,7 @@ import (
 	"github.com/shardid/shardid/segment"
 	"github.com/shardid/shardid/tickets"
 	"github.com/shardid/shardid/tidb"
+	"github.com/shardid/shardid/tidb/apply"
 )
 
 // segmentTagRow is one tag of segment status --json.
@@ -64,7 +65,7 @@ type tidbUpRow struct {
 }
 
 // tidbStatusJSON adds st to r.
-func tidbStatusJSON(r *jsonReport, st []tidb.Status) {
+func tidbStatusJSON(r *jsonReport, st []apply.Status) {
 	if r == nil {
 		return
 	}

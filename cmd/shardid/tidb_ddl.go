@@ -14,6 +14,8 @@ import (
 
 	"github.com/shardid/shardid/internal/gooseup"
 	"github.com/shardid/shardid/tidb"
+	"github.com/shardid/shardid/tidb/apply"
+	"github.com/shardid/shardid/tidb/script"
 )
 
 // renderFlags are the flags shared by render, gen, up and status.
@@ -37,7 +39,7 @@ type collateFlags []string
 func (c *collateFlags) String() string { return strings.Join(*c, " ") }
 
 func (c *collateFlags) Set(s string) error {
-	if _, err := tidb.ParseCollations([]string{s}); err != nil {
+	if _, err := script.ParseCollations([]string{s}); err != nil {
 		return errors.New("want FROM=TO, two collation names, e.g. latin1_general_cs=latin1_bin")
 	}
 	*c = append(*c, s)
@@ -287,22 +289,23 @@ func renderFiles(env *cliEnv, r *renderFlags, o tidb.Options, inputs []input) (*
 	if err != nil {
 		return nil, err
 	}
-	files := make([]tidb.ScriptFile, len(inputs))
+	files := make([]script.File, len(inputs))
 	for i, in := range inputs {
-		files[i] = tidb.ScriptFile{Name: in.name, Text: in.text}
+		files[i] = script.File{Name: in.name, Text: in.text}
 		if in.name == "-" {
 			files[i].Name = "stdin"
 		}
 	}
-	collations, err := tidb.ParseCollations(r.collate)
+	collations, err := script.ParseCollations(r.collate)
 	if err != nil {
 		return nil, usagef("tidb: --collate: %v", err)
 	}
-	s, err := tidb.ParseScripts(files, tidb.ScriptOptions{SkipData: r.skipData, Collations: collations})
+	s, err := script.ParseScripts(files, script.Options{SkipData: r.skipData, Collations: collations})
 	if err != nil {
 		return nil, err
 	}
-	p, err := tidb.RenderScript(s, tidb.PlanOptions{Options: o, Tables: specs, Alter: r.alter})
+	o.Tables, o.Alter = specs, r.alter
+	p, err := tidb.RenderScript(s, o)
 	if errors.Is(err, tidb.ErrTableSpec) {
 		return nil, usagef("tidb: %v", err)
 	}
@@ -330,7 +333,7 @@ func renderFiles(env *cliEnv, r *renderFlags, o tidb.Options, inputs []input) (*
 }
 
 // stmtPlace names where a script statement starts.
-func stmtPlace(st *tidb.ScriptStatement) string {
+func stmtPlace(st *script.Statement) string {
 	if st.File != "" {
 		return fmt.Sprintf("%s: line %d", st.File, st.Line)
 	}
@@ -339,7 +342,7 @@ func stmtPlace(st *tidb.ScriptStatement) string {
 
 // byHandKinds counts the by-hand statements by their first words, e.g.
 // "3 CREATE TRIGGER, 1 source".
-func byHandKinds(sts []*tidb.ScriptStatement) string {
+func byHandKinds(sts []*script.Statement) string {
 	var order []string
 	n := map[string]int{}
 	for _, st := range sts {
@@ -477,11 +480,11 @@ func runTiDBGen(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	ms, err := p.Migrations(tidb.MigrationOptions{Dir: os.DirFS(*dir)})
+	ms, err := apply.Migrations(p, apply.Options{Dir: os.DirFS(*dir)})
 	if err != nil {
 		return fmt.Errorf("gen: %w", err)
 	}
-	res, err := gooseup.Write(*dir, tidb.Files(ms), *force)
+	res, err := gooseup.Write(*dir, apply.Files(ms), *force)
 	if err != nil {
 		return fmt.Errorf("gen: %w", err)
 	}
