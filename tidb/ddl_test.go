@@ -2,6 +2,7 @@ package tidb_test
 
 import (
 	"errors"
+	"github.com/shardid/shardid/tidb/internal/tidbtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,7 +68,7 @@ func TestGolden(t *testing.T) {
 // the measured SHARD_ROW_ID_BITS=4 PRE_SPLIT_REGIONS=4 by default.
 func TestSeedTablesRenderEverywhere(t *testing.T) {
 	for _, c := range []string{"global_tx_list", "branch_tx_list"} {
-		tb, err := tidb.Parse(seedInput(t, c))
+		tb, err := tidb.Parse(tidbtest.SeedInput(t, c))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -215,7 +216,7 @@ func TestParseRefusals(t *testing.T) {
 // TestRenderedCreateRoundTrips parses a rendered CREATE TABLE again and
 // renders it once more: the description survives, so the output is stable.
 func TestRenderedCreateRoundTrips(t *testing.T) {
-	tb, err := tidb.Parse(seedInput(t, "varchar_key"))
+	tb, err := tidb.Parse(tidbtest.SeedInput(t, "varchar_key"))
 	if err != nil {
 		t.Fatal(err)
 	}

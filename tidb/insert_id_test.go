@@ -2,6 +2,7 @@ package tidb_test
 
 import (
 	"errors"
+	"github.com/shardid/shardid/tidb/internal/tidbtest"
 	"strings"
 	"testing"
 
@@ -35,11 +36,11 @@ const shopScript = "SET NAMES utf8mb4;\nSET FOREIGN_KEY_CHECKS = 0;\n" +
 // is refused with the line, LAST_INSERT_ID or the variable, and the way
 // forward, never loaded with another value.
 func TestLastInsertID(t *testing.T) {
-	for _, srv := range targets(t) {
-		t.Run(srv.name, func(t *testing.T) {
+	for _, srv := range tidbtest.Targets(t) {
+		t.Run(srv.Name, func(t *testing.T) {
 			t.Parallel()
 			target := tidb.TargetMariaDB
-			if srv.tidb {
+			if srv.TiDB {
 				target = tidb.TargetTiDB
 			}
 			s, err := script.ParseScript(shopScript, script.Options{})
@@ -60,8 +61,8 @@ func TestLastInsertID(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			dsn := srv.database(t)
-			if _, _, err := up(t, dsn, ms, ""); err != nil {
+			dsn := srv.Database(t)
+			if _, _, err := tidbtest.Up(t, dsn, ms, ""); err != nil {
 				t.Fatal(err)
 			}
 			db := testsrv.Open(t, "mysql", dsn)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/shardid/shardid/tidb/internal/tidbtest"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -273,13 +274,13 @@ func runReal(t *testing.T, c realCase, srv realServer, n int) realResult {
 
 	// The rendering, through goose.
 	dsn := srv.create(t, fmt.Sprintf("rendered_%d", n))
-	m, applied, err := up(t, dsn, ms, "")
-	res.applied = countApplied(applied)
+	m, applied, err := tidbtest.Up(t, dsn, ms, "")
+	res.applied = tidbtest.CountApplied(applied)
 	if err != nil || res.applied != len(ms) {
 		t.Fatalf("%s: up applied %d of %d: %v", srv.name, res.applied, len(ms), err)
 	}
-	if again, err := m.Up(context.Background()); err != nil || countApplied(again) != 0 {
-		t.Errorf("%s: a second up applied %d (%v)", srv.name, countApplied(again), err)
+	if again, err := m.Up(context.Background()); err != nil || tidbtest.CountApplied(again) != 0 {
+		t.Errorf("%s: a second up applied %d (%v)", srv.name, tidbtest.CountApplied(again), err)
 	}
 	st, err := m.Verify(context.Background())
 	if err != nil {

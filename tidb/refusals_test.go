@@ -2,6 +2,7 @@ package tidb_test
 
 import (
 	"errors"
+	"github.com/shardid/shardid/tidb/internal/tidbtest"
 	"strings"
 	"testing"
 
@@ -47,7 +48,7 @@ func TestTextDefaultOnTiDB(t *testing.T) {
 		t.Fatal(err)
 	}
 	dsn := testsrv.Database(t, testsrv.TiDB(t))
-	if _, _, err := up(t, dsn, ms, ""); err != nil {
+	if _, _, err := tidbtest.Up(t, dsn, ms, ""); err != nil {
 		t.Fatal(err)
 	}
 	db := testsrv.Open(t, "mysql", dsn)
@@ -89,9 +90,9 @@ func TestTextDefaultOnTiDB(t *testing.T) {
 		t.Fatal(err)
 	}
 	dsn2 := testsrv.Database(t, testsrv.TiDB(t))
-	_, res, err := up(t, dsn2, mms, "")
-	if !errors.Is(err, tidb.ErrTiDBRefuses) || !strings.Contains(err.Error(), "column Device TINYTEXT DEFAULT ''") || !strings.Contains(err.Error(), "nothing was applied") || countApplied(res) != 0 {
-		t.Errorf("MariaDB files on TiDB: %d applied, %v", countApplied(res), err)
+	_, res, err := tidbtest.Up(t, dsn2, mms, "")
+	if !errors.Is(err, tidb.ErrTiDBRefuses) || !strings.Contains(err.Error(), "column Device TINYTEXT DEFAULT ''") || !strings.Contains(err.Error(), "nothing was applied") || tidbtest.CountApplied(res) != 0 {
+		t.Errorf("MariaDB files on TiDB: %d applied, %v", tidbtest.CountApplied(res), err)
 	}
 	db2 := testsrv.Open(t, "mysql", dsn2)
 	var tables int
@@ -112,8 +113,8 @@ func TestTextDefaultOnTiDB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, res, err = up(t, testsrv.Database(t, testsrv.TiDB(t)), fms, "")
+	_, res, err = tidbtest.Up(t, testsrv.Database(t, testsrv.TiDB(t)), fms, "")
 	if err == nil || !strings.Contains(err.Error(), "2 of 3 migrations applied (2 by this run); this one is not recorded and the 0 after it were not run: fix it and run up again") {
-		t.Errorf("failing data: %d applied, %v", countApplied(res), err)
+		t.Errorf("failing data: %d applied, %v", tidbtest.CountApplied(res), err)
 	}
 }

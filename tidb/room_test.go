@@ -3,6 +3,7 @@ package tidb_test
 import (
 	"context"
 	"errors"
+	"github.com/shardid/shardid/tidb/internal/tidbtest"
 	"strings"
 	"testing"
 
@@ -51,16 +52,16 @@ func roomPlan(t *testing.T, target tidb.Target, wBits int) (*tidb.Plan, error) {
 // before the room check) makes the data migration fail with ERROR 1467 on
 // TiDB, and Verify then reports t as full.
 func TestRoomForTheInserts(t *testing.T) {
-	for _, srv := range targets(t) {
-		t.Run(srv.name, func(t *testing.T) {
+	for _, srv := range tidbtest.Targets(t) {
+		t.Run(srv.Name, func(t *testing.T) {
 			t.Parallel()
-			p, err := roomPlan(t, srv.renderTarget(), 0)
+			p, err := roomPlan(t, srv.RenderTarget(), 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			ms := planMigrations(t, p)
-			dsn := srv.database(t)
-			m := upAll(t, dsn, ms)
+			ms := tidbtest.PlanMigrations(t, p)
+			dsn := srv.Database(t)
+			m := tidbtest.UpAll(t, dsn, ms)
 			db := testsrv.Open(t, "mysql", dsn)
 			db.SetMaxOpenConns(1) // the SET below holds for the next INSERT
 			for _, q := range []string{
@@ -89,7 +90,7 @@ func TestRoomForTheInserts(t *testing.T) {
 					t.Errorf("%s: full %q, drift %q", s.Migration.Name, s.Full, s.Drift)
 				}
 			}
-			if !srv.tidb {
+			if !srv.TiDB {
 				return
 			}
 			// Negative control: t with its AUTO_INCREMENT=N back.
@@ -102,7 +103,7 @@ func TestRoomForTheInserts(t *testing.T) {
 					ms[i].Text = bad
 				}
 			}
-			m, _, err = up(t, srv.database(t), ms, "")
+			m, _, err = tidbtest.Up(t, srv.Database(t), ms, "")
 			var me *mysql.MySQLError
 			if !errors.As(err, &me) || me.Number != 1467 {
 				t.Fatalf("up with t's AUTO_INCREMENT=N kept: %v; want ERROR 1467", err)

@@ -1,6 +1,7 @@
 package tidb_test
 
 import (
+	"github.com/shardid/shardid/tidb/internal/tidbtest"
 	"slices"
 	"strings"
 	"testing"
@@ -55,7 +56,7 @@ func TestRoutinesOnlyScript(t *testing.T) {
 	if _, err := db.Exec("CREATE TABLE existing (v INT)"); err != nil {
 		t.Fatal(err)
 	}
-	upAll(t, dsn, planMigrations(t, p))
+	tidbtest.UpAll(t, dsn, tidbtest.PlanMigrations(t, p))
 	var routines, triggers, events, views, v int
 	for q, n := range map[string]*int{
 		"SELECT COUNT(*) FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = DATABASE()": &routines,

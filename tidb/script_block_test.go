@@ -1,6 +1,7 @@
 package tidb_test
 
 import (
+	"github.com/shardid/shardid/tidb/internal/tidbtest"
 	"slices"
 	"strings"
 	"testing"
@@ -114,7 +115,7 @@ func TestDelimiterBlockThroughServers(t *testing.T) {
 		t.Fatal(err)
 	}
 	dsn := testsrv.Database(t, testsrv.MariaDB(t))
-	if _, _, err := up(t, dsn, ms, ""); err != nil {
+	if _, _, err := tidbtest.Up(t, dsn, ms, ""); err != nil {
 		t.Fatal(err)
 	}
 	db, err := apply.Open(dsn)

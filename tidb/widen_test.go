@@ -3,6 +3,7 @@ package tidb_test
 import (
 	"context"
 	"fmt"
+	"github.com/shardid/shardid/tidb/internal/tidbtest"
 	"strings"
 	"testing"
 
@@ -32,7 +33,7 @@ const intScript = "CREATE TABLE customer (id INT(10) UNSIGNED NOT NULL AUTO_INCR
 func spreadInserts(t *testing.T, o tidb.Options, n int) spread.Window {
 	t.Helper()
 	dsn := testsrv.Database(t, testsrv.TiDB(t))
-	upAll(t, dsn, planMigrations(t, planScript(t, intScript, o)))
+	tidbtest.UpAll(t, dsn, tidbtest.PlanMigrations(t, tidbtest.PlanScript(t, intScript, o)))
 	db := testsrv.Open(t, "mysql", dsn)
 	var keys []int64
 	for i := range n {
@@ -118,13 +119,13 @@ func TestWidenedForeignKeys(t *testing.T) {
 		}
 	}
 	dsn := testsrv.Database(t, testsrv.MariaDB(t))
-	upAll(t, dsn, planMigrations(t, planScript(t, intScript, tidb.Options{Target: tidb.TargetMariaDB})))
+	tidbtest.UpAll(t, dsn, tidbtest.PlanMigrations(t, tidbtest.PlanScript(t, intScript, tidb.Options{Target: tidb.TargetMariaDB})))
 	db := testsrv.Open(t, "mysql", dsn)
 	var lines int
 	if err := db.QueryRowContext(context.Background(), "SELECT COUNT(*) FROM order_line l JOIN orders o ON o.id = l.order_id JOIN customer c ON c.id = o.customer_id").Scan(&lines); err != nil || lines != 2 {
 		t.Errorf("MariaDB: %d order lines reach their customer (%v), want 2", lines, err)
 	}
-	if got := fmt.Sprint(showCreate(t, dsn, "orders")); !strings.Contains(got, "`id` bigint(20) NOT NULL AUTO_INCREMENT") {
+	if got := fmt.Sprint(tidbtest.ShowCreate(t, dsn, "orders")); !strings.Contains(got, "`id` bigint(20) NOT NULL AUTO_INCREMENT") {
 		t.Errorf("MariaDB orders:\n%s", got)
 	}
 }

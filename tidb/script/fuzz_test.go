@@ -1,4 +1,4 @@
-package tidb_test
+package script_test
 
 import (
 	"errors"

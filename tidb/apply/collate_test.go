@@ -1,8 +1,9 @@
-package tidb_test
+package apply_test
 
 import (
 	"context"
 	"errors"
+	"github.com/shardid/shardid/tidb/internal/tidbtest"
 	"strings"
 	"testing"
 
@@ -22,12 +23,12 @@ import (
 // user half-way through. Renamed with --collate (ScriptOptions.Collations)
 // the script applies, the rename noted.
 func TestCollationsChecked(t *testing.T) {
-	for _, srv := range targets(t) {
-		t.Run(srv.name, func(t *testing.T) {
+	for _, srv := range tidbtest.Targets(t) {
+		t.Run(srv.Name, func(t *testing.T) {
 			t.Parallel()
 			missing, have := "utf8mb4_0900_ai_ci", "utf8mb4_unicode_ci"
 			target := tidb.TargetMariaDB
-			if srv.tidb {
+			if srv.TiDB {
 				missing, have, target = "latin1_general_cs", "latin1_bin", tidb.TargetTiDB
 			}
 			scriptText := "CREATE TABLE first (id INT PRIMARY KEY);\nCREATE TABLE second (id INT PRIMARY KEY, name VARCHAR(20) CHARACTER SET " + strings.Split(missing, "_")[0] + " COLLATE " + missing + ") DEFAULT CHARSET=" + strings.Split(missing, "_")[0] + " COLLATE=" + missing + ";\n"
@@ -49,12 +50,12 @@ func TestCollationsChecked(t *testing.T) {
 				}
 				return ms
 			}
-			dsn := srv.database(t)
-			_, res, err := up(t, dsn, plan(script.Options{}), "")
+			dsn := srv.Database(t)
+			_, res, err := tidbtest.Up(t, dsn, plan(script.Options{}), "")
 			if !errors.Is(err, script.ErrCollation) || len(res) != 0 || !strings.Contains(err.Error(), "no collation "+missing+"; nothing was applied: give tidb up (or render, or gen) --collate "+missing+"=NAME") {
 				t.Fatalf("up: %d results, %v", len(res), err)
 			}
-			if showCreate(t, dsn, "first") != "" {
+			if tidbtest.ShowCreate(t, dsn, "first") != "" {
 				t.Error("the table before the refused one was created")
 			}
 			var me *mysql.MySQLError
@@ -65,10 +66,10 @@ func TestCollationsChecked(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, res, err := up(t, dsn, plan(script.Options{Collations: collations}), ""); err != nil || countApplied(res) != 2 {
-				t.Fatalf("renamed: %d applied, %v", countApplied(res), err)
+			if _, res, err := tidbtest.Up(t, dsn, plan(script.Options{Collations: collations}), ""); err != nil || tidbtest.CountApplied(res) != 2 {
+				t.Fatalf("renamed: %d applied, %v", tidbtest.CountApplied(res), err)
 			}
-			if c := showCreate(t, dsn, "second"); !strings.Contains(c, have) || strings.Contains(c, missing) {
+			if c := tidbtest.ShowCreate(t, dsn, "second"); !strings.Contains(c, have) || strings.Contains(c, missing) {
 				t.Errorf("second:\n%s", c)
 			}
 		})

@@ -1,9 +1,10 @@
-package tidb_test
+package apply_test
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/shardid/shardid/tidb/internal/tidbtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,25 +15,14 @@ import (
 	"github.com/shardid/shardid/tidb"
 	"github.com/shardid/shardid/tidb/apply"
 	"github.com/shardid/shardid/tidb/script"
-	"github.com/shardid/shardid/tools/testsrv"
 )
 
 // seedDDL renders both seed tables under s, for migrations.
-// seedInput reads testdata/<name>/input.sql.
-func seedInput(tb testing.TB, name string) string {
-	tb.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name, "input.sql"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return string(b)
-}
-
 func seedDDL(t *testing.T, s tidb.Strategy) []*tidb.DDL {
 	t.Helper()
 	var out []*tidb.DDL
 	for _, c := range []string{"global_tx_list", "branch_tx_list"} {
-		out = append(out, renderSQL(t, seedInput(t, c), seedOptions(s))...)
+		out = append(out, tidbtest.RenderSQL(t, tidbtest.SeedInput(t, c), seedOptions(s))...)
 	}
 	return out
 }
@@ -45,39 +35,12 @@ func seedOptions(s tidb.Strategy) tidb.Options {
 	return o
 }
 
-// renderSQL parses a script and renders every table under o.
-func renderSQL(t *testing.T, scriptText string, o tidb.Options) []*tidb.DDL {
-	t.Helper()
-	s, err := script.ParseScript(scriptText, script.Options{SkipData: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []*tidb.DDL
-	for _, tb := range s.Tables {
-		d, err := tidb.Render(tb, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, d)
-	}
-	return out
-}
-
-func migrations(t *testing.T, ddls []*tidb.DDL) []apply.Migration {
-	t.Helper()
-	ms, err := apply.Migrations(&tidb.Plan{Tables: ddls}, apply.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ms
-}
-
 // TestMigrationsOnePerFile checks the goose files: one statement each
 // between StatementBegin/End, no transaction, plain CREATE (no IF NOT
 // EXISTS), the TiDB-only marker on SPLIT only, versions that follow the
 // statement alone.
 func TestMigrationsOnePerFile(t *testing.T) {
-	ms := migrations(t, seedDDL(t, tidb.StrategyRotatedInt))
+	ms := tidbtest.Migrations(t, seedDDL(t, tidb.StrategyRotatedInt))
 	if len(ms) != 4 {
 		t.Fatalf("got %d files, want create+split for two tables", len(ms))
 	}
@@ -99,8 +62,8 @@ func TestMigrationsOnePerFile(t *testing.T) {
 			t.Errorf("name %s, version %d", m.Name, m.Version)
 		}
 	}
-	again := migrations(t, seedDDL(t, tidb.StrategyRotatedInt))
-	other := migrations(t, seedDDL(t, tidb.StrategyShardRowID))
+	again := tidbtest.Migrations(t, seedDDL(t, tidb.StrategyRotatedInt))
+	other := tidbtest.Migrations(t, seedDDL(t, tidb.StrategyShardRowID))
 	if again[0].Version != ms[0].Version || other[0].Version == ms[0].Version {
 		t.Errorf("versions must follow the statement: %d, again %d, other strategy %d", ms[0].Version, again[0].Version, other[0].Version)
 	}
@@ -144,47 +107,6 @@ func TestDSNAddsParseTime(t *testing.T) {
 	}
 }
 
-// up applies ms to dsn with a Migrator and returns it with the results.
-func up(t *testing.T, dsn string, ms []apply.Migration, table string) (*apply.Migrator, []apply.Result, error) {
-	t.Helper()
-	db, err := apply.Open(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	m, err := apply.NewMigrator(db, ms, apply.Options{TableName: table})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := m.Up(context.Background())
-	return m, res, err
-}
-
-func countApplied(res []apply.Result) int {
-	n := 0
-	for _, r := range res {
-		if r.Applied {
-			n++
-		}
-	}
-	return n
-}
-
-// showCreate returns SHOW CREATE TABLE, or "" when the table is missing.
-func showCreate(t *testing.T, dsn, table string) string {
-	t.Helper()
-	db, err := apply.Open(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var name, create string
-	if err := db.QueryRow("SHOW CREATE TABLE `"+table+"`").Scan(&name, &create); err != nil {
-		return ""
-	}
-	return create
-}
-
 // TestSeedTablesThroughGoose applies both seed tables under every strategy
 // through goose's tidb dialect to a real TiDB and a real MariaDB (the TiDB
 // clauses are comments there, SPLIT TABLE is recorded without running),
@@ -192,36 +114,36 @@ func showCreate(t *testing.T, dsn, table string) string {
 // strategy's options in SHOW CREATE TABLE, a second Up applies nothing,
 // and the named version table holds every version.
 func TestSeedTablesThroughGoose(t *testing.T) {
-	for _, target := range targets(t) {
+	for _, target := range tidbtest.Targets(t) {
 		for _, s := range tidb.Strategies() {
-			t.Run(target.name+"/"+string(s), func(t *testing.T) {
+			t.Run(target.Name+"/"+string(s), func(t *testing.T) {
 				t.Parallel()
-				dsn := target.database(t)
-				ms := migrations(t, seedDDL(t, s))
-				m, res, err := up(t, dsn, ms, "shardid_goose")
-				if err != nil || countApplied(res) != len(ms) {
-					t.Fatalf("applied %d of %d migrations: %v", countApplied(res), len(ms), err)
+				dsn := target.Database(t)
+				ms := tidbtest.Migrations(t, seedDDL(t, s))
+				m, res, err := tidbtest.Up(t, dsn, ms, "shardid_goose")
+				if err != nil || tidbtest.CountApplied(res) != len(ms) {
+					t.Fatalf("applied %d of %d migrations: %v", tidbtest.CountApplied(res), len(ms), err)
 				}
 				for _, r := range res {
-					if r.Skipped != (r.Migration.TiDBOnly && !target.tidb) {
-						t.Errorf("%s: skipped %v on %s", r.Migration.Name, r.Skipped, target.name)
+					if r.Skipped != (r.Migration.TiDBOnly && !target.TiDB) {
+						t.Errorf("%s: skipped %v on %s", r.Migration.Name, r.Skipped, target.Name)
 					}
 				}
 				for _, tc := range []struct{ table, key, index string }{
 					{"T_TX_GLOBAL_LIST", "global_tx_no", "index1"},
 					{"T_TX_BRANCH_LIST", "branch_tx_no", "index3"},
 				} {
-					create := showCreate(t, dsn, tc.table)
+					create := tidbtest.ShowCreate(t, dsn, tc.table)
 					if !strings.Contains(create, "PRIMARY KEY (`"+tc.key+"`)") || !strings.Contains(create, "KEY `"+tc.index+"`") {
 						t.Errorf("%s lacks its key or index:\n%s", tc.table, create)
 					}
-					if target.tidb {
+					if target.TiDB {
 						assertTiDBOptions(t, s, create)
 					}
 				}
 				again, err := m.Up(context.Background())
-				if err != nil || countApplied(again) != 0 || len(again) != len(ms) {
-					t.Fatalf("rerun applied %d migrations (%v), want none", countApplied(again), err)
+				if err != nil || tidbtest.CountApplied(again) != 0 || len(again) != len(ms) {
+					t.Fatalf("rerun applied %d migrations (%v), want none", tidbtest.CountApplied(again), err)
 				}
 				st, err := m.Status(context.Background())
 				if err != nil {
@@ -248,28 +170,28 @@ func TestSeedTablesThroughGoose(t *testing.T) {
 // (every file used to be version 1, so B was silently "applied"), the third
 // applies nothing, and a changed A is refused because its table exists.
 func TestUpSequences(t *testing.T) {
-	for _, target := range targets(t) {
-		t.Run(target.name, func(t *testing.T) {
+	for _, target := range tidbtest.Targets(t) {
+		t.Run(target.Name, func(t *testing.T) {
 			t.Parallel()
-			dsn := target.database(t)
+			dsn := target.Database(t)
 			a := seedDDL(t, tidb.StrategyShardRowID)[:1]
 			b := seedDDL(t, tidb.StrategyShardRowID)[1:]
-			if _, res, err := up(t, dsn, migrations(t, a), ""); err != nil || countApplied(res) != 1 {
-				t.Fatalf("up A: %d applied, %v", countApplied(res), err)
+			if _, res, err := tidbtest.Up(t, dsn, tidbtest.Migrations(t, a), ""); err != nil || tidbtest.CountApplied(res) != 1 {
+				t.Fatalf("up A: %d applied, %v", tidbtest.CountApplied(res), err)
 			}
-			if _, res, err := up(t, dsn, migrations(t, b), ""); err != nil || countApplied(res) != 1 {
-				t.Fatalf("up B after A: %d applied, %v", countApplied(res), err)
+			if _, res, err := tidbtest.Up(t, dsn, tidbtest.Migrations(t, b), ""); err != nil || tidbtest.CountApplied(res) != 1 {
+				t.Fatalf("up B after A: %d applied, %v", tidbtest.CountApplied(res), err)
 			}
-			if showCreate(t, dsn, "T_TX_BRANCH_LIST") == "" {
+			if tidbtest.ShowCreate(t, dsn, "T_TX_BRANCH_LIST") == "" {
 				t.Fatal("up B reported success but the table is missing")
 			}
-			if _, res, err := up(t, dsn, migrations(t, append(a, b...)), ""); err != nil || countApplied(res) != 0 || len(res) != 2 {
-				t.Fatalf("up A B: %d applied of %d, %v; want none", countApplied(res), len(res), err)
+			if _, res, err := tidbtest.Up(t, dsn, tidbtest.Migrations(t, append(a, b...)), ""); err != nil || tidbtest.CountApplied(res) != 0 || len(res) != 2 {
+				t.Fatalf("up A B: %d applied of %d, %v; want none", tidbtest.CountApplied(res), len(res), err)
 			}
 			changed := seedDDL(t, tidb.StrategyAutoRandom)[:1]
-			m, res, err := up(t, dsn, migrations(t, changed), "")
-			if !errors.Is(err, apply.ErrTableExists) || countApplied(res) != 0 {
-				t.Fatalf("changed A: %d applied, %v; want ErrTableExists", countApplied(res), err)
+			m, res, err := tidbtest.Up(t, dsn, tidbtest.Migrations(t, changed), "")
+			if !errors.Is(err, apply.ErrTableExists) || tidbtest.CountApplied(res) != 0 {
+				t.Fatalf("changed A: %d applied, %v; want ErrTableExists", tidbtest.CountApplied(res), err)
 			}
 			if st, _ := m.Status(context.Background()); len(st) != 1 || st[0].Applied {
 				t.Errorf("the refused migration is recorded: %+v", st)
@@ -282,10 +204,10 @@ func TestUpSequences(t *testing.T) {
 // checks that up neither reports it created nor records a migration whose
 // Down would drop it; the table and its row stay as they were.
 func TestExistingTableRefused(t *testing.T) {
-	for _, target := range targets(t) {
-		t.Run(target.name, func(t *testing.T) {
+	for _, target := range tidbtest.Targets(t) {
+		t.Run(target.Name, func(t *testing.T) {
 			t.Parallel()
-			dsn := target.database(t)
+			dsn := target.Database(t)
 			db, err := apply.Open(dsn)
 			if err != nil {
 				t.Fatal(err)
@@ -297,11 +219,11 @@ func TestExistingTableRefused(t *testing.T) {
 			if _, err := db.Exec("INSERT INTO orders VALUES (1, 'mine')"); err != nil {
 				t.Fatal(err)
 			}
-			before := showCreate(t, dsn, "orders")
-			ms := migrations(t, renderSQL(t, "CREATE TABLE IF NOT EXISTS orders (id BIGINT AUTO_INCREMENT PRIMARY KEY, note VARCHAR(10), total INT)", tidb.Options{}))
-			m, res, err := up(t, dsn, ms, "")
-			if !errors.Is(err, apply.ErrTableExists) || countApplied(res) != 0 {
-				t.Fatalf("up over an existing table: %d applied, %v", countApplied(res), err)
+			before := tidbtest.ShowCreate(t, dsn, "orders")
+			ms := tidbtest.Migrations(t, tidbtest.RenderSQL(t, "CREATE TABLE IF NOT EXISTS orders (id BIGINT AUTO_INCREMENT PRIMARY KEY, note VARCHAR(10), total INT)", tidb.Options{}))
+			m, res, err := tidbtest.Up(t, dsn, ms, "")
+			if !errors.Is(err, apply.ErrTableExists) || tidbtest.CountApplied(res) != 0 {
+				t.Fatalf("up over an existing table: %d applied, %v", tidbtest.CountApplied(res), err)
 			}
 			if !strings.Contains(err.Error(), "never adopts") || strings.Contains(err.Error(), "\n") {
 				t.Errorf("message: %q", err)
@@ -311,7 +233,7 @@ func TestExistingTableRefused(t *testing.T) {
 				t.Errorf("recorded as applied: %+v %v", st, err)
 			}
 			var n int
-			if err := db.QueryRow("SELECT COUNT(*) FROM orders").Scan(&n); err != nil || n != 1 || showCreate(t, dsn, "orders") != before {
+			if err := db.QueryRow("SELECT COUNT(*) FROM orders").Scan(&n); err != nil || n != 1 || tidbtest.ShowCreate(t, dsn, "orders") != before {
 				t.Errorf("the existing table changed: %d rows, %v", n, err)
 			}
 		})
@@ -322,23 +244,23 @@ func TestExistingTableRefused(t *testing.T) {
 // checks the first stays applied and the second unrecorded, repairs it,
 // and checks a rerun finishes: one statement per file makes that safe.
 func TestRerunAfterFailureCompletes(t *testing.T) {
-	for _, target := range targets(t) {
-		t.Run(target.name, func(t *testing.T) {
+	for _, target := range tidbtest.Targets(t) {
+		t.Run(target.Name, func(t *testing.T) {
 			t.Parallel()
-			dsn := target.database(t)
-			ms := migrations(t, seedDDL(t, tidb.StrategyShardRowID))
+			dsn := target.Database(t)
+			ms := tidbtest.Migrations(t, seedDDL(t, tidb.StrategyShardRowID))
 			good := ms[1].Text
 			ms[1].Text = strings.Replace(good, "`input_data` LONGTEXT", "`input_data` NO_SUCH_TYPE", 1)
-			m, res, err := up(t, dsn, ms, "")
-			if err == nil || countApplied(res) != 1 {
-				t.Fatalf("broken migration: %d applied, %v", countApplied(res), err)
+			m, res, err := tidbtest.Up(t, dsn, ms, "")
+			if err == nil || tidbtest.CountApplied(res) != 1 {
+				t.Fatalf("broken migration: %d applied, %v", tidbtest.CountApplied(res), err)
 			}
 			if st, _ := m.Status(context.Background()); !st[0].Applied || st[1].Applied {
 				t.Fatalf("after the failure: %+v", st)
 			}
 			ms[1].Text = good
-			if _, res, err := up(t, dsn, ms, ""); err != nil || countApplied(res) != 1 {
-				t.Fatalf("rerun: %d applied, %v; want 1", countApplied(res), err)
+			if _, res, err := tidbtest.Up(t, dsn, ms, ""); err != nil || tidbtest.CountApplied(res) != 1 {
+				t.Fatalf("rerun: %d applied, %v; want 1", tidbtest.CountApplied(res), err)
 			}
 		})
 	}
@@ -351,7 +273,7 @@ func TestBadVersionTableName(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	ms := migrations(t, seedDDL(t, tidb.StrategyShardRowID))
+	ms := tidbtest.Migrations(t, seedDDL(t, tidb.StrategyShardRowID))
 	for _, name := range []string{"a-b", "a.b.c", "x;DROP TABLE y", "`q`"} {
 		if _, err := apply.NewMigrator(db, ms, apply.Options{TableName: name}); !errors.Is(err, apply.ErrInvalidTableName) {
 			t.Errorf("table name %q: %v", name, err)
@@ -369,46 +291,21 @@ func TestReadDir(t *testing.T) {
 	}
 }
 
-// target is a server the goose tests run against.
-type target struct {
-	name     string
-	tidb     bool
-	database func(t *testing.T) string
-}
-
-// targets returns the throwaway TiDB and MariaDB (each failing under
-// CI=true when missing, skipping elsewhere) and, when TIDB_TEST_DSN is set,
-// the user's own TiDB.
-func targets(t *testing.T) []target {
-	out := []target{
-		{name: "tidb", tidb: true, database: func(t *testing.T) string { return testsrv.Database(t, testsrv.TiDB(t)) }},
-		{name: "mariadb", database: func(t *testing.T) string { return testsrv.Database(t, testsrv.MariaDB(t)) }},
-	}
-	if dsn := os.Getenv("TIDB_TEST_DSN"); dsn != "" {
-		out = append(out, target{name: "own-tidb", tidb: true, database: func(t *testing.T) string {
-			return tidbDatabase(t, dsn, testsrv.DBName(t))
-		}})
-	}
-	return out
-}
-
-// tidbDatabase creates a fresh database on the TiDB behind dsn, dropped
-// when the test ends, and returns a DSN for it.
-func tidbDatabase(t *testing.T, dsn, name string) string {
+// assertTiDBOptions checks that TiDB's SHOW CREATE TABLE kept the options.
+func assertTiDBOptions(t *testing.T, s tidb.Strategy, create string) {
 	t.Helper()
-	cfg, err := mysql.ParseDSN(dsn)
-	if err != nil {
-		t.Fatal(err)
+	var want []string
+	switch s {
+	case tidb.StrategyShardRowID, tidb.StrategyAuto: // the seed tables have BIGINT keys the application fills
+		want = []string{"NONCLUSTERED", "SHARD_ROW_ID_BITS=4", "PRE_SPLIT_REGIONS=4"}
+	case tidb.StrategyAutoRandom:
+		want = []string{"/*T![clustered_index] CLUSTERED */", "AUTO_RANDOM(5, 54)", "PRE_SPLIT_REGIONS=4"}
+	case tidb.StrategyRotatedInt:
+		want = []string{"/*T![clustered_index] CLUSTERED */"}
 	}
-	db, err := apply.Open(dsn)
-	if err != nil {
-		t.Fatal(err)
+	for _, w := range want {
+		if !strings.Contains(create, w) {
+			t.Errorf("SHOW CREATE TABLE lacks %q:\n%s", w, create)
+		}
 	}
-	if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Exec("DROP DATABASE " + name); db.Close() })
-	cfg.DBName = name
-	cfg.ParseTime = true
-	return cfg.FormatDSN()
 }
