@@ -142,7 +142,7 @@ type renderTable struct {
 
 // renderDoc is p as tidb render --json prints it; byHand is --by-hand.
 func renderDoc(p *tidb.Plan, byHand string) renderJSON {
-	doc := renderJSON{Target: string(p.Target), Statements: planText(p), Notes: p.Notes, ByHand: len(p.ByHand)}
+	doc := renderJSON{Target: string(p.Target), Statements: p.SQL(), Notes: p.Notes, ByHand: len(p.ByHand)}
 	if len(p.ByHand) > 0 {
 		doc.ByHandFile = byHand
 	}
