@@ -32,7 +32,7 @@ func addMigrationFlags(fs *flagSet, byHand bool) *migrationFlags {
 }
 
 // migrator opens the database and builds the migrator from --dir or from
-// FILEs rendered in memory (their versions derived from their statements).
+// FILEs rendered in memory (numbered against the server by the migrator).
 func (m *migrationFlags) migrator(ctx context.Context, env *cliEnv, name string, files []string) (*apply.Migrator, func(), error) {
 	if *m.dsn == "" {
 		return nil, nil, usagef("%s: --dsn is required (or set SHARDID_TIDB_DSN)", name)
@@ -97,8 +97,8 @@ func (m *migrationFlags) migrator(ctx context.Context, env *cliEnv, name string,
 	return mg, func() { db.Close() }, nil
 }
 
-// migrations reads --dir, or renders the inputs in memory (their versions
-// derived from their statements).
+// migrations reads --dir, or renders the inputs in memory (numbered
+// against the server by the migrator).
 func (m *migrationFlags) migrations(env *cliEnv, name string, inputs []input, target tidb.Target) ([]apply.Migration, error) {
 	if *m.dir != "" {
 		ms, err := apply.ReadDir(os.DirFS(*m.dir))

@@ -37,6 +37,10 @@ type Migration struct {
 	OnlyOn []tidb.Target
 	// Text is the file's content.
 	Text string
+
+	// derived marks a version derived from the statements (Options.Dir
+	// nil), which a Migrator numbers against the server's history.
+	derived bool
 }
 
 // migrationView is the data of migration.sql.tmpl.
@@ -167,7 +171,7 @@ func writeUnits(units []unit, o Options) ([]Migration, error) {
 		m := Migration{Kind: u.kind, Table: u.object, TiDBOnly: u.tidbOnly, OnlyOn: u.onlyOn, Text: text + "\n"}
 		switch name, ok := existing[u.step]; {
 		case o.Dir == nil:
-			m.Version = contentVersion(strings.Join(u.up, ";\n"))
+			m.Version, m.derived = contentVersion(strings.Join(u.up, ";\n")), true
 			m.Name = fmt.Sprintf("%d_%s.sql", m.Version, u.step)
 		case ok:
 			m.Name = name

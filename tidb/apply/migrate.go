@@ -93,13 +93,16 @@ type Options struct {
 	Verbose bool
 	// Dir is an existing goose directory to continue (tidb gen), or nil.
 	//
-	// Nil derives each file's version from its statement text (a hash, at
-	// most 2^53): the same statement always gets the same version, so the
-	// goose history says whether exactly that statement was applied,
-	// whatever was applied before or after it, and a changed table is a new
-	// version (whose CREATE then meets the existing table and is refused).
-	// Such versions are not in apply order: run them with a Migrator, which
-	// applies them in the order given.
+	// Nil leaves the numbering to the Migrator (tidb up FILE): each file
+	// starts with a version derived from its statement text (a hash, at
+	// most 2^53, what the previous release applied), and NewMigrator's
+	// migrator numbers it against the server's history before anything
+	// runs: a step recorded with the same statements keeps its recorded
+	// version, whichever numbering applied it; a new step is numbered
+	// after the highest version in use, as a directory's are; a changed
+	// table is a new step (whose CREATE then meets the existing table and
+	// is refused). Run such migrations with a Migrator, which applies them
+	// in the order given.
 	//
 	// A directory keeps the numbering the stock goose CLI expects: a step
 	// (kind and table) that already has a file there keeps that file's name
@@ -126,8 +129,11 @@ func (o Options) Validate() error {
 // MariaDB, where they are recorded without running.
 type Migrator struct {
 	db   *sql.DB
+	o    Options
 	p    *goose.Provider
 	list []Migration
+	once sync.Once
+	err  error // what ready met
 
 	mu      sync.Mutex
 	target  tidb.Target     // what the server is, asked once
@@ -138,18 +144,35 @@ type Migrator struct {
 }
 
 // NewMigrator returns a Migrator for ms (from Migrations or ReadDir) over
-// db. It returns errors wrapping ErrInvalidTableName and ErrMigrationFile,
+// db. Its first Up, Status, Verify or Provider settles the versions
+// against the server: it creates shardid_tidb_steps beside goose's version
+// table, which names the step (the file name after the version) and the
+// statements of each version a Migrator applied, and numbers the
+// migrations by it (Options.Dir). It returns errors wrapping ErrInvalidTableName and ErrMigrationFile,
 // and goose's own errors.
 func NewMigrator(db *sql.DB, ms []Migration, o Options) (*Migrator, error) {
-	m := &Migrator{db: db, list: ms, skipped: map[int64]bool{}}
-	opts := []goose.ProviderOption{goose.WithVerbose(o.Verbose), goose.WithAllowOutofOrder(true)}
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
+	m := &Migrator{db: db, list: slices.Clone(ms), skipped: map[int64]bool{}, o: o}
+	for _, mg := range ms {
+		if mg.TiDBOnly {
+			if _, err := upStatement(mg.Text); err != nil {
+				return nil, fmt.Errorf("%w %s: %v", ErrMigrationFile, mg.Name, err)
+			}
+		}
+	}
+	return m, nil
+}
+
+// provider builds the goose Provider over m.list, once its versions are
+// settled (number).
+func (m *Migrator) provider() (*goose.Provider, error) {
+	opts := []goose.ProviderOption{goose.WithVerbose(m.o.Verbose), goose.WithAllowOutofOrder(true)}
 	files := map[string][]byte{}
 	var exclude []string
 	var gos []*goose.Migration
-	for _, mg := range ms {
+	for _, mg := range m.list {
 		files[mg.Name] = []byte(mg.Text)
 		if !mg.TiDBOnly {
 			continue
@@ -164,18 +187,34 @@ func NewMigrator(db *sql.DB, ms []Migration, o Options) (*Migrator, error) {
 	if len(exclude) > 0 {
 		opts = append(opts, goose.WithExcludeNames(exclude), goose.WithGoMigrations(gos...))
 	}
-	p, err := gooseup.NewProvider(db, dialect.TiDB, files, gooseup.Options{History: o.TableName, Goose: opts})
+	p, err := gooseup.NewProvider(m.db, dialect.TiDB, files, gooseup.Options{History: m.history(), Goose: opts})
 	if err != nil {
 		return nil, fmt.Errorf("goose provider: %w", err)
 	}
-	m.p = p
-	return m, nil
+	return p, nil
+}
+
+// ready numbers the migrations against the server's history and builds
+// the goose Provider, once.
+func (m *Migrator) ready(ctx context.Context) error {
+	m.once.Do(func() {
+		if m.err = m.number(ctx); m.err == nil {
+			m.p, m.err = m.provider()
+		}
+	})
+	return m.err
 }
 
 // Provider returns the goose Provider underneath, for what Migrator does
-// not offer (Down, DownTo); its Up applies in version order, which for
-// content versions (Options.Dir nil) is not the order needed.
-func (m *Migrator) Provider() *goose.Provider { return m.p }
+// not offer (Down, DownTo), its versions numbered against the server's
+// history as Up numbers them; its Up applies in version order, which need
+// not be the order needed. It returns the error of reading that history.
+func (m *Migrator) Provider(ctx context.Context) (*goose.Provider, error) {
+	if err := m.ready(ctx); err != nil {
+		return nil, err
+	}
+	return m.p, nil
+}
 
 // Result is what Up did with one migration.
 type Result struct {
@@ -240,6 +279,9 @@ func (m *Migrator) Up(ctx context.Context) ([]Result, error) {
 			}
 			return out, fmt.Errorf("%s: %w (%s)", s.Migration.Name, err, stopped())
 		}
+		if err := m.record(ctx, s.Migration); err != nil {
+			return out, fmt.Errorf("%s: applied, but its step name was not recorded: %w (%s)", s.Migration.Name, err, stopped())
+		}
 		now++
 		m.mu.Lock()
 		skipped := m.skipped[s.Migration.Version]
@@ -274,6 +316,9 @@ type Status struct {
 
 // Status returns the state of every migration, in the list's order.
 func (m *Migrator) Status(ctx context.Context) ([]Status, error) {
+	if err := m.ready(ctx); err != nil {
+		return nil, err
+	}
 	st, err := m.p.Status(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("goose status: %w", err)
