@@ -3,6 +3,8 @@ package tidb
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/shardid/shardid/tidb/script"
 )
 
 // RenderAlter returns the statements that give an existing TiDB table,
@@ -35,10 +37,10 @@ func RenderAlter(t *Table, o Options) (*DDL, error) {
 				return nil, fmt.Errorf("render alter %s: %w: column %s is AUTO_RANDOM, which excludes SHARD_ROW_ID_BITS", t.Name, ErrConflict, c.Name)
 			}
 		}
-		if pk != nil && pk.Clustering == ClusteringClustered {
+		if pk != nil && pk.Clustering == script.ClusteringClustered {
 			return nil, fmt.Errorf("render alter %s: %w: SHARD_ROW_ID_BITS needs a NONCLUSTERED key and TiDB cannot uncluster a primary key in place: %s", t.Name, ErrAlterNotAllowed, recreate)
 		}
-		if pk != nil && pk.Clustering == ClusteringDefault {
+		if pk != nil && pk.Clustering == script.ClusteringDefault {
 			return nil, fmt.Errorf("render alter %s: %w: the input does not say whether the primary key is clustered (TiDB clusters it by default); give the table's SHOW CREATE TABLE output, which does", t.Name, ErrAlterNotAllowed)
 		}
 		if t.ShardRowIDBits > o.ShardBits {
@@ -48,7 +50,7 @@ func RenderAlter(t *Table, o Options) (*DDL, error) {
 		if err != nil {
 			return nil, fmt.Errorf("render alter %s: %w", t.Name, err)
 		}
-		d.Statements = append(d.Statements, Statement{Kind: KindAlter, SQL: s, TiDBOnly: true})
+		d.Statements = append(d.Statements, Statement{Kind: script.KindAlter, SQL: s, TiDBOnly: true})
 		if !o.NoPreSplit {
 			sp, err := renderSplit(t, ShardRowIDSplitPoints(o.PreSplit))
 			if err != nil {
@@ -62,7 +64,7 @@ func RenderAlter(t *Table, o Options) (*DDL, error) {
 			return nil, fmt.Errorf("render alter %s: %w", t.Name, err)
 		}
 		switch {
-		case pk.Clustering != ClusteringClustered:
+		case pk.Clustering != script.ClusteringClustered:
 			return nil, fmt.Errorf("render alter %s: %w: AUTO_RANDOM needs a clustered key and the input's key is not declared CLUSTERED (TiDB cannot cluster a key in place; if SHOW CREATE TABLE says CLUSTERED, give that output): %s", t.Name, ErrAlterNotAllowed, recreate)
 		case c.AutoRandom:
 			return nil, fmt.Errorf("render alter %s: %w: column %s is already AUTO_RANDOM and TiDB does not change AUTO_RANDOM in place: %s", t.Name, ErrAlterNotAllowed, c.Name, recreate)
@@ -88,7 +90,7 @@ func RenderAlter(t *Table, o Options) (*DDL, error) {
 		if err != nil {
 			return nil, fmt.Errorf("render alter %s: %w", t.Name, err)
 		}
-		d.Statements = append(d.Statements, Statement{Kind: KindSession, SQL: set, TiDBOnly: true}, Statement{Kind: KindAlter, SQL: s, TiDBOnly: true})
+		d.Statements = append(d.Statements, Statement{Kind: script.KindSession, SQL: set, TiDBOnly: true}, Statement{Kind: script.KindAlter, SQL: s, TiDBOnly: true})
 		d.Costs = append(d.Costs, orderCost(c.Name, "AUTO_RANDOM puts random shard bits above the increment"),
 			fmt.Sprintf("%s reaches 2^%d: past 2^53 a JavaScript number (a browser, JSON.parse) rounds it; TiDB changes no range in place (a new table with --range %d keeps values exact)", c.Name, TiDBRangeBits-1+boolInt(c.Unsigned), jsSafeRange(c)))
 		if o.PreSplit > o.ShardBits {
@@ -107,7 +109,7 @@ func RenderAlter(t *Table, o Options) (*DDL, error) {
 		if err != nil {
 			return nil, fmt.Errorf("render alter %s: %w", t.Name, err)
 		}
-		if pk.Clustering != ClusteringClustered {
+		if pk.Clustering != script.ClusteringClustered {
 			return nil, fmt.Errorf("render alter %s: %w: rotated-int needs a clustered key and the input's key is not declared CLUSTERED (TiDB cannot cluster a key in place; if SHOW CREATE TABLE says CLUSTERED, give that output): %s", t.Name, ErrAlterNotAllowed, recreate)
 		}
 		if err := rotatedConflicts(t, c); err != nil {
@@ -139,5 +141,5 @@ func renderSplit(t *Table, points []uint64) (Statement, error) {
 	if err != nil {
 		return Statement{}, err
 	}
-	return Statement{Kind: KindSplit, SQL: s, TiDBOnly: true}, nil
+	return Statement{Kind: script.KindSplit, SQL: s, TiDBOnly: true}, nil
 }

@@ -6,47 +6,16 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"text/template"
 
-	"github.com/shardid/shardid/internal/quote"
-)
-
-// Kind says what a rendered statement does.
-type Kind string
-
-const (
-	// KindCreate is a CREATE TABLE statement.
-	KindCreate Kind = "create"
-	// KindAlter is an ALTER TABLE statement.
-	KindAlter Kind = "alter"
-	// KindSplit is a SPLIT TABLE statement.
-	KindSplit Kind = "split"
-	// KindIndex is a CREATE INDEX statement of a schema script.
-	KindIndex Kind = "index"
-	// KindSession is a SET of a session variable the next statement
-	// needs, so the statements must run in order on one session:
-	// RenderAlter's switch from AUTO_INCREMENT to AUTO_RANDOM needs
-	// tidb_allow_remove_auto_inc (TiDB 8.5 refuses it otherwise).
-	KindSession Kind = "session"
-	// KindForeignKey is an ALTER TABLE … ADD FOREIGN KEY that closes a
-	// cycle of FOREIGN KEYs once both tables exist.
-	KindForeignKey Kind = "fk"
-	// KindData is a script's data: INSERT, REPLACE, UPDATE, DELETE.
-	KindData Kind = "data"
-	// KindView is a CREATE VIEW.
-	KindView Kind = "view"
-	// KindRoutine is a trigger, procedure, function or event (or a CALL),
-	// which TiDB does not run: a migration for MySQL and MariaDB, a
-	// statement to apply by hand for TiDB.
-	KindRoutine Kind = "routine"
+	"github.com/shardid/shardid/tidb/script"
 )
 
 // Statement is one rendered SQL statement, without the final semicolon.
 type Statement struct {
 	// Kind says what the statement does.
-	Kind Kind
+	Kind script.Kind
 	// SQL is the statement text.
 	SQL string
 	// TiDBOnly reports a statement that MySQL and MariaDB reject (SPLIT
@@ -59,8 +28,9 @@ type Statement struct {
 	// Migrator refuses it elsewhere instead of running it.
 	OnlyOn []Target
 
-	plain string // a CREATE without the input's IF NOT EXISTS, for Migrations
-	down  string // the undo of a script statement, for Migrations
+	// Plain is SQL without the input's IF NOT EXISTS (a CREATE TABLE):
+	// what a migration runs, so that an existing table is refused.
+	Plain string
 }
 
 // DDL is the rendered result for one table.
@@ -90,7 +60,7 @@ type DDL struct {
 	// partitions.
 	Costs []string
 	// Statements in the order they must run, on one session when one of
-	// them is a KindSession.
+	// them is a script.KindSession.
 	Statements []Statement
 	// Widened names the integer columns the rendering made BIGINT: an INT
 	// or MEDIUMINT AUTO_INCREMENT key for AUTO_RANDOM, and the FOREIGN
@@ -113,16 +83,7 @@ func (d *DDL) String() string {
 }
 
 // templates are the parsed templates of sql/ beside this file.
-var templates = template.Must(template.New("tidb").Funcs(template.FuncMap{"ident": quoteIdent, "has": slices.Contains[[]string]}).ParseFS(templateFS, "sql/*.sql.tmpl"))
-
-// quoteIdent backquotes a name after checking it (checkIdent); templates
-// call it for every name they write.
-func quoteIdent(name string) (string, error) {
-	if err := checkIdent("", name); err != nil {
-		return "", err
-	}
-	return quote.Ident(name, false), nil
-}
+var templates = template.Must(template.New("tidb").Funcs(template.FuncMap{"ident": script.QuoteIdent, "has": slices.Contains[[]string]}).ParseFS(templateFS, "sql/*.sql.tmpl"))
 
 // createView is the data of create_table.sql.tmpl.
 type createView struct {
@@ -182,8 +143,11 @@ func execute(name string, data any) (string, error) {
 // AUTO_RANDOM replaces, an INT key widened to BIGINT for AUTO_RANDOM,
 // bits lowered or an AUTO_INCREMENT=N left out so the IDs have room. It
 // returns the errors of Options.Validate and errors wrapping ErrKey,
-// ErrConflict, ErrRangeBits and ErrNoRoom.
+// ErrConflict, ErrRangeBits and ErrNoRoom. With o.Alter it is RenderAlter.
 func Render(t *Table, o Options) (*DDL, error) {
+	if o.Alter {
+		return RenderAlter(t, o)
+	}
 	d, err := render(t, o)
 	if err != nil {
 		return nil, fmt.Errorf("render %s: %w", t.Name, err)
@@ -196,6 +160,17 @@ func Render(t *Table, o Options) (*DDL, error) {
 func resolve(t *Table, o Options, alter bool) (Options, string, error) {
 	if err := o.Validate(); err != nil {
 		return o, "", err
+	}
+	specs := o.Tables
+	o.Tables, o.Alter = nil, false
+	for _, spec := range specs {
+		if spec.matches(t) {
+			var err error
+			if o, err = spec.apply(o); err != nil {
+				return o, "", err
+			}
+			break
+		}
 	}
 	reason := "chosen with --strategy"
 	if o.Strategy == "" || o.Strategy == StrategyAuto {
@@ -324,9 +299,9 @@ func render(t *Table, o Options) (*DDL, error) {
 		default:
 			note("%s keeps AUTO_INCREMENT for %s (%s)", c.Name, otherServers(o.Target), v.AutoIncrement)
 		}
-		v.DropTableOptions = autoIncrementOptions(t)
+		v.DropTableOptions = t.AutoIncrementOptions()
 		if len(v.DropTableOptions) > 0 {
-			v.AutoRandomBase = autoIncrementBase(v.DropTableOptions[len(v.DropTableOptions)-1])
+			v.AutoRandomBase = script.AutoIncrementBase(v.DropTableOptions[len(v.DropTableOptions)-1])
 			note("table option %s carried over as AUTO_RANDOM_BASE=%d on TiDB (the key's increment starts there)", v.DropTableOptions[len(v.DropTableOptions)-1], v.AutoRandomBase)
 		}
 		d.KeyWarnings = autoRandomWarnings(t, c, o.RangeBits)
@@ -351,13 +326,13 @@ func render(t *Table, o Options) (*DDL, error) {
 		}
 		if o.Target != TargetTiDB {
 			split = nil
-			note("SPLIT TABLE left out: %s has no regions (--target %s)", o.Target.serverName(), o.Target)
+			note("SPLIT TABLE left out: %s has no regions (--target %s)", o.Target.ServerName(), o.Target)
 		}
 		v.Clustering = "CLUSTERED"
 		d.Costs = append(d.Costs, orderCost(c.Name, "the application rotates its digits"))
 	}
 	if pk := t.PrimaryKey; pk != nil {
-		if (pk.Clustering == ClusteringClustered && v.Clustering != "CLUSTERED") || (pk.Clustering == ClusteringNonClustered && v.Clustering != "NONCLUSTERED") {
+		if (pk.Clustering == script.ClusteringClustered && v.Clustering != "CLUSTERED") || (pk.Clustering == script.ClusteringNonClustered && v.Clustering != "NONCLUSTERED") {
 			note("primary key made %s (the input said otherwise)", v.Clustering)
 		}
 	}
@@ -370,7 +345,7 @@ func render(t *Table, o Options) (*DDL, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.Statements = append(d.Statements, Statement{Kind: KindCreate, SQL: create, plain: plain, OnlyOn: only})
+	d.Statements = append(d.Statements, Statement{Kind: script.KindCreate, SQL: create, Plain: plain, OnlyOn: only})
 	if split != nil {
 		s, err := renderSplit(t, split)
 		if err != nil {
@@ -442,14 +417,6 @@ func fulltextCosts(t *Table) []string {
 	return out
 }
 
-// autoIncrementBase reads N from an AUTO_INCREMENT=N table option as
-// printed ("AUTO_INCREMENT = 5"); 0 when it cannot.
-func autoIncrementBase(opt string) uint64 {
-	_, v, _ := strings.Cut(opt, "=")
-	n, _ := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
-	return n
-}
-
 // splitRule applies the MinSplit rule to o's pre-split: a table whose key
 // holds fewer values than MinSplit rows (TINYINT, SMALLINT keys), or whose
 // expected Rows are fewer, is not pre-split, unless the user asked for a
@@ -505,18 +472,6 @@ func keyCapacity(t *Table) (int64, string) {
 // integerValues is how many values each integer type holds, unsigned
 // (BIGINT's 2^64 does not fit and is left out: it never caps a table).
 var integerValues = map[string]int64{"TINYINT": 1 << 8, "SMALLINT": 1 << 16, "MEDIUMINT": 1 << 24, "INT": 1 << 32, "INTEGER": 1 << 32}
-
-// autoIncrementOptions returns the input's AUTO_INCREMENT=N table options
-// as printed.
-func autoIncrementOptions(t *Table) []string {
-	var out []string
-	for _, s := range t.Options {
-		if strings.HasPrefix(s, "AUTO_INCREMENT ") || strings.HasPrefix(s, "AUTO_INCREMENT=") {
-			out = append(out, s)
-		}
-	}
-	return out
-}
 
 // keyColumn returns the single BIGINT primary-key column that auto-random
 // and rotated-int need, or an error wrapping ErrKey saying why not.

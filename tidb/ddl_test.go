@@ -2,12 +2,14 @@ package tidb_test
 
 import (
 	"errors"
+	"github.com/shardid/shardid/tidb/internal/tidbtest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/shardid/shardid/tidb"
+	"github.com/shardid/shardid/tidb/script"
 	"github.com/shardid/shardid/tools/testsrv"
 )
 
@@ -66,7 +68,7 @@ func TestGolden(t *testing.T) {
 // the measured SHARD_ROW_ID_BITS=4 PRE_SPLIT_REGIONS=4 by default.
 func TestSeedTablesRenderEverywhere(t *testing.T) {
 	for _, c := range []string{"global_tx_list", "branch_tx_list"} {
-		tb, err := tidb.Parse(seedInput(t, c))
+		tb, err := tidb.Parse(tidbtest.SeedInput(t, c))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,7 +165,7 @@ func TestRefusals(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s, err := tidb.ParseScript(c.sql, tidb.ScriptOptions{})
+			s, err := script.ParseScript(c.sql, script.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -186,15 +188,15 @@ func TestRefusals(t *testing.T) {
 // TestParseRefusals checks that only one plain CREATE TABLE is accepted.
 func TestParseRefusals(t *testing.T) {
 	for sql, want := range map[string]error{
-		"CREATE TABLE": tidb.ErrParse,
-		"SELECT 1":     tidb.ErrNotCreateTable,
-		"CREATE TABLE a (x INT); CREATE TABLE b (y INT)": tidb.ErrNotCreateTable,
-		"ALTER TABLE a ADD COLUMN b INT":                 tidb.ErrNotCreateTable,
-		"CREATE TABLE a LIKE b":                          tidb.ErrNotCreateTable,
-		"CREATE TABLE a AS SELECT 1 AS x":                tidb.ErrNotCreateTable,
-		"CREATE TEMPORARY TABLE a (x INT)":               tidb.ErrNotCreateTable,
-		"CREATE TABLE `a``b` (x INT)":                    tidb.ErrInvalidIdentifier,
-		"CREATE TABLE a (`x ` INT)":                      tidb.ErrInvalidIdentifier,
+		"CREATE TABLE": script.ErrParse,
+		"SELECT 1":     script.ErrNotCreateTable,
+		"CREATE TABLE a (x INT); CREATE TABLE b (y INT)": script.ErrNotCreateTable,
+		"ALTER TABLE a ADD COLUMN b INT":                 script.ErrNotCreateTable,
+		"CREATE TABLE a LIKE b":                          script.ErrNotCreateTable,
+		"CREATE TABLE a AS SELECT 1 AS x":                script.ErrNotCreateTable,
+		"CREATE TEMPORARY TABLE a (x INT)":               script.ErrNotCreateTable,
+		"CREATE TABLE `a``b` (x INT)":                    script.ErrInvalidIdentifier,
+		"CREATE TABLE a (`x ` INT)":                      script.ErrInvalidIdentifier,
 	} {
 		if _, err := tidb.Parse(sql); !errors.Is(err, want) {
 			t.Errorf("Parse(%q) = %v, want %v", sql, err, want)
@@ -203,10 +205,10 @@ func TestParseRefusals(t *testing.T) {
 	// A number too long for the parser's value driver, which panics on it:
 	// an error, in Parse and in a script, never a crash.
 	long := "CREATE TABLE a (x DECIMAL(65) DEFAULT " + strings.Repeat("9", 90) + ")"
-	if _, err := tidb.Parse(long); !errors.Is(err, tidb.ErrParse) || !strings.Contains(err.Error(), "81 digits") {
+	if _, err := tidb.Parse(long); !errors.Is(err, script.ErrParse) || !strings.Contains(err.Error(), "81 digits") {
 		t.Errorf("Parse of a 90-digit number: %v", err)
 	}
-	if _, err := tidb.ParseScript("CREATE TABLE b (y INT);\n"+long+";\n", tidb.ScriptOptions{}); !errors.Is(err, tidb.ErrParse) || !strings.Contains(err.Error(), "line 2") {
+	if _, err := script.ParseScript("CREATE TABLE b (y INT);\n"+long+";\n", script.Options{}); !errors.Is(err, script.ErrParse) || !strings.Contains(err.Error(), "line 2") {
 		t.Errorf("ParseScript of a 90-digit number: %v", err)
 	}
 }
@@ -214,7 +216,7 @@ func TestParseRefusals(t *testing.T) {
 // TestRenderedCreateRoundTrips parses a rendered CREATE TABLE again and
 // renders it once more: the description survives, so the output is stable.
 func TestRenderedCreateRoundTrips(t *testing.T) {
-	tb, err := tidb.Parse(seedInput(t, "varchar_key"))
+	tb, err := tidb.Parse(tidbtest.SeedInput(t, "varchar_key"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +235,7 @@ func TestRenderedCreateRoundTrips(t *testing.T) {
 	if d1.String() != d2.String() {
 		t.Errorf("second rendering differs:\n%s\n%s", d1, d2)
 	}
-	if tb2.ShardRowIDBits != 4 || tb2.PreSplitRegions != 4 || tb2.PrimaryKey.Clustering != tidb.ClusteringNonClustered {
+	if tb2.ShardRowIDBits != 4 || tb2.PreSplitRegions != 4 || tb2.PrimaryKey.Clustering != script.ClusteringNonClustered {
 		t.Errorf("re-parsed table %+v lost the options", tb2)
 	}
 }

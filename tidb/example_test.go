@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/shardid/shardid/tidb"
+	"github.com/shardid/shardid/tidb/apply"
+	"github.com/shardid/shardid/tidb/script"
 )
 
 // The measured layout for a table whose key is text: NONCLUSTERED key,
@@ -73,15 +75,15 @@ func Example_migrate() {
 	ctx := context.Background()
 	dsn := exampleDSN // yours: "root@tcp(127.0.0.1:4000)/app"
 
-	script, err := tidb.ParseScript(`
+	s, err := script.ParseScript(`
 		DROP TABLE IF EXISTS orders;
 		CREATE TABLE orders (id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY, note VARCHAR(20));
-		CREATE TABLE tags (name VARCHAR(20) PRIMARY KEY);`, tidb.ScriptOptions{})
+		CREATE TABLE tags (name VARCHAR(20) PRIMARY KEY);`, script.Options{})
 	if err != nil {
 		panic(err)
 	}
 	var ddls []*tidb.DDL
-	for _, t := range script.Tables {
+	for _, t := range s.Tables {
 		d, err := tidb.Render(t, tidb.Options{})
 		if err != nil {
 			panic(err)
@@ -89,16 +91,16 @@ func Example_migrate() {
 		fmt.Printf("%s: %s (%s)\n", t.Name, d.Options.Strategy, d.Reason)
 		ddls = append(ddls, d)
 	}
-	migrations, err := tidb.Migrations(ddls, tidb.MigrationOptions{})
+	migrations, err := apply.Migrations(&tidb.Plan{Tables: ddls}, apply.Options{})
 	if err != nil {
 		panic(err)
 	}
-	db, err := tidb.Open(dsn)
+	db, err := apply.Open(dsn)
 	if err != nil {
 		panic(err)
 	}
 	defer db.Close()
-	m, err := tidb.NewMigrator(db, migrations, tidb.ProviderOptions{})
+	m, err := apply.NewMigrator(db, migrations, apply.Options{})
 	if err != nil {
 		panic(err)
 	}
@@ -111,7 +113,7 @@ func Example_migrate() {
 			fmt.Printf("%s %s applied now: %v\n", r.Migration.Kind, r.Migration.Table, r.Applied)
 		}
 	}
-	fmt.Println(script.Notes)
+	fmt.Println(s.Notes)
 	// Output:
 	// orders: auto-random (BIGINT AUTO_INCREMENT key: AUTO_RANDOM replaces AUTO_INCREMENT)
 	// tags: shard-rowid (VARCHAR key)

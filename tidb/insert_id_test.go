@@ -2,10 +2,13 @@ package tidb_test
 
 import (
 	"errors"
+	"github.com/shardid/shardid/tidb/internal/tidbtest"
 	"strings"
 	"testing"
 
 	"github.com/shardid/shardid/tidb"
+	"github.com/shardid/shardid/tidb/apply"
+	"github.com/shardid/shardid/tidb/script"
 	"github.com/shardid/shardid/tools/testsrv"
 )
 
@@ -33,18 +36,18 @@ const shopScript = "SET NAMES utf8mb4;\nSET FOREIGN_KEY_CHECKS = 0;\n" +
 // is refused with the line, LAST_INSERT_ID or the variable, and the way
 // forward, never loaded with another value.
 func TestLastInsertID(t *testing.T) {
-	for _, srv := range targets(t) {
-		t.Run(srv.name, func(t *testing.T) {
+	for _, srv := range tidbtest.Targets(t) {
+		t.Run(srv.Name, func(t *testing.T) {
 			t.Parallel()
 			target := tidb.TargetMariaDB
-			if srv.tidb {
+			if srv.TiDB {
 				target = tidb.TargetTiDB
 			}
-			s, err := tidb.ParseScript(shopScript, tidb.ScriptOptions{})
+			s, err := script.ParseScript(shopScript, script.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := tidb.RenderScript(s, tidb.PlanOptions{Options: tidb.Options{Target: target}})
+			p, err := tidb.RenderScript(s, tidb.Options{Target: target})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -54,12 +57,12 @@ func TestLastInsertID(t *testing.T) {
 					t.Errorf("notes lack %q:\n%s", want, notes)
 				}
 			}
-			ms, err := p.Migrations(tidb.MigrationOptions{})
+			ms, err := apply.Migrations(p, apply.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			dsn := srv.database(t)
-			if _, _, err := up(t, dsn, ms, ""); err != nil {
+			dsn := srv.Database(t)
+			if _, _, err := tidbtest.Up(t, dsn, ms, ""); err != nil {
 				t.Fatal(err)
 			}
 			db := testsrv.Open(t, "mysql", dsn)
@@ -102,18 +105,18 @@ func TestLastInsertIDRefused(t *testing.T) {
 		{"after LOAD DATA", "LOAD DATA LOCAL INFILE 'a.csv' INTO TABLE a (v);\nUPDATE b SET a_id = LAST_INSERT_ID();\n", "line 4: \"UPDATE b SET …\": LAST_INSERT_ID() here is set by the rows LOAD DATA at line 3 loads"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s, err := tidb.ParseScript(tables+c.data, tidb.ScriptOptions{})
+			s, err := script.ParseScript(tables+c.data, script.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = tidb.RenderScript(s, tidb.PlanOptions{})
-			if !errors.Is(err, tidb.ErrInsertID) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "--skip-data") {
+			_, err = tidb.RenderScript(s, tidb.Options{})
+			if !errors.Is(err, script.ErrInsertID) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "--skip-data") {
 				t.Errorf("got %v\nwant ErrInsertID with %q and --skip-data", err, c.want)
 			}
 			// --skip-data takes the script.
-			s, err = tidb.ParseScript(tables+c.data, tidb.ScriptOptions{SkipData: true})
+			s, err = script.ParseScript(tables+c.data, script.Options{SkipData: true})
 			if err == nil {
-				_, err = tidb.RenderScript(s, tidb.PlanOptions{})
+				_, err = tidb.RenderScript(s, tidb.Options{})
 			}
 			if err != nil {
 				t.Errorf("--skip-data: %v", err)

@@ -8,21 +8,9 @@ import (
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser"
-	"github.com/pingcap/tidb/pkg/parser/ast"
-)
 
-// PlanOptions configures RenderScript. The zero value renders every table
-// with auto for TiDB.
-type PlanOptions struct {
-	// Options apply to every table a TableSpec does not name.
-	Options
-	// Tables steer single tables; each must name a table of the script.
-	Tables []TableSpec
-	// Alter renders ALTER TABLE for existing tables (RenderAlter; the
-	// input is their SHOW CREATE TABLE output) instead of CREATE TABLE;
-	// the scripts' other statements are then left out, and noted.
-	Alter bool
-}
+	"github.com/shardid/shardid/tidb/script"
+)
 
 // Plan is a script rendered for one target server: what its migrations
 // run, in order, and what is left to the user.
@@ -39,7 +27,7 @@ type Plan struct {
 	Steps []*Step
 	// ByHand are the statements no migration runs on the target: routines
 	// on TiDB, LOAD DATA, source, accounts. ByHandText writes them out.
-	ByHand []*ScriptStatement
+	ByHand []*script.Statement
 	// Notes say what became of the scripts' statements (Script.Notes and
 	// the rendering's own).
 	Notes []string
@@ -47,8 +35,8 @@ type Plan struct {
 
 // Step is one migration's worth of statements other than a table's.
 type Step struct {
-	// Kind is KindForeignKey, KindData, KindView or KindRoutine.
-	Kind Kind
+	// Kind is script.KindForeignKey, script.KindData, script.KindView or script.KindRoutine.
+	Kind script.Kind
 	// Object is the table, view or routine it is about.
 	Object string
 	// Statements run in order on one session; for data, in one
@@ -63,8 +51,8 @@ type Step struct {
 	OnlyOn []Target
 	// Comment says where it comes from and what it does, one line each.
 	Comment []string
-	// name is the step's file name part, unique in the plan.
-	name string
+	// Name is the step's file name part, unique in the plan.
+	Name string
 	// fkChecks and explicitKeys say what a data step's session needs.
 	fkChecks, explicitKeys bool
 }
@@ -83,8 +71,8 @@ const dataStepBytes = 8 << 20
 // RenderAlter (each naming the table's line and how to steer it), errors
 // wrapping ErrTableSpec, and errors wrapping ErrInsertID for such a value
 // it cannot work out.
-func RenderScript(s *Script, o PlanOptions) (*Plan, error) {
-	if err := o.Options.Validate(); err != nil {
+func RenderScript(s *script.Script, o Options) (*Plan, error) {
+	if err := o.Validate(); err != nil {
 		return nil, err
 	}
 	target := o.Target
@@ -94,11 +82,12 @@ func RenderScript(s *Script, o PlanOptions) (*Plan, error) {
 	p := &Plan{Target: target, Notes: slices.Clone(s.Notes)}
 	used := make([]bool, len(o.Tables))
 	strategy := map[string]*DDL{}
-	keys := dataKeys(s)
+	keys := s.DataKeys()
 	opts := make([]Options, len(s.Tables))
 	for ti, t := range s.Tables {
-		to := o.Options
-		to.dataKeys = keys[tableKey(t)]
+		to := o
+		to.Tables, to.Alter = nil, false
+		to.dataKeys = keys[t.Key()]
 		steered := -1
 		for i, spec := range o.Tables {
 			if !spec.matches(t) {
@@ -121,21 +110,21 @@ func RenderScript(s *Script, o PlanOptions) (*Plan, error) {
 	}
 	for ti, t := range s.Tables {
 		to := opts[ti]
-		to.widen = widen[tableKey(t)]
+		to.widen = widen[t.Key()]
 		render := Render
 		if o.Alter {
 			render = RenderAlter
 		}
 		d, err := render(t, to)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w%s", tablePlace(t), err, steerHint(t, err))
+			return nil, fmt.Errorf("%s: %w%s", t.Place(), err, steerHint(t, err))
 		}
 		for _, st := range d.Statements {
 			if err := readBack(st.SQL); err != nil {
-				return nil, fmt.Errorf("%s: %w", tablePlace(t), err)
+				return nil, fmt.Errorf("%s: %w", t.Place(), err)
 			}
 		}
-		strategy[tableKey(t)] = d
+		strategy[t.Key()] = d
 		p.Tables = append(p.Tables, d)
 	}
 	for i, spec := range o.Tables {
@@ -149,7 +138,7 @@ func RenderScript(s *Script, o PlanOptions) (*Plan, error) {
 	}
 	if o.Alter {
 		for _, st := range s.Statements {
-			p.Notes = append(p.Notes, fmt.Sprintf("%s: %s not rendered: --alter renders the tables only", stmtPlace(st), st.What))
+			p.Notes = append(p.Notes, fmt.Sprintf("%s: %s not rendered: --alter renders the tables only", st.Place(), st.What))
 		}
 		return p, nil
 	}
@@ -171,22 +160,6 @@ func steerHint(t *Table, err error) string {
 	return ""
 }
 
-// tablePlace names where a table starts: "f.sql: line 3" or "line 3".
-func tablePlace(t *Table) string {
-	if t.File != "" {
-		return fmt.Sprintf("%s: line %d", t.File, t.Line)
-	}
-	return fmt.Sprintf("line %d", t.Line)
-}
-
-// stmtPlace names where a statement starts.
-func stmtPlace(st *ScriptStatement) string {
-	if st.File != "" {
-		return fmt.Sprintf("%s: line %d", st.File, st.Line)
-	}
-	return fmt.Sprintf("line %d", st.Line)
-}
-
 // shortList lists at most eight names.
 func shortList(names []string) string {
 	if len(names) > 8 {
@@ -198,15 +171,15 @@ func shortList(names []string) string {
 // readBack parses a statement shardid wrote with TiDB's parser: it must be
 // exactly one statement TiDB reads. A statement TiDB's parser reads but
 // does not read back as it prints it (a name of bytes that are not UTF-8)
-// is refused, wrapping ErrScript, rather than written.
+// is refused, wrapping script.ErrScript, rather than written.
 func readBack(sql string) error {
-	stmts, err := parseSQL(parser.New(), sql)
+	stmts, err := script.ParseSQL(parser.New(), sql)
 	if err != nil || len(stmts) != 1 {
 		msg := fmt.Sprintf("%d statements", len(stmts))
 		if err != nil {
-			msg = firstLine(err.Error())
+			msg, _, _ = strings.Cut(err.Error(), "\n")
 		}
-		return fmt.Errorf("%w: TiDB's parser reads the statement but not its own printing of it (%s): %q; write it plainer (names in valid UTF-8)", ErrScript, msg, truncate(sql, 80))
+		return fmt.Errorf("%w: TiDB's parser reads the statement but not its own printing of it (%s): %q; write it plainer (names in valid UTF-8)", script.ErrScript, msg, truncate(sql, 80))
 	}
 	return nil
 }
@@ -221,7 +194,7 @@ func truncate(s string, n int) string {
 
 // foreignKeys renders the ALTER TABLE … ADD FOREIGN KEY of each key moved
 // out of a cycle, one step each.
-func (p *Plan) foreignKeys(s *Script) error {
+func (p *Plan) foreignKeys(s *script.Script) error {
 	for _, fk := range s.ForeignKeys {
 		st, err := foreignKeyStep(fk, fmt.Sprintf("FOREIGN KEY %s of %s closes a cycle of FOREIGN KEYs: added once every table exists", cmp.Or(fk.Key.Name, "(unnamed)"), fk.Table.QualifiedName()))
 		if err != nil {
@@ -234,7 +207,7 @@ func (p *Plan) foreignKeys(s *Script) error {
 
 // foreignKeyStep renders the step that adds a FOREIGN KEY to an existing
 // table, and drops it on Down when it has a name.
-func foreignKeyStep(fk *ForeignKey, comment string) (*Step, error) {
+func foreignKeyStep(fk *script.ForeignKey, comment string) (*Step, error) {
 	alter, err := execute("foreign_key.sql.tmpl", foreignKeyView{T: fk.Table, Clause: fk.Key.Text})
 	if err != nil {
 		return nil, err
@@ -242,7 +215,7 @@ func foreignKeyStep(fk *ForeignKey, comment string) (*Step, error) {
 	if err := readBack(alter); err != nil {
 		return nil, err
 	}
-	st := &Step{Kind: KindForeignKey, Object: fk.Table.QualifiedName(), Statements: []string{alter}, Comment: []string{comment}}
+	st := &Step{Kind: script.KindForeignKey, Object: fk.Table.QualifiedName(), Statements: []string{alter}, Comment: []string{comment}}
 	if fk.Key.Name != "" {
 		if st.Down, err = execute("foreign_key.sql.tmpl", foreignKeyView{T: fk.Table, Drop: fk.Key.Name}); err != nil {
 			return nil, err
@@ -252,72 +225,51 @@ func foreignKeyStep(fk *ForeignKey, comment string) (*Step, error) {
 }
 
 // statements renders data, views and routines in script order.
-func (p *Plan) statements(s *Script, tables map[string]*DDL) error {
+func (p *Plan) statements(s *script.Script, tables map[string]*DDL) error {
 	var data *Step
 	var dataBytes int
-	keys := keyFiller{next: map[string]uint64{}}
-	session := newSessionValues()
-	loaded := map[string]*ScriptStatement{} // table → a LOAD DATA into it, applied by hand after the migrations
+	replay := s.Replay()
+	loaded := map[string]*script.Statement{} // table → a LOAD DATA into it, applied by hand after the migrations
 	var fills keyFills
 	defer func() { p.Notes = append(p.Notes, fills.notes()...) }()
-	nextSet := 0
 	for i, st := range s.Statements {
-		for ; nextSet < len(s.sets) && s.sets[nextSet].at <= i; nextSet++ {
-			session.assign(s.sets[nextSet].st)
-		}
-		if st.Kind != KindData {
+		if st.Kind != script.KindData {
 			data = nil
+			replay.Skip(i)
 		}
 		switch {
 		case st.ByHand:
 			p.ByHand = append(p.ByHand, st)
-			if st.load {
+			if st.LoadsData() {
 				loaded[strings.ToLower(st.Object)] = st
-				session.lastID = value{why: fmt.Sprintf("set by the rows LOAD DATA at %s loads, by hand after the migrations", stmtPlace(st))}
 			}
-		case st.Kind == KindData:
+		case st.Kind == script.KindData:
 			autoRandom := slices.ContainsFunc(st.Writes, func(w string) bool {
 				d := tables[strings.ToLower(w)]
 				return d != nil && d.Options.Strategy == StrategyAutoRandom
 			})
-			sql := st.SQL
-			node := st.node
-			if node != nil && readsSession(node) {
-				var err error
-				if node, err = session.substitute(st); err != nil {
-					return err
-				}
-				if sql, err = restoreData(node); err != nil {
-					return fmt.Errorf("%s: %w", stmtPlace(st), err)
-				}
-				p.Notes = append(p.Notes, fmt.Sprintf("%s: %s: %s written in, the values the mysql client's session has there (no migration runs the SET, and goose's bookkeeping moves LAST_INSERT_ID)", stmtPlace(st), st.What, strings.Join(slices.Compact(session.changed), ", ")))
-				session.changed = nil
-			}
-			ins, ok := node.(*ast.InsertStmt)
 			var d *DDL
-			if ok && len(st.Writes) == 1 {
-				d = tables[strings.ToLower(st.Writes[0])]
-			}
-			numbered, filled, first := false, 0, uint64(0)
-			var fillErr error
-			if d != nil && (d.Options.Strategy == StrategyAutoRandom || generatedKey(d.Table) != nil) {
-				filledStmt, n, span, err := keys.fill(ins, d)
-				numbered, filled, first, fillErr = true, n, span[0], err
-				if err != nil {
-					d.Costs = append(d.Costs, fmt.Sprintf("%s: %s: %v; rows that refer to them by number point elsewhere (--table %s=shard-rowid keeps AUTO_INCREMENT)", stmtPlace(st), st.What, err, d.Table.Name))
+			r, err := replay.Data(i, func(name string) (*Table, bool) {
+				if d = tables[strings.ToLower(name)]; d == nil {
+					return nil, false
 				}
-				if n > 0 {
-					if sql, err = restoreData(filledStmt); err != nil {
-						return fmt.Errorf("%s: %w", stmtPlace(st), err)
-					}
-					fills.add(d.Table.QualifiedName(), st, n, span, loaded[strings.ToLower(st.Object)])
-				}
+				return d.Table, d.Options.Strategy == StrategyAutoRandom || generatedKey(d.Table) != nil
+			})
+			if err != nil {
+				return err
 			}
-			if ok {
-				session.inserted(st, d, numbered, filled, first, fillErr)
+			sql := r.SQL
+			if len(r.Session) > 0 {
+				p.Notes = append(p.Notes, fmt.Sprintf("%s: %s: %s written in, the values the mysql client's session has there (no migration runs the SET, and goose's bookkeeping moves LAST_INSERT_ID)", st.Place(), st.What, strings.Join(r.Session, ", ")))
+			}
+			if r.FillErr != nil {
+				d.Costs = append(d.Costs, fmt.Sprintf("%s: %s: %v; rows that refer to them by number point elsewhere (--table %s=shard-rowid keeps AUTO_INCREMENT)", st.Place(), st.What, r.FillErr, d.Table.Name))
+			}
+			if r.Filled > 0 {
+				fills.add(d.Table.QualifiedName(), st, r.Filled, r.Span, loaded[strings.ToLower(st.Object)])
 			}
 			if data == nil || data.Object != st.Object || data.fkChecks != st.ForeignKeyChecks || dataBytes+len(st.SQL) > dataStepBytes {
-				data = &Step{Kind: KindData, Object: st.Object, Transaction: true, fkChecks: st.ForeignKeyChecks}
+				data = &Step{Kind: script.KindData, Object: st.Object, Transaction: true, fkChecks: st.ForeignKeyChecks}
 				dataBytes = 0
 				p.Steps = append(p.Steps, data)
 				if !st.ForeignKeyChecks {
@@ -325,42 +277,42 @@ func (p *Plan) statements(s *Script, tables map[string]*DDL) error {
 				}
 			}
 			if err := readBack(sql); err != nil {
-				return fmt.Errorf("%s: %w", stmtPlace(st), err)
+				return fmt.Errorf("%s: %w", st.Place(), err)
 			}
 			if autoRandom && !data.explicitKeys {
 				data.explicitKeys = true
 				data.Comment = append(data.Comment, explicitKeyNote)
 			}
-			data.Comment = append(data.Comment, fmt.Sprintf("%s: %s", stmtPlace(st), st.What))
+			data.Comment = append(data.Comment, fmt.Sprintf("%s: %s", st.Place(), st.What))
 			data.Statements = append(data.Statements, sql)
 			dataBytes += len(sql)
-		case st.Kind == KindForeignKey:
-			step, err := foreignKeyStep(st.Key, fmt.Sprintf("%s: %s, in its place after the data before it", stmtPlace(st), st.What))
+		case st.Kind == script.KindForeignKey:
+			step, err := foreignKeyStep(st.Key, fmt.Sprintf("%s: %s, in its place after the data before it", st.Place(), st.What))
 			if err != nil {
-				return fmt.Errorf("%s: %w", stmtPlace(st), err)
+				return fmt.Errorf("%s: %w", st.Place(), err)
 			}
 			p.Steps = append(p.Steps, step)
-		case st.Kind == KindView:
+		case st.Kind == script.KindView:
 			if err := readBack(st.SQL); err != nil {
-				return fmt.Errorf("%s: %w", stmtPlace(st), err)
+				return fmt.Errorf("%s: %w", st.Place(), err)
 			}
 			drop, err := execute("drop_object.sql.tmpl", dropView{Type: "VIEW", Name: splitName(st.Object)})
 			if err != nil {
-				return fmt.Errorf("%s: view %s: %w", stmtPlace(st), st.Object, err)
+				return fmt.Errorf("%s: view %s: %w", st.Place(), st.Object, err)
 			}
-			p.Steps = append(p.Steps, &Step{Kind: KindView, Object: st.Object, Statements: []string{st.SQL}, Down: drop,
-				Comment: []string{fmt.Sprintf("%s: %s (OR REPLACE left out: an existing view is refused, never replaced)", stmtPlace(st), st.What)}})
+			p.Steps = append(p.Steps, &Step{Kind: script.KindView, Object: st.Object, Statements: []string{st.SQL}, Down: drop,
+				Comment: []string{fmt.Sprintf("%s: %s (OR REPLACE left out: an existing view is refused, never replaced)", st.Place(), st.What)}})
 		case p.Target == TargetTiDB:
 			p.ByHand = append(p.ByHand, st)
 		case st.Drop:
-			p.Notes = append(p.Notes, fmt.Sprintf("%s: %s not run (a migration refuses a routine that already exists instead of dropping it)", stmtPlace(st), st.What))
+			p.Notes = append(p.Notes, fmt.Sprintf("%s: %s not run (a migration refuses a routine that already exists instead of dropping it)", st.Place(), st.What))
 		default:
-			step := &Step{Kind: KindRoutine, Object: st.Object, Statements: []string{st.SQL}, OnlyOn: []Target{TargetMySQL, TargetMariaDB},
-				Comment: []string{fmt.Sprintf("%s: %s, as written (TiDB runs no routines)", stmtPlace(st), st.What)}}
+			step := &Step{Kind: script.KindRoutine, Object: st.Object, Statements: []string{st.SQL}, OnlyOn: []Target{TargetMySQL, TargetMariaDB},
+				Comment: []string{fmt.Sprintf("%s: %s, as written (TiDB runs no routines)", st.Place(), st.What)}}
 			if st.ObjectType != "" && st.Object != "" {
 				drop, err := execute("drop_object.sql.tmpl", dropView{Type: st.ObjectType, Name: splitName(st.Object)})
 				if err != nil {
-					return fmt.Errorf("%s: %s: %w", stmtPlace(st), st.What, err)
+					return fmt.Errorf("%s: %s: %w", st.Place(), st.What, err)
 				}
 				step.Down = drop
 			}
@@ -369,7 +321,7 @@ func (p *Plan) statements(s *Script, tables map[string]*DDL) error {
 	}
 	// Each data step sets what its statements need and puts it back.
 	for _, st := range p.Steps {
-		if st.Kind != KindData {
+		if st.Kind != script.KindData {
 			continue
 		}
 		v := dataSessionView{TiDB: p.Target == TargetTiDB && st.explicitKeys, ForeignKeyChecks: st.fkChecks}
@@ -394,7 +346,7 @@ func (p *Plan) statements(s *Script, tables map[string]*DDL) error {
 		if why == "" {
 			why = "TiDB runs no triggers, stored procedures, functions or events"
 		}
-		p.Notes = append(p.Notes, fmt.Sprintf("%s: %s: by hand (%s)", stmtPlace(st), st.What, why))
+		p.Notes = append(p.Notes, fmt.Sprintf("%s: %s: by hand (%s)", st.Place(), st.What, why))
 	}
 	return nil
 }
@@ -414,13 +366,13 @@ type keyFill struct {
 	lines      []int
 	rows       int
 	first, end uint64
-	load       *ScriptStatement
+	load       *script.Statement
 }
 
-func (k *keyFills) add(table string, st *ScriptStatement, rows int, span [2]uint64, load *ScriptStatement) {
+func (k *keyFills) add(table string, st *script.Statement, rows int, span [2]uint64, load *script.Statement) {
 	key := strings.ToLower(table)
 	if load != nil {
-		key += "\x00" + stmtPlace(load)
+		key += "\x00" + load.Place()
 	}
 	if k.by == nil {
 		k.by = map[string]*keyFill{}
@@ -441,13 +393,13 @@ func (k *keyFills) notes() []string {
 	var out []string
 	for _, key := range k.order {
 		f := k.by[key]
-		place := lineList(f.lines)
+		place := script.LineList(f.lines)
 		if f.file != "" {
 			place = f.file + ": " + place
 		}
 		what := fmt.Sprintf("%d INSERT(s) into %s", len(f.lines), f.table)
 		if f.load != nil {
-			out = append(out, fmt.Sprintf("%s: %s: %d row(s) leave the key out: given keys from %d to %d, counted as if %s were empty; in the script they come after the rows of LOAD DATA at %s, which MySQL numbers first, but that file is loaded by hand after the migrations: a loaded row with one of these keys collides (LOAD DATA LOCAL skips it with a warning)", place, what, f.rows, f.first, f.end, f.table, stmtPlace(f.load)))
+			out = append(out, fmt.Sprintf("%s: %s: %d row(s) leave the key out: given keys from %d to %d, counted as if %s were empty; in the script they come after the rows of LOAD DATA at %s, which MySQL numbers first, but that file is loaded by hand after the migrations: a loaded row with one of these keys collides (LOAD DATA LOCAL skips it with a warning)", place, what, f.rows, f.first, f.end, f.table, f.load.Place()))
 			continue
 		}
 		out = append(out, fmt.Sprintf("%s: %s: %d row(s) leave the key out: given keys from %d to %d, the keys MySQL's AUTO_INCREMENT gives them (TiDB's AUTO_INCREMENT leaves gaps in a large INSERT, AUTO_RANDOM gives random ones), so rows that refer to them by number still point at them", place, what, f.rows, f.first, f.end))
@@ -480,14 +432,14 @@ func (p *Plan) name() {
 	seen := map[string]int{}
 	for _, group := range [][]*Step{p.ForeignKeys, p.Steps} {
 		for _, st := range group {
-			base := string(st.Kind) + "_" + fileWord(st.Object)
+			base := string(st.Kind) + "_" + script.FileWord(st.Object)
 			if st.Object == "" {
 				base = string(st.Kind)
 			}
 			seen[base]++
-			st.name = base
+			st.Name = base
 			if n := seen[base]; n > 1 {
-				st.name = fmt.Sprintf("%s_%d", base, n)
+				st.Name = fmt.Sprintf("%s_%d", base, n)
 			}
 		}
 	}
@@ -531,8 +483,8 @@ func (p *Plan) ByHandText() (string, error) {
 		if why == "" {
 			why = "TiDB runs no triggers, stored procedures, functions or events: apply it on a MySQL-family server, or do its work in the application"
 		}
-		it := item{Place: stmtPlace(st), What: st.What, Why: why, SQL: st.SQL, Client: isClientCommand(st.SQL)}
-		if st.Kind == KindRoutine && !st.ByHand {
+		it := item{Place: st.Place(), What: st.What, Why: why, SQL: st.SQL, Client: st.ClientCommand()}
+		if st.Kind == script.KindRoutine && !st.ByHand {
 			it.Delimiter = ";;"
 			for _, d := range []string{";;", "$$", "//", "@@@"} {
 				if !strings.Contains(st.SQL, d) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/shardid/shardid/tidb"
+	"github.com/shardid/shardid/tidb/script"
 )
 
 // TestTableSpecs checks the NAME=STRATEGY[,KEY=VALUE…] form: what it
@@ -58,11 +59,11 @@ func TestTableSpecs(t *testing.T) {
 // reader pages through keeps it AUTO_INCREMENT (shard-rowid); and a spec
 // naming no table of the script is refused.
 func TestSteeredTables(t *testing.T) {
-	s, err := tidb.ParseScript("CREATE TABLE users (name VARCHAR(20) PRIMARY KEY);\nCREATE TABLE events (id BIGINT AUTO_INCREMENT PRIMARY KEY, v INT);\nCREATE TABLE history (id BIGINT AUTO_INCREMENT PRIMARY KEY, v INT);", tidb.ScriptOptions{})
+	s, err := script.ParseScript("CREATE TABLE users (name VARCHAR(20) PRIMARY KEY);\nCREATE TABLE events (id BIGINT AUTO_INCREMENT PRIMARY KEY, v INT);\nCREATE TABLE history (id BIGINT AUTO_INCREMENT PRIMARY KEY, v INT);", script.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = tidb.RenderScript(s, tidb.PlanOptions{Options: tidb.Options{Strategy: tidb.StrategyAutoRandom}})
+	_, err = tidb.RenderScript(s, tidb.Options{Strategy: tidb.StrategyAutoRandom})
 	if !errors.Is(err, tidb.ErrKey) || !strings.Contains(err.Error(), "line 1: ") || !strings.Contains(err.Error(), "--table users=shard-rowid") {
 		t.Fatalf("unsteered: %v", err)
 	}
@@ -74,8 +75,7 @@ func TestSteeredTables(t *testing.T) {
 		sp.Source = "--table " + s
 		return sp
 	}
-	p, err := tidb.RenderScript(s, tidb.PlanOptions{Options: tidb.Options{Strategy: tidb.StrategyAutoRandom, RangeBits: 60},
-		Tables: []tidb.TableSpec{spec("USERS=shard-rowid"), spec("history=shard-rowid,pre-split=none")}})
+	p, err := tidb.RenderScript(s, tidb.Options{Strategy: tidb.StrategyAutoRandom, RangeBits: 60, Tables: []tidb.TableSpec{spec("USERS=shard-rowid"), spec("history=shard-rowid,pre-split=none")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestSteeredTables(t *testing.T) {
 	if p.Tables[1].Options.RangeBits != 60 {
 		t.Errorf("the global --range did not reach events: %+v", p.Tables[1].Options)
 	}
-	_, err = tidb.RenderScript(s, tidb.PlanOptions{Tables: []tidb.TableSpec{spec("histroy=shard-rowid")}})
+	_, err = tidb.RenderScript(s, tidb.Options{Tables: []tidb.TableSpec{spec("histroy=shard-rowid")}})
 	if !errors.Is(err, tidb.ErrTableSpec) || !strings.Contains(err.Error(), "no table histroy in the scripts (they create users, events, history)") {
 		t.Errorf("misspelt table: %v", err)
 	}
@@ -105,12 +105,12 @@ func TestSteeredTables(t *testing.T) {
 // comments. All of it lands in the table, so auto picks AUTO_RANDOM for
 // the BIGINT AUTO_INCREMENT key and the ENGINE is the last one given.
 func TestFoldedAlters(t *testing.T) {
-	script := "CREATE TABLE `orders` (\n  `id` bigint(20) NOT NULL,\n  `code` varchar(9) NOT NULL,\n  `day` date NOT NULL\n) ENGINE=MyISAM DEFAULT CHARSET=utf8mb4;\n" +
+	scriptText := "CREATE TABLE `orders` (\n  `id` bigint(20) NOT NULL,\n  `code` varchar(9) NOT NULL,\n  `day` date NOT NULL\n) ENGINE=MyISAM DEFAULT CHARSET=utf8mb4;\n" +
 		"ALTER TABLE `orders`\n  ADD PRIMARY KEY (`id`,`day`),\n  ADD KEY `code` (`code`);\n" +
 		"ALTER TABLE `orders`\n  MODIFY `id` bigint(20) NOT NULL AUTO_INCREMENT, AUTO_INCREMENT=42;\n" +
 		"/*!50610 ALTER TABLE orders ENGINE=InnoDB */;\n" +
 		"/*!50510 ALTER TABLE orders PARTITION BY RANGE COLUMNS (`day`) (PARTITION p0 VALUES LESS THAN ('2020-01-01'), PARTITION p1 VALUES LESS THAN (MAXVALUE)) */;\n"
-	s, err := tidb.ParseScript(script, tidb.ScriptOptions{})
+	s, err := script.ParseScript(scriptText, script.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestFoldedAlters(t *testing.T) {
 // command with and without its semicolon, DROP FUNCTION before its CREATE,
 // LOAD DATA and GRANT kept for applying by hand.
 func TestRealScriptStatements(t *testing.T) {
-	script := "SELECT 'CREATING DATABASE STRUCTURE' as 'INFO';\n" +
+	scriptText := "SELECT 'CREATING DATABASE STRUCTURE' as 'INFO';\n" +
 		"/*!50503 set default_storage_engine = InnoDB */;\n/*!50503 select CONCAT('storage engine: ', @@default_storage_engine) as INFO */;\n" +
 		"CREATE TABLE t (id INT PRIMARY KEY);\n" +
 		"flush /*!50503 binary */ logs;\n" +
@@ -152,7 +152,7 @@ func TestRealScriptStatements(t *testing.T) {
 		"DROP FUNCTION IF EXISTS f;\nDELIMITER //\nCREATE FUNCTION f() RETURNS INT DETERMINISTIC BEGIN RETURN 1; END //\nDELIMITER ;\n" +
 		"LOAD DATA LOCAL INFILE 't.csv' INTO TABLE t;\n" +
 		"GRANT SELECT ON t TO 'app'@'%';\n"
-	s, err := tidb.ParseScript(script, tidb.ScriptOptions{})
+	s, err := script.ParseScript(scriptText, script.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func TestRealScriptStatements(t *testing.T) {
 		t.Errorf("kept %q\nwant %q", kept, want)
 	}
 	for _, target := range tidb.Targets() {
-		p, err := tidb.RenderScript(s, tidb.PlanOptions{Options: tidb.Options{Target: target}})
+		p, err := tidb.RenderScript(s, tidb.Options{Target: target})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -193,7 +193,7 @@ func TestRealScriptStatements(t *testing.T) {
 		}
 		routines := 0
 		for _, st := range p.Steps {
-			if st.Kind == tidb.KindRoutine {
+			if st.Kind == script.KindRoutine {
 				routines++
 				if st.Down != "DROP FUNCTION IF EXISTS `f`" || !slices.Equal(st.OnlyOn, []tidb.Target{tidb.TargetMySQL, tidb.TargetMariaDB}) {
 					t.Errorf("routine step %+v", st)
@@ -216,7 +216,7 @@ func TestRealScriptStatements(t *testing.T) {
 func TestVersionCutoff(t *testing.T) {
 	schema := "/*!40101 SET NAMES utf8 */;\nCREATE TABLE address (\n  id SMALLINT UNSIGNED NOT NULL AUTO_INCREMENT,\n  /*!50705 location GEOMETRY NOT NULL,*/\n  phone VARCHAR(20) NOT NULL,\n  PRIMARY KEY (id)\n  /*!50705 , SPATIAL KEY idx_location (location)*/\n) /*!40101 ENGINE=InnoDB */;\n"
 	data := "INSERT INTO address VALUES (1,/*!50705 0x000000000101,*/'555'),\n(2,/*!50705 0x000000000102,*/'556');\n"
-	s, err := tidb.ParseScripts([]tidb.ScriptFile{{Name: "schema.sql", Text: schema}, {Name: "data.sql", Text: data}}, tidb.ScriptOptions{})
+	s, err := script.ParseScripts([]script.File{{Name: "schema.sql", Text: schema}, {Name: "data.sql", Text: data}}, script.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,8 +233,8 @@ func TestVersionCutoff(t *testing.T) {
 			t.Errorf("notes lack %q:\n%s", w, notes)
 		}
 	}
-	_, err = tidb.ParseScripts([]tidb.ScriptFile{{Name: "plain.sql", Text: strings.NewReplacer("/*!50705 ", "", ",*/", ",", "*/", "").Replace(schema)}}, tidb.ScriptOptions{})
-	if !errors.Is(err, tidb.ErrScript) || !strings.Contains(err.Error(), "plain.sql: schema script: line 4: column location GEOMETRY: TiDB has no spatial types") || !strings.Contains(err.Error(), "LONGBLOB") {
+	_, err = script.ParseScripts([]script.File{{Name: "plain.sql", Text: strings.NewReplacer("/*!50705 ", "", ",*/", ",", "*/", "").Replace(schema)}}, script.Options{})
+	if !errors.Is(err, script.ErrScript) || !strings.Contains(err.Error(), "plain.sql: schema script: line 4: column location GEOMETRY: TiDB has no spatial types") || !strings.Contains(err.Error(), "LONGBLOB") {
 		t.Errorf("plain GEOMETRY: %v", err)
 	}
 }
@@ -245,11 +245,11 @@ func TestVersionCutoff(t *testing.T) {
 // not move after a later one. A cycle is broken at its first table, whose
 // key closing the cycle becomes an ALTER TABLE step after the tables.
 func TestForeignKeyOrder(t *testing.T) {
-	script := "CREATE TABLE staff (id INT PRIMARY KEY, store_id INT, addr INT, CONSTRAINT fk_staff_store FOREIGN KEY (store_id) REFERENCES store (id), FOREIGN KEY (addr) REFERENCES address (id));\n" +
+	scriptText := "CREATE TABLE staff (id INT PRIMARY KEY, store_id INT, addr INT, CONSTRAINT fk_staff_store FOREIGN KEY (store_id) REFERENCES store (id), FOREIGN KEY (addr) REFERENCES address (id));\n" +
 		"CREATE TABLE country (id INT PRIMARY KEY);\n" +
 		"CREATE TABLE store (id INT PRIMARY KEY, manager INT, CONSTRAINT fk_store_staff FOREIGN KEY (manager) REFERENCES staff (id));\n" +
 		"CREATE TABLE address (id INT PRIMARY KEY, boss INT, FOREIGN KEY (boss) REFERENCES address (id));\n"
-	s, err := tidb.ParseScript(script, tidb.ScriptOptions{})
+	s, err := script.ParseScript(scriptText, script.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +275,7 @@ func TestForeignKeyOrder(t *testing.T) {
 			t.Errorf("notes hold %q (it did not move after a table that comes later):\n%s", w, notes)
 		}
 	}
-	p, err := tidb.RenderScript(s, tidb.PlanOptions{})
+	p, err := tidb.RenderScript(s, tidb.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,9 +292,9 @@ func TestForeignKeyOrder(t *testing.T) {
 // database), in tables, keys, views and data, while a qualified name
 // before the USE, or of another database, keeps it.
 func TestUseUnqualifies(t *testing.T) {
-	script := "CREATE TABLE sakila.before (id INT PRIMARY KEY);\nUSE sakila;\nCREATE TABLE sakila.film (id INT PRIMARY KEY, o INT, FOREIGN KEY (o) REFERENCES sakila.film (id));\n" +
+	scriptText := "CREATE TABLE sakila.before (id INT PRIMARY KEY);\nUSE sakila;\nCREATE TABLE sakila.film (id INT PRIMARY KEY, o INT, FOREIGN KEY (o) REFERENCES sakila.film (id));\n" +
 		"CREATE VIEW v AS SELECT f.id FROM sakila.film f JOIN other.t USING (id) WHERE sakila.f.id > 0;\nINSERT INTO sakila.film VALUES (1, NULL);\n"
-	s, err := tidb.ParseScript(script, tidb.ScriptOptions{})
+	s, err := script.ParseScript(scriptText, script.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,17 +315,17 @@ func TestUseUnqualifies(t *testing.T) {
 // AUTO_RANDOM key and for a key that stays AUTO_INCREMENT; an INSERT …
 // SELECT that leaves it out is named as a cost.
 func TestSeedKeys(t *testing.T) {
-	script := "CREATE TABLE album (id BIGINT AUTO_INCREMENT PRIMARY KEY, title VARCHAR(9)) AUTO_INCREMENT=5;\n" +
+	scriptText := "CREATE TABLE album (id BIGINT AUTO_INCREMENT PRIMARY KEY, title VARCHAR(9)) AUTO_INCREMENT=5;\n" +
 		"CREATE TABLE track (id INT AUTO_INCREMENT PRIMARY KEY, album BIGINT, name VARCHAR(9));\n" +
 		"INSERT INTO album (title) VALUES ('a'),('b');\n" +
 		"INSERT INTO album VALUES (20,'c'),(NULL,'d'),(0,'e');\n" +
 		"INSERT INTO track (album, name) VALUES (5,'x'),(6,'y');\n" +
 		"INSERT INTO track (album, name) SELECT id, title FROM album;\n"
-	s, err := tidb.ParseScript(script, tidb.ScriptOptions{})
+	s, err := script.ParseScript(scriptText, script.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := tidb.RenderScript(s, tidb.PlanOptions{})
+	p, err := tidb.RenderScript(s, tidb.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +342,7 @@ func TestSeedKeys(t *testing.T) {
 	if !slices.Equal(data, want) {
 		t.Errorf("data\n%q\nwant\n%q", data, want)
 	}
-	p, err = tidb.RenderScript(s, tidb.PlanOptions{Options: tidb.Options{NoWiden: true}}) // track's INT key stays AUTO_INCREMENT
+	p, err = tidb.RenderScript(s, tidb.Options{NoWiden: true}) // track's INT key stays AUTO_INCREMENT
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,14 +364,14 @@ func TestSeedKeys(t *testing.T) {
 // script); and a data file alone is refused with the way to give it its
 // schema.
 func TestScriptFormsKept(t *testing.T) {
-	s, err := tidb.ParseScript("CREATE TABLE a (id INT PRIMARY KEY, n NVARCHAR(10), m NATIONAL CHAR(2), b INT);\nCREATE TABLE b (id INT PRIMARY KEY);\nINSERT INTO a VALUES (1, 'x', 'y', 7);\nALTER TABLE a ADD CONSTRAINT fk_b FOREIGN KEY (b) REFERENCES b (id);\nINSERT INTO b VALUES (7);\n", tidb.ScriptOptions{})
+	s, err := script.ParseScript("CREATE TABLE a (id INT PRIMARY KEY, n NVARCHAR(10), m NATIONAL CHAR(2), b INT);\nCREATE TABLE b (id INT PRIMARY KEY);\nINSERT INTO a VALUES (1, 'x', 'y', 7);\nALTER TABLE a ADD CONSTRAINT fk_b FOREIGN KEY (b) REFERENCES b (id);\nINSERT INTO b VALUES (7);\n", script.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if a := s.Tables[0]; a.Columns[1].Type != "NATIONAL VARCHAR(10)" || a.Columns[2].Type != "NATIONAL CHAR(2)" || len(a.Indexes) != 0 {
 		t.Errorf("table a %+v", a)
 	}
-	p, err := tidb.RenderScript(s, tidb.PlanOptions{})
+	p, err := tidb.RenderScript(s, tidb.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -382,8 +382,8 @@ func TestScriptFormsKept(t *testing.T) {
 	if !slices.Equal(kinds, []string{"data a", "fk a", "data b"}) || p.Steps[1].Statements[0] != "ALTER TABLE `a` ADD CONSTRAINT `fk_b` FOREIGN KEY (`b`) REFERENCES `b`(`id`)" {
 		t.Errorf("steps %q %q", kinds, p.Steps[1].Statements)
 	}
-	_, err = tidb.ParseScripts([]tidb.ScriptFile{{Name: "data.sql", Text: "SET NAMES utf8;\nINSERT INTO a VALUES (1);\n"}}, tidb.ScriptOptions{})
-	if !errors.Is(err, tidb.ErrNoCreateTable) || !strings.Contains(err.Error(), "data.sql: no CREATE TABLE") || !strings.Contains(err.Error(), "shardid tidb render SCHEMA.sql DATA.sql") {
+	_, err = script.ParseScripts([]script.File{{Name: "data.sql", Text: "SET NAMES utf8;\nINSERT INTO a VALUES (1);\n"}}, script.Options{})
+	if !errors.Is(err, script.ErrNoCreateTable) || !strings.Contains(err.Error(), "data.sql: no CREATE TABLE") || !strings.Contains(err.Error(), "shardid tidb render SCHEMA.sql DATA.sql") {
 		t.Errorf("data alone: %v", err)
 	}
 }
@@ -396,16 +396,16 @@ func TestScriptFormsKept(t *testing.T) {
 // by hand after the migrations); the notes of many INSERTs into one table
 // are one note.
 func TestSkipDataAndLoadData(t *testing.T) {
-	script := "CREATE TABLE t (id BIGINT AUTO_INCREMENT PRIMARY KEY, v INT);\n" +
+	scriptText := "CREATE TABLE t (id BIGINT AUTO_INCREMENT PRIMARY KEY, v INT);\n" +
 		"CREATE TABLE u (id INT AUTO_INCREMENT PRIMARY KEY, v INT);\n" +
 		"LOAD DATA LOCAL INFILE '/tmp/x.csv' INTO TABLE t FIELDS TERMINATED BY ',' (v);\n" +
 		"INSERT INTO t (v) VALUES (1);\n" +
 		"INSERT INTO u (v) VALUES (1);\nINSERT INTO u (v) VALUES (2), (3);\nINSERT INTO u (v) VALUES (4);\n"
-	s, err := tidb.ParseScript(script, tidb.ScriptOptions{SkipData: true})
+	s, err := script.ParseScript(scriptText, script.Options{SkipData: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := tidb.RenderScript(s, tidb.PlanOptions{})
+	p, err := tidb.RenderScript(s, tidb.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -413,11 +413,11 @@ func TestSkipDataAndLoadData(t *testing.T) {
 	if len(p.ByHand) != 0 || len(p.Steps) != 0 || !strings.Contains(notes, "lines 3, 4, 5, 6, 7: data statements left out (--skip-data") {
 		t.Errorf("--skip-data: %d by hand, %d steps, notes:\n%s", len(p.ByHand), len(p.Steps), notes)
 	}
-	s, err = tidb.ParseScript(script, tidb.ScriptOptions{})
+	s, err = script.ParseScript(scriptText, script.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err = tidb.RenderScript(s, tidb.PlanOptions{})
+	p, err = tidb.RenderScript(s, tidb.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

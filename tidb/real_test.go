@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/shardid/shardid/tidb/internal/tidbtest"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -20,6 +21,8 @@ import (
 	"time"
 
 	"github.com/shardid/shardid/tidb"
+	"github.com/shardid/shardid/tidb/apply"
+	"github.com/shardid/shardid/tidb/script"
 	"github.com/shardid/shardid/tools/testsrv"
 )
 
@@ -229,18 +232,18 @@ func createDB(t *testing.T, admin string, dsn func(string) string, name string) 
 func runReal(t *testing.T, c realCase, srv realServer, n int) realResult {
 	t.Helper()
 	var res realResult
-	var files []tidb.ScriptFile
+	var files []script.File
 	for _, f := range c.files {
-		files = append(files, tidb.ScriptFile{Name: f, Text: readReal(t, f)})
+		files = append(files, script.File{Name: f, Text: readReal(t, f)})
 	}
-	o := tidb.ScriptOptions{}
+	o := script.Options{}
 	if pair := c.collate[srv.name]; pair != "" {
 		var err error
-		if o.Collations, err = tidb.ParseCollations([]string{pair}); err != nil {
+		if o.Collations, err = script.ParseCollations([]string{pair}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	s, err := tidb.ParseScripts(files, o)
+	s, err := script.ParseScripts(files, o)
 	if err != nil {
 		t.Fatalf("%s: %v", srv.name, err)
 	}
@@ -248,11 +251,11 @@ func runReal(t *testing.T, c realCase, srv realServer, n int) realResult {
 	if srv.tidb {
 		target = tidb.TargetTiDB
 	}
-	p, err := tidb.RenderScript(s, tidb.PlanOptions{Options: tidb.Options{Target: target}})
+	p, err := tidb.RenderScript(s, tidb.Options{Target: target})
 	if err != nil {
 		t.Fatalf("%s: %v", srv.name, err)
 	}
-	ms, err := p.Migrations(tidb.MigrationOptions{})
+	ms, err := apply.Migrations(p, apply.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,13 +274,13 @@ func runReal(t *testing.T, c realCase, srv realServer, n int) realResult {
 
 	// The rendering, through goose.
 	dsn := srv.create(t, fmt.Sprintf("rendered_%d", n))
-	m, applied, err := up(t, dsn, ms, "")
-	res.applied = countApplied(applied)
+	m, applied, err := tidbtest.Up(t, dsn, ms, "")
+	res.applied = tidbtest.CountApplied(applied)
 	if err != nil || res.applied != len(ms) {
 		t.Fatalf("%s: up applied %d of %d: %v", srv.name, res.applied, len(ms), err)
 	}
-	if again, err := m.Up(context.Background()); err != nil || countApplied(again) != 0 {
-		t.Errorf("%s: a second up applied %d (%v)", srv.name, countApplied(again), err)
+	if again, err := m.Up(context.Background()); err != nil || tidbtest.CountApplied(again) != 0 {
+		t.Errorf("%s: a second up applied %d (%v)", srv.name, tidbtest.CountApplied(again), err)
 	}
 	st, err := m.Verify(context.Background())
 	if err != nil {
@@ -334,7 +337,7 @@ func runReal(t *testing.T, c realCase, srv realServer, n int) realResult {
 	// Views answer; routines are there (MariaDB) or listed (TiDB).
 	views := 0
 	for _, st := range p.Steps {
-		if st.Kind != tidb.KindView {
+		if st.Kind != script.KindView {
 			continue
 		}
 		views++
@@ -349,7 +352,7 @@ func runReal(t *testing.T, c realCase, srv realServer, n int) realResult {
 	}
 	routines := 0
 	for _, st := range s.Statements {
-		if st.Kind == tidb.KindRoutine && !st.ByHand && !st.Drop && st.ObjectType != "" {
+		if st.Kind == script.KindRoutine && !st.ByHand && !st.Drop && st.ObjectType != "" {
 			routines++
 		}
 	}
@@ -418,10 +421,10 @@ func runReal(t *testing.T, c realCase, srv realServer, n int) realResult {
 // insertedRows counts, per table, the rows the scripts' INSERT … VALUES
 // statements give (as rendered, one row a line); a table any other data
 // statement writes is left out.
-func insertedRows(s *tidb.Script) map[string]int {
+func insertedRows(s *script.Script) map[string]int {
 	out, other := map[string]int{}, map[string]bool{}
 	for _, st := range s.Statements {
-		if st.Kind != tidb.KindData {
+		if st.Kind != script.KindData {
 			continue
 		}
 		k := strings.ToLower(st.Object)
@@ -439,7 +442,7 @@ func insertedRows(s *tidb.Script) map[string]int {
 
 // mysqlClient runs the scripts with the mysql client, as a user applies
 // them, going on past errors (--force), and returns how many it met.
-func mysqlClient(t *testing.T, srv realServer, db string, files []tidb.ScriptFile) int {
+func mysqlClient(t *testing.T, srv realServer, db string, files []script.File) int {
 	t.Helper()
 	var in strings.Builder
 	for _, f := range files {

@@ -1,13 +1,11 @@
 package tidb
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/pingcap/tidb/pkg/parser"
-	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/shardid/shardid/tidb/script"
 )
 
 // ErrTiDBRefuses is returned by Render for TargetTiDB, and by Migrator.Up
@@ -34,11 +32,11 @@ func tidbDefaults(t *Table, note func(string, ...any)) (*Table, error) {
 	for i, c := range t.Columns {
 		base, rest := typeBase(c.Type)
 		wider, refused := noDefaultTypes[base]
-		if !refused || c.defaultValue == "" || c.defaultValue == "NULL" {
+		if !refused || c.Default == "" || c.Default == "NULL" {
 			continue
 		}
 		if wider == "" {
-			return nil, fmt.Errorf("%w: column %s %s DEFAULT %s: TiDB takes no DEFAULT on a TEXT, BLOB or JSON column (ERROR 1101): leave the DEFAULT out of the script and have the application give the value, or make the column VARCHAR(n) or VARBINARY(n), which take one (--target mysql or mariadb renders it as written)", ErrTiDBRefuses, c.Name, base, c.defaultValue)
+			return nil, fmt.Errorf("%w: column %s %s DEFAULT %s: TiDB takes no DEFAULT on a TEXT, BLOB or JSON column (ERROR 1101): leave the DEFAULT out of the script and have the application give the value, or make the column VARCHAR(n) or VARBINARY(n), which take one (--target mysql or mariadb renders it as written)", ErrTiDBRefuses, c.Name, base, c.Default)
 		}
 		if out == nil {
 			cp := *t
@@ -46,7 +44,7 @@ func tidbDefaults(t *Table, note func(string, ...any)) (*Table, error) {
 			out = &cp
 		}
 		out.Columns[i].Type = wider + rest
-		note("column %s %s DEFAULT %s made %s: TiDB takes no DEFAULT on a TEXT or BLOB column (ERROR 1101); %s holds the same values and keeps the DEFAULT", c.Name, base, c.defaultValue, wider, wider)
+		note("column %s %s DEFAULT %s made %s: TiDB takes no DEFAULT on a TEXT or BLOB column (ERROR 1101); %s holds the same values and keeps the DEFAULT", c.Name, base, c.Default, wider, wider)
 	}
 	if out == nil {
 		return t, nil
@@ -64,47 +62,20 @@ func typeBase(typ string) (string, string) {
 	return strings.ToUpper(name), rest
 }
 
-// checkRefusals refuses, before anything is applied, pending migrations
-// whose CREATE TABLE TiDB would refuse, when the server is TiDB.
-func (m *Migrator) checkRefusals(ctx context.Context, st []Status) error {
-	var pending []Status
-	for _, s := range st {
-		if !s.Applied && s.Migration.Kind != KindData && s.Migration.Kind != KindRoutine {
-			pending = append(pending, s)
-		}
-	}
-	if len(pending) == 0 {
+// Refused returns an error wrapping ErrTiDBRefuses when TiDB would refuse
+// the CREATE TABLE statement sql (from a migration file), nil for one it
+// takes and for any other statement.
+func Refused(sql string) error {
+	t, err := script.Parse(sql)
+	if err != nil {
 		return nil
 	}
-	if tidb, err := m.isTiDB(ctx); err != nil || !tidb {
-		return err
+	if _, err := tidbDefaults(t, func(string, ...any) {}); err != nil {
+		return fmt.Errorf("table %s: %w", t.QualifiedName(), err)
 	}
-	for _, s := range pending {
-		stmts, err := upStatements(s.Migration.Text)
-		if err != nil {
-			continue
-		}
-		for _, stmt := range stmts {
-			parsed, err := parseSQL(parser.New(), stmt)
-			if err != nil || len(parsed) != 1 {
-				continue
-			}
-			n, ok := parsed[0].(*ast.CreateTableStmt)
-			if !ok {
-				continue
-			}
-			t, err := fromCreate(n)
-			if err != nil {
-				continue
-			}
-			if _, err := tidbDefaults(t, func(string, ...any) {}); err != nil {
-				return fmt.Errorf("%s: table %s: %w; nothing was applied", s.Migration.Name, t.QualifiedName(), err)
-			}
-			for _, c := range t.Columns {
-				if base, _ := typeBase(c.Type); noDefaultTypes[base] != "" && c.defaultValue != "" && c.defaultValue != "NULL" {
-					return fmt.Errorf("%s: table %s: %w: column %s %s DEFAULT %s: TiDB takes no DEFAULT on a TEXT or BLOB column (ERROR 1101); nothing was applied: render the scripts again (shardid makes it %s, which keeps the DEFAULT) or edit the file", s.Migration.Name, t.QualifiedName(), ErrTiDBRefuses, c.Name, base, c.defaultValue, noDefaultTypes[base])
-				}
-			}
+	for _, c := range t.Columns {
+		if base, _ := typeBase(c.Type); noDefaultTypes[base] != "" && c.Default != "" && c.Default != "NULL" {
+			return fmt.Errorf("table %s: %w: column %s %s DEFAULT %s: TiDB takes no DEFAULT on a TEXT or BLOB column (ERROR 1101); render the scripts again (shardid makes it %s, which keeps the DEFAULT) or edit the file", t.QualifiedName(), ErrTiDBRefuses, c.Name, base, c.Default, noDefaultTypes[base])
 		}
 	}
 	return nil

@@ -2,10 +2,13 @@ package tidb_test
 
 import (
 	"errors"
+	"github.com/shardid/shardid/tidb/internal/tidbtest"
 	"strings"
 	"testing"
 
 	"github.com/shardid/shardid/tidb"
+	"github.com/shardid/shardid/tidb/apply"
+	"github.com/shardid/shardid/tidb/script"
 	"github.com/shardid/shardid/tools/testsrv"
 )
 
@@ -28,11 +31,11 @@ const zmScript = "CREATE TABLE Config (Id INT UNSIGNED NOT NULL AUTO_INCREMENT P
 // failure TiDB only finds when it runs says how many are applied and how
 // to go on.
 func TestTextDefaultOnTiDB(t *testing.T) {
-	s, err := tidb.ParseScript(zmScript, tidb.ScriptOptions{})
+	s, err := script.ParseScript(zmScript, script.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := tidb.RenderScript(s, tidb.PlanOptions{})
+	p, err := tidb.RenderScript(s, tidb.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,12 +43,12 @@ func TestTextDefaultOnTiDB(t *testing.T) {
 	if sql := mon.Statements[0].SQL; !strings.Contains(sql, "`Device` VARCHAR(255) NOT NULL DEFAULT ''") || !strings.Contains(strings.Join(mon.Notes, "\n"), "column Device TINYTEXT DEFAULT '' made VARCHAR(255)") {
 		t.Errorf("Monitors for TiDB:\n%s\nnotes %q", sql, mon.Notes)
 	}
-	ms, err := p.Migrations(tidb.MigrationOptions{})
+	ms, err := apply.Migrations(p, apply.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	dsn := testsrv.Database(t, testsrv.TiDB(t))
-	if _, _, err := up(t, dsn, ms, ""); err != nil {
+	if _, _, err := tidbtest.Up(t, dsn, ms, ""); err != nil {
 		t.Fatal(err)
 	}
 	db := testsrv.Open(t, "mysql", dsn)
@@ -58,7 +61,7 @@ func TestTextDefaultOnTiDB(t *testing.T) {
 	}
 
 	// Rendered for MariaDB the column stays as written.
-	pm, err := tidb.RenderScript(s, tidb.PlanOptions{Options: tidb.Options{Target: tidb.TargetMariaDB}})
+	pm, err := tidb.RenderScript(s, tidb.Options{Target: tidb.TargetMariaDB})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,28 +71,28 @@ func TestTextDefaultOnTiDB(t *testing.T) {
 
 	// A TEXT with a DEFAULT has no type that keeps it on TiDB: refused
 	// when rendering, with the line and the column.
-	big, err := tidb.ParseScript("CREATE TABLE a (id INT PRIMARY KEY);\nCREATE TABLE b (id INT PRIMARY KEY, body MEDIUMTEXT NOT NULL DEFAULT 'none');\n", tidb.ScriptOptions{})
+	big, err := script.ParseScript("CREATE TABLE a (id INT PRIMARY KEY);\nCREATE TABLE b (id INT PRIMARY KEY, body MEDIUMTEXT NOT NULL DEFAULT 'none');\n", script.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = tidb.RenderScript(big, tidb.PlanOptions{})
+	_, err = tidb.RenderScript(big, tidb.Options{})
 	if !errors.Is(err, tidb.ErrTiDBRefuses) || !strings.Contains(err.Error(), "line 2: render b: TiDB refuses the table: column body MEDIUMTEXT DEFAULT 'none': TiDB takes no DEFAULT on a TEXT, BLOB or JSON column (ERROR 1101)") {
 		t.Errorf("MEDIUMTEXT DEFAULT for TiDB: %v", err)
 	}
-	if _, err := tidb.RenderScript(big, tidb.PlanOptions{Options: tidb.Options{Target: tidb.TargetMariaDB}}); err != nil {
+	if _, err := tidb.RenderScript(big, tidb.Options{Target: tidb.TargetMariaDB}); err != nil {
 		t.Errorf("MEDIUMTEXT DEFAULT for MariaDB: %v", err)
 	}
 
 	// Files rendered for MariaDB (or written by hand) applied to TiDB:
 	// refused before the first one runs.
-	mms, err := pm.Migrations(tidb.MigrationOptions{})
+	mms, err := apply.Migrations(pm, apply.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	dsn2 := testsrv.Database(t, testsrv.TiDB(t))
-	_, res, err := up(t, dsn2, mms, "")
-	if !errors.Is(err, tidb.ErrTiDBRefuses) || !strings.Contains(err.Error(), "column Device TINYTEXT DEFAULT ''") || !strings.Contains(err.Error(), "nothing was applied") || countApplied(res) != 0 {
-		t.Errorf("MariaDB files on TiDB: %d applied, %v", countApplied(res), err)
+	_, res, err := tidbtest.Up(t, dsn2, mms, "")
+	if !errors.Is(err, tidb.ErrTiDBRefuses) || !strings.Contains(err.Error(), "column Device TINYTEXT DEFAULT ''") || !strings.Contains(err.Error(), "nothing was applied") || tidbtest.CountApplied(res) != 0 {
+		t.Errorf("MariaDB files on TiDB: %d applied, %v", tidbtest.CountApplied(res), err)
 	}
 	db2 := testsrv.Open(t, "mysql", dsn2)
 	var tables int
@@ -98,20 +101,20 @@ func TestTextDefaultOnTiDB(t *testing.T) {
 	}
 
 	// A failure found only when it runs: how many are applied, what to do.
-	failing, err := tidb.ParseScript("CREATE TABLE a (id INT PRIMARY KEY);\nINSERT INTO a VALUES (1), (1);\nCREATE TABLE b (id INT PRIMARY KEY);\n", tidb.ScriptOptions{})
+	failing, err := script.ParseScript("CREATE TABLE a (id INT PRIMARY KEY);\nINSERT INTO a VALUES (1), (1);\nCREATE TABLE b (id INT PRIMARY KEY);\n", script.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fp, err := tidb.RenderScript(failing, tidb.PlanOptions{})
+	fp, err := tidb.RenderScript(failing, tidb.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fms, err := fp.Migrations(tidb.MigrationOptions{})
+	fms, err := apply.Migrations(fp, apply.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, res, err = up(t, testsrv.Database(t, testsrv.TiDB(t)), fms, "")
+	_, res, err = tidbtest.Up(t, testsrv.Database(t, testsrv.TiDB(t)), fms, "")
 	if err == nil || !strings.Contains(err.Error(), "2 of 3 migrations applied (2 by this run); this one is not recorded and the 0 after it were not run: fix it and run up again") {
-		t.Errorf("failing data: %d applied, %v", countApplied(res), err)
+		t.Errorf("failing data: %d applied, %v", tidbtest.CountApplied(res), err)
 	}
 }

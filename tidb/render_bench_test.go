@@ -1,6 +1,7 @@
 package tidb_test
 
 import (
+	"github.com/shardid/shardid/tidb/internal/tidbtest"
 	"testing"
 
 	"github.com/shardid/shardid/tidb"
@@ -9,7 +10,7 @@ import (
 // BenchmarkParseRender parses a seed table with TiDB's parser and renders
 // it under the default strategy, as tidb render does per table.
 func BenchmarkParseRender(b *testing.B) {
-	in := seedInput(b, "global_tx_list")
+	in := tidbtest.SeedInput(b, "global_tx_list")
 	b.ReportAllocs()
 	for b.Loop() {
 		t, err := tidb.Parse(in)

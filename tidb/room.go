@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/shardid/shardid/tidb/script"
 )
 
 // ErrNoRoom is returned by Render and RenderScript when a table's IDs
@@ -37,8 +37,8 @@ func idStart(t *Table, o Options) (uint64, string) {
 	}
 	var start uint64
 	what := ""
-	for _, opt := range autoIncrementOptions(t) {
-		start, what = autoIncrementBase(opt), "table option "+opt
+	for _, opt := range t.AutoIncrementOptions() {
+		start, what = script.AutoIncrementBase(opt), "table option "+opt
 	}
 	if end := dataStart(o.dataKeys, 64); end > start {
 		start, what = end, "the script's data (keys up to "+strconv.FormatUint(end-1, 10)+")"
@@ -73,16 +73,6 @@ func autoIDCache(t *Table) uint64 {
 	return 0
 }
 
-// autoIncrementColumn returns t's AUTO_INCREMENT column, or nil.
-func autoIncrementColumn(t *Table) *Column {
-	for i := range t.Columns {
-		if t.Columns[i].AutoIncrement {
-			return &t.Columns[i]
-		}
-	}
-	return nil
-}
-
 // shardRowIDRoom checks the start of the row id against the 63-S bits
 // SHARD_ROW_ID_BITS=S leaves it. A table without an AUTO_INCREMENT
 // column loses the AUTO_INCREMENT=N option (MySQL does nothing with it;
@@ -93,9 +83,9 @@ func shardRowIDRoom(t *Table, o Options, askedBits bool, v *createView, note fun
 	if start == 0 || fits(start, 63-o.ShardBits) {
 		return o, nil
 	}
-	ai := autoIncrementColumn(t)
+	ai := t.AutoIncrementColumn()
 	if ai == nil {
-		v.DropTableOptions = append(v.DropTableOptions, autoIncrementOptions(t)...)
+		v.DropTableOptions = append(v.DropTableOptions, t.AutoIncrementOptions()...)
 		note("%s left out: no column is AUTO_INCREMENT, so MySQL does nothing with it, and on TiDB it would only start the hidden row id, past the 2^%d SHARD_ROW_ID_BITS=%d leaves it (every insert would fail: ERROR 1467)", what, 63-o.ShardBits, o.ShardBits)
 		return o, nil
 	}
@@ -125,8 +115,8 @@ func shardRowIDRoom(t *Table, o Options, askedBits bool, v *createView, note fun
 func autoRandomRoom(t *Table, o Options, c *Column, askedBits, askedRange bool, note func(string, ...any)) (Options, error) {
 	var base uint64
 	what := ""
-	for _, opt := range autoIncrementOptions(t) {
-		base, what = autoIncrementBase(opt), "table option "+opt
+	for _, opt := range t.AutoIncrementOptions() {
+		base, what = script.AutoIncrementBase(opt), "table option "+opt
 	}
 	sign := boolInt(!c.Unsigned)
 	start := func(s, r int) (uint64, string) {
@@ -173,67 +163,4 @@ func roomCandidates(s, r int) [][2]int {
 		out = append(out, [2]int{ss, MaxRangeBits})
 	}
 	return out
-}
-
-// dataKeys returns, per table (tableKey), the keys the script's INSERTs
-// give its AUTO_INCREMENT column, and one past the largest for each run
-// of rows that leave it out (RenderScript numbers them from there): on
-// TiDB an explicit key moves the counter the row id shares, or an
-// AUTO_RANDOM increment.
-func dataKeys(s *Script) map[string][]uint64 {
-	byKey := map[string]*Table{}
-	for _, t := range s.Tables {
-		byKey[tableKey(t)] = t
-	}
-	keys := map[string][]uint64{}
-	left := map[string]uint64{}
-	for _, st := range s.Statements {
-		ins, ok := st.node.(*ast.InsertStmt)
-		if !ok || st.Kind != KindData || len(st.Writes) != 1 || ins.Select != nil {
-			continue
-		}
-		key := strings.ToLower(st.Writes[0])
-		t := byKey[key]
-		if t == nil {
-			continue
-		}
-		c := autoIncrementColumn(t)
-		if c == nil {
-			continue
-		}
-		at := -1
-		if ins.Columns == nil {
-			for i := range t.Columns {
-				if &t.Columns[i] == c {
-					at = i
-				}
-			}
-		} else {
-			for i, col := range ins.Columns {
-				if strings.EqualFold(col.Name.O, c.Name) {
-					at = i
-				}
-			}
-		}
-		for _, row := range ins.Lists {
-			var v ast.ExprNode
-			if at >= 0 && at < len(row) {
-				v = row[at]
-			}
-			given, explicit, err := keyLiteral(v)
-			switch {
-			case err != nil:
-			case explicit:
-				keys[key] = append(keys[key], given)
-			default:
-				left[key]++
-			}
-		}
-	}
-	for key, n := range left {
-		if ks := keys[key]; len(ks) > 0 {
-			keys[key] = append(ks, slices.Max(ks)+n)
-		}
-	}
-	return keys
 }

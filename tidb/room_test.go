@@ -3,11 +3,14 @@ package tidb_test
 import (
 	"context"
 	"errors"
+	"github.com/shardid/shardid/tidb/internal/tidbtest"
 	"strings"
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
+
 	"github.com/shardid/shardid/tidb"
+	"github.com/shardid/shardid/tidb/script"
 	"github.com/shardid/shardid/tools/testsrv"
 )
 
@@ -34,12 +37,11 @@ const roomScript = "CREATE TABLE t (id BIGINT NOT NULL, name VARCHAR(20), PRIMAR
 // (0: the default).
 func roomPlan(t *testing.T, target tidb.Target, wBits int) (*tidb.Plan, error) {
 	t.Helper()
-	s, err := tidb.ParseScript(roomScript, tidb.ScriptOptions{})
+	s, err := script.ParseScript(roomScript, script.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tidb.RenderScript(s, tidb.PlanOptions{Options: tidb.Options{Target: target},
-		Tables: []tidb.TableSpec{{Name: "w", Options: tidb.Options{Strategy: tidb.StrategyShardRowID, ShardBits: wBits}, Source: "--table"}}})
+	return tidb.RenderScript(s, tidb.Options{Target: target, Tables: []tidb.TableSpec{{Name: "w", Options: tidb.Options{Strategy: tidb.StrategyShardRowID, ShardBits: wBits}, Source: "--table"}}})
 }
 
 // TestRoomForTheInserts applies roomScript through goose on TiDB and
@@ -50,16 +52,16 @@ func roomPlan(t *testing.T, target tidb.Target, wBits int) (*tidb.Plan, error) {
 // before the room check) makes the data migration fail with ERROR 1467 on
 // TiDB, and Verify then reports t as full.
 func TestRoomForTheInserts(t *testing.T) {
-	for _, srv := range targets(t) {
-		t.Run(srv.name, func(t *testing.T) {
+	for _, srv := range tidbtest.Targets(t) {
+		t.Run(srv.Name, func(t *testing.T) {
 			t.Parallel()
-			p, err := roomPlan(t, srv.renderTarget(), 0)
+			p, err := roomPlan(t, srv.RenderTarget(), 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			ms := planMigrations(t, p)
-			dsn := srv.database(t)
-			m := upAll(t, dsn, ms)
+			ms := tidbtest.PlanMigrations(t, p)
+			dsn := srv.Database(t)
+			m := tidbtest.UpAll(t, dsn, ms)
 			db := testsrv.Open(t, "mysql", dsn)
 			db.SetMaxOpenConns(1) // the SET below holds for the next INSERT
 			for _, q := range []string{
@@ -88,12 +90,12 @@ func TestRoomForTheInserts(t *testing.T) {
 					t.Errorf("%s: full %q, drift %q", s.Migration.Name, s.Full, s.Drift)
 				}
 			}
-			if !srv.tidb {
+			if !srv.TiDB {
 				return
 			}
 			// Negative control: t with its AUTO_INCREMENT=N back.
 			for i := range ms {
-				if ms[i].Kind == tidb.KindCreate && ms[i].Table == "t" {
+				if ms[i].Kind == script.KindCreate && ms[i].Table == "t" {
 					bad := strings.Replace(ms[i].Text, "ENGINE = InnoDB", "ENGINE = InnoDB AUTO_INCREMENT = 1634915190321451010", 1)
 					if bad == ms[i].Text {
 						t.Fatalf("no ENGINE clause in\n%s", bad)
@@ -101,7 +103,7 @@ func TestRoomForTheInserts(t *testing.T) {
 					ms[i].Text = bad
 				}
 			}
-			m, _, err = up(t, srv.database(t), ms, "")
+			m, _, err = tidbtest.Up(t, srv.Database(t), ms, "")
 			var me *mysql.MySQLError
 			if !errors.As(err, &me) || me.Number != 1467 {
 				t.Fatalf("up with t's AUTO_INCREMENT=N kept: %v; want ERROR 1467", err)
@@ -155,7 +157,7 @@ func TestRoomRefusedWhenAsked(t *testing.T) {
 			t.Errorf("%s: notes %q lack %q", d.Table.Name, d.Notes, want[d.Table.Name])
 		}
 	}
-	s, err := tidb.ParseScript(roomScript, tidb.ScriptOptions{})
+	s, err := script.ParseScript(roomScript, script.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +165,7 @@ func TestRoomRefusedWhenAsked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = tidb.RenderScript(s, tidb.PlanOptions{Tables: []tidb.TableSpec{spec}})
+	_, err = tidb.RenderScript(s, tidb.Options{Tables: []tidb.TableSpec{spec}})
 	if !errors.Is(err, tidb.ErrNoRoom) || !strings.Contains(err.Error(), "pass --table u=auto-random,shard-bits=1,range=64") {
 		t.Errorf("range=54 for u: %v; want ErrNoRoom naming shard-bits=1,range=64", err)
 	}

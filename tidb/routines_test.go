@@ -1,11 +1,13 @@
 package tidb_test
 
 import (
+	"github.com/shardid/shardid/tidb/internal/tidbtest"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/shardid/shardid/tidb"
+	"github.com/shardid/shardid/tidb/script"
 	"github.com/shardid/shardid/tools/testsrv"
 )
 
@@ -28,11 +30,11 @@ const routinesScript = "DELIMITER ;;\n" +
 // routines are by hand and the view a migration. A script of data alone
 // is still refused (its tables are in another file).
 func TestRoutinesOnlyScript(t *testing.T) {
-	s, err := tidb.ParseScript(routinesScript, tidb.ScriptOptions{})
+	s, err := script.ParseScript(routinesScript, script.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := tidb.RenderScript(s, tidb.PlanOptions{Options: tidb.Options{Target: tidb.TargetTiDB}})
+	p, err := tidb.RenderScript(s, tidb.Options{Target: tidb.TargetTiDB})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +45,7 @@ func TestRoutinesOnlyScript(t *testing.T) {
 	if !slices.Equal(kinds, []string{"view v1"}) || len(p.ByHand) != 5 {
 		t.Errorf("TiDB: steps %q, %d by hand; want the view, and 5 by hand", kinds, len(p.ByHand))
 	}
-	if p, err = tidb.RenderScript(s, tidb.PlanOptions{Options: tidb.Options{Target: tidb.TargetMariaDB}}); err != nil {
+	if p, err = tidb.RenderScript(s, tidb.Options{Target: tidb.TargetMariaDB}); err != nil {
 		t.Fatal(err)
 	}
 	if len(p.Steps) != 5 || len(p.ByHand) != 1 || !strings.HasPrefix(p.ByHand[0].SQL, "GRANT") {
@@ -54,7 +56,7 @@ func TestRoutinesOnlyScript(t *testing.T) {
 	if _, err := db.Exec("CREATE TABLE existing (v INT)"); err != nil {
 		t.Fatal(err)
 	}
-	upAll(t, dsn, planMigrations(t, p))
+	tidbtest.UpAll(t, dsn, tidbtest.PlanMigrations(t, p))
 	var routines, triggers, events, views, v int
 	for q, n := range map[string]*int{
 		"SELECT COUNT(*) FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = DATABASE()": &routines,
@@ -75,7 +77,7 @@ func TestRoutinesOnlyScript(t *testing.T) {
 	if routines != 2 || triggers != 1 || events != 1 || views != 1 || v != 2 {
 		t.Errorf("%d routines, %d triggers, %d events, %d views, v1 gives %d; want 2, 1, 1, 1 and 2 (the trigger ran f1)", routines, triggers, events, views, v)
 	}
-	if _, err := tidb.ParseScript("INSERT INTO a VALUES (1);\n", tidb.ScriptOptions{}); err == nil {
+	if _, err := script.ParseScript("INSERT INTO a VALUES (1);\n", script.Options{}); err == nil {
 		t.Error("a script of data alone was read; want ErrNoCreateTable")
 	}
 }

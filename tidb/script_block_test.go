@@ -1,11 +1,14 @@
 package tidb_test
 
 import (
+	"github.com/shardid/shardid/tidb/internal/tidbtest"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/shardid/shardid/tidb"
+	"github.com/shardid/shardid/tidb/apply"
+	"github.com/shardid/shardid/tidb/script"
 	"github.com/shardid/shardid/tools/testsrv"
 )
 
@@ -35,14 +38,14 @@ var blockTriggers = []string{"ev_ins", "ev_upd", "ev_del", "ev_ins2"}
 // kept, each at its own line, and every DROP noted: nothing in the block
 // is taken for part of the DROP.
 func TestParseScriptDelimiterBlock(t *testing.T) {
-	s, err := tidb.ParseScript(blockScript, tidb.ScriptOptions{})
+	s, err := script.ParseScript(blockScript, script.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var created, dropped []string
 	lines := map[string]int{}
 	for _, st := range s.Statements {
-		if st.Kind != tidb.KindRoutine || st.ObjectType != "TRIGGER" {
+		if st.Kind != script.KindRoutine || st.ObjectType != "TRIGGER" {
 			continue
 		}
 		if st.Drop {
@@ -85,11 +88,11 @@ func maps(a, b map[string]int) bool {
 // MariaDB there and checks that every trigger exists and fires; rendered
 // for TiDB, every CREATE TRIGGER is in the by-hand text.
 func TestDelimiterBlockThroughServers(t *testing.T) {
-	s, err := tidb.ParseScript(blockScript, tidb.ScriptOptions{})
+	s, err := script.ParseScript(blockScript, script.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := tidb.RenderScript(s, tidb.PlanOptions{Options: tidb.Options{Target: tidb.TargetTiDB}})
+	p, err := tidb.RenderScript(s, tidb.Options{Target: tidb.TargetTiDB})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,19 +106,19 @@ func TestDelimiterBlockThroughServers(t *testing.T) {
 		}
 	}
 
-	p, err = tidb.RenderScript(s, tidb.PlanOptions{Options: tidb.Options{Target: tidb.TargetMariaDB}})
+	p, err = tidb.RenderScript(s, tidb.Options{Target: tidb.TargetMariaDB})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms, err := p.Migrations(tidb.MigrationOptions{})
+	ms, err := apply.Migrations(p, apply.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	dsn := testsrv.Database(t, testsrv.MariaDB(t))
-	if _, _, err := up(t, dsn, ms, ""); err != nil {
+	if _, _, err := tidbtest.Up(t, dsn, ms, ""); err != nil {
 		t.Fatal(err)
 	}
-	db, err := tidb.Open(dsn)
+	db, err := apply.Open(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}

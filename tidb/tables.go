@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/shardid/shardid/tidb/script"
 )
 
 // ErrTableSpec is returned by ParseTableSpec, ParseTableSpecs and
@@ -45,7 +47,7 @@ func ParseTableSpec(s string) (TableSpec, error) {
 		return TableSpec{}, fmt.Errorf("%w %q: want NAME=STRATEGY[,KEY=VALUE…] (e.g. orders=shard-rowid,pre-split=none)", ErrTableSpec, s)
 	}
 	for _, part := range strings.Split(name, ".") {
-		if err := checkIdent("table", strings.Trim(part, "`")); err != nil {
+		if err := script.CheckIdent("table", strings.Trim(part, "`")); err != nil {
 			return TableSpec{}, fmt.Errorf("%w %q: %v", ErrTableSpec, s, err)
 		}
 	}
@@ -113,7 +115,7 @@ func ParseTableSpec(s string) (TableSpec, error) {
 // wrapping ErrTableSpec that name the line.
 func ParseTableSpecs(name, text string) ([]TableSpec, error) {
 	var out []TableSpec
-	for i, line := range strings.Split(strings.TrimPrefix(text, bom), "\n") {
+	for i, line := range strings.Split(strings.TrimPrefix(text, "\uFEFF"), "\n") {
 		if c := strings.Index(line, " #"); c >= 0 {
 			line = line[:c]
 		}

@@ -75,8 +75,9 @@ func targetOf(version string) Target {
 	return TargetMySQL
 }
 
-// serverName names a target as a server, for messages.
-func (t Target) serverName() string {
+// ServerName names a target as a server, for messages: "TiDB",
+// "MySQL" or "MariaDB".
+func (t Target) ServerName() string {
 	switch t {
 	case TargetMySQL:
 		return "MySQL"

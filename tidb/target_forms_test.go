@@ -2,11 +2,14 @@ package tidb_test
 
 import (
 	"errors"
+	"github.com/shardid/shardid/tidb/internal/tidbtest"
 	"strings"
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
+
 	"github.com/shardid/shardid/tidb"
+	"github.com/shardid/shardid/tidb/script"
 	"github.com/shardid/shardid/tools/testsrv"
 )
 
@@ -25,34 +28,34 @@ const virtualScript = "CREATE TABLE a (id INT PRIMARY KEY, x INT);\n" +
 // the fold as it was (VIRTUAL NULL) makes MariaDB refuse table a
 // (ERROR 1064), and up stops before table b.
 func TestGeneratedColumnFold(t *testing.T) {
-	for _, srv := range targets(t) {
-		t.Run(srv.name, func(t *testing.T) {
+	for _, srv := range tidbtest.Targets(t) {
+		t.Run(srv.Name, func(t *testing.T) {
 			t.Parallel()
-			ms := planMigrations(t, planScript(t, virtualScript, tidb.PlanOptions{Options: tidb.Options{Target: srv.renderTarget()}}))
-			dsn := srv.database(t)
-			upAll(t, dsn, ms)
+			ms := tidbtest.PlanMigrations(t, tidbtest.PlanScript(t, virtualScript, tidb.Options{Target: srv.RenderTarget()}))
+			dsn := srv.Database(t)
+			tidbtest.UpAll(t, dsn, ms)
 			var y, z int
 			if err := testsrv.Open(t, "mysql", dsn).QueryRow("SELECT y, z FROM a WHERE id = 1").Scan(&y, &z); err != nil || y != 3 || z != 4 {
 				t.Errorf("y, z = %d, %d (%v); want 3, 4", y, z, err)
 			}
-			if showCreate(t, dsn, "b") == "" {
+			if tidbtest.ShowCreate(t, dsn, "b") == "" {
 				t.Error("table b is missing")
 			}
-			if srv.tidb {
+			if srv.TiDB {
 				return
 			}
 			for i := range ms {
-				if ms[i].Kind == tidb.KindCreate && ms[i].Table == "a" {
+				if ms[i].Kind == script.KindCreate && ms[i].Table == "a" {
 					ms[i].Text = strings.Replace(ms[i].Text, "VIRTUAL", "VIRTUAL NULL", 1)
 				}
 			}
-			dsn = srv.database(t)
-			_, _, err := up(t, dsn, ms, "")
+			dsn = srv.Database(t)
+			_, _, err := tidbtest.Up(t, dsn, ms, "")
 			var me *mysql.MySQLError
 			if !errors.As(err, &me) || me.Number != 1064 {
 				t.Errorf("VIRTUAL NULL on MariaDB: %v; want ERROR 1064", err)
 			}
-			if got := showCreate(t, dsn, "b"); got != "" {
+			if got := tidbtest.ShowCreate(t, dsn, "b"); got != "" {
 				t.Errorf("table b exists after the failed fold:\n%s", got)
 			}
 		})

@@ -3,6 +3,7 @@ package tidb_test
 import (
 	"database/sql"
 	"errors"
+	"github.com/shardid/shardid/tidb/internal/tidbtest"
 	"strings"
 	"testing"
 
@@ -41,10 +42,10 @@ func TestTargetsOnServers(t *testing.T) {
 		t.Fatalf("the TiDB and MariaDB texts must match and differ from MySQL's:\n%s\n%s", texts[tidb.TargetTiDB], texts[tidb.TargetMySQL])
 	}
 	stripped := strings.ReplaceAll(strings.ReplaceAll(texts[tidb.TargetTiDB], "/*M! AUTO_INCREMENT */ ", ""), " /*M! AUTO_INCREMENT=100 */", "")
-	for _, srv := range targets(t) {
-		t.Run(srv.name, func(t *testing.T) {
+	for _, srv := range tidbtest.Targets(t) {
+		t.Run(srv.Name, func(t *testing.T) {
 			t.Parallel()
-			db := testsrv.Open(t, "mysql", srv.database(t))
+			db := testsrv.Open(t, "mysql", srv.Database(t))
 			first := func(sql string) (int64, error) {
 				if _, err := db.Exec("DROP TABLE IF EXISTS t"); err != nil {
 					t.Fatal(err)
@@ -62,20 +63,20 @@ func TestTargetsOnServers(t *testing.T) {
 			switch {
 			case err != nil:
 				t.Fatalf("TiDB text: %v", err)
-			case srv.tidb && (id&(1<<48-1) != 100 || id >= 1<<53):
+			case srv.TiDB && (id&(1<<48-1) != 100 || id >= 1<<53):
 				t.Errorf("TiDB text on TiDB: first id %d, want increment 100 below 2^53", id)
-			case !srv.tidb && id != 100:
+			case !srv.TiDB && id != 100:
 				t.Errorf("TiDB text on MariaDB: first id %d, want 100 (AUTO_INCREMENT=100)", id)
 			}
 			id, err = first(texts[tidb.TargetMySQL])
 			var me *mysql.MySQLError
 			switch {
-			case srv.tidb && (!errors.As(err, &me) || me.Number != 8216):
+			case srv.TiDB && (!errors.As(err, &me) || me.Number != 8216):
 				t.Errorf("MySQL text on TiDB: %v; want ERROR 8216 (AUTO_INCREMENT beside AUTO_RANDOM)", err)
-			case !srv.tidb && (err != nil || id != 100):
+			case !srv.TiDB && (err != nil || id != 100):
 				t.Errorf("MySQL text on MariaDB: first id %d, %v; want 100", id, err)
 			}
-			if srv.tidb {
+			if srv.TiDB {
 				return
 			}
 			if _, err := first(stripped); !errors.As(err, &me) || me.Number != 1364 {
@@ -91,7 +92,7 @@ func TestTargetsOnServers(t *testing.T) {
 // --range 64 and checks most do, so the check would see a default that
 // is not JavaScript-safe.
 func TestJavaScriptSafeByDefault(t *testing.T) {
-	eachTiDB(t, func(t *testing.T, db *sql.DB) {
+	tidbtest.EachTiDB(t, func(t *testing.T, db *sql.DB) {
 		for _, tc := range []struct {
 			name      string
 			rangeBits int

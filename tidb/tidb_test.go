@@ -5,10 +5,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/shardid/shardid/tidb/internal/tidbtest"
 	"strings"
 	"testing"
 
 	"github.com/shardid/shardid/tidb"
+	"github.com/shardid/shardid/tidb/apply"
 	"github.com/shardid/shardid/tools/testsrv"
 )
 
@@ -16,46 +18,9 @@ import (
 // throwaway server (TIDB_BIN; CI fails without it) and, when TIDB_TEST_DSN
 // is set, the user's own cluster too.
 
-// assertTiDBOptions checks that TiDB's SHOW CREATE TABLE kept the options.
-func assertTiDBOptions(t *testing.T, s tidb.Strategy, create string) {
-	t.Helper()
-	var want []string
-	switch s {
-	case tidb.StrategyShardRowID, tidb.StrategyAuto: // the seed tables have BIGINT keys the application fills
-		want = []string{"NONCLUSTERED", "SHARD_ROW_ID_BITS=4", "PRE_SPLIT_REGIONS=4"}
-	case tidb.StrategyAutoRandom:
-		want = []string{"/*T![clustered_index] CLUSTERED */", "AUTO_RANDOM(5, 54)", "PRE_SPLIT_REGIONS=4"}
-	case tidb.StrategyRotatedInt:
-		want = []string{"/*T![clustered_index] CLUSTERED */"}
-	}
-	for _, w := range want {
-		if !strings.Contains(create, w) {
-			t.Errorf("SHOW CREATE TABLE lacks %q:\n%s", w, create)
-		}
-	}
-}
-
-// eachTiDB runs f against a fresh database on every TiDB target.
-func eachTiDB(t *testing.T, f func(t *testing.T, db *sql.DB)) {
-	for _, target := range targets(t) {
-		if !target.tidb {
-			continue
-		}
-		t.Run(target.name, func(t *testing.T) {
-			t.Parallel()
-			db, err := tidb.Open(target.database(t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { db.Close() })
-			f(t, db)
-		})
-	}
-}
-
 func renderOn(t *testing.T, db *sql.DB, input string, o tidb.Options) {
 	t.Helper()
-	for _, d := range renderSQL(t, input, o) {
+	for _, d := range tidbtest.RenderSQL(t, input, o) {
 		for _, s := range d.Statements {
 			if _, err := db.Exec(s.SQL); err != nil {
 				t.Fatalf("%v\n%s", err, s.SQL)
@@ -82,7 +47,7 @@ func regions(t *testing.T, db *sql.DB, table string) int {
 // and checks that the shard bits (the 4 bits under the sign bit of
 // _tidb_rowid) take several values: the rows really scatter.
 func TestTiDBShardBitsVary(t *testing.T) {
-	eachTiDB(t, func(t *testing.T, db *sql.DB) {
+	tidbtest.EachTiDB(t, func(t *testing.T, db *sql.DB) {
 		renderOn(t, db, "CREATE TABLE scatter (k VARCHAR(20) PRIMARY KEY, v INT)", tidb.Options{})
 		for i := range 200 {
 			if _, err := db.Exec("INSERT INTO scatter VALUES (?, ?)", i, i); err != nil {
@@ -104,7 +69,7 @@ func TestTiDBShardBitsVary(t *testing.T) {
 // bits (the 5 bits under the sign bit of the 54-bit range) that vary
 // across inserts.
 func TestTiDBAutoRandomCarriesShardBits(t *testing.T) {
-	eachTiDB(t, func(t *testing.T, db *sql.DB) {
+	tidbtest.EachTiDB(t, func(t *testing.T, db *sql.DB) {
 		renderOn(t, db, "CREATE TABLE ar (id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY, v INT)", tidb.Options{})
 		for i := range 200 {
 			if _, err := db.Exec("INSERT INTO ar (v) VALUES (?)", i); err != nil {
@@ -127,7 +92,7 @@ func TestTiDBAutoRandomCarriesShardBits(t *testing.T) {
 // regions, for shard-rowid and auto-random tables, (tidb_scatter_region takes ”, 'table' or 'global' in 8.5; with
 // 'table' the split finishes before CREATE TABLE returns).
 func TestTiDBPreSplitRegions(t *testing.T) {
-	eachTiDB(t, func(t *testing.T, db *sql.DB) {
+	tidbtest.EachTiDB(t, func(t *testing.T, db *sql.DB) {
 		db.SetMaxOpenConns(1) // the session variable must hold for the CREATE
 		if _, err := db.Exec("SET SESSION tidb_scatter_region = 'table'"); err != nil {
 			t.Fatal(err)
@@ -154,7 +119,7 @@ func TestTiDBPreSplitRegions(t *testing.T) {
 // region per rotated digit, and that ALTER's SPLIT gives an existing
 // shard-rowid table its 2^P regions.
 func TestTiDBRotatedSplit(t *testing.T) {
-	eachTiDB(t, func(t *testing.T, db *sql.DB) {
+	tidbtest.EachTiDB(t, func(t *testing.T, db *sql.DB) {
 		renderOn(t, db, "CREATE TABLE rotated (id BIGINT PRIMARY KEY, v INT)", tidb.Options{Strategy: tidb.StrategyRotatedInt, Lead: 5})
 		if n := regions(t, db, "rotated"); n < 10 {
 			t.Errorf("rotated table has %d regions, want at least 10", n)
@@ -190,7 +155,7 @@ func TestTiDBRotatedSplit(t *testing.T) {
 // nearest value Render accepts, TiDB accepts. Without this the package's
 // rules could drift from TiDB's.
 func TestTiDBRulesMatchTheServer(t *testing.T) {
-	eachTiDB(t, func(t *testing.T, db *sql.DB) {
+	tidbtest.EachTiDB(t, func(t *testing.T, db *sql.DB) {
 		ctx := context.Background()
 		for _, c := range []struct {
 			sql string
@@ -238,7 +203,7 @@ func TestTiDBRulesMatchTheServer(t *testing.T) {
 // SHOW CREATE TABLE: the key becomes AUTO_RANDOM, and rows inserted after
 // the switch do not collide with those before it.
 func TestAlterToAutoRandom(t *testing.T) {
-	eachTiDB(t, func(t *testing.T, db *sql.DB) {
+	tidbtest.EachTiDB(t, func(t *testing.T, db *sql.DB) {
 		ctx := context.Background()
 		conn, err := db.Conn(ctx)
 		if err != nil {
@@ -297,7 +262,7 @@ type keyExpression struct {
 // inserts all succeed. HASH partitioning takes any value: auto-random
 // stays, without a warning.
 func TestTiDBExpressionsOnTheKey(t *testing.T) {
-	eachTiDB(t, func(t *testing.T, db *sql.DB) {
+	tidbtest.EachTiDB(t, func(t *testing.T, db *sql.DB) {
 		checkKeyExpressions(t, db, []keyExpression{
 			{"用户表", "", "`双倍` BIGINT AS (`编号`*2) VIRTUAL", "", "3109", "1690", ""},
 			{"stored", "", "`双倍` BIGINT AS (`编号`*2) STORED", "", "3109", "1690", ""},
@@ -320,7 +285,7 @@ func TestTiDBChecksOnTheKey(t *testing.T) {
 		t.Skip("starts a TiDB of its own")
 	}
 	t.Parallel()
-	db, err := tidb.Open(testsrv.Database(t, testsrv.NewTiDB(t)))
+	db, err := apply.Open(testsrv.Database(t, testsrv.NewTiDB(t)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -165,6 +165,16 @@ type Options struct {
 	// auto-random refuses it. By default such a key is widened to BIGINT
 	// for AUTO_RANDOM, with the FOREIGN KEY columns that point at it.
 	NoWiden bool
+	// Tables steer single tables of a script (RenderScript); each must
+	// name a table of the script, and the fields above apply to every
+	// table none names. Render and RenderAlter take the one that names
+	// their table, if any.
+	Tables []TableSpec
+	// Alter renders ALTER TABLE for existing tables (RenderAlter; the
+	// input is their SHOW CREATE TABLE output) instead of CREATE TABLE
+	// (RenderScript); the scripts' other statements are then left out,
+	// and noted.
+	Alter bool
 
 	// splitAsked marks a PreSplit or NoPreSplit the user gave for this
 	// table (TableSpec): the MinSplit rule does not override it.

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/shardid/shardid/tidb/script"
 )
 
 // widenable reports an INT or MEDIUMINT column: its table can grow past a
@@ -84,7 +86,7 @@ type foreignKeyEdge struct {
 // between an INT and a BIGINT column; and every integer column of another
 // table named for a widened key without a FOREIGN KEY to it. opts are
 // the tables' options, in s.Tables order.
-func widenedColumns(s *Script, opts []Options) map[string]map[string]string {
+func widenedColumns(s *script.Script, opts []Options) map[string]map[string]string {
 	widened := map[string]map[string]string{} // table → lower column → why
 	add := func(table, col, why string) bool {
 		if widened[table] == nil {
@@ -98,9 +100,9 @@ func widenedColumns(s *Script, opts []Options) map[string]map[string]string {
 	}
 	byKey := map[string]*Table{}
 	for i, t := range s.Tables {
-		byKey[tableKey(t)] = t
+		byKey[t.Key()] = t
 		if c := keyWidened(t, opts[i]); c != nil {
-			add(tableKey(t), strings.ToLower(c.Name), "")
+			add(t.Key(), strings.ToLower(c.Name), "")
 		}
 	}
 	var edges []foreignKeyEdge
@@ -115,7 +117,7 @@ func widenedColumns(s *Script, opts []Options) map[string]map[string]string {
 		edges = append(edges, foreignKeyEdge{fk.Table, fk.Key})
 	}
 	for _, st := range s.Statements {
-		if st.Kind == KindForeignKey && st.Key != nil {
+		if st.Kind == script.KindForeignKey && st.Key != nil {
 			edges = append(edges, foreignKeyEdge{st.Key.Table, st.Key.Key})
 		}
 	}
@@ -123,7 +125,7 @@ func widenedColumns(s *Script, opts []Options) map[string]map[string]string {
 		for changed := true; changed; {
 			changed = false
 			for _, e := range edges {
-				ref := referenceKey(e.t, e.ix)
+				ref := script.ReferenceKey(e.t, e.ix)
 				for i, p := range e.ix.Parts {
 					if i >= len(e.ix.ReferencedColumns) || p.Column == "" {
 						continue
@@ -141,7 +143,7 @@ func widenedColumns(s *Script, opts []Options) map[string]map[string]string {
 						name = rt.QualifiedName() + "." + refCol
 					}
 					why := fmt.Sprintf("its FOREIGN KEY references %s, widened to BIGINT (a FOREIGN KEY needs the same integer type at both ends)", name)
-					if add(tableKey(e.t), strings.ToLower(c.Name), why) {
+					if add(e.t.Key(), strings.ToLower(c.Name), why) {
 						changed = true
 					}
 				}
@@ -167,7 +169,7 @@ func widenedColumns(s *Script, opts []Options) map[string]map[string]string {
 			}
 			for _, oc := range o.Columns {
 				if oc.Integer && !oc.BigInt && slices.Contains(want, strings.ToLower(strings.ReplaceAll(oc.Name, "_", ""))) {
-					add(tableKey(o), strings.ToLower(oc.Name), fmt.Sprintf("it is named for %s.%s, widened to BIGINT, and has no FOREIGN KEY to say whether it holds its values (if it does, an AUTO_RANDOM value overflows an INT)", t.QualifiedName(), c.Name))
+					add(o.Key(), strings.ToLower(oc.Name), fmt.Sprintf("it is named for %s.%s, widened to BIGINT, and has no FOREIGN KEY to say whether it holds its values (if it does, an AUTO_RANDOM value overflows an INT)", t.QualifiedName(), c.Name))
 				}
 			}
 		}

@@ -3,10 +3,12 @@ package tidb_test
 import (
 	"context"
 	"fmt"
+	"github.com/shardid/shardid/tidb/internal/tidbtest"
 	"strings"
 	"testing"
 
 	"github.com/shardid/shardid/tidb"
+	"github.com/shardid/shardid/tidb/script"
 	"github.com/shardid/shardid/tidb/spread"
 	"github.com/shardid/shardid/tools/testsrv"
 )
@@ -31,7 +33,7 @@ const intScript = "CREATE TABLE customer (id INT(10) UNSIGNED NOT NULL AUTO_INCR
 func spreadInserts(t *testing.T, o tidb.Options, n int) spread.Window {
 	t.Helper()
 	dsn := testsrv.Database(t, testsrv.TiDB(t))
-	upAll(t, dsn, planMigrations(t, planScript(t, intScript, tidb.PlanOptions{Options: o})))
+	tidbtest.UpAll(t, dsn, tidbtest.PlanMigrations(t, tidbtest.PlanScript(t, intScript, o)))
 	db := testsrv.Open(t, "mysql", dsn)
 	var keys []int64
 	for i := range n {
@@ -80,11 +82,11 @@ func TestIntKeysSpread(t *testing.T) {
 // column named for one of them, each change noted; NoWiden leaves every column as written; and on MariaDB the
 // rendering applies with its seed rows, the keys AUTO_INCREMENT BIGINT.
 func TestWidenedForeignKeys(t *testing.T) {
-	s, err := tidb.ParseScript(intScript, tidb.ScriptOptions{})
+	s, err := script.ParseScript(intScript, script.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := tidb.RenderScript(s, tidb.PlanOptions{})
+	p, err := tidb.RenderScript(s, tidb.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +109,7 @@ func TestWidenedForeignKeys(t *testing.T) {
 			t.Errorf("%s: notes %q say nothing of the FOREIGN KEY column widened", d.Table.Name, d.Notes)
 		}
 	}
-	kept, err := tidb.RenderScript(s, tidb.PlanOptions{Options: tidb.Options{NoWiden: true}})
+	kept, err := tidb.RenderScript(s, tidb.Options{NoWiden: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,13 +119,13 @@ func TestWidenedForeignKeys(t *testing.T) {
 		}
 	}
 	dsn := testsrv.Database(t, testsrv.MariaDB(t))
-	upAll(t, dsn, planMigrations(t, planScript(t, intScript, tidb.PlanOptions{Options: tidb.Options{Target: tidb.TargetMariaDB}})))
+	tidbtest.UpAll(t, dsn, tidbtest.PlanMigrations(t, tidbtest.PlanScript(t, intScript, tidb.Options{Target: tidb.TargetMariaDB})))
 	db := testsrv.Open(t, "mysql", dsn)
 	var lines int
 	if err := db.QueryRowContext(context.Background(), "SELECT COUNT(*) FROM order_line l JOIN orders o ON o.id = l.order_id JOIN customer c ON c.id = o.customer_id").Scan(&lines); err != nil || lines != 2 {
 		t.Errorf("MariaDB: %d order lines reach their customer (%v), want 2", lines, err)
 	}
-	if got := fmt.Sprint(showCreate(t, dsn, "orders")); !strings.Contains(got, "`id` bigint(20) NOT NULL AUTO_INCREMENT") {
+	if got := fmt.Sprint(tidbtest.ShowCreate(t, dsn, "orders")); !strings.Contains(got, "`id` bigint(20) NOT NULL AUTO_INCREMENT") {
 		t.Errorf("MariaDB orders:\n%s", got)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/shardid/shardid/segment"
 	"github.com/shardid/shardid/tickets"
 	"github.com/shardid/shardid/tidb"
+	"github.com/shardid/shardid/tidb/apply"
 )
 
 // segmentTagRow is one tag of segment status --json.
@@ -64,7 +65,7 @@ type tidbUpRow struct {
 }
 
 // tidbStatusJSON adds st to r.
-func tidbStatusJSON(r *jsonReport, st []tidb.Status) {
+func tidbStatusJSON(r *jsonReport, st []apply.Status) {
 	if r == nil {
 		return
 	}
@@ -141,7 +142,7 @@ type renderTable struct {
 
 // renderDoc is p as tidb render --json prints it; byHand is --by-hand.
 func renderDoc(p *tidb.Plan, byHand string) renderJSON {
-	doc := renderJSON{Target: string(p.Target), Statements: planText(p), Notes: p.Notes, ByHand: len(p.ByHand)}
+	doc := renderJSON{Target: string(p.Target), Statements: p.SQL(), Notes: p.Notes, ByHand: len(p.ByHand)}
 	if len(p.ByHand) > 0 {
 		doc.ByHandFile = byHand
 	}

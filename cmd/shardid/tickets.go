@@ -8,7 +8,7 @@ import (
 
 	"github.com/shardid/shardid/internal/dsn"
 	"github.com/shardid/shardid/tickets"
-	"github.com/shardid/shardid/tidb"
+	"github.com/shardid/shardid/tidb/apply"
 )
 
 // envTicketsDSN is read by the tickets commands when no --dsn is given.
@@ -154,7 +154,7 @@ func (f *serverFlags) open(fs *flagSet) ([]tickets.Server, func(), error) {
 			closeAll()
 			return nil, nil, err
 		}
-		db, err := tidb.Open(s)
+		db, err := apply.Open(s)
 		if err != nil {
 			closeAll()
 			return nil, nil, usagef("%s %s: want a go-sql-driver/mysql DSN, user:password@tcp(host:3306)/db: %v", fs.origin("dsn"), dsn.Redact(s), err)

@@ -14,6 +14,8 @@ import (
 
 	"github.com/shardid/shardid/internal/gooseup"
 	"github.com/shardid/shardid/tidb"
+	"github.com/shardid/shardid/tidb/apply"
+	"github.com/shardid/shardid/tidb/script"
 )
 
 // renderFlags are the flags shared by render, gen, up and status.
@@ -37,7 +39,7 @@ type collateFlags []string
 func (c *collateFlags) String() string { return strings.Join(*c, " ") }
 
 func (c *collateFlags) Set(s string) error {
-	if _, err := tidb.ParseCollations([]string{s}); err != nil {
+	if _, err := script.ParseCollations([]string{s}); err != nil {
 		return errors.New("want FROM=TO, two collation names, e.g. latin1_general_cs=latin1_bin")
 	}
 	*c = append(*c, s)
@@ -287,22 +289,23 @@ func renderFiles(env *cliEnv, r *renderFlags, o tidb.Options, inputs []input) (*
 	if err != nil {
 		return nil, err
 	}
-	files := make([]tidb.ScriptFile, len(inputs))
+	files := make([]script.File, len(inputs))
 	for i, in := range inputs {
-		files[i] = tidb.ScriptFile{Name: in.name, Text: in.text}
+		files[i] = script.File{Name: in.name, Text: in.text}
 		if in.name == "-" {
 			files[i].Name = "stdin"
 		}
 	}
-	collations, err := tidb.ParseCollations(r.collate)
+	collations, err := script.ParseCollations(r.collate)
 	if err != nil {
 		return nil, usagef("tidb: --collate: %v", err)
 	}
-	s, err := tidb.ParseScripts(files, tidb.ScriptOptions{SkipData: r.skipData, Collations: collations})
+	s, err := script.ParseScripts(files, script.Options{SkipData: r.skipData, Collations: collations})
 	if err != nil {
 		return nil, err
 	}
-	p, err := tidb.RenderScript(s, tidb.PlanOptions{Options: o, Tables: specs, Alter: r.alter})
+	o.Tables, o.Alter = specs, r.alter
+	p, err := tidb.RenderScript(s, o)
 	if errors.Is(err, tidb.ErrTableSpec) {
 		return nil, usagef("tidb: %v", err)
 	}
@@ -315,7 +318,7 @@ func renderFiles(env *cliEnv, r *renderFlags, o tidb.Options, inputs []input) (*
 	}
 	if r.byHand == "" {
 		return nil, usagef("tidb: %s: %d statement(s) that no migration runs on %s (%s): give --by-hand FILE to have them written there to apply by hand%s",
-			stmtPlace(p.ByHand[0]), len(p.ByHand), p.Target, byHandKinds(p.ByHand), map[bool]string{true: ", or render for MySQL/MariaDB with --target", false: ""}[p.Target == tidb.TargetTiDB])
+			p.ByHand[0].Place(), len(p.ByHand), p.Target, p.ByHandKinds(), map[bool]string{true: ", or render for MySQL/MariaDB with --target", false: ""}[p.Target == tidb.TargetTiDB])
 	}
 	printChoices(env.stderr, p, r.notes == "all")
 	text, err := p.ByHandText()
@@ -327,37 +330,6 @@ func renderFiles(env *cliEnv, r *renderFlags, o tidb.Options, inputs []input) (*
 	}
 	fmt.Fprintf(env.stderr, "wrote %d statement(s) to apply by hand to %s\n", len(p.ByHand), r.byHand)
 	return p, nil
-}
-
-// stmtPlace names where a script statement starts.
-func stmtPlace(st *tidb.ScriptStatement) string {
-	if st.File != "" {
-		return fmt.Sprintf("%s: line %d", st.File, st.Line)
-	}
-	return fmt.Sprintf("line %d", st.Line)
-}
-
-// byHandKinds counts the by-hand statements by their first words, e.g.
-// "3 CREATE TRIGGER, 1 source".
-func byHandKinds(sts []*tidb.ScriptStatement) string {
-	var order []string
-	n := map[string]int{}
-	for _, st := range sts {
-		w := strings.Fields(strings.Trim(st.What, `"`))
-		k := w[0]
-		if len(w) > 1 && (strings.EqualFold(w[0], "CREATE") || strings.EqualFold(w[0], "DROP")) {
-			k += " " + w[1]
-		}
-		if n[k] == 0 {
-			order = append(order, k)
-		}
-		n[k]++
-	}
-	var parts []string
-	for _, k := range order {
-		parts = append(parts, fmt.Sprintf("%d %s", n[k], k))
-	}
-	return strings.Join(parts, ", ")
 }
 
 // shortCost is cost as printed for table: "COLUMN what (why): explanation"
@@ -393,29 +365,6 @@ func printChoices(w io.Writer, p *tidb.Plan, all bool) {
 	printNotes(w, p, all)
 }
 
-// planText is what render prints: every statement the migrations would
-// run, in order, each ended by a semicolon, steps separated by blank
-// lines.
-func planText(p *tidb.Plan) string {
-	var parts []string
-	for _, d := range p.Tables {
-		parts = append(parts, strings.TrimSuffix(d.String(), "\n"))
-	}
-	for _, group := range [][]*tidb.Step{p.ForeignKeys, p.Steps} {
-		for _, st := range group {
-			var b strings.Builder
-			for i, s := range st.Statements {
-				if i > 0 {
-					b.WriteString("\n")
-				}
-				b.WriteString(s + ";")
-			}
-			parts = append(parts, b.String())
-		}
-	}
-	return strings.Join(parts, "\n\n") + "\n"
-}
-
 func runTiDBRender(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "tidb render")
 	r := addRenderFlags(fs, true)
@@ -447,7 +396,7 @@ func runTiDBRender(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	_, err = io.WriteString(env.stdout, planText(p))
+	_, err = io.WriteString(env.stdout, p.SQL())
 	return err
 }
 
@@ -477,11 +426,11 @@ func runTiDBGen(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	ms, err := p.Migrations(tidb.MigrationOptions{Dir: os.DirFS(*dir)})
+	ms, err := apply.Migrations(p, apply.Options{Dir: os.DirFS(*dir)})
 	if err != nil {
 		return fmt.Errorf("gen: %w", err)
 	}
-	res, err := gooseup.Write(*dir, tidb.Files(ms), *force)
+	res, err := gooseup.Write(*dir, apply.Files(ms), *force)
 	if err != nil {
 		return fmt.Errorf("gen: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/shardid/shardid/internal/dsn"
 	"github.com/shardid/shardid/tidb"
+	"github.com/shardid/shardid/tidb/apply"
 )
 
 // migrationFlags are the flags of up and status.
@@ -31,15 +32,15 @@ func addMigrationFlags(fs *flagSet, byHand bool) *migrationFlags {
 }
 
 // migrator opens the database and builds the migrator from --dir or from
-// FILEs rendered in memory (their versions derived from their statements).
-func (m *migrationFlags) migrator(ctx context.Context, env *cliEnv, name string, files []string) (*tidb.Migrator, func(), error) {
+// FILEs rendered in memory (numbered against the server by the migrator).
+func (m *migrationFlags) migrator(ctx context.Context, env *cliEnv, name string, files []string) (*apply.Migrator, func(), error) {
 	if *m.dsn == "" {
 		return nil, nil, usagef("%s: --dsn is required (or set SHARDID_TIDB_DSN)", name)
 	}
-	if _, err := tidb.DSN(*m.dsn); err != nil {
+	if _, err := apply.DSN(*m.dsn); err != nil {
 		return nil, nil, usagef("%s: --dsn %s: %v", name, dsn.Redact(*m.dsn), err)
 	}
-	popts := tidb.ProviderOptions{TableName: *m.table}
+	popts := apply.Options{TableName: *m.table}
 	if err := popts.Validate(); err != nil {
 		return nil, nil, usagef("%s: --version-table: %v", name, err)
 	}
@@ -66,7 +67,7 @@ func (m *migrationFlags) migrator(ctx context.Context, env *cliEnv, name string,
 		}
 		inputs = in
 	}
-	db, err := tidb.Open(*m.dsn)
+	db, err := apply.Open(*m.dsn)
 	if err != nil {
 		return nil, nil, usagef("%s: --dsn %s: %v", name, dsn.Redact(*m.dsn), err)
 	}
@@ -88,7 +89,7 @@ func (m *migrationFlags) migrator(ctx context.Context, env *cliEnv, name string,
 		db.Close()
 		return nil, nil, err
 	}
-	mg, err := tidb.NewMigrator(db, ms, popts)
+	mg, err := apply.NewMigrator(db, ms, popts)
 	if err != nil {
 		db.Close()
 		return nil, nil, err
@@ -96,11 +97,11 @@ func (m *migrationFlags) migrator(ctx context.Context, env *cliEnv, name string,
 	return mg, func() { db.Close() }, nil
 }
 
-// migrations reads --dir, or renders the inputs in memory (their versions
-// derived from their statements).
-func (m *migrationFlags) migrations(env *cliEnv, name string, inputs []input, target tidb.Target) ([]tidb.Migration, error) {
+// migrations reads --dir, or renders the inputs in memory (numbered
+// against the server by the migrator).
+func (m *migrationFlags) migrations(env *cliEnv, name string, inputs []input, target tidb.Target) ([]apply.Migration, error) {
 	if *m.dir != "" {
-		ms, err := tidb.ReadDir(os.DirFS(*m.dir))
+		ms, err := apply.ReadDir(os.DirFS(*m.dir))
 		if err != nil {
 			return nil, fmt.Errorf("%s: --dir %s: %w", name, *m.dir, err)
 		}
@@ -115,7 +116,7 @@ func (m *migrationFlags) migrations(env *cliEnv, name string, inputs []input, ta
 	if err != nil {
 		return nil, err
 	}
-	return p.Migrations(tidb.MigrationOptions{})
+	return apply.Migrations(p, apply.Options{})
 }
 
 func runTiDBUp(ctx context.Context, env *cliEnv, args []string) (err error) {

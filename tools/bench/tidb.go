@@ -18,6 +18,7 @@ import (
 	"github.com/shardid/shardid/segment"
 	"github.com/shardid/shardid/tickets"
 	"github.com/shardid/shardid/tidb"
+	"github.com/shardid/shardid/tidb/apply"
 	"github.com/shardid/shardid/tidb/rotate"
 )
 
@@ -94,11 +95,11 @@ func RunTiDB(ctx context.Context, dsn string, s Settings) (*TiDBReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	full, err := tidb.DSN(dsn)
+	full, err := apply.DSN(dsn)
 	if err != nil {
 		return nil, err
 	}
-	admin, err := tidb.Open(full)
+	admin, err := apply.Open(full)
 	if err != nil {
 		return nil, err
 	}

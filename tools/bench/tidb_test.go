@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/tidb"
+	"github.com/shardid/shardid/tidb/apply"
 	"github.com/shardid/shardid/tools/testsrv"
 )
 
@@ -125,7 +125,7 @@ func TestRunTiDBCatchesRepeats(t *testing.T) {
 	planted := make(chan error, 1)
 	started := false // set by afterSetup, which RunTiDB calls on this goroutine
 	s.afterSetup = func(ctx context.Context) error {
-		db, err := tidb.Open(dsn)
+		db, err := apply.Open(dsn)
 		if err != nil {
 			return err
 		}

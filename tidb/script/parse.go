@@ -1,4 +1,4 @@
-package tidb
+package script
 
 import (
 	"fmt"
@@ -11,8 +11,8 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/mysql"
 )
 
-// fromCreate turns a parsed CREATE TABLE into a Table.
-func fromCreate(ct *ast.CreateTableStmt) (*Table, error) {
+// FromCreate turns a parsed CREATE TABLE into a Table.
+func FromCreate(ct *ast.CreateTableStmt) (*Table, error) {
 	switch {
 	case ct.ReferTable != nil:
 		return nil, fmt.Errorf("%w: CREATE TABLE … LIKE copies another table; give that table's SHOW CREATE TABLE", ErrNotCreateTable)
@@ -23,11 +23,11 @@ func fromCreate(ct *ast.CreateTableStmt) (*Table, error) {
 	}
 	t := &Table{Schema: ct.Table.Schema.O, Name: ct.Table.Name.O, IfNotExists: ct.IfNotExists}
 	if t.Schema != "" {
-		if err := checkIdent("schema", t.Schema); err != nil {
+		if err := CheckIdent("schema", t.Schema); err != nil {
 			return nil, err
 		}
 	}
-	if err := checkIdent("table", t.Name); err != nil {
+	if err := CheckIdent("table", t.Name); err != nil {
 		return nil, err
 	}
 	for _, cd := range ct.Cols {
@@ -172,7 +172,7 @@ func (t *Table) markNational(text string) {
 
 func parseColumn(cd *ast.ColumnDef) (Column, *PrimaryKey, error) {
 	c := Column{Name: cd.Name.Name.O}
-	if err := checkIdent("column", c.Name); err != nil {
+	if err := CheckIdent("column", c.Name); err != nil {
 		return c, nil, err
 	}
 	typ, err := restore(cd.Tp)
@@ -204,7 +204,7 @@ func parseColumn(cd *ast.ColumnDef) (Column, *PrimaryKey, error) {
 			c.Growing = true
 		case ast.ColumnOptionDefaultValue:
 			c.HasDefault = true
-			c.defaultValue = defaultOf(o.Expr)
+			c.Default = defaultOf(o.Expr)
 			if isNow(o.Expr) && isTimeType(cd.Tp.GetType()) {
 				c.Growing = true
 			}
@@ -320,7 +320,7 @@ func parseIndex(cons *ast.Constraint) (Index, error) {
 		return ix, nil
 	}
 	if ix.Name != "" {
-		if err := checkIdent("index", ix.Name); err != nil {
+		if err := CheckIdent("index", ix.Name); err != nil {
 			return ix, err
 		}
 	}
@@ -352,7 +352,7 @@ func parseParts(keys []*ast.IndexPartSpecification) ([]IndexPart, error) {
 			p.Reads = columnsRead(k.Expr)
 		} else {
 			p.Column = k.Column.Name.O
-			if err := checkIdent("column", p.Column); err != nil {
+			if err := CheckIdent("column", p.Column); err != nil {
 				return nil, err
 			}
 		}

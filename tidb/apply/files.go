@@ -1,4 +1,4 @@
-package tidb
+package apply
 
 import (
 	"cmp"
@@ -12,7 +12,10 @@ import (
 	"strings"
 
 	"github.com/pressly/goose/v3"
+
 	"github.com/shardid/shardid/internal/gooseup"
+	"github.com/shardid/shardid/tidb"
+	"github.com/shardid/shardid/tidb/script"
 )
 
 // Migration is one goose migration file holding one statement.
@@ -23,7 +26,7 @@ type Migration struct {
 	Name string
 	// Kind is what the statement does ("" for a file shardid did not
 	// write).
-	Kind Kind
+	Kind script.Kind
 	// Table is the table the statement works on, schema-qualified when the
 	// input was ("" for a file shardid did not write).
 	Table string
@@ -31,31 +34,13 @@ type Migration struct {
 	TiDBOnly bool
 	// OnlyOn lists the servers the file reads right on (OnlyOnMarker), nil
 	// for all.
-	OnlyOn []Target
+	OnlyOn []tidb.Target
 	// Text is the file's content.
 	Text string
-}
 
-// MigrationOptions says how Migrations numbers the files. The zero value
-// derives each version from the statement.
-type MigrationOptions struct {
-	// Dir is an existing goose directory to continue (tidb gen), or nil.
-	//
-	// Nil derives each file's version from its statement text (a hash, at
-	// most 2^53): the same statement always gets the same version, so the
-	// goose history says whether exactly that statement was applied,
-	// whatever was applied before or after it, and a changed table is a new
-	// version (whose CREATE then meets the existing table and is refused).
-	// Such versions are not in apply order: run them with a Migrator, which
-	// applies them in the order given.
-	//
-	// A directory keeps the numbering the stock goose CLI expects: a step
-	// (kind and table) that already has a file there keeps that file's name
-	// and version, so rendering the same input again gives identical files
-	// and a changed step gives a changed file (which internal/gooseup
-	// refuses to overwrite); new steps are numbered after the highest
-	// version present.
-	Dir fs.FS
+	// derived marks a version derived from the statements (Options.Dir
+	// nil), which a Migrator numbers against the server's history.
+	derived bool
 }
 
 // migrationView is the data of migration.sql.tmpl.
@@ -77,7 +62,7 @@ const OnlyOnMarker = "shardid: only on "
 
 // unit is one migration to write.
 type unit struct {
-	kind     Kind
+	kind     script.Kind
 	object   string // the table (schema-qualified when the input was) or view or routine
 	step     string // the file name part after the version
 	comment  []string
@@ -85,29 +70,23 @@ type unit struct {
 	down     string
 	tx       bool
 	tidbOnly bool
-	onlyOn   []Target
-}
-
-// Migrations returns goose migration files for the rendered tables, in the
-// order they must run: one statement per file, each outside a transaction
-// (TiDB DDL is not transactional), wrapped in StatementBegin/End so that
-// goose never splits it. A CREATE TABLE file creates the table without IF
-// NOT EXISTS (a table that already exists is refused, never adopted) and
-// drops it on Down; SPLIT TABLE files carry TiDBOnlyMarker. It returns
-// errors wrapping ErrMigrationFile.
-func Migrations(ddls []*DDL, o MigrationOptions) ([]Migration, error) {
-	return (&Plan{Tables: ddls}).Migrations(o)
+	onlyOn   []tidb.Target
 }
 
 // Migrations returns goose migration files for the whole plan, in the
-// order they must run: the tables (as the package-level Migrations), then
+// order they must run: the tables, then
 // the FOREIGN KEYs that close cycles, then data, views and routines in
-// script order. A data step is one file run in one transaction, its
+// script order. Rendered tables alone are a Plan with only Tables: one
+// statement per file, each outside a transaction (TiDB DDL is not
+// transactional), wrapped in StatementBegin/End so that goose never splits
+// it; a CREATE TABLE file creates the table without IF NOT EXISTS (a table
+// that already exists is refused, never adopted) and drops it on Down;
+// SPLIT TABLE files carry TiDBOnlyMarker. A data step is one file run in one transaction, its
 // statements between the SET that gives them their session and the SET
 // that puts it back. A file whose text reads right only on some servers
 // names them after OnlyOnMarker. It returns errors wrapping
 // ErrMigrationFile.
-func (p *Plan) Migrations(o MigrationOptions) ([]Migration, error) {
+func Migrations(p *tidb.Plan, o Options) ([]Migration, error) {
 	var units []unit
 	for _, d := range p.Tables {
 		drop, err := execute("drop_table.sql.tmpl", d.Table)
@@ -115,13 +94,13 @@ func (p *Plan) Migrations(o MigrationOptions) ([]Migration, error) {
 			return nil, fmt.Errorf("migrations %s: %w", d.Table.Name, err)
 		}
 		for _, s := range d.Statements {
-			if s.Kind == KindSession {
+			if s.Kind == script.KindSession {
 				return nil, fmt.Errorf("%w: %s: %s must run on the session of the statement after it, which goose does not promise: run the rendered statements in one session instead", ErrMigrationFile, d.Table.Name, s.SQL)
 			}
-			u := unit{kind: s.Kind, object: d.Table.QualifiedName(), step: string(s.Kind) + "_" + fileWord(d.Table.QualifiedName()), up: []string{s.SQL}, down: s.down, tidbOnly: s.TiDBOnly, onlyOn: s.OnlyOn}
+			u := unit{kind: s.Kind, object: d.Table.QualifiedName(), step: string(s.Kind) + "_" + script.FileWord(d.Table.QualifiedName()), up: []string{s.SQL}, down: "", tidbOnly: s.TiDBOnly, onlyOn: s.OnlyOn}
 			u.comment = append(u.comment, fmt.Sprintf("%s %s, strategy %s: %s", s.Kind, d.Table.QualifiedName(), d.Options.Strategy, d.Reason))
-			if s.Kind == KindCreate {
-				u.up, u.down = []string{s.plain}, drop
+			if s.Kind == script.KindCreate {
+				u.up, u.down = []string{s.Plain}, drop
 				for _, n := range d.Notes {
 					u.comment = append(u.comment, "changed: "+n)
 				}
@@ -141,11 +120,11 @@ func (p *Plan) Migrations(o MigrationOptions) ([]Migration, error) {
 			units = append(units, u)
 		}
 	}
-	for _, group := range [][]*Step{p.ForeignKeys, p.Steps} {
+	for _, group := range [][]*tidb.Step{p.ForeignKeys, p.Steps} {
 		for _, st := range group {
-			u := unit{kind: st.Kind, object: st.Object, step: st.name, up: st.Statements, down: st.Down, tx: st.Transaction, onlyOn: st.OnlyOn}
+			u := unit{kind: st.Kind, object: st.Object, step: st.Name, up: st.Statements, down: st.Down, tx: st.Transaction, onlyOn: st.OnlyOn}
 			if u.step == "" {
-				u.step = string(st.Kind) + "_" + fileWord(st.Object)
+				u.step = string(st.Kind) + "_" + script.FileWord(st.Object)
 			}
 			u.comment = append([]string{fmt.Sprintf("%s %s", st.Kind, cmp.Or(st.Object, "(unnamed)"))}, st.Comment...)
 			for _, s := range st.Statements {
@@ -162,7 +141,7 @@ func (p *Plan) Migrations(o MigrationOptions) ([]Migration, error) {
 }
 
 // writeUnits numbers the units and writes their files.
-func writeUnits(units []unit, o MigrationOptions) ([]Migration, error) {
+func writeUnits(units []unit, o Options) ([]Migration, error) {
 	var existing map[string]string // step → file name in o.Dir
 	var next int64 = 1
 	if o.Dir != nil {
@@ -192,7 +171,7 @@ func writeUnits(units []unit, o MigrationOptions) ([]Migration, error) {
 		m := Migration{Kind: u.kind, Table: u.object, TiDBOnly: u.tidbOnly, OnlyOn: u.onlyOn, Text: text + "\n"}
 		switch name, ok := existing[u.step]; {
 		case o.Dir == nil:
-			m.Version = contentVersion(strings.Join(u.up, ";\n"))
+			m.Version, m.derived = contentVersion(strings.Join(u.up, ";\n")), true
 			m.Name = fmt.Sprintf("%d_%s.sql", m.Version, u.step)
 		case ok:
 			m.Name = name
@@ -241,20 +220,6 @@ func steps(dir fs.FS) (map[string]string, int64, error) {
 	return out, top + 1, nil
 }
 
-// fileWord lower-cases a table name and keeps letters, digits and _, so it
-// can sit in a file name.
-func fileWord(s string) string {
-	var sb strings.Builder
-	for _, r := range strings.ToLower(s) {
-		if r == '_' || (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
-			sb.WriteRune(r)
-		} else {
-			sb.WriteByte('_')
-		}
-	}
-	return sb.String()
-}
-
 // Files returns the migrations as file name → content, for
 // internal/gooseup.Write or MapFS.
 func Files(ms []Migration) map[string][]byte {
@@ -289,7 +254,7 @@ func ReadDir(fsys fs.FS) ([]Migration, error) {
 		}
 		m := Migration{Version: v, Name: e.Name(), Text: string(b), TiDBOnly: strings.Contains(string(b), TiDBOnlyMarker), OnlyOn: onlyOn(string(b))}
 		_, step, _ := strings.Cut(strings.TrimSuffix(e.Name(), ".sql"), "_")
-		for _, k := range []Kind{KindCreate, KindAlter, KindSplit, KindIndex, KindForeignKey, KindData, KindView, KindRoutine} {
+		for _, k := range []script.Kind{script.KindCreate, script.KindAlter, script.KindSplit, script.KindIndex, script.KindForeignKey, script.KindData, script.KindView, script.KindRoutine} {
 			if rest, ok := strings.CutPrefix(step, string(k)+"_"); ok && strings.Contains(m.Text, "-- Rendered by shardid: ") {
 				m.Kind, m.Table = k, rest
 			}
@@ -304,16 +269,16 @@ func ReadDir(fsys fs.FS) ([]Migration, error) {
 }
 
 // onlyOn reads the servers an OnlyOnMarker line of a migration names.
-func onlyOn(text string) []Target {
+func onlyOn(text string) []tidb.Target {
 	_, rest, ok := strings.Cut(text, "-- "+OnlyOnMarker)
 	if !ok {
 		return nil
 	}
 	rest, _, _ = strings.Cut(rest, " (")
 	rest, _, _ = strings.Cut(rest, "\n")
-	var out []Target
+	var out []tidb.Target
 	for _, f := range strings.Split(rest, ",") {
-		if t, err := ParseTarget(strings.TrimSpace(f)); err == nil && strings.TrimSpace(f) != "" {
+		if t, err := tidb.ParseTarget(strings.TrimSpace(f)); err == nil && strings.TrimSpace(f) != "" {
 			out = append(out, t)
 		}
 	}

@@ -1,8 +1,9 @@
-package tidb
+package script
 
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -10,6 +11,8 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/format"
 	_ "github.com/pingcap/tidb/pkg/parser/test_driver" // value expressions (DEFAULT 'x', COMMENT '…')
+
+	"github.com/shardid/shardid/internal/quote"
 )
 
 // Sentinel errors returned by Parse.
@@ -75,7 +78,7 @@ type Table struct {
 	IfNotExists bool
 	// Line is the input line the statement starts on (1 for a single
 	// statement; the script line for ParseScript), File the script's name
-	// (ScriptFile.Name).
+	// (File.Name).
 	Line int
 	File string
 }
@@ -108,7 +111,9 @@ type Column struct {
 	// Checks are the column's own CHECK constraints.
 	Checks []Expr
 
-	defaultValue string // the DEFAULT, normalised for comparing two printings (defaultOf)
+	// Default is the DEFAULT, normalised for comparing two printings
+	// ("" for none).
+	Default string
 }
 
 // Expr is an expression in a table definition that TiDB evaluates on
@@ -229,11 +234,11 @@ func escapeStrings(sql string) string {
 	return sb.String()
 }
 
-// parseSQL runs TiDB's parser over text. The parser's value driver panics
+// ParseSQL runs TiDB's parser over text. The parser's value driver panics
 // on some literals instead of failing (an integer of more than 81 digits:
 // "This branch is not implemented"); that becomes an error like any
 // other input TiDB cannot read.
-func parseSQL(p *parser.Parser, text string) (stmts []ast.StmtNode, err error) {
+func ParseSQL(p *parser.Parser, text string) (stmts []ast.StmtNode, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			stmts, err = nil, fmt.Errorf("TiDB's parser cannot read a value in it (a number of more than 81 digits stops it; TiDB's DECIMAL holds at most 65 digits)")
@@ -254,7 +259,7 @@ const bom = "\uFEFF"
 // scripts). It returns errors wrapping ErrParse, ErrNotCreateTable and
 // ErrInvalidIdentifier.
 func Parse(sql string) (*Table, error) {
-	stmts, err := parseSQL(parser.New(), strings.TrimPrefix(sql, bom))
+	stmts, err := ParseSQL(parser.New(), strings.TrimPrefix(sql, bom))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s", ErrParse, firstLine(err.Error()))
 	}
@@ -265,7 +270,7 @@ func Parse(sql string) (*Table, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: found %s", ErrNotCreateTable, statementWords(stmts[0]))
 	}
-	t, err := fromCreate(ct)
+	t, err := FromCreate(ct)
 	if err != nil {
 		return nil, err
 	}
@@ -298,10 +303,10 @@ func statementWords(s ast.StmtNode) string {
 	return `"` + strings.Join(words, " ") + `"`
 }
 
-// checkIdent returns an error wrapping ErrInvalidIdentifier unless name can
+// CheckIdent returns an error wrapping ErrInvalidIdentifier unless name can
 // be backquoted safely: 1–64 characters of valid UTF-8, no backquote, no
 // control character, no trailing space.
-func checkIdent(kind, name string) error {
+func CheckIdent(kind, name string) error {
 	bad := name == "" || !utf8.ValidString(name) || utf8.RuneCountInString(name) > 64 ||
 		strings.HasSuffix(name, " ") || strings.ContainsFunc(name, func(r rune) bool { return r == '`' || r < 0x20 || r == 0x7f })
 	if bad {
@@ -334,4 +339,55 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// Place names where the table starts: "f.sql: line 3" or "line 3".
+func (t *Table) Place() string {
+	if t.File != "" {
+		return fmt.Sprintf("%s: line %d", t.File, t.Line)
+	}
+	return fmt.Sprintf("line %d", t.Line)
+}
+
+// AutoIncrementBase reads N from an AUTO_INCREMENT=N table option as
+// printed ("AUTO_INCREMENT = 5"); 0 when it cannot.
+func AutoIncrementBase(opt string) uint64 {
+	_, v, _ := strings.Cut(opt, "=")
+	n, _ := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
+	return n
+}
+
+// AutoIncrementOptions returns the input's AUTO_INCREMENT=N table options
+// as printed.
+func (t *Table) AutoIncrementOptions() []string {
+	var out []string
+	for _, s := range t.Options {
+		if strings.HasPrefix(s, "AUTO_INCREMENT ") || strings.HasPrefix(s, "AUTO_INCREMENT=") {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// FileWord lower-cases a table name and keeps letters, digits and _, so it
+// can sit in a file name.
+func FileWord(s string) string {
+	var sb strings.Builder
+	for _, r := range strings.ToLower(s) {
+		if r == '_' || (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			sb.WriteRune(r)
+		} else {
+			sb.WriteByte('_')
+		}
+	}
+	return sb.String()
+}
+
+// QuoteIdent backquotes a name after checking it (CheckIdent); the
+// templates of the later stages call it for every name they write.
+func QuoteIdent(name string) (string, error) {
+	if err := CheckIdent("", name); err != nil {
+		return "", err
+	}
+	return quote.Ident(name, false), nil
 }

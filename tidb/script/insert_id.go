@@ -1,4 +1,4 @@
-package tidb
+package script
 
 import (
 	"errors"
@@ -40,7 +40,7 @@ func newSessionValues() *sessionValues {
 }
 
 // assign follows SET @v = … (a KindSession statement).
-func (sv *sessionValues) assign(st *ScriptStatement) {
+func (sv *sessionValues) assign(st *Statement) {
 	for _, a := range st.assigns {
 		name := strings.ToLower(a.Name)
 		switch e := a.Value.(type) {
@@ -50,14 +50,14 @@ func (sv *sessionValues) assign(st *ScriptStatement) {
 			if e.FnName.L == "last_insert_id" && len(e.Args) == 0 {
 				v := sv.lastID
 				if v.expr == nil {
-					v.why = fmt.Sprintf("%s sets it to LAST_INSERT_ID(), which there is %s", stmtPlace(st), v.why)
+					v.why = fmt.Sprintf("%s sets it to LAST_INSERT_ID(), which there is %s", st.Place(), v.why)
 				}
 				sv.vars[name] = v
 				continue
 			}
-			sv.vars[name] = value{why: fmt.Sprintf("%s sets it to an expression shardid does not evaluate", stmtPlace(st))}
+			sv.vars[name] = value{why: fmt.Sprintf("%s sets it to an expression shardid does not evaluate", st.Place())}
 		default:
-			sv.vars[name] = value{why: fmt.Sprintf("%s sets it to an expression shardid does not evaluate", stmtPlace(st))}
+			sv.vars[name] = value{why: fmt.Sprintf("%s sets it to an expression shardid does not evaluate", st.Place())}
 		}
 	}
 }
@@ -92,15 +92,15 @@ func (f *sessionFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 // variables replaced by the values the mysql client's session would give
 // them, parsed afresh from st.SQL (the script's own tree stays as read),
 // or an error wrapping ErrInsertID naming what cannot be worked out.
-func (sv *sessionValues) substitute(st *ScriptStatement) (ast.StmtNode, error) {
-	stmts, err := parseSQL(parser.New(), st.SQL)
+func (sv *sessionValues) substitute(st *Statement) (ast.StmtNode, error) {
+	stmts, err := ParseSQL(parser.New(), st.SQL)
 	if err != nil || len(stmts) != 1 {
-		return nil, fmt.Errorf("%s: %s: read back: %v", stmtPlace(st), st.What, err)
+		return nil, fmt.Errorf("%s: %s: read back: %v", st.Place(), st.What, err)
 	}
 	s := &substituter{sv: sv}
 	stmts[0].Accept(s)
 	if s.err != "" {
-		return nil, fmt.Errorf("%w: %s: %s: %s; its rows would get other values than the mysql client gives them: render with --skip-data and load the data with the mysql client once the tables exist (tidb up … --skip-data, then mysql < the script's data), or write the values into the script", ErrInsertID, stmtPlace(st), st.What, s.err)
+		return nil, fmt.Errorf("%w: %s: %s: %s; its rows would get other values than the mysql client gives them: render with --skip-data and load the data with the mysql client once the tables exist (tidb up … --skip-data, then mysql < the script's data), or write the values into the script", ErrInsertID, st.Place(), st.What, s.err)
 	}
 	return stmts[0], nil
 }
@@ -159,20 +159,19 @@ func exprText(e ast.ExprNode) string {
 	return s
 }
 
-// inserted follows LAST_INSERT_ID() past an INSERT or REPLACE into d's
-// table: filled rows (from RenderScript's numbering) set it to the first
+// inserted follows LAST_INSERT_ID() past an INSERT or REPLACE into t: filled rows (from RenderScript's numbering) set it to the first
 // key given; an INSERT whose keys shardid does not number, into a table
 // with an AUTO_INCREMENT column, leaves it unknown.
-func (sv *sessionValues) inserted(st *ScriptStatement, d *DDL, numbered bool, filled int, first uint64, fillErr error) {
+func (sv *sessionValues) inserted(st *Statement, t *Table, numbered bool, filled int, first uint64, fillErr error) {
 	switch {
 	case fillErr != nil:
-		sv.lastID = value{why: fmt.Sprintf("the key the INSERT at %s got from the server (%v)", stmtPlace(st), fillErr)}
+		sv.lastID = value{why: fmt.Sprintf("the key the INSERT at %s got from the server (%v)", st.Place(), fillErr)}
 	case filled > 0:
 		sv.lastID = value{expr: ast.NewValueExpr(first, "", "")}
-	case d == nil:
-		sv.lastID = value{why: fmt.Sprintf("the key the INSERT at %s into a table the script does not create got, if any", stmtPlace(st))}
-	case !numbered && hasAutoIncrement(d.Table):
-		sv.lastID = value{why: fmt.Sprintf("the key the INSERT at %s got from the server (its AUTO_INCREMENT column is not the whole primary key, so shardid does not number it)", stmtPlace(st))}
+	case t == nil:
+		sv.lastID = value{why: fmt.Sprintf("the key the INSERT at %s into a table the script does not create got, if any", st.Place())}
+	case !numbered && hasAutoIncrement(t):
+		sv.lastID = value{why: fmt.Sprintf("the key the INSERT at %s got from the server (its AUTO_INCREMENT column is not the whole primary key, so shardid does not number it)", st.Place())}
 	}
 }
 

@@ -1,4 +1,4 @@
-package tidb
+package script
 
 import (
 	"errors"
@@ -38,7 +38,7 @@ type Script struct {
 	// Statements are what the scripts hold besides tables and what folds
 	// into them, in script order: data, views, routines and statements
 	// to apply by hand.
-	Statements []*ScriptStatement
+	Statements []*Statement
 	// Notes say, one line each, what was done with every statement that is
 	// not a CREATE TABLE: folded into a table, reordered, kept as a
 	// statement, or not run and why.
@@ -58,7 +58,7 @@ type Script struct {
 // Statements[at].
 type sessionSet struct {
 	at int
-	st *ScriptStatement
+	st *Statement
 }
 
 // ForeignKey is a FOREIGN KEY added after the tables (Script.ForeignKeys).
@@ -69,9 +69,9 @@ type ForeignKey struct {
 	Key Index
 }
 
-// ScriptStatement is a statement of a script other than a table or what
+// Statement is a statement of a script other than a table or what
 // folds into one.
-type ScriptStatement struct {
+type Statement struct {
 	// Kind is KindData, KindView or KindRoutine.
 	Kind Kind
 	// Object names what it makes or writes: the table a data statement
@@ -120,8 +120,8 @@ type ScriptStatement struct {
 	assigns []*ast.VariableAssignment
 }
 
-// ScriptOptions configures ParseScripts. The zero value keeps data.
-type ScriptOptions struct {
+// Options configures ParseScripts. The zero value keeps data.
+type Options struct {
 	// SkipData leaves INSERT, REPLACE, UPDATE, DELETE and LOAD DATA out
 	// (listed in Script.Notes) instead of keeping them as data statements.
 	SkipData bool
@@ -132,14 +132,14 @@ type ScriptOptions struct {
 	Collations map[string]string
 }
 
-// ScriptFile is one script and the name its notes and errors carry.
-type ScriptFile struct {
+// File is one script and the name its notes and errors carry.
+type File struct {
 	Name, Text string
 }
 
 // ParseScript reads one script; see ParseScripts.
-func ParseScript(text string, o ScriptOptions) (*Script, error) {
-	return ParseScripts([]ScriptFile{{Text: text}}, o)
+func ParseScript(text string, o Options) (*Script, error) {
+	return ParseScripts([]File{{Text: text}}, o)
 }
 
 // ParseScripts reads schema scripts, one after the other as the mysql
@@ -183,7 +183,7 @@ func ParseScript(text string, o ScriptOptions) (*Script, error) {
 // is written to allow. Everything not kept is listed in Script.Notes. It
 // returns errors wrapping ErrParse, ErrScript, ErrNoCreateTable,
 // ErrNotCreateTable and ErrInvalidIdentifier.
-func ParseScripts(files []ScriptFile, o ScriptOptions) (*Script, error) {
+func ParseScripts(files []File, o Options) (*Script, error) {
 	r := &scriptReader{s: &Script{}, o: o, byName: map[string]*Table{}, skipped: map[string][]int{}, fkChecks: true, p: parser.New()}
 	chunks := make([][]chunk, len(files))
 	for i, f := range files {
@@ -205,7 +205,7 @@ func ParseScripts(files []ScriptFile, o ScriptOptions) (*Script, error) {
 	for i, n := range s.Notes {
 		if lines, ok := r.skipped[n]; ok {
 			file, reason, _ := strings.Cut(n, "\x00")
-			s.Notes[i] = fmt.Sprintf("%s: %s", lineList(lines), reason)
+			s.Notes[i] = fmt.Sprintf("%s: %s", LineList(lines), reason)
 			if file != "" {
 				s.Notes[i] = file + ": " + s.Notes[i]
 			}
@@ -257,7 +257,7 @@ func keepsObjects(s *Script) bool {
 // scriptReader is the state of ParseScripts.
 type scriptReader struct {
 	s        *Script
-	o        ScriptOptions
+	o        Options
 	p        *parser.Parser
 	byName   map[string]*Table
 	skipped  map[string][]int // file "\x00" reason → lines
@@ -315,12 +315,12 @@ func (r *scriptReader) versionCutoff(files [][]chunk) int {
 			if len(versions) == 0 || (cutoff > 0 && versions[len(versions)-1] < cutoff) {
 				continue
 			}
-			if _, err := parseSQL(r.p, c.text); err == nil || routineStatement.MatchString(versionComment.ReplaceAllString(c.text, " ")) {
+			if _, err := ParseSQL(r.p, c.text); err == nil || routineStatement.MatchString(versionComment.ReplaceAllString(c.text, " ")) {
 				continue // readable, or a routine, which TiDB never reads
 			}
 			for i := len(versions) - 1; i >= 0; i-- {
 				text, _ := stripVersions(c.text, versions[i])
-				if stmts, err := parseSQL(r.p, text); err == nil && len(stmts) > 0 {
+				if stmts, err := ParseSQL(r.p, text); err == nil && len(stmts) > 0 {
 					if cutoff == 0 || versions[i] < cutoff {
 						cutoff = versions[i]
 					}
@@ -345,7 +345,7 @@ func (r *scriptReader) chunk(c chunk, cutoff int) error {
 			r.s.Notes = append(r.s.Notes, fmt.Sprintf("%s: %d conditional comment(s) /*!%d… */ or later left out, as MySQL before %s runs the script: TiDB cannot read what one of them holds", r.where(c.line), n, cutoff, mysqlVersion(cutoff)))
 		}
 	}
-	stmts, err := parseSQL(r.p, text)
+	stmts, err := ParseSQL(r.p, text)
 	if err != nil {
 		r.s.Read++
 		return r.unparsed(c, text, err)
@@ -373,7 +373,7 @@ func (r *scriptReader) client(c chunk) error {
 	word := strings.ToLower(strings.Fields(c.text)[0])
 	r.other(`"` + c.text + `"`)
 	if word == "source" || word == `\.` {
-		r.s.Statements = append(r.s.Statements, &ScriptStatement{Kind: KindRoutine, What: c.text, SQL: c.text, Verbatim: true, ByHand: true,
+		r.s.Statements = append(r.s.Statements, &Statement{Kind: KindRoutine, What: c.text, SQL: c.text, Verbatim: true, ByHand: true,
 			Why: "the mysql client reads this file, which shardid was not given: render it as another input (shardid tidb render SCRIPT FILE), or load it by hand", File: r.file, Line: c.line})
 		r.s.Accounted++
 		return nil
@@ -522,21 +522,22 @@ func unquoteName(s string) string {
 func (r *scriptReader) routine(verb, typ, name, text string, line int) error {
 	what := verb + " " + typ + " " + name
 	r.other(what)
-	r.s.Statements = append(r.s.Statements, &ScriptStatement{Kind: KindRoutine, Object: name, ObjectType: typ, What: what,
+	r.s.Statements = append(r.s.Statements, &Statement{Kind: KindRoutine, Object: name, ObjectType: typ, What: what,
 		SQL: strings.TrimSpace(text), Verbatim: true, Drop: verb == "DROP", File: r.file, Line: line})
 	r.s.Accounted++
 	return nil
 }
 
-func qualified(n *ast.TableName) string {
+// Qualified names a parsed table reference: schema.name or name.
+func Qualified(n *ast.TableName) string {
 	if n.Schema.O != "" {
 		return n.Schema.O + "." + n.Name.O
 	}
 	return n.Name.O
 }
 
-// lineList prints "line 3" or "lines 3, 9, 12" (at most five, then "…").
-func lineList(lines []int) string {
+// LineList prints "line 3" or "lines 3, 9, 12" (at most five, then "…").
+func LineList(lines []int) string {
 	var parts []string
 	for i, l := range lines {
 		if i == 5 {
@@ -558,4 +559,24 @@ func errLine(err error) int {
 		fmt.Sscan(m[1], &n)
 	}
 	return max(n, 1)
+}
+
+// Place names where the statement starts: "f.sql: line 3" or "line 3".
+func (st *Statement) Place() string {
+	if st.File != "" {
+		return fmt.Sprintf("%s: line %d", st.File, st.Line)
+	}
+	return fmt.Sprintf("line %d", st.Line)
+}
+
+// Routine reads a routine statement (CREATE or DROP of a trigger,
+// procedure, function or event, conditional comments read through): its
+// verb, upper-cased type and unquoted name; ok is false for any other
+// statement.
+func Routine(stmt string) (verb, typ, name string, ok bool) {
+	r := routineStatement.FindStringSubmatch(versionComment.ReplaceAllString(stmt, " "))
+	if r == nil {
+		return "", "", "", false
+	}
+	return strings.ToUpper(r[1]), strings.ToUpper(r[2]), unquoteName(r[3]), true
 }

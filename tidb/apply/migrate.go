@@ -1,10 +1,11 @@
-package tidb
+package apply
 
 import (
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strings"
 	"sync"
@@ -17,6 +18,8 @@ import (
 	"github.com/shardid/shardid/dialect"
 	dsnpkg "github.com/shardid/shardid/internal/dsn"
 	"github.com/shardid/shardid/internal/gooseup"
+	"github.com/shardid/shardid/tidb"
+	"github.com/shardid/shardid/tidb/script"
 )
 
 // Sentinel errors returned by the migration functions.
@@ -77,20 +80,42 @@ func Open(dsn string) (*sql.DB, error) {
 	return dsnpkg.PoolMySQL(cfg)
 }
 
-// ProviderOptions configures NewMigrator. The zero value uses goose's
-// default version table, goose_db_version, in the DSN's database.
-type ProviderOptions struct {
+// Options configures the apply stage: how Migrations numbers the files
+// and how NewMigrator records them. The zero value derives each version
+// from the statement and uses goose's default version table,
+// goose_db_version, in the DSN's database.
+type Options struct {
 	// TableName is the goose version table, unquoted: name or
 	// schema.name, each part letters, digits and _. "" means
 	// goose_db_version.
 	TableName string
 	// Verbose makes goose log each migration.
 	Verbose bool
+	// Dir is an existing goose directory to continue (tidb gen), or nil.
+	//
+	// Nil leaves the numbering to the Migrator (tidb up FILE): each file
+	// starts with a version derived from its statement text (a hash, at
+	// most 2^53, what the previous release applied), and NewMigrator's
+	// migrator numbers it against the server's history before anything
+	// runs: a step recorded with the same statements keeps its recorded
+	// version, whichever numbering applied it; a new step is numbered
+	// after the highest version in use, as a directory's are; a changed
+	// table is a new step (whose CREATE then meets the existing table and
+	// is refused). Run such migrations with a Migrator, which applies them
+	// in the order given.
+	//
+	// A directory keeps the numbering the stock goose CLI expects: a step
+	// (kind and table) that already has a file there keeps that file's name
+	// and version, so rendering the same input again gives identical files
+	// and a changed step gives a changed file (which internal/gooseup
+	// refuses to overwrite); new steps are numbered after the highest
+	// version present.
+	Dir fs.FS
 }
 
 // Validate returns an error wrapping ErrInvalidTableName for a bad
 // TableName.
-func (o ProviderOptions) Validate() error {
+func (o Options) Validate() error {
 	if o.TableName == "" {
 		return nil
 	}
@@ -104,11 +129,14 @@ func (o ProviderOptions) Validate() error {
 // MariaDB, where they are recorded without running.
 type Migrator struct {
 	db   *sql.DB
+	o    Options
 	p    *goose.Provider
 	list []Migration
+	once sync.Once
+	err  error // what ready met
 
 	mu      sync.Mutex
-	target  Target          // what the server is, asked once
+	target  tidb.Target     // what the server is, asked once
 	version string          // its VERSION()
 	skipped map[int64]bool  // TiDB-only versions recorded without running
 	fkNames map[string]bool // table "\x00" FOREIGN KEY added by an applied migration (Verify)
@@ -116,18 +144,35 @@ type Migrator struct {
 }
 
 // NewMigrator returns a Migrator for ms (from Migrations or ReadDir) over
-// db. It returns errors wrapping ErrInvalidTableName and ErrMigrationFile,
+// db. Its first Up, Status, Verify or Provider settles the versions
+// against the server: it creates shardid_tidb_steps beside goose's version
+// table, which names the step (the file name after the version) and the
+// statements of each version a Migrator applied, and numbers the
+// migrations by it (Options.Dir). It returns errors wrapping ErrInvalidTableName and ErrMigrationFile,
 // and goose's own errors.
-func NewMigrator(db *sql.DB, ms []Migration, o ProviderOptions) (*Migrator, error) {
-	m := &Migrator{db: db, list: ms, skipped: map[int64]bool{}}
-	opts := []goose.ProviderOption{goose.WithVerbose(o.Verbose), goose.WithAllowOutofOrder(true)}
+func NewMigrator(db *sql.DB, ms []Migration, o Options) (*Migrator, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
+	m := &Migrator{db: db, list: slices.Clone(ms), skipped: map[int64]bool{}, o: o}
+	for _, mg := range ms {
+		if mg.TiDBOnly {
+			if _, err := upStatement(mg.Text); err != nil {
+				return nil, fmt.Errorf("%w %s: %v", ErrMigrationFile, mg.Name, err)
+			}
+		}
+	}
+	return m, nil
+}
+
+// provider builds the goose Provider over m.list, once its versions are
+// settled (number).
+func (m *Migrator) provider() (*goose.Provider, error) {
+	opts := []goose.ProviderOption{goose.WithVerbose(m.o.Verbose), goose.WithAllowOutofOrder(true)}
 	files := map[string][]byte{}
 	var exclude []string
 	var gos []*goose.Migration
-	for _, mg := range ms {
+	for _, mg := range m.list {
 		files[mg.Name] = []byte(mg.Text)
 		if !mg.TiDBOnly {
 			continue
@@ -142,18 +187,34 @@ func NewMigrator(db *sql.DB, ms []Migration, o ProviderOptions) (*Migrator, erro
 	if len(exclude) > 0 {
 		opts = append(opts, goose.WithExcludeNames(exclude), goose.WithGoMigrations(gos...))
 	}
-	p, err := gooseup.NewProvider(db, dialect.TiDB, files, gooseup.Options{History: o.TableName, Goose: opts})
+	p, err := gooseup.NewProvider(m.db, dialect.TiDB, files, gooseup.Options{History: m.history(), Goose: opts})
 	if err != nil {
 		return nil, fmt.Errorf("goose provider: %w", err)
 	}
-	m.p = p
-	return m, nil
+	return p, nil
+}
+
+// ready numbers the migrations against the server's history and builds
+// the goose Provider, once.
+func (m *Migrator) ready(ctx context.Context) error {
+	m.once.Do(func() {
+		if m.err = m.number(ctx); m.err == nil {
+			m.p, m.err = m.provider()
+		}
+	})
+	return m.err
 }
 
 // Provider returns the goose Provider underneath, for what Migrator does
-// not offer (Down, DownTo); its Up applies in version order, which for
-// content versions (MigrationOptions.Dir nil) is not the order needed.
-func (m *Migrator) Provider() *goose.Provider { return m.p }
+// not offer (Down, DownTo), its versions numbered against the server's
+// history as Up numbers them; its Up applies in version order, which need
+// not be the order needed. It returns the error of reading that history.
+func (m *Migrator) Provider(ctx context.Context) (*goose.Provider, error) {
+	if err := m.ready(ctx); err != nil {
+		return nil, err
+	}
+	return m.p, nil
+}
 
 // Result is what Up did with one migration.
 type Result struct {
@@ -172,7 +233,7 @@ type Result struct {
 // result for every migration, applied now or before. Before it applies
 // anything it refuses migrations rendered for other servers
 // (ErrWrongServer) and collations or character sets the server lacks
-// (ErrCollation), and on TiDB tables TiDB would refuse (ErrTiDBRefuses).
+// (script.ErrCollation), and on TiDB tables TiDB would refuse (ErrTiDBRefuses).
 // It stops at the first failure, which leaves that migration unrecorded,
 // and says how many are applied and how to go on; an existing table gives
 // an error wrapping ErrTableExists.
@@ -218,6 +279,9 @@ func (m *Migrator) Up(ctx context.Context) ([]Result, error) {
 			}
 			return out, fmt.Errorf("%s: %w (%s)", s.Migration.Name, err, stopped())
 		}
+		if err := m.record(ctx, s.Migration); err != nil {
+			return out, fmt.Errorf("%s: applied, but its step name was not recorded: %w (%s)", s.Migration.Name, err, stopped())
+		}
 		now++
 		m.mu.Lock()
 		skipped := m.skipped[s.Migration.Version]
@@ -252,6 +316,9 @@ type Status struct {
 
 // Status returns the state of every migration, in the list's order.
 func (m *Migrator) Status(ctx context.Context) ([]Status, error) {
+	if err := m.ready(ctx); err != nil {
+		return nil, err
+	}
 	st, err := m.p.Status(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("goose status: %w", err)
@@ -299,16 +366,16 @@ func (m *Migrator) checkServer(ctx context.Context, st []Status) error {
 			continue
 		}
 		return fmt.Errorf("%s: %w: it reads as intended only on %s and the server is %s (%s); nothing was applied: render again for it (shardid tidb gen --target %s, or tidb up with the scripts, which renders for the server it reaches)",
-			s.Migration.Name, ErrWrongServer, targetList(s.Migration.OnlyOn), target.serverName(), version, target)
+			s.Migration.Name, ErrWrongServer, targetList(s.Migration.OnlyOn), target.ServerName(), version, target)
 	}
 	return nil
 }
 
 // targetList names targets as servers: "TiDB and MariaDB".
-func targetList(ts []Target) string {
+func targetList(ts []tidb.Target) string {
 	var names []string
 	for _, t := range ts {
-		names = append(names, t.serverName())
+		names = append(names, t.ServerName())
 	}
 	if len(names) > 1 {
 		return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
@@ -317,11 +384,11 @@ func targetList(ts []Target) string {
 }
 
 // server asks the server once what it is.
-func (m *Migrator) server(ctx context.Context) (Target, string, error) {
+func (m *Migrator) server(ctx context.Context) (tidb.Target, string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.target == "" {
-		t, v, err := ServerTarget(ctx, m.db)
+		t, v, err := tidb.ServerTarget(ctx, m.db)
 		if err != nil {
 			return "", "", err
 		}
@@ -333,7 +400,7 @@ func (m *Migrator) server(ctx context.Context) (Target, string, error) {
 // isTiDB asks the server once whether it is TiDB.
 func (m *Migrator) isTiDB(ctx context.Context) (bool, error) {
 	t, _, err := m.server(ctx)
-	return t == TargetTiDB, err
+	return t == tidb.TargetTiDB, err
 }
 
 // tidbOnly returns a migration function that runs stmt on TiDB and records
@@ -360,8 +427,8 @@ func (m *Migrator) tidbOnly(version int64, stmt string) func(context.Context, *s
 // IsTiDB reports whether the server behind db is TiDB: its VERSION()
 // carries "TiDB".
 func IsTiDB(ctx context.Context, db *sql.DB) (bool, error) {
-	t, _, err := ServerTarget(ctx, db)
-	return t == TargetTiDB, err
+	t, _, err := tidb.ServerTarget(ctx, db)
+	return t == tidb.TargetTiDB, err
 }
 
 // upStatement returns the single statement between "-- +goose Up" and
@@ -380,7 +447,7 @@ func upStatement(text string) (string, error) {
 		}
 	}
 	stmt := strings.TrimSuffix(strings.TrimSpace(strings.Join(lines, "\n")), ";")
-	stmts, err := parseSQL(parser.New(), stmt)
+	stmts, err := script.ParseSQL(parser.New(), stmt)
 	if err != nil || len(stmts) != 1 {
 		return "", fmt.Errorf("want exactly one Up statement (%d found, %v)", len(stmts), err)
 	}

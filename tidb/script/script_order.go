@@ -1,4 +1,4 @@
-package tidb
+package script
 
 import (
 	"cmp"
@@ -19,12 +19,12 @@ func (r *scriptReader) order() error {
 	s := r.s
 	pos := map[string]int{}
 	for i, t := range s.Tables {
-		pos[tableKey(t)] = i
+		pos[t.Key()] = i
 	}
 	refs := func(t *Table) []string {
 		var out []string
 		for _, ix := range t.Indexes {
-			if k := referenceKey(t, ix); k != "" && k != tableKey(t) {
+			if k := ReferenceKey(t, ix); k != "" && k != t.Key() {
 				if _, ok := pos[k]; ok && !slices.Contains(out, k) {
 					out = append(out, k)
 				}
@@ -46,15 +46,15 @@ func (r *scriptReader) order() error {
 		t := rest[i]
 		var waits []string
 		for _, k := range refs(t) {
-			if pos[k] > pos[tableKey(t)] || moved[k] {
+			if pos[k] > pos[t.Key()] || moved[k] {
 				waits = append(waits, s.Tables[pos[k]].QualifiedName())
 			}
 		}
 		if len(waits) > 0 {
-			moved[tableKey(t)] = true
+			moved[t.Key()] = true
 			r.s.Notes = append(r.s.Notes, fmt.Sprintf("%s: CREATE TABLE %s moved after %s: its FOREIGN KEYs reference %s", r.whereTable(t), t.QualifiedName(), strings.Join(waits, ", "), map[bool]string{true: "them", false: "it"}[len(waits) > 1]))
 		}
-		placed[tableKey(t)] = true
+		placed[t.Key()] = true
 		out = append(out, t)
 		rest = slices.Delete(rest, i, i+1)
 	}
@@ -68,7 +68,7 @@ func (r *scriptReader) order() error {
 func (r *scriptReader) breakCycle(rest []*Table, refs func(*Table) []string, placed map[string]bool) {
 	byKey := map[string]*Table{}
 	for _, t := range rest {
-		byKey[tableKey(t)] = t
+		byKey[t.Key()] = t
 	}
 	// reaches reports whether from leads back to target through tables
 	// not yet placed.
@@ -93,8 +93,8 @@ func (r *scriptReader) breakCycle(rest []*Table, refs func(*Table) []string, pla
 		var keep []Index
 		var closing []string
 		for _, ix := range t.Indexes {
-			k := referenceKey(t, ix)
-			if k != "" && k != tableKey(t) && !placed[k] && byKey[k] != nil && reaches(k, tableKey(t)) {
+			k := ReferenceKey(t, ix)
+			if k != "" && k != t.Key() && !placed[k] && byKey[k] != nil && reaches(k, t.Key()) {
 				r.s.ForeignKeys = append(r.s.ForeignKeys, &ForeignKey{Table: t, Key: ix})
 				closing = append(closing, fmt.Sprintf("%s (→ %s)", cmp.Or(foreignKeyName(ix), "(unnamed)"), byKey[k].QualifiedName()))
 				continue
@@ -118,13 +118,13 @@ func (r *scriptReader) whereTable(t *Table) string {
 	return fmt.Sprintf("line %d", t.Line)
 }
 
-// tableKey is a table's name for lookups: schema.name, lower-cased.
-func tableKey(t *Table) string { return strings.ToLower(t.QualifiedName()) }
+// Key is the table's name for lookups: schema.name, lower-cased.
+func (t *Table) Key() string { return strings.ToLower(t.QualifiedName()) }
 
-// referenceKey is the lookup name of the table a FOREIGN KEY references
+// ReferenceKey is the lookup name of the table a FOREIGN KEY references
 // ("" for other clauses); an unqualified reference is in the table's own
 // schema.
-func referenceKey(t *Table, ix Index) string {
+func ReferenceKey(t *Table, ix Index) string {
 	if ix.References == "" {
 		return ""
 	}

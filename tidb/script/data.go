@@ -1,4 +1,4 @@
-package tidb
+package script
 
 import (
 	"errors"
@@ -29,7 +29,7 @@ func (r *scriptReader) data(st ast.StmtNode, line int) error {
 		return fmt.Errorf("line %d: print %s: %w", line, statementWords(st), err)
 	}
 	r.dataSeen = true
-	ss := &ScriptStatement{Kind: KindData, Writes: writes, What: statementWords(st), SQL: sql, ForeignKeyChecks: r.fkChecks, File: r.file, Line: line, node: st}
+	ss := &Statement{Kind: KindData, Writes: writes, What: statementWords(st), SQL: sql, ForeignKeyChecks: r.fkChecks, File: r.file, Line: line, node: st}
 	if len(writes) > 0 {
 		ss.Object = writes[0]
 	}
@@ -65,7 +65,7 @@ func (c *tableCollector) Enter(n ast.Node) (ast.Node, bool) {
 	case *ast.SubqueryExpr:
 		return n, true
 	case *ast.TableName:
-		if name := qualified(x); !slices.Contains(*c, name) {
+		if name := Qualified(x); !slices.Contains(*c, name) {
 			*c = append(*c, name)
 		}
 	}
@@ -148,30 +148,30 @@ type keyFiller struct {
 	next map[string]uint64 // table key → the next value AUTO_INCREMENT gives
 }
 
-// fill returns the statement with the key of d's table filled in, how
+// fill returns the statement with the key of t filled in, how
 // many rows it filled and the range of values it gave, or the statement
 // unchanged (0 rows) when no row left the key out. It returns an error
 // when a row leaves the key out in a form it cannot number: INSERT …
 // SELECT, or a key given by an expression.
-func (k *keyFiller) fill(n *ast.InsertStmt, d *DDL) (*ast.InsertStmt, int, [2]uint64, error) {
+func (k *keyFiller) fill(n *ast.InsertStmt, t *Table) (*ast.InsertStmt, int, [2]uint64, error) {
 	var span [2]uint64
-	pk := d.Table.PrimaryKey
+	pk := t.PrimaryKey
 	if pk == nil || len(pk.Parts) != 1 {
 		return n, 0, span, nil
 	}
 	key := pk.Parts[0].Column
-	tk := tableKey(d.Table)
+	tk := t.Key()
 	if _, ok := k.next[tk]; !ok {
 		k.next[tk] = 1
-		for _, o := range autoIncrementOptions(d.Table) {
-			k.next[tk] = max(autoIncrementBase(o), 1)
+		for _, o := range t.AutoIncrementOptions() {
+			k.next[tk] = max(AutoIncrementBase(o), 1)
 		}
 	}
 	// Where the key sits in each row: its place in the column list, or
 	// among the table's columns when the INSERT names none.
 	at := -1
 	if n.Columns == nil {
-		at = slices.IndexFunc(d.Table.Columns, func(c Column) bool { return strings.EqualFold(c.Name, key) })
+		at = slices.IndexFunc(t.Columns, func(c Column) bool { return strings.EqualFold(c.Name, key) })
 	} else {
 		at = slices.IndexFunc(n.Columns, func(c *ast.ColumnName) bool { return strings.EqualFold(c.Name.O, key) })
 	}

@@ -1,4 +1,4 @@
-package tidb
+package script
 
 import (
 	"cmp"
@@ -26,7 +26,7 @@ func (r *scriptReader) statement(st ast.StmtNode, line int) error {
 	}
 	switch n := st.(type) {
 	case *ast.CreateTableStmt:
-		t, err := fromCreate(n)
+		t, err := FromCreate(n)
 		if err != nil {
 			return fmt.Errorf("line %d: %w", line, err)
 		}
@@ -51,7 +51,7 @@ func (r *scriptReader) statement(st ast.StmtNode, line int) error {
 			}
 		}
 		if len(assigns) > 0 && !r.o.SkipData {
-			r.s.sets = append(r.s.sets, sessionSet{at: len(r.s.Statements), st: &ScriptStatement{Kind: KindSession, What: statementWords(st), assigns: assigns, File: r.file, Line: line}})
+			r.s.sets = append(r.s.sets, sessionSet{at: len(r.s.Statements), st: &Statement{Kind: KindSession, What: statementWords(st), assigns: assigns, File: r.file, Line: line}})
 		}
 		r.skip("session statements not run (SET, BEGIN/COMMIT, LOCK/UNLOCK TABLES): they steer the session that runs the script", line)
 	case *ast.BeginStmt, *ast.CommitStmt, *ast.RollbackStmt, *ast.LockTablesStmt, *ast.UnlockTablesStmt:
@@ -84,7 +84,7 @@ func (r *scriptReader) statement(st ast.StmtNode, line int) error {
 		}
 		if n.Table != nil {
 			last := r.s.Statements[len(r.s.Statements)-1]
-			last.Object, last.Writes, last.load = qualified(n.Table), []string{qualified(n.Table)}, true
+			last.Object, last.Writes, last.load = Qualified(n.Table), []string{Qualified(n.Table)}, true
 		}
 	case *ast.CreateUserStmt, *ast.AlterUserStmt, *ast.DropUserStmt, *ast.GrantStmt, *ast.GrantRoleStmt, *ast.RevokeStmt, *ast.SetPwdStmt, *ast.SetDefaultRoleStmt:
 		return r.byHand(st, line, "accounts and grants are not schema: create them by hand, with passwords of your own")
@@ -93,7 +93,7 @@ func (r *scriptReader) statement(st ast.StmtNode, line int) error {
 	case *ast.DropProcedureStmt:
 		return r.routine("DROP", "PROCEDURE", n.ProcedureName.Name.O, st.Text(), line)
 	case *ast.CallStmt:
-		r.s.Statements = append(r.s.Statements, &ScriptStatement{Kind: KindRoutine, What: statementWords(st), SQL: strings.TrimSpace(st.Text()), Verbatim: true, File: r.file, Line: line})
+		r.s.Statements = append(r.s.Statements, &Statement{Kind: KindRoutine, What: statementWords(st), SQL: strings.TrimSpace(st.Text()), Verbatim: true, File: r.file, Line: line})
 		r.s.Accounted++
 	default:
 		return fmt.Errorf("%w: line %d: %s is not supported in a schema script (see shardid tidb render -h)", ErrScript, line, statementWords(st))
@@ -144,9 +144,9 @@ func (u *unqualifier) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // createIndex folds CREATE INDEX into its table.
 func (r *scriptReader) createIndex(n *ast.CreateIndexStmt, line int) error {
-	t := r.byName[strings.ToLower(qualified(n.Table))]
+	t := r.byName[strings.ToLower(Qualified(n.Table))]
 	if t == nil {
-		return fmt.Errorf("%w: line %d: CREATE INDEX %s on %s, which the script does not create (shardid renders new tables; add the index to the table yourself)", ErrScript, line, n.IndexName, qualified(n.Table))
+		return fmt.Errorf("%w: line %d: CREATE INDEX %s on %s, which the script does not create (shardid renders new tables; add the index to the table yourself)", ErrScript, line, n.IndexName, Qualified(n.Table))
 	}
 	cons := &ast.Constraint{Tp: ast.ConstraintIndex, Name: n.IndexName, Keys: n.IndexPartSpecifications, Option: n.IndexOption}
 	switch n.KeyType {
@@ -177,9 +177,9 @@ func (r *scriptReader) alter(n *ast.AlterTableStmt, line int) error {
 		r.skip("session statements not run (SET, BEGIN/COMMIT, LOCK/UNLOCK TABLES): they steer the session that runs the script", line)
 		return nil
 	}
-	t := r.byName[strings.ToLower(qualified(n.Table))]
+	t := r.byName[strings.ToLower(Qualified(n.Table))]
 	if t == nil {
-		return fmt.Errorf("%w: line %d: ALTER TABLE %s, which the script does not create (for an existing table use shardid tidb render --alter)", ErrScript, line, qualified(n.Table))
+		return fmt.Errorf("%w: line %d: ALTER TABLE %s, which the script does not create (for an existing table use shardid tidb render --alter)", ErrScript, line, Qualified(n.Table))
 	}
 	var did []string
 	for _, spec := range n.Specs {
@@ -195,7 +195,7 @@ func (r *scriptReader) alter(n *ast.AlterTableStmt, line int) error {
 		case spec.Tp == ast.AlterTableAddConstraint && spec.Constraint != nil && spec.Constraint.Tp == ast.ConstraintForeignKey && r.dataSeen:
 			var ix Index
 			if ix, err = parseIndex(spec.Constraint); err == nil {
-				r.s.Statements = append(r.s.Statements, &ScriptStatement{Kind: KindForeignKey, Object: t.QualifiedName(), What: "ALTER TABLE " + t.QualifiedName() + " ADD FOREIGN KEY " + cmp.Or(ix.Name, "(unnamed)"),
+				r.s.Statements = append(r.s.Statements, &Statement{Kind: KindForeignKey, Object: t.QualifiedName(), What: "ALTER TABLE " + t.QualifiedName() + " ADD FOREIGN KEY " + cmp.Or(ix.Name, "(unnamed)"),
 					Key: &ForeignKey{Table: t, Key: ix}, File: r.file, Line: line})
 			}
 			did = append(did, "ADD FOREIGN KEY kept after the data before it")
@@ -312,14 +312,14 @@ func (r *scriptReader) view(n *ast.CreateViewStmt, line int) error {
 	if err != nil {
 		return fmt.Errorf("line %d: print view %s: %w", line, n.ViewName.Name.O, err)
 	}
-	r.s.Statements = append(r.s.Statements, &ScriptStatement{Kind: KindView, Object: qualified(n.ViewName), What: "CREATE VIEW " + qualified(n.ViewName), SQL: sql, File: r.file, Line: line})
+	r.s.Statements = append(r.s.Statements, &Statement{Kind: KindView, Object: Qualified(n.ViewName), What: "CREATE VIEW " + Qualified(n.ViewName), SQL: sql, File: r.file, Line: line})
 	r.s.Accounted++
 	return nil
 }
 
 // byHand keeps a statement no migration runs.
 func (r *scriptReader) byHand(st ast.StmtNode, line int, why string) error {
-	r.s.Statements = append(r.s.Statements, &ScriptStatement{Kind: KindRoutine, What: statementWords(st), SQL: strings.TrimSpace(st.Text()), Verbatim: true, ByHand: true, Why: why, File: r.file, Line: line})
+	r.s.Statements = append(r.s.Statements, &Statement{Kind: KindRoutine, What: statementWords(st), SQL: strings.TrimSpace(st.Text()), Verbatim: true, ByHand: true, Why: why, File: r.file, Line: line})
 	r.s.Accounted++
 	return nil
 }

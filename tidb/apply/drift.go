@@ -1,4 +1,4 @@
-package tidb
+package apply
 
 import (
 	"cmp"
@@ -13,6 +13,9 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/pingcap/tidb/pkg/parser"
 	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/shardid/shardid/tidb"
+	"github.com/shardid/shardid/tidb/script"
 )
 
 // Verify returns Status, with each applied migration compared against the
@@ -41,12 +44,12 @@ func (m *Migrator) Verify(ctx context.Context) ([]Status, error) {
 	// drift.
 	m.fkNames = map[string]bool{}
 	for _, s := range st {
-		if !s.Applied || s.Migration.Kind != KindForeignKey {
+		if !s.Applied || s.Migration.Kind != script.KindForeignKey {
 			continue
 		}
 		stmts, _ := upStatements(s.Migration.Text)
 		for _, stmt := range stmts {
-			if parsed, err := parseSQL(parser.New(), stmt); err == nil && len(parsed) == 1 {
+			if parsed, err := script.ParseSQL(parser.New(), stmt); err == nil && len(parsed) == 1 {
 				if n, ok := parsed[0].(*ast.AlterTableStmt); ok {
 					for _, spec := range n.Specs {
 						if spec.Constraint != nil && spec.Constraint.Name != "" {
@@ -83,21 +86,21 @@ func (m *Migrator) Verify(ctx context.Context) ([]Status, error) {
 
 // verifyStatement compares what one applied statement made with the
 // server.
-func (m *Migrator) verifyStatement(ctx context.Context, stmt string, target Target) (drift, unchecked []string, err error) {
-	if r := routineStatement.FindStringSubmatch(versionComment.ReplaceAllString(stmt, " ")); r != nil {
-		if strings.EqualFold(r[1], "DROP") || target == TargetTiDB {
+func (m *Migrator) verifyStatement(ctx context.Context, stmt string, target tidb.Target) (drift, unchecked []string, err error) {
+	if verb, typ, name, ok := script.Routine(stmt); ok {
+		if verb == "DROP" || target == tidb.TargetTiDB {
 			return nil, nil, nil
 		}
-		drift, err := m.routineDrift(ctx, strings.ToUpper(r[2]), unquoteName(r[3]))
+		drift, err := m.routineDrift(ctx, typ, name)
 		return drift, nil, err
 	}
-	stmts, perr := parseSQL(parser.New(), stmt)
+	stmts, perr := script.ParseSQL(parser.New(), stmt)
 	if perr != nil || len(stmts) != 1 {
 		return nil, nil, nil // not a statement shardid checks (data, a file written by hand)
 	}
 	switch n := stmts[0].(type) {
 	case *ast.CreateTableStmt:
-		want, err := fromCreate(n)
+		want, err := script.FromCreate(n)
 		if err != nil {
 			return nil, []string{err.Error()}, nil
 		}
@@ -107,7 +110,7 @@ func (m *Migrator) verifyStatement(ctx context.Context, stmt string, target Targ
 		if err != nil || ok {
 			return nil, nil, err
 		}
-		return []string{fmt.Sprintf("view %s is missing", qualified(n.ViewName))}, nil, nil
+		return []string{fmt.Sprintf("view %s is missing", script.Qualified(n.ViewName))}, nil, nil
 	case *ast.AlterTableStmt:
 		for _, spec := range n.Specs {
 			if spec.Tp != ast.AlterTableAddConstraint || spec.Constraint == nil || spec.Constraint.Tp != ast.ConstraintForeignKey || spec.Constraint.Name == "" {
@@ -118,7 +121,7 @@ func (m *Migrator) verifyStatement(ctx context.Context, stmt string, target Targ
 				return nil, nil, err
 			}
 			if !ok {
-				drift = append(drift, fmt.Sprintf("FOREIGN KEY %s of %s is missing", spec.Constraint.Name, qualified(n.Table)))
+				drift = append(drift, fmt.Sprintf("FOREIGN KEY %s of %s is missing", spec.Constraint.Name, script.Qualified(n.Table)))
 			}
 		}
 		return drift, nil, nil
@@ -161,7 +164,7 @@ func (m *Migrator) exists(ctx context.Context, q string, args ...any) (bool, err
 }
 
 // verifyTable compares a created table with the server's.
-func (m *Migrator) verifyTable(ctx context.Context, want *Table, target Target) (drift, unchecked []string, err error) {
+func (m *Migrator) verifyTable(ctx context.Context, want *script.Table, target tidb.Target) (drift, unchecked []string, err error) {
 	name := "`" + want.Name + "`"
 	if want.Schema != "" {
 		name = "`" + want.Schema + "`." + name
@@ -175,12 +178,12 @@ func (m *Migrator) verifyTable(ctx context.Context, want *Table, target Target) 
 	if err != nil {
 		return nil, nil, err
 	}
-	got, err := Parse(create)
+	got, err := script.Parse(create)
 	if err != nil {
 		return nil, []string{fmt.Sprintf("table %s not compared: TiDB's parser does not read the server's SHOW CREATE TABLE (%v)", want.QualifiedName(), err)}, nil
 	}
-	drift = tableDiff(want, got, target == TargetTiDB, m.fkNames)
-	if target == TargetTiDB {
+	drift = tableDiff(want, got, target == tidb.TargetTiDB, m.fkNames)
+	if target == tidb.TargetTiDB {
 		full, err := m.tableFull(ctx, name, got)
 		if err != nil {
 			return nil, nil, err
@@ -194,7 +197,7 @@ func (m *Migrator) verifyTable(ctx context.Context, want *Table, target Target) 
 // its next row id is past the room SHARD_ROW_ID_BITS leaves it, or the
 // next AUTO_RANDOM increment past the room AUTO_RANDOM(S, R) leaves it:
 // every insert then fails (ERROR 1467, ERROR 8059).
-func (m *Migrator) tableFull(ctx context.Context, name string, got *Table) ([]string, error) {
+func (m *Migrator) tableFull(ctx context.Context, name string, got *script.Table) ([]string, error) {
 	rows, err := m.db.QueryContext(ctx, "SHOW TABLE "+name+" NEXT_ROW_ID")
 	if err != nil {
 		return nil, err
@@ -220,8 +223,8 @@ func (m *Migrator) tableFull(ctx context.Context, name string, got *Table) ([]st
 			if c == nil {
 				continue
 			}
-			s, r := cmp.Or(c.AutoRandomShardBits, DefaultAutoRandomBits), cmp.Or(c.AutoRandomRangeBits, TiDBRangeBits)
-			if inc := r - s - boolInt(!c.Unsigned); inc < 64 && n >= 1<<inc {
+			s, r := cmp.Or(c.AutoRandomShardBits, tidb.DefaultAutoRandomBits), cmp.Or(c.AutoRandomRangeBits, tidb.TiDBRangeBits)
+			if inc := r - s - signBit(c); inc < 64 && n >= 1<<inc {
 				out = append(out, fmt.Sprintf("%s cannot take an insert leaving %s out: its next AUTO_RANDOM increment %d is past the 2^%d AUTO_RANDOM(%d, %d) leaves (ERROR 8059); recreate it with a wider range or fewer shard bits", got.QualifiedName(), c.Name, n, inc, s, r))
 			}
 		}
@@ -236,7 +239,7 @@ func (m *Migrator) tableFull(ctx context.Context, name string, got *Table) ([]st
 // (AUTO_RANDOM, SHARD_ROW_ID_BITS, clustered or not). Extra FOREIGN KEYs,
 // and the indexes a server makes for a FOREIGN KEY, are not differences:
 // a later migration adds them.
-func tableDiff(want, got *Table, tidb bool, fkNames map[string]bool) []string {
+func tableDiff(want, got *script.Table, tidb bool, fkNames map[string]bool) []string {
 	var out []string
 	add := func(format string, args ...any) {
 		out = append(out, want.QualifiedName()+": "+fmt.Sprintf(format, args...))
@@ -277,8 +280,8 @@ func tableDiff(want, got *Table, tidb bool, fkNames map[string]bool) []string {
 	}
 	if keyCols(want.PrimaryKey) != keyCols(got.PrimaryKey) {
 		add("primary key is (%s), the migration made it (%s)", keyCols(got.PrimaryKey), keyCols(want.PrimaryKey))
-	} else if tidb && want.PrimaryKey != nil && got.PrimaryKey != nil && want.PrimaryKey.Clustering != ClusteringDefault && got.PrimaryKey.Clustering != want.PrimaryKey.Clustering {
-		add("primary key is no longer %s", map[Clustering]string{ClusteringClustered: "CLUSTERED", ClusteringNonClustered: "NONCLUSTERED"}[want.PrimaryKey.Clustering])
+	} else if tidb && want.PrimaryKey != nil && got.PrimaryKey != nil && want.PrimaryKey.Clustering != script.ClusteringDefault && got.PrimaryKey.Clustering != want.PrimaryKey.Clustering {
+		add("primary key is no longer %s", map[script.Clustering]string{script.ClusteringClustered: "CLUSTERED", script.ClusteringNonClustered: "NONCLUSTERED"}[want.PrimaryKey.Clustering])
 	}
 	for _, ix := range want.Indexes {
 		switch {
@@ -296,7 +299,7 @@ func tableDiff(want, got *Table, tidb bool, fkNames map[string]bool) []string {
 				add("index %s is %s, the migration made it %s", ix.Name, indexWord(gi.Kind), indexWord(ix.Kind))
 			}
 		case ix.References != "" && ix.Name != "":
-			if !slices.ContainsFunc(got.Indexes, func(g Index) bool { return g.References != "" && strings.EqualFold(g.Name, ix.Name) }) {
+			if !slices.ContainsFunc(got.Indexes, func(g script.Index) bool { return g.References != "" && strings.EqualFold(g.Name, ix.Name) }) {
 				add("FOREIGN KEY %s is missing", ix.Name)
 			}
 		}
@@ -315,7 +318,7 @@ func tableDiff(want, got *Table, tidb bool, fkNames map[string]bool) []string {
 			unnamed = slices.Delete(unnamed, i, i+1)
 			continue
 		}
-		if fkNames[strings.ToLower(want.Name+"\x00"+gi.Name)] || slices.ContainsFunc(got.Indexes, func(g Index) bool {
+		if fkNames[strings.ToLower(want.Name+"\x00"+gi.Name)] || slices.ContainsFunc(got.Indexes, func(g script.Index) bool {
 			return g.References != "" && (strings.EqualFold(g.Name, gi.Name) || partCols(g.Parts) == partCols(gi.Parts))
 		}) {
 			continue // the index a FOREIGN KEY needs, or needed
@@ -330,8 +333,8 @@ func tableDiff(want, got *Table, tidb bool, fkNames map[string]bool) []string {
 
 // inPrimaryKey reports a column of t's primary key (NOT NULL whether
 // written or not).
-func inPrimaryKey(t *Table, col string) bool {
-	return t.PrimaryKey != nil && slices.ContainsFunc(t.PrimaryKey.Parts, func(p IndexPart) bool { return strings.EqualFold(p.Column, col) })
+func inPrimaryKey(t *script.Table, col string) bool {
+	return t.PrimaryKey != nil && slices.ContainsFunc(t.PrimaryKey.Parts, func(p script.IndexPart) bool { return strings.EqualFold(p.Column, col) })
 }
 
 func nullWord(notNull bool) string {
@@ -351,10 +354,10 @@ func indexWord(kind string) string {
 // columnDefault is a column's DEFAULT as compared: its own, NULL for a
 // NULL-able column without one (servers print DEFAULT NULL there), ""
 // for none.
-func columnDefault(c Column, notNull bool) string {
+func columnDefault(c script.Column, notNull bool) string {
 	switch {
-	case c.defaultValue != "":
-		return c.defaultValue
+	case c.Default != "":
+		return c.Default
 	case !notNull && !c.AutoIncrement && c.Generated == nil:
 		return "NULL"
 	}
@@ -403,14 +406,14 @@ func normType(t string, tidb bool) string {
 	return t
 }
 
-func keyCols(pk *PrimaryKey) string {
+func keyCols(pk *script.PrimaryKey) string {
 	if pk == nil {
 		return ""
 	}
 	return partCols(pk.Parts)
 }
 
-func partCols(parts []IndexPart) string {
+func partCols(parts []script.IndexPart) string {
 	var out []string
 	for _, p := range parts {
 		s := strings.ToLower(p.Column)
@@ -422,7 +425,7 @@ func partCols(parts []IndexPart) string {
 	return strings.Join(out, ", ")
 }
 
-func indexNamed(t *Table, name string) *Index {
+func indexNamed(t *script.Table, name string) *script.Index {
 	for i := range t.Indexes {
 		if t.Indexes[i].Kind != "" && strings.EqualFold(t.Indexes[i].Name, name) {
 			return &t.Indexes[i]
@@ -456,4 +459,12 @@ func upStatements(text string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// signBit is 1 for a signed column, whose sign bit AUTO_RANDOM leaves out.
+func signBit(c *script.Column) int {
+	if c.Unsigned {
+		return 0
+	}
+	return 1
 }

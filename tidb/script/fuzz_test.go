@@ -1,10 +1,12 @@
-package tidb_test
+package script_test
 
 import (
 	"errors"
 	"testing"
 
 	"github.com/shardid/shardid/tidb"
+	"github.com/shardid/shardid/tidb/apply"
+	"github.com/shardid/shardid/tidb/script"
 )
 
 // FuzzParseScript: any text is either refused with one of ParseScript's
@@ -29,9 +31,9 @@ func FuzzParseScript(f *testing.F) {
 		if len(text) > 2048 {
 			return
 		}
-		s, err := tidb.ParseScript(text, tidb.ScriptOptions{})
+		s, err := script.ParseScript(text, script.Options{})
 		if err != nil {
-			for _, want := range []error{tidb.ErrParse, tidb.ErrScript, tidb.ErrNoCreateTable, tidb.ErrNotCreateTable, tidb.ErrInvalidIdentifier} {
+			for _, want := range []error{script.ErrParse, script.ErrScript, script.ErrNoCreateTable, script.ErrNotCreateTable, script.ErrInvalidIdentifier} {
 				if errors.Is(err, want) {
 					return
 				}
@@ -49,14 +51,14 @@ func FuzzParseScript(f *testing.F) {
 		// sentinels is a statement shardid wrote wrong), and the files and
 		// the by-hand list are written.
 		for _, target := range tidb.Targets() {
-			p, err := tidb.RenderScript(s, tidb.PlanOptions{Options: tidb.Options{Target: target}})
+			p, err := tidb.RenderScript(s, tidb.Options{Target: target})
 			if err != nil {
-				if !errors.Is(err, tidb.ErrKey) && !errors.Is(err, tidb.ErrConflict) && !errors.Is(err, tidb.ErrRangeBits) && !errors.Is(err, tidb.ErrDigits) && !errors.Is(err, tidb.ErrInvalidIdentifier) && !errors.Is(err, tidb.ErrScript) {
+				if !errors.Is(err, tidb.ErrKey) && !errors.Is(err, tidb.ErrConflict) && !errors.Is(err, tidb.ErrRangeBits) && !errors.Is(err, tidb.ErrDigits) && !errors.Is(err, script.ErrInvalidIdentifier) && !errors.Is(err, script.ErrScript) {
 					t.Fatalf("%q: RenderScript: %v", text, err)
 				}
 				continue
 			}
-			if _, err := p.Migrations(tidb.MigrationOptions{}); err != nil && !errors.Is(err, tidb.ErrMigrationFile) {
+			if _, err := apply.Migrations(p, apply.Options{}); err != nil && !errors.Is(err, apply.ErrMigrationFile) {
 				t.Fatalf("%q: Migrations: %v", text, err)
 			}
 			if _, err := p.ByHandText(); err != nil {

@@ -1,14 +1,18 @@
-package tidb_test
+package apply_test
 
 import (
 	"context"
 	"database/sql"
 	"errors"
+	"github.com/shardid/shardid/tidb/internal/tidbtest"
 	"strings"
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
+
 	"github.com/shardid/shardid/tidb"
+	"github.com/shardid/shardid/tidb/apply"
+	"github.com/shardid/shardid/tidb/script"
 	"github.com/shardid/shardid/tools/testsrv"
 )
 
@@ -36,11 +40,11 @@ func cyclePlan(t *testing.T, target tidb.Target) *tidb.Plan {
 // cyclePlanWith renders cycleScript under o.
 func cyclePlanWith(t *testing.T, o tidb.Options) *tidb.Plan {
 	t.Helper()
-	s, err := tidb.ParseScript(cycleScript, tidb.ScriptOptions{})
+	s, err := script.ParseScript(cycleScript, script.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := tidb.RenderScript(s, tidb.PlanOptions{Options: o})
+	p, err := tidb.RenderScript(s, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,21 +62,21 @@ func cyclePlanWith(t *testing.T, o tidb.Options) *tidb.Plan {
 // keys (ERROR 8216) and both servers refuse rows whose keys are not there
 // yet (ERROR 1452).
 func TestScriptThroughServers(t *testing.T) {
-	for _, srv := range targets(t) {
-		t.Run(srv.name, func(t *testing.T) {
+	for _, srv := range tidbtest.Targets(t) {
+		t.Run(srv.Name, func(t *testing.T) {
 			t.Parallel()
 			target := tidb.TargetMariaDB
-			if srv.tidb {
+			if srv.TiDB {
 				target = tidb.TargetTiDB
 			}
 			p := cyclePlan(t, target)
-			ms, err := p.Migrations(tidb.MigrationOptions{})
+			ms, err := apply.Migrations(p, apply.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			dsn := srv.database(t)
-			if _, res, err := up(t, dsn, ms, ""); err != nil || countApplied(res) != len(ms) {
-				t.Fatalf("up: %d of %d applied: %v", countApplied(res), len(ms), err)
+			dsn := srv.Database(t)
+			if _, res, err := tidbtest.Up(t, dsn, ms, ""); err != nil || tidbtest.CountApplied(res) != len(ms) {
+				t.Fatalf("up: %d of %d applied: %v", tidbtest.CountApplied(res), len(ms), err)
 			}
 			db := testsrv.Open(t, "mysql", dsn)
 			var fks, staff, store, managers int
@@ -99,7 +103,7 @@ func TestScriptThroughServers(t *testing.T) {
 				t.Fatal(err)
 			}
 			byHand, _ := p.ByHandText()
-			if srv.tidb {
+			if srv.TiDB {
 				if id&(1<<48-1) <= 200 || id >= 1<<53 || storeID.Valid || !strings.Contains(byHand, "CREATE TRIGGER staff_ins") {
 					t.Errorf("TiDB: new key %d (increment %d, want past 200, below 2^53), store_id %v, by hand:\n%s", id, id&(1<<48-1), storeID, byHand)
 				}
@@ -114,9 +118,9 @@ func TestScriptThroughServers(t *testing.T) {
 			}
 
 			// Negative controls, on fresh databases.
-			var data *tidb.Migration
+			var data *apply.Migration
 			for i := range ms {
-				if ms[i].Kind == tidb.KindData && ms[i].Table == "staff" {
+				if ms[i].Kind == script.KindData && ms[i].Table == "staff" {
 					data = &ms[i]
 				}
 			}
@@ -125,14 +129,14 @@ func TestScriptThroughServers(t *testing.T) {
 			}
 			keep := data.Text
 			data.Text = strings.Replace(keep, "@@SESSION.foreign_key_checks = 0", "@@SESSION.foreign_key_checks = 1", 1)
-			_, _, err = up(t, srv.database(t), ms, "")
+			_, _, err = tidbtest.Up(t, srv.Database(t), ms, "")
 			var me *mysql.MySQLError
 			if !errors.As(err, &me) || me.Number != 1452 {
 				t.Errorf("data with FOREIGN_KEY_CHECKS on: %v; want ERROR 1452", err)
 			}
-			if srv.tidb {
+			if srv.TiDB {
 				data.Text = strings.Replace(keep, "/*T! @@SESSION.allow_auto_random_explicit_insert = 1, */ ", "", 1)
-				if _, _, err = up(t, srv.database(t), ms, ""); !errors.As(err, &me) || me.Number != 8216 {
+				if _, _, err = tidbtest.Up(t, srv.Database(t), ms, ""); !errors.As(err, &me) || me.Number != 8216 {
 					t.Errorf("explicit AUTO_RANDOM keys without the session setting: %v; want ERROR 8216", err)
 				}
 			}
@@ -147,18 +151,18 @@ func TestScriptThroughServers(t *testing.T) {
 // control removes the line naming the servers: TiDB then refuses the
 // table itself (ERROR 8216), after the tables before it were created.
 func TestWrongServerRefused(t *testing.T) {
-	eachTiDB(t, func(t *testing.T, db *sql.DB) {
+	tidbtest.EachTiDB(t, func(t *testing.T, db *sql.DB) {
 		p := cyclePlan(t, tidb.TargetMySQL)
-		ms, err := p.Migrations(tidb.MigrationOptions{})
+		ms, err := apply.Migrations(p, apply.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := tidb.NewMigrator(db, ms, tidb.ProviderOptions{})
+		m, err := apply.NewMigrator(db, ms, apply.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		res, err := m.Up(context.Background())
-		if !errors.Is(err, tidb.ErrWrongServer) || len(res) != 0 || !strings.Contains(err.Error(), "only on MySQL and MariaDB and the server is TiDB") || !strings.Contains(err.Error(), "--target tidb") {
+		if !errors.Is(err, apply.ErrWrongServer) || len(res) != 0 || !strings.Contains(err.Error(), "only on MySQL and MariaDB and the server is TiDB") || !strings.Contains(err.Error(), "--target tidb") {
 			t.Fatalf("up: %d results, %v", len(res), err)
 		}
 		var tables int
@@ -167,9 +171,9 @@ func TestWrongServerRefused(t *testing.T) {
 		}
 		for i := range ms {
 			ms[i].OnlyOn = nil
-			ms[i].Text = strings.ReplaceAll(ms[i].Text, tidb.OnlyOnMarker, "")
+			ms[i].Text = strings.ReplaceAll(ms[i].Text, apply.OnlyOnMarker, "")
 		}
-		m, err = tidb.NewMigrator(db, ms, tidb.ProviderOptions{})
+		m, err = apply.NewMigrator(db, ms, apply.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -188,21 +192,21 @@ func TestWrongServerRefused(t *testing.T) {
 // on TiDB SHARD_ROW_ID_BITS lowered, on MariaDB the trigger dropped, and a
 // table dropped.
 func TestVerifyDrift(t *testing.T) {
-	for _, srv := range targets(t) {
-		t.Run(srv.name, func(t *testing.T) {
+	for _, srv := range tidbtest.Targets(t) {
+		t.Run(srv.Name, func(t *testing.T) {
 			t.Parallel()
 			target := tidb.TargetMariaDB
-			if srv.tidb {
+			if srv.TiDB {
 				target = tidb.TargetTiDB
 			}
 			// store's INT key kept INT (NoWiden), so it has SHARD_ROW_ID_BITS
 			// to drift from.
-			ms, err := cyclePlanWith(t, tidb.Options{Target: target, NoWiden: true}).Migrations(tidb.MigrationOptions{})
+			ms, err := apply.Migrations(cyclePlanWith(t, tidb.Options{Target: target, NoWiden: true}), apply.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			dsn := srv.database(t)
-			m, _, err := up(t, dsn, ms, "")
+			dsn := srv.Database(t)
+			m, _, err := tidbtest.Up(t, dsn, ms, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -237,7 +241,7 @@ func TestVerifyDrift(t *testing.T) {
 				"view managers": "view managers is missing",
 				"fk store":      "FOREIGN KEY fk_store_staff of store is missing",
 			}
-			if srv.tidb {
+			if srv.TiDB {
 				changes = append(changes, "ALTER TABLE store SHARD_ROW_ID_BITS = 2")
 				want["create store"] += "; store: SHARD_ROW_ID_BITS is 2, the migration set 4"
 			} else {
@@ -280,31 +284,31 @@ func TestVerifyDrift(t *testing.T) {
 // (DECIMAL '0', FLOAT '0.00', CURRENT_TIMESTAMP, a NULL-able TEXT, a key
 // column without NOT NULL written).
 func TestVerifyDriftKeysAndDefaults(t *testing.T) {
-	const script = "CREATE TABLE users (id BIGINT AUTO_INCREMENT PRIMARY KEY, Username VARCHAR(32) NOT NULL, email VARCHAR(64) DEFAULT 'x', " +
+	const scriptText = "CREATE TABLE users (id BIGINT AUTO_INCREMENT PRIMARY KEY, Username VARCHAR(32) NOT NULL, email VARCHAR(64) DEFAULT 'x', " +
 		"n DECIMAL(15,4) NOT NULL DEFAULT '0', on_ BOOLEAN DEFAULT TRUE, f FLOAT DEFAULT '0.00', seen TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP, note TEXT, " +
 		"code INT NOT NULL DEFAULT 5, UNIQUE KEY UC_Username (Username));\n" +
 		"CREATE TABLE tags (name VARCHAR(20) PRIMARY KEY, score INT DEFAULT NULL);\n"
-	for _, srv := range targets(t) {
-		t.Run(srv.name, func(t *testing.T) {
+	for _, srv := range tidbtest.Targets(t) {
+		t.Run(srv.Name, func(t *testing.T) {
 			t.Parallel()
 			target := tidb.TargetMariaDB
-			if srv.tidb {
+			if srv.TiDB {
 				target = tidb.TargetTiDB
 			}
-			s, err := tidb.ParseScript(script, tidb.ScriptOptions{})
+			s, err := script.ParseScript(scriptText, script.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := tidb.RenderScript(s, tidb.PlanOptions{Options: tidb.Options{Target: target}})
+			p, err := tidb.RenderScript(s, tidb.Options{Target: target})
 			if err != nil {
 				t.Fatal(err)
 			}
-			ms, err := p.Migrations(tidb.MigrationOptions{})
+			ms, err := apply.Migrations(p, apply.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			dsn := srv.database(t)
-			m, _, err := up(t, dsn, ms, "")
+			dsn := srv.Database(t)
+			m, _, err := tidbtest.Up(t, dsn, ms, "")
 			if err != nil {
 				t.Fatal(err)
 			}

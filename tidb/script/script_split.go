@@ -1,4 +1,4 @@
-package tidb
+package script
 
 import (
 	"slices"
@@ -224,3 +224,7 @@ func eachComment(text string, f func(start, end, version int)) {
 		}
 	}
 }
+
+// ClientCommand reports a statement that is a mysql client command
+// (source, charset, …), not SQL.
+func (st *Statement) ClientCommand() bool { return isClientCommand(st.SQL) }
