@@ -133,7 +133,10 @@ type Migrator struct {
 	p    *goose.Provider
 	list []Migration
 	once sync.Once
-	err  error // what ready met
+	// backfill holds the applied versions number found with no step
+	// name recorded, for Up to record (prepareSteps).
+	backfill []Migration
+	err      error // what ready met
 
 	mu      sync.Mutex
 	target  tidb.Target     // what the server is, asked once
@@ -249,6 +252,9 @@ func (m *Migrator) Up(ctx context.Context) ([]Result, error) {
 		return nil, err
 	}
 	if err := m.checkRefusals(ctx, st); err != nil {
+		return nil, err
+	}
+	if err := m.prepareSteps(ctx); err != nil {
 		return nil, err
 	}
 	var out []Result

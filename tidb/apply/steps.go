@@ -65,15 +65,13 @@ func fingerprint(text string) string {
 // while it is free; every other step (up FILE's, and a file whose version
 // another step holds) is numbered after the highest version in use, as
 // gen numbers after a directory's highest.
+//
+// It only reads: a server without the steps table (a database nothing of
+// this release applied) reads as one with no rows, so status works for a
+// role that can only read. The versions to record now are kept for Up
+// (m.backfill), which creates the table before it applies anything.
 func (m *Migrator) number(ctx context.Context) error {
 	v := m.view()
-	create, err := execute("steps_create", v)
-	if err != nil {
-		return err
-	}
-	if _, err := m.db.ExecContext(ctx, create); err != nil {
-		return fmt.Errorf("create the steps table: %w", err)
-	}
 	applied, err := m.gooseApplied(ctx, v)
 	if err != nil {
 		return err
@@ -132,10 +130,27 @@ func (m *Migrator) number(ctx context.Context) error {
 		mg.Version, mg.Name = top, fmt.Sprintf("%05d_%s.sql", top, stepName(mg.Name))
 	}
 	for _, i := range backfill {
-		if err := m.record(ctx, m.list[i]); err != nil {
+		m.backfill = append(m.backfill, m.list[i])
+	}
+	return nil
+}
+
+// prepareSteps creates the steps table (Up only) and records the applied
+// versions number found unnamed, so that the next run matches them by name.
+func (m *Migrator) prepareSteps(ctx context.Context) error {
+	create, err := execute("steps_create", m.view())
+	if err != nil {
+		return err
+	}
+	if _, err := m.db.ExecContext(ctx, create); err != nil {
+		return fmt.Errorf("create the steps table: %w", err)
+	}
+	for _, mg := range m.backfill {
+		if err := m.record(ctx, mg); err != nil {
 			return err
 		}
 	}
+	m.backfill = nil
 	return nil
 }
 
@@ -172,12 +187,16 @@ func (m *Migrator) recorded(ctx context.Context, v stepsView) (map[string][]step
 	if err != nil {
 		return nil, nil, err
 	}
+	byName, byVersion := map[string][]step{}, map[int64]step{}
 	rows, err := m.db.QueryContext(ctx, q, m.history())
+	var me *mysql.MySQLError
+	if errors.As(err, &me) && me.Number == 1146 { // no steps table yet: nothing recorded
+		return byName, byVersion, nil
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("read the steps table: %w", err)
 	}
 	defer rows.Close()
-	byName, byVersion := map[string][]step{}, map[int64]step{}
 	for rows.Next() {
 		var s step
 		if err := rows.Scan(&s.version, &s.name, &s.fingerprint); err != nil {

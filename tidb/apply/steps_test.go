@@ -2,6 +2,7 @@ package apply_test
 
 import (
 	"context"
+	"database/sql"
 	"testing"
 
 	"github.com/pressly/goose/v3"
@@ -40,6 +41,18 @@ func TestPreviousReleaseVersions(t *testing.T) {
 			if res, err := old.Up(ctx); err != nil || len(res) != len(ms) {
 				t.Fatalf("the previous release's up: %d of %d: %v", len(res), len(ms), err)
 			}
+			// Status only reads: it numbers the steps without creating the
+			// steps table, so a role that can only read can run it.
+			st, err := apply.NewMigrator(db, ms, apply.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err := st.Status(ctx); err != nil || len(got) != len(ms) || !got[0].Applied {
+				t.Fatalf("status over the previous release's versions: %d statuses: %v", len(got), err)
+			}
+			if stepsTable(t, db) {
+				t.Fatal("status created the steps table: it must only read")
+			}
 			if _, res, err := tidbtest.Up(t, dsn, ms, ""); err != nil || tidbtest.CountApplied(res) != 0 {
 				t.Fatalf("up FILE over the previous release's versions: %d applied: %v", tidbtest.CountApplied(res), err)
 			}
@@ -50,9 +63,22 @@ func TestPreviousReleaseVersions(t *testing.T) {
 			if dir[0].Version != 1 {
 				t.Fatalf("gen numbered %s, want 00001_…", dir[0].Name)
 			}
+			if !stepsTable(t, db) {
+				t.Fatal("up did not create the steps table")
+			}
 			if _, res, err := tidbtest.Up(t, dsn, dir, ""); err != nil || tidbtest.CountApplied(res) != 0 {
 				t.Fatalf("gen's files over the previous release's versions: %d applied: %v", tidbtest.CountApplied(res), err)
 			}
 		})
 	}
+}
+
+// stepsTable reports whether the database holds shardid's steps table.
+func stepsTable(t *testing.T, db *sql.DB) bool {
+	t.Helper()
+	var n int
+	if err := db.QueryRow("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 'shardid_tidb_steps'").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n > 0
 }
