@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"slices"
@@ -157,14 +156,6 @@ func runPGRender(_ context.Context, env *cliEnv, args []string) error {
 	return err
 }
 
-// otherDatabases returns a MigrateOptions.Connect that opens the database
-// named by its argument on the server dsn points at, as the same role.
-func otherDatabases(dsn string) func(context.Context, string) (*sql.DB, error) {
-	return func(ctx context.Context, database string) (*sql.DB, error) { return fleet.Open(ctx, dsn, database) }
-}
-
-// migrateCommand parses the flags common to up, status and down and opens
-// the database and the migrator.
 // pgTarget is what up, status and down work on: one database's Migrator
 // and shards, or (--map) a whole fleet.
 type pgTarget struct {
@@ -240,8 +231,8 @@ func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string
 			return nil, err
 		}
 	}
-	mo := migrate.Options{Parallel: *parallel, Connect: otherDatabases(*dsn), LockTimeout: *lockWait, EndMargin: *endMargin,
-		AllowMixed: *allowMixed, AllowUnreadDatabases: *allowUnread}
+	mo := migrate.Options{Parallel: *parallel, LockTimeout: *lockWait, EndMargin: *endMargin,
+		AllowMixed: *allowMixed, AllowUnreadDatabases: *allowUnread, CheckEnd: name == "up"}
 	if *lockWait <= 0 {
 		return nil, usagef("--lock-timeout: %s is not a positive duration (e.g. 30s, 2m)", *lockWait)
 	}
@@ -254,18 +245,8 @@ func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string
 	if *parallel < 1 || *parallel > migrate.MaxParallel {
 		return nil, usagef("--parallel: %d is out of range (allowed 1-%d)", *parallel, migrate.MaxParallel)
 	}
-	if name == "up" {
-		if err := pgfunc.CheckEnd(o.Layout, mo.EndMargin, time.Now()); err != nil {
-			return nil, flagUsagef("epoch", "%v (--end-margin)", err)
-		}
-	}
-	db, err := connect(ctx, *dsn)
+	m, err := openMigrator(ctx, *dsn, o, mo)
 	if err != nil {
-		return nil, err
-	}
-	m, err := migrate.New(db, o, mo)
-	if err != nil {
-		db.Close()
 		return nil, err
 	}
 	// Given on the command line or by the environment (origin names the
@@ -273,7 +254,7 @@ func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string
 	given := func(n string) bool { return fs.set(n) || fs.origin(n) != "--"+n }
 	asked := slices.ContainsFunc([]string{"layout", "epoch", "mode", "lead"}, given)
 	fields := migrate.Asked{Layout: given("layout"), Epoch: given("epoch"), Mode: given("mode")}
-	return &pgTarget{m: m, shards: shards, close: func() { db.Close() }, asked: asked, askedFields: fields, json: *asJSON}, nil
+	return &pgTarget{m: m, shards: shards, close: func() { m.Close() }, asked: asked, askedFields: fields, json: *asJSON}, nil
 }
 
 func runPGUp(ctx context.Context, env *cliEnv, args []string) error {

@@ -13,7 +13,6 @@ import (
 	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/pgfunc/inventory"
 	"github.com/shardid/shardid/pgfunc/migrate"
-	"github.com/shardid/shardid/pgfunc/privilege"
 )
 
 func runPGStatus(ctx context.Context, env *cliEnv, args []string) (err error) {
@@ -27,13 +26,11 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) (err error) {
 	if t.fleet != nil {
 		return runMapStatus(ctx, env, t.fleet)
 	}
-	m, shards := t.m, t.shards
-	// One reading for the shards and the server, so that they agree.
-	st, census, err := m.Survey(ctx, shards)
+	r, err := t.m.Report(ctx, t.shards)
 	if err != nil {
 		return err
 	}
-	sortByShard(st)
+	st, census, dangers := r.Statuses, r.Census, r.Dangers
 	pgStatusJSON(rep, st, t.asked)
 	fmt.Fprintf(env.stdout, "%-20s %-6s %-8s %-12s %s\n", "SCHEMA", "SHARD", "VERSION", "MODE", "GENERATOR")
 	mismatched, copies, moved, ahead, exhausted := 0, 0, 0, 0, 0
@@ -122,17 +119,10 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) (err error) {
 		fmt.Fprintf(env.stdout, "\nUNREADABLE: %s (%s): a %s whose metadata cannot be read: %s\n", where, shardText(in.Meta.Shard), what, in.Unreadable)
 	}
 	meet, elsewhere, templated := printServer(env, census)
-	dangers, err := privilege.Dangers(ctx, m.Server().DB(), shards)
-	if err != nil {
-		return err
-	}
 	printDangers(env, dangers)
 	pgServerJSON(rep, census, dangers)
 	// Citus (pg_citus.go): every node's counters, through the coordinator.
-	citus, err := printCitus(ctx, env, m, shards)
-	if err != nil {
-		return err
-	}
+	citus := printCitus(env, r.Citus)
 	switch {
 	case citus > 0:
 		return fmt.Errorf("%d %s on the Citus cluster (listed above, each naming the node and the counter): IDs could repeat, or draws refuse", citus, plural(citus, "problem", "problems"))
