@@ -64,18 +64,25 @@ func dsnRequired() error {
 // naming its flag (exit 2), a server that did not answer a failure.
 func openMigrator(ctx context.Context, s string, o pgfunc.Options, mo migrate.Options) (*migrate.Migrator, error) {
 	m, err := migrate.Open(ctx, "--dsn", s, o, mo)
+	return m, openErrorText(err)
+}
+
+// openErrorText words an error of migrate.Open (which shows no password)
+// for the CLI: bad input is a usageError naming its flag (exit 2), a
+// server that did not answer a failure (exit 1).
+func openErrorText(err error) error {
 	var ce *dsn.CheckError
 	switch {
 	case errors.Is(err, dsn.ErrEmpty):
-		return nil, dsnRequired()
+		return dsnRequired()
 	case errors.Is(err, pgfunc.ErrLayoutEnds):
-		return nil, flagUsagef("epoch", "%v (--end-margin)", err)
+		return flagUsagef("epoch", "%v (--end-margin)", err)
 	case errors.As(err, &ce):
-		return nil, &usageError{msg: err.Error()}
+		return &usageError{msg: err.Error()}
 	case errors.Is(err, dsn.ErrConnect):
-		return nil, fmt.Errorf("connect: %w", err)
+		return fmt.Errorf("connect: %w", err)
 	}
-	return m, err
+	return err
 }
 
 // openAnyDSN opens a connection pool for the commands that take a
