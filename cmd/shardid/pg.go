@@ -356,17 +356,15 @@ func runPGGen(_ context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *offset < 0 {
-		return flagUsagef("version-offset", "%d is negative (allowed 0 or more)", *offset)
-	}
-	if files, err = offsetVersions(files, *offset); err != nil {
-		return err
-	}
-	if err := checkAboveExisting(*dir, files); err != nil {
-		return err
-	}
-	res, err := gooseup.Write(*dir, files, *force)
-	if err != nil {
+	res, err := gooseup.Join(*dir, files, gooseup.JoinOptions{Offset: *offset, Own: "_shardid_", Force: *force})
+	var ve *gooseup.VersionError
+	switch {
+	case errors.As(err, &ve) && ve.Least > 0:
+		return flagUsagef("version-offset", "shard migration %s (version %d) would sort at or below %s, which %s already holds: give --version-offset %d or more, so the shards follow its migrations",
+			ve.File, ve.Version, ve.Existing, ve.Dir, ve.Least)
+	case errors.As(err, &ve):
+		return flagUsagef("version-offset", "%v", err)
+	case err != nil:
 		return err
 	}
 	fmt.Fprintf(env.stdout, "wrote %d %s to %s (%d already there, unchanged); apply with: goose -dir %s postgres \"$SHARDID_PG_DSN\" up\n",
