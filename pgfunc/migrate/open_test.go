@@ -104,3 +104,59 @@ func TestOpen(t *testing.T) {
 		t.Error("Report after Close: no error; want the closed pool's")
 	}
 }
+
+// TestReportErr: a status's verdict on a clean server is nil; a shard id
+// held in two other databases of the server is found by
+// Census.HeldElsewhere, named by Where, and judged by Err; a generator of
+// other options is a problem only when the options were asked for.
+func TestReportErr(t *testing.T) {
+	ctx := context.Background()
+	srv := testsrv.NewPG(t, dbserver.PGOptions{})
+	var dsns []string
+	for _, name := range []string{"report_own", "report_other1", "report_other2"} {
+		source, err := srv.CreateDatabase(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dsns = append(dsns, source)
+	}
+	own := dsns[0]
+	open := func(source string, o pgfunc.Options, mo migrate.Options) *migrate.Migrator {
+		m, err := migrate.Open(ctx, "--dsn", source, o, mo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { m.Close() })
+		return m
+	}
+	m := open(own, pgfunc.Options{}, migrate.Options{})
+	if _, err := m.Up(ctx, []pgfunc.Shard{{Schema: "insta1", ID: 1}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	r, err := m.Report(ctx, nil)
+	if err != nil || r.Err(true) != nil || len(r.Census.HeldElsewhere()) != 0 {
+		t.Fatalf("clean server: report error %v, verdict %v, held elsewhere %v; want none", err, r.Err(true), r.Census.HeldElsewhere())
+	}
+	classic := pgfunc.Options{Mode: pgfunc.ModeClassic}
+	if r, err = open(own, classic, migrate.Options{}).Report(ctx, nil); err != nil || r.Err(false) != nil || r.Err(true) == nil || !strings.Contains(r.Err(true).Error(), "differs from the requested options") {
+		t.Fatalf("another mode: %v; verdict unasked %v, asked %v; want a mismatch only when asked", err, r.Err(false), r.Err(true))
+	}
+	// Two copies of shard 7 in other databases (each up looking after its
+	// own database alone, as a restore of a dump into a second database
+	// makes them).
+	for _, source := range dsns[1:] {
+		if _, err := open(source, pgfunc.Options{}, migrate.Options{OwnDatabaseOnly: true}).Up(ctx, []pgfunc.Shard{{Schema: "insta7", ID: 7}}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r, err = m.Report(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	held := r.Census.HeldElsewhere()
+	if len(held) != 1 || len(held[0]) != 2 || held[0][0].Meta.Shard != 7 || !strings.HasSuffix(r.Census.Where(held[0][0]), ".insta7") || strings.HasPrefix(r.Census.Where(held[0][0]), r.Census.Database+".") {
+		t.Fatalf("held elsewhere: %+v; want shard 7 in two other databases", held)
+	}
+	if err := r.Err(false); err == nil || !strings.Contains(err.Error(), "1 shard id is held by more than one schema in other databases") {
+		t.Fatalf("verdict: %v; want shard 7 named as held twice elsewhere", err)
+	}
+}
