@@ -82,45 +82,61 @@ func (f *genFlags) register(fs *flagSet, shards string) {
 	}
 }
 
-func (f *genFlags) options() (pgfunc.Options, error) {
-	l, err := f.resolve()
-	if err != nil {
-		return pgfunc.Options{}, err
-	}
-	mode, err := pgfunc.ParseMode(f.mode)
-	if err != nil {
-		return pgfunc.Options{}, flagUsagef("mode", "%v", err)
-	}
-	o := pgfunc.Options{Layout: l, Mode: mode, Lead: f.lead}
-	err = o.Validate()
-	if f.lead <= 0 || errors.Is(err, pgfunc.ErrInvalidLead) {
-		// One message for every bad lead (the library's also offers 0 for
-		// the default, which the flag, whose default is shown, does not).
-		return o, flagUsagef("lead", "%s is not a lead for layout %s (allowed: a whole number of milliseconds from its tick, %s, to %s; default %s)",
-			f.lead, l, l.TimeUnit, pgfunc.MaxLead, pgfunc.DefaultLead)
-	} else if errors.Is(err, pgfunc.ErrRouteUnsupported) {
-		return o, flagUsagef("layout", "%v", err)
-	}
-	return o, nil
+// spec is the generator the flags name, as pgfunc.Spec reads it.
+func (f *genFlags) spec() pgfunc.Spec {
+	return pgfunc.Spec{Layout: f.layout, Epoch: f.epoch, Mode: f.mode, Lead: f.lead, Shards: f.shards, SchemaFormat: f.schemaFormat}
 }
 
+// parse reads the flags (pgfunc.Spec.Parse, one call from the flags to
+// the options and shards), blaming the flag at fault; required says
+// --shards must name some.
+func (f *genFlags) parse(required bool) (pgfunc.Options, []pgfunc.Shard, error) {
+	s := f.spec()
+	if !required {
+		s.Shards = "" // read by the command itself, or not at all
+	}
+	o, shards, err := s.Parse()
+	var se *pgfunc.SpecError
+	errors.As(err, &se)
+	switch {
+	case se != nil && (se.Field == "epoch" || se.Field == "mode" || se.Field == "layout" && !errors.Is(err, pgfunc.ErrRouteUnsupported)):
+		return o, nil, flagUsagef(se.Field, "%v", se.Err)
+	case f.lead <= 0 || se != nil && se.Field == "lead":
+		// One message for every bad lead (the library's also offers 0 for
+		// the default, which the flag, whose default is shown, does not).
+		return o, nil, flagUsagef("lead", "%s is not a lead for layout %s (allowed: a whole number of milliseconds from its tick, %s, to %s; default %s)",
+			f.lead, o.Layout, o.Layout.TimeUnit, pgfunc.MaxLead, pgfunc.DefaultLead)
+	case required && f.shards == "":
+		return o, nil, shardsMissing()
+	case se != nil:
+		return o, nil, flagUsagef(se.Field, "%v", se.Err)
+	}
+	return o, shards, err
+}
+
+// options reads the generator's flags alone (parse without --shards).
+func (f *genFlags) options() (pgfunc.Options, error) {
+	o, _, err := f.parse(false)
+	return o, err
+}
+
+// shardsMissing is the error of a command given no --shards.
+func shardsMissing() error {
+	return usagef("--shards is required (e.g. --shards 0-63 or 0-3,8,10-12)")
+}
+
+// shardList reads spec as shard ids of layout l (pgfunc.Spec.ShardList),
+// each with the schema --schema-format names.
 func (f *genFlags) shardList(l shardid.Layout, spec string) ([]pgfunc.Shard, error) {
 	if spec == "" {
-		return nil, usagef("--shards is required (e.g. --shards 0-63 or 0-3,8,10-12)")
+		return nil, shardsMissing()
 	}
-	ids, err := shardid.ParseShards(spec, l)
-	if err != nil {
-		return nil, usagef("--shards: %v", err)
+	shards, err := pgfunc.Spec{Shards: spec, SchemaFormat: f.schemaFormat}.ShardList(l)
+	var se *pgfunc.SpecError
+	if errors.As(err, &se) {
+		return nil, flagUsagef(se.Field, "%v", se.Err)
 	}
-	out := make([]pgfunc.Shard, 0, len(ids))
-	for _, id := range ids {
-		name, err := pgfunc.SchemaName(f.schemaFormat, id)
-		if err != nil {
-			return nil, flagUsagef("schema-format", "%v", err)
-		}
-		out = append(out, pgfunc.Shard{Schema: name, ID: id})
-	}
-	return out, nil
+	return shards, err
 }
 
 func runPGRender(_ context.Context, env *cliEnv, args []string) error {
@@ -221,15 +237,9 @@ func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string
 		m.AllowMixed, m.AllowUnreadDatabases = *allowMixed, *allowUnread
 		return &pgTarget{fleet: m, close: func() {}}, nil
 	}
-	o, err := f.options()
+	o, shards, err := f.parse(f.shards != "" || shardsRequired)
 	if err != nil {
 		return nil, err
-	}
-	var shards []pgfunc.Shard
-	if f.shards != "" || shardsRequired {
-		if shards, err = f.shardList(o.Layout, f.shards); err != nil {
-			return nil, err
-		}
 	}
 	mo := migrate.Options{Parallel: *parallel, LockTimeout: *lockWait, EndMargin: *endMargin,
 		AllowMixed: *allowMixed, AllowUnreadDatabases: *allowUnread, CheckEnd: name == "up"}
@@ -344,11 +354,7 @@ func runPGGen(_ context.Context, env *cliEnv, args []string) error {
 	if *dir == "" {
 		return usagef("--dir is required: the directory goose -dir will read")
 	}
-	o, err := f.options()
-	if err != nil {
-		return err
-	}
-	shards, err := f.shardList(o.Layout, f.shards)
+	o, shards, err := f.parse(true)
 	if err != nil {
 		return err
 	}
