@@ -8,7 +8,9 @@ import (
 
 	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/dsn"
+	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/pgfunc/fleet"
+	"github.com/shardid/shardid/pgfunc/migrate"
 )
 
 // parseDSN checks, before anything connects, that s is a connection
@@ -28,7 +30,7 @@ func parseDSN(flagName, s string, allowed dsn.Form) (dsn.DSN, error) {
 // SHARDID_PG_DSN) and pings it.
 func connect(ctx context.Context, s string) (*sql.DB, error) {
 	if s == "" {
-		return nil, usagef("--dsn is required (or set %s), e.g. postgres://user@host:5432/db", envPGDSN)
+		return nil, dsnRequired()
 	}
 	d, err := parseDSN("--dsn", s, dsn.Postgres)
 	if err != nil {
@@ -49,6 +51,38 @@ func ping(ctx context.Context, d dsn.DSN) (*sql.DB, error) {
 		return nil, usagef("--dsn: %v", err)
 	}
 	return db, nil
+}
+
+// dsnRequired is the error of a pg command given no --dsn.
+func dsnRequired() error {
+	return usagef("--dsn is required (or set %s), e.g. postgres://user@host:5432/db", envPGDSN)
+}
+
+// openMigrator opens the Migrator of a pg command on the server --dsn
+// names (migrate.Open: the options, then the DSN, checked before anything
+// connects), its errors in the CLI's words: bad input is a usageError
+// naming its flag (exit 2), a server that did not answer a failure.
+func openMigrator(ctx context.Context, s string, o pgfunc.Options, mo migrate.Options) (*migrate.Migrator, error) {
+	m, err := migrate.Open(ctx, "--dsn", s, o, mo)
+	return m, openErrorText(err)
+}
+
+// openErrorText words an error of migrate.Open (which shows no password)
+// for the CLI: bad input is a usageError naming its flag (exit 2), a
+// server that did not answer a failure (exit 1).
+func openErrorText(err error) error {
+	var ce *dsn.CheckError
+	switch {
+	case errors.Is(err, dsn.ErrEmpty):
+		return dsnRequired()
+	case errors.Is(err, pgfunc.ErrLayoutEnds):
+		return flagUsagef("epoch", "%v (--end-margin)", err)
+	case errors.As(err, &ce):
+		return &usageError{msg: err.Error()}
+	case errors.Is(err, dsn.ErrConnect):
+		return fmt.Errorf("connect: %w", err)
+	}
+	return err
 }
 
 // openAnyDSN opens a connection pool for the commands that take a

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -134,12 +132,4 @@ func pgTotalsJSON(r *jsonReport, shards, changed, failed int, verb string, took 
 	r.total("unchanged", shards-changed-failed)
 	r.total("failed", failed)
 	r.total("took", fmt.Sprint(took.Round(time.Millisecond)))
-}
-
-// sortByShard puts pg status's rows in shard id order (insta2 before
-// insta10), schemas of one shard id by name.
-func sortByShard(st []migrate.Status) {
-	slices.SortStableFunc(st, func(a, b migrate.Status) int {
-		return cmp.Or(cmp.Compare(a.Shard.ID, b.Shard.ID), strings.Compare(a.Shard.Schema, b.Shard.Schema))
-	})
 }

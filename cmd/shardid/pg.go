@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"slices"
@@ -83,45 +82,61 @@ func (f *genFlags) register(fs *flagSet, shards string) {
 	}
 }
 
-func (f *genFlags) options() (pgfunc.Options, error) {
-	l, err := f.resolve()
-	if err != nil {
-		return pgfunc.Options{}, err
-	}
-	mode, err := pgfunc.ParseMode(f.mode)
-	if err != nil {
-		return pgfunc.Options{}, flagUsagef("mode", "%v", err)
-	}
-	o := pgfunc.Options{Layout: l, Mode: mode, Lead: f.lead}
-	err = o.Validate()
-	if f.lead <= 0 || errors.Is(err, pgfunc.ErrInvalidLead) {
-		// One message for every bad lead (the library's also offers 0 for
-		// the default, which the flag, whose default is shown, does not).
-		return o, flagUsagef("lead", "%s is not a lead for layout %s (allowed: a whole number of milliseconds from its tick, %s, to %s; default %s)",
-			f.lead, l, l.TimeUnit, pgfunc.MaxLead, pgfunc.DefaultLead)
-	} else if errors.Is(err, pgfunc.ErrRouteUnsupported) {
-		return o, flagUsagef("layout", "%v", err)
-	}
-	return o, nil
+// spec is the generator the flags name, as pgfunc.Spec reads it.
+func (f *genFlags) spec() pgfunc.Spec {
+	return pgfunc.Spec{Layout: f.layout, Epoch: f.epoch, Mode: f.mode, Lead: f.lead, Shards: f.shards, SchemaFormat: f.schemaFormat}
 }
 
+// parse reads the flags (pgfunc.Spec.Parse, one call from the flags to
+// the options and shards), blaming the flag at fault; required says
+// --shards must name some.
+func (f *genFlags) parse(required bool) (pgfunc.Options, []pgfunc.Shard, error) {
+	s := f.spec()
+	if !required {
+		s.Shards = "" // read by the command itself, or not at all
+	}
+	o, shards, err := s.Parse()
+	var se *pgfunc.SpecError
+	errors.As(err, &se)
+	switch {
+	case se != nil && (se.Field == "epoch" || se.Field == "mode" || se.Field == "layout" && !errors.Is(err, pgfunc.ErrRouteUnsupported)):
+		return o, nil, flagUsagef(se.Field, "%v", se.Err)
+	case f.lead <= 0 || se != nil && se.Field == "lead":
+		// One message for every bad lead (the library's also offers 0 for
+		// the default, which the flag, whose default is shown, does not).
+		return o, nil, flagUsagef("lead", "%s is not a lead for layout %s (allowed: a whole number of milliseconds from its tick, %s, to %s; default %s)",
+			f.lead, o.Layout, o.Layout.TimeUnit, pgfunc.MaxLead, pgfunc.DefaultLead)
+	case required && f.shards == "":
+		return o, nil, shardsMissing()
+	case se != nil:
+		return o, nil, flagUsagef(se.Field, "%v", se.Err)
+	}
+	return o, shards, err
+}
+
+// options reads the generator's flags alone (parse without --shards).
+func (f *genFlags) options() (pgfunc.Options, error) {
+	o, _, err := f.parse(false)
+	return o, err
+}
+
+// shardsMissing is the error of a command given no --shards.
+func shardsMissing() error {
+	return usagef("--shards is required (e.g. --shards 0-63 or 0-3,8,10-12)")
+}
+
+// shardList reads spec as shard ids of layout l (pgfunc.Spec.ShardList),
+// each with the schema --schema-format names.
 func (f *genFlags) shardList(l shardid.Layout, spec string) ([]pgfunc.Shard, error) {
 	if spec == "" {
-		return nil, usagef("--shards is required (e.g. --shards 0-63 or 0-3,8,10-12)")
+		return nil, shardsMissing()
 	}
-	ids, err := shardid.ParseShards(spec, l)
-	if err != nil {
-		return nil, usagef("--shards: %v", err)
+	shards, err := pgfunc.Spec{Shards: spec, SchemaFormat: f.schemaFormat}.ShardList(l)
+	var se *pgfunc.SpecError
+	if errors.As(err, &se) {
+		return nil, flagUsagef(se.Field, "%v", se.Err)
 	}
-	out := make([]pgfunc.Shard, 0, len(ids))
-	for _, id := range ids {
-		name, err := pgfunc.SchemaName(f.schemaFormat, id)
-		if err != nil {
-			return nil, flagUsagef("schema-format", "%v", err)
-		}
-		out = append(out, pgfunc.Shard{Schema: name, ID: id})
-	}
-	return out, nil
+	return shards, err
 }
 
 func runPGRender(_ context.Context, env *cliEnv, args []string) error {
@@ -157,14 +172,6 @@ func runPGRender(_ context.Context, env *cliEnv, args []string) error {
 	return err
 }
 
-// otherDatabases returns a MigrateOptions.Connect that opens the database
-// named by its argument on the server dsn points at, as the same role.
-func otherDatabases(dsn string) func(context.Context, string) (*sql.DB, error) {
-	return func(ctx context.Context, database string) (*sql.DB, error) { return fleet.Open(ctx, dsn, database) }
-}
-
-// migrateCommand parses the flags common to up, status and down and opens
-// the database and the migrator.
 // pgTarget is what up, status and down work on: one database's Migrator
 // and shards, or (--map) a whole fleet.
 type pgTarget struct {
@@ -230,18 +237,12 @@ func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string
 		m.AllowMixed, m.AllowUnreadDatabases = *allowMixed, *allowUnread
 		return &pgTarget{fleet: m, close: func() {}}, nil
 	}
-	o, err := f.options()
+	o, shards, err := f.parse(f.shards != "" || shardsRequired)
 	if err != nil {
 		return nil, err
 	}
-	var shards []pgfunc.Shard
-	if f.shards != "" || shardsRequired {
-		if shards, err = f.shardList(o.Layout, f.shards); err != nil {
-			return nil, err
-		}
-	}
-	mo := migrate.Options{Parallel: *parallel, Connect: otherDatabases(*dsn), LockTimeout: *lockWait, EndMargin: *endMargin,
-		AllowMixed: *allowMixed, AllowUnreadDatabases: *allowUnread}
+	mo := migrate.Options{Parallel: *parallel, LockTimeout: *lockWait, EndMargin: *endMargin,
+		AllowMixed: *allowMixed, AllowUnreadDatabases: *allowUnread, CheckEnd: name == "up"}
 	if *lockWait <= 0 {
 		return nil, usagef("--lock-timeout: %s is not a positive duration (e.g. 30s, 2m)", *lockWait)
 	}
@@ -254,18 +255,8 @@ func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string
 	if *parallel < 1 || *parallel > migrate.MaxParallel {
 		return nil, usagef("--parallel: %d is out of range (allowed 1-%d)", *parallel, migrate.MaxParallel)
 	}
-	if name == "up" {
-		if err := pgfunc.CheckEnd(o.Layout, mo.EndMargin, time.Now()); err != nil {
-			return nil, flagUsagef("epoch", "%v (--end-margin)", err)
-		}
-	}
-	db, err := connect(ctx, *dsn)
+	m, err := openMigrator(ctx, *dsn, o, mo)
 	if err != nil {
-		return nil, err
-	}
-	m, err := migrate.New(db, o, mo)
-	if err != nil {
-		db.Close()
 		return nil, err
 	}
 	// Given on the command line or by the environment (origin names the
@@ -273,7 +264,7 @@ func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string
 	given := func(n string) bool { return fs.set(n) || fs.origin(n) != "--"+n }
 	asked := slices.ContainsFunc([]string{"layout", "epoch", "mode", "lead"}, given)
 	fields := migrate.Asked{Layout: given("layout"), Epoch: given("epoch"), Mode: given("mode")}
-	return &pgTarget{m: m, shards: shards, close: func() { db.Close() }, asked: asked, askedFields: fields, json: *asJSON}, nil
+	return &pgTarget{m: m, shards: shards, close: func() { m.Close() }, asked: asked, askedFields: fields, json: *asJSON}, nil
 }
 
 func runPGUp(ctx context.Context, env *cliEnv, args []string) error {
@@ -363,11 +354,7 @@ func runPGGen(_ context.Context, env *cliEnv, args []string) error {
 	if *dir == "" {
 		return usagef("--dir is required: the directory goose -dir will read")
 	}
-	o, err := f.options()
-	if err != nil {
-		return err
-	}
-	shards, err := f.shardList(o.Layout, f.shards)
+	o, shards, err := f.parse(true)
 	if err != nil {
 		return err
 	}
@@ -375,17 +362,15 @@ func runPGGen(_ context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *offset < 0 {
-		return flagUsagef("version-offset", "%d is negative (allowed 0 or more)", *offset)
-	}
-	if files, err = offsetVersions(files, *offset); err != nil {
-		return err
-	}
-	if err := checkAboveExisting(*dir, files); err != nil {
-		return err
-	}
-	res, err := gooseup.Write(*dir, files, *force)
-	if err != nil {
+	res, err := gooseup.Join(*dir, files, gooseup.JoinOptions{Offset: *offset, Own: "_shardid_", Force: *force})
+	var ve *gooseup.VersionError
+	switch {
+	case errors.As(err, &ve) && ve.Least > 0:
+		return flagUsagef("version-offset", "shard migration %s (version %d) would sort at or below %s, which %s already holds: give --version-offset %d or more, so the shards follow its migrations",
+			ve.File, ve.Version, ve.Existing, ve.Dir, ve.Least)
+	case errors.As(err, &ve):
+		return flagUsagef("version-offset", "%v", err)
+	case err != nil:
 		return err
 	}
 	fmt.Fprintf(env.stdout, "wrote %d %s to %s (%d already there, unchanged); apply with: goose -dir %s postgres \"$SHARDID_PG_DSN\" up\n",

@@ -64,15 +64,11 @@ func runPGAdopt(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	ao.Apply, ao.LockTimeout = *apply, *lockWait
-	db, err := connect(ctx, *dsn)
+	m, err := openMigrator(ctx, *dsn, o, migrate.Options{LockTimeout: *serverWait})
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	m, err := migrate.New(db, o, migrate.Options{Connect: otherDatabases(*dsn), LockTimeout: *serverWait})
-	if err != nil {
-		return err
-	}
+	defer m.Close()
 	start := time.Now()
 	rep := adoptReport{Apply: *apply}
 	_, _ = adopt.Run(ctx, m, shards, ao, func(a adopt.Adoption) { // a partial error: each result says

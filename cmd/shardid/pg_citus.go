@@ -9,18 +9,16 @@ import (
 
 	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/pgfunc/citus"
-	"github.com/shardid/shardid/pgfunc/migrate"
 )
 
 // printCitus prints, after pg status's table on a Citus coordinator, the
-// cluster as the coordinator's metadata and every node show it: nodes and
+// cluster as the coordinator's metadata and every node show it (st, read by migrate.Migrator.Report): nodes and
 // slots, each shard's placement, every node's counter of every shard, and
 // what could repeat an ID; it returns how many problems it found (none on
 // a server without Citus).
-func printCitus(ctx context.Context, env *cliEnv, m *migrate.Migrator, shards []pgfunc.Shard) (int, error) {
-	st, err := citus.Survey(ctx, m.Server().DB(), m.Options(), shards)
-	if err != nil || st == nil {
-		return 0, err
+func printCitus(env *cliEnv, st *citus.Status) int {
+	if st == nil {
+		return 0
 	}
 	fmt.Fprintf(env.stdout, "\nCitus cluster: %d node %s (slots of %d)\n", len(st.Nodes), plural(len(st.Nodes), "group", "groups"), pgfunc.CitusSlots)
 	for _, n := range st.Nodes {
@@ -37,7 +35,7 @@ func printCitus(ctx context.Context, env *cliEnv, m *migrate.Migrator, shards []
 	for _, p := range st.Problems {
 		fmt.Fprintf(env.stdout, "CITUS: %s\n", p)
 	}
-	return len(st.Problems), nil
+	return len(st.Problems)
 }
 
 // runPGMove moves one logical shard's schema between the nodes of a Citus

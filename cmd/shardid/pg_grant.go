@@ -101,8 +101,3 @@ func printDangers(env *cliEnv, dangers []privilege.Danger) {
 		fmt.Fprintf(env.stdout, "  %-20s %s\n", d.Schema, d)
 	}
 }
-
-// errDangers is pg status's error when printDangers listed something.
-func errDangers(dangers []privilege.Danger) error {
-	return fmt.Errorf("%d %s roles break the generators (listed above)", len(dangers), plural(len(dangers), "privilege lets", "privileges let"))
-}

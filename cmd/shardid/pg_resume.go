@@ -106,15 +106,11 @@ func runPGResume(ctx context.Context, env *cliEnv, args []string) error {
 				return err
 			}
 		}
-		db, err := connect(ctx, *dsn)
+		m, err := openMigrator(ctx, *dsn, o, migrate.Options{Parallel: *parallel, LockTimeout: *lockWait})
 		if err != nil {
 			return err
 		}
-		defer db.Close()
-		m, err := migrate.New(db, o, migrate.Options{Parallel: *parallel, Connect: otherDatabases(*dsn), LockTimeout: *lockWait})
-		if err != nil {
-			return err
-		}
+		defer m.Close()
 		header()
 		if _, err := resume.Run(ctx, m, list, ro, func(r resume.Resumed) { line("", r) }); err != nil && !pgfunc.IsPartial(err) { // partial: each line says
 			if errors.Is(err, resume.ErrAfterLayoutEnd) {

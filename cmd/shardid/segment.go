@@ -317,9 +317,14 @@ func runSegmentStatus(ctx context.Context, env *cliEnv, args []string) (err erro
 // answer in time.
 func timedOut(ctx context.Context, d time.Duration) string {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return fmt.Sprintf(" (no answer within --timeout %s: the server is down or hung)", d)
+		return timedOutText(d)
 	}
 	return ""
+}
+
+// timedOutText says a server did not answer within --timeout d.
+func timedOutText(d time.Duration) string {
+	return fmt.Sprintf(" (no answer within --timeout %s: the server is down or hung)", d)
 }
 
 // sortedKeys returns m's keys in order.

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	dsnpkg "github.com/shardid/shardid/internal/dsn"
 	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/pgfunc/inventory"
 	"github.com/shardid/shardid/pgfunc/migrate"
@@ -21,14 +20,7 @@ import (
 // DSN's own), and pings it within 15 seconds. Errors never show the DSN's
 // password.
 func Open(ctx context.Context, dsn, database string) (*sql.DB, error) {
-	cfg, err := dsnpkg.PGConfig(dsn)
-	if err != nil {
-		return nil, err
-	}
-	if database != "" {
-		cfg.Database = database
-	}
-	return dsnpkg.OpenPG(ctx, cfg)
+	return migrate.OpenDatabase(ctx, dsn, database)
 }
 
 // ServerResult is what one server of the map did in Up or Down.

@@ -44,6 +44,7 @@ type Migrator struct {
 	margin      time.Duration
 	allowUnread bool
 	allowMixed  bool
+	owned       bool // db was opened by Open: Close closes it
 }
 
 // Options says how a Migrator applies generators. The zero value
@@ -99,6 +100,12 @@ type Options struct {
 	// raises. Zero means DefaultEndMargin; a negative value refuses only
 	// a layout that has ended.
 	EndMargin time.Duration
+	// CheckEnd makes Validate, and so New and Open, refuse a layout whose
+	// end Up would refuse (see EndMargin) before anything connects: for a
+	// caller that opens the Migrator to apply. Status, Down and Resume
+	// read and remove generators of any layout: false, the zero value,
+	// leaves the check to Up.
+	CheckEnd bool
 }
 
 // DefaultParallel is how many schemas a Migrator migrates at once unless
@@ -117,16 +124,13 @@ var ErrInvalidParallel = errors.New("invalid parallelism")
 // generator o renders, over db, which must use a PostgreSQL driver
 // registered as "pgx" (github.com/jackc/pgx/v5/stdlib) or any other
 // database/sql PostgreSQL driver (then with Options.Connect or
-// OwnDatabaseOnly). It returns the errors of Render's option checks,
-// ErrInvalidParallel and ErrNoConnect.
+// OwnDatabaseOnly). It returns the errors of Options.Validate and
+// ErrNoConnect.
 func New(db *sql.DB, o pgfunc.Options, mo Options) (*Migrator, error) {
-	if err := o.Validate(); err != nil {
+	if err := mo.Validate(o); err != nil {
 		return nil, err
 	}
-	switch {
-	case mo.Parallel < 0 || mo.Parallel > MaxParallel:
-		return nil, fmt.Errorf("%w %d (allowed: 1-%d, or 0 for %d)", ErrInvalidParallel, mo.Parallel, MaxParallel, DefaultParallel)
-	case mo.Parallel == 0:
+	if mo.Parallel == 0 {
 		mo.Parallel = DefaultParallel
 	}
 	srv, err := inventory.New(db, inventory.Scope{Connect: mo.Connect, OwnDatabaseOnly: mo.OwnDatabaseOnly, LockTimeout: mo.LockTimeout})
