@@ -19,7 +19,7 @@ import (
 
 // benchCommands are the "shardid bench" subcommands (this file).
 var benchCommands = map[string]command{
-	"pg":   {"every PostgreSQL generator side by side: single-row INSERT rates, CPU, slow path and planning per DEFAULT, server-side cost per ID, IDs per client", runBenchPG},
+	"pg":   {"every PostgreSQL generator side by side: single-row INSERT rates, CPU, slow path and planning per DEFAULT, server-side cost per ID, IDs per client; or, with --instructions, instructions per INSERT", runBenchPG},
 	"tidb": {"TiDB's strategies side by side: INSERT rates, the regions writes land in, IDs per client", runBenchTiDB},
 }
 
@@ -77,15 +77,24 @@ func runBenchPG(ctx context.Context, env *cliEnv, args []string) error {
 	fs.IntVar(&f.s.Calls, "calls", bench.DefaultCalls, "IDs one statement makes for the server-side cost and the repeat count")
 	fs.Func("peer", "NAME=SQLEXPR: measure an SQL expression beside shardid's generators, as a key's DEFAULT and in bulk (a C-extension generator, your own function); repeatable", func(v string) error {
 		p, err := bench.ParsePeer(v)
-		if err != nil {
-			return errors.New(strings.TrimPrefix(err.Error(), bench.ErrInvalidSettings.Error()+": "))
-		}
 		f.s.Peers = append(f.s.Peers, p)
-		return nil
+		return trimInvalid(err)
 	})
 	citus := fs.Bool("citus", false, "measure on a throwaway Citus cluster (a coordinator and two workers) instead of one server; a --dsn of a Citus coordinator is measured so too")
+	var is bench.InstrSettings
+	instr := fs.Bool("instructions", false, "count instructions instead (callgrind over a stand-alone backend of the local server binaries, clock frozen by libfaketime): the same table on any machine, whatever its load")
+	fs.IntVar(&is.Executes, "executes", bench.DefaultExecutes, "--instructions: N; a count is (instructions of 2N+1 INSERTs - those of N+1) / N")
+	fs.IntVar(&is.Repeats, "repeats", bench.DefaultRepeats, "--instructions: backends per count, to show the counts repeat")
+	fs.Func("extra", "--instructions: NAME=FILE.sql: run FILE's SQL (the Up part of a goose migration) and measure the DEFAULT its line '-- default: EXPR' names; repeatable", func(v string) error {
+		x, err := bench.ParseExtra(v)
+		is.Extras = append(is.Extras, x)
+		return trimInvalid(err)
+	})
 	if err := f.parse(env, fs, args, dsn.Postgres); err != nil {
 		return err
+	}
+	if *instr || fs.set("executes") || fs.set("repeats") || fs.set("extra") {
+		return benchInstructions(ctx, env, fs, f, is, args)
 	}
 	// Citus (bench_citus.go): through the coordinator and a worker.
 	if ok, err := benchCitus(ctx, env, &f, *citus); ok {
@@ -114,6 +123,54 @@ func runBenchPG(ctx context.Context, env *cliEnv, args []string) error {
 			*bench.PGReport
 		}{where, rep}, func(w io.Writer) { printPGReport(w, where, rep) }, err
 	})
+}
+
+// trimInvalid is err without bench.ErrInvalidSettings' prefix, for a
+// flag's own message; nil for nil.
+func trimInvalid(err error) error {
+	if err == nil {
+		return nil
+	}
+	return errors.New(strings.TrimPrefix(err.Error(), bench.ErrInvalidSettings.Error()+": "))
+}
+
+// benchInstructions is bench pg --instructions: it refuses the flags of
+// the timed bench, then counts (bench.RunInstructions) and prints.
+func benchInstructions(ctx context.Context, env *cliEnv, fs *flagSet, f benchFlags, is bench.InstrSettings, args []string) error {
+	if !fs.set("instructions") {
+		return usagef("bench pg: --executes, --repeats and --extra need --instructions")
+	}
+	for _, name := range []string{"dsn", "citus", "peer", "rounds", "clients", "rows", "ids", "calls"} {
+		if fs.set(name) {
+			return usagef("bench pg: --instructions runs its own throwaway server and takes no --%s", name)
+		}
+	}
+	for _, l := range []struct {
+		name   string
+		v, max int
+	}{{"executes", is.Executes, 500}, {"repeats", is.Repeats, 10}} {
+		if l.v < 1 || l.v > l.max {
+			return usagef("bench pg: --%s %d (allowed: 1-%d)", l.name, l.v, l.max)
+		}
+	}
+	command := "shardid bench pg " + strings.Join(args, " ")
+	var end func(bool)
+	is.Progress, end = progressTo(env.stderr)
+	rep, err := bench.RunInstructions(ctx, is)
+	end(rep != nil)
+	switch {
+	case errors.Is(err, bench.ErrInvalidSettings):
+		return usagef("bench pg: %v", err)
+	case err != nil:
+		return fmt.Errorf("bench pg --instructions: %w", err)
+	case f.json:
+		return writeJSON(env.stdout, struct {
+			Command string `json:"command"`
+			*bench.InstrReport
+		}{command, rep})
+	}
+	bench.WriteInstructions(env.stdout, rep, command)
+	return nil
 }
 
 func runBenchTiDB(ctx context.Context, env *cliEnv, args []string) error {
