@@ -288,7 +288,10 @@ func RunInstructions(ctx context.Context, s InstrSettings) (*InstrReport, error)
 	if err := srv.Halt(); err != nil {
 		return nil, err
 	}
-	r := &instrRunner{srv: srv, vg: vg, lib: lib, base: time.Now().UTC().Truncate(time.Second).Add(time.Hour)}
+	if err := srv.SaveData(); err != nil {
+		return nil, err
+	}
+	r := &instrRunner{srv: srv, vg: vg, lib: lib, clock: time.Now().UTC().Truncate(time.Second).Add(time.Minute)}
 	forms := instrForms(s.Executes)
 	runs := 0
 	for _, t := range tables {
@@ -358,8 +361,9 @@ func instrTools(s InstrSettings) (valgrind, lib string, err error) {
 	if valgrind == "" {
 		valgrind = "valgrind"
 	}
-	if valgrind, err = osexec.LookPath(valgrind); err != nil {
-		return "", "", fmt.Errorf("%w: valgrind (%s not found or not executable; install Debian's valgrind)", ErrNotLocal, valgrind)
+	name := valgrind
+	if valgrind, err = osexec.LookPath(name); err != nil {
+		return "", "", fmt.Errorf("%w: valgrind (%s not found or not executable; install Debian's valgrind)", ErrNotLocal, name)
 	}
 	libs := FakeTimeLibs
 	if s.FakeTime != "" {
@@ -531,8 +535,7 @@ func instrForms(n int) []instrForm {
 type instrRunner struct {
 	srv      *dbserver.PG
 	vg, lib  string
-	base     time.Time // the first backend's clock
-	backends int
+	clock   time.Time // every backend's clock (where it starts)
 }
 
 // InstrTimeout bounds one backend run under callgrind.
@@ -573,13 +576,15 @@ var (
 
 // run runs one script in a stand-alone backend under callgrind and
 // returns the instructions counted and the jumps its generator made
-// between the script's first and last lines (0 when they read none). Each backend's clock starts an hour after
-// the one before, so that every script's first draw finds its counter
-// behind the clock, as a counter that has been idle does.
+// between the script's first and last lines (0 when they read none).
+// Every backend starts from the data as the setup left it (the tables
+// empty, the counters idle since, behind its clock) and at the same
+// clock: the same script does the same work.
 func (r *instrRunner) run(ctx context.Context, lines []string, fresh bool) (int64, int64, error) {
-	start := r.base.Add(time.Duration(r.backends) * time.Hour)
-	r.backends++
-	clock := start.Format("2006-01-02 15:04:05") // absolute: frozen
+	if err := r.srv.RestoreData(); err != nil {
+		return 0, 0, err
+	}
+	clock := r.clock.Format("2006-01-02 15:04:05") // absolute: frozen
 	if fresh {
 		clock = "@" + clock + " i" + strconv.FormatFloat(FreshStep.Seconds(), 'f', -1, 64)
 	}

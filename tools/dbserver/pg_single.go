@@ -6,6 +6,9 @@ package dbserver
 
 import (
 	"context"
+	"fmt"
+	"io/fs"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"syscall"
@@ -38,4 +41,39 @@ func (s *PG) SingleUser(ctx context.Context, db string, wrap []string, env ...st
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred}
 	}
 	return cmd
+}
+
+// SaveData copies the halted server's data directory beside it, for
+// RestoreData: stand-alone backends that each start from the same data
+// do the same work, down to the instruction.
+func (s *PG) SaveData() error {
+	saved := s.dataDir() + ".saved"
+	if err := os.RemoveAll(saved); err != nil {
+		return fmt.Errorf("save postgres data: %w", err)
+	}
+	return s.copyOwned(s.dataDir(), saved)
+}
+
+// RestoreData puts back the data directory SaveData copied.
+func (s *PG) RestoreData() error {
+	if err := os.RemoveAll(s.dataDir()); err != nil {
+		return fmt.Errorf("restore postgres data: %w", err)
+	}
+	return s.copyOwned(s.dataDir()+".saved", s.dataDir())
+}
+
+// copyOwned copies the tree src to dst, owned by the server's user.
+func (s *PG) copyOwned(src, dst string) error {
+	if err := copyTree(src, dst); err != nil {
+		return fmt.Errorf("copy postgres data: %w", err)
+	}
+	if s.cred == nil {
+		return nil
+	}
+	return filepath.WalkDir(dst, func(p string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(p, int(s.cred.Uid), int(s.cred.Gid))
+	})
 }
