@@ -85,6 +85,10 @@ func runBenchPG(ctx context.Context, env *cliEnv, args []string) error {
 	instr := fs.Bool("instructions", false, "count instructions instead (callgrind over a stand-alone backend of the local server binaries, clock frozen by libfaketime): the same table on any machine, whatever its load")
 	fs.IntVar(&is.Executes, "executes", bench.DefaultExecutes, "--instructions: N; a count is (instructions of 2N+1 INSERTs - those of N+1) / N")
 	fs.IntVar(&is.Repeats, "repeats", bench.DefaultRepeats, "--instructions: backends per count, to show the counts repeat")
+	fs.Func("only", "--instructions: ROW,...: measure only these of the built-in rows beside bigserial ("+strings.Join(bench.InstrRows[1:], ", ")+")", func(v string) error {
+		is.Only = strings.Split(v, ",")
+		return nil
+	})
 	fs.Func("extra", "--instructions: NAME=FILE.sql: run FILE's SQL (the Up part of a goose migration) and measure the DEFAULT its line '-- default: EXPR' names; repeatable", func(v string) error {
 		x, err := bench.ParseExtra(v)
 		is.Extras = append(is.Extras, x)
@@ -93,7 +97,7 @@ func runBenchPG(ctx context.Context, env *cliEnv, args []string) error {
 	if err := f.parse(env, fs, args, dsn.Postgres); err != nil {
 		return err
 	}
-	if *instr || fs.set("executes") || fs.set("repeats") || fs.set("extra") {
+	if *instr || fs.set("executes") || fs.set("repeats") || fs.set("only") || fs.set("extra") {
 		return benchInstructions(ctx, env, fs, f, is, args)
 	}
 	// Citus (bench_citus.go): through the coordinator and a worker.
@@ -138,7 +142,7 @@ func trimInvalid(err error) error {
 // the timed bench, then counts (bench.RunInstructions) and prints.
 func benchInstructions(ctx context.Context, env *cliEnv, fs *flagSet, f benchFlags, is bench.InstrSettings, args []string) error {
 	if !fs.set("instructions") {
-		return usagef("bench pg: --executes, --repeats and --extra need --instructions")
+		return usagef("bench pg: --executes, --repeats, --only and --extra need --instructions")
 	}
 	for _, name := range []string{"dsn", "citus", "peer", "rounds", "clients", "rows", "ids", "calls"} {
 		if fs.set(name) {

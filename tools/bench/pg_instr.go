@@ -16,6 +16,7 @@ import (
 	"os"
 	osexec "os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -63,6 +64,10 @@ type InstrSettings struct {
 	// backend of its own: 1–10, 0 for DefaultRepeats. The report gives the
 	// spread, which shows the counts repeat.
 	Repeats int `json:"repeats"`
+	// Only names the built-in rows to measure beside bigserial (which is
+	// always measured, the baseline): of "floor", "next_id",
+	// "next_id_bulk", "next_ids", "next_ids_bare"; empty means all of them.
+	Only []string `json:"only,omitempty"`
 	// Extras are DEFAULT expressions measured beside the built-in rows,
 	// each after its own setup (a generator body under design, say).
 	Extras []InstrExtra `json:"extras,omitempty"`
@@ -156,6 +161,11 @@ func (s InstrSettings) normalize() (InstrSettings, error) {
 	}
 	if s.Repeats < 1 || s.Repeats > 10 {
 		return s, fmt.Errorf("%w: repeats %d (allowed 1-10, or 0 for %d)", ErrInvalidSettings, s.Repeats, DefaultRepeats)
+	}
+	for _, name := range s.Only {
+		if !slices.Contains(InstrRows[1:], name) {
+			return s, fmt.Errorf("%w: row %q (allowed: %s)", ErrInvalidSettings, name, strings.Join(InstrRows[1:], ", "))
+		}
 	}
 	if err := checkExtras(s.Extras); err != nil {
 		return s, fmt.Errorf("%w: %v", ErrInvalidSettings, strings.TrimPrefix(err.Error(), ErrInvalidSettings.Error()+": "))
@@ -281,7 +291,7 @@ func RunInstructions(ctx context.Context, s InstrSettings) (*InstrReport, error)
 		return nil, err
 	}
 	defer srv.Stop()
-	tables, err := setupInstr(ctx, srv.DSN("postgres"), s.Extras, &rep.Server)
+	tables, err := setupInstr(ctx, srv.DSN("postgres"), s.Only, s.Extras, &rep.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -388,17 +398,17 @@ func gooseUp(text string) string {
 	return up
 }
 
-// builtinRows is how many rows setupInstr makes before the extras'.
-const builtinRows = 6
+// InstrRows names the built-in rows, in the report's order.
+var InstrRows = []string{"bigserial", "floor", "next_id", "next_id_bulk", "next_ids", "next_ids_bare"}
 
 // instrShard is the shard id of the built-in generator: the layout's
 // highest, so that an extra's generator can take any other.
 var instrShard = pgfunc.Shard{Schema: instrGenSchema, ID: 8191}
 
 // setupInstr creates the bench's tables on the server dsn points at, the
-// built-in rows first and bigserial first among them, and reads the
-// server's version into server.
-func setupInstr(ctx context.Context, dsn string, extras []InstrExtra, server *string) ([]instrTable, error) {
+// built-in rows first (bigserial, then those only names; all when it is
+// empty), and reads the server's version into server.
+func setupInstr(ctx context.Context, dsn string, only []string, extras []InstrExtra, server *string) ([]instrTable, error) {
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
 		return nil, err
@@ -454,8 +464,12 @@ func setupInstr(ctx context.Context, dsn string, extras []InstrExtra, server *st
 		t.table = base + "." + described[i].Table
 		tables = append(tables, t)
 	}
-	for i := range tables[:builtinRows] {
+	var kept []instrTable
+	for i := range tables[:len(InstrRows)] {
 		t := &tables[i]
+		if i > 0 && len(only) > 0 && !slices.Contains(only, t.row.Name) {
+			continue
+		}
 		pt := peerTable{Base: base, Table: "t_" + t.row.Name, Type: "bigint", Expr: t.row.Default}
 		tmpl := "peer_table"
 		switch t.row.Name {
@@ -468,8 +482,9 @@ func setupInstr(ctx context.Context, dsn string, extras []InstrExtra, server *st
 			return nil, fmt.Errorf("create the table of %s: %w", t.row.Name, err)
 		}
 		t.table = base + "." + pt.Table
+		kept = append(kept, *t)
 	}
-	return tables, nil
+	return append(kept, tables[len(InstrRows):]...), nil
 }
 
 // quoteLiteral quotes s as an SQL string literal.
@@ -533,8 +548,8 @@ func instrForms(n int) []instrForm {
 
 // instrRunner runs the stand-alone backends.
 type instrRunner struct {
-	srv      *dbserver.PG
-	vg, lib  string
+	srv     *dbserver.PG
+	vg, lib string
 	clock   time.Time // every backend's clock (where it starts)
 }
 
