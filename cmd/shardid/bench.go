@@ -14,6 +14,7 @@ import (
 
 	"github.com/shardid/shardid/internal/dsn"
 	"github.com/shardid/shardid/tools/bench"
+	"github.com/shardid/shardid/tools/bench/instr"
 	"github.com/shardid/shardid/tools/dbserver"
 )
 
@@ -81,23 +82,23 @@ func runBenchPG(ctx context.Context, env *cliEnv, args []string) error {
 		return trimInvalid(err)
 	})
 	citus := fs.Bool("citus", false, "measure on a throwaway Citus cluster (a coordinator and two workers) instead of one server; a --dsn of a Citus coordinator is measured so too")
-	var is bench.InstrSettings
-	instr := fs.Bool("instructions", false, "count instructions instead (callgrind over a stand-alone backend of the local server binaries, clock frozen by libfaketime): the same table on any machine, whatever its load")
-	fs.IntVar(&is.Executes, "executes", bench.DefaultExecutes, "--instructions: N; a count is (instructions of 2N+1 INSERTs - those of N+1) / N")
-	fs.IntVar(&is.Repeats, "repeats", bench.DefaultRepeats, "--instructions: backends per count, to show the counts repeat")
-	fs.Func("only", "--instructions: ROW,...: measure only these of the built-in rows beside bigserial ("+strings.Join(bench.InstrRows[1:], ", ")+")", func(v string) error {
+	var is instr.Settings
+	counts := fs.Bool("instructions", false, "count instructions instead (callgrind over a stand-alone backend of the local server binaries, clock frozen by libfaketime): the same table on any machine, whatever its load")
+	fs.IntVar(&is.Executes, "executes", instr.DefaultExecutes, "--instructions: N; a count is (instructions of 2N+1 INSERTs - those of N+1) / N")
+	fs.IntVar(&is.Repeats, "repeats", instr.DefaultRepeats, "--instructions: backends per count, to show the counts repeat")
+	fs.Func("only", "--instructions: ROW,...: measure only these of the built-in rows beside bigserial ("+strings.Join(instr.RowNames[1:], ", ")+")", func(v string) error {
 		is.Only = strings.Split(v, ",")
 		return nil
 	})
 	fs.Func("extra", "--instructions: NAME=FILE.sql: run FILE's SQL (the Up part of a goose migration) and measure the DEFAULT its line '-- default: EXPR' names; repeatable", func(v string) error {
-		x, err := bench.ParseExtra(v)
+		x, err := instr.ParseExtra(v)
 		is.Extras = append(is.Extras, x)
 		return trimInvalid(err)
 	})
 	if err := f.parse(env, fs, args, dsn.Postgres); err != nil {
 		return err
 	}
-	if *instr || fs.set("executes") || fs.set("repeats") || fs.set("only") || fs.set("extra") {
+	if *counts || fs.set("executes") || fs.set("repeats") || fs.set("only") || fs.set("extra") {
 		return benchInstructions(ctx, env, fs, f, is, args)
 	}
 	// Citus (bench_citus.go): through the coordinator and a worker.
@@ -139,8 +140,8 @@ func trimInvalid(err error) error {
 }
 
 // benchInstructions is bench pg --instructions: it refuses the flags of
-// the timed bench, then counts (bench.RunInstructions) and prints.
-func benchInstructions(ctx context.Context, env *cliEnv, fs *flagSet, f benchFlags, is bench.InstrSettings, args []string) error {
+// the timed bench, then counts (instr.Run) and prints.
+func benchInstructions(ctx context.Context, env *cliEnv, fs *flagSet, f benchFlags, is instr.Settings, args []string) error {
 	if !fs.set("instructions") {
 		return usagef("bench pg: --executes, --repeats, --only and --extra need --instructions")
 	}
@@ -149,18 +150,13 @@ func benchInstructions(ctx context.Context, env *cliEnv, fs *flagSet, f benchFla
 			return usagef("bench pg: --instructions runs its own throwaway server and takes no --%s", name)
 		}
 	}
-	for _, l := range []struct {
-		name   string
-		v, max int
-	}{{"executes", is.Executes, 500}, {"repeats", is.Repeats, 10}} {
-		if l.v < 1 || l.v > l.max {
-			return usagef("bench pg: --%s %d (allowed: 1-%d)", l.name, l.v, l.max)
-		}
+	if is.Executes < 1 || is.Repeats < 1 { // 0 is the package's default, a mistake here
+		return usagef("bench pg: --executes %d, --repeats %d (allowed: 1-500, 1-10)", is.Executes, is.Repeats)
 	}
 	command := "shardid bench pg " + strings.Join(args, " ")
 	var end func(bool)
 	is.Progress, end = progressTo(env.stderr)
-	rep, err := bench.RunInstructions(ctx, is)
+	rep, err := instr.Run(ctx, is)
 	end(rep != nil)
 	switch {
 	case errors.Is(err, bench.ErrInvalidSettings):
@@ -170,10 +166,10 @@ func benchInstructions(ctx context.Context, env *cliEnv, fs *flagSet, f benchFla
 	case f.json:
 		return writeJSON(env.stdout, struct {
 			Command string `json:"command"`
-			*bench.InstrReport
+			*instr.Report
 		}{command, rep})
 	}
-	bench.WriteInstructions(env.stdout, rep, command)
+	instr.Write(env.stdout, rep, command)
 	return nil
 }
 

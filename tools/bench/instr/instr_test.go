@@ -1,4 +1,4 @@
-package bench
+package instr
 
 import (
 	"bytes"
@@ -11,17 +11,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shardid/shardid/tools/bench"
 	"github.com/shardid/shardid/tools/testsrv"
 )
 
-// TestInstructions runs the instruction count with a small N and two
+// TestCounts runs the instruction count with a small N and two
 // repeats, next_id() and an extra beside bigserial, and checks what a count
 // must be whatever the body: every row there, bigserial's count
 // positive, every count finite and equal in both repeats (callgrind
 // counts, the machine's load plays no part), the frozen clock keeping
 // every counted draw on the fast path and the fresh window sending every
 // one to the jump. It asserts no speed.
-func TestInstructions(t *testing.T) {
+func TestCounts(t *testing.T) {
 	if _, err := osexec.LookPath("valgrind"); err != nil && !testsrv.InCI() {
 		t.Skip("valgrind is not installed (CI installs it)")
 	}
@@ -43,13 +44,13 @@ func TestInstructions(t *testing.T) {
 	// to the next (the difference of two scripts leaves that over N): N =
 	// 50 keeps that within 1% at little cost, the start dominating.
 	const n = 50
-	rep, err := RunInstructions(context.Background(), InstrSettings{Executes: n, Repeats: 2,
-		Only: []string{"next_id"}, Extras: []InstrExtra{x}})
+	rep, err := Run(context.Background(), Settings{Executes: n, Repeats: 2,
+		Only: []string{"next_id"}, Extras: []Extra{x}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	WriteInstructions(&out, rep, "go test")
+	Write(&out, rep, "go test")
 	t.Log("\n" + out.String())
 	want := []string{"bigserial", "next_id", "extra:floor2"}
 	if len(rep.Rows) != len(want) {
@@ -62,7 +63,7 @@ func TestInstructions(t *testing.T) {
 		if r.Name != want[i] {
 			t.Errorf("row %d is %s, want %s", i, r.Name, want[i])
 		}
-		counts := map[string]*InstrCount{"prepared": r.Prepared, "fresh window": r.Fresh, "simple": r.Simple, "per row": r.PerRow}
+		counts := map[string]*Count{"prepared": r.Prepared, "fresh window": r.Fresh, "simple": r.Simple, "per row": r.PerRow}
 		for form, c := range counts {
 			if c == nil {
 				t.Errorf("%s: no %s count", r.Name, form)
@@ -94,25 +95,27 @@ func TestInstructions(t *testing.T) {
 	}
 }
 
-// TestInstructionsMissing: a missing valgrind or libfaketime is named in
+// TestMissing: a missing valgrind or libfaketime is named in
 // one line, before any server starts.
-func TestInstructionsMissing(t *testing.T) {
-	for _, s := range []InstrSettings{
+func TestMissing(t *testing.T) {
+	for _, s := range []Settings{
 		{Valgrind: "/nonexistent/valgrind"},
 		{Valgrind: "/bin/true", FakeTime: "/nonexistent/libfaketime.so.1"},
 	} {
-		_, err := RunInstructions(context.Background(), s)
+		_, err := Run(context.Background(), s)
 		if !errors.Is(err, ErrNotLocal) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%+v: %v, want one line wrapping ErrNotLocal", s, err)
 		}
 		t.Log(err)
 	}
-	for _, s := range []InstrSettings{{Executes: 501}, {Repeats: 11}, {Only: []string{"bigserial"}}, {Only: []string{"uuid"}}} {
-		if _, err := RunInstructions(context.Background(), s); !errors.Is(err, ErrInvalidSettings) {
-			t.Errorf("%+v: %v, want ErrInvalidSettings", s, err)
+	for _, s := range []Settings{{Executes: 501}, {Repeats: 11}, {Only: []string{"bigserial"}}, {Only: []string{"uuid"}}} {
+		if _, err := Run(context.Background(), s); !errors.Is(err, bench.ErrInvalidSettings) {
+			t.Errorf("%+v: %v, want bench.ErrInvalidSettings", s, err)
 		}
 	}
-	if _, err := ParseExtra("x=/nonexistent.sql"); !errors.Is(err, ErrInvalidSettings) {
-		t.Errorf("extra of a missing file: %v, want ErrInvalidSettings", err)
+	if _, err := ParseExtra("x=/nonexistent.sql"); !errors.Is(err, bench.ErrInvalidSettings) {
+		t.Errorf("extra of a missing file: %v, want bench.ErrInvalidSettings", err)
 	}
 }
+
+func TestMain(m *testing.M) { testsrv.Main(m) }
