@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -248,6 +250,9 @@ func (r *instrRunner) run(ctx context.Context, lines []string, fresh bool) (int6
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
+	if cmd.Process != nil {
+		removeFakeTimeShm(cmd.Process.Pid)
+	}
 	if m := errorRE.Find(stdout.Bytes()); m != nil {
 		return 0, 0, fmt.Errorf("the backend: %s", strings.TrimSpace(string(m)))
 	}
@@ -304,4 +309,14 @@ func Write(w io.Writer, rep *Report, command string) {
 		fmt.Fprintf(tw, "\t%.2f%%\n", 100*spread)
 	}
 	tw.Flush()
+}
+
+// removeFakeTimeShm removes the shared memory and semaphore libfaketime
+// leaves in /dev/shm for process pid (valgrind's launcher makes them and
+// execs the tool, so nobody removes them): a later backend that gets the
+// same process id would read the clock state of this one.
+func removeFakeTimeShm(pid int) {
+	for _, name := range []string{"faketime_shm_%d", "sem.faketime_sem_%d"} {
+		_ = os.Remove(filepath.Join("/dev/shm", fmt.Sprintf(name, pid)))
+	}
 }
