@@ -1,9 +1,9 @@
 package instr
 
 import (
-	"bytes"
 	"embed"
 	"fmt"
+	"strings"
 	"text/template"
 )
 
@@ -17,9 +17,9 @@ var templateFS embed.FS
 // templates are the parsed statements.
 var templates = template.Must(template.ParseFS(templateFS, "sql/*.sql.tmpl"))
 
-// render executes the named statement template.
+// render executes the named statement template; a failure names it.
 func render(name string, data any) (string, error) {
-	var b bytes.Buffer
+	var b strings.Builder
 	if err := templates.ExecuteTemplate(&b, name, data); err != nil {
 		return "", fmt.Errorf("render %s: %w", name, err)
 	}
