@@ -90,7 +90,7 @@ func runBenchPG(ctx context.Context, env *cliEnv, args []string) error {
 		is.Only = strings.Split(v, ",")
 		return nil
 	})
-	fs.Func("extra", "--instructions: NAME=FILE.sql: run FILE's SQL (the Up part of a goose migration) and measure the DEFAULT its line '-- default: EXPR' names; repeatable", func(v string) error {
+	fs.Func("extra", "--instructions: NAME=FILE.sql: run FILE's SQL (a goose migration's but its Down part) and measure the DEFAULT its line '-- default: EXPR' names; repeatable", func(v string) error {
 		x, err := instr.ParseExtra(v)
 		is.Extras = append(is.Extras, x)
 		return trimInvalid(err)

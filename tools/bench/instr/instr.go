@@ -84,8 +84,8 @@ type Extra struct {
 	// counts its slow path too.
 	Expr string `json:"default"`
 	// Setup is SQL run before (the objects Expr needs), as one
-	// multi-statement string; a goose migration's text runs its Up part
-	// only.
+	// multi-statement string; of a goose migration's text, all but its
+	// Down part.
 	Setup string `json:"-"`
 }
 

@@ -26,14 +26,10 @@ import (
 	"github.com/shardid/shardid/tools/dbserver"
 )
 
-// gooseUp is the Up part of a goose migration's text, or text when it is
-// not one.
+// gooseUp is text without a goose migration's Down part (what comes
+// before its Up, a CREATE SCHEMA say, stays), or text when it has none.
 func gooseUp(text string) string {
-	_, up, ok := strings.Cut(text, "-- +goose Up\n")
-	if !ok {
-		return text
-	}
-	up, _, _ = strings.Cut(up, "-- +goose Down\n")
+	up, _, _ := strings.Cut(text, "-- +goose Down\n")
 	return up
 }
 
