@@ -11,8 +11,8 @@
 // that sets it up), stops the server and runs each script on a fresh copy
 // of its data. A count is the difference of two scripts over the
 // statements they differ by, so the backend's start cancels out: prepared
-// and simple single-row INSERTs, the same with every draw in a fresh
-// window, and per row of an INSERT ... SELECT.
+// and simple single-row INSERTs, the same with every draw taking the
+// jump (a clock that moves past the window at every reading), and per row of an INSERT ... SELECT.
 //
 // It needs valgrind, libfaketime and the PostgreSQL server binaries on
 // this machine, and returns ErrNotLocal naming what is missing.

@@ -34,10 +34,10 @@ const (
 	// generator's counter within its window.
 	BatchRows = 200
 	Batches   = 2
-	// FreshStep is how far the clock of the fresh-window count moves at
+	// JumpStep is how far the clock of the every-draw-jumps count moves at
 	// every reading: past any generator's window (pgfunc.ShortTick), so
 	// that every draw finds its counter's window over.
-	FreshStep = 100 * time.Millisecond
+	JumpStep = 100 * time.Millisecond
 )
 
 // Settings says what Run measures. Every zero value means
@@ -199,10 +199,10 @@ type Row struct {
 	// INSERT INTO t (v) VALUES (1)`, clock frozen: every draw but a
 	// script's first on the fast path.
 	Prepared *Count `json:"prepared,omitempty"`
-	// Fresh is the same with a clock that moves FreshStep at every
-	// reading: every draw is the first of a fresh window (a generator
-	// with a window takes its jump every time).
-	Fresh *Count `json:"fresh_window,omitempty"`
+	// Jumping is the same with a clock that moves JumpStep at every
+	// reading: every draw finds its counter's window over and takes the
+	// generator's jump (the cost of its slow path).
+	Jumping *Count `json:"every_draw_jumps,omitempty"`
 	// Simple counts per `INSERT INTO t (v) VALUES (1)` sent as text
 	// (parsed and planned each time), clock frozen.
 	Simple *Count `json:"simple,omitempty"`
@@ -241,7 +241,7 @@ type instrForm struct {
 	lines   func(t instrTable, k int) ([]string, error)
 	k1, k2  int     // statements of the two scripts
 	per     float64 // draws the scripts differ by
-	fresh   bool    // the stepped clock
+	jumping bool    // the stepped clock
 	perRow  bool    // the INSERT ... SELECT scripts
 	counted func(r *Row) **Count
 }

@@ -20,7 +20,7 @@ import (
 // must be whatever the body: every row there, bigserial's count
 // positive, every count finite and equal in both repeats (callgrind
 // counts, the machine's load plays no part), the frozen clock keeping
-// every counted draw on the fast path and the fresh window sending every
+// every counted draw on the fast path and the stepped clock sending every
 // one to the jump. It asserts no speed.
 func TestCounts(t *testing.T) {
 	if _, err := osexec.LookPath("valgrind"); err != nil && !testsrv.InCI() {
@@ -63,7 +63,7 @@ func TestCounts(t *testing.T) {
 		if r.Name != want[i] {
 			t.Errorf("row %d is %s, want %s", i, r.Name, want[i])
 		}
-		counts := map[string]*Count{"prepared": r.Prepared, "fresh window": r.Fresh, "simple": r.Simple, "per row": r.PerRow}
+		counts := map[string]*Count{"prepared": r.Prepared, "every draw jumps": r.Jumping, "simple": r.Simple, "per row": r.PerRow}
 		for form, c := range counts {
 			if c == nil {
 				t.Errorf("%s: no %s count", r.Name, form)
@@ -83,12 +83,12 @@ func TestCounts(t *testing.T) {
 				t.Errorf("bigserial, %s: %+v × %.2f, want a positive count, × 1", form, v, c.VsBase)
 			}
 			// Slow paths, where the generator's jump counters tell: none
-			// counted with the frozen clock, every draw in the fresh window.
+			// counted with the frozen clock, every draw with the stepped clock.
 			switch {
 			case r.Name != "next_id" && r.Name != "next_id_bulk":
-			case form == "fresh window" && c.SlowPath != n:
-				t.Errorf("%s, fresh window: %d jumps among %d counted draws, want every one", r.Name, c.SlowPath, n)
-			case form != "fresh window" && c.SlowPath != 0:
+			case form == "every draw jumps" && c.SlowPath != n:
+				t.Errorf("%s, every draw jumps: %d jumps among %d counted draws, want every one", r.Name, c.SlowPath, n)
+			case form != "every draw jumps" && c.SlowPath != 0:
 				t.Errorf("%s, %s: %d jumps among the counted draws, want none (clock frozen)", r.Name, form, c.SlowPath)
 			}
 		}
