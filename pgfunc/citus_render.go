@@ -47,17 +47,17 @@ const CitusCounterTool = "shardid-citus"
 // from.
 type citusData struct {
 	renderData
-	NodeSchema  string // quoted <schema>_node
-	NSeqReg     string // the node counters, as quoted literals
-	NBegunReg   string
-	NDoneReg    string
-	NLockReg    string
-	GateLit     string // the session setting the jump sets once the node is checked
-	NodeComment string
-	Slot        int64
-	Slots       int64
-	SlotMask    int64
-	Group       int64
+	NodeSchema    string // quoted <schema>_node
+	NSeqReg       string // the node counters, as quoted literals
+	NBegunReg     string
+	NDoneReg      string
+	NLockReg      string
+	NodeSchemaLit string // NodeSchema as a literal, for format() in the node id's function
+	NodeComment   string
+	Slot          int64
+	Slots         int64
+	SlotMask      int64
+	Group         int64
 }
 
 func newCitusData(sh Shard, o Options, group, slot int) (citusData, error) {
@@ -78,18 +78,18 @@ func newCitusData(sh Shard, o Options, group, slot int) (citusData, error) {
 	// table: on Citus, the node's (package resume).
 	d.LockReg = quoteLiteral(q + ".next_id_node_lock")
 	return citusData{
-		renderData:  d,
-		NodeSchema:  q,
-		NSeqReg:     quoteLiteral(q + ".next_id_node_seq"),
-		NBegunReg:   quoteLiteral(q + ".next_id_node_begun"),
-		NDoneReg:    quoteLiteral(q + ".next_id_node_done"),
-		NLockReg:    quoteLiteral(q + ".next_id_node_lock"),
-		GateLit:     quoteLiteral(fmt.Sprintf("shardid.citus_%d", sh.ID)),
-		NodeComment: quoteLiteral(string(meta)),
-		Slot:        int64(slot),
-		Slots:       CitusSlots,
-		SlotMask:    CitusSlots - 1,
-		Group:       int64(group),
+		renderData:    d,
+		NodeSchema:    q,
+		NSeqReg:       quoteLiteral(q + ".next_id_node_seq"),
+		NBegunReg:     quoteLiteral(q + ".next_id_node_begun"),
+		NDoneReg:      quoteLiteral(q + ".next_id_node_done"),
+		NLockReg:      quoteLiteral(q + ".next_id_node_lock"),
+		NodeSchemaLit: quoteLiteral(q),
+		NodeComment:   quoteLiteral(string(meta)),
+		Slot:          int64(slot),
+		Slots:         CitusSlots,
+		SlotMask:      CitusSlots - 1,
+		Group:         int64(group),
 	}, nil
 }
 
