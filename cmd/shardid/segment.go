@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -244,65 +243,53 @@ func runSegmentStatus(ctx context.Context, env *cliEnv, args []string) (err erro
 	defer db.Close()
 	env, rep := startReport(env, *asJSON, "segment status")
 	defer func() { err = rep.finish(env, err) }()
-	tags, err := segment.Tags(tctx, db, d, f.table)
+	// The records kept outside the allocation database, when
+	// --records-dsn names one: the ones a restore of it does not take back.
+	_, rdb, rd, err := f.store(tctx, fs)
 	if err != nil {
-		return fmt.Errorf("%s: %w%s", where, err, timedOut(tctx, *timeout))
+		return fmt.Errorf("%s: %w%s", dsn.Redact(f.records), err, timedOut(tctx, *timeout))
 	}
-	recs, err := segment.Records(tctx, db, d, f.table)
-	if err != nil {
-		if tctx.Err() != nil {
-			return fmt.Errorf("%s: %w%s", where, err, timedOut(tctx, *timeout))
-		}
-		// A role without SELECT on the record table: the rest is shown.
-		notice(env, "segment status", fmt.Sprintf("the record table %s cannot be read (%v): tags missing from the table or below their record are not shown", segment.RecordTable(f.table), err))
-	}
-	if f.records != "" {
-		// The records kept outside the allocation database: the ones a
-		// restore of it does not take back.
-		_, rdb, rd, err := f.store(tctx, fs)
-		if err != nil {
-			return fmt.Errorf("%s: %w%s", dsn.Redact(f.records), err, timedOut(tctx, *timeout))
-		}
+	if rdb != nil {
 		defer rdb.Close()
-		outside, err := segment.Records(tctx, rdb, rd, f.table)
-		if err == nil && outside == nil {
-			err = fmt.Errorf("no record table %s there (shardid segment up --records-dsn creates it)", segment.RecordTable(f.table))
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w%s", dsn.Redact(f.records), err, timedOut(tctx, *timeout))
-		}
-		if recs == nil {
-			recs = map[string]int64{}
-		}
-		for tag, high := range outside {
-			recs[tag] = max(recs[tag], high)
-		}
 	}
+	sv, err := segment.ReadSurvey(tctx, db, d, f.table, rdb, rd)
+	var oe *segment.OutsideError
+	switch {
+	case errors.As(err, &oe):
+		return fmt.Errorf("%s: %w%s", dsn.Redact(f.records), err, timedOut(tctx, *timeout))
+	case err != nil:
+		return fmt.Errorf("%s: %w%s", where, err, timedOut(tctx, *timeout))
+	case sv.RecordsErr != nil && tctx.Err() != nil:
+		return fmt.Errorf("%s: %w%s", where, sv.RecordsErr, timedOut(tctx, *timeout))
+	case sv.RecordsErr != nil:
+		// A role without SELECT on the record table: the rest is shown.
+		notice(env, "segment status", fmt.Sprintf("the record table %s cannot be read (%v): tags missing from the table or below their record are not shown", segment.RecordTable(f.table), sv.RecordsErr))
+	}
+	if sv.NoOutside {
+		return fmt.Errorf("%s: no record table %s there (shardid segment up --records-dsn creates it)%s", dsn.Redact(f.records), segment.RecordTable(f.table), timedOut(tctx, *timeout))
+	}
+	tags, recs := sv.Tags, sv.Records
 	var bad []string // one entry per tag: its reasons joined
 	segmentStatusJSON(rep, tags)
 	fmt.Fprintf(env.stdout, "%-24s %-20s %-10s %s\n", "TAG", "HANDED OUT UP TO", "STEP", "LAST SEGMENT TAKEN")
 	for _, t := range tags {
 		fmt.Fprintf(env.stdout, "%-24s %-20d %-10d %s\n", t.Tag, t.MaxID, t.Step, t.UpdateTime.UTC().Format(time.RFC3339))
-		var why []string
 		if r := t.LastRewind; !r.IsZero() {
 			state := "resumed since"
 			if t.Fenced {
 				state = "FENCED: no client takes a segment until `shardid segment resume`"
-				why = append(why, "fenced")
 			}
 			fmt.Fprintf(env.stdout, "  last rewind %s: a client found the table at %d after taking IDs up to %d; %s\n",
 				r.Time.UTC().Format(time.RFC3339), r.Found, r.Seen, state)
 		}
-		if rec, ok := recs[t.Tag]; ok && rec > t.MaxID {
+		if rec, below := sv.Record(t); below {
 			fmt.Fprintf(env.stdout, "  BELOW ITS RECORD: clients recorded IDs up to %d; the table was restored from an older copy (shardid segment resume --tag %s)\n", rec, t.Tag)
-			why = append(why, "below its record")
 		}
-		if len(why) > 0 {
+		if why := sv.Problems(t); len(why) > 0 {
 			bad = append(bad, t.Tag+" ("+strings.Join(why, ", ")+")")
 		}
-		delete(recs, t.Tag)
 	}
-	for _, name := range sortedKeys(recs) {
+	for _, name := range sv.Missing() {
 		fmt.Fprintf(env.stdout, "%-24s MISSING: created before, clients recorded IDs up to %d; the table was restored from an older copy (shardid segment up --tag %s --start %d or more)\n",
 			name, recs[name], name, recs[name]+1)
 		bad = append(bad, name+" (missing)")
@@ -325,16 +312,6 @@ func timedOut(ctx context.Context, d time.Duration) string {
 // timedOutText says a server did not answer within --timeout d.
 func timedOutText(d time.Duration) string {
 	return fmt.Sprintf(" (no answer within --timeout %s: the server is down or hung)", d)
-}
-
-// sortedKeys returns m's keys in order.
-func sortedKeys(m map[string]int64) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func runSegmentResume(ctx context.Context, env *cliEnv, args []string) error {
@@ -376,43 +353,23 @@ func runSegmentResume(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	names := []string{*tag}
 	if *tag == "" {
-		tags, err := segment.Tags(ctx, db, d, f.table)
+		sv, err := segment.ReadSurvey(ctx, db, d, f.table, rdb, rd)
+		if err == nil {
+			err = sv.RecordsErr
+		}
 		if err != nil {
 			return err
 		}
-		names = names[:0]
-		recs, err := segment.Records(ctx, db, d, f.table)
-		if err != nil {
-			return err
-		}
-		if rdb != nil {
-			outside, err := segment.Records(ctx, rdb, rd, f.table)
-			if err != nil {
-				return err
-			}
-			if recs == nil {
-				recs = map[string]int64{}
-			}
-			for t, high := range outside {
-				recs[t] = max(recs[t], high)
-			}
-		}
-		for _, t := range tags {
-			names = append(names, t.Tag)
-			delete(recs, t.Tag)
-		}
-		names = append(names, sortedKeys(recs)...) // missing: ResumeTag says how to make them again
-		if len(names) == 0 {
+		if names = sv.Names(); len(names) == 0 {
 			return fmt.Errorf("allocation table %s holds no tag: nothing to resume", f.table)
 		}
 	}
 	// Each tag on its own: one that fails leaves the others resumed.
-	failed := 0
-	for _, name := range names {
-		before, after, err := segment.ResumeTag(ctx, db, d, f.table, name, segment.Resume{To: *to, Skip: *skip}, stores(store)...)
-		if err != nil {
-			failed++
-			fmt.Fprintf(env.stdout, "tag %s: FAILED: %s\n", name, env.line(err.Error()))
+	res, err := segment.ResumeTags(ctx, db, d, f.table, names, segment.Resume{To: *to, Skip: *skip}, stores(store)...)
+	for _, r := range res {
+		before, after, name := r.Before, r.After, r.Tag
+		if r.Err != nil {
+			fmt.Fprintf(env.stdout, "tag %s: FAILED: %s\n", name, env.line(r.Err.Error()))
 			continue
 		}
 		reported := ""
@@ -426,12 +383,11 @@ func runSegmentResume(ctx context.Context, env *cliEnv, args []string) error {
 		fmt.Fprintf(env.stdout, "tag %s: IDs handed out up to %d → %d%s%s; next ID %d (to repeat this exactly: --tag %s --to %d)\n",
 			name, before.MaxID, after.MaxID, reported, fence, after.MaxID+1, name, after.MaxID+1)
 	}
-	if failed > 0 {
-		return fmt.Errorf("segment resume: %d of %d tags failed (the others are resumed)", failed, len(names))
+	if err != nil {
+		return fmt.Errorf("segment resume: %w", err)
 	}
 	return nil
 }
-
 // notice prints one line on stderr for something a long-running command's
 // client reported (a loss, a rewind, an outage), scrubbed of passwords.
 func notice(env *cliEnv, cmd, msg string) {
