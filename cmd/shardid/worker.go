@@ -110,65 +110,35 @@ func runWorkerStatus(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return rep.finish(env, err) // with what to do when the table is missing or the role lacks grants
 	}
-	out := make([]leaseJSON, len(leases))
-	for i, l := range leases {
-		out[i] = leaseJSON{Node: l.Node, Holder: l.Holder, Live: l.Live, Until: l.Until.Format(time.RFC3339Nano), Layout: l.Layout, Fenced: l.Fenced && l.Live}
-		if !l.LastDrawn.IsZero() {
-			out[i].LastDrawn = l.LastDrawn.Format(time.RFC3339Nano)
-		}
-	}
 	fmt.Fprintf(env.stdout, "%-6s %-5s %-32s %-27s %s\n", "NODE", "STATE", "HOLDER", "UNTIL (database clock)", "LAST DRAWN (holder clock)")
-	live, fenced, leased := 0, 0, 0
-	var runs []fenceRun // fenced rows, as runs of consecutive node ids
-	for _, l := range out {
-		state := "free"
-		switch {
-		case l.Fenced:
-			state = "fence"
-			fenced++
-		case l.Live:
-			state = "live"
-			live++
+	for _, l := range leases {
+		row := leaseJSON{Node: l.Node, Holder: l.Holder, Live: l.Live, Until: l.Until.Format(time.RFC3339Nano), Layout: l.Layout, Fenced: l.Fenced && l.Live}
+		if !l.LastDrawn.IsZero() {
+			row.LastDrawn = l.LastDrawn.Format(time.RFC3339Nano)
 		}
-		if l.Holder != "" {
-			leased++
+		rep.row(row)
+		if !row.Fenced {
+			fmt.Fprintf(env.stdout, "%-6d %-5s %-32s %-27s %s\n", l.Node, l.State(), l.Holder, row.Until, row.LastDrawn)
 		}
-		rep.row(l)
-		if l.Fenced {
-			if n := len(runs); n > 0 && runs[n-1].last == l.Node-1 {
-				runs[n-1].last, runs[n-1].until = l.Node, max(runs[n-1].until, l.Until)
-			} else {
-				runs = append(runs, fenceRun{l.Node, l.Node, l.Until, l.Until})
-			}
-			runs[len(runs)-1].from = min(runs[len(runs)-1].from, l.Until)
-			continue
-		}
-		fmt.Fprintf(env.stdout, "%-6d %-5s %-32s %-27s %s\n", l.Node, state, l.Holder, l.Until, l.LastDrawn)
 	}
-	for _, r := range runs {
-		until := r.from
-		if r.until != r.from {
-			until = r.from + " to " + r.until
+	sum := lease.Summarize(leases)
+	for _, r := range sum.Runs {
+		until := r.From.Format(time.RFC3339Nano)
+		if !r.Until.Equal(r.From) {
+			until += " to " + r.Until.Format(time.RFC3339Nano)
 		}
-		fmt.Fprintf(env.stdout, "%-6s %-5s node ids %d-%d (%d): fenced until %s\n", "", "fence", r.first, r.last, r.last-r.first+1, until)
+		fmt.Fprintf(env.stdout, "%-6s %-5s node ids %d-%d (%d): fenced until %s\n", "", "fence", r.First, r.Last, r.Last-r.First+1, until)
 	}
-	fmt.Fprintf(env.stdout, "node ids leased so far: %d; live now: %d (table %s)\n", leased, live, f.table)
-	rep.total("leased", leased)
-	rep.total("live", live)
-	rep.total("fenced", fenced)
-	if fenced > 0 {
-		fmt.Fprintf(env.stdout, "%d node ids fenced (shardid worker fence): nobody takes them until their UNTIL\n", fenced)
-		rep.note(fmt.Sprintf("%d node ids fenced (shardid worker fence): nobody takes them until their UNTIL", fenced))
+	fmt.Fprintf(env.stdout, "node ids leased so far: %d; live now: %d (table %s)\n", sum.Leased, sum.Live, f.table)
+	rep.total("leased", sum.Leased)
+	rep.total("live", sum.Live)
+	rep.total("fenced", sum.Fenced)
+	if sum.Fenced > 0 {
+		msg := fmt.Sprintf("%d node ids fenced (shardid worker fence): nobody takes them until their UNTIL", sum.Fenced)
+		fmt.Fprintln(env.stdout, msg)
+		rep.note(msg)
 	}
 	return rep.finish(env, nil)
-}
-
-// fenceRun is a run of consecutive fenced node ids in worker status, and
-// the earliest and latest end of their fence (RFC 3339 text, UTC, so that
-// text order is time order).
-type fenceRun struct {
-	first, last int64
-	from, until string
 }
 
 func runWorkerFence(ctx context.Context, env *cliEnv, args []string) error {
