@@ -26,11 +26,8 @@ func runIDGen(ctx context.Context, env *cliEnv, args []string) error {
 	wait := fs.Duration("wait", 5*time.Minute, "when renewals fail past the lease (the database away), wait this long for one to succeed and draw on, as the library does; 0: exit at once")
 	asJSON := fs.Bool("json", false, "print one JSON document, the IDs its rows, instead of one ID per line")
 	lossy := fs.Bool("allow-lossy-commit", false, "lease from a server that may lose acknowledged commits in a crash (PostgreSQL synchronous_commit off, MySQL/MariaDB innodb_flush_log_at_trx_commit or sync_binlog not 1); after such a crash a node id can go to a second holder while the first draws, and IDs repeat")
-	if err := parseFlags(env, fs, args); err != nil {
+	if err := parseNoArgs(env, fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("idgen: unexpected argument %q", fs.Arg(0))
 	}
 	if *n < 1 {
 		return usagef("-n is required: how many IDs to print, at least 1")

@@ -392,6 +392,18 @@ func parseFlags(env *cliEnv, fs *flagSet, args []string) error {
 	return nil
 }
 
+// parseNoArgs is parseFlags for a command that takes flags only: an
+// argument left after them is a usage error naming it.
+func parseNoArgs(env *cliEnv, fs *flagSet, args []string) error {
+	if err := parseFlags(env, fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("%s: unexpected argument %q", strings.TrimPrefix(fs.Name(), "shardid "), fs.Arg(0))
+	}
+	return nil
+}
+
 // The messages of the flag package, which flagError rewords.
 var (
 	flagUnknown  = regexp.MustCompile(`^flag provided but not defined: -+(.*)$`)

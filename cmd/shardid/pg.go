@@ -144,11 +144,8 @@ func runPGRender(_ context.Context, env *cliEnv, args []string) error {
 	var f genFlags
 	f.register(fs, "")
 	shard := fs.Int64("shard", -1, "the logical shard id (required)")
-	if err := parseFlags(env, fs, args); err != nil {
+	if err := parseNoArgs(env, fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("pg render: unexpected argument %q", fs.Arg(0))
 	}
 	o, err := f.options()
 	if err != nil {
@@ -220,11 +217,8 @@ func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string
 	}
 	mapPath := fs.String("map", "", "shard map file (TOML): every server of a fleet at once, instead of --dsn and --shards"+mapEnvNote)
 	asJSON := jsonFlag(fs)
-	if err := parseFlags(env, fs, args); err != nil {
+	if err := parseNoArgs(env, fs, args); err != nil {
 		return nil, err
-	}
-	if fs.NArg() > 0 {
-		return nil, usagef("pg %s: unexpected argument %q", name, fs.Arg(0))
 	}
 	if *mapPath != "" && *asJSON {
 		return nil, usagef("pg %s: --json takes --dsn, not --map (pg verify --json reports a fleet)", name)
@@ -345,11 +339,8 @@ func runPGGen(_ context.Context, env *cliEnv, args []string) error {
 	dir := fs.String("dir", "", "directory to write the goose migrations to (required)")
 	force := fs.Bool("force", false, "overwrite files whose content differs")
 	offset := fs.Int64("version-offset", 0, "add N to every version (shard id + 1), to join a goose directory whose migrations hold the versions up to N: its highest sequential version, or a timestamp past its timestamp versions")
-	if err := parseFlags(env, fs, args); err != nil {
+	if err := parseNoArgs(env, fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("pg gen: unexpected argument %q", fs.Arg(0))
 	}
 	if *dir == "" {
 		return usagef("--dir is required: the directory goose -dir will read")

@@ -31,11 +31,8 @@ func runPGAdopt(ctx context.Context, env *cliEnv, args []string) error {
 	lockWait := fs.Duration("lock-timeout", adopt.DefaultAdoptLockTimeout, "how long the switch waits for transactions that drew from the old next_id() to end (new draws queue meanwhile)")
 	serverWait := fs.Duration("server-lock-timeout", inventory.DefaultLockTimeout, "how long --apply waits for the server-wide lock of pg up (in database "+inventory.LockDatabase+")")
 	asJSON := jsonFlag(fs)
-	if err := parseFlags(env, fs, args); err != nil {
+	if err := parseNoArgs(env, fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("pg adopt: unexpected argument %q", fs.Arg(0))
 	}
 	given := func(n string) bool { return fs.set(n) || fs.origin(n) != "--"+n }
 	var ao adopt.Options

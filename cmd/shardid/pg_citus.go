@@ -50,11 +50,8 @@ func runPGMove(ctx context.Context, env *cliEnv, args []string) error {
 	fs.envVar("schema-format", envSchemaFm)
 	to := fs.String("to", "", "host:port of the node to move the shard to, as the coordinator's pg_dist_node names it")
 	mode := fs.String("transfer-mode", "auto", "Citus's shard transfer mode (allowed: "+strings.Join(citus.TransferModes, ", ")+")")
-	if err := parseFlags(env, fs, args); err != nil {
+	if err := parseNoArgs(env, fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("pg move: unexpected argument %q", fs.Arg(0))
 	}
 	id, err := strconv.ParseInt(*shardText, 10, 64)
 	if err != nil || id < 0 {

@@ -27,11 +27,8 @@ func runPGGrant(ctx context.Context, env *cliEnv, args []string) (err error) {
 	role := fs.String("role", "", "the role the application connects as, which must exist and not be a superuser (required)")
 	mapPath := fs.String("map", "", "shard map file (TOML): every shard of a fleet, instead of --dsn and --shards"+mapEnvNote)
 	asJSON := jsonFlag(fs)
-	if err := parseFlags(env, fs, args); err != nil {
+	if err := parseNoArgs(env, fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("pg grant: unexpected argument %q", fs.Arg(0))
 	}
 	if *mapPath != "" && *asJSON {
 		return usagef("pg grant: --json takes --dsn, not --map")

@@ -34,11 +34,8 @@ func runPGResume(ctx context.Context, env *cliEnv, args []string) error {
 	apply := fs.Bool("apply", false, "move the counters; without it resume is a dry run: it says what each counter would move to and until when draws would wait, and moves nothing")
 	below := fs.Bool("below-recorded-lead", false, "move by --lead even though a generator of the server records a larger lead (refused without it: a counter moved by less than the lead the old server ran with hands its IDs out again)")
 	asJSON := fs.Bool("json", false, "print one JSON document instead of lines")
-	if err := parseFlags(env, fs, args); err != nil {
+	if err := parseNoArgs(env, fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("pg resume: unexpected argument %q", fs.Arg(0))
 	}
 	var ro resume.Options
 	if *after != "" {

@@ -100,12 +100,10 @@ func runSegmentUp(ctx context.Context, env *cliEnv, args []string) error {
 	step := fs.Int64("step", 0, fmt.Sprintf("the tag's base step, a client's first and smallest segment (default %d for a new tag; 0 keeps an existing tag's)", segment.DefaultTagStep))
 	start := fs.Int64("start", 0, "no ID below this: a new tag starts here, an existing one is raised to it (never lowered); 0: 1 for a new tag; at most 9223372036854775808 minus the step, so that one segment fits")
 	desc := fs.String("description", "", "free text stored with a new tag")
-	if err := parseFlags(env, fs, args); err != nil {
+	if err := parseNoArgs(env, fs, args); err != nil {
 		return err
 	}
 	switch {
-	case fs.NArg() > 0:
-		return usagef("segment up: unexpected argument %q", fs.Arg(0))
 	case *step < 0:
 		return usagef("--step: %d is out of range (allowed: 1-%d, or 0 to keep)", *step, segment.MaxTagStep)
 	case *start < 0:
@@ -178,12 +176,10 @@ func runSegmentNext(ctx context.Context, env *cliEnv, args []string) error {
 	f.register(fs, "the ID space (required)")
 	count := fs.Int("n", 1, "number of IDs to print")
 	lossy := fs.Bool("allow-lossy-commit", false, lossyCommitUsage)
-	if err := parseFlags(env, fs, args); err != nil {
+	if err := parseNoArgs(env, fs, args); err != nil {
 		return err
 	}
 	switch {
-	case fs.NArg() > 0:
-		return usagef("segment next: unexpected argument %q", fs.Arg(0))
 	case *count < 1:
 		return usagef("-n: %d is out of range (allowed: 1 or more)", *count)
 	}
@@ -224,11 +220,8 @@ func runSegmentStatus(ctx context.Context, env *cliEnv, args []string) (err erro
 	f.register(fs, "")
 	timeout := fs.Duration("timeout", 5*time.Second, "give up on a server that has not answered by then")
 	asJSON := jsonFlag(fs)
-	if err := parseFlags(env, fs, args); err != nil {
+	if err := parseNoArgs(env, fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("segment status: unexpected argument %q", fs.Arg(0))
 	}
 	if *timeout <= 0 {
 		return usagef("--timeout: %s is out of range (allowed: more than 0)", *timeout)
@@ -321,12 +314,10 @@ func runSegmentResume(ctx context.Context, env *cliEnv, args []string) error {
 	tag := fs.String("tag", "", "the tag to resume (default: every tag of the table)")
 	skip := fs.Int64("skip", 0, "leave this many IDs unused above the highest ID known to be handed out (the tag's, or what clients reported): for IDs handed out after the copy was made that no client reported; each run skips again")
 	to := fs.Int64("to", 0, "the least next ID, e.g. above the largest ID your data holds or every client's reported high-water mark; a rerun changes nothing")
-	if err := parseFlags(env, fs, args); err != nil {
+	if err := parseNoArgs(env, fs, args); err != nil {
 		return err
 	}
 	switch {
-	case fs.NArg() > 0:
-		return usagef("segment resume: unexpected argument %q", fs.Arg(0))
 	case !fs.set("skip") && !fs.set("to"):
 		return usagef("segment resume: give --skip N (IDs to leave unused above what is known to be handed out; 0 to go by what clients reported only) or --to N (the least next ID)")
 	case *skip < 0:
@@ -388,6 +379,7 @@ func runSegmentResume(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	return nil
 }
+
 // notice prints one line on stderr for something a long-running command's
 // client reported (a loss, a rewind, an outage), scrubbed of passwords.
 func notice(env *cliEnv, cmd, msg string) {

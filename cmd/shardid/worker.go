@@ -43,11 +43,8 @@ func (f *leaseFlags) open(ctx context.Context, fs *flagSet) (*sql.DB, dialect.Di
 // parseLeaseCommand parses the flags of a worker subcommand that takes no
 // arguments and connects.
 func parseLeaseCommand(ctx context.Context, env *cliEnv, fs *flagSet, f *leaseFlags, args []string) (*sql.DB, dialect.Dialect, error) {
-	if err := parseFlags(env, fs, args); err != nil {
+	if err := parseNoArgs(env, fs, args); err != nil {
 		return nil, "", err
-	}
-	if fs.NArg() > 0 {
-		return nil, "", usagef("%s: unexpected argument %q", fs.Name()[len("shardid "):], fs.Arg(0))
 	}
 	return f.open(ctx, fs)
 }
@@ -153,12 +150,10 @@ func runWorkerFence(ctx context.Context, env *cliEnv, args []string) error {
 	ttl := fs.Duration("ttl", 0, fmt.Sprintf("how long the fence lasts: at least the longest lease TTL any holder of the table uses; refused below the longest a row records (default: that longest, or %s when no row records one)", lease.DefaultTTL))
 	skew := fs.Duration("max-clock-skew", lease.DefaultMaxClockSkew, "the largest MaxClockSkew any holder uses: new holders draw only this long after the fence ends")
 	nodes := fs.Int64("nodes", 0, fmt.Sprintf("fence node ids 0 to N-1 (and every row the table holds) instead of every node id of the layout; needed past 20 node bits (at most %d): N above the most generators that ever held a lease at once, since they take the lowest free id", lease.MaxFenceNodes))
-	if err := parseFlags(env, fs, args); err != nil {
+	if err := parseNoArgs(env, fs, args); err != nil {
 		return err
 	}
 	switch {
-	case fs.NArg() > 0:
-		return usagef("worker fence: unexpected argument %q", fs.Arg(0))
 	case fs.set("ttl") && *ttl < 10*time.Millisecond:
 		return usagef("--ttl: %s is too short (allowed 10ms or more: the longest TTL of the holders)", *ttl)
 	case *skew < 0:
