@@ -90,4 +90,3 @@ func CountStatus(ss []ServerStatus) StatusCount {
 	}
 	return c
 }
-
