@@ -69,27 +69,16 @@ func tidbStatusJSON(r *jsonReport, st []apply.Status) {
 	if r == nil {
 		return
 	}
-	drifted := 0
 	for _, s := range st {
-		row := tidbStatusRow{Version: s.Migration.Version, Name: s.Migration.Name, State: "pending", TiDBOnly: s.Migration.TiDBOnly, Drift: s.Drift, Unchecked: s.Unchecked}
+		row := tidbStatusRow{Version: s.Migration.Version, Name: s.Migration.Name, State: s.State(), TiDBOnly: s.Migration.TiDBOnly, Drift: s.Drift, Unchecked: s.Unchecked, Full: s.Full}
 		if s.Applied {
 			at := s.AppliedAt.UTC()
-			row.State, row.AppliedAt = "applied", &at
-		}
-		if s.Skipped {
-			row.State = "skipped"
-		}
-		if len(s.Drift) > 0 {
-			row.State = "drift"
-			drifted++
-		}
-		if len(s.Full) > 0 {
-			row.State, row.Full = "full", s.Full
+			row.AppliedAt = &at
 		}
 		r.row(row)
 	}
 	r.total("migrations", len(st))
-	r.total("drifted", drifted)
+	r.total("drifted", apply.CountStatus(st).Drifted)
 }
 
 // ticketsRow is one server of tickets status --json.
