@@ -10,6 +10,7 @@ import (
 	"github.com/shardid/shardid/internal/dsn"
 	"github.com/shardid/shardid/tidb"
 	"github.com/shardid/shardid/tidb/apply"
+	"github.com/shardid/shardid/tidb/script"
 )
 
 // migrationFlags are the flags of up and status.
@@ -45,7 +46,7 @@ func (m *migrationFlags) migrator(ctx context.Context, env *cliEnv, name string,
 	if err := popts.Validate(); err != nil {
 		return nil, nil, usagef("%s: --version-table: %v", name, err)
 	}
-	var inputs []input
+	var inputs []script.File
 	switch {
 	case *m.dir != "" && len(files) > 0:
 		return nil, nil, usagef("%s: give --dir or FILE arguments, not both", name)
@@ -100,7 +101,7 @@ func (m *migrationFlags) migrator(ctx context.Context, env *cliEnv, name string,
 
 // migrations reads --dir, or renders the inputs in memory (numbered
 // against the server by the migrator).
-func (m *migrationFlags) migrations(env *cliEnv, name string, inputs []input, target tidb.Target) ([]apply.Migration, error) {
+func (m *migrationFlags) migrations(env *cliEnv, name string, inputs []script.File, target tidb.Target) ([]apply.Migration, error) {
 	if *m.dir != "" {
 		ms, err := apply.ReadDir(os.DirFS(*m.dir))
 		if err != nil {
