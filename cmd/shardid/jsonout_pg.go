@@ -37,22 +37,7 @@ func pgStatusJSON(r *jsonReport, st []migrate.Status, asked bool) {
 		return
 	}
 	for _, s := range st {
-		row := pgStatusRow{Schema: s.Shard.Schema, Shard: s.Shard.ID, Version: s.Version, Generator: s.Installed, State: "none", AlsoIn: []string{}}
-		if s.Installed != nil {
-			switch {
-			case s.Upgradable:
-				row.State = "upgradable"
-			case s.Outdated:
-				row.State = "outdated"
-			case !s.Matches && asked:
-				row.State = "differs"
-			default:
-				row.State = "ok"
-			}
-		}
-		if s.Unreadable != "" {
-			row.State = "unreadable"
-		}
+		row := pgStatusRow{Schema: s.Shard.Schema, Shard: s.Shard.ID, Version: s.Version, Generator: s.Installed, State: s.State(asked), AlsoIn: []string{}}
 		if s.PastLead() {
 			row.AheadMS = s.Ahead.Milliseconds()
 		}

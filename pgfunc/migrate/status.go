@@ -78,6 +78,27 @@ func (s Status) PastLead() bool {
 	return s.Ahead > lead
 }
 
+// State names the shard's state as pg status --json reports it: "none"
+// (no generator in the schema), "unreadable" (a counter beside a
+// generator's objects whose metadata cannot be read), "upgradable" (Up
+// replaces its body in place), "outdated", "differs" (from the options,
+// when asked says they were named) or "ok".
+func (s Status) State(asked bool) string {
+	switch {
+	case s.Unreadable != "":
+		return "unreadable"
+	case s.Installed == nil:
+		return "none"
+	case s.Upgradable:
+		return "upgradable"
+	case s.Outdated:
+		return "outdated"
+	case !s.Matches && asked:
+		return "differs"
+	}
+	return "ok"
+}
+
 // Versions returns the goose version applied in each schema (0: none,
 // or no such schema; -1: a history table the role may not read),
 // reading the catalog without creating anything.
