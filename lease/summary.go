@@ -64,3 +64,24 @@ func Summarize(rows []Info) Summary {
 	}
 	return s
 }
+
+// InfoRow is an Info as `shardid worker status --json` writes it: one row
+// of the document, instants in RFC 3339 with nanoseconds.
+type InfoRow struct {
+	Node      int64  `json:"node"`
+	Holder    string `json:"holder"`
+	Live      bool   `json:"live"`
+	Until     string `json:"until"`
+	LastDrawn string `json:"last_drawn,omitempty"`
+	Layout    string `json:"layout"`
+	Fenced    bool   `json:"fenced,omitempty"` // a fence holds it now
+}
+
+// Row returns i as an InfoRow.
+func (i Info) Row() InfoRow {
+	row := InfoRow{Node: i.Node, Holder: i.Holder, Live: i.Live, Until: i.Until.Format(time.RFC3339Nano), Layout: i.Layout, Fenced: i.State() == "fence"}
+	if !i.LastDrawn.IsZero() {
+		row.LastDrawn = i.LastDrawn.Format(time.RFC3339Nano)
+	}
+	return row
+}

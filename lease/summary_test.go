@@ -36,3 +36,16 @@ func TestSummarize(t *testing.T) {
 		}
 	}
 }
+
+// TestInfoRow: instants in RFC 3339 with nanoseconds, no last drawn time
+// before any draw, fenced only while the fence lasts.
+func TestInfoRow(t *testing.T) {
+	t0 := time.Date(2026, 12, 2, 16, 0, 0, 5, time.UTC)
+	row := lease.Info{Node: 3, Holder: "h", Live: true, Fenced: true, Until: t0, Layout: "41/13/10"}.Row()
+	if row.Until != "2026-12-02T16:00:00.000000005Z" || row.LastDrawn != "" || !row.Fenced || row.Node != 3 || row.Holder != "h" || row.Layout != "41/13/10" {
+		t.Errorf("Row = %+v", row)
+	}
+	if row := (lease.Info{Fenced: true, LastDrawn: t0}).Row(); row.Fenced || row.LastDrawn == "" {
+		t.Errorf("an ended fence: Row = %+v", row)
+	}
+}

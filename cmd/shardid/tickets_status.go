@@ -58,7 +58,7 @@ func runTicketsStatus(ctx context.Context, env *cliEnv, args []string) (err erro
 			recorded = fmt.Sprint(row.Seen)
 		}
 		fmt.Fprintf(env.stdout, "%-40s %-8s %-9d %-6d %-20s %-20s %s\n", g.Name, set.Kind, set.Increment, set.Offset, last, recorded, behind)
-		rep.row(ticketsRowOf(g.Name, set, row, top))
+		rep.row(g.Row(top))
 		who := fmt.Sprintf("%s (offset %d)", g.Name, set.Offset)
 		resume := fmt.Sprintf("shardid tickets resume --offset %d", set.Offset)
 		switch {

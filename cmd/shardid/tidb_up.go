@@ -138,17 +138,15 @@ func runTiDBUp(ctx context.Context, env *cliEnv, args []string) (err error) {
 	res, err := mg.Up(ctx)
 	applied, skipped := apply.UpCount(res)
 	for _, r := range res {
-		row := tidbUpRow{Version: r.Migration.Version, Name: r.Migration.Name, State: r.State()}
-		switch row.State {
+		switch r.State() {
 		case "skipped":
 			fmt.Fprintf(env.stdout, "SKIP  %s (TiDB-only statement, recorded without running: the server is not TiDB)\n", r.Migration.Name)
 		case "applied":
-			row.Millis = r.Duration.Milliseconds()
 			fmt.Fprintf(env.stdout, "OK    %s (%s)\n", r.Migration.Name, r.Duration.Round(1e6))
 		default:
 			fmt.Fprintf(env.stdout, "-     %s (already applied)\n", r.Migration.Name)
 		}
-		rep.row(row)
+		rep.row(r.Row())
 	}
 	rep.total("migrations", len(res))
 	rep.total("applied", applied)

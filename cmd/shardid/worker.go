@@ -82,15 +82,7 @@ func runWorkerUp(ctx context.Context, env *cliEnv, args []string) error {
 }
 
 // leaseJSON is one element of worker status --json.
-type leaseJSON struct {
-	Node      int64  `json:"node"`
-	Holder    string `json:"holder"`
-	Live      bool   `json:"live"`
-	Until     string `json:"until"`
-	LastDrawn string `json:"last_drawn,omitempty"`
-	Layout    string `json:"layout"`
-	Fenced    bool   `json:"fenced,omitempty"`
-}
+type leaseJSON = lease.InfoRow
 
 func runWorkerStatus(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "worker status")
@@ -109,10 +101,7 @@ func runWorkerStatus(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	fmt.Fprintf(env.stdout, "%-6s %-5s %-32s %-27s %s\n", "NODE", "STATE", "HOLDER", "UNTIL (database clock)", "LAST DRAWN (holder clock)")
 	for _, l := range leases {
-		row := leaseJSON{Node: l.Node, Holder: l.Holder, Live: l.Live, Until: l.Until.Format(time.RFC3339Nano), Layout: l.Layout, Fenced: l.Fenced && l.Live}
-		if !l.LastDrawn.IsZero() {
-			row.LastDrawn = l.LastDrawn.Format(time.RFC3339Nano)
-		}
+		row := l.Row()
 		rep.row(row)
 		if !row.Fenced {
 			fmt.Fprintf(env.stdout, "%-6d %-5s %-32s %-27s %s\n", l.Node, l.State(), l.Holder, row.Until, row.LastDrawn)

@@ -1,6 +1,9 @@
 package apply
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // State names what Up did with the migration: skipped (TiDB only,
 // recorded without running), applied, or "already applied".
@@ -82,4 +85,46 @@ func (c StatusCount) Err() error {
 		return fmt.Errorf("%d migration(s) pending: apply them with shardid tidb up", c.Pending)
 	}
 	return nil
+}
+
+// StatusRow is a Status as `shardid tidb status --json` writes it: one row
+// of the document.
+type StatusRow struct {
+	Version   int64      `json:"version"`
+	Name      string     `json:"name"`
+	State     string     `json:"state"` // Status.State
+	AppliedAt *time.Time `json:"applied_at"`
+	TiDBOnly  bool       `json:"tidb_only"`
+	Drift     []string   `json:"drift"`
+	Unchecked []string   `json:"unchecked"`
+	Full      []string   `json:"full,omitempty"` // tables that cannot take an insert
+}
+
+// Row returns s as a StatusRow.
+func (s Status) Row() StatusRow {
+	row := StatusRow{Version: s.Migration.Version, Name: s.Migration.Name, State: s.State(), TiDBOnly: s.Migration.TiDBOnly, Drift: s.Drift, Unchecked: s.Unchecked, Full: s.Full}
+	if s.Applied {
+		at := s.AppliedAt.UTC()
+		row.AppliedAt = &at
+	}
+	return row
+}
+
+// ResultRow is a Result as `shardid tidb up --json` writes it.
+type ResultRow struct {
+	Version int64  `json:"version"`
+	Name    string `json:"name"`
+	// State is Result.State: applied, skipped (TiDB only, recorded
+	// without running) or already applied.
+	State  string `json:"state"`
+	Millis int64  `json:"ms,omitempty"`
+}
+
+// Row returns r as a ResultRow.
+func (r Result) Row() ResultRow {
+	row := ResultRow{Version: r.Migration.Version, Name: r.Migration.Name, State: r.State()}
+	if row.State == "applied" {
+		row.Millis = r.Duration.Milliseconds()
+	}
+	return row
 }

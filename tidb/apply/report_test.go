@@ -3,6 +3,7 @@ package apply_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/shardid/shardid/tidb/apply"
 )
@@ -47,5 +48,24 @@ func TestStatusStateAndCount(t *testing.T) {
 	res := []apply.Result{{}, {Applied: true}, {Applied: true, Skipped: true}, {Applied: true}}
 	if applied, skipped := apply.UpCount(res); applied != 2 || skipped != 1 || res[0].State() != "already applied" {
 		t.Errorf("UpCount = %d applied, %d skipped; State of the first %q", applied, skipped, res[0].State())
+	}
+}
+
+// TestRows: a status row carries its state and, applied, the time in UTC;
+// a result row its state and, applied, its milliseconds.
+func TestRows(t *testing.T) {
+	at := time.Date(2026, 12, 2, 17, 0, 0, 0, time.FixedZone("CET", 3600))
+	m := apply.Migration{Version: 3, Name: "00003_t.sql", TiDBOnly: true}
+	if row := (apply.Status{Migration: m}).Row(); row.State != "pending" || row.AppliedAt != nil || row.Version != 3 || !row.TiDBOnly {
+		t.Errorf("pending: %+v", row)
+	}
+	if row := (apply.Status{Migration: m, Applied: true, AppliedAt: at}).Row(); row.AppliedAt == nil || row.AppliedAt.Location() != time.UTC || !row.AppliedAt.Equal(at) {
+		t.Errorf("applied: %+v", row)
+	}
+	if row := (apply.Result{Migration: m, Applied: true, Duration: 1500 * time.Millisecond}).Row(); row.State != "applied" || row.Millis != 1500 {
+		t.Errorf("result: %+v", row)
+	}
+	if row := (apply.Result{Migration: m, Duration: time.Second}).Row(); row.State != "already applied" || row.Millis != 0 {
+		t.Errorf("already applied: %+v", row)
 	}
 }
