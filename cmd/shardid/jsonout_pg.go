@@ -12,39 +12,13 @@ import (
 )
 
 // pgStatusRow is one shard of pg status --json.
-type pgStatusRow struct {
-	Schema    string       `json:"schema"`
-	Shard     int64        `json:"shard"`
-	Version   int64        `json:"version"`
-	Generator *pgfunc.Meta `json:"generator"` // null: none in the schema
-	// State is "none", "ok", "outdated", "upgradable" (pg up replaces its
-	// body in place), "differs" (from the options asked for) or
-	// "unreadable" (a counter beside a generator's objects whose metadata
-	// cannot be read; shard -1: not known).
-	State string `json:"state"`
-	// AheadMS is how far the counter stood past the clock when read,
-	// when that is past the generator's lead (0 otherwise).
-	AheadMS int64 `json:"ahead_ms,omitempty"`
-	// AlsoIn lists other schemas ([database.]schema) whose generator
-	// carries this shard id.
-	AlsoIn []string `json:"also_in"`
-}
+type pgStatusRow = migrate.StatusRow
 
 // pgStatusJSON adds st's rows to r; asked says whether options were named
 // (status judges against them then).
 func pgStatusJSON(r *jsonReport, st []migrate.Status, asked bool) {
-	if r == nil {
-		return
-	}
 	for _, s := range st {
-		row := pgStatusRow{Schema: s.Shard.Schema, Shard: s.Shard.ID, Version: s.Version, Generator: s.Installed, State: s.State(asked), AlsoIn: []string{}}
-		if s.PastLead() {
-			row.AheadMS = s.Ahead.Milliseconds()
-		}
-		for _, e := range s.Elsewhere {
-			row.AlsoIn = append(row.AlsoIn, strings.TrimPrefix(e.Database+"."+e.Schema, "."))
-		}
-		r.row(row)
+		r.row(s.Row(asked))
 	}
 }
 

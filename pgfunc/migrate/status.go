@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/shardid/shardid/pgfunc"
@@ -97,6 +98,35 @@ func (s Status) State(asked bool) string {
 		return "differs"
 	}
 	return "ok"
+}
+
+// StatusRow is a Status as `shardid pg status --json` writes it: one row
+// of the document.
+type StatusRow struct {
+	Schema    string       `json:"schema"`
+	Shard     int64        `json:"shard"`
+	Version   int64        `json:"version"`
+	Generator *pgfunc.Meta `json:"generator"` // null: none in the schema
+	// State is State(asked).
+	State string `json:"state"`
+	// AheadMS is how far the counter stood past the clock when read,
+	// when that is past the generator's lead (0 otherwise).
+	AheadMS int64 `json:"ahead_ms,omitempty"`
+	// AlsoIn lists other schemas ([database.]schema) whose generator
+	// carries this shard id.
+	AlsoIn []string `json:"also_in"`
+}
+
+// Row returns s as a StatusRow; asked is State's.
+func (s Status) Row(asked bool) StatusRow {
+	row := StatusRow{Schema: s.Shard.Schema, Shard: s.Shard.ID, Version: s.Version, Generator: s.Installed, State: s.State(asked), AlsoIn: []string{}}
+	if s.PastLead() {
+		row.AheadMS = s.Ahead.Milliseconds()
+	}
+	for _, e := range s.Elsewhere {
+		row.AlsoIn = append(row.AlsoIn, strings.TrimPrefix(e.Database+"."+e.Schema, "."))
+	}
+	return row
 }
 
 // Versions returns the goose version applied in each schema (0: none,

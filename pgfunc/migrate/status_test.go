@@ -1,9 +1,12 @@
 package migrate_test
 
 import (
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/pgfunc/inventory"
 	"github.com/shardid/shardid/pgfunc/migrate"
 )
 
@@ -29,5 +32,21 @@ func TestStatusState(t *testing.T) {
 		if got := c.s.State(c.asked); got != c.want {
 			t.Errorf("%+v (asked %v): State %q, want %q", c.s, c.asked, got, c.want)
 		}
+	}
+}
+
+// TestStatusRow: also_in is [] without copies and names each copy as
+// [database.]schema; ahead_ms only past the lead.
+func TestStatusRow(t *testing.T) {
+	m := &pgfunc.Meta{Mode: pgfunc.ModeUnique, LeadMS: 1000}
+	s := migrate.Status{Shard: pgfunc.Shard{Schema: "shard_1", ID: 1}, Version: 2, Installed: m, Matches: true, CounterRead: true, Ahead: 500 * time.Millisecond}
+	row := s.Row(true)
+	if row.Schema != "shard_1" || row.Shard != 1 || row.Version != 2 || row.Generator != m || row.State != "ok" || row.AheadMS != 0 || row.AlsoIn == nil || len(row.AlsoIn) != 0 {
+		t.Errorf("Row = %+v", row)
+	}
+	s.Ahead = 3 * time.Second
+	s.Elsewhere = []inventory.Installed{{Schema: "old_1"}, {Database: "other", Schema: "shard_1"}}
+	if row := s.Row(true); row.AheadMS != 3000 || fmt.Sprint(row.AlsoIn) != "[old_1 other.shard_1]" {
+		t.Errorf("ahead, copied: Row = %+v", row)
 	}
 }
