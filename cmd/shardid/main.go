@@ -343,6 +343,20 @@ func (fs *flagSet) envVar(name, variable string) {
 	fs.fromEnv = append(fs.fromEnv, [2]string{name, variable})
 }
 
+// envString defines a string flag that falls back to the environment
+// variable variable (envVar).
+func (fs *flagSet) envString(name, variable, value, usage string) *string {
+	p := new(string)
+	fs.envStringVar(p, name, variable, value, usage)
+	return p
+}
+
+// envStringVar is envString storing into p.
+func (fs *flagSet) envStringVar(p *string, name, variable, value, usage string) {
+	fs.StringVar(p, name, value, usage)
+	fs.envVar(name, variable)
+}
+
 // parseFlags parses args, then fills unset flags from their environment
 // variables, turning errors into one-line usage errors; -h prints the
 // flags and returns flag.ErrHelp (exit status 0).

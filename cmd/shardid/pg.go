@@ -37,8 +37,7 @@ type layoutFlags struct {
 var layoutHelp = "a preset (" + strings.Join(shardid.LayoutNames(), ", ") + ") or fields from the top, e.g. time:41,shard:13,seq:10 or time:28@1s,node:22,seq:13 or time:41,node:6,seq:12,route:4"
 
 func (f *layoutFlags) register(fs *flagSet) {
-	fs.StringVar(&f.layout, "layout", "instagram", "ID layout: "+layoutHelp+" (env "+envLayout+")")
-	fs.envVar("layout", envLayout)
+	fs.envStringVar(&f.layout, "layout", envLayout, "instagram", "ID layout: "+layoutHelp+" (env "+envLayout+")")
 	fs.StringVar(&f.epoch, "epoch", "",
 		"custom epoch, RFC 3339 or Unix ms (default "+shardid.DefaultEpoch().Format(time.RFC3339)+"; env "+envEpoch+")")
 	fs.envVar("epoch", envEpoch)
@@ -196,8 +195,7 @@ func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string
 	} else {
 		f.register(fs, "default: every generator in the database")
 	}
-	dsn := fs.String("dsn", "", "PostgreSQL connection URL (env "+envPGDSN+")")
-	fs.envVar("dsn", envPGDSN)
+	dsn := fs.envString("dsn", envPGDSN, "", "PostgreSQL connection URL (env "+envPGDSN+")")
 	parallel := new(int)
 	*parallel = migrate.DefaultParallel
 	if name != "status" {

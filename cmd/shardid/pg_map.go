@@ -193,8 +193,7 @@ func runMapStatus(ctx context.Context, env *cliEnv, m *fleet.Map) error {
 // runPGVerify proves the map's invariant against the live servers.
 func runPGVerify(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "pg verify")
-	path := fs.String("map", "", "shard map file (TOML; env "+envMap+"; required)")
-	fs.envVar("map", envMap)
+	path := fs.envString("map", envMap, "", "shard map file (TOML; env "+envMap+"; required)")
 	asJSON := fs.Bool("json", false, "print one JSON document instead of tables")
 	if err := parseNoArgs(env, fs, args); err != nil {
 		return err

@@ -19,11 +19,9 @@ import (
 // (migrate.Migrator.Resume).
 func runPGResume(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "pg resume")
-	dsn := fs.String("dsn", "", "PostgreSQL connection URL of the restored or promoted server, as the generators' owner (env "+envPGDSN+")")
-	fs.envVar("dsn", envPGDSN)
+	dsn := fs.envString("dsn", envPGDSN, "", "PostgreSQL connection URL of the restored or promoted server, as the generators' owner (env "+envPGDSN+")")
 	shards := fs.String("shards", "", "shard ids, e.g. 0-63 or 0-3,8,10-12 (default: every generator in every database of the server)")
-	schemaFormat := fs.String("schema-format", pgfunc.DefaultSchemaFormat, "schema name of shard N, with one %d, for --shards (env "+envSchemaFm+")")
-	fs.envVar("schema-format", envSchemaFm)
+	schemaFormat := fs.envString("schema-format", envSchemaFm, pgfunc.DefaultSchemaFormat, "schema name of shard N, with one %d, for --shards (env "+envSchemaFm+")")
 	after := fs.String("after", "", "RFC 3339 instant at or after the end of the tick of every ID the old server could have handed out, e.g. its last draw plus its lead (default: the server's clock plus --lead)")
 	lead := fs.Duration("lead", pgfunc.MaxLead, "the largest lead any generator of the old server ran with after the backup or recovery target (a restored server remembers the leads of its backup, not a larger one given later with pg down and pg up --lead): counters move past the clock plus the larger of this and their own lead; draws wait for the clock (then fail, SQLSTATE "+pgfunc.LeadExceededState+") until it is back within their own lead, so give the real value to move no further than needed")
 	lockWait := fs.Duration("lock-timeout", inventory.DefaultLockTimeout, "how long resume waits for the server-wide lock (in database "+inventory.LockDatabase+", the lock of pg up) while another session holds it")

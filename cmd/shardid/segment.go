@@ -41,11 +41,9 @@ type segmentFlags struct {
 // register defines --dsn and --table, and --tag with usage tagUsage unless
 // that is "".
 func (f *segmentFlags) register(fs *flagSet, tagUsage string) {
-	fs.StringVar(&f.dsn, "dsn", "", "PostgreSQL URL or go-sql-driver/mysql DSN (MySQL, MariaDB, TiDB) (env "+envSegmentDSN+")")
-	fs.envVar("dsn", envSegmentDSN)
+	fs.envStringVar(&f.dsn, "dsn", envSegmentDSN, "", "PostgreSQL URL or go-sql-driver/mysql DSN (MySQL, MariaDB, TiDB) (env "+envSegmentDSN+")")
 	fs.StringVar(&f.table, "table", segment.DefaultTable, "allocation table, [schema.]name")
-	fs.StringVar(&f.records, "records-dsn", "", "a second database that keeps each tag's record (the highest ID taken) outside the allocation database, so that a restore of that whole database is found; the same on every command and client of the table (env "+envSegmentRecordsDSN+")")
-	fs.envVar("records-dsn", envSegmentRecordsDSN)
+	fs.envStringVar(&f.records, "records-dsn", envSegmentRecordsDSN, "", "a second database that keeps each tag's record (the highest ID taken) outside the allocation database, so that a restore of that whole database is found; the same on every command and client of the table (env "+envSegmentRecordsDSN+")")
 	if tagUsage != "" {
 		fs.StringVar(&f.tag, "tag", "", tagUsage)
 	}

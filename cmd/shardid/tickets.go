@@ -38,8 +38,7 @@ func (l *dsnList) Set(v string) error {
 
 func runTicketsUp(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "tickets up")
-	dsnFlag := fs.String("dsn", "", "go-sql-driver/mysql DSN of the ticket server, user:password@tcp(host:3306)/db (env "+envTicketsDSN+")")
-	fs.envVar("dsn", envTicketsDSN)
+	dsnFlag := fs.envString("dsn", envTicketsDSN, "", "go-sql-driver/mysql DSN of the ticket server, user:password@tcp(host:3306)/db (env "+envTicketsDSN+")")
 	name := fs.String("name", "", "ticket name: the table (or TiDB sequence), lower-case letters, digits and _ (required)")
 	inc := fs.Int64("increment", 0, fmt.Sprintf("number of ticket servers of the name, the same on each: 1-%d (required)", tickets.MaxIncrement))
 	off := fs.Int64("offset", 0, "this server's offset, 1 to the increment, different on each server (required)")

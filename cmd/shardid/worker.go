@@ -26,10 +26,8 @@ type leaseFlags struct {
 }
 
 func (f *leaseFlags) register(fs *flagSet) {
-	fs.StringVar(&f.dsn, "dsn", "", "PostgreSQL URL (postgres://user@host:5432/db) or MySQL/MariaDB/TiDB DSN (user@tcp(host:3306)/db) (env "+envWorkerDSN+")")
-	fs.envVar("dsn", envWorkerDSN)
-	fs.StringVar(&f.table, "table", lease.DefaultTable, "lease table, name or schema.name (env "+envWorkerTable+")")
-	fs.envVar("table", envWorkerTable)
+	fs.envStringVar(&f.dsn, "dsn", envWorkerDSN, "", "PostgreSQL URL (postgres://user@host:5432/db) or MySQL/MariaDB/TiDB DSN (user@tcp(host:3306)/db) (env "+envWorkerDSN+")")
+	fs.envStringVar(&f.table, "table", envWorkerTable, lease.DefaultTable, "lease table, name or schema.name (env "+envWorkerTable+")")
 }
 
 // open checks the table name, then connects.
@@ -130,10 +128,8 @@ func runWorkerStatus(ctx context.Context, env *cliEnv, args []string) error {
 func runWorkerFence(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "worker fence")
 	var lf layoutFlags
-	fs.StringVar(&lf.layout, "layout", "", "the holders' ID layout, which decides how many node ids there are: "+layoutHelp+" (env "+envLayout+"; default: the layout the table's rows record)")
-	fs.envVar("layout", envLayout)
-	fs.StringVar(&lf.epoch, "epoch", "", "the holders' custom epoch, with --layout (env "+envEpoch+")")
-	fs.envVar("epoch", envEpoch)
+	fs.envStringVar(&lf.layout, "layout", envLayout, "", "the holders' ID layout, which decides how many node ids there are: "+layoutHelp+" (env "+envLayout+"; default: the layout the table's rows record)")
+	fs.envStringVar(&lf.epoch, "epoch", envEpoch, "", "the holders' custom epoch, with --layout (env "+envEpoch+")")
 	var f leaseFlags
 	f.register(fs)
 	ttl := fs.Duration("ttl", 0, fmt.Sprintf("how long the fence lasts: at least the longest lease TTL any holder of the table uses; refused below the longest a row records (default: that longest, or %s when no row records one)", lease.DefaultTTL))
