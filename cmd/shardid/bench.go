@@ -14,12 +14,13 @@ import (
 
 	"github.com/shardid/shardid/internal/dsn"
 	"github.com/shardid/shardid/tools/bench"
+	"github.com/shardid/shardid/tools/bench/instr"
 	"github.com/shardid/shardid/tools/dbserver"
 )
 
 // benchCommands are the "shardid bench" subcommands (this file).
 var benchCommands = map[string]command{
-	"pg":   {"every PostgreSQL generator side by side: single-row INSERT rates, CPU, slow path and planning per DEFAULT, server-side cost per ID, IDs per client", runBenchPG},
+	"pg":   {"every PostgreSQL generator side by side: single-row INSERT rates, CPU, slow path and planning per DEFAULT, server-side cost per ID, IDs per client; or, with --instructions, instructions per INSERT", runBenchPG},
 	"tidb": {"TiDB's strategies side by side: INSERT rates, the regions writes land in, IDs per client", runBenchTiDB},
 }
 
@@ -77,15 +78,28 @@ func runBenchPG(ctx context.Context, env *cliEnv, args []string) error {
 	fs.IntVar(&f.s.Calls, "calls", bench.DefaultCalls, "IDs one statement makes for the server-side cost and the repeat count")
 	fs.Func("peer", "NAME=SQLEXPR: measure an SQL expression beside shardid's generators, as a key's DEFAULT and in bulk (a C-extension generator, your own function); repeatable", func(v string) error {
 		p, err := bench.ParsePeer(v)
-		if err != nil {
-			return errors.New(strings.TrimPrefix(err.Error(), bench.ErrInvalidSettings.Error()+": "))
-		}
 		f.s.Peers = append(f.s.Peers, p)
-		return nil
+		return trimInvalid(err)
 	})
 	citus := fs.Bool("citus", false, "measure on a throwaway Citus cluster (a coordinator and two workers) instead of one server; a --dsn of a Citus coordinator is measured so too")
+	var is instr.Settings
+	counts := fs.Bool("instructions", false, "count instructions instead (callgrind over a stand-alone backend of the local server binaries, clock frozen by libfaketime): the same table on any machine, whatever its load")
+	fs.IntVar(&is.Executes, "executes", instr.DefaultExecutes, "--instructions: N; a count is (instructions of 2N+1 INSERTs - those of N+1) / N")
+	fs.IntVar(&is.Repeats, "repeats", instr.DefaultRepeats, "--instructions: backends per count, to show the counts repeat")
+	fs.Func("only", "--instructions: ROW,...: measure only these of the built-in rows beside bigserial ("+strings.Join(instr.RowNames[1:], ", ")+")", func(v string) error {
+		is.Only = strings.Split(v, ",")
+		return nil
+	})
+	fs.Func("extra", "--instructions: NAME=FILE.sql: run FILE's SQL (a goose migration's but its Down part) and measure the DEFAULT its line '-- default: EXPR' names; repeatable", func(v string) error {
+		x, err := instr.ParseExtra(v)
+		is.Extras = append(is.Extras, x)
+		return trimInvalid(err)
+	})
 	if err := f.parse(env, fs, args, dsn.Postgres); err != nil {
 		return err
+	}
+	if *counts || fs.set("executes") || fs.set("repeats") || fs.set("only") || fs.set("extra") {
+		return benchInstructions(ctx, env, fs, f, is, args)
 	}
 	// Citus (bench_citus.go): through the coordinator and a worker.
 	if ok, err := benchCitus(ctx, env, &f, *citus); ok {
@@ -114,6 +128,49 @@ func runBenchPG(ctx context.Context, env *cliEnv, args []string) error {
 			*bench.PGReport
 		}{where, rep}, func(w io.Writer) { printPGReport(w, where, rep) }, err
 	})
+}
+
+// trimInvalid is err without bench.ErrInvalidSettings' prefix, for a
+// flag's own message; nil for nil.
+func trimInvalid(err error) error {
+	if err == nil {
+		return nil
+	}
+	return errors.New(strings.TrimPrefix(err.Error(), bench.ErrInvalidSettings.Error()+": "))
+}
+
+// benchInstructions is bench pg --instructions: it refuses the flags of
+// the timed bench, then counts (instr.Run) and prints.
+func benchInstructions(ctx context.Context, env *cliEnv, fs *flagSet, f benchFlags, is instr.Settings, args []string) error {
+	if !fs.set("instructions") {
+		return usagef("bench pg: --executes, --repeats, --only and --extra need --instructions")
+	}
+	for _, name := range []string{"dsn", "citus", "peer", "rounds", "clients", "rows", "ids", "calls"} {
+		if fs.set(name) {
+			return usagef("bench pg: --instructions runs its own throwaway server and takes no --%s", name)
+		}
+	}
+	if is.Executes < 1 || is.Repeats < 1 { // 0 is the package's default, a mistake here
+		return usagef("bench pg: --executes %d, --repeats %d (allowed: 1-500, 1-10)", is.Executes, is.Repeats)
+	}
+	command := "shardid bench pg " + strings.Join(args, " ")
+	var end func(bool)
+	is.Progress, end = progressTo(env.stderr)
+	rep, err := instr.Run(ctx, is)
+	end(rep != nil)
+	switch {
+	case errors.Is(err, bench.ErrInvalidSettings):
+		return usagef("bench pg: %v", err)
+	case err != nil:
+		return fmt.Errorf("bench pg --instructions: %w", err)
+	case f.json:
+		return writeJSON(env.stdout, struct {
+			Command string `json:"command"`
+			*instr.Report
+		}{command, rep})
+	}
+	instr.Write(env.stdout, rep, command)
+	return nil
 }
 
 func runBenchTiDB(ctx context.Context, env *cliEnv, args []string) error {

@@ -137,6 +137,12 @@ func TestBenchBadInput(t *testing.T) {
 		{[]string{"bench", "pg", "--peer", "a b=1"}, `bench pg: --peer: a b=1 (peer name "a b": want 1 to 40 letters, digits, '_', '-' or '.')`},
 		{[]string{"bench", "pg", "--peer", "x="}, `bench pg: --peer: x= (peer x: want an SQL expression after the '=')`},
 		{[]string{"bench", "mysql"}, `unknown bench subcommand "mysql"`},
+		{[]string{"bench", "pg", "--executes", "5"}, "bench pg: --executes, --repeats, --only and --extra need --instructions"},
+		{[]string{"bench", "pg", "--instructions", "--rows", "5"}, "bench pg: --instructions runs its own throwaway server and takes no --rows"},
+		{[]string{"bench", "pg", "--instructions", "--executes", "0"}, "bench pg: --executes 0, --repeats 2 (allowed: 1-500, 1-10)"},
+		{[]string{"bench", "pg", "--instructions", "--executes", "501"}, "bench pg: invalid settings: executes 501 (allowed 1-500, or 0 for 200)"},
+		{[]string{"bench", "pg", "--instructions", "--only", "uuid"}, `bench pg: invalid settings: row "uuid" (allowed: floor, next_id, next_id_bulk, next_ids, next_ids_bare)`},
+		{[]string{"bench", "pg", "--instructions", "--extra", "x"}, `bench pg: --extra: x (extra "x": want NAME=FILE.sql)`},
 	} {
 		code, _, errOut := runCLI(t, "", nil, c.args...)
 		if code != 2 || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") > 0 && !strings.Contains(errOut, "subcommands:") {

@@ -226,7 +226,10 @@ func run(ctx context.Context, env *cliEnv, args []string) int {
 	return out.check(&e, err, exitCode(&e, err))
 }
 
-// exitCode prints err (if any) as one line and maps it to an exit status.
+// exitCode prints err (if any) and maps it to an exit status: a usage
+// error as one line, any other error keeping its lines (a server's error
+// quoting a multi-line statement, pgx listing each address it tried),
+// the first after "shardid: ", the rest indented below it.
 func exitCode(env *cliEnv, err error) int {
 	var ue *usageError
 	switch {
@@ -238,9 +241,22 @@ func exitCode(env *cliEnv, err error) int {
 		fmt.Fprintf(env.stderr, "shardid: %s\n", env.line(nameVariables(env.envOf, ue.text(env.origin))))
 		return 2
 	default:
-		fmt.Fprintf(env.stderr, "shardid: %s\n", env.line(err.Error()))
+		fmt.Fprintf(env.stderr, "shardid: %s\n", env.lines(err.Error()))
 		return 1
 	}
+}
+
+// lines is msg with every password of the command's DSNs scrubbed, its
+// lines kept: blank lines dropped, each line after the first indented by
+// two spaces, so that what follows "shardid: " reads as one error.
+func (env *cliEnv) lines(msg string) string {
+	var out []string
+	for _, l := range strings.Split(env.secrets.Scrub(msg), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, env.secrets.Scrub(l))
+		}
+	}
+	return strings.Join(out, "\n  ")
 }
 
 // line is msg folded into one line (oneLine) with every password of the

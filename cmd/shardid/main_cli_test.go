@@ -1,8 +1,11 @@
 package main
 
 import (
+	"errors"
 	"strings"
 	"testing"
+
+	"github.com/shardid/shardid/internal/dsn"
 )
 
 // TestHelpHidesEnvironment: -h prints the real defaults, never a value
@@ -95,7 +98,8 @@ func TestMessagesNameTheOrigin(t *testing.T) {
 }
 
 // TestSecretsNeverPrinted: connection failures and unparsable DSNs, from
-// a flag or the environment, never echo the password, and stay one line.
+// a flag or the environment, never echo the password, and read as one
+// error: its first line after "shardid: ", any others indented below it.
 func TestSecretsNeverPrinted(t *testing.T) {
 	pgDSNs := []string{
 		"postgres://app:s3cret@127.0.0.1:1/x?connect_timeout=2",
@@ -113,14 +117,14 @@ func TestSecretsNeverPrinted(t *testing.T) {
 				args = append(args, "--dsn", d)
 			}
 			code, out, errOut := runCLI(t, "", env, args...)
-			if code == 0 || strings.Contains(out+errOut, "s3cret") || strings.Count(errOut, "\n") != 1 {
+			if code == 0 || strings.Contains(out+errOut, "s3cret") || !oneError(errOut) {
 				t.Errorf("pg up with %q (env %v): exit %d\n%s%s", d, viaEnv, code, out, errOut)
 			}
 		}
 	}
 	for _, d := range []string{"app:s3cret@tcp(127.0.0.1:1)/x", "mysql://app:s3cret@127.0.0.1:1/x", "app:s3cret@tcp(127.0.0.1:1)/x?p=%zz"} {
 		code, out, errOut := runCLI(t, "", nil, "tidb", "up", "--dsn", d, "../../tidb/testdata/global_tx_list/input.sql")
-		if code == 0 || strings.Contains(out+errOut, "s3cret") || strings.Count(errOut, "\n") != 1 {
+		if code == 0 || strings.Contains(out+errOut, "s3cret") || !oneError(errOut) {
 			t.Errorf("tidb up with %q: exit %d\n%s%s", d, code, out, errOut)
 		}
 	}
@@ -175,5 +179,43 @@ func TestPGHelpSaysWhatEachCommandTakes(t *testing.T) {
 	}
 	if code, _, errOut := runCLI(t, "", nil, "pg", "verify"); code != 2 || !strings.Contains(errOut, "SHARDID_MAP") {
 		t.Errorf("pg verify without a map: exit %d %q", code, errOut)
+	}
+}
+
+// oneError reports whether stderr holds one error: a first line starting
+// "shardid: ", every other line indented under it, none blank.
+func oneError(stderr string) bool {
+	lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+	if !strings.HasPrefix(lines[0], "shardid: ") {
+		return false
+	}
+	for _, l := range lines[1:] {
+		if !strings.HasPrefix(l, "  ") || strings.TrimSpace(l) == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// TestErrorsKeepTheirLines: an error of a failed operation (exit 1) keeps
+// the lines it came with (a server quoting a multi-line statement), the
+// first after "shardid: ", the others indented, blank ones dropped, the
+// DSN's password scrubbed from each; it is never folded into " | ". A
+// usage error (exit 2) stays one line.
+func TestErrorsKeepTheirLines(t *testing.T) {
+	var stderr strings.Builder
+	env := &cliEnv{stderr: &stderr, secrets: dsn.NewRedactor()}
+	env.secrets.Add("postgres://app:s3cret@127.0.0.1/x")
+	err := errors.New("00002_create_t.sql: Error 1064 (42000): You have an error in your SQL syntax near 'NULL,\n  PRIMARY KEY (id)\n\n) ENGINE=InnoDB' at line 3 (password s3cret)")
+	if code := exitCode(env, err); code != 1 {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	want := "shardid: 00002_create_t.sql: Error 1064 (42000): You have an error in your SQL syntax near 'NULL,\n  PRIMARY KEY (id)\n  ) ENGINE=InnoDB' at line 3 (password xxxxx)\n"
+	if got := stderr.String(); got != want || strings.Contains(got, " | ") {
+		t.Errorf("stderr\n%s\nwant\n%s", got, want)
+	}
+	stderr.Reset()
+	if code := exitCode(env, usagef("--shards: %q is not a shard list\n(allowed: 0-3,7)", "x")); code != 2 || strings.Count(stderr.String(), "\n") != 1 {
+		t.Errorf("usage error: exit %d, stderr %q; want exit 2 and one line", code, stderr.String())
 	}
 }

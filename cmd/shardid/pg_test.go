@@ -60,7 +60,7 @@ func TestPGBadInput(t *testing.T) {
 		{[]string{"pg", "up", "--dsn", "postgres://x"}, "--shards is required"},
 		{[]string{"pg", "up", "--dsn", "postgres://x", "--shards", "1", "--parallel", "0"}, "--parallel: 0 is out of range (allowed 1-64)"},
 		{[]string{"pg", "gen", "--shards", "0-1"}, "--dir is required"},
-		{[]string{"pg", "frobnicate"}, "unknown pg subcommand \"frobnicate\" (allowed: adopt, down, gen, grant, render, resume, status, up, verify)"},
+		{[]string{"pg", "frobnicate"}, "unknown pg subcommand \"frobnicate\" (allowed: adopt, down, gen, grant, move, render, resume, status, up, verify)"},
 		{[]string{"pg", "render", "--shard", "1", "--lead", "2h"}, "--lead: 2h0m0s is not a lead for layout instagram (allowed: a whole number of milliseconds from its tick, 1ms, to 1h0m0s; default 5s)"},
 		{[]string{"pg", "render", "--shard", "1", "--lead", "0s"}, "--lead: 0s is not a lead for layout instagram (allowed: a whole number"},
 		{[]string{"pg", "render", "--shard", "1", "--layout", "js53", "--lead", "5ms"}, "--lead: 5ms is not a lead for layout js53 (allowed: a whole number of milliseconds from its tick, 10ms,"},

@@ -171,6 +171,13 @@ type Machine struct {
 	LoadEnd   string `json:"load_end,omitempty"`
 }
 
+// ThisMachine describes this machine now (LoadStart set), for reports of
+// other packages; LoadAvg reads the load again at their end.
+func ThisMachine() Machine { return machine() }
+
+// LoadAvg is the 1, 5 and 15 minute load averages (Linux; "" elsewhere).
+func LoadAvg() string { return loadAvg() }
+
 // machine describes this machine now.
 func machine() Machine {
 	return Machine{Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), LoadStart: loadAvg()}

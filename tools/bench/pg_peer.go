@@ -55,6 +55,28 @@ func checkPeers(peers []Peer) error {
 	return nil
 }
 
+// PeerType has the server conn is connected to describe p's expression
+// (as RunPG does) and returns its type as format_type() writes it, or an
+// error wrapping ErrInvalidSettings for an expression that is not one
+// value of a type a key can have.
+func PeerType(ctx context.Context, conn *pgx.Conn, p Peer) (string, error) {
+	pt, err := describePeers(ctx, conn, []Peer{p})
+	if err != nil {
+		return "", err
+	}
+	return pt[0].Type, nil
+}
+
+// GeneratorSchema is the schema of the shardid generator whose draw
+// (schema.next_id() or schema.next_id_bulk()) expr is, or "".
+func GeneratorSchema(expr string) string {
+	m := generatorRE.FindStringSubmatch(strings.TrimSpace(expr))
+	if m == nil || m[1] != m[3] {
+		return ""
+	}
+	return m[2]
+}
+
 // peerKey is a peer's name in the report's keys and bodies.
 func peerKey(p Peer) string { return "peer:" + p.Name }
 
@@ -110,8 +132,8 @@ var generatorRE = regexp.MustCompile(`^\(*\s*("?)([a-z_][a-z0-9_]*)("?)\.next_id
 // names, when it names one in mode unique, so that its slow path is
 // counted too; "" otherwise.
 func peerJumps(ctx context.Context, db *sql.DB, p Peer) (string, error) {
-	m := generatorRE.FindStringSubmatch(strings.TrimSpace(p.Expr))
-	if m == nil || m[1] != m[3] {
+	schema := GeneratorSchema(p.Expr)
+	if schema == "" {
 		return "", nil
 	}
 	q, err := render("jumps_of", nil)
@@ -119,8 +141,8 @@ func peerJumps(ctx context.Context, db *sql.DB, p Peer) (string, error) {
 		return "", err
 	}
 	var reg sql.NullString
-	if err := db.QueryRowContext(ctx, q, m[2]).Scan(&reg); err != nil {
-		return "", fmt.Errorf("peer %s: the jump counters of schema %s: %w", p.Name, m[2], err)
+	if err := db.QueryRowContext(ctx, q, schema).Scan(&reg); err != nil {
+		return "", fmt.Errorf("peer %s: the jump counters of schema %s: %w", p.Name, schema, err)
 	}
 	return reg.String, nil
 }

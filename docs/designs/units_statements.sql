@@ -1,0 +1,37 @@
+-- A candidate body for issue 34, measured by:
+--   shardid bench pg --instructions --only bigserial,floor,next_id --extra units_statements=docs/designs/units_statements.sql
+-- Not shipped: a measurement input (docs/benchmarks.md § The write path's floor).
+-- Shard 1 of layout instagram (epoch 2025-01-01); the first draw of each backend takes the slow path.
+CREATE SCHEMA d4;
+CREATE SEQUENCE d4.c AS bigint MINVALUE 0 CACHE 1;
+CREATE SEQUENCE d4.next_id_jumps_begun AS bigint INCREMENT BY 1048576 MINVALUE 0 START 0 CACHE 1;
+CREATE SEQUENCE d4.next_id_jumps_done AS bigint INCREMENT BY 1048576 MINVALUE 0 START 0 CACHE 1;
+SELECT pg_catalog.nextval('d4.next_id_jumps_begun'), pg_catalog.nextval('d4.next_id_jumps_done');
+-- The slow path is a stand-in for the jump (no lock, no lead, no wait): it moves the counter to 8 ticks past
+-- the clock (or past its last value's tick) and marks the jump in the jump counters, so that the benchmark counts it. Only the prepared, simple
+-- and per-row columns measure the candidate (0 jumps there); its jump column measures this stand-in.
+CREATE FUNCTION d4.slow() RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+    j bigint := pg_catalog.pg_sequence_last_value('d4.next_id_jumps_done') OPERATOR(pg_catalog.+) 1;
+    ticks bigint := pg_catalog.floor((pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) OPERATOR(pg_catalog.*) 1000::double precision) OPERATOR(pg_catalog.-) 1735689600000::double precision)::bigint;
+BEGIN
+    PERFORM pg_catalog.setval('d4.next_id_jumps_begun', j);
+    PERFORM pg_catalog.setval('d4.c', greatest((ticks OPERATOR(pg_catalog.+) 8) OPERATOR(pg_catalog.<<) 10, pg_catalog.pg_sequence_last_value('d4.c') OPERATOR(pg_catalog.+) 1), false);
+    PERFORM pg_catalog.setval('d4.next_id_jumps_done', j);
+    RETURN (pg_catalog.nextval('d4.c') OPERATOR(pg_catalog.+) ((pg_catalog.currval('d4.c') OPERATOR(pg_catalog.>>) 10) OPERATOR(pg_catalog.*) 8387584::bigint)) OPERATOR(pg_catalog.+) 1024::bigint;
+END$$;
+-- Today's counter (units = tick<<10 | seq, spliced on return), the body as PL/pgSQL statements so that only
+-- what runs is initialised per transaction: done read, draw, begun read and a 10 ms clock window in one IF,
+-- the jump only on the slow path. Strict (the same jump-counter test as today's).
+CREATE FUNCTION d4.next_id() RETURNS bigint LANGUAGE plpgsql VOLATILE AS $$
+DECLARE d bigint; u bigint;
+BEGIN
+  d := pg_catalog.pg_sequence_last_value('d4.next_id_jumps_done');
+  u := pg_catalog.nextval('d4.c');
+  IF pg_catalog.pg_sequence_last_value('d4.next_id_jumps_begun') OPERATOR(pg_catalog.=) d
+     AND pg_catalog.width_bucket((u::double precision OPERATOR(pg_catalog.*) 9.765625e-07::double precision) OPERATOR(pg_catalog.-) pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()), -1735689600.000999::double precision, -1735689599.990999::double precision, 1) OPERATOR(pg_catalog.=) 1 THEN
+    RETURN (u OPERATOR(pg_catalog.+) ((u OPERATOR(pg_catalog.>>) 10) OPERATOR(pg_catalog.*) 8387584::bigint)) OPERATOR(pg_catalog.+) 1024::bigint;
+  END IF;
+  RETURN d4.slow();
+END$$;
+-- default: d4.next_id()
