@@ -113,6 +113,15 @@ func RenderCitusShard(sh Shard, o Options) (string, error) {
 	return renderCitus("citusShard", sh, o, 0, 0)
 }
 
+// RenderCitusMeta renders what the coordinator of a Citus cluster
+// installs for sh, rendered with o, before any node's counter, in one
+// transaction with propagation on: the shard's schema and its
+// next_id_meta() alone, the state a down leaves, so that an up failing
+// on some node leaves a generator the next up carries on.
+func RenderCitusMeta(sh Shard, o Options) (string, error) {
+	return renderCitus("citusShardMeta", sh, o, 0, 0)
+}
+
 // RenderCitusDown renders the down of sh, whose generator was rendered
 // with o, on a Citus cluster: what the coordinator runs with propagation
 // on (the shard's public functions dropped on every node; next_id_meta()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -59,6 +60,9 @@ func runPGMove(ctx context.Context, env *cliEnv, args []string) error {
 	port, perr := strconv.Atoi(p)
 	if err != nil || perr != nil || host == "" || port < 1 || port > 65535 {
 		return usagef("--to: %q is not host:port, e.g. worker2:5432", *to)
+	}
+	if !slices.Contains(citus.TransferModes, *mode) {
+		return usagef("--transfer-mode: %q is not a Citus transfer mode (allowed: %s)", *mode, strings.Join(citus.TransferModes, ", "))
 	}
 	schema, err := pgfunc.SchemaName(*schemaFormat, id)
 	if err != nil {

@@ -27,6 +27,14 @@ func TestPGCitusUpStatus(t *testing.T) {
 			t.Fatalf("ID %d through worker %d decodes to %+v, %v; want shard 2", id, w.Port(), p, err)
 		}
 	}
+	// On a worker: refused in one line, with no table that shows its
+	// shards without a generator.
+	for _, args := range [][]string{{"--shards", "0-3"}, nil} {
+		code, out, errOut := runCLI(t, "", nil, append([]string{"pg", "status", "--dsn", c.Workers()[0].DSN(name)}, args...)...)
+		if code != 1 || out != "" || errOut != "shardid: a Citus worker, not the coordinator: pg status reads a Citus cluster through its coordinator\n" {
+			t.Fatalf("pg status %v on a worker: exit %d, want 1, nothing on stdout and one line\n%s%s", args, code, out, errOut)
+		}
+	}
 	code, out, errOut := runCLI(t, "", nil, "pg", "status", "--dsn", dsn, "--shards", "0-3")
 	if code != 0 || !strings.Contains(out, "Citus cluster: 3 node groups") || strings.Count(out, ".next_id_node_seq on node group") != 12 {
 		t.Fatalf("pg status of a healthy Citus cluster: exit %d\n%s%s", code, out, errOut)

@@ -87,3 +87,15 @@ func TestFlagErrorsAreOneLine(t *testing.T) {
 		}
 	}
 }
+
+// TestPGMoveBadTransferMode: a --transfer-mode Citus has not is bad
+// input, told before any connection: exit 2 and one line naming the flag
+// and the modes allowed (the DSN points nowhere, so a command that
+// connected first would exit 1 on the connection).
+func TestPGMoveBadTransferMode(t *testing.T) {
+	code, out, errOut := runCLI(t, "", nil, "pg", "move", "--dsn", "postgres://app@127.0.0.1:1/x", "--shard", "0", "--to", "w2:5432", "--transfer-mode", "bogus")
+	want := "shardid: --transfer-mode: \"bogus\" is not a Citus transfer mode (allowed: auto, force_logical, block_writes)\n"
+	if code != 2 || out != "" || errOut != want {
+		t.Errorf("pg move --transfer-mode bogus: exit %d\n%s%s\nwant exit 2 and %q", code, out, errOut, want)
+	}
+}

@@ -287,9 +287,10 @@ func inTx(ctx context.Context, db *sql.DB, q string) error {
 
 // Up installs shards' generators, rendered with o, on the Citus cluster
 // whose coordinator db is connected to: it gives every node group without
-// a slot one of its own (ErrSlots when none is left), installs on every
-// node the shards' companion schemas, then on the coordinator each
-// shard's schema and public functions, and distributes the schema. It
+// a slot one of its own (ErrSlots when none is left), creates on the
+// coordinator each shard's schema with its next_id_meta(), installs on
+// every node the shards' companion schemas, then on the coordinator each
+// shard's public functions, and distributes the schema. It
 // refuses a worker (ErrWorker), a mode other than pgfunc.ModeUnique
 // (ErrMode) and a layout ending within margin (pgfunc.CheckEnd). ok is
 // false when db's database has no Citus: the caller goes on as on any
@@ -329,6 +330,17 @@ func Up(ctx context.Context, db *sql.DB, o pgfunc.Options, margin time.Duration,
 	var ns []Node
 	if err == nil {
 		ns, err = grantSlots(ctx, db)
+	}
+	// The shard's metadata first, then the nodes' counters: a failure on
+	// a node leaves what a down leaves, which the next up carries on,
+	// never counters without metadata (which refuse every later up).
+	for _, sh := range shards {
+		if err != nil {
+			break
+		}
+		if refused[sh.ID] == nil {
+			refused[sh.ID] = upMeta(ctx, db, sh, o)
+		}
 	}
 	if err == nil {
 		err = eachNode(ctx, db, ns, func(n Node, node *sql.DB) error {
@@ -375,6 +387,19 @@ func eachShard(shards []pgfunc.Shard, failed error, each func(pgfunc.Result), do
 		out = append(out, r)
 	}
 	return pgfunc.Partial(out)
+}
+
+// upMeta creates sh's schema and its next_id_meta() on the coordinator
+// (Citus copies them to every node), before any node's counter.
+func upMeta(ctx context.Context, db *sql.DB, sh pgfunc.Shard, o pgfunc.Options) error {
+	q, err := pgfunc.RenderCitusMeta(sh, o)
+	if err != nil {
+		return err
+	}
+	if err := inTx(ctx, db, q); err != nil {
+		return fmt.Errorf("metadata of %s: %w", sh.Schema, err)
+	}
+	return nil
 }
 
 // upShard creates sh's schema and public functions on the coordinator
