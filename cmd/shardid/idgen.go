@@ -26,11 +26,8 @@ func runIDGen(ctx context.Context, env *cliEnv, args []string) error {
 	wait := fs.Duration("wait", 5*time.Minute, "when renewals fail past the lease (the database away), wait this long for one to succeed and draw on, as the library does; 0: exit at once")
 	asJSON := fs.Bool("json", false, "print one JSON document, the IDs its rows, instead of one ID per line")
 	lossy := fs.Bool("allow-lossy-commit", false, "lease from a server that may lose acknowledged commits in a crash (PostgreSQL synchronous_commit off, MySQL/MariaDB innodb_flush_log_at_trx_commit or sync_binlog not 1); after such a crash a node id can go to a second holder while the first draws, and IDs repeat")
-	if err := parseFlags(env, fs, args); err != nil {
+	if err := parseNoArgs(env, fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("idgen: unexpected argument %q", fs.Arg(0))
 	}
 	if *n < 1 {
 		return usagef("-n is required: how many IDs to print, at least 1")
@@ -99,39 +96,24 @@ func runIDGen(ctx context.Context, env *cliEnv, args []string) error {
 	return rep.finish(env, nil)
 }
 
-// rideOut is lease.Next for printIDs: when drawing stops because no
-// renewal succeeded in time (the database away longer than the lease, or
-// the process paused), it says so once on stderr and waits up to wait for
-// the background renewals to succeed, as the library does, then draws on
-// and says after how long. A lost lease, or no renewal within wait, ends
-// the draw with the error.
+// rideOut is lease.Next for printIDs (a lease.Rider): when drawing stops
+// because no renewal succeeded in time, it says so once on stderr and
+// waits up to wait for the background renewals to succeed, then draws on
+// and says after how long.
 func rideOut(env *cliEnv, held *lease.Lease, wait time.Duration) func(context.Context) (int64, error) {
-	var stopped time.Time
+	r := &lease.Rider{Lease: held, Wait: wait,
+		OnStop: func(err error) {
+			notice(env, "idgen", fmt.Sprintf("%v; waiting up to %s (--wait) for a renewal", err, wait))
+		},
+		OnResume: func(d time.Duration) {
+			notice(env, "idgen", fmt.Sprintf("node %d: drawing again after %s", held.Node(), d.Round(time.Millisecond)))
+		}}
 	return func(ctx context.Context) (int64, error) {
-		for {
-			id, err := held.Next()
-			if err == nil {
-				if !stopped.IsZero() {
-					notice(env, "idgen", fmt.Sprintf("node %d: drawing again after %s", held.Node(), time.Since(stopped).Round(time.Millisecond)))
-					stopped = time.Time{}
-				}
-				return id, nil
-			}
-			if !errors.Is(err, lease.ErrExpired) || wait == 0 {
-				return 0, err
-			}
-			if stopped.IsZero() {
-				stopped = time.Now()
-				notice(env, "idgen", fmt.Sprintf("%v; waiting up to %s (--wait) for a renewal", err, wait))
-			}
-			if time.Since(stopped) > wait {
-				return 0, fmt.Errorf("no renewal succeeded within --wait %s: %w", wait, err)
-			}
-			select {
-			case <-ctx.Done():
-				return 0, ctx.Err()
-			case <-time.After(20 * time.Millisecond):
-			}
+		id, err := r.Next(ctx)
+		var we *lease.WaitError
+		if errors.As(err, &we) {
+			return 0, fmt.Errorf("no renewal succeeded within --wait %s: %w", wait, we.Err)
 		}
+		return id, err
 	}
 }

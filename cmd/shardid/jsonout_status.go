@@ -1,8 +1,6 @@
 package main
 
 import (
-	"time"
-
 	"github.com/shardid/shardid/segment"
 	"github.com/shardid/shardid/tickets"
 	"github.com/shardid/shardid/tidb"
@@ -10,114 +8,30 @@ import (
 )
 
 // segmentTagRow is one tag of segment status --json.
-type segmentTagRow struct {
-	Tag         string        `json:"tag"`
-	MaxID       int64         `json:"max_id"` // handed out up to
-	Step        int64         `json:"step"`
-	Description string        `json:"description"`
-	UpdateTime  time.Time     `json:"update_time"`
-	Fenced      bool          `json:"fenced"`
-	LastRewind  *segmentRewnd `json:"last_rewind"` // null: none found
-}
-
-// segmentRewnd is a rewind a client found.
-type segmentRewnd struct {
-	Time  time.Time `json:"time"`
-	Found int64     `json:"found"`
-	Seen  int64     `json:"seen"`
-}
+type segmentTagRow = segment.TagRow
 
 // segmentStatusJSON adds tags to r.
 func segmentStatusJSON(r *jsonReport, tags []segment.Tag) {
-	if r == nil {
-		return
-	}
 	for _, t := range tags {
-		row := segmentTagRow{Tag: t.Tag, MaxID: t.MaxID, Step: t.Step, Description: t.Description, UpdateTime: t.UpdateTime.UTC(), Fenced: t.Fenced}
-		if w := t.LastRewind; !w.IsZero() {
-			row.LastRewind = &segmentRewnd{Time: w.Time.UTC(), Found: w.Found, Seen: w.Seen}
-		}
-		r.row(row)
+		r.row(t.Row())
 	}
 	r.total("tags", len(tags))
 }
 
 // tidbStatusRow is one migration of tidb status --json.
-type tidbStatusRow struct {
-	Version   int64      `json:"version"`
-	Name      string     `json:"name"`
-	State     string     `json:"state"` // pending, applied, skipped, drift or full
-	AppliedAt *time.Time `json:"applied_at"`
-	TiDBOnly  bool       `json:"tidb_only"`
-	Drift     []string   `json:"drift"`
-	Unchecked []string   `json:"unchecked"`
-	Full      []string   `json:"full,omitempty"` // tables that cannot take an insert
-}
-
-// tidbUpRow is one migration of tidb up --json.
-type tidbUpRow struct {
-	Version int64  `json:"version"`
-	Name    string `json:"name"`
-	// State is applied, skipped (TiDB only, recorded without running) or
-	// already applied.
-	State  string `json:"state"`
-	Millis int64  `json:"ms,omitempty"`
-}
+type tidbStatusRow = apply.StatusRow
 
 // tidbStatusJSON adds st to r.
 func tidbStatusJSON(r *jsonReport, st []apply.Status) {
-	if r == nil {
-		return
-	}
-	drifted := 0
 	for _, s := range st {
-		row := tidbStatusRow{Version: s.Migration.Version, Name: s.Migration.Name, State: "pending", TiDBOnly: s.Migration.TiDBOnly, Drift: s.Drift, Unchecked: s.Unchecked}
-		if s.Applied {
-			at := s.AppliedAt.UTC()
-			row.State, row.AppliedAt = "applied", &at
-		}
-		if s.Skipped {
-			row.State = "skipped"
-		}
-		if len(s.Drift) > 0 {
-			row.State = "drift"
-			drifted++
-		}
-		if len(s.Full) > 0 {
-			row.State, row.Full = "full", s.Full
-		}
-		r.row(row)
+		r.row(s.Row())
 	}
 	r.total("migrations", len(st))
-	r.total("drifted", drifted)
+	r.total("drifted", apply.CountStatus(st).Drifted)
 }
 
 // ticketsRow is one server of tickets status --json.
-type ticketsRow struct {
-	Server    string `json:"server"`
-	Kind      string `json:"kind,omitempty"`
-	Increment int64  `json:"increment,omitempty"`
-	Offset    int64  `json:"offset,omitempty"`
-	Last      *int64 `json:"last,omitempty"`     // a table server's counter; the most a sequence may have handed out
-	Recorded  int64  `json:"recorded,omitempty"` // highest ticket clients recorded
-	Behind    *int64 `json:"behind,omitempty"`   // tickets behind the furthest server
-	Error     string `json:"error,omitempty"`    // the server could not be read
-}
-
-// ticketsRowOf is server name's row: its settings s, its class row c, and
-// top, the furthest counter of the table servers.
-func ticketsRowOf(name string, s tickets.ServerSettings, c tickets.ClassRow, top int64) ticketsRow {
-	row := ticketsRow{Server: name, Kind: string(s.Kind), Increment: s.Increment, Offset: s.Offset, Recorded: c.Seen}
-	switch {
-	case s.Kind == tickets.KindTable:
-		last, behind := s.Last, max(top-s.Last, 0)/s.Increment
-		row.Last, row.Behind = &last, &behind
-	case s.LastKnown: // a sequence: the most it may have handed out
-		last := s.Last
-		row.Last = &last
-	}
-	return row
-}
+type ticketsRow = tickets.ServerRow
 
 // renderJSON is tidb render --json: the statements render prints, and
 // the choices it prints on stderr without --json.

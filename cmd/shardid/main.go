@@ -359,6 +359,20 @@ func (fs *flagSet) envVar(name, variable string) {
 	fs.fromEnv = append(fs.fromEnv, [2]string{name, variable})
 }
 
+// envString defines a string flag that falls back to the environment
+// variable variable (envVar).
+func (fs *flagSet) envString(name, variable, value, usage string) *string {
+	p := new(string)
+	fs.envStringVar(p, name, variable, value, usage)
+	return p
+}
+
+// envStringVar is envString storing into p.
+func (fs *flagSet) envStringVar(p *string, name, variable, value, usage string) {
+	fs.StringVar(p, name, value, usage)
+	fs.envVar(name, variable)
+}
+
 // parseFlags parses args, then fills unset flags from their environment
 // variables, turning errors into one-line usage errors; -h prints the
 // flags and returns flag.ErrHelp (exit status 0).
@@ -404,6 +418,18 @@ func parseFlags(env *cliEnv, fs *flagSet, args []string) error {
 		} else {
 			env.secrets.Add(f.Value.String())
 		}
+	}
+	return nil
+}
+
+// parseNoArgs is parseFlags for a command that takes flags only: an
+// argument left after them is a usage error naming it.
+func parseNoArgs(env *cliEnv, fs *flagSet, args []string) error {
+	if err := parseFlags(env, fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("%s: unexpected argument %q", strings.TrimPrefix(fs.Name(), "shardid "), fs.Arg(0))
 	}
 	return nil
 }

@@ -37,8 +37,7 @@ type layoutFlags struct {
 var layoutHelp = "a preset (" + strings.Join(shardid.LayoutNames(), ", ") + ") or fields from the top, e.g. time:41,shard:13,seq:10 or time:28@1s,node:22,seq:13 or time:41,node:6,seq:12,route:4"
 
 func (f *layoutFlags) register(fs *flagSet) {
-	fs.StringVar(&f.layout, "layout", "instagram", "ID layout: "+layoutHelp+" (env "+envLayout+")")
-	fs.envVar("layout", envLayout)
+	fs.envStringVar(&f.layout, "layout", envLayout, "instagram", "ID layout: "+layoutHelp+" (env "+envLayout+")")
 	fs.StringVar(&f.epoch, "epoch", "",
 		"custom epoch, RFC 3339 or Unix ms (default "+shardid.DefaultEpoch().Format(time.RFC3339)+"; env "+envEpoch+")")
 	fs.envVar("epoch", envEpoch)
@@ -144,11 +143,8 @@ func runPGRender(_ context.Context, env *cliEnv, args []string) error {
 	var f genFlags
 	f.register(fs, "")
 	shard := fs.Int64("shard", -1, "the logical shard id (required)")
-	if err := parseFlags(env, fs, args); err != nil {
+	if err := parseNoArgs(env, fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("pg render: unexpected argument %q", fs.Arg(0))
 	}
 	o, err := f.options()
 	if err != nil {
@@ -199,8 +195,7 @@ func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string
 	} else {
 		f.register(fs, "default: every generator in the database")
 	}
-	dsn := fs.String("dsn", "", "PostgreSQL connection URL (env "+envPGDSN+")")
-	fs.envVar("dsn", envPGDSN)
+	dsn := fs.envString("dsn", envPGDSN, "", "PostgreSQL connection URL (env "+envPGDSN+")")
 	parallel := new(int)
 	*parallel = migrate.DefaultParallel
 	if name != "status" {
@@ -220,11 +215,8 @@ func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string
 	}
 	mapPath := fs.String("map", "", "shard map file (TOML): every server of a fleet at once, instead of --dsn and --shards"+mapEnvNote)
 	asJSON := jsonFlag(fs)
-	if err := parseFlags(env, fs, args); err != nil {
+	if err := parseNoArgs(env, fs, args); err != nil {
 		return nil, err
-	}
-	if fs.NArg() > 0 {
-		return nil, usagef("pg %s: unexpected argument %q", name, fs.Arg(0))
 	}
 	if *mapPath != "" && *asJSON {
 		return nil, usagef("pg %s: --json takes --dsn, not --map (pg verify --json reports a fleet)", name)
@@ -345,11 +337,8 @@ func runPGGen(_ context.Context, env *cliEnv, args []string) error {
 	dir := fs.String("dir", "", "directory to write the goose migrations to (required)")
 	force := fs.Bool("force", false, "overwrite files whose content differs")
 	offset := fs.Int64("version-offset", 0, "add N to every version (shard id + 1), to join a goose directory whose migrations hold the versions up to N: its highest sequential version, or a timestamp past its timestamp versions")
-	if err := parseFlags(env, fs, args); err != nil {
+	if err := parseNoArgs(env, fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("pg gen: unexpected argument %q", fs.Arg(0))
 	}
 	if *dir == "" {
 		return usagef("--dir is required: the directory goose -dir will read")

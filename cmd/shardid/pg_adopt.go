@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/pgfunc/adopt"
 	"github.com/shardid/shardid/pgfunc/inventory"
@@ -20,22 +19,17 @@ func runPGAdopt(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "pg adopt")
 	var f genFlags
 	f.layoutFlags.register(fs)
-	fs.StringVar(&f.schemaFormat, "schema-format", pgfunc.DefaultSchemaFormat, "schema name of shard N, with one %d (env "+envSchemaFm+")")
-	fs.envVar("schema-format", envSchemaFm)
+	fs.envStringVar(&f.schemaFormat, "schema-format", envSchemaFm, pgfunc.DefaultSchemaFormat, "schema name of shard N, with one %d (env "+envSchemaFm+")")
 	fs.StringVar(&f.shards, "shards", "", "shard ids, e.g. 0-63 or 0-3,8,10-12, each the shard id its schema's next_id() must stamp (required)")
 	fs.DurationVar(&f.lead, "lead", pgfunc.DefaultLead, "the new generator's lead: how far ahead of the server's clock its IDs may go (env "+envLead+")")
 	fs.envVar("lead", envLead)
-	dsn := fs.String("dsn", "", "PostgreSQL connection URL, as the owner of the schemas' next_id() (env "+envPGDSN+")")
-	fs.envVar("dsn", envPGDSN)
+	dsn := fs.envString("dsn", envPGDSN, "", "PostgreSQL connection URL, as the owner of the schemas' next_id() (env "+envPGDSN+")")
 	apply := fs.Bool("apply", false, "replace each next_id() (default: a dry run that only prints what it infers)")
 	lockWait := fs.Duration("lock-timeout", adopt.DefaultAdoptLockTimeout, "how long the switch waits for transactions that drew from the old next_id() to end (new draws queue meanwhile)")
 	serverWait := fs.Duration("server-lock-timeout", inventory.DefaultLockTimeout, "how long --apply waits for the server-wide lock of pg up (in database "+inventory.LockDatabase+")")
 	asJSON := jsonFlag(fs)
-	if err := parseFlags(env, fs, args); err != nil {
+	if err := parseNoArgs(env, fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("pg adopt: unexpected argument %q", fs.Arg(0))
 	}
 	given := func(n string) bool { return fs.set(n) || fs.origin(n) != "--"+n }
 	var ao adopt.Options
@@ -72,23 +66,12 @@ func runPGAdopt(ctx context.Context, env *cliEnv, args []string) error {
 	start := time.Now()
 	rep := adoptReport{Apply: *apply}
 	_, _ = adopt.Run(ctx, m, shards, ao, func(a adopt.Adoption) { // a partial error: each result says
-		s := adoptedShard(a)
-		switch {
-		case a.Err != nil:
-			rep.Failed++
-		case a.Applied:
-			rep.Adopted++
-		case a.Note == "current":
-			rep.Current++
-		default:
-			rep.DryRun++
-		}
-		rep.Shards = append(rep.Shards, s)
+		rep.Add(a)
 		if !*asJSON {
 			fmt.Fprint(env.stdout, env.secrets.Scrub(adoptLines(a)))
 		}
 	})
-	rep.Took = time.Since(start).Round(time.Millisecond).String()
+	rep.Finish(start)
 	if *asJSON {
 		if err := writeJSON(env.stdout, rep); err != nil {
 			return err
@@ -109,75 +92,11 @@ func runPGAdopt(ctx context.Context, env *cliEnv, args []string) error {
 	return nil
 }
 
-// adoptReport is pg adopt's outcome, printed by --json.
-type adoptReport struct {
-	Apply   bool          `json:"apply"`
-	Shards  []adoptShardJ `json:"shards"`
-	DryRun  int           `json:"dry_run"`
-	Adopted int           `json:"adopted"`
-	Current int           `json:"current"`
-	Failed  int           `json:"failed"`
-	Took    string        `json:"took"`
-}
+// adoptReport is pg adopt's --json document.
+type adoptReport = adopt.Report
 
-// adoptShardJ is one schema in adoptReport.
-type adoptShardJ struct {
-	Schema   string      `json:"schema"`
-	Shard    int64       `json:"shard"`
-	State    string      `json:"state"` // dry run, adopted, current, refused
-	Kind     string      `json:"kind,omitempty"`
-	Layout   string      `json:"layout,omitempty"` // the spec --layout takes, epoch included
-	Epoch    string      `json:"epoch,omitempty"`
-	Sequence string      `json:"old_sequence,omitempty"` // published: the sequence retired
-	Keys     []adoptKeyJ `json:"keys,omitempty"`
-	Clock    string      `json:"clock,omitempty"`
-	Start    string      `json:"counter_starts,omitempty"`
-	FirstID  int64       `json:"first_id,omitempty"`
-	Roles    []string    `json:"roles_granted,omitempty"`
-	Error    string      `json:"error,omitempty"`
-}
-
-// adoptKeyJ is one key column in adoptShardJ.
-type adoptKeyJ struct {
-	Table  string `json:"table"`
-	Column string `json:"column"`
-	Max    *int64 `json:"max"`
-	Time   string `json:"max_time,omitempty"`
-	Shard  int64  `json:"max_shard"`
-	Seq    int64  `json:"max_seq"`
-	// A bigserial-like key's sequence and its last value (kind serial).
-	Sequence string `json:"sequence,omitempty"`
-	Last     int64  `json:"sequence_last,omitempty"`
-}
-
-const msFormat = "2006-01-02T15:04:05.000Z07:00"
-
-func adoptedShard(a adopt.Adoption) adoptShardJ {
-	s := adoptShardJ{Schema: a.Shard.Schema, Shard: a.Shard.ID, State: a.Note, Kind: a.Kind}
-	if a.Err != nil {
-		s.State, s.Error = "refused", a.Err.Error()
-	}
-	if a.Layout != (shardid.Layout{}) {
-		s.Layout, s.Epoch = a.Layout.String(), a.Layout.Epoch.UTC().Format(msFormat)
-	}
-	if a.Kind == "" || a.Err != nil {
-		return s
-	}
-	s.Sequence, s.Roles, s.FirstID = a.Sequence, a.Roles, a.FirstID
-	s.Clock = a.Clock.Format(msFormat)
-	s.Start = a.Layout.TickTime(a.Start >> a.Layout.SeqBits).Format(msFormat)
-	for _, k := range a.Keys {
-		kj := adoptKeyJ{Table: k.Table, Column: k.Column, Sequence: k.Sequence, Last: k.Last}
-		if !k.Empty && a.Kind == adopt.AdoptSerial {
-			kj.Max = &k.Max
-		} else if !k.Empty {
-			kj.Max = &k.Max
-			kj.Time, kj.Shard, kj.Seq = k.Parts.Time.Format(msFormat), k.Parts.Shard, k.Parts.Seq
-		}
-		s.Keys = append(s.Keys, kj)
-	}
-	return s
-}
+// msFormat is how pg adopt writes instants.
+const msFormat = adopt.MillisFormat
 
 // adoptLines is what pg adopt prints for one schema.
 func adoptLines(a adopt.Adoption) string {

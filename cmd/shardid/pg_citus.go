@@ -44,18 +44,13 @@ func printCitus(env *cliEnv, st *citus.Status) int {
 // are.
 func runPGMove(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "pg move")
-	dsn := fs.String("dsn", "", "PostgreSQL connection URL of the Citus coordinator, as the generators' owner (env "+envPGDSN+")")
-	fs.envVar("dsn", envPGDSN)
+	dsn := fs.envString("dsn", envPGDSN, "", "PostgreSQL connection URL of the Citus coordinator, as the generators' owner (env "+envPGDSN+")")
 	shardText := fs.String("shard", "", "the shard id to move, e.g. 3")
-	schemaFormat := fs.String("schema-format", pgfunc.DefaultSchemaFormat, "schema name of shard N, with one %d (env "+envSchemaFm+")")
-	fs.envVar("schema-format", envSchemaFm)
+	schemaFormat := fs.envString("schema-format", envSchemaFm, pgfunc.DefaultSchemaFormat, "schema name of shard N, with one %d (env "+envSchemaFm+")")
 	to := fs.String("to", "", "host:port of the node to move the shard to, as the coordinator's pg_dist_node names it")
 	mode := fs.String("transfer-mode", "auto", "Citus's shard transfer mode (allowed: "+strings.Join(citus.TransferModes, ", ")+")")
-	if err := parseFlags(env, fs, args); err != nil {
+	if err := parseNoArgs(env, fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("pg move: unexpected argument %q", fs.Arg(0))
 	}
 	id, err := strconv.ParseInt(*shardText, 10, 64)
 	if err != nil || id < 0 {

@@ -22,16 +22,12 @@ func runPGGrant(ctx context.Context, env *cliEnv, args []string) (err error) {
 		"schema name of shard N, with one %d (env "+envSchemaFm+")")
 	fs.envVar("schema-format", envSchemaFm)
 	fs.StringVar(&f.shards, "shards", "", "shard ids, e.g. 0-63 or 0-3,8,10-12 (required)")
-	dsn := fs.String("dsn", "", "PostgreSQL connection URL, as the generators' owner (env "+envPGDSN+")")
-	fs.envVar("dsn", envPGDSN)
+	dsn := fs.envString("dsn", envPGDSN, "", "PostgreSQL connection URL, as the generators' owner (env "+envPGDSN+")")
 	role := fs.String("role", "", "the role the application connects as, which must exist and not be a superuser (required)")
 	mapPath := fs.String("map", "", "shard map file (TOML): every shard of a fleet, instead of --dsn and --shards"+mapEnvNote)
 	asJSON := jsonFlag(fs)
-	if err := parseFlags(env, fs, args); err != nil {
+	if err := parseNoArgs(env, fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("pg grant: unexpected argument %q", fs.Arg(0))
 	}
 	if *mapPath != "" && *asJSON {
 		return usagef("pg grant: --json takes --dsn, not --map")

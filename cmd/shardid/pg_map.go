@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -131,19 +130,9 @@ func runMapOp(ctx context.Context, env *cliEnv, verb string, op func(func(fleet.
 	var firstErr error
 	var why []string // per server with failures: its first error
 	for _, sr := range results {
-		changed := 0
-		var serverErr error
-		for _, r := range sr.Results {
-			if r.Applied {
-				changed++
-			}
-			if r.Err != nil && serverErr == nil {
-				serverErr = r.Err
-			}
-		}
-		f := sr.Failed()
+		changed, f := sr.Changed(), sr.Failed()
 		failed += f
-		if serverErr != nil {
+		if serverErr := sr.FirstErr(); serverErr != nil {
 			firstErr = cmp.Or(firstErr, serverErr)
 			why = append(why, fmt.Sprintf("%s: %d %s failed; the first: %s", sr.Server.Name, f, plural(f, "shard", "shards"), oneLine(serverErr.Error())))
 		}
@@ -165,51 +154,24 @@ func runMapOp(ctx context.Context, env *cliEnv, verb string, op func(func(fleet.
 func runMapStatus(ctx context.Context, env *cliEnv, m *fleet.Map) error {
 	tw := tabwriter.NewWriter(env.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SERVER\tSCHEMA\tSHARD\tVERSION\tMODE\tSTATE")
-	bad, unread, ahead := 0, 0, 0
-	var closed []string // server: databases the role could not read
-	for _, ss := range m.Status(ctx) {
-		if len(ss.Census.Closed) > 0 {
-			closed = append(closed, fmt.Sprintf("%s: %s", ss.Server.Name, strings.Join(ss.Census.Closed, ", ")))
-		}
-		if ss.Err != nil {
-			unread += len(ss.Server.Shards)
-			what := "UNREACHABLE"
-			switch {
-			case errors.Is(ss.Err, fleet.ErrClone):
-				what = "CLONE"
-			case errors.Is(ss.Err, fleet.ErrUnidentified):
-				what = "UNIDENTIFIED"
-			case errors.Is(ss.Err, fleet.ErrStandby):
-				what = "STANDBY"
-			}
+	all := m.Status(ctx)
+	for _, ss := range all {
+		if what := ss.Unread(); what != "" {
 			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t%s (%d %s not read): %s\n", ss.Server.Name, what, len(ss.Server.Shards), plural(len(ss.Server.Shards), "shard", "shards"), oneLine(ss.Err.Error()))
 			continue
 		}
 		for _, st := range ss.Shards {
-			mode, state := "-", "missing"
+			state, _, _ := fleet.Verdict(st)
+			mode := "-"
 			if st.Installed != nil {
-				mode, state = string(st.Installed.Mode), "ok"
-				switch {
-				case st.Outdated:
-					state = "OUTDATED: applied by an older shardid"
-				case !st.Matches:
-					state = "DIFFERS from the map"
-				}
-			}
-			for _, e := range st.Elsewhere {
-				state += fmt.Sprintf("; ALSO IN %s.%s", e.Database, e.Schema)
-			}
-			if state != "ok" {
-				bad++
-			}
-			if st.PastLead() {
-				ahead++
-				state += fmt.Sprintf("; AHEAD of the clock by %s, past its lead", st.Ahead.Round(time.Millisecond))
+				mode = string(st.Installed.Mode)
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", ss.Server.Name, st.Shard.Schema, st.Shard.ID, st.Version, mode, state)
 		}
 	}
 	tw.Flush()
+	c := fleet.CountStatus(all)
+	closed, bad, unread, ahead := c.Closed, c.Bad, c.Unread, c.Ahead
 	for _, line := range closed {
 		fmt.Fprintf(env.stdout, "NOT READ on server %s (no CONNECT privilege, or connections not allowed): a copy of a shard there would go unseen\n", line)
 	}
@@ -231,14 +193,10 @@ func runMapStatus(ctx context.Context, env *cliEnv, m *fleet.Map) error {
 // runPGVerify proves the map's invariant against the live servers.
 func runPGVerify(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "pg verify")
-	path := fs.String("map", "", "shard map file (TOML; env "+envMap+"; required)")
-	fs.envVar("map", envMap)
+	path := fs.envString("map", envMap, "", "shard map file (TOML; env "+envMap+"; required)")
 	asJSON := fs.Bool("json", false, "print one JSON document instead of tables")
-	if err := parseFlags(env, fs, args); err != nil {
+	if err := parseNoArgs(env, fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("pg verify: unexpected argument %q", fs.Arg(0))
 	}
 	if *path == "" {
 		return usagef("pg verify: --map is required (or set %s): the shard map to check the servers against", envMap)

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -21,11 +19,9 @@ import (
 // (migrate.Migrator.Resume).
 func runPGResume(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "pg resume")
-	dsn := fs.String("dsn", "", "PostgreSQL connection URL of the restored or promoted server, as the generators' owner (env "+envPGDSN+")")
-	fs.envVar("dsn", envPGDSN)
+	dsn := fs.envString("dsn", envPGDSN, "", "PostgreSQL connection URL of the restored or promoted server, as the generators' owner (env "+envPGDSN+")")
 	shards := fs.String("shards", "", "shard ids, e.g. 0-63 or 0-3,8,10-12 (default: every generator in every database of the server)")
-	schemaFormat := fs.String("schema-format", pgfunc.DefaultSchemaFormat, "schema name of shard N, with one %d, for --shards (env "+envSchemaFm+")")
-	fs.envVar("schema-format", envSchemaFm)
+	schemaFormat := fs.envString("schema-format", envSchemaFm, pgfunc.DefaultSchemaFormat, "schema name of shard N, with one %d, for --shards (env "+envSchemaFm+")")
 	after := fs.String("after", "", "RFC 3339 instant at or after the end of the tick of every ID the old server could have handed out, e.g. its last draw plus its lead (default: the server's clock plus --lead)")
 	lead := fs.Duration("lead", pgfunc.MaxLead, "the largest lead any generator of the old server ran with after the backup or recovery target (a restored server remembers the leads of its backup, not a larger one given later with pg down and pg up --lead): counters move past the clock plus the larger of this and their own lead; draws wait for the clock (then fail, SQLSTATE "+pgfunc.LeadExceededState+") until it is back within their own lead, so give the real value to move no further than needed")
 	lockWait := fs.Duration("lock-timeout", inventory.DefaultLockTimeout, "how long resume waits for the server-wide lock (in database "+inventory.LockDatabase+", the lock of pg up) while another session holds it")
@@ -34,11 +30,8 @@ func runPGResume(ctx context.Context, env *cliEnv, args []string) error {
 	apply := fs.Bool("apply", false, "move the counters; without it resume is a dry run: it says what each counter would move to and until when draws would wait, and moves nothing")
 	below := fs.Bool("below-recorded-lead", false, "move by --lead even though a generator of the server records a larger lead (refused without it: a counter moved by less than the lead the old server ran with hands its IDs out again)")
 	asJSON := fs.Bool("json", false, "print one JSON document instead of lines")
-	if err := parseFlags(env, fs, args); err != nil {
+	if err := parseNoArgs(env, fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("pg resume: unexpected argument %q", fs.Arg(0))
 	}
 	var ro resume.Options
 	if *after != "" {
@@ -72,7 +65,7 @@ func runPGResume(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	start := time.Now()
 	line := func(server string, r resume.Resumed) {
-		rep.add(server, r)
+		rep.Add(server, r)
 		if !*asJSON {
 			fmt.Fprintln(env.stdout, env.secrets.Scrub(resumedLine(server, r)))
 		}
@@ -89,7 +82,7 @@ func runPGResume(ctx context.Context, env *cliEnv, args []string) error {
 				fmt.Fprintf(env.stdout, "same     %s: reaches the running server of %s, whose run moved its counters\n", sr.Server.Name, sr.SameAs)
 			}
 			if sr.Err != nil {
-				rep.Servers = append(rep.Servers, resumeServerError{Server: sr.Server.Name, Error: env.line(sr.Err.Error())})
+				rep.Servers = append(rep.Servers, resume.ServerError{Server: sr.Server.Name, Error: env.line(sr.Err.Error())})
 				if !*asJSON {
 					fmt.Fprintf(env.stdout, "FAILED   %s: %s\n", sr.Server.Name, env.line(sr.Err.Error()))
 				}
@@ -122,10 +115,7 @@ func runPGResume(ctx context.Context, env *cliEnv, args []string) error {
 			return err
 		}
 	}
-	rep.Took = time.Since(start).Round(time.Millisecond).String()
-	slices.SortStableFunc(rep.Counters, func(a, b resumedCounter) int {
-		return cmp.Or(cmp.Compare(a.Server, b.Server), cmp.Compare(a.Database, b.Database), cmp.Compare(a.Schema, b.Schema))
-	})
+	rep.Finish(start)
 	if *asJSON {
 		if err := writeJSON(env.stdout, rep); err != nil {
 			return err
@@ -148,7 +138,7 @@ func runPGResume(ctx context.Context, env *cliEnv, args []string) error {
 			fmt.Fprintln(env.stdout, "dry run: nothing moved; run again with --apply, before writers draw, to move them")
 		}
 	}
-	if n := rep.Failed + len(rep.Servers) + len(rep.Databases); n > 0 {
+	if n := rep.NotMoved(); n > 0 {
 		return fmt.Errorf("%d %s not moved (each line says why); the others' moves stand: mend what the failures name, then rerun (resume only ever moves counters forward)",
 			n, plural(n, "counter, database or server was", "counters, databases or servers were"))
 	}
@@ -174,94 +164,8 @@ func resumeTarget(ro resume.Options) string {
 	return fmt.Sprintf("the clock plus %s (--lead) or each generator's own lead, whichever is larger", ro.Lead)
 }
 
-// resumeReport is pg resume's outcome, printed by --json.
-type resumeReport struct {
-	DryRun   bool                `json:"dry_run"`
-	Scope    string              `json:"scope"`
-	After    time.Time           `json:"after,omitzero"`
-	Counters []resumedCounter    `json:"counters"`
-	Servers  []resumeServerError `json:"server_errors,omitempty"`
-	// Databases are the databases whose counters were not read.
-	Databases []resumeDatabaseError `json:"database_errors,omitempty"`
-	Missing   int                   `json:"missing"`
-	Moved     int                   `json:"moved"`
-	Current   int                   `json:"already_past"`
-	Skipped   int                   `json:"not_taking_part"`
-	Failed    int                   `json:"failed"`
-	Took      string                `json:"took"`
-}
-
-// resumedCounter is one counter in resumeReport.
-type resumedCounter struct {
-	Server   string    `json:"server,omitempty"`
-	Database string    `json:"database,omitempty"`
-	Node     string    `json:"citus_node,omitempty"`
-	Schema   string    `json:"schema,omitempty"`
-	Shard    int64     `json:"shard"`
-	Retired  bool      `json:"retired,omitempty"`
-	Mode     string    `json:"mode,omitempty"`
-	State    string    `json:"state"` // moved, current, skipped, failed
-	Past     time.Time `json:"past,omitzero"`
-	Until    time.Time `json:"draws_wait_until,omitzero"`
-	From     int64     `json:"from"`
-	To       int64     `json:"to"`
-	Note     string    `json:"note,omitempty"`
-	Error    string    `json:"error,omitempty"`
-}
-
-// resumeServerError is a server of the map where nothing moved.
-type resumeServerError struct {
-	Server string `json:"server"`
-	Error  string `json:"error"`
-}
-
-// resumeDatabaseError is a database of a server whose counters were not
-// read.
-type resumeDatabaseError struct {
-	Server   string `json:"server,omitempty"`
-	Database string `json:"database"`
-	Error    string `json:"error"`
-}
-
-// state names what happened to a counter.
-func resumedState(r resume.Resumed) string {
-	switch {
-	case r.Err != nil:
-		return "failed"
-	case r.Missing:
-		return "missing"
-	case r.Moved:
-		return "moved"
-	case r.Past.IsZero():
-		return "skipped"
-	}
-	return "current"
-}
-
-func (rep *resumeReport) add(server string, r resume.Resumed) {
-	if r.Schema == "" && r.Node == "" && r.Err != nil { // a database not read
-		rep.Databases = append(rep.Databases, resumeDatabaseError{Server: server, Database: r.Database, Error: oneLine(r.Err.Error())})
-		return
-	}
-	c := resumedCounter{Server: server, Database: r.Database, Node: r.Node, Schema: r.Schema, Shard: r.Shard, Retired: r.Retired, Mode: string(r.Mode),
-		State: resumedState(r), Past: r.Past, Until: r.Until, From: r.From, To: r.To, Note: r.Note}
-	if r.Err != nil {
-		c.Error = oneLine(r.Err.Error())
-	}
-	switch c.State {
-	case "failed":
-		rep.Failed++
-	case "moved":
-		rep.Moved++
-	case "skipped":
-		rep.Skipped++
-	case "missing":
-		rep.Missing++
-	default:
-		rep.Current++
-	}
-	rep.Counters = append(rep.Counters, c)
-}
+// resumeReport is pg resume's --json document.
+type resumeReport = resume.Report
 
 // resumedLine is the line pg resume prints for one counter.
 func resumedLine(server string, r resume.Resumed) string {
@@ -278,7 +182,7 @@ func resumedLine(server string, r resume.Resumed) string {
 	if server != "" {
 		where = server + " " + where
 	}
-	state := resumedState(r)
+	state := r.State()
 	var what string
 	switch state {
 	case "missing":

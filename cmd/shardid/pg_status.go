@@ -101,7 +101,9 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) (err error) {
 	}
 	printServer(env, census)
 	printDangers(env, dangers)
-	pgServerJSON(rep, census, dangers)
+	for k, v := range r.Totals() {
+		rep.total(k, v)
+	}
 	// Citus (pg_citus.go): every node's counters, through the coordinator.
 	printCitus(env, r.Citus)
 	return r.Err(t.asked)

@@ -54,7 +54,7 @@ func runRotate(ctx context.Context, env *cliEnv, args []string) error {
 	if *digits < rotate.MinDigits || *digits > rotate.MaxDigits {
 		return usagef("rotate: --digits %d (allowed 1, 2 or 3)", *digits)
 	}
-	conv := idConverter(*unsigned, *reverse)
+	conv := rotate.Converter(*unsigned, *reverse)
 	allowed := "decimal integers 0-9223372036854775807; --unsigned takes up to 18446744073709551615"
 	if *unsigned {
 		allowed = "decimal integers 0-18446744073709551615"
@@ -65,7 +65,7 @@ func runRotate(ctx context.Context, env *cliEnv, args []string) error {
 	if fs.NArg() > 0 {
 		ids := make([]uint64, fs.NArg())
 		for i, a := range fs.Args() {
-			id, ok := parseID(a, *unsigned)
+			id, ok := rotate.ParseID(a, *unsigned)
 			if !ok {
 				return usagef("rotate: argument %d %q is not an ID (allowed: %s)", i+1, a, allowed)
 			}
@@ -92,7 +92,7 @@ func runRotate(ctx context.Context, env *cliEnv, args []string) error {
 		if text == "" {
 			continue // blank lines carry no ID
 		}
-		id, ok := parseID(text, *unsigned)
+		id, ok := rotate.ParseID(text, *unsigned)
 		if !ok && line == 1 && isHeader(text) {
 			fmt.Fprintln(out, text) // a header line (e.g. "id") passes through
 			continue
@@ -119,36 +119,6 @@ func runRotate(ctx context.Context, env *cliEnv, args []string) error {
 		return fmt.Errorf("stdin: %w", err)
 	}
 	return out.Flush()
-}
-
-// idConverter returns the rotation to run: signed (int64 keys) or
-// unsigned (BIGINT UNSIGNED keys), forward or reverse.
-func idConverter(unsigned, reverse bool) func(uint64, int) (uint64, error) {
-	if unsigned {
-		if reverse {
-			return rotate.UnrotateUnsigned
-		}
-		return rotate.RotateUnsigned
-	}
-	conv := rotate.Rotate
-	if reverse {
-		conv = rotate.Unrotate
-	}
-	return func(id uint64, k int) (uint64, error) {
-		r, err := conv(int64(id), k)
-		return uint64(r), err
-	}
-}
-
-// parseID reads a decimal ID: 0 to math.MaxInt64, or to math.MaxUint64
-// when unsigned.
-func parseID(s string, unsigned bool) (uint64, bool) {
-	bits := 63
-	if unsigned {
-		bits = 64
-	}
-	id, err := strconv.ParseUint(s, 10, bits)
-	return id, err == nil
 }
 
 // negativeNumber matches an argument like -5, which the flag package would

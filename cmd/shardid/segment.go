@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -42,11 +41,9 @@ type segmentFlags struct {
 // register defines --dsn and --table, and --tag with usage tagUsage unless
 // that is "".
 func (f *segmentFlags) register(fs *flagSet, tagUsage string) {
-	fs.StringVar(&f.dsn, "dsn", "", "PostgreSQL URL or go-sql-driver/mysql DSN (MySQL, MariaDB, TiDB) (env "+envSegmentDSN+")")
-	fs.envVar("dsn", envSegmentDSN)
+	fs.envStringVar(&f.dsn, "dsn", envSegmentDSN, "", "PostgreSQL URL or go-sql-driver/mysql DSN (MySQL, MariaDB, TiDB) (env "+envSegmentDSN+")")
 	fs.StringVar(&f.table, "table", segment.DefaultTable, "allocation table, [schema.]name")
-	fs.StringVar(&f.records, "records-dsn", "", "a second database that keeps each tag's record (the highest ID taken) outside the allocation database, so that a restore of that whole database is found; the same on every command and client of the table (env "+envSegmentRecordsDSN+")")
-	fs.envVar("records-dsn", envSegmentRecordsDSN)
+	fs.envStringVar(&f.records, "records-dsn", envSegmentRecordsDSN, "", "a second database that keeps each tag's record (the highest ID taken) outside the allocation database, so that a restore of that whole database is found; the same on every command and client of the table (env "+envSegmentRecordsDSN+")")
 	if tagUsage != "" {
 		fs.StringVar(&f.tag, "tag", "", tagUsage)
 	}
@@ -101,12 +98,10 @@ func runSegmentUp(ctx context.Context, env *cliEnv, args []string) error {
 	step := fs.Int64("step", 0, fmt.Sprintf("the tag's base step, a client's first and smallest segment (default %d for a new tag; 0 keeps an existing tag's)", segment.DefaultTagStep))
 	start := fs.Int64("start", 0, "no ID below this: a new tag starts here, an existing one is raised to it (never lowered); 0: 1 for a new tag; at most 9223372036854775808 minus the step, so that one segment fits")
 	desc := fs.String("description", "", "free text stored with a new tag")
-	if err := parseFlags(env, fs, args); err != nil {
+	if err := parseNoArgs(env, fs, args); err != nil {
 		return err
 	}
 	switch {
-	case fs.NArg() > 0:
-		return usagef("segment up: unexpected argument %q", fs.Arg(0))
 	case *step < 0:
 		return usagef("--step: %d is out of range (allowed: 1-%d, or 0 to keep)", *step, segment.MaxTagStep)
 	case *start < 0:
@@ -179,12 +174,10 @@ func runSegmentNext(ctx context.Context, env *cliEnv, args []string) error {
 	f.register(fs, "the ID space (required)")
 	count := fs.Int("n", 1, "number of IDs to print")
 	lossy := fs.Bool("allow-lossy-commit", false, lossyCommitUsage)
-	if err := parseFlags(env, fs, args); err != nil {
+	if err := parseNoArgs(env, fs, args); err != nil {
 		return err
 	}
 	switch {
-	case fs.NArg() > 0:
-		return usagef("segment next: unexpected argument %q", fs.Arg(0))
 	case *count < 1:
 		return usagef("-n: %d is out of range (allowed: 1 or more)", *count)
 	}
@@ -225,11 +218,8 @@ func runSegmentStatus(ctx context.Context, env *cliEnv, args []string) (err erro
 	f.register(fs, "")
 	timeout := fs.Duration("timeout", 5*time.Second, "give up on a server that has not answered by then")
 	asJSON := jsonFlag(fs)
-	if err := parseFlags(env, fs, args); err != nil {
+	if err := parseNoArgs(env, fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("segment status: unexpected argument %q", fs.Arg(0))
 	}
 	if *timeout <= 0 {
 		return usagef("--timeout: %s is out of range (allowed: more than 0)", *timeout)
@@ -244,65 +234,53 @@ func runSegmentStatus(ctx context.Context, env *cliEnv, args []string) (err erro
 	defer db.Close()
 	env, rep := startReport(env, *asJSON, "segment status")
 	defer func() { err = rep.finish(env, err) }()
-	tags, err := segment.Tags(tctx, db, d, f.table)
+	// The records kept outside the allocation database, when
+	// --records-dsn names one: the ones a restore of it does not take back.
+	_, rdb, rd, err := f.store(tctx, fs)
 	if err != nil {
-		return fmt.Errorf("%s: %w%s", where, err, timedOut(tctx, *timeout))
+		return fmt.Errorf("%s: %w%s", dsn.Redact(f.records), err, timedOut(tctx, *timeout))
 	}
-	recs, err := segment.Records(tctx, db, d, f.table)
-	if err != nil {
-		if tctx.Err() != nil {
-			return fmt.Errorf("%s: %w%s", where, err, timedOut(tctx, *timeout))
-		}
-		// A role without SELECT on the record table: the rest is shown.
-		notice(env, "segment status", fmt.Sprintf("the record table %s cannot be read (%v): tags missing from the table or below their record are not shown", segment.RecordTable(f.table), err))
-	}
-	if f.records != "" {
-		// The records kept outside the allocation database: the ones a
-		// restore of it does not take back.
-		_, rdb, rd, err := f.store(tctx, fs)
-		if err != nil {
-			return fmt.Errorf("%s: %w%s", dsn.Redact(f.records), err, timedOut(tctx, *timeout))
-		}
+	if rdb != nil {
 		defer rdb.Close()
-		outside, err := segment.Records(tctx, rdb, rd, f.table)
-		if err == nil && outside == nil {
-			err = fmt.Errorf("no record table %s there (shardid segment up --records-dsn creates it)", segment.RecordTable(f.table))
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w%s", dsn.Redact(f.records), err, timedOut(tctx, *timeout))
-		}
-		if recs == nil {
-			recs = map[string]int64{}
-		}
-		for tag, high := range outside {
-			recs[tag] = max(recs[tag], high)
-		}
 	}
+	sv, err := segment.ReadSurvey(tctx, db, d, f.table, rdb, rd)
+	var oe *segment.OutsideError
+	switch {
+	case errors.As(err, &oe):
+		return fmt.Errorf("%s: %w%s", dsn.Redact(f.records), err, timedOut(tctx, *timeout))
+	case err != nil:
+		return fmt.Errorf("%s: %w%s", where, err, timedOut(tctx, *timeout))
+	case sv.RecordsErr != nil && tctx.Err() != nil:
+		return fmt.Errorf("%s: %w%s", where, sv.RecordsErr, timedOut(tctx, *timeout))
+	case sv.RecordsErr != nil:
+		// A role without SELECT on the record table: the rest is shown.
+		notice(env, "segment status", fmt.Sprintf("the record table %s cannot be read (%v): tags missing from the table or below their record are not shown", segment.RecordTable(f.table), sv.RecordsErr))
+	}
+	if sv.NoOutside {
+		return fmt.Errorf("%s: no record table %s there (shardid segment up --records-dsn creates it)%s", dsn.Redact(f.records), segment.RecordTable(f.table), timedOut(tctx, *timeout))
+	}
+	tags, recs := sv.Tags, sv.Records
 	var bad []string // one entry per tag: its reasons joined
 	segmentStatusJSON(rep, tags)
 	fmt.Fprintf(env.stdout, "%-24s %-20s %-10s %s\n", "TAG", "HANDED OUT UP TO", "STEP", "LAST SEGMENT TAKEN")
 	for _, t := range tags {
 		fmt.Fprintf(env.stdout, "%-24s %-20d %-10d %s\n", t.Tag, t.MaxID, t.Step, t.UpdateTime.UTC().Format(time.RFC3339))
-		var why []string
 		if r := t.LastRewind; !r.IsZero() {
 			state := "resumed since"
 			if t.Fenced {
 				state = "FENCED: no client takes a segment until `shardid segment resume`"
-				why = append(why, "fenced")
 			}
 			fmt.Fprintf(env.stdout, "  last rewind %s: a client found the table at %d after taking IDs up to %d; %s\n",
 				r.Time.UTC().Format(time.RFC3339), r.Found, r.Seen, state)
 		}
-		if rec, ok := recs[t.Tag]; ok && rec > t.MaxID {
+		if rec, below := sv.Record(t); below {
 			fmt.Fprintf(env.stdout, "  BELOW ITS RECORD: clients recorded IDs up to %d; the table was restored from an older copy (shardid segment resume --tag %s)\n", rec, t.Tag)
-			why = append(why, "below its record")
 		}
-		if len(why) > 0 {
+		if why := sv.Problems(t); len(why) > 0 {
 			bad = append(bad, t.Tag+" ("+strings.Join(why, ", ")+")")
 		}
-		delete(recs, t.Tag)
 	}
-	for _, name := range sortedKeys(recs) {
+	for _, name := range sv.Missing() {
 		fmt.Fprintf(env.stdout, "%-24s MISSING: created before, clients recorded IDs up to %d; the table was restored from an older copy (shardid segment up --tag %s --start %d or more)\n",
 			name, recs[name], name, recs[name]+1)
 		bad = append(bad, name+" (missing)")
@@ -327,16 +305,6 @@ func timedOutText(d time.Duration) string {
 	return fmt.Sprintf(" (no answer within --timeout %s: the server is down or hung)", d)
 }
 
-// sortedKeys returns m's keys in order.
-func sortedKeys(m map[string]int64) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 func runSegmentResume(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "segment resume")
 	var f segmentFlags
@@ -344,12 +312,10 @@ func runSegmentResume(ctx context.Context, env *cliEnv, args []string) error {
 	tag := fs.String("tag", "", "the tag to resume (default: every tag of the table)")
 	skip := fs.Int64("skip", 0, "leave this many IDs unused above the highest ID known to be handed out (the tag's, or what clients reported): for IDs handed out after the copy was made that no client reported; each run skips again")
 	to := fs.Int64("to", 0, "the least next ID, e.g. above the largest ID your data holds or every client's reported high-water mark; a rerun changes nothing")
-	if err := parseFlags(env, fs, args); err != nil {
+	if err := parseNoArgs(env, fs, args); err != nil {
 		return err
 	}
 	switch {
-	case fs.NArg() > 0:
-		return usagef("segment resume: unexpected argument %q", fs.Arg(0))
 	case !fs.set("skip") && !fs.set("to"):
 		return usagef("segment resume: give --skip N (IDs to leave unused above what is known to be handed out; 0 to go by what clients reported only) or --to N (the least next ID)")
 	case *skip < 0:
@@ -376,43 +342,23 @@ func runSegmentResume(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	names := []string{*tag}
 	if *tag == "" {
-		tags, err := segment.Tags(ctx, db, d, f.table)
+		sv, err := segment.ReadSurvey(ctx, db, d, f.table, rdb, rd)
+		if err == nil {
+			err = sv.RecordsErr
+		}
 		if err != nil {
 			return err
 		}
-		names = names[:0]
-		recs, err := segment.Records(ctx, db, d, f.table)
-		if err != nil {
-			return err
-		}
-		if rdb != nil {
-			outside, err := segment.Records(ctx, rdb, rd, f.table)
-			if err != nil {
-				return err
-			}
-			if recs == nil {
-				recs = map[string]int64{}
-			}
-			for t, high := range outside {
-				recs[t] = max(recs[t], high)
-			}
-		}
-		for _, t := range tags {
-			names = append(names, t.Tag)
-			delete(recs, t.Tag)
-		}
-		names = append(names, sortedKeys(recs)...) // missing: ResumeTag says how to make them again
-		if len(names) == 0 {
+		if names = sv.Names(); len(names) == 0 {
 			return fmt.Errorf("allocation table %s holds no tag: nothing to resume", f.table)
 		}
 	}
 	// Each tag on its own: one that fails leaves the others resumed.
-	failed := 0
-	for _, name := range names {
-		before, after, err := segment.ResumeTag(ctx, db, d, f.table, name, segment.Resume{To: *to, Skip: *skip}, stores(store)...)
-		if err != nil {
-			failed++
-			fmt.Fprintf(env.stdout, "tag %s: FAILED: %s\n", name, env.line(err.Error()))
+	res, err := segment.ResumeTags(ctx, db, d, f.table, names, segment.Resume{To: *to, Skip: *skip}, stores(store)...)
+	for _, r := range res {
+		before, after, name := r.Before, r.After, r.Tag
+		if r.Err != nil {
+			fmt.Fprintf(env.stdout, "tag %s: FAILED: %s\n", name, env.line(r.Err.Error()))
 			continue
 		}
 		reported := ""
@@ -426,8 +372,8 @@ func runSegmentResume(ctx context.Context, env *cliEnv, args []string) error {
 		fmt.Fprintf(env.stdout, "tag %s: IDs handed out up to %d → %d%s%s; next ID %d (to repeat this exactly: --tag %s --to %d)\n",
 			name, before.MaxID, after.MaxID, reported, fence, after.MaxID+1, name, after.MaxID+1)
 	}
-	if failed > 0 {
-		return fmt.Errorf("segment resume: %d of %d tags failed (the others are resumed)", failed, len(names))
+	if err != nil {
+		return fmt.Errorf("segment resume: %w", err)
 	}
 	return nil
 }

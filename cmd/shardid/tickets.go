@@ -38,19 +38,15 @@ func (l *dsnList) Set(v string) error {
 
 func runTicketsUp(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "tickets up")
-	dsnFlag := fs.String("dsn", "", "go-sql-driver/mysql DSN of the ticket server, user:password@tcp(host:3306)/db (env "+envTicketsDSN+")")
-	fs.envVar("dsn", envTicketsDSN)
+	dsnFlag := fs.envString("dsn", envTicketsDSN, "", "go-sql-driver/mysql DSN of the ticket server, user:password@tcp(host:3306)/db (env "+envTicketsDSN+")")
 	name := fs.String("name", "", "ticket name: the table (or TiDB sequence), lower-case letters, digits and _ (required)")
 	inc := fs.Int64("increment", 0, fmt.Sprintf("number of ticket servers of the name, the same on each: 1-%d (required)", tickets.MaxIncrement))
 	off := fs.Int64("offset", 0, "this server's offset, 1 to the increment, different on each server (required)")
 	start := fs.Int64("start", 1, "the first ticket is the smallest value ≥ start in the server's class (to take over from an existing counter)")
 	kind := fs.String("kind", string(tickets.KindTable), "table (MySQL, MariaDB, TiDB) or sequence (TiDB)")
 	cache := fs.Int64("cache", 0, fmt.Sprintf("values each TiDB instance caches, 1-1000000 (--kind sequence only; default %d)", tickets.DefaultCache))
-	if err := parseFlags(env, fs, args); err != nil {
+	if err := parseNoArgs(env, fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("tickets up: unexpected argument %q", fs.Arg(0))
 	}
 	// 0 means a default to tickets.Counter; given on the command line it
 	// is a value out of range.
@@ -173,12 +169,10 @@ func runTicketsNext(ctx context.Context, env *cliEnv, args []string) error {
 	budget := fs.Duration("budget", tickets.DefaultBudget, "the least time a draw waits for a silent server while another is left to ask; each server's budget grows to four times its slowest recent answer, up to half of --timeout, so a slow server is waited for and a hung one costs a draw its budget (starting, the client reads every server at once, each for up to --timeout)")
 	timeout := fs.Duration("timeout", tickets.DefaultTimeout, "bound on one draw, every server it asks included: the last server left gets what the others' budgets left of it")
 	lossy := fs.Bool("allow-lossy-commit", false, "draw from a server that may lose acknowledged commits in a crash (MySQL/MariaDB innodb_flush_log_at_trx_commit or sync_binlog not 1); after such a crash tickets handed out just before it can be handed out again")
-	if err := parseFlags(env, fs, args); err != nil {
+	if err := parseNoArgs(env, fs, args); err != nil {
 		return err
 	}
 	switch {
-	case fs.NArg() > 0:
-		return usagef("tickets next: unexpected argument %q", fs.Arg(0))
 	case *count < 1:
 		return usagef("-n: %d is out of range (allowed: 1 or more)", *count)
 	case *retry <= 0:

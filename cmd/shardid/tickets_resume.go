@@ -17,12 +17,10 @@ func runTicketsResume(ctx context.Context, env *cliEnv, args []string) error {
 	skip := fs.Int64("skip", tickets.DefaultSkip, fmt.Sprintf("tickets of its class to move past the highest it could have handed out, 1-%d", int64(tickets.MaxSkip)))
 	after := fs.Int64("after", 0, "a ticket it handed out, e.g. the highest your data holds: the counter moves past it too")
 	again := fs.Bool("again", false, "move a server that was resumed before and has not gone back since")
-	if err := parseFlags(env, fs, args); err != nil {
+	if err := parseNoArgs(env, fs, args); err != nil {
 		return err
 	}
 	switch {
-	case fs.NArg() > 0:
-		return usagef("tickets resume: unexpected argument %q", fs.Arg(0))
 	case !fs.set("offset"):
 		return usagef("--offset is required: the offset of the server whose data went back (shardid tickets status lists them)")
 	}

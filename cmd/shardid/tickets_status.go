@@ -15,11 +15,8 @@ func runTicketsStatus(ctx context.Context, env *cliEnv, args []string) (err erro
 	f.register(fs)
 	asJSON := jsonFlag(fs)
 	timeout := fs.Duration("timeout", 5*time.Second, "give up on a server that has not answered by then")
-	if err := parseFlags(env, fs, args); err != nil {
+	if err := parseNoArgs(env, fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("tickets status: unexpected argument %q", fs.Arg(0))
 	}
 	if *timeout <= 0 {
 		return usagef("--timeout: %s is out of range (allowed: more than 0)", *timeout)
@@ -61,7 +58,7 @@ func runTicketsStatus(ctx context.Context, env *cliEnv, args []string) (err erro
 			recorded = fmt.Sprint(row.Seen)
 		}
 		fmt.Fprintf(env.stdout, "%-40s %-8s %-9d %-6d %-20s %-20s %s\n", g.Name, set.Kind, set.Increment, set.Offset, last, recorded, behind)
-		rep.row(ticketsRowOf(g.Name, set, row, top))
+		rep.row(g.Row(top))
 		who := fmt.Sprintf("%s (offset %d)", g.Name, set.Offset)
 		resume := fmt.Sprintf("shardid tickets resume --offset %d", set.Offset)
 		switch {

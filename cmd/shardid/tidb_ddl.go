@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -194,60 +192,16 @@ func flagHint(err error) string {
 	return err.Error()
 }
 
-// input is one input script: its name as given (- for stdin) and text.
-type input struct{ name, text string }
-
-// readInputs reads every FILE argument, or stdin for "-", before anything
-// is rendered or connected to. A file that is missing or cannot be read is
-// a usage error naming it.
-func readInputs(env *cliEnv, names []string) ([]input, error) {
-	out := make([]input, 0, len(names))
-	for _, name := range names {
-		if name == "-" {
-			b, err := io.ReadAll(env.stdin)
-			if err != nil {
-				return nil, fmt.Errorf("read stdin: %w", err)
-			}
-			text, err := gunzipped("stdin", b)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, input{name, text})
-			continue
-		}
-		b, err := os.ReadFile(name)
-		if err != nil {
-			var pe *os.PathError
-			if errors.As(err, &pe) {
-				err = pe.Err // the file is named below, once
-			}
-			return nil, usagef("input file %s: %v (want a readable FILE.sql, or - for stdin)", name, err)
-		}
-		text, err := gunzipped("input file "+name, b)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, input{name, text})
+// readInputs reads every FILE argument, or stdin for "-" (script.ReadFiles,
+// gzip data unpacked), before anything is rendered or connected to. A file
+// that is missing or cannot be read is a usage error naming it.
+func readInputs(env *cliEnv, names []string) ([]script.File, error) {
+	files, err := script.ReadFiles(names, env.stdin)
+	var ie *script.InputError
+	if errors.As(err, &ie) {
+		return nil, &usageError{msg: ie.Error()}
 	}
-	return out, nil
-}
-
-// gunzipped returns b as text, decompressed first when it is gzip data
-// (mysqldump | gzip, and the .sql.gz files packages ship): a script is
-// read as published, however it was packed. Corrupt gzip data is a usage
-// error naming what gave it.
-func gunzipped(what string, b []byte) (string, error) {
-	if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
-		return string(b), nil
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(b))
-	if err == nil {
-		var text []byte
-		if text, err = io.ReadAll(zr); err == nil {
-			return string(text), nil
-		}
-	}
-	return "", usagef("%s: gzip data that does not unpack: %v (want a FILE.sql, or a FILE.sql.gz gzip wrote)", what, err)
+	return files, err
 }
 
 // tableSpecs reads --table and --tables.
@@ -284,17 +238,10 @@ func (r *renderFlags) tableSpecs() ([]tidb.TableSpec, error) {
 // and why, what changed and what it costs, the hotspots left and what the
 // scripts' other statements became, and writes the statements no
 // migration runs to --by-hand.
-func renderFiles(env *cliEnv, r *renderFlags, o tidb.Options, inputs []input) (*tidb.Plan, error) {
+func renderFiles(env *cliEnv, r *renderFlags, o tidb.Options, files []script.File) (*tidb.Plan, error) {
 	specs, err := r.tableSpecs()
 	if err != nil {
 		return nil, err
-	}
-	files := make([]script.File, len(inputs))
-	for i, in := range inputs {
-		files[i] = script.File{Name: in.name, Text: in.text}
-		if in.name == "-" {
-			files[i].Name = "stdin"
-		}
 	}
 	collations, err := script.ParseCollations(r.collate)
 	if err != nil {

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/shardid/shardid/internal/dsn"
 	"github.com/shardid/shardid/tidb"
 	"github.com/shardid/shardid/tidb/apply"
+	"github.com/shardid/shardid/tidb/script"
 )
 
 // migrationFlags are the flags of up and status.
@@ -44,7 +46,7 @@ func (m *migrationFlags) migrator(ctx context.Context, env *cliEnv, name string,
 	if err := popts.Validate(); err != nil {
 		return nil, nil, usagef("%s: --version-table: %v", name, err)
 	}
-	var inputs []input
+	var inputs []script.File
 	switch {
 	case *m.dir != "" && len(files) > 0:
 		return nil, nil, usagef("%s: give --dir or FILE arguments, not both", name)
@@ -99,7 +101,7 @@ func (m *migrationFlags) migrator(ctx context.Context, env *cliEnv, name string,
 
 // migrations reads --dir, or renders the inputs in memory (numbered
 // against the server by the migrator).
-func (m *migrationFlags) migrations(env *cliEnv, name string, inputs []input, target tidb.Target) ([]apply.Migration, error) {
+func (m *migrationFlags) migrations(env *cliEnv, name string, inputs []script.File, target tidb.Target) ([]apply.Migration, error) {
 	if *m.dir != "" {
 		ms, err := apply.ReadDir(os.DirFS(*m.dir))
 		if err != nil {
@@ -134,22 +136,17 @@ func runTiDBUp(ctx context.Context, env *cliEnv, args []string) (err error) {
 	env, rep := startReport(env, *asJSON, "tidb up")
 	defer func() { err = rep.finish(env, err) }()
 	res, err := mg.Up(ctx)
-	applied, skipped := 0, 0
+	applied, skipped := apply.UpCount(res)
 	for _, r := range res {
-		row := tidbUpRow{Version: r.Migration.Version, Name: r.Migration.Name, State: "already applied"}
-		switch {
-		case r.Skipped:
-			skipped++
-			row.State = "skipped"
+		switch r.State() {
+		case "skipped":
 			fmt.Fprintf(env.stdout, "SKIP  %s (TiDB-only statement, recorded without running: the server is not TiDB)\n", r.Migration.Name)
-		case r.Applied:
-			applied++
-			row.State, row.Millis = "applied", r.Duration.Milliseconds()
+		case "applied":
 			fmt.Fprintf(env.stdout, "OK    %s (%s)\n", r.Migration.Name, r.Duration.Round(1e6))
 		default:
 			fmt.Fprintf(env.stdout, "-     %s (already applied)\n", r.Migration.Name)
 		}
-		rep.row(row)
+		rep.row(r.Row())
 	}
 	rep.total("migrations", len(res))
 	rep.total("applied", applied)
@@ -186,29 +183,20 @@ func runTiDBStatus(ctx context.Context, env *cliEnv, args []string) (err error) 
 		return fmt.Errorf("status: %w", err)
 	}
 	tidbStatusJSON(rep, st)
-	drifted, pending, full := 0, 0, 0
 	for _, s := range st {
-		state, at := "pending", "-"
+		state, at := s.State(), "-"
 		if s.Applied {
-			state, at = "applied", s.AppliedAt.UTC().Format("2006-01-02 15:04:05Z")
+			at = s.AppliedAt.UTC().Format("2006-01-02 15:04:05Z")
+		}
+		if state == "drift" || state == "full" {
+			state = strings.ToUpper(state)
 		}
 		only := ""
 		switch {
 		case s.Skipped:
-			state, only = "skipped", " (TiDB only: recorded without running, the server is not TiDB)"
+			only = " (TiDB only: recorded without running, the server is not TiDB)"
 		case s.Migration.TiDBOnly:
 			only = " (TiDB only)"
-		}
-		if len(s.Drift) > 0 {
-			state = "DRIFT"
-			drifted++
-		}
-		if !s.Applied {
-			pending++
-		}
-		if len(s.Full) > 0 {
-			state = "FULL"
-			full += len(s.Full)
 		}
 		fmt.Fprintf(env.stdout, "%-8s %-21s %s%s\n", state, at, s.Migration.Name, only)
 		for _, d := range s.Drift {
@@ -221,14 +209,8 @@ func runTiDBStatus(ctx context.Context, env *cliEnv, args []string) (err error) 
 			fmt.Fprintf(env.stdout, "%-8s %-21s   not checked: %s\n", "", "", d)
 		}
 	}
-	if drifted > 0 {
-		return fmt.Errorf("status: %d applied migration(s) no longer match the server (DRIFT above): a table, view, key or routine was dropped or changed outside the migrations", drifted)
-	}
-	if full > 0 {
-		return fmt.Errorf("status: %d table(s) cannot take an insert (FULL above): the next row id or AUTO_RANDOM increment is past the room the shard bits leave", full)
-	}
-	if pending > 0 {
-		return fmt.Errorf("status: %d migration(s) pending: apply them with shardid tidb up", pending)
+	if err := apply.CountStatus(st).Err(); err != nil {
+		return fmt.Errorf("status: %w", err)
 	}
 	return nil
 }

@@ -79,11 +79,8 @@ func (v buildInfo) lines() string {
 func runVersion(_ context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "version")
 	asJSON := jsonFlag(fs)
-	if err := parseFlags(env, fs, args); err != nil {
+	if err := parseNoArgs(env, fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("version: unexpected argument %q", fs.Arg(0))
 	}
 	v := readBuildInfo()
 	if *asJSON {

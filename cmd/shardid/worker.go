@@ -26,10 +26,8 @@ type leaseFlags struct {
 }
 
 func (f *leaseFlags) register(fs *flagSet) {
-	fs.StringVar(&f.dsn, "dsn", "", "PostgreSQL URL (postgres://user@host:5432/db) or MySQL/MariaDB/TiDB DSN (user@tcp(host:3306)/db) (env "+envWorkerDSN+")")
-	fs.envVar("dsn", envWorkerDSN)
-	fs.StringVar(&f.table, "table", lease.DefaultTable, "lease table, name or schema.name (env "+envWorkerTable+")")
-	fs.envVar("table", envWorkerTable)
+	fs.envStringVar(&f.dsn, "dsn", envWorkerDSN, "", "PostgreSQL URL (postgres://user@host:5432/db) or MySQL/MariaDB/TiDB DSN (user@tcp(host:3306)/db) (env "+envWorkerDSN+")")
+	fs.envStringVar(&f.table, "table", envWorkerTable, lease.DefaultTable, "lease table, name or schema.name (env "+envWorkerTable+")")
 }
 
 // open checks the table name, then connects.
@@ -43,11 +41,8 @@ func (f *leaseFlags) open(ctx context.Context, fs *flagSet) (*sql.DB, dialect.Di
 // parseLeaseCommand parses the flags of a worker subcommand that takes no
 // arguments and connects.
 func parseLeaseCommand(ctx context.Context, env *cliEnv, fs *flagSet, f *leaseFlags, args []string) (*sql.DB, dialect.Dialect, error) {
-	if err := parseFlags(env, fs, args); err != nil {
+	if err := parseNoArgs(env, fs, args); err != nil {
 		return nil, "", err
-	}
-	if fs.NArg() > 0 {
-		return nil, "", usagef("%s: unexpected argument %q", fs.Name()[len("shardid "):], fs.Arg(0))
 	}
 	return f.open(ctx, fs)
 }
@@ -85,15 +80,7 @@ func runWorkerUp(ctx context.Context, env *cliEnv, args []string) error {
 }
 
 // leaseJSON is one element of worker status --json.
-type leaseJSON struct {
-	Node      int64  `json:"node"`
-	Holder    string `json:"holder"`
-	Live      bool   `json:"live"`
-	Until     string `json:"until"`
-	LastDrawn string `json:"last_drawn,omitempty"`
-	Layout    string `json:"layout"`
-	Fenced    bool   `json:"fenced,omitempty"`
-}
+type leaseJSON = lease.InfoRow
 
 func runWorkerStatus(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "worker status")
@@ -110,85 +97,48 @@ func runWorkerStatus(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return rep.finish(env, err) // with what to do when the table is missing or the role lacks grants
 	}
-	out := make([]leaseJSON, len(leases))
-	for i, l := range leases {
-		out[i] = leaseJSON{Node: l.Node, Holder: l.Holder, Live: l.Live, Until: l.Until.Format(time.RFC3339Nano), Layout: l.Layout, Fenced: l.Fenced && l.Live}
-		if !l.LastDrawn.IsZero() {
-			out[i].LastDrawn = l.LastDrawn.Format(time.RFC3339Nano)
-		}
-	}
 	fmt.Fprintf(env.stdout, "%-6s %-5s %-32s %-27s %s\n", "NODE", "STATE", "HOLDER", "UNTIL (database clock)", "LAST DRAWN (holder clock)")
-	live, fenced, leased := 0, 0, 0
-	var runs []fenceRun // fenced rows, as runs of consecutive node ids
-	for _, l := range out {
-		state := "free"
-		switch {
-		case l.Fenced:
-			state = "fence"
-			fenced++
-		case l.Live:
-			state = "live"
-			live++
+	for _, l := range leases {
+		row := l.Row()
+		rep.row(row)
+		if !row.Fenced {
+			fmt.Fprintf(env.stdout, "%-6d %-5s %-32s %-27s %s\n", l.Node, l.State(), l.Holder, row.Until, row.LastDrawn)
 		}
-		if l.Holder != "" {
-			leased++
-		}
-		rep.row(l)
-		if l.Fenced {
-			if n := len(runs); n > 0 && runs[n-1].last == l.Node-1 {
-				runs[n-1].last, runs[n-1].until = l.Node, max(runs[n-1].until, l.Until)
-			} else {
-				runs = append(runs, fenceRun{l.Node, l.Node, l.Until, l.Until})
-			}
-			runs[len(runs)-1].from = min(runs[len(runs)-1].from, l.Until)
-			continue
-		}
-		fmt.Fprintf(env.stdout, "%-6d %-5s %-32s %-27s %s\n", l.Node, state, l.Holder, l.Until, l.LastDrawn)
 	}
-	for _, r := range runs {
-		until := r.from
-		if r.until != r.from {
-			until = r.from + " to " + r.until
+	sum := lease.Summarize(leases)
+	for _, r := range sum.Runs {
+		until := r.From.Format(time.RFC3339Nano)
+		if !r.Until.Equal(r.From) {
+			until += " to " + r.Until.Format(time.RFC3339Nano)
 		}
-		fmt.Fprintf(env.stdout, "%-6s %-5s node ids %d-%d (%d): fenced until %s\n", "", "fence", r.first, r.last, r.last-r.first+1, until)
+		fmt.Fprintf(env.stdout, "%-6s %-5s node ids %d-%d (%d): fenced until %s\n", "", "fence", r.First, r.Last, r.Last-r.First+1, until)
 	}
-	fmt.Fprintf(env.stdout, "node ids leased so far: %d; live now: %d (table %s)\n", leased, live, f.table)
-	rep.total("leased", leased)
-	rep.total("live", live)
-	rep.total("fenced", fenced)
-	if fenced > 0 {
-		fmt.Fprintf(env.stdout, "%d node ids fenced (shardid worker fence): nobody takes them until their UNTIL\n", fenced)
-		rep.note(fmt.Sprintf("%d node ids fenced (shardid worker fence): nobody takes them until their UNTIL", fenced))
+	fmt.Fprintf(env.stdout, "node ids leased so far: %d; live now: %d (table %s)\n", sum.Leased, sum.Live, f.table)
+	rep.total("leased", sum.Leased)
+	rep.total("live", sum.Live)
+	rep.total("fenced", sum.Fenced)
+	if sum.Fenced > 0 {
+		msg := fmt.Sprintf("%d node ids fenced (shardid worker fence): nobody takes them until their UNTIL", sum.Fenced)
+		fmt.Fprintln(env.stdout, msg)
+		rep.note(msg)
 	}
 	return rep.finish(env, nil)
-}
-
-// fenceRun is a run of consecutive fenced node ids in worker status, and
-// the earliest and latest end of their fence (RFC 3339 text, UTC, so that
-// text order is time order).
-type fenceRun struct {
-	first, last int64
-	from, until string
 }
 
 func runWorkerFence(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "worker fence")
 	var lf layoutFlags
-	fs.StringVar(&lf.layout, "layout", "", "the holders' ID layout, which decides how many node ids there are: "+layoutHelp+" (env "+envLayout+"; default: the layout the table's rows record)")
-	fs.envVar("layout", envLayout)
-	fs.StringVar(&lf.epoch, "epoch", "", "the holders' custom epoch, with --layout (env "+envEpoch+")")
-	fs.envVar("epoch", envEpoch)
+	fs.envStringVar(&lf.layout, "layout", envLayout, "", "the holders' ID layout, which decides how many node ids there are: "+layoutHelp+" (env "+envLayout+"; default: the layout the table's rows record)")
+	fs.envStringVar(&lf.epoch, "epoch", envEpoch, "", "the holders' custom epoch, with --layout (env "+envEpoch+")")
 	var f leaseFlags
 	f.register(fs)
 	ttl := fs.Duration("ttl", 0, fmt.Sprintf("how long the fence lasts: at least the longest lease TTL any holder of the table uses; refused below the longest a row records (default: that longest, or %s when no row records one)", lease.DefaultTTL))
 	skew := fs.Duration("max-clock-skew", lease.DefaultMaxClockSkew, "the largest MaxClockSkew any holder uses: new holders draw only this long after the fence ends")
 	nodes := fs.Int64("nodes", 0, fmt.Sprintf("fence node ids 0 to N-1 (and every row the table holds) instead of every node id of the layout; needed past 20 node bits (at most %d): N above the most generators that ever held a lease at once, since they take the lowest free id", lease.MaxFenceNodes))
-	if err := parseFlags(env, fs, args); err != nil {
+	if err := parseNoArgs(env, fs, args); err != nil {
 		return err
 	}
 	switch {
-	case fs.NArg() > 0:
-		return usagef("worker fence: unexpected argument %q", fs.Arg(0))
 	case fs.set("ttl") && *ttl < 10*time.Millisecond:
 		return usagef("--ttl: %s is too short (allowed 10ms or more: the longest TTL of the holders)", *ttl)
 	case *skew < 0:

@@ -45,6 +45,28 @@ func (r ServerResult) Failed() int {
 	return n
 }
 
+// Changed counts the shards of r applied (or removed, or granted).
+func (r ServerResult) Changed() int {
+	n := 0
+	for _, x := range r.Results {
+		if x.Applied {
+			n++
+		}
+	}
+	return n
+}
+
+// FirstErr is the error of the first shard of r that failed, nil when
+// none did.
+func (r ServerResult) FirstErr() error {
+	for _, x := range r.Results {
+		if x.Err != nil {
+			return x.Err
+		}
+	}
+	return nil
+}
+
 // Event is one shard finished on one server, for progress displays.
 type Event struct {
 	// Server is the server's name in the map.

@@ -137,3 +137,40 @@ func plural(n int, one, many string) string {
 	}
 	return many
 }
+
+// Totals is what pg status --json reports of the server beyond the
+// shards, by key: its database, whether it is a template, the counters
+// downs kept, the counters whose metadata cannot be read, the
+// generators under logical replication, the templates read, the
+// databases not read and invalid, and the privileges that let roles
+// break the generators. Every list is [] when empty.
+func (r Report) Totals() map[string]any {
+	type kept struct {
+		Where string      `json:"where"`
+		Meta  pgfunc.Meta `json:"generator"`
+	}
+	c := r.Census
+	where := func(in inventory.Installed) string { return strings.TrimPrefix(in.Database+"."+in.Schema, ".") }
+	retired := []kept{}
+	for _, in := range c.Retired {
+		retired = append(retired, kept{where(in), in.Meta})
+	}
+	unreadable := []map[string]any{}
+	for _, in := range c.Unreadable {
+		unreadable = append(unreadable, map[string]any{"where": where(in), "shard": in.Meta.Shard, "retired": in.Retired, "why": in.Unreadable})
+	}
+	ds := []map[string]string{}
+	for _, d := range r.Dangers {
+		ds = append(ds, map[string]string{"schema": d.Schema, "role": d.Role, "object": d.Object, "privilege": d.Privilege, "effect": d.String()})
+	}
+	replicated := []inventory.Replicated{}
+	for _, x := range c.Replicated {
+		if x.Database == "" {
+			x.Database = c.Database
+		}
+		replicated = append(replicated, x)
+	}
+	return map[string]any{"database": c.Database, "template": c.Template, "retired_counters": retired, "unreadable_counters": unreadable,
+		"logical_replication": replicated, "templates_read": c.Templates, "databases_not_read": c.Closed, "invalid_databases": c.Invalid,
+		"dangerous_privileges": ds}
+}

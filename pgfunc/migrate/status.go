@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/shardid/shardid/pgfunc"
@@ -76,6 +77,56 @@ func (s Status) PastLead() bool {
 		lead = pgfunc.DefaultLead
 	}
 	return s.Ahead > lead
+}
+
+// State names the shard's state as pg status --json reports it: "none"
+// (no generator in the schema), "unreadable" (a counter beside a
+// generator's objects whose metadata cannot be read), "upgradable" (Up
+// replaces its body in place), "outdated", "differs" (from the options,
+// when asked says they were named) or "ok".
+func (s Status) State(asked bool) string {
+	switch {
+	case s.Unreadable != "":
+		return "unreadable"
+	case s.Installed == nil:
+		return "none"
+	case s.Upgradable:
+		return "upgradable"
+	case s.Outdated:
+		return "outdated"
+	case !s.Matches && asked:
+		return "differs"
+	}
+	return "ok"
+}
+
+// StatusRow is a Status as `shardid pg status --json` writes it: one row
+// of the document.
+type StatusRow struct {
+	Schema    string       `json:"schema"`
+	Shard     int64        `json:"shard"`
+	Version   int64        `json:"version"`
+	Generator *pgfunc.Meta `json:"generator"` // null: none in the schema
+	// State is State(asked).
+	State string `json:"state"`
+	// AheadMS is how far the counter stood past the clock when read,
+	// when that is past the generator's lead (0 otherwise).
+	AheadMS int64 `json:"ahead_ms,omitempty"`
+	// AlsoIn lists other schemas ([database.]schema) whose generator
+	// carries this shard id.
+	AlsoIn []string `json:"also_in"`
+}
+
+// Row returns s as a StatusRow; asked is State's.
+func (s Status) Row(asked bool) StatusRow {
+	row := StatusRow{Schema: s.Shard.Schema, Shard: s.Shard.ID, Version: s.Version, Generator: s.Installed, State: s.State(asked), AlsoIn: []string{}}
+	if s.PastLead() {
+		row.AheadMS = s.Ahead.Milliseconds()
+	}
+	for _, e := range s.Elsewhere {
+		row.AlsoIn = append(row.AlsoIn, strings.TrimPrefix(e.Database+"."+e.Schema, "."))
+	}
+	return row
 }
 
 // Versions returns the goose version applied in each schema (0: none,
