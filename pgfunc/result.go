@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/shardid/shardid/internal/words"
 )
 
 // Result is the outcome of one shard of a batch operation (migrate.Up,
@@ -47,7 +49,7 @@ func (e *PartialError) Error() string {
 		return "no shard failed"
 	}
 	n := len(e.Failed) + len(e.Succeeded)
-	msg := fmt.Sprintf("%d of %d %s failed: %v", len(e.Failed), n, plural(n, "shard", "shards"), e.Failed[0].Err)
+	msg := fmt.Sprintf("%d of %d %s failed: %v", len(e.Failed), n, words.Plural(n, "shard", "shards"), e.Failed[0].Err)
 	if len(e.Failed) > 1 {
 		msg += fmt.Sprintf(" (and %d more)", len(e.Failed)-1)
 	}
@@ -85,11 +87,4 @@ func Partial(results []Result) ([]Result, error) {
 func IsPartial(err error) bool {
 	var pe *PartialError
 	return errors.As(err, &pe)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

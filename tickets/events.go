@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/shardid/shardid/internal/words"
 )
 
 // More sentinel errors of the Client; check them with errors.Is.
@@ -203,7 +205,7 @@ func (e Event) String() string {
 	case EventSkipped:
 		why := "other clients' draws through the same TiDB instance, or a TiDB restart dropping its cache of the sequence"
 		if e.Abandoned > 0 {
-			why = fmt.Sprintf("%d %s this client gave up on since may have taken some; the rest went to %s", e.Abandoned, plural(e.Abandoned, "draw", "draws"), why)
+			why = fmt.Sprintf("%d %s this client gave up on since may have taken some; the rest went to %s", e.Abandoned, words.Plural(e.Abandoned, "draw", "draws"), why)
 		}
 		return fmt.Sprintf("%s came back with ticket %d, %d tickets past %d, the last this client drew from it (%s)",
 			e.Server, e.Ticket, e.Count, e.High, why)
@@ -248,12 +250,4 @@ type Stats struct {
 	Skipped int64
 	// Servers is what the client knows of each server (Client.Servers).
 	Servers []ServerState
-}
-
-// plural is one or many by n.
-func plural(n int64, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/internal/gooseup"
+	"github.com/shardid/shardid/internal/words"
 	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/pgfunc/fleet"
 	"github.com/shardid/shardid/pgfunc/inventory"
@@ -309,7 +310,7 @@ func runMigrate(ctx context.Context, env *cliEnv, name string, args []string,
 	verb := map[string]string{"up": "applied", "down": "removed"}[name]
 	pgTotalsJSON(rep, len(shards), changed, failed, verb, time.Since(start))
 	fmt.Fprintf(env.stdout, "%d %s: %d %s, %d unchanged, %d failed (%s)\n",
-		len(shards), plural(len(shards), "shard", "shards"), changed, verb, len(shards)-changed-failed, failed, time.Since(start).Round(time.Millisecond))
+		len(shards), words.Plural(len(shards), "shard", "shards"), changed, verb, len(shards)-changed-failed, failed, time.Since(start).Round(time.Millisecond))
 	if failed > 0 {
 		return errSomeFailed
 	}
@@ -363,14 +364,6 @@ func runPGGen(_ context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	fmt.Fprintf(env.stdout, "wrote %d %s to %s (%d already there, unchanged); apply with: goose -dir %s postgres \"$SHARDID_PG_DSN\" up\n",
-		len(res.Written), plural(len(res.Written), "migration", "migrations"), *dir, len(res.Unchanged), *dir)
+		len(res.Written), words.Plural(len(res.Written), "migration", "migrations"), *dir, len(res.Unchanged), *dir)
 	return nil
-}
-
-// plural picks the singular or the plural wording for n.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/shardid/shardid/internal/words"
 	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/pgfunc/adopt"
 	"github.com/shardid/shardid/pgfunc/inventory"
@@ -82,12 +83,12 @@ func runPGAdopt(ctx context.Context, env *cliEnv, args []string) error {
 		if *apply {
 			what, n = "adopted", rep.Adopted
 		}
-		fmt.Fprintf(env.stdout, "%d %s: %d %s, %d already shardid's, %d refused (%s)\n", len(shards), plural(len(shards), "schema", "schemas"),
+		fmt.Fprintf(env.stdout, "%d %s: %d %s, %d already shardid's, %d refused (%s)\n", len(shards), words.Plural(len(shards), "schema", "schemas"),
 			n, what, rep.Current, rep.Failed, rep.Took)
 	}
 	if rep.Failed > 0 {
-		return fmt.Errorf("%d %s refused (each says why); nothing was changed in %s", rep.Failed, plural(rep.Failed, "schema was", "schemas were"),
-			plural(rep.Failed, "it", "them"))
+		return fmt.Errorf("%d %s refused (each says why); nothing was changed in %s", rep.Failed, words.Plural(rep.Failed, "schema was", "schemas were"),
+			words.Plural(rep.Failed, "it", "them"))
 	}
 	return nil
 }

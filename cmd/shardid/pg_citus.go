@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/shardid/shardid/internal/words"
 	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/pgfunc/citus"
 )
@@ -21,7 +22,7 @@ func printCitus(env *cliEnv, st *citus.Status) int {
 	if st == nil {
 		return 0
 	}
-	fmt.Fprintf(env.stdout, "\nCitus cluster: %d node %s (slots of %d)\n", len(st.Nodes), plural(len(st.Nodes), "group", "groups"), pgfunc.CitusSlots)
+	fmt.Fprintf(env.stdout, "\nCitus cluster: %d node %s (slots of %d)\n", len(st.Nodes), words.Plural(len(st.Nodes), "group", "groups"), pgfunc.CitusSlots)
 	for _, n := range st.Nodes {
 		fmt.Fprintf(env.stdout, "  %s\n", n)
 	}

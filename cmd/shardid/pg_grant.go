@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/shardid/shardid/internal/words"
 	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/pgfunc/fleet"
 	"github.com/shardid/shardid/pgfunc/privilege"
@@ -79,7 +80,7 @@ func runPGGrant(ctx context.Context, env *cliEnv, args []string) (err error) {
 	pgTotalsJSON(rep, len(shards), len(shards)-failed, failed, "granted", time.Since(start))
 	rep.total("role", *role)
 	fmt.Fprintf(env.stdout, "%d %s: %d granted to %s, %d failed (%s)\n",
-		len(shards), plural(len(shards), "shard", "shards"), len(shards)-failed, *role, failed, time.Since(start).Round(time.Millisecond))
+		len(shards), words.Plural(len(shards), "shard", "shards"), len(shards)-failed, *role, failed, time.Since(start).Round(time.Millisecond))
 	if failed > 0 {
 		return errSomeFailed
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/vbauerster/mpb/v8/decor"
 	"golang.org/x/term"
 
+	"github.com/shardid/shardid/internal/words"
 	"github.com/shardid/shardid/pgfunc/fleet"
 )
 
@@ -134,7 +135,7 @@ func runMapOp(ctx context.Context, env *cliEnv, verb string, op func(func(fleet.
 		failed += f
 		if serverErr := sr.FirstErr(); serverErr != nil {
 			firstErr = cmp.Or(firstErr, serverErr)
-			why = append(why, fmt.Sprintf("%s: %d %s failed; the first: %s", sr.Server.Name, f, plural(f, "shard", "shards"), oneLine(serverErr.Error())))
+			why = append(why, fmt.Sprintf("%s: %d %s failed; the first: %s", sr.Server.Name, f, words.Plural(f, "shard", "shards"), oneLine(serverErr.Error())))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\n", sr.Server.Name, sr.Server.Address, len(sr.Results), changed,
 			len(sr.Results)-changed-f, f, sr.Duration.Round(time.Millisecond))
@@ -143,9 +144,9 @@ func runMapOp(ctx context.Context, env *cliEnv, verb string, op func(func(fleet.
 	for _, line := range why {
 		fmt.Fprintln(env.stdout, line)
 	}
-	fmt.Fprintf(env.stdout, "%d %s in %s\n", len(results), plural(len(results), "server", "servers"), time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(env.stdout, "%d %s in %s\n", len(results), words.Plural(len(results), "server", "servers"), time.Since(start).Round(time.Millisecond))
 	if failed > 0 {
-		return fmt.Errorf("%d %s failed (first: %v); mend what the failures name, then rerun for the rest", failed, plural(failed, "shard", "shards"), firstErr)
+		return fmt.Errorf("%d %s failed (first: %v); mend what the failures name, then rerun for the rest", failed, words.Plural(failed, "shard", "shards"), firstErr)
 	}
 	return nil
 }
@@ -157,7 +158,7 @@ func runMapStatus(ctx context.Context, env *cliEnv, m *fleet.Map) error {
 	all := m.Status(ctx)
 	for _, ss := range all {
 		if what := ss.Unread(); what != "" {
-			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t%s (%d %s not read): %s\n", ss.Server.Name, what, len(ss.Server.Shards), plural(len(ss.Server.Shards), "shard", "shards"), oneLine(ss.Err.Error()))
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t%s (%d %s not read): %s\n", ss.Server.Name, what, len(ss.Server.Shards), words.Plural(len(ss.Server.Shards), "shard", "shards"), oneLine(ss.Err.Error()))
 			continue
 		}
 		for _, st := range ss.Shards {
@@ -177,15 +178,15 @@ func runMapStatus(ctx context.Context, env *cliEnv, m *fleet.Map) error {
 	}
 	switch {
 	case len(closed) > 0:
-		return fmt.Errorf("databases of %d %s could not be read (listed above); grant CONNECT to prove no copy of a shard is there", len(closed), plural(len(closed), "server", "servers"))
+		return fmt.Errorf("databases of %d %s could not be read (listed above); grant CONNECT to prove no copy of a shard is there", len(closed), words.Plural(len(closed), "server", "servers"))
 	case bad > 0 && unread > 0:
-		return fmt.Errorf("%d %s missing, outdated, different from the map or copied, and %d on servers not read (unreachable, clones or standbys: see shardid pg verify)", bad, plural(bad, "shard is", "shards are"), unread)
+		return fmt.Errorf("%d %s missing, outdated, different from the map or copied, and %d on servers not read (unreachable, clones or standbys: see shardid pg verify)", bad, words.Plural(bad, "shard is", "shards are"), unread)
 	case bad > 0:
-		return fmt.Errorf("%d %s missing, outdated, different from the map or copied (see shardid pg verify)", bad, plural(bad, "shard is", "shards are"))
+		return fmt.Errorf("%d %s missing, outdated, different from the map or copied (see shardid pg verify)", bad, words.Plural(bad, "shard is", "shards are"))
 	case unread > 0:
-		return fmt.Errorf("%d %s on servers not read (unreachable, clones or standbys, listed above)", unread, plural(unread, "shard", "shards"))
+		return fmt.Errorf("%d %s on servers not read (unreachable, clones or standbys, listed above)", unread, words.Plural(unread, "shard", "shards"))
 	case ahead > 0:
-		return fmt.Errorf("%d %s further ahead of the clock than %s lead (AHEAD above)", ahead, plural(ahead, "counter stands", "counters stand"), plural(ahead, "its", "their"))
+		return fmt.Errorf("%d %s further ahead of the clock than %s lead (AHEAD above)", ahead, words.Plural(ahead, "counter stands", "counters stand"), words.Plural(ahead, "its", "their"))
 	}
 	return nil
 }
@@ -227,11 +228,11 @@ func runPGVerify(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		if rep.OK {
 			fmt.Fprintf(env.stdout, "OK: %d %s on %d %s, each in one schema on one server, with the map's generator (%s)\n",
-				rep.Shards, plural(rep.Shards, "shard", "shards"), len(rep.Servers), plural(len(rep.Servers), "server", "servers"), rep.Took.Round(time.Millisecond))
+				rep.Shards, words.Plural(rep.Shards, "shard", "shards"), len(rep.Servers), words.Plural(len(rep.Servers), "server", "servers"), rep.Took.Round(time.Millisecond))
 		}
 	}
 	if !rep.OK {
-		return fmt.Errorf("the servers break the shard map in %d %s", len(rep.Problems), plural(len(rep.Problems), "place", "places"))
+		return fmt.Errorf("the servers break the shard map in %d %s", len(rep.Problems), words.Plural(len(rep.Problems), "place", "places"))
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/internal/words"
 	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/pgfunc/inventory"
 	"github.com/shardid/shardid/pgfunc/migrate"
@@ -126,12 +127,12 @@ func runPGResume(ctx context.Context, env *cliEnv, args []string) error {
 		if ro.DryRun {
 			moved = "would move"
 		}
-		fmt.Fprintf(env.stdout, "%d %s: %d %s, %d already past, %d not taking part, %d failed", n, plural(n, "counter", "counters"), rep.Moved, moved, rep.Current, rep.Skipped, rep.Failed)
+		fmt.Fprintf(env.stdout, "%d %s: %d %s, %d already past, %d not taking part, %d failed", n, words.Plural(n, "counter", "counters"), rep.Moved, moved, rep.Current, rep.Skipped, rep.Failed)
 		if rep.Missing > 0 {
-			fmt.Fprintf(env.stdout, "; %d %s without a generator", rep.Missing, plural(rep.Missing, "shard asked for", "shards asked for"))
+			fmt.Fprintf(env.stdout, "; %d %s without a generator", rep.Missing, words.Plural(rep.Missing, "shard asked for", "shards asked for"))
 		}
 		if len(rep.Databases) > 0 {
-			fmt.Fprintf(env.stdout, "; %d %s not read", len(rep.Databases), plural(len(rep.Databases), "database", "databases"))
+			fmt.Fprintf(env.stdout, "; %d %s not read", len(rep.Databases), words.Plural(len(rep.Databases), "database", "databases"))
 		}
 		fmt.Fprintf(env.stdout, " (%s)\n", rep.Took)
 		if ro.DryRun && rep.Moved > 0 {
@@ -140,7 +141,7 @@ func runPGResume(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	if n := rep.NotMoved(); n > 0 {
 		return fmt.Errorf("%d %s not moved (each line says why); the others' moves stand: mend what the failures name, then rerun (resume only ever moves counters forward)",
-			n, plural(n, "counter, database or server was", "counters, databases or servers were"))
+			n, words.Plural(n, "counter, database or server was", "counters, databases or servers were"))
 	}
 	return nil
 }

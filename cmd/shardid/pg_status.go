@@ -8,6 +8,7 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx" for goose
 
+	"github.com/shardid/shardid/internal/words"
 	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/pgfunc/inventory"
 	"github.com/shardid/shardid/pgfunc/migrate"
@@ -171,11 +172,11 @@ func printServer(env *cliEnv, c inventory.Census) {
 		}
 		if len(r.Subscriptions) > 0 {
 			fmt.Fprintf(env.stdout, "\nLOGICAL REPLICA: %s (DEFAULT %s.next_id()) is subscribed from elsewhere (%s %s): PostgreSQL replicates rows, not sequences, so %s's counter here stands where it was while the rows carry the publisher's IDs; at cutover, once the publisher's writers have stopped and before any writer draws here, run shardid pg resume --apply on this server (operations.md, \"Logical replicas and other logical copies\")\n",
-				table, r.Generator, plural(len(r.Subscriptions), "subscription", "subscriptions"), strings.Join(r.Subscriptions, ", "), r.Generator)
+				table, r.Generator, words.Plural(len(r.Subscriptions), "subscription", "subscriptions"), strings.Join(r.Subscriptions, ", "), r.Generator)
 		}
 		if len(r.Publications) > 0 {
 			fmt.Fprintf(env.stdout, "\nlogical replication: %s (DEFAULT %s.next_id()) is published (%s %s): a subscriber that takes over from this server hands out its IDs again unless shardid pg resume --apply runs there first (its counters do not follow)\n",
-				table, r.Generator, plural(len(r.Publications), "publication", "publications"), strings.Join(r.Publications, ", "))
+				table, r.Generator, words.Plural(len(r.Publications), "publication", "publications"), strings.Join(r.Publications, ", "))
 		}
 	}
 	if len(c.Templates) > 0 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/dsn"
+	"github.com/shardid/shardid/internal/words"
 	"github.com/shardid/shardid/segment"
 	"github.com/shardid/shardid/tickets"
 )
@@ -286,7 +287,7 @@ func runSegmentStatus(ctx context.Context, env *cliEnv, args []string) (err erro
 		bad = append(bad, name+" (missing)")
 	}
 	if len(bad) > 0 {
-		return fmt.Errorf("segment status: %d %s cannot hand out IDs safely: %s", len(bad), plural(len(bad), "tag", "tags"), strings.Join(bad, ", "))
+		return fmt.Errorf("segment status: %d %s cannot hand out IDs safely: %s", len(bad), words.Plural(len(bad), "tag", "tags"), strings.Join(bad, ", "))
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shardid/shardid/internal/words"
 	"github.com/shardid/shardid/tickets"
 )
 
@@ -91,11 +92,11 @@ func runTicketsStatus(ctx context.Context, env *cliEnv, args []string) (err erro
 	}
 	switch {
 	case len(wentBack) > 0:
-		return fmt.Errorf("%d of %d %s went back and %s not resumed: %s", len(wentBack), len(servers), plural(len(servers), "server", "servers"), plural(len(wentBack), "is", "are"), strings.Join(wentBack, ", "))
+		return fmt.Errorf("%d of %d %s went back and %s not resumed: %s", len(wentBack), len(servers), words.Plural(len(servers), "server", "servers"), words.Plural(len(wentBack), "is", "are"), strings.Join(wentBack, ", "))
 	case len(failed) > 0:
-		return fmt.Errorf("%d of %d %s could not be read: %s", len(failed), len(servers), plural(len(servers), "server", "servers"), strings.Join(failed, ", "))
+		return fmt.Errorf("%d of %d %s could not be read: %s", len(failed), len(servers), words.Plural(len(servers), "server", "servers"), strings.Join(failed, ", "))
 	}
-	fmt.Fprintf(env.stdout, "%d %s, increment %d, no two in one class, none went back\n", len(read), plural(len(read), "server", "servers"), read[0].Increment)
+	fmt.Fprintf(env.stdout, "%d %s, increment %d, no two in one class, none went back\n", len(read), words.Plural(len(read), "server", "servers"), read[0].Increment)
 	return nil
 }
 

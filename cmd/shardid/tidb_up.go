@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/shardid/shardid/internal/dsn"
+	"github.com/shardid/shardid/internal/words"
 	"github.com/shardid/shardid/tidb"
 	"github.com/shardid/shardid/tidb/apply"
 	"github.com/shardid/shardid/tidb/script"
@@ -160,7 +161,7 @@ func runTiDBUp(ctx context.Context, env *cliEnv, args []string) (err error) {
 		return nil
 	}
 	fmt.Fprintf(env.stdout, "%d %s: %d applied, %d skipped (TiDB only), %d already applied\n",
-		len(res), plural(len(res), "migration", "migrations"), applied, skipped, len(res)-applied-skipped)
+		len(res), words.Plural(len(res), "migration", "migrations"), applied, skipped, len(res)-applied-skipped)
 	return nil
 }
 

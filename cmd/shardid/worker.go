@@ -10,6 +10,7 @@ import (
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/dsn"
+	"github.com/shardid/shardid/internal/words"
 	"github.com/shardid/shardid/lease"
 )
 
@@ -185,7 +186,7 @@ func runWorkerFence(ctx context.Context, env *cliEnv, args []string) error {
 		f.table, dsn.Redact(f.dsn), d, res.Fenced, res.Added, res.TTL, why, res.Until.Format(time.RFC3339Nano))
 	if res.Unknown > 0 {
 		notice(env, "worker fence", fmt.Sprintf("%d live %s no TTL (leased by a shardid from before the table recorded TTLs): the fence covers their holders only if they lease for %s or less; if not, fence again with --ttl their TTL",
-			res.Unknown, plural(int(res.Unknown), "row records", "rows record"), res.TTL))
+			res.Unknown, words.Plural(int(res.Unknown), "row records", "rows record"), res.TTL))
 	}
 	return nil
 }

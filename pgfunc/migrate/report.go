@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/shardid/shardid/internal/words"
 	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/pgfunc/citus"
 	"github.com/shardid/shardid/pgfunc/inventory"
@@ -97,45 +98,37 @@ func (r Report) Err(asked bool) error {
 	}
 	switch {
 	case citus > 0:
-		return fmt.Errorf("%d %s on the Citus cluster (listed above, each naming the node and the counter): IDs could repeat, or draws refuse", citus, plural(citus, "problem", "problems"))
+		return fmt.Errorf("%d %s on the Citus cluster (listed above, each naming the node and the counter): IDs could repeat, or draws refuse", citus, words.Plural(citus, "problem", "problems"))
 	case copies > 0:
-		return fmt.Errorf("%d shard %s held by more than one schema on the server", copies, plural(copies, "id is", "ids are"))
+		return fmt.Errorf("%d shard %s held by more than one schema on the server", copies, words.Plural(copies, "id is", "ids are"))
 	case unreadable > 0:
 		return fmt.Errorf("%d %s like a generator's but %s metadata cannot be read (listed above): %s IDs nobody can place", unreadable,
-			plural(unreadable, "counter looks", "counters look"), plural(unreadable, "its", "their"), plural(unreadable, "it hands out", "they hand out"))
+			words.Plural(unreadable, "counter looks", "counters look"), words.Plural(unreadable, "its", "their"), words.Plural(unreadable, "it hands out", "they hand out"))
 	case mismatched > 0:
-		return fmt.Errorf("%d %s a generator that is outdated or differs from the requested options", mismatched, plural(mismatched, "schema holds", "schemas hold"))
+		return fmt.Errorf("%d %s a generator that is outdated or differs from the requested options", mismatched, words.Plural(mismatched, "schema holds", "schemas hold"))
 	case moved > 0:
-		return fmt.Errorf("%d shard %s held by another schema than the schema format names", moved, plural(moved, "id is", "ids are"))
+		return fmt.Errorf("%d shard %s held by another schema than the schema format names", moved, words.Plural(moved, "id is", "ids are"))
 	case c.InRecovery:
 		return errors.New("the server is in recovery (a standby, or a point-in-time recovery paused at its target): it hands out no IDs; promote it, then run pg resume before writers draw")
 	case elsewhere > 0:
-		return fmt.Errorf("%d shard %s held by more than one schema in other databases of the server (listed above)", elsewhere, plural(elsewhere, "id is", "ids are"))
+		return fmt.Errorf("%d shard %s held by more than one schema in other databases of the server (listed above)", elsewhere, words.Plural(elsewhere, "id is", "ids are"))
 	case c.Template:
 		return fmt.Errorf("database %s is a template: every database created from it copies its generators", c.Database)
 	case templated > 0:
-		return fmt.Errorf("%d %s of the server %s generators: every database created from one copies them (listed above)", templated, plural(templated, "template database", "template databases"), plural(templated, "holds", "hold"))
+		return fmt.Errorf("%d %s of the server %s generators: every database created from one copies them (listed above)", templated, words.Plural(templated, "template database", "template databases"), words.Plural(templated, "holds", "hold"))
 	case len(c.Closed) > 0:
 		return fmt.Errorf("%d %s of the server could not be read (%s): a copy of a shard there would go unseen", len(c.Closed),
-			plural(len(c.Closed), "database", "databases"), strings.Join(c.Closed, ", "))
+			words.Plural(len(c.Closed), "database", "databases"), strings.Join(c.Closed, ", "))
 	case meet > 0:
-		return fmt.Errorf("%d %s of generators of different kinds on the server can hand out the same IDs (listed above)", meet, plural(meet, "pair", "pairs"))
+		return fmt.Errorf("%d %s of generators of different kinds on the server can hand out the same IDs (listed above)", meet, words.Plural(meet, "pair", "pairs"))
 	case exhausted > 0:
-		return fmt.Errorf("%d %s no ID left: %s layout has ended (listed above)", exhausted, plural(exhausted, "generator has", "generators have"), plural(exhausted, "its", "their"))
+		return fmt.Errorf("%d %s no ID left: %s layout has ended (listed above)", exhausted, words.Plural(exhausted, "generator has", "generators have"), words.Plural(exhausted, "its", "their"))
 	case ahead > 0:
-		return fmt.Errorf("%d %s further ahead of the clock than %s lead (listed above)", ahead, plural(ahead, "counter stands", "counters stand"), plural(ahead, "its", "their"))
+		return fmt.Errorf("%d %s further ahead of the clock than %s lead (listed above)", ahead, words.Plural(ahead, "counter stands", "counters stand"), words.Plural(ahead, "its", "their"))
 	case len(r.Dangers) > 0:
-		return fmt.Errorf("%d %s roles break the generators (listed above)", len(r.Dangers), plural(len(r.Dangers), "privilege lets", "privileges let"))
+		return fmt.Errorf("%d %s roles break the generators (listed above)", len(r.Dangers), words.Plural(len(r.Dangers), "privilege lets", "privileges let"))
 	}
 	return nil
-}
-
-// plural picks the singular or the plural wording for n.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // Totals is what pg status --json reports of the server beyond the
