@@ -10,14 +10,6 @@ import (
 // segmentTagRow is one tag of segment status --json.
 type segmentTagRow = segment.TagRow
 
-// segmentStatusJSON adds tags to r.
-func segmentStatusJSON(r *jsonReport, tags []segment.Tag) {
-	for _, t := range tags {
-		r.row(t.Row())
-	}
-	r.total("tags", len(tags))
-}
-
 // tidbStatusRow is one migration of tidb status --json.
 type tidbStatusRow = apply.StatusRow
 
