@@ -217,10 +217,10 @@ func (r Resumed) WriteText(w io.Writer) error {
 	res := r.Result
 	var b strings.Builder
 	who := fmt.Sprintf("%s on %s (offset %d)", r.Name, res.Server, r.Offset)
-	recorded := "; resume recorded on "
+	recorded, too := "; resume recorded on ", ""
 	if res.Already > 0 {
 		fmt.Fprintf(&b, "%s: resumed to %d before and not gone back since: left as it is (--again moves it anyway)", who, res.Already)
-		recorded = "; resume now recorded on "
+		recorded, too = "; resume now recorded on ", " too"
 	} else {
 		var from []string
 		for _, e := range []struct {
@@ -244,7 +244,7 @@ func (r Resumed) WriteText(w io.Writer) error {
 		}
 	}
 	if len(res.Recorded) > 0 {
-		b.WriteString(recorded + strings.Join(res.Recorded, ", "))
+		b.WriteString(recorded + strings.Join(res.Recorded, ", ") + too)
 	}
 	_, err := io.WriteString(w, b.String()+"\n")
 	return err
