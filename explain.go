@@ -3,6 +3,7 @@ package shardid
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -25,14 +26,20 @@ type Decoded struct {
 	Field string `json:"-"`
 }
 
-// Explain takes id apart as Decompose does and words it. Warning is set
+// Explain reads a decimal ID from text (spaces around it ignored), takes
+// it apart as Decompose does and words it: an error names the text or the
+// ID and what is allowed. Warning is set
 // when the ID's time lies more than slack after now: no generator of this
 // layout and epoch that runs at most slack ahead of its clock can have
 // made it yet (most often a rotated ID, or another layout's or epoch's).
-func (l Layout) Explain(id int64, now time.Time, slack time.Duration) (Decoded, error) {
+func (l Layout) Explain(text string, now time.Time, slack time.Duration) (Decoded, error) {
+	id, err := strconv.ParseInt(strings.TrimSpace(text), 10, 64)
+	if err != nil {
+		return Decoded{}, fmt.Errorf("bad ID %q: want a decimal integer from 0 to %d", text, l.MaxID())
+	}
 	p, err := l.Decompose(id)
 	if err != nil {
-		return Decoded{}, err
+		return Decoded{}, fmt.Errorf("ID %d: %w", id, err)
 	}
 	d := Decoded{ID: id, Time: p.Time.Format("2006-01-02T15:04:05.000Z07:00"), Shard: p.Shard, Seq: p.Seq}
 	if ahead := p.Time.Sub(now); ahead > slack {

@@ -52,19 +52,15 @@ func runDecode(_ context.Context, env *cliEnv, args []string) error {
 	field := shardid.ShardField(lf.layout)
 	enc := json.NewEncoder(env.stdout)
 	decodeOne := func(text string, where string) error {
-		id, err := strconv.ParseInt(strings.TrimSpace(text), 10, 64)
+		d, err := l.Explain(text, time.Now(), futureSlack)
 		if err != nil {
-			return usagef("%sbad ID %q: want a decimal integer from 0 to %d", where, text, l.MaxID())
-		}
-		d, err := l.Explain(id, time.Now(), futureSlack)
-		if err != nil {
-			return usagef("%sID %d: %v", where, id, err)
+			return usagef("%s%v", where, err)
 		}
 		if *asJSON {
 			return enc.Encode(d)
 		}
 		if d.Warning != "" {
-			fmt.Fprintf(env.stderr, "shardid: decode: %sID %d: %s\n", where, id, d.Warning)
+			fmt.Fprintf(env.stderr, "shardid: decode: %sID %d: %s\n", where, d.ID, d.Warning)
 		}
 		d.Field = field
 		return d.WriteText(env.stdout)

@@ -83,14 +83,6 @@ func (f *segmentFlags) store(ctx context.Context, fs *flagSet) (store segment.Re
 	return store, db, d, nil
 }
 
-// stores is store as the list segment.EnsureTag and ResumeTag take.
-func stores(s segment.RecordStore) []segment.RecordStore {
-	if s == nil {
-		return nil
-	}
-	return []segment.RecordStore{s}
-}
-
 func runSegmentUp(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "segment up")
 	var f segmentFlags
@@ -132,7 +124,7 @@ func runSegmentUp(ctx context.Context, env *cliEnv, args []string) error {
 			return err
 		}
 	}
-	before, after, err := segment.EnsureTag(ctx, db, d, f.table, segment.Tag{Tag: f.tag, Step: *step, Description: *desc}, *start, stores(store)...)
+	before, after, err := segment.EnsureTag(ctx, db, d, f.table, segment.Tag{Tag: f.tag, Step: *step, Description: *desc}, *start, store)
 	if err != nil {
 		return tagRangeUsage(err)
 	}
@@ -312,17 +304,14 @@ func runSegmentResume(ctx context.Context, env *cliEnv, args []string) error {
 	if *tag == "" {
 		sv, err := segment.ReadSurvey(ctx, db, d, f.table, rdb, rd)
 		if err == nil {
-			err = sv.RecordsErr
+			names, err = sv.ResumeNames()
 		}
 		if err != nil {
 			return err
 		}
-		if names = sv.Names(); len(names) == 0 {
-			return fmt.Errorf("allocation table %s holds no tag: nothing to resume", f.table)
-		}
 	}
 	// Each tag on its own: one that fails leaves the others resumed.
-	res, err := segment.ResumeTags(ctx, db, d, f.table, names, segment.Resume{To: *to, Skip: *skip}, stores(store)...)
+	res, err := segment.ResumeTags(ctx, db, d, f.table, names, segment.Resume{To: *to, Skip: *skip}, store)
 	for _, r := range res {
 		if werr := r.WriteText(env.stdout, env.line); werr != nil {
 			return werr

@@ -193,15 +193,8 @@ func runTicketsNext(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return lossyCommitHint(fmt.Errorf("after %d of %d IDs: %w", printed, *count, err))
 	}
-	for _, st := range cl.Servers() {
-		switch {
-		case st.Refused != nil:
-			return lossyCommitHint(fmt.Errorf("%s was refused (the tickets printed are unique): %w", st.Name, st.Refused))
-		case st.Rewound != nil: // the event line above has the values
-			return &redactedError{msg: fmt.Sprintf("%s went back and was left out; the tickets printed are unique (shardid tickets status shows it, shardid tickets resume brings it back)", st.Name), err: st.Rewound}
-		}
-	}
-	return nil
+	// A server left out is an error: an event line above has the values.
+	return lossyCommitHint(ticketsreport.LeftOut(cl.Servers()))
 }
 
 // eventLine is ticketsreport.EventLine with the flags named where the package

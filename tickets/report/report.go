@@ -262,3 +262,31 @@ func EventLine(e tickets.Event) string {
 	}
 	return e.String()
 }
+
+// leftOutError is LeftOut's error for a server that went back: worded for
+// the user, the *tickets.RewindError kept for errors.Is and errors.As.
+type leftOutError struct {
+	msg string
+	err error
+}
+
+// Error says which server went back and what to do.
+func (e *leftOutError) Error() string { return e.msg }
+
+// Unwrap returns the server's *tickets.RewindError.
+func (e *leftOutError) Unwrap() error { return e.err }
+
+// LeftOut returns, after a client drew, why a server of states
+// (tickets.Client.Servers) was left out: refused, or went back; nil when
+// none was. The tickets drawn are unique either way.
+func LeftOut(states []tickets.ServerState) error {
+	for _, st := range states {
+		switch {
+		case st.Refused != nil:
+			return fmt.Errorf("%s was refused (the tickets printed are unique): %w", st.Name, st.Refused)
+		case st.Rewound != nil:
+			return &leftOutError{fmt.Sprintf("%s went back and was left out; the tickets printed are unique (shardid tickets status shows it, shardid tickets resume brings it back)", st.Name), st.Rewound}
+		}
+	}
+	return nil
+}
