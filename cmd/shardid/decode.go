@@ -5,7 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strconv"
+	"regexp"
 	"strings"
 	"time"
 
@@ -30,18 +30,7 @@ func runDecode(_ context.Context, env *cliEnv, args []string) error {
 	asJSON := fs.Bool("json", false, "print one JSON object per ID")
 	// A negative number is an ID to refuse as one, not a flag: kept out of
 	// flag parsing, decoded (and refused) in its place among the others.
-	var flags, negative []string
-	for i, a := range args {
-		if a == "--" {
-			flags = append(flags, args[i:]...)
-			break
-		}
-		if _, err := strconv.ParseInt(a, 10, 64); err == nil && strings.HasPrefix(a, "-") {
-			negative = append(negative, a)
-			continue
-		}
-		flags = append(flags, a)
-	}
+	flags, negative := splitNegative(args)
 	if err := parseFlags(env, fs, flags); err != nil {
 		return err
 	}
@@ -85,3 +74,24 @@ func runDecode(_ context.Context, env *cliEnv, args []string) error {
 	}
 	return sc.Err()
 }
+
+// splitNegative takes the negative numbers (-5) before a "--" out of
+// args: IDs to refuse as such, which the flag package would take for
+// unknown flags.
+func splitNegative(args []string) (flags, negative []string) {
+	for i, a := range args {
+		if a == "--" {
+			return append(flags, args[i:]...), negative
+		}
+		if negativeNumber.MatchString(a) {
+			negative = append(negative, a)
+			continue
+		}
+		flags = append(flags, a)
+	}
+	return flags, negative
+}
+
+// negativeNumber matches an argument like -5, which the flag package would
+// take for an unknown flag.
+var negativeNumber = regexp.MustCompile(`^-[0-9]+$`)

@@ -36,6 +36,16 @@ func (s Stream) allowed() string {
 	return "decimal integers 0-9223372036854775807; --unsigned takes up to 18446744073709551615"
 }
 
+// Negative is the *InputError for arg, a negative number given where an
+// ID goes: IDs are never negative.
+func (s Stream) Negative(arg string) error {
+	allowed := "allowed: decimal integers 0-9223372036854775807"
+	if s.Unsigned {
+		allowed = "allowed with --unsigned: decimal integers 0-18446744073709551615"
+	}
+	return &InputError{fmt.Sprintf("%s is not an ID (%s; IDs are never negative)", arg, allowed)}
+}
+
 // Args writes the conversion of every ID of args to w, one a line. When
 // an argument is not an ID it writes nothing; it stops at an ID with no
 // rotation. Both errors are an *InputError naming the argument
