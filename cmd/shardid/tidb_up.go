@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/shardid/shardid/internal/dsn"
-	"github.com/shardid/shardid/internal/words"
 	"github.com/shardid/shardid/tidb"
 	"github.com/shardid/shardid/tidb/apply"
 	"github.com/shardid/shardid/tidb/script"
@@ -58,17 +56,10 @@ func (m *migrationFlags) migrator(ctx context.Context, env *cliEnv, name string,
 			return nil, nil, usagef("%s: --dir %s: no such directory (write one with shardid tidb gen --dir %s FILE.sql)", name, *m.dir, *m.dir)
 		}
 	default: // the FILEs: their flags checked and read before connecting
-		if _, err := m.r.options(); err != nil {
+		var err error
+		if _, inputs, err = m.r.inputs(env, files); err != nil {
 			return nil, nil, err
 		}
-		if _, err := m.r.tableSpecs(); err != nil {
-			return nil, nil, err
-		}
-		in, err := readInputs(env, files)
-		if err != nil {
-			return nil, nil, err
-		}
-		inputs = in
 	}
 	db, err := apply.Open(*m.dsn)
 	if err != nil {
@@ -115,7 +106,7 @@ func (m *migrationFlags) migrations(env *cliEnv, name string, inputs []script.Fi
 		return nil, err
 	}
 	o.Target = target
-	p, err := renderFiles(env, m.r, o, inputs)
+	p, err := renderFiles(env.stderr, m.r, o, inputs)
 	if err != nil {
 		return nil, err
 	}
@@ -139,30 +130,17 @@ func runTiDBUp(ctx context.Context, env *cliEnv, args []string) (err error) {
 	res, err := mg.Up(ctx)
 	applied, skipped := apply.UpCount(res)
 	for _, r := range res {
-		switch r.State() {
-		case "skipped":
-			fmt.Fprintf(env.stdout, "SKIP  %s (TiDB-only statement, recorded without running: the server is not TiDB)\n", r.Migration.Name)
-		case "applied":
-			fmt.Fprintf(env.stdout, "OK    %s (%s)\n", r.Migration.Name, r.Duration.Round(1e6))
-		default:
-			fmt.Fprintf(env.stdout, "-     %s (already applied)\n", r.Migration.Name)
-		}
 		rep.row(r.Row())
 	}
 	rep.total("migrations", len(res))
 	rep.total("applied", applied)
 	rep.total("skipped", skipped)
 	rep.total("already_applied", len(res)-applied-skipped)
+	werr := apply.UpReport{Results: res, Stopped: err != nil}.WriteText(env.stdout)
 	if err != nil {
 		return fmt.Errorf("up: %w", err)
 	}
-	if applied+skipped == 0 {
-		fmt.Fprintf(env.stdout, "no migrations to apply (%d already applied)\n", len(res))
-		return nil
-	}
-	fmt.Fprintf(env.stdout, "%d %s: %d applied, %d skipped (TiDB only), %d already applied\n",
-		len(res), words.Plural(len(res), "migration", "migrations"), applied, skipped, len(res)-applied-skipped)
-	return nil
+	return werr
 }
 
 func runTiDBStatus(ctx context.Context, env *cliEnv, args []string) (err error) {
@@ -184,34 +162,23 @@ func runTiDBStatus(ctx context.Context, env *cliEnv, args []string) (err error) 
 		return fmt.Errorf("status: %w", err)
 	}
 	tidbStatusJSON(rep, st)
-	for _, s := range st {
-		state, at := s.State(), "-"
-		if s.Applied {
-			at = s.AppliedAt.UTC().Format("2006-01-02 15:04:05Z")
-		}
-		if state == "drift" || state == "full" {
-			state = strings.ToUpper(state)
-		}
-		only := ""
-		switch {
-		case s.Skipped:
-			only = " (TiDB only: recorded without running, the server is not TiDB)"
-		case s.Migration.TiDBOnly:
-			only = " (TiDB only)"
-		}
-		fmt.Fprintf(env.stdout, "%-8s %-21s %s%s\n", state, at, s.Migration.Name, only)
-		for _, d := range s.Drift {
-			fmt.Fprintf(env.stdout, "%-8s %-21s   drift: %s\n", "", "", d)
-		}
-		for _, d := range s.Full {
-			fmt.Fprintf(env.stdout, "%-8s %-21s   full: %s\n", "", "", d)
-		}
-		for _, d := range s.Unchecked {
-			fmt.Fprintf(env.stdout, "%-8s %-21s   not checked: %s\n", "", "", d)
-		}
+	if err := apply.StatusReport(st).WriteText(env.stdout); err != nil {
+		return err
 	}
 	if err := apply.CountStatus(st).Err(); err != nil {
 		return fmt.Errorf("status: %w", err)
 	}
 	return nil
+}
+
+// tidbStatusRow is one migration of tidb status --json.
+type tidbStatusRow = apply.StatusRow
+
+// tidbStatusJSON adds st to r.
+func tidbStatusJSON(r *jsonReport, st []apply.Status) {
+	for _, s := range st {
+		r.row(s.Row())
+	}
+	r.total("migrations", len(st))
+	r.total("drifted", apply.CountStatus(st).Drifted)
 }
