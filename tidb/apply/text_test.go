@@ -28,9 +28,7 @@ func TestUpReportWriteText(t *testing.T) {
 		"OK    00002_b.sql (1ms)\n" +
 		"SKIP  00003_c.sql (TiDB-only statement, recorded without running: the server is not TiDB)\n" +
 		"3 migrations: 1 applied, 1 skipped (TiDB only), 1 already applied\n"
-	if b.String() != want {
-		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
-	}
+	same(t, b.String(), want)
 	b.Reset()
 	(apply.UpReport{Results: res, Stopped: true}).WriteText(&b)
 	if strings.Contains(b.String(), "migrations:") || strings.Count(b.String(), "\n") != 3 {
@@ -68,9 +66,7 @@ func TestStatusReportWriteText(t *testing.T) {
 		"                                 not checked: view v: no rights\n" +
 		"FULL     2026-12-02 17:00:00Z  00003_c.sql (TiDB only: recorded without running, the server is not TiDB)\n" +
 		"                                 full: c\n"
-	if b.String() != want {
-		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
-	}
+	same(t, b.String(), want)
 	b.Reset()
 	if err := (apply.StatusReport{}).WriteText(&b); err != nil || b.Len() != 0 {
 		t.Errorf("no migrations: %q %v", b.String(), err)
@@ -100,5 +96,13 @@ func TestWriteDir(t *testing.T) {
 	(apply.Written{}).WriteText(&b)
 	if !strings.HasPrefix(b.String(), "0 written, 0 unchanged in ;") {
 		t.Errorf("zero value: %q", b.String())
+	}
+}
+
+// same fails t unless the text written is the text wanted.
+func same(t *testing.T, got, want string) {
+	t.Helper()
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }

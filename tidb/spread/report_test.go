@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -26,16 +28,16 @@ func TestReportWriteText(t *testing.T) {
 	if !strings.HasPrefix(out, "200000 writes at 20000/s, regions split past 64 rows, 10 windows of 20000 writes (1s each)\n") {
 		t.Errorf("header:\n%s", out)
 	}
-	for src, written := range map[string]string{"snowflake": "1", "rotate k=1": "10", "shard S=4": "16"} {
-		found := false
-		for _, l := range strings.Split(out, "\n") {
-			f := strings.Fields(l)
-			if len(f) >= 5 && strings.Join(f[:len(f)-4], " ") == src && f[len(f)-3] == written {
-				found = true
-			}
+	// A row per source: its name, then the regions taking writes in
+	// the steady state (1 for raw IDs, 10 for one rotated digit, 16 for 4
+	// shard bits).
+	for i, written := range []int{1, 10, 16} {
+		src := rep.Results[i].Source.String()
+		if got := rep.Results[i].Steady().Written; got != written {
+			t.Errorf("%s: %d regions take writes, want %d", src, got, written)
 		}
-		if !found {
-			t.Errorf("no row %q taking writes in %s regions:\n%s", src, written, out)
+		if !regexp.MustCompile(`(?m)^ *` + regexp.QuoteMeta(src) + `  +\d+  +` + strconv.Itoa(written) + `  `).MatchString(out) {
+			t.Errorf("no row %q taking writes in %d regions:\n%s", src, written, out)
 		}
 	}
 	if !strings.Contains(out, "  snowflake      ▁▁▁▁▁▁▁▁▁▁\n") {
