@@ -180,17 +180,14 @@ func (r *renderFlags) options() (tidb.Options, error) {
 
 // flagHint names the flag behind a validation error.
 func flagHint(err error) string {
-	switch {
-	case errors.Is(err, tidb.ErrShardBits):
-		return "--shard-bits: " + err.Error()
-	case errors.Is(err, tidb.ErrPreSplit):
-		return "--pre-split: " + err.Error()
-	case errors.Is(err, tidb.ErrRangeBits):
-		return "--range: " + err.Error()
-	case errors.Is(err, tidb.ErrDigits):
-		return "--digits/--id-digits/--lead: " + err.Error()
-	case errors.Is(err, tidb.ErrOptionNotApplicable):
-		return "--strategy: " + err.Error()
+	for _, f := range []struct {
+		err  error
+		flag string
+	}{{tidb.ErrShardBits, "--shard-bits"}, {tidb.ErrPreSplit, "--pre-split"}, {tidb.ErrRangeBits, "--range"},
+		{tidb.ErrDigits, "--digits/--id-digits/--lead"}, {tidb.ErrOptionNotApplicable, "--strategy"}} {
+		if errors.Is(err, f.err) {
+			return f.flag + ": " + err.Error()
+		}
 	}
 	return err.Error()
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"time"
@@ -65,25 +66,7 @@ func (m *migrationFlags) migrator(ctx context.Context, env *cliEnv, name string,
 	if err != nil {
 		return nil, nil, usagef("%s: --dsn %s: %v", name, dsn.Redact(*m.dsn), err)
 	}
-	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
-	if err := db.PingContext(pctx); err != nil { // before rendering, so a dead server is one line
-		db.Close()
-		return nil, nil, fmt.Errorf("%s: connect to %s: %w", name, dsn.Redact(*m.dsn), err)
-	}
-	var target tidb.Target
-	if len(inputs) > 0 { // render for the server that runs it
-		if target, _, err = tidb.ServerTarget(pctx, db); err != nil {
-			db.Close()
-			return nil, nil, fmt.Errorf("%s: %w", name, err)
-		}
-	}
-	ms, err := m.migrations(env, name, inputs, target)
-	if err != nil {
-		db.Close()
-		return nil, nil, err
-	}
-	mg, err := apply.NewMigrator(db, ms, popts)
+	mg, err := m.open(ctx, env, name, db, inputs, popts)
 	if err != nil {
 		db.Close()
 		return nil, nil, err
@@ -91,26 +74,38 @@ func (m *migrationFlags) migrator(ctx context.Context, env *cliEnv, name string,
 	return mg, func() { db.Close() }, nil
 }
 
-// migrations reads --dir, or renders the inputs in memory (numbered
-// against the server by the migrator).
-func (m *migrationFlags) migrations(env *cliEnv, name string, inputs []script.File, target tidb.Target) ([]apply.Migration, error) {
+// open reaches the server behind db and builds the migrator from --dir,
+// or from the inputs rendered in memory for that server (numbered against
+// it by the migrator).
+func (m *migrationFlags) open(ctx context.Context, env *cliEnv, name string, db *sql.DB, inputs []script.File, popts apply.Options) (*apply.Migrator, error) {
+	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	if err := db.PingContext(pctx); err != nil { // before rendering, so a dead server is one line
+		return nil, fmt.Errorf("%s: connect to %s: %w", name, dsn.Redact(*m.dsn), err)
+	}
 	if *m.dir != "" {
 		ms, err := apply.ReadDir(os.DirFS(*m.dir))
 		if err != nil {
 			return nil, fmt.Errorf("%s: --dir %s: %w", name, *m.dir, err)
 		}
-		return ms, nil
+		return apply.NewMigrator(db, ms, popts)
 	}
 	o, err := m.r.options()
 	if err != nil {
 		return nil, err
 	}
-	o.Target = target
+	if o.Target, _, err = tidb.ServerTarget(pctx, db); err != nil { // render for the server that runs it
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	p, err := renderFiles(env.stderr, m.r, o, inputs)
 	if err != nil {
 		return nil, err
 	}
-	return apply.Migrations(p, apply.Options{})
+	ms, err := apply.Migrations(p, apply.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return apply.NewMigrator(db, ms, popts)
 }
 
 func runTiDBUp(ctx context.Context, env *cliEnv, args []string) (err error) {
