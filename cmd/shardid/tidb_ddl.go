@@ -8,13 +8,16 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
-	"github.com/shardid/shardid/internal/gooseup"
 	"github.com/shardid/shardid/tidb"
 	"github.com/shardid/shardid/tidb/apply"
+	"github.com/shardid/shardid/tidb/explain"
 	"github.com/shardid/shardid/tidb/script"
 )
+
+// renderJSON is tidb render --json: the statements render prints, and
+// the choices it prints on stderr without --json.
+type renderJSON = explain.Doc
 
 // renderFlags are the flags shared by render, gen, up and status.
 type renderFlags struct {
@@ -177,31 +180,36 @@ func (r *renderFlags) options() (tidb.Options, error) {
 
 // flagHint names the flag behind a validation error.
 func flagHint(err error) string {
-	switch {
-	case errors.Is(err, tidb.ErrShardBits):
-		return "--shard-bits: " + err.Error()
-	case errors.Is(err, tidb.ErrPreSplit):
-		return "--pre-split: " + err.Error()
-	case errors.Is(err, tidb.ErrRangeBits):
-		return "--range: " + err.Error()
-	case errors.Is(err, tidb.ErrDigits):
-		return "--digits/--id-digits/--lead: " + err.Error()
-	case errors.Is(err, tidb.ErrOptionNotApplicable):
-		return "--strategy: " + err.Error()
+	for _, f := range []struct {
+		err  error
+		flag string
+	}{{tidb.ErrShardBits, "--shard-bits"}, {tidb.ErrPreSplit, "--pre-split"}, {tidb.ErrRangeBits, "--range"},
+		{tidb.ErrDigits, "--digits/--id-digits/--lead"}, {tidb.ErrOptionNotApplicable, "--strategy"}} {
+		if errors.Is(err, f.err) {
+			return f.flag + ": " + err.Error()
+		}
 	}
 	return err.Error()
 }
 
-// readInputs reads every FILE argument, or stdin for "-" (script.ReadFiles,
-// gzip data unpacked), before anything is rendered or connected to. A file
-// that is missing or cannot be read is a usage error naming it.
-func readInputs(env *cliEnv, names []string) ([]script.File, error) {
+// inputs checks the flags (options, tableSpecs) and reads every FILE
+// argument, or stdin for "-" (script.ReadFiles, gzip data unpacked),
+// before anything is rendered or connected to. A file that is missing or
+// cannot be read is a usage error naming it.
+func (r *renderFlags) inputs(env *cliEnv, names []string) (tidb.Options, []script.File, error) {
+	o, err := r.options()
+	if err != nil {
+		return o, nil, err
+	}
+	if _, err := r.tableSpecs(); err != nil {
+		return o, nil, err
+	}
 	files, err := script.ReadFiles(names, env.stdin)
 	var ie *script.InputError
 	if errors.As(err, &ie) {
-		return nil, &usageError{msg: ie.Error()}
+		return o, nil, &usageError{msg: ie.Error()}
 	}
-	return files, err
+	return o, files, err
 }
 
 // tableSpecs reads --table and --tables.
@@ -238,7 +246,7 @@ func (r *renderFlags) tableSpecs() ([]tidb.TableSpec, error) {
 // and why, what changed and what it costs, the hotspots left and what the
 // scripts' other statements became, and writes the statements no
 // migration runs to --by-hand.
-func renderFiles(env *cliEnv, r *renderFlags, o tidb.Options, files []script.File) (*tidb.Plan, error) {
+func renderFiles(stderr io.Writer, r *renderFlags, o tidb.Options, files []script.File) (*tidb.Plan, error) {
 	specs, err := r.tableSpecs()
 	if err != nil {
 		return nil, err
@@ -259,15 +267,16 @@ func renderFiles(env *cliEnv, r *renderFlags, o tidb.Options, files []script.Fil
 	if err != nil {
 		return nil, err
 	}
+	choices := explain.Choices{Plan: p, AllNotes: r.notes == "all"}
 	if len(p.ByHand) == 0 || !r.needByHand {
-		printChoices(env.stderr, p, r.notes == "all")
+		choices.WriteText(stderr) // stderr: nowhere to say it failed
 		return p, nil
 	}
 	if r.byHand == "" {
 		return nil, usagef("tidb: %s: %d statement(s) that no migration runs on %s (%s): give --by-hand FILE to have them written there to apply by hand%s",
 			p.ByHand[0].Place(), len(p.ByHand), p.Target, p.ByHandKinds(), map[bool]string{true: ", or render for MySQL/MariaDB with --target", false: ""}[p.Target == tidb.TargetTiDB])
 	}
-	printChoices(env.stderr, p, r.notes == "all")
+	choices.WriteText(stderr)
 	text, err := p.ByHandText()
 	if err != nil {
 		return nil, err
@@ -275,41 +284,8 @@ func renderFiles(env *cliEnv, r *renderFlags, o tidb.Options, files []script.Fil
 	if err := os.WriteFile(r.byHand, []byte(text+"\n"), 0o644); err != nil {
 		return nil, fmt.Errorf("--by-hand: %w", err)
 	}
-	fmt.Fprintf(env.stderr, "wrote %d statement(s) to apply by hand to %s\n", len(p.ByHand), r.byHand)
+	fmt.Fprintf(stderr, "wrote %d statement(s) to apply by hand to %s\n", len(p.ByHand), r.byHand)
 	return p, nil
-}
-
-// shortCost is cost as printed for table: "COLUMN what (why): explanation"
-// in full the first time its explanation (its column aside) is given, and
-// without it, pointing at that table, after that: a script of sixty such
-// tables reads one explanation, not sixty.
-func shortCost(cost, table string, explained map[string]string) string {
-	i := strings.Index(cost, "): ")
-	f := strings.Fields(cost)
-	if i < 0 || len(f) == 0 {
-		return cost
-	}
-	key := strings.ReplaceAll(cost[len(f[0]):], f[0], "\x00")
-	if first, ok := explained[key]; ok {
-		return cost[:i+1] + "; as for " + first + " above"
-	}
-	explained[key] = table
-	return cost
-}
-
-// printChoices prints one line per table (strategy and why), then the
-// notes: grouped by kind with one example each, or every one (--notes
-// all).
-func printChoices(w io.Writer, p *tidb.Plan, all bool) {
-	if len(p.Tables) > 0 {
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "table\tstrategy\twhy")
-		for _, d := range p.Tables {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", d.Table.QualifiedName(), d.Options.Strategy, d.Reason)
-		}
-		tw.Flush()
-	}
-	printNotes(w, p, all)
 }
 
 func runTiDBRender(ctx context.Context, env *cliEnv, args []string) error {
@@ -322,26 +298,20 @@ func runTiDBRender(ctx context.Context, env *cliEnv, args []string) error {
 	if fs.NArg() == 0 {
 		return usagef("tidb render: want one or more FILE.sql (a CREATE TABLE or a schema script; - for stdin)")
 	}
-	o, err := r.options()
+	o, inputs, err := r.inputs(env, fs.Args())
 	if err != nil {
 		return err
 	}
-	inputs, err := readInputs(env, fs.Args())
+	stderr := env.stderr
+	if *asJSON {
+		stderr = io.Discard // the choices are in the document
+	}
+	p, err := renderFiles(stderr, r, o, inputs)
 	if err != nil {
 		return err
 	}
 	if *asJSON {
-		quiet := *env
-		quiet.stderr = io.Discard // the choices are in the document
-		p, err := renderFiles(&quiet, r, o, inputs)
-		if err != nil {
-			return err
-		}
-		return writeJSON(env.stdout, renderDoc(p, r.byHand))
-	}
-	p, err := renderFiles(env, r, o, inputs)
-	if err != nil {
-		return err
+		return writeJSON(env.stdout, explain.Document(p, r.byHand))
 	}
 	_, err = io.WriteString(env.stdout, p.SQL())
 	return err
@@ -361,15 +331,11 @@ func runTiDBGen(ctx context.Context, env *cliEnv, args []string) error {
 	if fs.NArg() == 0 {
 		return usagef("tidb gen: want one or more FILE.sql (or - for stdin)")
 	}
-	o, err := r.options()
+	o, inputs, err := r.inputs(env, fs.Args())
 	if err != nil {
 		return err
 	}
-	inputs, err := readInputs(env, fs.Args())
-	if err != nil {
-		return err
-	}
-	p, err := renderFiles(env, r, o, inputs)
+	p, err := renderFiles(env.stderr, r, o, inputs)
 	if err != nil {
 		return err
 	}
@@ -377,17 +343,9 @@ func runTiDBGen(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return fmt.Errorf("gen: %w", err)
 	}
-	res, err := gooseup.Write(*dir, apply.Files(ms), *force)
+	res, err := apply.WriteDir(*dir, ms, *force)
 	if err != nil {
 		return fmt.Errorf("gen: %w", err)
 	}
-	for _, n := range res.Written {
-		fmt.Fprintln(env.stdout, "wrote     "+n)
-	}
-	for _, n := range res.Unchanged {
-		fmt.Fprintln(env.stdout, "unchanged "+n)
-	}
-	fmt.Fprintf(env.stdout, "%d written, %d unchanged in %s; apply with: shardid tidb up --dir %s (or goose -dir %s tidb \"$SHARDID_TIDB_DSN\" up)\n",
-		len(res.Written), len(res.Unchanged), *dir, *dir, *dir)
-	return nil
+	return res.WriteText(env.stdout)
 }

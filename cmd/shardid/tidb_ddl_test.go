@@ -501,28 +501,6 @@ func TestTiDBTableFlagSaysWhatIsWrong(t *testing.T) {
 	}
 }
 
-// TestShortCost: a cost whose explanation was given for an earlier table
-// (its column aside) is printed without it, pointing at that table; other
-// costs, and the first of each kind, in full.
-func TestShortCost(t *testing.T) {
-	explained := map[string]string{}
-	long := func(col string) string {
-		return col + " no longer rises in insert order (why): a reader paging with `" + col + " > ?` skips rows"
-	}
-	for _, c := range []struct{ name, cost, table, want string }{
-		{"first in full", long("a_id"), "ta", long("a_id")},
-		{"same kind shortened", long("b_id"), "tb", "b_id no longer rises in insert order (why); as for ta above"},
-		{"no explanation", "x reaches 2^63: past 2^53 rounds", "tc", "x reaches 2^63: past 2^53 rounds"},
-		{"another kind in full", "c_id other (why): other words", "td", "c_id other (why): other words"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			if got := shortCost(c.cost, c.table, explained); got != c.want {
-				t.Fatalf("shortCost(%q) = %q, want %q", c.cost, got, c.want)
-			}
-		})
-	}
-}
-
 // TestTiDBUpStartsFarUp runs the issue's minimal case through tidb up on
 // TiDB: a table keyed by the application whose dump carries
 // AUTO_INCREMENT=1634915190321451010 (past the 2^59 row ids

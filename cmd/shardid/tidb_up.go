@@ -2,13 +2,12 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/shardid/shardid/internal/dsn"
-	"github.com/shardid/shardid/internal/words"
 	"github.com/shardid/shardid/tidb"
 	"github.com/shardid/shardid/tidb/apply"
 	"github.com/shardid/shardid/tidb/script"
@@ -58,41 +57,16 @@ func (m *migrationFlags) migrator(ctx context.Context, env *cliEnv, name string,
 			return nil, nil, usagef("%s: --dir %s: no such directory (write one with shardid tidb gen --dir %s FILE.sql)", name, *m.dir, *m.dir)
 		}
 	default: // the FILEs: their flags checked and read before connecting
-		if _, err := m.r.options(); err != nil {
+		var err error
+		if _, inputs, err = m.r.inputs(env, files); err != nil {
 			return nil, nil, err
 		}
-		if _, err := m.r.tableSpecs(); err != nil {
-			return nil, nil, err
-		}
-		in, err := readInputs(env, files)
-		if err != nil {
-			return nil, nil, err
-		}
-		inputs = in
 	}
 	db, err := apply.Open(*m.dsn)
 	if err != nil {
 		return nil, nil, usagef("%s: --dsn %s: %v", name, dsn.Redact(*m.dsn), err)
 	}
-	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
-	if err := db.PingContext(pctx); err != nil { // before rendering, so a dead server is one line
-		db.Close()
-		return nil, nil, fmt.Errorf("%s: connect to %s: %w", name, dsn.Redact(*m.dsn), err)
-	}
-	var target tidb.Target
-	if len(inputs) > 0 { // render for the server that runs it
-		if target, _, err = tidb.ServerTarget(pctx, db); err != nil {
-			db.Close()
-			return nil, nil, fmt.Errorf("%s: %w", name, err)
-		}
-	}
-	ms, err := m.migrations(env, name, inputs, target)
-	if err != nil {
-		db.Close()
-		return nil, nil, err
-	}
-	mg, err := apply.NewMigrator(db, ms, popts)
+	mg, err := m.open(ctx, env, name, db, inputs, popts)
 	if err != nil {
 		db.Close()
 		return nil, nil, err
@@ -100,26 +74,38 @@ func (m *migrationFlags) migrator(ctx context.Context, env *cliEnv, name string,
 	return mg, func() { db.Close() }, nil
 }
 
-// migrations reads --dir, or renders the inputs in memory (numbered
-// against the server by the migrator).
-func (m *migrationFlags) migrations(env *cliEnv, name string, inputs []script.File, target tidb.Target) ([]apply.Migration, error) {
+// open reaches the server behind db and builds the migrator from --dir,
+// or from the inputs rendered in memory for that server (numbered against
+// it by the migrator).
+func (m *migrationFlags) open(ctx context.Context, env *cliEnv, name string, db *sql.DB, inputs []script.File, popts apply.Options) (*apply.Migrator, error) {
+	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	if err := db.PingContext(pctx); err != nil { // before rendering, so a dead server is one line
+		return nil, fmt.Errorf("%s: connect to %s: %w", name, dsn.Redact(*m.dsn), err)
+	}
 	if *m.dir != "" {
 		ms, err := apply.ReadDir(os.DirFS(*m.dir))
 		if err != nil {
 			return nil, fmt.Errorf("%s: --dir %s: %w", name, *m.dir, err)
 		}
-		return ms, nil
+		return apply.NewMigrator(db, ms, popts)
 	}
 	o, err := m.r.options()
 	if err != nil {
 		return nil, err
 	}
-	o.Target = target
-	p, err := renderFiles(env, m.r, o, inputs)
+	if o.Target, _, err = tidb.ServerTarget(pctx, db); err != nil { // render for the server that runs it
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	p, err := renderFiles(env.stderr, m.r, o, inputs)
 	if err != nil {
 		return nil, err
 	}
-	return apply.Migrations(p, apply.Options{})
+	ms, err := apply.Migrations(p, apply.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return apply.NewMigrator(db, ms, popts)
 }
 
 func runTiDBUp(ctx context.Context, env *cliEnv, args []string) (err error) {
@@ -139,30 +125,17 @@ func runTiDBUp(ctx context.Context, env *cliEnv, args []string) (err error) {
 	res, err := mg.Up(ctx)
 	applied, skipped := apply.UpCount(res)
 	for _, r := range res {
-		switch r.State() {
-		case "skipped":
-			fmt.Fprintf(env.stdout, "SKIP  %s (TiDB-only statement, recorded without running: the server is not TiDB)\n", r.Migration.Name)
-		case "applied":
-			fmt.Fprintf(env.stdout, "OK    %s (%s)\n", r.Migration.Name, r.Duration.Round(1e6))
-		default:
-			fmt.Fprintf(env.stdout, "-     %s (already applied)\n", r.Migration.Name)
-		}
 		rep.row(r.Row())
 	}
 	rep.total("migrations", len(res))
 	rep.total("applied", applied)
 	rep.total("skipped", skipped)
 	rep.total("already_applied", len(res)-applied-skipped)
+	werr := apply.UpReport{Results: res, Stopped: err != nil}.WriteText(env.stdout)
 	if err != nil {
 		return fmt.Errorf("up: %w", err)
 	}
-	if applied+skipped == 0 {
-		fmt.Fprintf(env.stdout, "no migrations to apply (%d already applied)\n", len(res))
-		return nil
-	}
-	fmt.Fprintf(env.stdout, "%d %s: %d applied, %d skipped (TiDB only), %d already applied\n",
-		len(res), words.Plural(len(res), "migration", "migrations"), applied, skipped, len(res)-applied-skipped)
-	return nil
+	return werr
 }
 
 func runTiDBStatus(ctx context.Context, env *cliEnv, args []string) (err error) {
@@ -184,34 +157,23 @@ func runTiDBStatus(ctx context.Context, env *cliEnv, args []string) (err error) 
 		return fmt.Errorf("status: %w", err)
 	}
 	tidbStatusJSON(rep, st)
-	for _, s := range st {
-		state, at := s.State(), "-"
-		if s.Applied {
-			at = s.AppliedAt.UTC().Format("2006-01-02 15:04:05Z")
-		}
-		if state == "drift" || state == "full" {
-			state = strings.ToUpper(state)
-		}
-		only := ""
-		switch {
-		case s.Skipped:
-			only = " (TiDB only: recorded without running, the server is not TiDB)"
-		case s.Migration.TiDBOnly:
-			only = " (TiDB only)"
-		}
-		fmt.Fprintf(env.stdout, "%-8s %-21s %s%s\n", state, at, s.Migration.Name, only)
-		for _, d := range s.Drift {
-			fmt.Fprintf(env.stdout, "%-8s %-21s   drift: %s\n", "", "", d)
-		}
-		for _, d := range s.Full {
-			fmt.Fprintf(env.stdout, "%-8s %-21s   full: %s\n", "", "", d)
-		}
-		for _, d := range s.Unchecked {
-			fmt.Fprintf(env.stdout, "%-8s %-21s   not checked: %s\n", "", "", d)
-		}
+	if err := apply.StatusReport(st).WriteText(env.stdout); err != nil {
+		return err
 	}
 	if err := apply.CountStatus(st).Err(); err != nil {
 		return fmt.Errorf("status: %w", err)
 	}
 	return nil
+}
+
+// tidbStatusRow is one migration of tidb status --json.
+type tidbStatusRow = apply.StatusRow
+
+// tidbStatusJSON adds st to r.
+func tidbStatusJSON(r *jsonReport, st []apply.Status) {
+	for _, s := range st {
+		r.row(s.Row())
+	}
+	r.total("migrations", len(st))
+	r.total("drifted", apply.CountStatus(st).Drifted)
 }
