@@ -66,8 +66,8 @@ func (f *segmentFlags) open(ctx context.Context, fs *flagSet) (*sql.DB, dialect.
 	return openAnyDSN(ctx, fs.origin("dsn"), f.dsn, dsn.Postgres|dsn.MySQL)
 }
 
-// store opens the record store --records-dsn names, or returns nil for
-// none; close closes it.
+// store opens the record store --records-dsn names, and the database it
+// is on (for the caller to close), or returns nil for none.
 func (f *segmentFlags) store(ctx context.Context, fs *flagSet) (store segment.RecordStore, db *sql.DB, d dialect.Dialect, err error) {
 	if f.records == "" {
 		return nil, nil, "", nil
@@ -93,11 +93,11 @@ func runSegmentUp(ctx context.Context, env *cliEnv, args []string) error {
 	if err := parseNoArgs(env, fs, args); err != nil {
 		return err
 	}
+	// Checked before anything is created; what depends on an existing
+	// tag's step is checked by segment.EnsureTag, and changes nothing.
 	if err := segment.CheckTagRange(*step, *start); err != nil {
 		return tagRangeUsage(err)
 	}
-	// Checked before anything is created; what depends on an existing
-	// tag's step is checked by segment.EnsureTag, and changes nothing.
 	db, d, err := f.open(ctx, fs)
 	if err != nil {
 		return err
