@@ -4,11 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"io"
 
 	"github.com/shardid/shardid/internal/dsn"
 	"github.com/shardid/shardid/pgfunc/citus"
 	"github.com/shardid/shardid/tools/bench"
+	"github.com/shardid/shardid/tools/bench/table"
 	"github.com/shardid/shardid/tools/dbserver"
 )
 
@@ -42,26 +42,11 @@ func benchCitus(ctx context.Context, env *cliEnv, f *benchFlags, throwaway bool)
 	} else {
 		return false, nil
 	}
-	return true, f.run(env, "bench pg", func(s bench.Settings) (any, func(io.Writer), error) {
+	return true, f.run(env, "bench pg", func(s bench.Settings) (textReport, error) {
 		rep, err := bench.RunCitus(ctx, f.dsn, s)
 		if rep == nil {
-			return nil, nil, err
+			return nil, err
 		}
-		return struct {
-			Where string `json:"where"`
-			*bench.CitusReport
-		}{where, rep}, func(w io.Writer) { printCitusReport(w, where, rep) }, err
+		return table.Citus{Where: where, CitusReport: rep}, err
 	})
-}
-
-// printCitusReport prints a Citus run: one line per entry node and
-// protocol.
-func printCitusReport(w io.Writer, where string, rep *bench.CitusReport) {
-	s := rep.Settings
-	fmt.Fprintf(w, "shardid bench pg on Citus: %s\n%d clients × %d single-row INSERTs per table and round, %d rounds (medians)\n\n", where, s.Clients, s.Rows, s.Rounds)
-	fmt.Fprintf(w, "%-12s %-9s %14s %14s %12s\n", "ENTRY", "PROTOCOL", "NEXT_ID ROWS/S", "BIGSERIAL R/S", "× BIGSERIAL")
-	for _, r := range rep.Rows {
-		fmt.Fprintf(w, "%-12s %-9s %14.0f %14.0f %11.2fx\n", r.Entry, r.Protocol, r.NextID, r.Bigserial, r.Latency)
-	}
-	fmt.Fprintf(w, "\n× bigserial: time per INSERT keyed by DEFAULT next_id() as a multiple of bigserial's in the same round. Repeated IDs: %d\n", rep.Repeats)
 }
