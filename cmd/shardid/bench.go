@@ -11,7 +11,7 @@ import (
 	"github.com/shardid/shardid/tools/bench"
 	"github.com/shardid/shardid/tools/bench/instr"
 	"github.com/shardid/shardid/tools/bench/table"
-	"github.com/shardid/shardid/tools/dbserver"
+	"github.com/shardid/shardid/tools/bench/target"
 )
 
 // benchCommands are the "shardid bench" subcommands (this file).
@@ -59,12 +59,11 @@ func (f *benchFlags) parse(env *cliEnv, fs *flagSet, args []string, form dsn.For
 			return usagef("%s: --%s %d (allowed: 1-%d)", name, l.Name, v, l.Max)
 		}
 	}
-	if f.dsn != "" {
-		if _, err := parseDSN("--dsn", f.dsn, form); err != nil {
-			return err
-		}
+	if f.dsn == "" {
+		return nil
 	}
-	return nil
+	_, err := parseDSN("--dsn", f.dsn, form)
+	return err
 }
 
 func runBenchPG(ctx context.Context, env *cliEnv, args []string) error {
@@ -97,30 +96,17 @@ func runBenchPG(ctx context.Context, env *cliEnv, args []string) error {
 	if *counts || fs.set("executes") || fs.set("repeats") || fs.set("only") || fs.set("extra") {
 		return benchInstructions(ctx, env, fs, f, is, args)
 	}
-	// Citus (bench_citus.go): through the coordinator and a worker.
-	if ok, err := benchCitus(ctx, env, &f, *citus); ok {
-		return err
+	if *citus && f.dsn != "" {
+		return usagef("bench pg: --citus starts a throwaway cluster: give it or --dsn, not both")
 	}
-	where := dsn.Redact(f.dsn)
-	if f.dsn == "" {
-		fmt.Fprintln(env.stderr, "starting a throwaway PostgreSQL from the installed server binaries (fsync on) ...")
-		// Durable commits, unlike the test servers: synchronous_commit on
-		// and off must differ as they do on a real server.
-		srv, err := dbserver.StartPG(ctx, dbserver.PGOptions{Settings: map[string]string{"fsync": "on", "full_page_writes": "on"}})
-		if err != nil {
-			return fmt.Errorf("bench pg: %w", err)
-		}
-		defer srv.Stop()
-		f.dsn = srv.DSN("postgres")
-		where = fmt.Sprintf("a throwaway server on 127.0.0.1:%d (%s, fsync on)", srv.Port(), srv.BinDir())
+	t, err := target.PG(ctx, f.dsn, *citus, env.stderr)
+	if err != nil {
+		return fmt.Errorf("bench pg: %w", err)
 	}
-	return f.run(env, "bench pg", func(s bench.Settings) (textReport, error) {
-		rep, err := bench.RunPG(ctx, f.dsn, s)
-		if rep == nil {
-			return nil, err
-		}
-		return table.PG{Where: where, PGReport: rep}, err
-	})
+	if t.Citus { // through the coordinator and a worker
+		return benchRun(ctx, env, &f, "bench pg", t, bench.RunCitus, table.NewCitus)
+	}
+	return benchRun(ctx, env, &f, "bench pg", t, bench.RunPG, table.NewPG)
 }
 
 // trimInvalid is err without bench.ErrInvalidSettings' prefix, for a
@@ -146,7 +132,6 @@ func benchInstructions(ctx context.Context, env *cliEnv, fs *flagSet, f benchFla
 	if is.Executes < 1 || is.Repeats < 1 { // 0 is the package's default, a mistake here
 		return usagef("bench pg: --executes %d, --repeats %d (allowed: 1-500, 1-10)", is.Executes, is.Repeats)
 	}
-	command := "shardid bench pg " + strings.Join(args, " ")
 	var end func(bool)
 	is.Progress, end = table.Progress(env.stderr, isTerminal(env.stderr))
 	rep, err := instr.Run(ctx, is)
@@ -156,13 +141,8 @@ func benchInstructions(ctx context.Context, env *cliEnv, fs *flagSet, f benchFla
 		return usagef("bench pg: %v", err)
 	case err != nil:
 		return fmt.Errorf("bench pg --instructions: %w", err)
-	case f.json:
-		return writeJSON(env.stdout, struct {
-			Command string `json:"command"`
-			*instr.Report
-		}{command, rep})
 	}
-	return rep.WriteText(env.stdout, command)
+	return printBench(env.stdout, f.json, table.Instr{Command: "shardid bench pg " + strings.Join(args, " "), Report: rep})
 }
 
 func runBenchTiDB(ctx context.Context, env *cliEnv, args []string) error {
@@ -173,58 +153,46 @@ func runBenchTiDB(ctx context.Context, env *cliEnv, args []string) error {
 	if err := f.parse(env, fs, args, dsn.MySQL); err != nil {
 		return err
 	}
-	where := dsn.Redact(f.dsn)
-	if f.dsn == "" {
-		bin, err := dbserver.FindTiDB(env.getenv("TIDB_BIN"))
-		if err != nil {
-			return fmt.Errorf("bench tidb: no --dsn, and no throwaway server: %w", err)
-		}
-		fmt.Fprintf(env.stderr, "starting a throwaway TiDB (%s, its embedded unistore engine) ...\n", bin)
-		srv, err := dbserver.StartTiDB(ctx, dbserver.TiDBOptions{Bin: bin})
-		if err != nil {
-			return fmt.Errorf("bench tidb: no --dsn, and no throwaway server: %w", err)
-		}
-		defer srv.Stop()
-		f.dsn = srv.DSN("")
-		where = fmt.Sprintf("a throwaway server on 127.0.0.1:%d", srv.Port())
+	t, err := target.TiDB(ctx, f.dsn, env.getenv("TIDB_BIN"), env.stderr)
+	if err != nil {
+		return fmt.Errorf("bench tidb: no --dsn, and no throwaway server: %w", err)
 	}
-	return f.run(env, "bench tidb", func(s bench.Settings) (textReport, error) {
-		rep, err := bench.RunTiDB(ctx, f.dsn, s)
-		if rep == nil {
-			return nil, err
-		}
-		return table.NewTiDB(where, rep), err
-	})
+	return benchRun(ctx, env, &f, "bench tidb", t, bench.RunTiDB, table.NewTiDB)
 }
 
-// textReport is a report of package table: text by WriteText, the
-// --json document by its JSON form.
-type textReport interface{ WriteText(io.Writer) error }
-
-// run measures with progress on stderr, then prints the report as one JSON
-// document or as tables, and returns the run's error: a report with
-// repeated IDs is printed, then fails.
-func (f *benchFlags) run(env *cliEnv, name string, measure func(bench.Settings) (textReport, error)) error {
+// benchRun measures t (and stops it after) with progress on stderr, then
+// prints the report, paired with where it ran by doc, and returns the
+// run's error: a report with repeated IDs is printed, then fails.
+func benchRun[R any, D textReport](ctx context.Context, env *cliEnv, f *benchFlags, name string, t target.Target,
+	measure func(context.Context, string, bench.Settings) (*R, error), doc func(string, *R) D) error {
+	defer t.Stop()
 	var end func(bool)
 	f.s.Progress, end = table.Progress(env.stderr, isTerminal(env.stderr))
-	rep, err := measure(f.s)
+	rep, err := measure(ctx, t.DSN, f.s)
 	end(rep != nil)
-	var werr error
+	if rep != nil {
+		if werr := printBench(env.stdout, f.json, doc(t.Where, rep)); werr != nil {
+			return werr
+		}
+	}
 	switch {
 	case errors.Is(err, bench.ErrInvalidSettings):
 		return usagef("%s: %v", name, err)
-	case rep == nil:
-		return fmt.Errorf("%s: %w", name, err)
-	case f.json:
-		werr = writeJSON(env.stdout, rep)
-	default:
-		werr = rep.WriteText(env.stdout)
-	}
-	if werr != nil {
-		return werr
-	}
-	if err != nil {
+	case err != nil:
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
+}
+
+// textReport is a report that writes itself as text (tools/bench/table's,
+// instr's); its JSON form is the --json document.
+type textReport interface{ WriteText(io.Writer) error }
+
+// printBench writes d as one JSON document when asJSON, as tables
+// otherwise.
+func printBench(w io.Writer, asJSON bool, d textReport) error {
+	if asJSON {
+		return writeJSON(w, d)
+	}
+	return d.WriteText(w)
 }

@@ -17,6 +17,11 @@ type Citus struct {
 	*bench.CitusReport
 }
 
+// NewCitus is rep as measured on where.
+func NewCitus(where string, rep *bench.CitusReport) Citus {
+	return Citus{Where: where, CitusReport: rep}
+}
+
 // WriteText writes the report as bench pg prints it on Citus: what ran
 // where, one line per entry node and protocol (rows/s of next_id() and of
 // bigserial, and the time per INSERT as a multiple of bigserial's), and

@@ -18,6 +18,9 @@ type PG struct {
 	*bench.PGReport
 }
 
+// NewPG is rep as measured on where.
+func NewPG(where string, rep *bench.PGReport) PG { return PG{Where: where, PGReport: rep} }
+
 // pgBodyNames name the bodies of the server-side cost table (a peer by
 // its own name).
 var pgBodyNames = map[string]string{

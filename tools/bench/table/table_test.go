@@ -1,6 +1,7 @@
 package table
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/shardid/shardid/tools/bench"
+	"github.com/shardid/shardid/tools/bench/instr"
 	"github.com/shardid/shardid/tools/testsrv"
 )
 
@@ -117,6 +119,13 @@ func TestTiDB(t *testing.T) {
 	if n := NewTiDB("x", testTiDB(true)).Note; n != bench.UnistoreNote {
 		t.Errorf("note %q on unistore", n)
 	}
+	// The --json document: where and the note first, then the report's
+	// fields; no note off unistore.
+	for unistore, want := range map[bool]string{true: `{"where":"x","note":"One unistore server`, false: `{"where":"x","server":"TiDB v8.5.1",`} {
+		if doc, err := json.Marshal(NewTiDB("x", testTiDB(unistore))); err != nil || !strings.HasPrefix(string(doc), want) {
+			t.Errorf("JSON on unistore %v: %.80s, %v; want %s…", unistore, doc, err, want)
+		}
+	}
 }
 
 // TestCitus: one line per entry node and protocol, the repeats counted.
@@ -127,11 +136,25 @@ func TestCitus(t *testing.T) {
 			{Entry: "worker", Protocol: "prepared", NextID: 20000, Bigserial: 21000, Latency: 1.05}}}}.WriteText)
 }
 
+// TestInstr: the instructions table under the command line that
+// counted, and the JSON document's command beside the report's fields.
+func TestInstr(t *testing.T) {
+	in := Instr{Command: "shardid bench pg --instructions", Report: &instr.Report{Server: "PostgreSQL 15.20", Valgrind: "valgrind-3.19.0"}}
+	var b strings.Builder
+	if err := in.WriteText(&b); err != nil || !strings.HasPrefix(b.String(), "shardid bench pg --instructions\nPostgreSQL 15.20; valgrind-3.19.0 (callgrind); ") {
+		t.Errorf("wrote %q, %v", b.String(), err)
+	}
+	doc, err := json.Marshal(in)
+	if err != nil || !strings.HasPrefix(string(doc), `{"command":"shardid bench pg --instructions","server":"PostgreSQL 15.20",`) {
+		t.Errorf("JSON %s, %v", doc, err)
+	}
+}
+
 // TestEmpty: a type without a report writes nothing; an empty report
 // writes its headings and empty tables, and does not fail.
 func TestEmpty(t *testing.T) {
 	for name, write := range map[string]func(w io.Writer) error{
-		"PG": PG{}.WriteText, "TiDB": TiDB{}.WriteText, "Citus": Citus{}.WriteText, "NewTiDB(nil)": NewTiDB("x", nil).WriteText,
+		"PG": PG{}.WriteText, "TiDB": TiDB{}.WriteText, "Citus": Citus{}.WriteText, "Instr": Instr{}.WriteText, "NewTiDB(nil)": NewTiDB("x", nil).WriteText,
 	} {
 		var b strings.Builder
 		if err := write(&b); err != nil || b.Len() != 0 {
