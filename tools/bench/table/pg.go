@@ -99,12 +99,15 @@ func pgTable(w io.Writer, phases []bench.PGPhase, peers []bench.Peer, skip func(
 // them. A PG without a report writes nothing. It returns the first write
 // error.
 func (p PG) WriteText(w io.Writer) error {
-	rep := p.PGReport
-	if rep == nil {
+	if p.PGReport == nil {
 		return nil
 	}
-	ew := &errWriter{w: w}
-	header(ew, "pg", p.Where, rep.Run)
+	return writeReport(w, "pg", p.Where, p.Run, p.writeTables)
+}
+
+// writeTables writes the tables of WriteText, after its header.
+func (p PG) writeTables(ew io.Writer) {
+	rep := p.PGReport
 	s := rep.Settings
 	peers := s.Peers
 	fmt.Fprintf(ew, "\nSingle-row INSERT, %d clients at once, %d statements each per table, phase and round, each its own transaction:\n", s.Clients, s.Rows)
@@ -142,7 +145,6 @@ func (p PG) WriteText(w io.Writer) error {
 	writeCost(ew, s, rep.Cost)
 	writeIDRows(ew, s, rep.IDs)
 	fmt.Fprintln(ew, pgHowToRead)
-	return ew.err
 }
 
 // writePlanning writes the planning time of each key's single-row INSERT.

@@ -62,14 +62,18 @@ func share(s bench.Stat) string {
 	return fmt.Sprintf("%s%% [%s–%s]", trimFloat(100*s.Median), trimFloat(100*s.Min), trimFloat(100*s.Max))
 }
 
-// header writes what was measured where.
-func header(w io.Writer, cmd, where string, r bench.Run) {
+// writeReport writes what was measured where (cmd, where, r), then body,
+// to w, and returns the first write error.
+func writeReport(w io.Writer, cmd, where string, r bench.Run, body func(io.Writer)) error {
+	ew := &errWriter{w: w}
 	m := r.Machine
-	fmt.Fprintf(w, "shardid bench %s: %s\n", cmd, r.Server)
-	fmt.Fprintf(w, "on %s\n", where)
-	fmt.Fprintf(w, "client %s %s/%s, %d CPUs, load %s before, %s after; %s, %.0fs\n", m.Go, m.OS, m.Arch, m.CPUs, orNone(m.LoadStart), orNone(m.LoadEnd),
+	fmt.Fprintf(ew, "shardid bench %s: %s\n", cmd, r.Server)
+	fmt.Fprintf(ew, "on %s\n", where)
+	fmt.Fprintf(ew, "client %s %s/%s, %d CPUs, load %s before, %s after; %s, %.0fs\n", m.Go, m.OS, m.Arch, m.CPUs, orNone(m.LoadStart), orNone(m.LoadEnd),
 		r.Started.UTC().Format("2006-01-02 15:04 UTC"), r.Seconds)
-	fmt.Fprintf(w, "%d rounds, every body once per round in rotating order; median [min–max] over the rounds, each ratio taken within its round\n", r.Settings.Rounds)
+	fmt.Fprintf(ew, "%d rounds, every body once per round in rotating order; median [min–max] over the rounds, each ratio taken within its round\n", r.Settings.Rounds)
+	body(ew)
+	return ew.err
 }
 
 // orNone is s, or "?" when it is empty (a load not read).

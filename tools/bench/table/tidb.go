@@ -47,12 +47,15 @@ var tidbKeyNames = map[string]string{
 // how to compare them. A TiDB without a report writes nothing. It returns
 // the first write error.
 func (t TiDB) WriteText(w io.Writer) error {
-	rep := t.TiDBReport
-	if rep == nil {
+	if t.TiDBReport == nil {
 		return nil
 	}
-	ew := &errWriter{w: w}
-	header(ew, "tidb", t.Where, rep.Run)
+	return writeReport(w, "tidb", t.Where, t.Run, t.writeTables)
+}
+
+// writeTables writes the tables of WriteText, after its header.
+func (t TiDB) writeTables(ew io.Writer) {
+	rep := t.TiDBReport
 	regions := map[string]string{}
 	for _, r := range rep.Regions {
 		regions[r.Key] = fmt.Sprintf("%d of %d\t%.0f%%", r.Written, r.After, 100*r.Hottest)
@@ -65,7 +68,6 @@ func (t TiDB) WriteText(w io.Writer) error {
 	}
 	writeIDRows(ew, rep.Settings, rep.IDs)
 	fmt.Fprintln(ew, "\nOther work on the machine widens the ranges; compare ratios, not rates, across machines.")
-	return ew.err
 }
 
 // firstKey is the key of the first phase's first row, the baseline; ""
