@@ -50,7 +50,9 @@ func TestCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	Write(&out, rep, "go test")
+	if err := rep.WriteText(&out, "go test"); err != nil {
+		t.Fatal(err)
+	}
 	t.Log("\n" + out.String())
 	want := []string{"bigserial", "next_id", "extra:floor2"}
 	if len(rep.Rows) != len(want) {

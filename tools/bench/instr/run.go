@@ -1,7 +1,7 @@
 package instr
 
 // This file sets up the throwaway server's tables and runs the scripts in
-// stand-alone backends under callgrind; Write prints the report.
+// stand-alone backends under callgrind; WriteText writes the report.
 
 import (
 	"bytes"
@@ -275,17 +275,23 @@ func (r *instrRunner) run(ctx context.Context, lines []string, jumping bool) (in
 	return ir, jumps, nil
 }
 
-// Write prints rep as a table: command is the command line
-// that measured it, where the server it ran on.
-func Write(w io.Writer, rep *Report, command string) {
+// WriteText writes the report as bench pg --instructions prints it:
+// command (the command line that counted), the server and valgrind, how
+// a count is taken, and one row per DEFAULT of instructions per INSERT
+// (prepared, every draw jumping, simple, per row of an INSERT ... SELECT),
+// each beside its multiple of bigserial's, with the largest spread over
+// the repeats. A report without rows writes the table's head alone. It
+// returns the write error.
+func (rep *Report) WriteText(w io.Writer, command string) error {
+	var b bytes.Buffer
 	s := rep.Settings
-	fmt.Fprintf(w, "%s\n%s; %s (callgrind); %s\n", command, rep.Server, rep.Valgrind, rep.Started.UTC().Format("2006-01-02 15:04 UTC"))
-	fmt.Fprintf(w, "Instructions per INSERT in a stand-alone backend (postgres --single) on a throwaway server's data, its clock\n")
-	fmt.Fprintf(w, "frozen by libfaketime: (Ir(%d statements) - Ir(%d)) / %d, so the backend's start and its first draw cancel out;\n", 2*s.Executes+1, s.Executes+1, s.Executes)
-	fmt.Fprintf(w, "per row: %d-row INSERT ... SELECT, (Ir(%d) - Ir(%d)) / %d rows. Every draw jumps: the clock moves %s at every\n",
+	fmt.Fprintf(&b, "%s\n%s; %s (callgrind); %s\n", command, rep.Server, rep.Valgrind, rep.Started.UTC().Format("2006-01-02 15:04 UTC"))
+	fmt.Fprintf(&b, "Instructions per INSERT in a stand-alone backend (postgres --single) on a throwaway server's data, its clock\n")
+	fmt.Fprintf(&b, "frozen by libfaketime: (Ir(%d statements) - Ir(%d)) / %d, so the backend's start and its first draw cancel out;\n", 2*s.Executes+1, s.Executes+1, s.Executes)
+	fmt.Fprintf(&b, "per row: %d-row INSERT ... SELECT, (Ir(%d) - Ir(%d)) / %d rows. Every draw jumps: the clock moves %s at every\n",
 		BatchRows, 2*Batches+1, Batches+1, Batches*BatchRows, JumpStep)
-	fmt.Fprintf(w, "reading, so every draw takes the jump (the slow path). Median of %d repeats; SPREAD is the largest (max-min)/median.\n\n", s.Repeats)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(&b, "reading, so every draw takes the jump (the slow path). Median of %d repeats; SPREAD is the largest (max-min)/median.\n\n", s.Repeats)
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "DEFAULT\tPREPARED\t× BIGSERIAL\tEVERY DRAW JUMPS\t× BIGSERIAL\tSIMPLE\t× BIGSERIAL\tPER ROW (INSERT ... SELECT)\t× BIGSERIAL\tSPREAD")
 	for _, r := range rep.Rows {
 		fmt.Fprint(tw, r.Default)
@@ -305,6 +311,8 @@ func Write(w io.Writer, rep *Report, command string) {
 		fmt.Fprintf(tw, "\t%.2f%%\n", 100*spread)
 	}
 	tw.Flush()
+	_, err := w.Write(b.Bytes())
+	return err
 }
 
 // removeFakeTimeShm removes the shared memory and semaphore libfaketime
