@@ -17,6 +17,8 @@ import (
 // `shardid segment status` prints one; `segment resume` without --tag
 // resumes the tags it names.
 type Survey struct {
+	// Table is the allocation table read.
+	Table string
 	// Tags are the rows of the allocation table, in its order.
 	Tags []Tag
 	// Records maps every tag ever recorded to the highest ID any client
@@ -51,7 +53,10 @@ func (e *OutsideError) Unwrap() error { return e.Err }
 // in Survey.RecordsErr; one reading the outside table is an
 // *OutsideError, and no record table there sets Survey.NoOutside.
 func ReadSurvey(ctx context.Context, db *sql.DB, d dialect.Dialect, table string, outside *sql.DB, od dialect.Dialect) (Survey, error) {
-	var s Survey
+	s := Survey{Table: table}
+	if table == "" {
+		s.Table = DefaultTable
+	}
 	var err error
 	if s.Tags, err = Tags(ctx, db, d, table); err != nil {
 		return s, err
@@ -119,6 +124,19 @@ func (s Survey) Names() []string {
 		out = append(out, t.Tag)
 	}
 	return append(out, s.Missing()...)
+}
+
+// ResumeNames is Names for resuming every tag: an error when the record
+// table beside the allocation table could not be read (a tag missing from
+// the table would go unseen), or when there is no tag at all.
+func (s Survey) ResumeNames() ([]string, error) {
+	if s.RecordsErr != nil {
+		return nil, s.RecordsErr
+	}
+	if names := s.Names(); len(names) > 0 {
+		return names, nil
+	}
+	return nil, fmt.Errorf("allocation table %s holds no tag: nothing to resume", s.Table)
 }
 
 // PartialError is ResumeTags' error when some tags failed: the others

@@ -86,8 +86,8 @@ func MaxTagStart(step int64) int64 {
 // changes nothing.
 //
 // stores are record stores outside the allocation database
-// (Settings.Records): their record counts as the record table's, and the
-// tag's record there is raised to its max_id.
+// (Settings.Records; nil ones are skipped): their record counts as the
+// record table's, and the tag's record there is raised to its max_id.
 func EnsureTag(ctx context.Context, db *sql.DB, d dialect.Dialect, table string, want Tag, start int64, stores ...RecordStore) (before *Tag, after Tag, err error) {
 	v, err := newSegmentView(d, table)
 	if err != nil {
@@ -197,8 +197,8 @@ type Resume struct {
 // database's own; on error nothing is changed.
 //
 // stores are record stores outside the allocation database
-// (Settings.Records): their record counts as reported, and the tag's
-// record there is raised to the new max_id.
+// (Settings.Records; nil ones are skipped): their record counts as
+// reported, and the tag's record there is raised to the new max_id.
 func ResumeTag(ctx context.Context, db *sql.DB, d dialect.Dialect, table, tag string, r Resume, stores ...RecordStore) (before, after Tag, err error) {
 	v, err := newSegmentView(d, table)
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/dsn"
-	"github.com/shardid/shardid/internal/words"
 	"github.com/shardid/shardid/segment"
 	"github.com/shardid/shardid/tickets"
 )
@@ -67,8 +66,8 @@ func (f *segmentFlags) open(ctx context.Context, fs *flagSet) (*sql.DB, dialect.
 	return openAnyDSN(ctx, fs.origin("dsn"), f.dsn, dsn.Postgres|dsn.MySQL)
 }
 
-// store opens the record store --records-dsn names, or returns nil for
-// none; close closes it.
+// store opens the record store --records-dsn names, and the database it
+// is on (for the caller to close), or returns nil for none.
 func (f *segmentFlags) store(ctx context.Context, fs *flagSet) (store segment.RecordStore, db *sql.DB, d dialect.Dialect, err error) {
 	if f.records == "" {
 		return nil, nil, "", nil
@@ -84,14 +83,6 @@ func (f *segmentFlags) store(ctx context.Context, fs *flagSet) (store segment.Re
 	return store, db, d, nil
 }
 
-// stores is store as the list segment.EnsureTag and ResumeTag take.
-func stores(s segment.RecordStore) []segment.RecordStore {
-	if s == nil {
-		return nil
-	}
-	return []segment.RecordStore{s}
-}
-
 func runSegmentUp(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "segment up")
 	var f segmentFlags
@@ -102,18 +93,11 @@ func runSegmentUp(ctx context.Context, env *cliEnv, args []string) error {
 	if err := parseNoArgs(env, fs, args); err != nil {
 		return err
 	}
-	switch {
-	case *step < 0:
-		return usagef("--step: %d is out of range (allowed: 1-%d, or 0 to keep)", *step, segment.MaxTagStep)
-	case *start < 0:
-		return usagef("--start: %d is out of range (allowed: 1 or more, or 0)", *start)
-	case *step > segment.MaxTagStep:
-		return usagef("--step: %d is out of range (allowed: 1-%d, or 0 to keep)", *step, segment.MaxTagStep)
-	case *step > 0 && *start > segment.MaxTagStart(*step):
-		return usagef("--start: %d leaves less than one step (%d IDs) below the largest ID; the largest start for step %d is %d", *start, *step, *step, segment.MaxTagStart(*step))
-	}
 	// Checked before anything is created; what depends on an existing
 	// tag's step is checked by segment.EnsureTag, and changes nothing.
+	if err := segment.CheckTagRange(*step, *start); err != nil {
+		return tagRangeUsage(err)
+	}
 	db, d, err := f.open(ctx, fs)
 	if err != nil {
 		return err
@@ -123,11 +107,9 @@ func runSegmentUp(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	state := "already there"
-	if applied {
-		state = "created"
+	if err := (segment.UpResult{Table: f.table, Server: dsn.Redact(f.dsn), Dialect: d, Applied: applied}).WriteText(env.stdout); err != nil {
+		return err
 	}
-	fmt.Fprintf(env.stdout, "allocation table %s on %s (%s): %s\n", f.table, dsn.Redact(f.dsn), d, state)
 	store, rdb, rd, err := f.store(ctx, fs)
 	if err != nil {
 		return err
@@ -138,35 +120,31 @@ func runSegmentUp(ctx context.Context, env *cliEnv, args []string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", dsn.Redact(f.records), err)
 		}
-		state := "already there"
-		if applied {
-			state = "created"
+		if err := (segment.UpResult{Table: f.table, Server: dsn.Redact(f.records), Dialect: rd, Applied: applied, Records: true}).WriteText(env.stdout); err != nil {
+			return err
 		}
-		fmt.Fprintf(env.stdout, "record table %s on %s (%s): %s\n", segment.RecordTable(f.table), dsn.Redact(f.records), rd, state)
 	}
-	before, after, err := segment.EnsureTag(ctx, db, d, f.table, segment.Tag{Tag: f.tag, Step: *step, Description: *desc}, *start, stores(store)...)
-	if errors.Is(err, segment.ErrStartOutOfRange) {
-		return usagef("--start: %v", err)
-	}
-	if errors.Is(err, segment.ErrStepOutOfRange) {
-		return usagef("--step: %v", err)
-	}
+	before, after, err := segment.EnsureTag(ctx, db, d, f.table, segment.Tag{Tag: f.tag, Step: *step, Description: *desc}, *start, store)
 	if err != nil {
+		return tagRangeUsage(err)
+	}
+	e := segment.Ensured{Before: before, After: after}
+	if err := e.WriteText(env.stdout); err != nil {
 		return err
 	}
+	return e.Err()
+}
+
+// tagRangeUsage is a usage error naming the flag behind a step or start
+// out of range; other errors are returned as they are.
+func tagRangeUsage(err error) error {
 	switch {
-	case before == nil:
-		fmt.Fprintf(env.stdout, "tag %s: created, step %d, first ID %d\n", f.tag, after.Step, after.MaxID+1)
-	case *before == after:
-		fmt.Fprintf(env.stdout, "tag %s: already there, unchanged (step %d, IDs handed out up to %d)\n", f.tag, after.Step, after.MaxID)
-	default:
-		fmt.Fprintf(env.stdout, "tag %s: step %d → %d, IDs handed out up to %d → %d\n", f.tag, before.Step, after.Step, before.MaxID, after.MaxID)
+	case errors.Is(err, segment.ErrStartOutOfRange):
+		return usagef("--start: %v", err)
+	case errors.Is(err, segment.ErrStepOutOfRange):
+		return usagef("--step: %v", err)
 	}
-	if after.Fenced {
-		return fmt.Errorf("tag %s is FENCED: a client found the table rewound at %s; no client takes a segment until `shardid segment resume --tag %s` (--start does not lift the fence)",
-			f.tag, after.LastRewind.Time.UTC().Format(time.RFC3339), f.tag)
-	}
-	return nil
+	return err
 }
 
 func runSegmentNext(ctx context.Context, env *cliEnv, args []string) error {
@@ -260,34 +238,15 @@ func runSegmentStatus(ctx context.Context, env *cliEnv, args []string) (err erro
 	if sv.NoOutside {
 		return fmt.Errorf("%s: no record table %s there (shardid segment up --records-dsn creates it)%s", dsn.Redact(f.records), segment.RecordTable(f.table), timedOut(tctx, *timeout))
 	}
-	tags, recs := sv.Tags, sv.Records
-	var bad []string // one entry per tag: its reasons joined
-	segmentStatusJSON(rep, tags)
-	fmt.Fprintf(env.stdout, "%-24s %-20s %-10s %s\n", "TAG", "HANDED OUT UP TO", "STEP", "LAST SEGMENT TAKEN")
-	for _, t := range tags {
-		fmt.Fprintf(env.stdout, "%-24s %-20d %-10d %s\n", t.Tag, t.MaxID, t.Step, t.UpdateTime.UTC().Format(time.RFC3339))
-		if r := t.LastRewind; !r.IsZero() {
-			state := "resumed since"
-			if t.Fenced {
-				state = "FENCED: no client takes a segment until `shardid segment resume`"
-			}
-			fmt.Fprintf(env.stdout, "  last rewind %s: a client found the table at %d after taking IDs up to %d; %s\n",
-				r.Time.UTC().Format(time.RFC3339), r.Found, r.Seen, state)
-		}
-		if rec, below := sv.Record(t); below {
-			fmt.Fprintf(env.stdout, "  BELOW ITS RECORD: clients recorded IDs up to %d; the table was restored from an older copy (shardid segment resume --tag %s)\n", rec, t.Tag)
-		}
-		if why := sv.Problems(t); len(why) > 0 {
-			bad = append(bad, t.Tag+" ("+strings.Join(why, ", ")+")")
-		}
+	for _, t := range sv.Tags {
+		rep.row(t.Row())
 	}
-	for _, name := range sv.Missing() {
-		fmt.Fprintf(env.stdout, "%-24s MISSING: created before, clients recorded IDs up to %d; the table was restored from an older copy (shardid segment up --tag %s --start %d or more)\n",
-			name, recs[name], name, recs[name]+1)
-		bad = append(bad, name+" (missing)")
+	rep.total("tags", len(sv.Tags))
+	if err := sv.WriteText(env.stdout); err != nil {
+		return err
 	}
-	if len(bad) > 0 {
-		return fmt.Errorf("segment status: %d %s cannot hand out IDs safely: %s", len(bad), words.Plural(len(bad), "tag", "tags"), strings.Join(bad, ", "))
+	if err := sv.Unsafe(); err != nil {
+		return fmt.Errorf("segment status: %w", err)
 	}
 	return nil
 }
@@ -345,33 +304,18 @@ func runSegmentResume(ctx context.Context, env *cliEnv, args []string) error {
 	if *tag == "" {
 		sv, err := segment.ReadSurvey(ctx, db, d, f.table, rdb, rd)
 		if err == nil {
-			err = sv.RecordsErr
+			names, err = sv.ResumeNames()
 		}
 		if err != nil {
 			return err
 		}
-		if names = sv.Names(); len(names) == 0 {
-			return fmt.Errorf("allocation table %s holds no tag: nothing to resume", f.table)
-		}
 	}
 	// Each tag on its own: one that fails leaves the others resumed.
-	res, err := segment.ResumeTags(ctx, db, d, f.table, names, segment.Resume{To: *to, Skip: *skip}, stores(store)...)
+	res, err := segment.ResumeTags(ctx, db, d, f.table, names, segment.Resume{To: *to, Skip: *skip}, store)
 	for _, r := range res {
-		before, after, name := r.Before, r.After, r.Tag
-		if r.Err != nil {
-			fmt.Fprintf(env.stdout, "tag %s: FAILED: %s\n", name, env.line(r.Err.Error()))
-			continue
+		if werr := r.WriteText(env.stdout, env.line); werr != nil {
+			return werr
 		}
-		reported := ""
-		if before.LastRewind.Seen > 0 {
-			reported = fmt.Sprintf(" (clients reported IDs up to %d)", before.LastRewind.Seen)
-		}
-		fence := ""
-		if before.Fenced {
-			fence = "; fence lifted"
-		}
-		fmt.Fprintf(env.stdout, "tag %s: IDs handed out up to %d → %d%s%s; next ID %d (to repeat this exactly: --tag %s --to %d)\n",
-			name, before.MaxID, after.MaxID, reported, fence, after.MaxID+1, name, after.MaxID+1)
 	}
 	if err != nil {
 		return fmt.Errorf("segment resume: %w", err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/shardid/shardid/internal/dsn"
 	"github.com/shardid/shardid/tickets"
+	ticketsreport "github.com/shardid/shardid/tickets/report"
 	"github.com/shardid/shardid/tidb/apply"
 )
 
@@ -81,16 +82,7 @@ func runTicketsUp(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", dsn.Redact(*dsnFlag), err)
 	}
-	first, _ := s.First()
-	state := "already there, unchanged"
-	switch {
-	case len(ran) == 1 && ran[0] == tickets.ClassMigrationName(s.Name):
-		state = "already there; class table " + tickets.ClassTable(s.Name) + " added"
-	case len(ran) > 0:
-		state = "created"
-	}
-	fmt.Fprintf(env.stdout, "%s on %s: %s (%s, increment %d, offset %d; %s)\n", s.Name, dsn.Redact(*dsnFlag), state, got.Kind, got.Increment, got.Offset, lastTicket(got, first))
-	return nil
+	return ticketsreport.Up{Server: dsn.Redact(*dsnFlag), Counter: s, Ran: ran, Got: got}.WriteText(env.stdout)
 }
 
 // settingUsage is a usage error naming the flag behind a bad ticket
@@ -101,17 +93,6 @@ func settingUsage(err error) error {
 		return usagef("--%s: %s %s", se.Field, se.Value, se.Reason)
 	}
 	return usagef("tickets: %v", err)
-}
-
-// lastTicket describes where a server's counter stands.
-func lastTicket(got tickets.ServerSettings, first int64) string {
-	switch {
-	case got.Kind == tickets.KindSequence:
-		return "a sequence tells its position only by drawing"
-	case got.Last < first && got.Last+got.Increment == first:
-		return fmt.Sprintf("first ticket %d", first)
-	}
-	return fmt.Sprintf("last ticket %d", got.Last)
 }
 
 // serverFlags are the flags of the commands that talk to every server of
@@ -212,28 +193,15 @@ func runTicketsNext(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return lossyCommitHint(fmt.Errorf("after %d of %d IDs: %w", printed, *count, err))
 	}
-	for _, st := range cl.Servers() {
-		switch {
-		case st.Refused != nil:
-			return lossyCommitHint(fmt.Errorf("%s was refused (the tickets printed are unique): %w", st.Name, st.Refused))
-		case st.Rewound != nil: // the event line above has the values
-			return &redactedError{msg: fmt.Sprintf("%s went back and was left out; the tickets printed are unique (shardid tickets status shows it, shardid tickets resume brings it back)", st.Name), err: st.Rewound}
-		}
-	}
-	return nil
+	// A server left out is an error: an event line above has the values.
+	return lossyCommitHint(ticketsreport.LeftOut(cl.Servers()))
 }
 
-// eventLine says what a ticket client's event means, in one line, naming
-// the flags where the package names its settings.
+// eventLine is ticketsreport.EventLine with the flags named where the package
+// names its settings.
 func eventLine(e tickets.Event) string {
 	if e.Err != nil {
 		e.Err = lossyCommitHint(e.Err)
 	}
-	switch e.Kind {
-	case tickets.EventRewound, tickets.EventRefused:
-		return e.Err.Error()
-	case tickets.EventServerDown:
-		return fmt.Sprintf("%s is down, drawing from the others; one draw tries it again in %s: %v", e.Server, e.Backoff, e.Err)
-	}
-	return e.String()
+	return ticketsreport.EventLine(e)
 }

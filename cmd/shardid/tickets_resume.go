@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/shardid/shardid/tickets"
+	ticketsreport "github.com/shardid/shardid/tickets/report"
 )
 
 func runTicketsResume(ctx context.Context, env *cliEnv, args []string) error {
@@ -47,38 +47,8 @@ func runTicketsResume(ctx context.Context, env *cliEnv, args []string) error {
 	case err != nil && res.Target == 0:
 		return err
 	}
-	who := fmt.Sprintf("%s on %s (offset %d)", f.name, res.Server, *offset)
-	if res.Already > 0 {
-		fmt.Fprintf(env.stdout, "%s: resumed to %d before and not gone back since: left as it is (--again moves it anyway)", who, res.Already)
-		if len(res.Recorded) > 0 {
-			fmt.Fprintf(env.stdout, "; resume now recorded on %s too", strings.Join(res.Recorded, ", "))
-		}
-		fmt.Fprintln(env.stdout)
-		return err
+	if werr := (ticketsreport.Resumed{Name: f.name, Offset: *offset, Skip: *skip, After: *after, Result: res}).WriteText(env.stdout); werr != nil {
+		return werr
 	}
-	var from []string
-	for _, e := range []struct {
-		what string
-		v    int64
-	}{{"recorded from it", res.Seen}, {"in the rewind report", res.Reported}, {"the furthest other server, " + res.Peer, res.PeerLast}, {"--after", *after}} {
-		if e.v > 0 {
-			from = append(from, fmt.Sprintf("%s %d", e.what, e.v))
-		}
-	}
-	why := fmt.Sprintf("%d tickets past the highest of: %s", *skip, strings.Join(from, ", "))
-	switch {
-	case res.Kind == tickets.KindSequence && res.Moved:
-		fmt.Fprintf(env.stdout, "%s: sequence moved to %d (%s)", who, res.Target, why)
-	case res.Kind == tickets.KindSequence:
-		fmt.Fprintf(env.stdout, "%s: sequence already past %d (%s): left as it is", who, res.Target, why)
-	case res.Moved:
-		fmt.Fprintf(env.stdout, "%s: counter moved from %d to %d (%s)", who, res.From, res.To, why)
-	default:
-		fmt.Fprintf(env.stdout, "%s: counter at %d, already past %d (%s): left as it is", who, res.From, res.Target, why)
-	}
-	if len(res.Recorded) > 0 {
-		fmt.Fprintf(env.stdout, "; resume recorded on %s", strings.Join(res.Recorded, ", "))
-	}
-	fmt.Fprintln(env.stdout)
 	return err
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/dialect"
 	"github.com/shardid/shardid/internal/dsn"
-	"github.com/shardid/shardid/internal/words"
 	"github.com/shardid/shardid/lease"
 )
 
@@ -49,12 +48,7 @@ func parseLeaseCommand(ctx context.Context, env *cliEnv, fs *flagSet, f *leaseFl
 }
 
 // leaseTableJSON is the one row of worker up --json.
-type leaseTableJSON struct {
-	Table   string `json:"table"`
-	Dialect string `json:"dialect"`
-	State   string `json:"state"` // created or current
-	History string `json:"history"`
-}
+type leaseTableJSON = lease.TableRow
 
 func runWorkerUp(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "worker up")
@@ -71,13 +65,9 @@ func runWorkerUp(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return rep.finish(env, err)
 	}
-	state, row := "already up to date", leaseTableJSON{Table: f.table, Dialect: string(d), State: "current", History: lease.HistoryTable(f.table)}
-	if applied {
-		state, row.State = "created", "created"
-	}
-	rep.row(row)
-	fmt.Fprintf(env.stdout, "lease table %s on %s (%s): %s; goose history in %s\n", f.table, dsn.Redact(f.dsn), d, state, lease.HistoryTable(f.table))
-	return rep.finish(env, nil)
+	up := lease.UpResult{Place: lease.Place{Table: f.table, Server: dsn.Redact(f.dsn), Dialect: d}, Applied: applied}
+	rep.row(up.Row())
+	return rep.finish(env, up.WriteText(env.stdout))
 }
 
 // leaseJSON is one element of worker status --json.
@@ -98,32 +88,17 @@ func runWorkerStatus(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return rep.finish(env, err) // with what to do when the table is missing or the role lacks grants
 	}
-	fmt.Fprintf(env.stdout, "%-6s %-5s %-32s %-27s %s\n", "NODE", "STATE", "HOLDER", "UNTIL (database clock)", "LAST DRAWN (holder clock)")
 	for _, l := range leases {
-		row := l.Row()
-		rep.row(row)
-		if !row.Fenced {
-			fmt.Fprintf(env.stdout, "%-6d %-5s %-32s %-27s %s\n", l.Node, l.State(), l.Holder, row.Until, row.LastDrawn)
-		}
+		rep.row(l.Row())
 	}
 	sum := lease.Summarize(leases)
-	for _, r := range sum.Runs {
-		until := r.From.Format(time.RFC3339Nano)
-		if !r.Until.Equal(r.From) {
-			until += " to " + r.Until.Format(time.RFC3339Nano)
-		}
-		fmt.Fprintf(env.stdout, "%-6s %-5s node ids %d-%d (%d): fenced until %s\n", "", "fence", r.First, r.Last, r.Last-r.First+1, until)
-	}
-	fmt.Fprintf(env.stdout, "node ids leased so far: %d; live now: %d (table %s)\n", sum.Leased, sum.Live, f.table)
 	rep.total("leased", sum.Leased)
 	rep.total("live", sum.Live)
 	rep.total("fenced", sum.Fenced)
-	if sum.Fenced > 0 {
-		msg := fmt.Sprintf("%d node ids fenced (shardid worker fence): nobody takes them until their UNTIL", sum.Fenced)
-		fmt.Fprintln(env.stdout, msg)
-		rep.note(msg)
+	if note := sum.FencedNote(); note != "" {
+		rep.note(note)
 	}
-	return rep.finish(env, nil)
+	return rep.finish(env, lease.Status{Table: f.table, Leases: leases}.WriteText(env.stdout))
 }
 
 func runWorkerFence(ctx context.Context, env *cliEnv, args []string) error {
@@ -175,18 +150,11 @@ func runWorkerFence(ctx context.Context, env *cliEnv, args []string) error {
 			"settings: TTL ", "settings: --ttl ", "(give at least", "(give --ttl at least", "or leave it 0 for the longest", "or leave --ttl out for the longest").Replace(err.Error())
 		return &redactedError{msg: msg, err: err}
 	}
-	why := "--ttl"
-	switch {
-	case !fs.set("ttl") && res.Longest > 0:
-		why = "the longest TTL a holder of the table records"
-	case !fs.set("ttl"):
-		why = "no row records a TTL: the default"
+	if err := res.WriteText(env.stdout, lease.Place{Table: f.table, Server: dsn.Redact(f.dsn), Dialect: d}, fs.set("ttl")); err != nil {
+		return err
 	}
-	fmt.Fprintf(env.stdout, "lease table %s on %s (%s): %d node ids fenced (%d rows added for ids it had no row for) for %s (%s) until %s (database clock): every holder stops at its next renewal; no new holder before then\n",
-		f.table, dsn.Redact(f.dsn), d, res.Fenced, res.Added, res.TTL, why, res.Until.Format(time.RFC3339Nano))
-	if res.Unknown > 0 {
-		notice(env, "worker fence", fmt.Sprintf("%d live %s no TTL (leased by a shardid from before the table recorded TTLs): the fence covers their holders only if they lease for %s or less; if not, fence again with --ttl their TTL",
-			res.Unknown, words.Plural(int(res.Unknown), "row records", "rows record"), res.TTL))
+	if note := res.UnknownNote(); note != "" {
+		notice(env, "worker fence", note)
 	}
 	return nil
 }
