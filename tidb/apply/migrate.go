@@ -111,11 +111,21 @@ type Options struct {
 	// refuses to overwrite); new steps are numbered after the highest
 	// version present.
 	Dir fs.FS
+	// LockTimeout is how long Migrator.Up waits for the run lock (LockName)
+	// while another run for the same database and version table holds it:
+	// two runs at once take turns, the second numbering its new steps after
+	// what the first applied. It is rounded up to whole seconds (TiDB waits
+	// 1 s at least); 0 means DefaultLockTimeout, a minute; above an hour is
+	// refused.
+	LockTimeout time.Duration
 }
 
 // Validate returns an error wrapping ErrInvalidTableName for a bad
-// TableName.
+// TableName, or ErrInvalidLockTimeout for a bad LockTimeout.
 func (o Options) Validate() error {
+	if err := checkLockTimeout(o.LockTimeout); err != nil {
+		return err
+	}
 	if o.TableName == "" {
 		return nil
 	}
@@ -247,9 +257,11 @@ type Result struct {
 }
 
 // Up applies the pending migrations in the list's order and returns a
-// result for every migration, applied now or before. It numbers the
-// migrations against the history as it is when it starts, not as an
-// earlier Status read it. Before it applies
+// result for every migration, applied now or before. It holds the run
+// lock (LockName) from before it reads the history to its end, so a
+// second run for the same database and version table waits up to
+// Options.LockTimeout (then fails with ErrLocked) and numbers its steps
+// against what the first applied. Before it applies
 // anything it refuses migrations rendered for other servers
 // (ErrWrongServer) and collations or character sets the server lacks
 // (script.ErrCollation), and on TiDB tables TiDB would refuse (ErrTiDBRefuses).
@@ -257,7 +269,12 @@ type Result struct {
 // and says how many are applied and how to go on; an existing table gives
 // an error wrapping ErrTableExists.
 func (m *Migrator) Up(ctx context.Context) ([]Result, error) {
-	if err := m.ready(ctx, true); err != nil { // what Status read may be stale
+	unlock, err := m.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if err := m.ready(ctx, true); err != nil { // under the lock: what was read before is stale
 		return nil, err
 	}
 	st, err := m.Status(ctx)
