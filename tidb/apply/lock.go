@@ -117,7 +117,7 @@ func (m *Migrator) lock(ctx context.Context) (unlock func(), err error) {
 		return fail(fmt.Errorf("run lock %s: GET_LOCK returned NULL (the server failed to take it); nothing was read or applied", name))
 	}
 	if got.Int64 != 1 {
-		return fail(fmt.Errorf("%w (version table %s, lock %s, %s): waited %ds; nothing was read or applied: let it finish and run up again (a longer lock timeout waits longer)",
+		return fail(fmt.Errorf("%w (version table %s, lock %s, %s): waited %ds; nothing was read or applied: let it finish and run up again (a longer lock timeout, tidb up --lock-timeout, waits longer)",
 			ErrLocked, m.history(), name, m.holder(ctx, conn, name), secs))
 	}
 	return func() {
