@@ -57,7 +57,7 @@ func raceUps(t *testing.T, dsn string, steps map[string][]apply.Migration) {
 	want := 0
 	for table, ms := range steps {
 		want += len(ms)
-		db := openDB(t, dsn)
+		db := tidbtest.Open(t, dsn)
 		m, err := apply.NewMigrator(db, ms, apply.Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -90,7 +90,7 @@ func raceUps(t *testing.T, dsn string, steps map[string][]apply.Migration) {
 			t.Errorf("up of %s: its table is missing: its statements never ran", table)
 		}
 	}
-	db := openDB(t, dsn)
+	db := tidbtest.Open(t, dsn)
 	for what, q := range map[string]string{
 		"goose's history": "SELECT version_id, COUNT(*) FROM goose_db_version WHERE is_applied AND version_id > 0 GROUP BY version_id",
 		"the steps table": "SELECT version, COUNT(*) FROM shardid_tidb_steps WHERE history = 'goose_db_version' GROUP BY version",
@@ -118,17 +118,6 @@ func raceUps(t *testing.T, dsn string, steps map[string][]apply.Migration) {
 	}
 }
 
-// openDB opens dsn for the test.
-func openDB(t *testing.T, dsn string) *sql.DB {
-	t.Helper()
-	db, err := apply.Open(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
 // TestUpWaitsForLock holds Up's run lock from another session: Up with a
 // one-second timeout fails with ErrLocked, naming the lock, having applied
 // nothing; Status still reads (it takes no lock); once the lock is free,
@@ -140,7 +129,7 @@ func TestUpWaitsForLock(t *testing.T) {
 			ctx := context.Background()
 			dsn := srv.Database(t)
 			ms := tidbtest.PlanMigrations(t, tidbtest.PlanScript(t, "CREATE TABLE held (id BIGINT NOT NULL PRIMARY KEY);", tidb.Options{Target: srv.RenderTarget()}))
-			m, err := apply.NewMigrator(openDB(t, dsn), ms, apply.Options{LockTimeout: time.Second})
+			m, err := apply.NewMigrator(tidbtest.Open(t, dsn), ms, apply.Options{LockTimeout: time.Second})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -148,7 +137,7 @@ func TestUpWaitsForLock(t *testing.T) {
 			if err != nil || !strings.HasPrefix(name, "shardid_tidb_up_") || len(name) > 64 {
 				t.Fatalf("lock name %q: %v", name, err)
 			}
-			holder, err := openDB(t, dsn).Conn(ctx)
+			holder, err := tidbtest.Open(t, dsn).Conn(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -166,7 +155,7 @@ func TestUpWaitsForLock(t *testing.T) {
 				t.Fatalf("up while the lock is held: %d results, %v; want ErrLocked naming %s", len(res), err, name)
 			}
 			t.Logf("up while the lock is held: %v", err)
-			if tidbtest.ShowCreate(t, dsn, "held") != "" || stepsTable(t, openDB(t, dsn)) {
+			if tidbtest.ShowCreate(t, dsn, "held") != "" || stepsTable(t, tidbtest.Open(t, dsn)) {
 				t.Fatal("up applied while another session held its lock")
 			}
 			if st, err := m.Status(ctx); err != nil || len(st) != len(ms) || st[0].Applied {
