@@ -19,6 +19,9 @@ type migrationFlags struct {
 	dsn   *string
 	dir   *string
 	table *string
+	// lockWait is up's --lock-timeout (nil for status, which takes no
+	// lock).
+	lockWait *time.Duration
 }
 
 func addMigrationFlags(fs *flagSet, byHand bool) *migrationFlags {
@@ -45,6 +48,11 @@ func (m *migrationFlags) migrator(ctx context.Context, env *cliEnv, name string,
 	popts := apply.Options{TableName: *m.table}
 	if err := popts.Validate(); err != nil {
 		return nil, nil, usagef("%s: --version-table: %v", name, err)
+	}
+	if m.lockWait != nil {
+		if popts.LockTimeout = *m.lockWait; popts.LockTimeout <= 0 || popts.Validate() != nil {
+			return nil, nil, usagef("%s: --lock-timeout: %s is not a positive duration of at most 1h (e.g. 30s, 5m)", name, *m.lockWait)
+		}
 	}
 	var inputs []script.File
 	switch {
@@ -111,6 +119,7 @@ func (m *migrationFlags) open(ctx context.Context, env *cliEnv, name string, db 
 func runTiDBUp(ctx context.Context, env *cliEnv, args []string) (err error) {
 	fs := newFlagSet(env, "tidb up")
 	m := addMigrationFlags(fs, true)
+	m.lockWait = fs.Duration("lock-timeout", apply.DefaultLockTimeout, "how long up waits while another tidb up on the same database and version table runs (it holds a GET_LOCK lock meanwhile)")
 	asJSON := jsonFlag(fs)
 	if err := parseFlags(env, fs, args); err != nil {
 		return err

@@ -111,11 +111,21 @@ type Options struct {
 	// refuses to overwrite); new steps are numbered after the highest
 	// version present.
 	Dir fs.FS
+	// LockTimeout is how long Migrator.Up waits for the run lock (LockName)
+	// while another run for the same database and version table holds it:
+	// two runs at once take turns, the second numbering its new steps after
+	// what the first applied. It is rounded up to whole seconds (TiDB waits
+	// 1 s at least); 0 means DefaultLockTimeout, a minute; above an hour is
+	// refused.
+	LockTimeout time.Duration
 }
 
 // Validate returns an error wrapping ErrInvalidTableName for a bad
-// TableName.
+// TableName, or ErrInvalidLockTimeout for a bad LockTimeout.
 func (o Options) Validate() error {
+	if err := checkLockTimeout(o.LockTimeout); err != nil {
+		return err
+	}
 	if o.TableName == "" {
 		return nil
 	}
@@ -128,15 +138,18 @@ func (o Options) Validate() error {
 // TiDB (SELECT VERSION()), so the same migrations apply to MySQL and
 // MariaDB, where they are recorded without running.
 type Migrator struct {
-	db   *sql.DB
-	o    Options
-	p    *goose.Provider
-	list []Migration
-	once sync.Once
+	db    *sql.DB
+	o     Options
+	given []Migration // as NewMigrator got them, before number
+	// settling guards what ready sets: p, list and backfill, and
+	// settled, which says that they are set.
+	settling sync.Mutex
+	settled  bool
+	p        *goose.Provider
+	list     []Migration // given, numbered against the server
 	// backfill holds the applied versions number found with no step
 	// name recorded, for Up to record (prepareSteps).
 	backfill []Migration
-	err      error // what ready met
 
 	mu      sync.Mutex
 	target  tidb.Target     // what the server is, asked once
@@ -157,7 +170,7 @@ func NewMigrator(db *sql.DB, ms []Migration, o Options) (*Migrator, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	m := &Migrator{db: db, list: slices.Clone(ms), skipped: map[int64]bool{}, o: o}
+	m := &Migrator{db: db, given: slices.Clone(ms), list: slices.Clone(ms), skipped: map[int64]bool{}, o: o}
 	for _, mg := range ms {
 		if mg.TiDBOnly {
 			if _, err := upStatement(mg.Text); err != nil {
@@ -197,15 +210,26 @@ func (m *Migrator) provider() (*goose.Provider, error) {
 	return p, nil
 }
 
-// ready numbers the migrations against the server's history and builds
-// the goose Provider, once.
-func (m *Migrator) ready(ctx context.Context) error {
-	m.once.Do(func() {
-		if m.err = m.number(ctx); m.err == nil {
-			m.p, m.err = m.provider()
-		}
-	})
-	return m.err
+// ready numbers the given migrations against the server's history and
+// builds the goose Provider over them, unless that is done and again is
+// false. Up does it again under the run lock: what was read before may
+// have changed.
+func (m *Migrator) ready(ctx context.Context, again bool) error {
+	m.settling.Lock()
+	defer m.settling.Unlock()
+	if m.settled && !again {
+		return nil
+	}
+	m.settled, m.list, m.backfill = false, slices.Clone(m.given), nil
+	if err := m.number(ctx); err != nil {
+		return err
+	}
+	p, err := m.provider()
+	if err != nil {
+		return err
+	}
+	m.p, m.settled = p, true
+	return nil
 }
 
 // Provider returns the goose Provider underneath, for what Migrator does
@@ -213,7 +237,7 @@ func (m *Migrator) ready(ctx context.Context) error {
 // history as Up numbers them; its Up applies in version order, which need
 // not be the order needed. It returns the error of reading that history.
 func (m *Migrator) Provider(ctx context.Context) (*goose.Provider, error) {
-	if err := m.ready(ctx); err != nil {
+	if err := m.ready(ctx, false); err != nil {
 		return nil, err
 	}
 	return m.p, nil
@@ -233,7 +257,11 @@ type Result struct {
 }
 
 // Up applies the pending migrations in the list's order and returns a
-// result for every migration, applied now or before. Before it applies
+// result for every migration, applied now or before. It holds the run
+// lock (LockName) from before it reads the history to its end, so a
+// second run for the same database and version table waits up to
+// Options.LockTimeout (then fails with ErrLocked) and numbers its steps
+// against what the first applied. Before it applies
 // anything it refuses migrations rendered for other servers
 // (ErrWrongServer) and collations or character sets the server lacks
 // (script.ErrCollation), and on TiDB tables TiDB would refuse (ErrTiDBRefuses).
@@ -241,6 +269,14 @@ type Result struct {
 // and says how many are applied and how to go on; an existing table gives
 // an error wrapping ErrTableExists.
 func (m *Migrator) Up(ctx context.Context) ([]Result, error) {
+	unlock, err := m.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if err := m.ready(ctx, true); err != nil { // under the lock: what was read before is stale
+		return nil, err
+	}
 	st, err := m.Status(ctx)
 	if err != nil {
 		return nil, err
@@ -322,7 +358,7 @@ type Status struct {
 
 // Status returns the state of every migration, in the list's order.
 func (m *Migrator) Status(ctx context.Context) ([]Status, error) {
-	if err := m.ready(ctx); err != nil {
+	if err := m.ready(ctx, false); err != nil {
 		return nil, err
 	}
 	st, err := m.p.Status(ctx)

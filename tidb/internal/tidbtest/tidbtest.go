@@ -157,17 +157,24 @@ func PlanMigrations(t *testing.T, p *tidb.Plan) []apply.Migration {
 // Up applies ms to dsn with the version table table ("" for goose's).
 func Up(t *testing.T, dsn string, ms []apply.Migration, table string) (*apply.Migrator, []apply.Result, error) {
 	t.Helper()
-	db, err := apply.Open(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	m, err := apply.NewMigrator(db, ms, apply.Options{TableName: table})
+	m, err := apply.NewMigrator(Open(t, dsn), ms, apply.Options{TableName: table})
 	if err != nil {
 		t.Fatal(err)
 	}
 	res, err := m.Up(context.Background())
 	return m, res, err
+}
+
+// Open opens dsn with apply.Open (parseTime=true, as goose wants it)
+// and closes it when the test ends.
+func Open(t *testing.T, dsn string) *sql.DB {
+	t.Helper()
+	db, err := apply.Open(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }
 
 // UpAll applies ms to dsn and fails the test unless every one applied.
