@@ -39,6 +39,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/shardid/shardid/internal/dsn"
+	"github.com/shardid/shardid/internal/words"
 )
 
 // command is one subcommand: it parses its own flags from args.
@@ -493,56 +494,9 @@ func badValue(f *flag.Flag, value string, err error) string {
 }
 
 // nearestFlag is the flag of fs that name most likely misspells (--shard
-// for --shards, --ldsn for --dsn): the one fewest single-letter edits
-// away, at most two (one for names of up to four letters), or "" when
-// none is that close, two are equally close, or name is too short to
-// tell (-k).
+// for --shards, --ldsn for --dsn; words.Nearest), or "".
 func nearestFlag(fs *flagSet, name string) string {
-	if len(name) < 3 {
-		return ""
-	}
-	limit := 2
-	if len(name) <= 4 {
-		limit = 1
-	}
-	best, bestD, tie := "", limit+1, false
-	fs.VisitAll(func(f *flag.Flag) {
-		switch d := editDistance(name, f.Name); {
-		case d < bestD:
-			best, bestD, tie = f.Name, d, false
-		case d == bestD:
-			tie = true
-		}
-	})
-	if tie {
-		return ""
-	}
-	return best
-}
-
-// editDistance is the number of single-letter insertions, deletions,
-// substitutions and swaps of neighbours (dns for dsn) that turn a into b
-// (optimal string alignment distance), in bytes.
-func editDistance(a, b string) int {
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	return words.Nearest(name, names)
 }

@@ -15,3 +15,28 @@ func TestPlural(t *testing.T) {
 		t.Errorf("Plural(int 1) = %q", got)
 	}
 }
+
+func TestNearest(t *testing.T) {
+	flags := []string{"dsn", "shards", "shard-bits", "schema-format", "lock-timeout", "json"}
+	for _, c := range []struct{ name, want string }{
+		{"shard", "shards"}, // one letter short
+		{"dns", "dsn"},      // neighbours swapped
+		{"ldsn", "dsn"},     // one letter too many
+		{"lock-timout", "lock-timeout"},
+		{"shard-bit", "shard-bits"},
+		{"js", ""},    // too short to tell
+		{"xyzzy", ""}, // nothing close
+		{"jsno", "json"},
+		{"dsn", "dsn"},
+	} {
+		if got := Nearest(c.name, flags); got != c.want {
+			t.Errorf("Nearest(%q) = %q, want %q", c.name, got, c.want)
+		}
+	}
+	if got := Nearest("abcd", []string{"abce", "abcf"}); got != "" {
+		t.Errorf("two equally close names: Nearest = %q, want \"\"", got)
+	}
+	if got := Nearest("shard", nil); got != "" {
+		t.Errorf("no names: Nearest = %q", got)
+	}
+}
