@@ -174,8 +174,8 @@ func rewindMidRun(t *testing.T, s segDB, tag string, forgetful bool) restoreRun 
 // ResumeSegmentTag, from the clients' reports alone, lets everyone draw
 // again. No ID is handed out twice and each goroutine's IDs increase. The
 // negative control runs the same with clients that believe the table, as
-// a client without memory of what it took does: repeated IDs, and IDs
-// that go back.
+// a client without memory of what it took does: repeated IDs, and
+// mostly IDs that go back (see the test body for when they do not).
 func TestSegmentsRestoredTable(t *testing.T) {
 	if testing.Short() {
 		t.Skip("dumps and restores tables under load on three servers")
@@ -191,8 +191,17 @@ func TestSegmentsRestoredTable(t *testing.T) {
 			}
 			broken := rewindMidRun(t, s, "forgetful", true)
 			t.Logf("%s, negative control (clients that believe the table): %d IDs, %d repeated, %d decreases", name, broken.total, broken.repeats, broken.decreases)
-			if broken.repeats == 0 || broken.decreases == 0 {
-				t.Errorf("the forgetful clients drew %d repeats and %d decreases: the scenario does not rewind the table", broken.repeats, broken.decreases)
+			// Repeats are what a rewound table hands out to clients that
+			// believe it. Whether a forgetful client's own stream also goes
+			// back depends on where it stood: one that took no segment
+			// since the dump (starved by the scheduler) takes the rewound
+			// range above all it took itself, and one that did goes back
+			// only once its buffered segments run out. A run where the
+			// segments taken after the restore all went to the first kind
+			// has repeats and no decrease (CI saw 25,000 and 0 on MariaDB
+			// under load). TestStreamChecks shows the decrease count counts.
+			if broken.repeats == 0 {
+				t.Errorf("the forgetful clients drew %d repeats (%d decreases): the scenario does not rewind the table", broken.repeats, broken.decreases)
 			}
 		})
 	}
