@@ -264,13 +264,7 @@ func (env *cliEnv) lines(msg string) string {
 // command's DSNs scrubbed, for errors and progress that may quote a DSN or
 // what a driver made of it.
 func (env *cliEnv) line(msg string) string {
-	return env.secrets.Scrub(oneLine(env.secrets.Scrub(msg)))
-}
-
-// oneLine folds a multi-line error (pgx lists each address it tried on a
-// line of its own) into one line.
-func oneLine(msg string) string {
-	return strings.Join(strings.Fields(strings.ReplaceAll(strings.TrimSpace(msg), "\n", " | ")), " ")
+	return env.secrets.Scrub(words.OneLine(env.secrets.Scrub(msg)))
 }
 
 func commandNames() []string {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
 )
 
 // outputWriter is a command's stdout. It remembers the first write that
@@ -45,13 +44,4 @@ func (o *outputWriter) check(env *cliEnv, err error, code int) int {
 	}
 	fmt.Fprintf(env.stderr, "shardid: writing output: %s\n", env.line(why.Error()))
 	return max(code, 1)
-}
-
-// stamp writes an instant in messages, to the millisecond, or "an unknown
-// time" for the zero time.
-func stamp(t time.Time) string {
-	if t.IsZero() {
-		return "an unknown time"
-	}
-	return t.UTC().Format("2006-01-02T15:04:05.000Z07:00")
 }

@@ -326,7 +326,7 @@ func resultLine(n, total int, state string, r pgfunc.Result) string {
 	line := fmt.Sprintf("[%*d/%d] %-7s %-20s shard %-5d %6.1fms", len(fmt.Sprint(total)), n, total, state, r.Shard.Schema, r.Shard.ID,
 		float64(r.Duration.Microseconds())/1000)
 	if r.Err != nil {
-		line += "  " + oneLine(r.Err.Error())
+		line += "  " + words.OneLine(r.Err.Error())
 	}
 	return line
 }

@@ -104,7 +104,7 @@ func adoptLines(a adopt.Adoption) string {
 	head := fmt.Sprintf("%-20s shard %-5d ", a.Shard.Schema, a.Shard.ID)
 	switch {
 	case a.Err != nil:
-		return head + "REFUSED  " + oneLine(a.Err.Error()) + "\n"
+		return head + "REFUSED  " + words.OneLine(a.Err.Error()) + "\n"
 	case a.Note == "current":
 		return head + "current  shardid's generator already (" + a.Layout.String() + "): pg status shows it\n"
 	}

@@ -116,7 +116,7 @@ func runMapOp(ctx context.Context, env *cliEnv, verb string, op func(func(fleet.
 			}
 			line := fmt.Sprintf("%s %-8s %-20s shard %-5d %6.1fms", e.Server, state, r.Shard.Schema, r.Shard.ID, float64(r.Duration.Microseconds())/1000)
 			if r.Err != nil {
-				line += "  " + oneLine(r.Err.Error())
+				line += "  " + words.OneLine(r.Err.Error())
 			}
 			fmt.Fprintln(env.stdout, line)
 		}
@@ -135,7 +135,7 @@ func runMapOp(ctx context.Context, env *cliEnv, verb string, op func(func(fleet.
 		failed += f
 		if serverErr := sr.FirstErr(); serverErr != nil {
 			firstErr = cmp.Or(firstErr, serverErr)
-			why = append(why, fmt.Sprintf("%s: %d %s failed; the first: %s", sr.Server.Name, f, words.Plural(f, "shard", "shards"), oneLine(serverErr.Error())))
+			why = append(why, fmt.Sprintf("%s: %d %s failed; the first: %s", sr.Server.Name, f, words.Plural(f, "shard", "shards"), words.OneLine(serverErr.Error())))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\n", sr.Server.Name, sr.Server.Address, len(sr.Results), changed,
 			len(sr.Results)-changed-f, f, sr.Duration.Round(time.Millisecond))
@@ -158,7 +158,7 @@ func runMapStatus(ctx context.Context, env *cliEnv, m *fleet.Map) error {
 	all := m.Status(ctx)
 	for _, ss := range all {
 		if what := ss.Unread(); what != "" {
-			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t%s (%d %s not read): %s\n", ss.Server.Name, what, len(ss.Server.Shards), words.Plural(len(ss.Server.Shards), "shard", "shards"), oneLine(ss.Err.Error()))
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t%s (%d %s not read): %s\n", ss.Server.Name, what, len(ss.Server.Shards), words.Plural(len(ss.Server.Shards), "shard", "shards"), words.OneLine(ss.Err.Error()))
 			continue
 		}
 		for _, st := range ss.Shards {
@@ -217,14 +217,14 @@ func runPGVerify(ctx context.Context, env *cliEnv, args []string) error {
 		for _, s := range rep.Servers {
 			closed := strings.Join(s.Closed, ",")
 			if s.Error != "" {
-				closed = "everything: " + oneLine(s.Error)
+				closed = "everything: " + words.OneLine(s.Error)
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\n", s.Name, s.Address, s.Databases, s.Generators, closed)
 		}
 		tw.Flush()
 		fmt.Fprintln(env.stdout)
 		for _, p := range rep.Problems {
-			fmt.Fprintf(env.stdout, "%-11s %s\n", strings.ToUpper(p.Kind), oneLine(p.Message))
+			fmt.Fprintf(env.stdout, "%-11s %s\n", strings.ToUpper(p.Kind), words.OneLine(p.Message))
 		}
 		if rep.OK {
 			fmt.Fprintf(env.stdout, "OK: %d %s on %d %s, each in one schema on one server, with the map's generator (%s)\n",

@@ -160,7 +160,7 @@ func resumeScope(mapPath, shards string) string {
 // resumeTarget says how far pg resume moves the counters.
 func resumeTarget(ro resume.Options) string {
 	if !ro.After.IsZero() {
-		return stamp(ro.After) + " (--after)"
+		return words.Stamp(ro.After) + " (--after)"
 	}
 	return fmt.Sprintf("the clock plus %s (--lead) or each generator's own lead, whichever is larger", ro.Lead)
 }
@@ -191,23 +191,23 @@ func resumedLine(server string, r resume.Resumed) string {
 		return fmt.Sprintf("%-8s %-28s shard %-5s %s", label, where, shardID(r.Shard), strings.TrimPrefix(r.Note, "MISSING: "))
 	case "failed":
 		if errors.Is(r.Err, resume.ErrDatabaseNotRead) {
-			return fmt.Sprintf("FAILED   %s", oneLine(r.Err.Error()))
+			return fmt.Sprintf("FAILED   %s", words.OneLine(r.Err.Error()))
 		}
-		what = oneLine(r.Err.Error())
+		what = words.OneLine(r.Err.Error())
 	case "moved":
-		what = fmt.Sprintf("counter moved past %s (%s)", stamp(r.Past), counterTime(r, r.From))
+		what = fmt.Sprintf("counter moved past %s (%s)", words.Stamp(r.Past), counterTime(r, r.From))
 		if r.DryRun {
-			what = fmt.Sprintf("counter would move past %s (%s)", stamp(r.Past), counterTime(r, r.From))
+			what = fmt.Sprintf("counter would move past %s (%s)", words.Stamp(r.Past), counterTime(r, r.From))
 		}
 		if !r.Until.IsZero() && r.Until.After(time.Now().Add(time.Second)) && !strings.Contains(r.Note, "until the clock reaches") {
 			wait := "draws wait"
 			if r.DryRun {
 				wait = "draws would wait"
 			}
-			what += fmt.Sprintf("; %s until %s", wait, stamp(r.Until))
+			what += fmt.Sprintf("; %s until %s", wait, words.Stamp(r.Until))
 		}
 	case "current":
-		what = fmt.Sprintf("counter already past %s (%s)", stamp(r.Past), counterTime(r, r.From))
+		what = fmt.Sprintf("counter already past %s (%s)", words.Stamp(r.Past), counterTime(r, r.From))
 	default:
 		what = r.Note
 	}
@@ -231,7 +231,7 @@ func counterTime(r resume.Resumed, v int64) string {
 		return "never drawn from"
 	}
 	l := r.Meta.LayoutOf()
-	return "it stood at " + stamp(l.TickTime(v>>l.SeqBits))
+	return "it stood at " + words.Stamp(l.TickTime(v>>l.SeqBits))
 }
 
 // shardID writes a shard id, "?" when it is not known (-1: a counter

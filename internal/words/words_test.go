@@ -1,6 +1,9 @@
 package words
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestPlural(t *testing.T) {
 	for _, c := range []struct {
@@ -38,5 +41,18 @@ func TestNearest(t *testing.T) {
 	}
 	if got := Nearest("shard", nil); got != "" {
 		t.Errorf("no names: Nearest = %q", got)
+	}
+}
+
+func TestStampAndOneLine(t *testing.T) {
+	at := time.Date(2026, 12, 3, 7, 8, 9, 123456789, time.FixedZone("X", 3600))
+	if got := Stamp(at); got != "2026-12-03T06:08:09.123Z" {
+		t.Errorf("Stamp = %q", got)
+	}
+	if got := Stamp(time.Time{}); got != "an unknown time" {
+		t.Errorf("Stamp(zero) = %q", got)
+	}
+	if got := OneLine("  dial 127.0.0.1:1: refused\n\tdial [::1]:1:   refused\n"); got != "dial 127.0.0.1:1: refused | dial [::1]:1: refused" {
+		t.Errorf("OneLine = %q", got)
 	}
 }

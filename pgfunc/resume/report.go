@@ -3,8 +3,9 @@ package resume
 import (
 	"cmp"
 	"slices"
-	"strings"
 	"time"
+
+	"github.com/shardid/shardid/internal/words"
 )
 
 // State names what happened to a counter: failed, missing (a shard asked
@@ -79,7 +80,7 @@ type DatabaseError struct {
 func (rep *Report) Add(server string, r Resumed) {
 	msg := ""
 	if r.Err != nil {
-		msg = strings.Join(strings.Fields(strings.ReplaceAll(strings.TrimSpace(r.Err.Error()), "\n", " | ")), " ")
+		msg = words.OneLine(r.Err.Error())
 	}
 	if r.Schema == "" && r.Node == "" && r.Err != nil {
 		rep.Databases = append(rep.Databases, DatabaseError{Server: server, Database: r.Database, Error: msg})

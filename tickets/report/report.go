@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/shardid/shardid/internal/words"
 	"github.com/shardid/shardid/tickets"
@@ -140,7 +139,7 @@ func (s *Status) note(line func(string) string, g tickets.ServerStatus, name str
 		notes = append(notes, fmt.Sprintf("%s is a sequence that has handed out at most %d, below %d, the highest ticket clients recorded from it: its data went back (%s)", who, set.Last, row.Seen, resume))
 		s.WentBack = append(s.WentBack, who)
 	case row.Rewinds > 0:
-		notes = append(notes, fmt.Sprintf("%s: last rewind seen: %s; resumed to %d at %s", who, rewindSeen(row), row.ResumedTo, stamp(row.ResumedAt)))
+		notes = append(notes, fmt.Sprintf("%s: last rewind seen: %s; resumed to %d at %s", who, rewindSeen(row), row.ResumedTo, words.Stamp(row.ResumedAt)))
 	}
 	if g.Lagging() {
 		notes = append(notes, fmt.Sprintf("%s is %d tickets behind the furthest server of %s: down for a while, or its data went back past what clients recorded?", who, g.Behind, name))
@@ -186,15 +185,7 @@ func (s *Status) WriteText(w io.Writer) error {
 
 // rewindSeen describes the last rewind a class row records.
 func rewindSeen(r tickets.ClassRow) string {
-	return fmt.Sprintf("its counter was back at %d, not above %d (reported %s by %s)", r.RewoundGot, r.RewoundHigh, stamp(r.RewoundAt), r.RewoundBy)
-}
-
-// stamp is an instant to the millisecond, "an unknown time" when zero.
-func stamp(t time.Time) string {
-	if t.IsZero() {
-		return "an unknown time"
-	}
-	return t.UTC().Format("2006-01-02T15:04:05.000Z07:00")
+	return fmt.Sprintf("its counter was back at %d, not above %d (reported %s by %s)", r.RewoundGot, r.RewoundHigh, words.Stamp(r.RewoundAt), r.RewoundBy)
 }
 
 // Resumed is what tickets.Resume did, for `shardid tickets resume` to
