@@ -182,3 +182,62 @@ func TestLockTimeoutOption(t *testing.T) {
 		t.Errorf("an hour: %v", err)
 	}
 }
+
+// TestVersionTakenMeanwhile: something other than shardid (the goose CLI
+// over a gen directory) records a step's version in goose's history while
+// Up runs, after Up numbered it and before it applies it. Up fails with
+// ErrVersionTaken and reports the step not applied, instead of counting a
+// step whose statements never ran as done; the next up numbers it after
+// and runs it. The negative control (run by hand): Up's previous handling
+// (skip the step as applied meanwhile) returns no error and the table is
+// missing.
+func TestVersionTakenMeanwhile(t *testing.T) {
+	for _, srv := range tidbtest.Targets(t) {
+		t.Run(srv.Name, func(t *testing.T) {
+			dsn := srv.Database(t)
+			p := tidbtest.PlanScript(t, "CREATE TABLE taken (id BIGINT NOT NULL PRIMARY KEY, v INT);", tidb.Options{Target: srv.RenderTarget()})
+			ms := tidbtest.PlanMigrations(t, p)
+			first := tidbtest.PlanScript(t, "CREATE TABLE first (id BIGINT NOT NULL PRIMARY KEY);", tidb.Options{Target: srv.RenderTarget()})
+			tidbtest.UpAll(t, dsn, tidbtest.PlanMigrations(t, first)) // goose's history table, one step in it
+			other := tidbtest.Open(t, dsn)
+			struck := false
+			apply.SetBeforeApply(func(v int64) {
+				if struck {
+					return
+				}
+				struck = true
+				if _, err := other.Exec("INSERT INTO goose_db_version (version_id, is_applied) VALUES (?, TRUE)", v); err != nil {
+					t.Errorf("record version %d as another writer: %v", v, err)
+				}
+			})
+			defer apply.SetBeforeApply(nil)
+			m, err := apply.NewMigrator(tidbtest.Open(t, dsn), ms, apply.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := m.Up(context.Background())
+			if !errors.Is(err, apply.ErrVersionTaken) {
+				t.Fatalf("up with its version taken meanwhile: %v (%d applied), want ErrVersionTaken", err, tidbtest.CountApplied(res))
+			}
+			if !struck {
+				t.Fatal("the hook never ran: Up applied nothing")
+			}
+			if tidbtest.CountApplied(res) != 0 || tidbtest.ShowCreate(t, dsn, "taken") != "" {
+				t.Fatalf("up reported %d applied, table %q", tidbtest.CountApplied(res), tidbtest.ShowCreate(t, dsn, "taken"))
+			}
+			if !strings.Contains(err.Error(), "did not run") {
+				t.Errorf("error does not say the step did not run: %v", err)
+			}
+			again, err := apply.NewMigrator(tidbtest.Open(t, dsn), ms, apply.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res, err := again.Up(context.Background()); err != nil || tidbtest.CountApplied(res) != 1 {
+				t.Fatalf("up again: %d applied, %v", tidbtest.CountApplied(res), err)
+			}
+			if tidbtest.ShowCreate(t, dsn, "taken") == "" {
+				t.Fatal("up again: the table is still missing")
+			}
+		})
+	}
+}

@@ -43,7 +43,17 @@ var (
 	// shardid creates tables, it never adopts one, because the migration's
 	// Down would drop a table (and its rows) it did not create.
 	ErrTableExists = errors.New("table already exists")
+	// ErrVersionTaken is returned by Migrator.Up when goose's history
+	// gained the version of a step while Up ran, from outside shardid
+	// (shardid runs wait for each other's lock): the step did not run,
+	// and the results before it stand.
+	ErrVersionTaken = errors.New("version taken meanwhile")
 )
+
+// beforeApply, when set (by the package's tests), runs before Up applies
+// each step, with the step's version: the moment another writer of
+// goose's history would have to strike.
+var beforeApply func(version int64)
 
 // TiDBOnlyMarker is the comment line that marks a migration file whose
 // statement only TiDB accepts (SPLIT TABLE). The stock goose CLI runs such a
@@ -309,10 +319,15 @@ func (m *Migrator) Up(ctx context.Context) ([]Result, error) {
 			out = append(out, Result{Migration: s.Migration})
 			continue
 		}
+		if beforeApply != nil {
+			beforeApply(s.Migration.Version)
+		}
 		r, err := m.p.ApplyVersion(ctx, s.Migration.Version, true)
-		if errors.Is(err, goose.ErrAlreadyApplied) { // applied meanwhile by another run
-			out = append(out, Result{Migration: s.Migration})
-			continue
+		if errors.Is(err, goose.ErrAlreadyApplied) {
+			// Another shardid up waits for the run lock, so the version
+			// was taken meanwhile by something else (the goose CLI over a
+			// gen directory): this step's statements did not run.
+			return out, fmt.Errorf("%s: %w: version %d was applied meanwhile by something other than shardid tidb up (the goose CLI over a gen directory?), so this step's statements did not run; run up again, which numbers it after (%s)", s.Migration.Name, ErrVersionTaken, s.Migration.Version, stopped())
 		}
 		if err != nil {
 			var me *mysql.MySQLError
