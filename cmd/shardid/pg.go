@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -268,10 +269,6 @@ func runPGDown(ctx context.Context, env *cliEnv, args []string) error {
 	return runMigrate(ctx, env, "down", args, nil)
 }
 
-// errSomeFailed is returned when at least one shard failed; each failure
-// has been printed on its own line already.
-var errSomeFailed = errors.New("some shards failed (each line says why); the others' results stand: mend what the failures name, then rerun for the rest")
-
 func runMigrate(ctx context.Context, env *cliEnv, name string, args []string,
 	do func(*migrate.Migrator, context.Context, []pgfunc.Shard, func(pgfunc.Result)) ([]pgfunc.Result, error)) (err error) {
 	t, err := migrateCommand(ctx, env, name, args, true)
@@ -284,51 +281,37 @@ func runMigrate(ctx context.Context, env *cliEnv, name string, args []string,
 	if t.fleet != nil {
 		return runMapMigrate(ctx, env, name, t.fleet)
 	}
-	m, shards := t.m, t.shards
 	if do == nil { // down: each schema's own generator, held to the options named
 		do = func(m *migrate.Migrator, ctx context.Context, shards []pgfunc.Shard, each func(pgfunc.Result)) ([]pgfunc.Result, error) {
 			return m.DownInstalled(ctx, shards, t.askedFields, each)
 		}
 	}
-	start := time.Now()
-	var n, failed, changed int
-	_, _ = do(m, ctx, shards, func(r pgfunc.Result) { // a partial error: each result says
-		n++
-		state := r.Note
-		switch {
-		case r.Err != nil:
-			failed++
-		case r.Applied:
-			changed++
-			if state == "" { // "upgraded": an earlier body replaced in place
-				state = map[string]string{"up": "applied", "down": "removed"}[name]
-			}
-		}
-		fmt.Fprintln(env.stdout, env.secrets.Scrub(resultLine(n, len(shards), state, r)))
-		pgResultJSON(rep, env, state, r)
+	start, tally := time.Now(), pgfunc.Tally{Shards: len(t.shards), Verb: map[string]string{"up": "applied", "down": "removed"}[name]}
+	_, _ = do(t.m, ctx, t.shards, func(r pgfunc.Result) { // a partial error: each result says
+		writeProgress(env, rep, tally.Add(r))
 	})
-	verb := map[string]string{"up": "applied", "down": "removed"}[name]
-	pgTotalsJSON(rep, len(shards), changed, failed, verb, time.Since(start))
-	fmt.Fprintf(env.stdout, "%d %s: %d %s, %d unchanged, %d failed (%s)\n",
-		len(shards), words.Plural(len(shards), "shard", "shards"), changed, verb, len(shards)-changed-failed, failed, time.Since(start).Round(time.Millisecond))
-	if failed > 0 {
-		return errSomeFailed
-	}
-	return nil
+	return writeTally(env, rep, tally, start)
 }
 
-// resultLine is the progress line of shard result r, the n-th of total:
-// state, or FAILED and the error.
-func resultLine(n, total int, state string, r pgfunc.Result) string {
-	if r.Err != nil {
-		state = "FAILED"
+// writeProgress prints the line of one result of pg up, down or grant,
+// scrubbed (its error may quote a DSN), and adds it to the JSON report.
+func writeProgress(env *cliEnv, rep *jsonReport, p pgfunc.Progress) {
+	var b strings.Builder
+	_ = p.WriteText(&b)
+	_, _ = io.WriteString(env.stdout, env.secrets.Scrub(b.String()))
+	pgResultJSON(rep, env, p.State, p.Result)
+}
+
+// writeTally ends pg up, down or grant begun at start: the totals, in
+// the JSON report and as the summary line, and pgfunc.ErrSomeFailed when
+// some shard failed.
+func writeTally(env *cliEnv, rep *jsonReport, t pgfunc.Tally, start time.Time) error {
+	t.Took = time.Since(start)
+	pgTotalsJSON(rep, t.Shards, t.Changed, t.Failed, t.Verb, t.Took)
+	if err := t.WriteText(env.stdout); err != nil {
+		return err
 	}
-	line := fmt.Sprintf("[%*d/%d] %-7s %-20s shard %-5d %6.1fms", len(fmt.Sprint(total)), n, total, state, r.Shard.Schema, r.Shard.ID,
-		float64(r.Duration.Microseconds())/1000)
-	if r.Err != nil {
-		line += "  " + words.OneLine(r.Err.Error())
-	}
-	return line
+	return t.Err()
 }
 
 func runPGGen(_ context.Context, env *cliEnv, args []string) error {
