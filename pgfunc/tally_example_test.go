@@ -30,3 +30,10 @@ func ExampleTally() {
 	// 3 shards: 1 applied, 1 unchanged, 1 failed (1.235s)
 	// 2 shards: 1 granted to app, 1 failed (40ms)
 }
+
+// The line pg gen prints after writing a goose directory.
+func ExampleWritten_WriteText() {
+	_ = pgfunc.Written{Dir: "migrations", Written: []string{"00001_shardid_insta0.sql", "00002_shardid_insta1.sql"}, Unchanged: []string{"00003_shardid_insta2.sql"}}.WriteText(os.Stdout)
+	// Output:
+	// wrote 2 migrations to migrations (1 already there, unchanged); apply with: goose -dir migrations postgres "$SHARDID_PG_DSN" up
+}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"net"
 	"slices"
 	"strconv"
@@ -46,9 +45,9 @@ func runPGMove(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer db.Close()
-	if err := citus.Move(ctx, db, pgfunc.Shard{Schema: schema, ID: id}, host, port, *mode); err != nil {
+	sh := pgfunc.Shard{Schema: schema, ID: id}
+	if err := citus.Move(ctx, db, sh, host, port, *mode); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.stdout, "moved shard %d (schema %s) to %s:%d\n", id, schema, host, port)
-	return nil
+	return citus.Moved{Shard: sh, Host: host, Port: port}.WriteText(env.stdout)
 }

@@ -37,3 +37,19 @@ func (st *Status) WriteText(w io.Writer) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// Moved is a shard Move moved and the node it went to, as shardid pg
+// move reports it.
+type Moved struct {
+	// Shard is the shard moved.
+	Shard pgfunc.Shard
+	// Host and Port are the node it was moved to.
+	Host string
+	Port int
+}
+
+// WriteText writes the line shardid pg move prints once the move is done.
+func (m Moved) WriteText(w io.Writer) error {
+	_, err := fmt.Fprintf(w, "moved shard %d (schema %s) to %s:%d\n", m.Shard.ID, m.Shard.Schema, m.Host, m.Port)
+	return err
+}

@@ -3,6 +3,7 @@ package citus_test
 import (
 	"os"
 
+	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/pgfunc/citus"
 )
 
@@ -30,4 +31,11 @@ func ExampleStatus_WriteText() {
 	//   shard 3     insta3_node.next_id_node_seq on node group 1 (worker1:5432): slot 0, last value 40
 	//   shard 3     insta3_node.next_id_node_seq on node group 2 (worker2:5432): slot 1, last value 41  (holds the schema's tables)
 	// CITUS: insta4_node.next_id_node_seq on node group 2 (worker2:5432): no counter
+}
+
+// The line pg move prints.
+func ExampleMoved_WriteText() {
+	_ = citus.Moved{Shard: pgfunc.Shard{Schema: "insta3", ID: 3}, Host: "worker2", Port: 5432}.WriteText(os.Stdout)
+	// Output:
+	// moved shard 3 (schema insta3) to worker2:5432
 }
