@@ -3,141 +3,19 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx" for goose
 
-	"github.com/shardid/shardid"
 	"github.com/shardid/shardid/internal/gooseup"
-	"github.com/shardid/shardid/internal/words"
 	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/pgfunc/fleet"
 	"github.com/shardid/shardid/pgfunc/inventory"
 	"github.com/shardid/shardid/pgfunc/migrate"
 )
-
-// Environment variables read by the pg commands; flags win over them.
-const (
-	envPGDSN    = "SHARDID_PG_DSN"  // --dsn
-	envLayout   = "SHARDID_LAYOUT"  // --layout
-	envEpoch    = "SHARDID_EPOCH"   // --epoch
-	envMode     = "SHARDID_MODE"    // --mode
-	envSchemaFm = "SHARDID_SCHEMAS" // --schema-format
-	envLead     = "SHARDID_LEAD"    // --lead
-)
-
-// layoutFlags are the flags every command that renders or decodes shares.
-type layoutFlags struct {
-	layout, epoch string
-}
-
-// layoutHelp describes what --layout takes.
-var layoutHelp = "a preset (" + strings.Join(shardid.LayoutNames(), ", ") + ") or fields from the top, e.g. time:41,shard:13,seq:10 or time:28@1s,node:22,seq:13 or time:41,node:6,seq:12,route:4"
-
-func (f *layoutFlags) register(fs *flagSet) {
-	fs.envStringVar(&f.layout, "layout", envLayout, "instagram", "ID layout: "+layoutHelp+" (env "+envLayout+")")
-	fs.StringVar(&f.epoch, "epoch", "",
-		"custom epoch, RFC 3339 or Unix ms (default "+shardid.DefaultEpoch().Format(time.RFC3339)+"; env "+envEpoch+")")
-	fs.envVar("epoch", envEpoch)
-}
-
-// resolve reads --layout and --epoch (shardid.ParseLayoutEpoch), blaming
-// the flag at fault.
-func (f *layoutFlags) resolve() (shardid.Layout, error) {
-	l, err := shardid.ParseLayoutEpoch(f.layout, f.epoch)
-	switch {
-	case errors.Is(err, shardid.ErrInvalidEpoch):
-		return l, flagUsagef("epoch", "%v", err)
-	case err != nil:
-		return l, flagUsagef("layout", "%v", err)
-	}
-	return l, nil
-}
-
-// genFlags are the flags shared by the commands that render shards.
-type genFlags struct {
-	layoutFlags
-	mode, schemaFormat, shards string
-	lead                       time.Duration
-}
-
-// register defines the flags; shards is the help of --shards after the
-// example ("" leaves --shards out).
-func (f *genFlags) register(fs *flagSet, shards string) {
-	f.layoutFlags.register(fs)
-	fs.StringVar(&f.mode, "mode", string(pgfunc.ModeUnique),
-		"next_id() body: unique (never repeats), classic or classic-sql (lock-free, repeat past 2^seq IDs per tick; env "+envMode+")")
-	fs.envVar("mode", envMode)
-	fs.DurationVar(&f.lead, "lead", pgfunc.DefaultLead,
-		"mode unique: how far ahead of the server's clock IDs may go, a burst borrowing the following ticks; a restore or failover whose new primary draws later than this after the old one's last draw repeats nothing (env "+envLead+")")
-	fs.envVar("lead", envLead)
-	fs.StringVar(&f.schemaFormat, "schema-format", pgfunc.DefaultSchemaFormat,
-		"schema name of shard N, with one %d (env "+envSchemaFm+")")
-	fs.envVar("schema-format", envSchemaFm)
-	if shards != "" {
-		fs.StringVar(&f.shards, "shards", "", "shard ids, e.g. 0-63 or 0-3,8,10-12 ("+shards+")")
-	}
-}
-
-// spec is the generator the flags name, as pgfunc.Spec reads it.
-func (f *genFlags) spec() pgfunc.Spec {
-	return pgfunc.Spec{Layout: f.layout, Epoch: f.epoch, Mode: f.mode, Lead: f.lead, Shards: f.shards, SchemaFormat: f.schemaFormat}
-}
-
-// parse reads the flags (pgfunc.Spec.Parse, one call from the flags to
-// the options and shards), blaming the flag at fault; required says
-// --shards must name some.
-func (f *genFlags) parse(required bool) (pgfunc.Options, []pgfunc.Shard, error) {
-	s := f.spec()
-	if !required {
-		s.Shards = "" // read by the command itself, or not at all
-	}
-	o, shards, err := s.Parse()
-	var se *pgfunc.SpecError
-	errors.As(err, &se)
-	switch {
-	case se != nil && (se.Field == "epoch" || se.Field == "mode" || se.Field == "layout" && !errors.Is(err, pgfunc.ErrRouteUnsupported)):
-		return o, nil, flagUsagef(se.Field, "%v", se.Err)
-	case f.lead <= 0 || se != nil && se.Field == "lead":
-		// One message for every bad lead (the library's also offers 0 for
-		// the default, which the flag, whose default is shown, does not).
-		return o, nil, flagUsagef("lead", "%s is not a lead for layout %s (allowed: a whole number of milliseconds from its tick, %s, to %s; default %s)",
-			f.lead, o.Layout, o.Layout.TimeUnit, pgfunc.MaxLead, pgfunc.DefaultLead)
-	case required && f.shards == "":
-		return o, nil, shardsMissing()
-	case se != nil:
-		return o, nil, flagUsagef(se.Field, "%v", se.Err)
-	}
-	return o, shards, err
-}
-
-// options reads the generator's flags alone (parse without --shards).
-func (f *genFlags) options() (pgfunc.Options, error) {
-	o, _, err := f.parse(false)
-	return o, err
-}
-
-// shardsMissing is the error of a command given no --shards.
-func shardsMissing() error {
-	return usagef("--shards is required (e.g. --shards 0-63 or 0-3,8,10-12)")
-}
-
-// shardList reads spec as shard ids of layout l (pgfunc.Spec.ShardList),
-// each with the schema --schema-format names.
-func (f *genFlags) shardList(l shardid.Layout, spec string) ([]pgfunc.Shard, error) {
-	if spec == "" {
-		return nil, shardsMissing()
-	}
-	shards, err := pgfunc.Spec{Shards: spec, SchemaFormat: f.schemaFormat}.ShardList(l)
-	var se *pgfunc.SpecError
-	if errors.As(err, &se) {
-		return nil, flagUsagef(se.Field, "%v", se.Err)
-	}
-	return shards, err
-}
 
 func runPGRender(_ context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "pg render")
@@ -236,17 +114,14 @@ func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string
 	}
 	mo := migrate.Options{Parallel: *parallel, LockTimeout: *lockWait, EndMargin: *endMargin,
 		AllowMixed: *allowMixed, AllowUnreadDatabases: *allowUnread, CheckEnd: name == "up"}
-	if *lockWait <= 0 {
-		return nil, usagef("--lock-timeout: %s is not a positive duration (e.g. 30s, 2m)", *lockWait)
+	if err := checkRunFlags(*parallel, *lockWait); err != nil {
+		return nil, err
 	}
 	switch {
 	case *endMargin < 0:
 		return nil, usagef("--end-margin: %s is negative (e.g. 8760h for a year, 0 to refuse only a layout that has ended)", *endMargin)
 	case *endMargin == 0:
 		mo.EndMargin = -1 // MigrateOptions: negative refuses only an ended layout
-	}
-	if *parallel < 1 || *parallel > migrate.MaxParallel {
-		return nil, usagef("--parallel: %d is out of range (allowed 1-%d)", *parallel, migrate.MaxParallel)
 	}
 	m, err := openMigrator(ctx, *dsn, o, mo)
 	if err != nil {
@@ -260,6 +135,19 @@ func migrateCommand(ctx context.Context, env *cliEnv, name string, args []string
 	return &pgTarget{m: m, shards: shards, close: func() { m.Close() }, asked: asked, askedFields: fields, json: *asJSON}, nil
 }
 
+// checkRunFlags checks --parallel and --lock-timeout, as every pg
+// command taking them (up, down, resume) words it: given on the command
+// line, neither means a default, unlike their zero in migrate.Options.
+func checkRunFlags(parallel int, lockWait time.Duration) error {
+	if lockWait <= 0 {
+		return usagef("--lock-timeout: %s is not a positive duration (e.g. 30s, 2m)", lockWait)
+	}
+	if parallel < 1 || parallel > migrate.MaxParallel {
+		return usagef("--parallel: %d is out of range (allowed 1-%d)", parallel, migrate.MaxParallel)
+	}
+	return nil
+}
+
 func runPGUp(ctx context.Context, env *cliEnv, args []string) error {
 	return runMigrate(ctx, env, "up", args, (*migrate.Migrator).Up)
 }
@@ -267,10 +155,6 @@ func runPGUp(ctx context.Context, env *cliEnv, args []string) error {
 func runPGDown(ctx context.Context, env *cliEnv, args []string) error {
 	return runMigrate(ctx, env, "down", args, nil)
 }
-
-// errSomeFailed is returned when at least one shard failed; each failure
-// has been printed on its own line already.
-var errSomeFailed = errors.New("some shards failed (each line says why); the others' results stand: mend what the failures name, then rerun for the rest")
 
 func runMigrate(ctx context.Context, env *cliEnv, name string, args []string,
 	do func(*migrate.Migrator, context.Context, []pgfunc.Shard, func(pgfunc.Result)) ([]pgfunc.Result, error)) (err error) {
@@ -284,51 +168,35 @@ func runMigrate(ctx context.Context, env *cliEnv, name string, args []string,
 	if t.fleet != nil {
 		return runMapMigrate(ctx, env, name, t.fleet)
 	}
-	m, shards := t.m, t.shards
 	if do == nil { // down: each schema's own generator, held to the options named
 		do = func(m *migrate.Migrator, ctx context.Context, shards []pgfunc.Shard, each func(pgfunc.Result)) ([]pgfunc.Result, error) {
 			return m.DownInstalled(ctx, shards, t.askedFields, each)
 		}
 	}
-	start := time.Now()
-	var n, failed, changed int
-	_, _ = do(m, ctx, shards, func(r pgfunc.Result) { // a partial error: each result says
-		n++
-		state := r.Note
-		switch {
-		case r.Err != nil:
-			failed++
-		case r.Applied:
-			changed++
-			if state == "" { // "upgraded": an earlier body replaced in place
-				state = map[string]string{"up": "applied", "down": "removed"}[name]
-			}
-		}
-		fmt.Fprintln(env.stdout, env.secrets.Scrub(resultLine(n, len(shards), state, r)))
-		pgResultJSON(rep, env, state, r)
+	start, tally := time.Now(), pgfunc.Tally{Shards: len(t.shards), Verb: map[string]string{"up": "applied", "down": "removed"}[name]}
+	_, _ = do(t.m, ctx, t.shards, func(r pgfunc.Result) { // a partial error: each result says
+		writeProgress(env, rep, tally.Add(r))
 	})
-	verb := map[string]string{"up": "applied", "down": "removed"}[name]
-	pgTotalsJSON(rep, len(shards), changed, failed, verb, time.Since(start))
-	fmt.Fprintf(env.stdout, "%d %s: %d %s, %d unchanged, %d failed (%s)\n",
-		len(shards), words.Plural(len(shards), "shard", "shards"), changed, verb, len(shards)-changed-failed, failed, time.Since(start).Round(time.Millisecond))
-	if failed > 0 {
-		return errSomeFailed
-	}
-	return nil
+	return writeTally(env, rep, tally, start)
 }
 
-// resultLine is the progress line of shard result r, the n-th of total:
-// state, or FAILED and the error.
-func resultLine(n, total int, state string, r pgfunc.Result) string {
-	if r.Err != nil {
-		state = "FAILED"
-	}
-	line := fmt.Sprintf("[%*d/%d] %-7s %-20s shard %-5d %6.1fms", len(fmt.Sprint(total)), n, total, state, r.Shard.Schema, r.Shard.ID,
-		float64(r.Duration.Microseconds())/1000)
-	if r.Err != nil {
-		line += "  " + words.OneLine(r.Err.Error())
-	}
-	return line
+// writeProgress prints the line of one result of pg up, down or grant,
+// scrubbed (its error may quote a DSN), and adds it to the JSON report.
+func writeProgress(env *cliEnv, rep *jsonReport, p pgfunc.Progress) {
+	var b strings.Builder
+	_ = p.WriteText(&b)
+	_, _ = io.WriteString(env.stdout, env.secrets.Scrub(b.String()))
+	pgResultJSON(rep, env, p.State, p.Result)
+}
+
+// writeTally ends pg up, down or grant begun at start: the totals, in
+// the JSON report and as the summary line, and pgfunc.ErrSomeFailed when
+// some shard failed.
+func writeTally(env *cliEnv, rep *jsonReport, t pgfunc.Tally, start time.Time) error {
+	t.Took = time.Since(start)
+	pgTotalsJSON(rep, t.Shards, t.Changed, t.Failed, t.Verb, t.Took)
+	_ = t.WriteText(env.stdout) // a failed write is reported after t.Err (outputWriter.check)
+	return t.Err()
 }
 
 func runPGGen(_ context.Context, env *cliEnv, args []string) error {
@@ -348,11 +216,7 @@ func runPGGen(_ context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	files, err := pgfunc.Files(shards, o)
-	if err != nil {
-		return err
-	}
-	res, err := gooseup.Join(*dir, files, gooseup.JoinOptions{Offset: *offset, Own: "_shardid_", Force: *force})
+	res, err := pgfunc.WriteDir(*dir, shards, o, *offset, *force)
 	var ve *gooseup.VersionError
 	switch {
 	case errors.As(err, &ve) && ve.Least > 0:
@@ -363,7 +227,5 @@ func runPGGen(_ context.Context, env *cliEnv, args []string) error {
 	case err != nil:
 		return err
 	}
-	fmt.Fprintf(env.stdout, "wrote %d %s to %s (%d already there, unchanged); apply with: goose -dir %s postgres \"$SHARDID_PG_DSN\" up\n",
-		len(res.Written), words.Plural(len(res.Written), "migration", "migrations"), *dir, len(res.Unchanged), *dir)
-	return nil
+	return res.WriteText(env.stdout)
 }

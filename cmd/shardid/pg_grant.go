@@ -3,10 +3,8 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
-	"github.com/shardid/shardid/internal/words"
 	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/pgfunc/fleet"
 	"github.com/shardid/shardid/pgfunc/privilege"
@@ -61,15 +59,9 @@ func runPGGrant(ctx context.Context, env *cliEnv, args []string) (err error) {
 	defer db.Close()
 	env, rep := startReport(env, *asJSON, "pg grant")
 	defer func() { err = rep.finish(env, err) }()
-	start := time.Now()
-	var n, failed int
+	start, tally := time.Now(), pgfunc.Tally{Shards: len(shards), Verb: "granted", Role: *role}
 	_, err = privilege.Grant(ctx, db, shards, *role, func(r pgfunc.Result) {
-		n++
-		if r.Err != nil {
-			failed++
-		}
-		fmt.Fprintln(env.stdout, env.secrets.Scrub(resultLine(n, len(shards), "granted", r)))
-		pgResultJSON(rep, env, "granted", r)
+		writeProgress(env, rep, tally.Add(r))
 	})
 	if errors.Is(err, privilege.ErrInvalidRole) && !pgfunc.IsPartial(err) {
 		return flagUsagef("role", "%v", err) // a superuser, or no such role: bad input
@@ -77,24 +69,6 @@ func runPGGrant(ctx context.Context, env *cliEnv, args []string) (err error) {
 	if err != nil && !pgfunc.IsPartial(err) { // partial: each line says
 		return err
 	}
-	pgTotalsJSON(rep, len(shards), len(shards)-failed, failed, "granted", time.Since(start))
 	rep.total("role", *role)
-	fmt.Fprintf(env.stdout, "%d %s: %d granted to %s, %d failed (%s)\n",
-		len(shards), words.Plural(len(shards), "shard", "shards"), len(shards)-failed, *role, failed, time.Since(start).Round(time.Millisecond))
-	if failed > 0 {
-		return errSomeFailed
-	}
-	return nil
-}
-
-// printDangers lists, after pg status, the privileges that let roles
-// break the generators.
-func printDangers(env *cliEnv, dangers []privilege.Danger) {
-	if len(dangers) == 0 {
-		return
-	}
-	fmt.Fprintln(env.stdout, "\nprivileges that let a role break a generator (revoke them; shardid pg grant --role ROLE gives an application exactly what it needs):")
-	for _, d := range dangers {
-		fmt.Fprintf(env.stdout, "  %-20s %s\n", d.Schema, d)
-	}
+	return writeTally(env, rep, tally, start)
 }

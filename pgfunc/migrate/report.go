@@ -26,7 +26,7 @@ type Report struct {
 	Census inventory.Census
 	// Dangers are the privileges that let a role break the shards'
 	// generators (privilege.Dangers).
-	Dangers []privilege.Danger
+	Dangers privilege.DangerList
 	// Citus is the cluster as its coordinator shows it (citus.Survey),
 	// nil on a server without Citus.
 	Citus *citus.Status
