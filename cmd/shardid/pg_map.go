@@ -110,8 +110,9 @@ func runMapOp(ctx context.Context, env *cliEnv, verb string, op func(func(fleet.
 	return sum.Err()
 }
 
-// writeText prints what t writes (a result's WriteText) on stdout with every password of the command's DSNs
-// scrubbed, line by line: the text may quote a DSN or a server's error.
+// writeText prints what t (a result's WriteText) writes on stdout, every
+// password of the command's DSNs scrubbed line by line: the text may
+// quote a DSN or a server's error.
 func (env *cliEnv) writeText(t func(io.Writer) error) error {
 	var b strings.Builder
 	if err := t(&b); err != nil {
