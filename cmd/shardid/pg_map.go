@@ -8,14 +8,12 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 	"golang.org/x/term"
 
-	"github.com/shardid/shardid/internal/words"
 	"github.com/shardid/shardid/pgfunc/fleet"
 )
 
@@ -92,8 +90,7 @@ func runMapMigrate(ctx context.Context, env *cliEnv, name string, m *fleet.Map) 
 // as verb (applied, removed, granted).
 func runMapOp(ctx context.Context, env *cliEnv, verb string, op func(func(fleet.Event)) []fleet.ServerResult, m *fleet.Map) error {
 	start := time.Now()
-	var each func(fleet.Event)
-	var wait func()
+	each, wait := func(e fleet.Event) { fmt.Fprintln(env.stdout, env.secrets.Scrub(e.Line(verb))) }, func() {}
 	if isTerminal(env.stdout) {
 		p := mpb.NewWithContext(ctx, mpb.WithOutput(env.stdout), mpb.WithWidth(40))
 		bars := map[string]*mpb.Bar{}
@@ -102,93 +99,40 @@ func runMapOp(ctx context.Context, env *cliEnv, verb string, op func(func(fleet.
 				mpb.PrependDecorators(decor.Name(s.Name, decor.WCSyncSpaceR), decor.CountersNoUnit("%d/%d", decor.WCSyncSpace)),
 				mpb.AppendDecorators(decor.Percentage(decor.WCSyncSpace), decor.Elapsed(decor.ET_STYLE_GO, decor.WCSyncSpace)))
 		}
-		each = func(e fleet.Event) { bars[e.Server].Increment() }
-		wait = p.Wait
-	} else {
-		each = func(e fleet.Event) {
-			r := e.Result
-			state := r.Note
-			switch {
-			case r.Err != nil:
-				state = "FAILED"
-			case r.Applied:
-				state = verb
-			}
-			line := fmt.Sprintf("%s %-8s %-20s shard %-5d %6.1fms", e.Server, state, r.Shard.Schema, r.Shard.ID, float64(r.Duration.Microseconds())/1000)
-			if r.Err != nil {
-				line += "  " + words.OneLine(r.Err.Error())
-			}
-			fmt.Fprintln(env.stdout, line)
-		}
-		wait = func() {}
+		each, wait = func(e fleet.Event) { bars[e.Server].Increment() }, p.Wait
 	}
 	results := op(each)
 	wait()
-	fmt.Fprintln(env.stdout)
-	tw := tabwriter.NewWriter(env.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "SERVER\tADDRESS\tSHARDS\t%s\tUNCHANGED\tFAILED\tTIME\n", strings.ToUpper(verb))
-	failed := 0
-	var firstErr error
-	var why []string // per server with failures: its first error
-	for _, sr := range results {
-		changed, f := sr.Changed(), sr.Failed()
-		failed += f
-		if serverErr := sr.FirstErr(); serverErr != nil {
-			firstErr = cmp.Or(firstErr, serverErr)
-			why = append(why, fmt.Sprintf("%s: %d %s failed; the first: %s", sr.Server.Name, f, words.Plural(f, "shard", "shards"), words.OneLine(serverErr.Error())))
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\n", sr.Server.Name, sr.Server.Address, len(sr.Results), changed,
-			len(sr.Results)-changed-f, f, sr.Duration.Round(time.Millisecond))
+	sum := fleet.OpSummary{Verb: verb, Results: results, Took: time.Since(start)}
+	if err := env.writeText(sum.WriteText); err != nil {
+		return err
 	}
-	tw.Flush()
-	for _, line := range why {
-		fmt.Fprintln(env.stdout, line)
+	return sum.Err()
+}
+
+// writeText prints what t (a result's WriteText) writes on stdout, every
+// password of the command's DSNs scrubbed line by line: the text may
+// quote a DSN or a server's error.
+func (env *cliEnv) writeText(t func(io.Writer) error) error {
+	var b strings.Builder
+	if err := t(&b); err != nil {
+		return err
 	}
-	fmt.Fprintf(env.stdout, "%d %s in %s\n", len(results), words.Plural(len(results), "server", "servers"), time.Since(start).Round(time.Millisecond))
-	if failed > 0 {
-		return fmt.Errorf("%d %s failed (first: %v); mend what the failures name, then rerun for the rest", failed, words.Plural(failed, "shard", "shards"), firstErr)
+	lines := strings.SplitAfter(b.String(), "\n")
+	for i, l := range lines {
+		lines[i] = env.secrets.Scrub(l)
 	}
-	return nil
+	_, err := io.WriteString(env.stdout, strings.Join(lines, ""))
+	return err
 }
 
 // runMapStatus prints every mapped shard's state, server by server.
 func runMapStatus(ctx context.Context, env *cliEnv, m *fleet.Map) error {
-	tw := tabwriter.NewWriter(env.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SERVER\tSCHEMA\tSHARD\tVERSION\tMODE\tSTATE")
 	all := m.Status(ctx)
-	for _, ss := range all {
-		if what := ss.Unread(); what != "" {
-			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t%s (%d %s not read): %s\n", ss.Server.Name, what, len(ss.Server.Shards), words.Plural(len(ss.Server.Shards), "shard", "shards"), words.OneLine(ss.Err.Error()))
-			continue
-		}
-		for _, st := range ss.Shards {
-			state, _, _ := fleet.Verdict(st)
-			mode := "-"
-			if st.Installed != nil {
-				mode = string(st.Installed.Mode)
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", ss.Server.Name, st.Shard.Schema, st.Shard.ID, st.Version, mode, state)
-		}
+	if err := env.writeText(fleet.StatusTable(all).WriteText); err != nil {
+		return err
 	}
-	tw.Flush()
-	c := fleet.CountStatus(all)
-	closed, bad, unread, ahead := c.Closed, c.Bad, c.Unread, c.Ahead
-	for _, line := range closed {
-		fmt.Fprintf(env.stdout, "NOT READ on server %s (no CONNECT privilege, or connections not allowed): a copy of a shard there would go unseen\n", line)
-	}
-	switch {
-	case len(closed) > 0:
-		return fmt.Errorf("databases of %d %s could not be read (listed above); grant CONNECT to prove no copy of a shard is there", len(closed), words.Plural(len(closed), "server", "servers"))
-	case bad > 0 && unread > 0:
-		return fmt.Errorf("%d %s missing, outdated, different from the map or copied, and %d on servers not read (unreachable, clones or standbys: see shardid pg verify)", bad, words.Plural(bad, "shard is", "shards are"), unread)
-	case bad > 0:
-		return fmt.Errorf("%d %s missing, outdated, different from the map or copied (see shardid pg verify)", bad, words.Plural(bad, "shard is", "shards are"))
-	case unread > 0:
-		return fmt.Errorf("%d %s on servers not read (unreachable, clones or standbys, listed above)", unread, words.Plural(unread, "shard", "shards"))
-	case ahead > 0:
-		return fmt.Errorf("%d %s further ahead of the clock than %s lead (AHEAD above)", ahead, words.Plural(ahead, "counter stands", "counters stand"), words.Plural(ahead, "its", "their"))
-	}
-	return nil
+	return fleet.CountStatus(all).Err()
 }
 
 // runPGVerify proves the map's invariant against the live servers.
@@ -207,32 +151,23 @@ func runPGVerify(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	rep := m.Verify(ctx)
-	if *asJSON {
-		if err := writeJSON(env.stdout, rep); err != nil {
-			return err
-		}
-	} else {
-		tw := tabwriter.NewWriter(env.stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "SERVER\tADDRESS\tDATABASES\tGENERATORS\tNOT READ")
-		for _, s := range rep.Servers {
-			closed := strings.Join(s.Closed, ",")
-			if s.Error != "" {
-				closed = "everything: " + words.OneLine(s.Error)
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\n", s.Name, s.Address, s.Databases, s.Generators, closed)
-		}
-		tw.Flush()
-		fmt.Fprintln(env.stdout)
-		for _, p := range rep.Problems {
-			fmt.Fprintf(env.stdout, "%-11s %s\n", strings.ToUpper(p.Kind), words.OneLine(p.Message))
-		}
-		if rep.OK {
-			fmt.Fprintf(env.stdout, "OK: %d %s on %d %s, each in one schema on one server, with the map's generator (%s)\n",
-				rep.Shards, words.Plural(rep.Shards, "shard", "shards"), len(rep.Servers), words.Plural(len(rep.Servers), "server", "servers"), rep.Took.Round(time.Millisecond))
-		}
+	return cmp.Or(env.writeResult(*asJSON, rep, rep.WriteText), rep.Err())
+}
+
+// writeResult prints res as one JSON document with asJSON, else the text
+// its text method writes (writeText).
+func (env *cliEnv) writeResult(asJSON bool, res any, text func(io.Writer) error) error {
+	if asJSON {
+		return writeJSON(env.stdout, res)
 	}
-	if !rep.OK {
-		return fmt.Errorf("the servers break the shard map in %d %s", len(rep.Problems), words.Plural(len(rep.Problems), "place", "places"))
+	return env.writeText(text)
+}
+
+// positive refuses a duration flag's value d that is not positive; eg
+// shows good values.
+func positive(name string, d time.Duration, eg string) error {
+	if d <= 0 {
+		return usagef("--%s: %s is not a positive duration (e.g. %s)", name, d, eg)
 	}
 	return nil
 }

@@ -1,14 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"strings"
+	"io"
 	"time"
 
 	"github.com/shardid/shardid"
-	"github.com/shardid/shardid/internal/words"
 	"github.com/shardid/shardid/pgfunc"
 	"github.com/shardid/shardid/pgfunc/inventory"
 	"github.com/shardid/shardid/pgfunc/migrate"
@@ -36,40 +36,33 @@ func runPGResume(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	var ro resume.Options
 	if *after != "" {
-		t, err := time.Parse(time.RFC3339Nano, *after)
+		t, err := resume.ParseAfter(*after)
 		if err != nil {
-			return usagef("--after: %q is not an RFC 3339 instant such as 2026-11-25T10:00:05Z", *after)
+			return usagef("--after: %v", err)
 		}
 		ro.After = t
 	}
 	if *parallel < 1 || *parallel > migrate.MaxParallel {
 		return usagef("--parallel: %d is out of range (allowed 1-%d)", *parallel, migrate.MaxParallel)
 	}
-	if *lead <= 0 || *lead > pgfunc.MaxLead || *lead%time.Millisecond != 0 {
-		return usagef("--lead: %s is not a lead shardid accepts (a whole number of milliseconds from 1ms to %s)", *lead, pgfunc.MaxLead)
+	if err := resume.ValidateLead(*lead); err != nil {
+		return usagef("--lead: %v", err)
 	}
 	ro.Lead = *lead
 	ro.DryRun, ro.BelowRecordedLead = !*apply, *below
-	if *lockWait <= 0 {
-		return usagef("--lock-timeout: %s is not a positive duration (e.g. 30s, 2m)", *lockWait)
+	if err := positive("lock-timeout", *lockWait, "30s, 2m"); err != nil {
+		return err
 	}
-	o := pgfunc.Options{}
-	rep := resumeReport{After: ro.After, DryRun: ro.DryRun, Scope: resumeScope(*mapPath, *shards)}
-	header := func() { // once the servers are known to be reachable
+	rep := resume.Report{After: ro.After, DryRun: ro.DryRun, Scope: resume.Scope(*mapPath, *shards), Lead: ro.Lead}
+	text := func(t func(io.Writer) error) { // nothing with --json
 		if !*asJSON {
-			how := "moving counters"
-			if ro.DryRun {
-				how = "dry run: nothing moves; --apply moves the counters"
-			}
-			fmt.Fprintf(env.stdout, "pg resume (%s): %s, past %s\n", how, rep.Scope, resumeTarget(ro))
+			_ = env.writeText(t)
 		}
 	}
 	start := time.Now()
 	line := func(server string, r resume.Resumed) {
 		rep.Add(server, r)
-		if !*asJSON {
-			fmt.Fprintln(env.stdout, env.secrets.Scrub(resumedLine(server, r)))
-		}
+		text(func(w io.Writer) error { _, err := fmt.Fprintln(w, r.Line(server)); return err })
 	}
 	if *mapPath != "" {
 		m, err := loadMap(env, fs, *mapPath, "lead", "lock-timeout")
@@ -77,16 +70,13 @@ func runPGResume(ctx context.Context, env *cliEnv, args []string) error {
 			return err
 		}
 		m.LockTimeout = *lockWait
-		header()
+		text(rep.WriteHeader) // once the servers are known to be reachable
 		for _, sr := range m.Resume(ctx, ro, line) {
-			if sr.SameAs != "" && !*asJSON {
-				fmt.Fprintf(env.stdout, "same     %s: reaches the running server of %s, whose run moved its counters\n", sr.Server.Name, sr.SameAs)
-			}
+			text(sr.WriteText) // an entry reaching an earlier one's server
 			if sr.Err != nil {
-				rep.Servers = append(rep.Servers, resume.ServerError{Server: sr.Server.Name, Error: env.line(sr.Err.Error())})
-				if !*asJSON {
-					fmt.Fprintf(env.stdout, "FAILED   %s: %s\n", sr.Server.Name, env.line(sr.Err.Error()))
-				}
+				se := resume.ServerError{Server: sr.Server.Name, Error: env.line(sr.Err.Error())}
+				rep.Servers = append(rep.Servers, se)
+				text(se.WriteText)
 			}
 		}
 	} else {
@@ -100,12 +90,12 @@ func runPGResume(ctx context.Context, env *cliEnv, args []string) error {
 				return err
 			}
 		}
-		m, err := openMigrator(ctx, *dsn, o, migrate.Options{Parallel: *parallel, LockTimeout: *lockWait})
+		m, err := openMigrator(ctx, *dsn, pgfunc.Options{}, migrate.Options{Parallel: *parallel, LockTimeout: *lockWait})
 		if err != nil {
 			return err
 		}
 		defer m.Close()
-		header()
+		text(rep.WriteHeader)
 		if _, err := resume.Run(ctx, m, list, ro, func(r resume.Resumed) { line("", r) }); err != nil && !pgfunc.IsPartial(err) { // partial: each line says
 			if errors.Is(err, resume.ErrAfterLayoutEnd) {
 				return usagef("--after: %v", err)
@@ -117,122 +107,11 @@ func runPGResume(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	rep.Finish(start)
-	if *asJSON {
-		if err := writeJSON(env.stdout, rep); err != nil {
-			return err
-		}
-	} else {
-		n := len(rep.Counters) - rep.Missing
-		moved := "moved"
-		if ro.DryRun {
-			moved = "would move"
-		}
-		fmt.Fprintf(env.stdout, "%d %s: %d %s, %d already past, %d not taking part, %d failed", n, words.Plural(n, "counter", "counters"), rep.Moved, moved, rep.Current, rep.Skipped, rep.Failed)
-		if rep.Missing > 0 {
-			fmt.Fprintf(env.stdout, "; %d %s without a generator", rep.Missing, words.Plural(rep.Missing, "shard asked for", "shards asked for"))
-		}
-		if len(rep.Databases) > 0 {
-			fmt.Fprintf(env.stdout, "; %d %s not read", len(rep.Databases), words.Plural(len(rep.Databases), "database", "databases"))
-		}
-		fmt.Fprintf(env.stdout, " (%s)\n", rep.Took)
-		if ro.DryRun && rep.Moved > 0 {
-			fmt.Fprintln(env.stdout, "dry run: nothing moved; run again with --apply, before writers draw, to move them")
-		}
-	}
-	if n := rep.NotMoved(); n > 0 {
-		return fmt.Errorf("%d %s not moved (each line says why); the others' moves stand: mend what the failures name, then rerun (resume only ever moves counters forward)",
-			n, words.Plural(n, "counter, database or server was", "counters, databases or servers were"))
-	}
-	return nil
-}
-
-// resumeScope says which counters a pg resume run looks at.
-func resumeScope(mapPath, shards string) string {
-	switch {
-	case mapPath != "":
-		return "every generator of every database of every server of the map " + mapPath
-	case shards != "":
-		return "shards " + shards + " in the database of the DSN"
-	}
-	return "every generator of every database of the server (kept counters included)"
-}
-
-// resumeTarget says how far pg resume moves the counters.
-func resumeTarget(ro resume.Options) string {
-	if !ro.After.IsZero() {
-		return words.Stamp(ro.After) + " (--after)"
-	}
-	return fmt.Sprintf("the clock plus %s (--lead) or each generator's own lead, whichever is larger", ro.Lead)
+	return cmp.Or(env.writeResult(*asJSON, rep, rep.WriteText), rep.Err())
 }
 
 // resumeReport is pg resume's --json document.
 type resumeReport = resume.Report
-
-// resumedLine is the line pg resume prints for one counter.
-func resumedLine(server string, r resume.Resumed) string {
-	where := r.Schema
-	if r.Database != "" {
-		where = r.Database + "." + where
-	}
-	if r.Retired {
-		where += " (kept by down)"
-	}
-	if r.Node != "" { // a Citus node's counter (pg_citus.go)
-		where += " on " + r.Node
-	}
-	if server != "" {
-		where = server + " " + where
-	}
-	state := r.State()
-	var what string
-	switch state {
-	case "missing":
-		label := "MISSING"
-		return fmt.Sprintf("%-8s %-28s shard %-5s %s", label, where, shardID(r.Shard), strings.TrimPrefix(r.Note, "MISSING: "))
-	case "failed":
-		if errors.Is(r.Err, resume.ErrDatabaseNotRead) {
-			return fmt.Sprintf("FAILED   %s", words.OneLine(r.Err.Error()))
-		}
-		what = words.OneLine(r.Err.Error())
-	case "moved":
-		what = fmt.Sprintf("counter moved past %s (%s)", words.Stamp(r.Past), counterTime(r, r.From))
-		if r.DryRun {
-			what = fmt.Sprintf("counter would move past %s (%s)", words.Stamp(r.Past), counterTime(r, r.From))
-		}
-		if !r.Until.IsZero() && r.Until.After(time.Now().Add(time.Second)) && !strings.Contains(r.Note, "until the clock reaches") {
-			wait := "draws wait"
-			if r.DryRun {
-				wait = "draws would wait"
-			}
-			what += fmt.Sprintf("; %s until %s", wait, words.Stamp(r.Until))
-		}
-	case "current":
-		what = fmt.Sprintf("counter already past %s (%s)", words.Stamp(r.Past), counterTime(r, r.From))
-	default:
-		what = r.Note
-	}
-	label := state
-	switch {
-	case state == "failed":
-		label = "FAILED"
-	case state == "moved" && r.DryRun:
-		label = "would"
-	}
-	line := fmt.Sprintf("%-8s %-28s shard %-5s %s", label, where, shardID(r.Shard), what)
-	if r.Note != "" && state != "skipped" {
-		line += "; " + r.Note
-	}
-	return line
-}
-
-// counterTime says where counter value v stood: the start of its tick.
-func counterTime(r resume.Resumed, v int64) string {
-	if v < 0 {
-		return "never drawn from"
-	}
-	l := r.Meta.LayoutOf()
-	return "it stood at " + words.Stamp(l.TickTime(v>>l.SeqBits))
-}
 
 // shardID writes a shard id, "?" when it is not known (-1: a counter
 // whose metadata cannot be read, or not shardid's).

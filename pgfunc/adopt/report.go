@@ -16,6 +16,9 @@ type Report struct {
 	Current int           `json:"current"`
 	Failed  int           `json:"failed"`
 	Took    string        `json:"took"`
+	// Asked is how many schemas the run was asked for, which the text
+	// summary counts (not in the JSON document).
+	Asked int `json:"-"`
 }
 
 // ReportShard is one schema of a Report, its instants to the millisecond.

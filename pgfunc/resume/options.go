@@ -1,6 +1,7 @@
 package resume
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/shardid/shardid/pgfunc"
@@ -96,4 +97,25 @@ type Resumed struct {
 	// Err is nil on success; other counters' results stand when one
 	// fails.
 	Err error
+}
+
+// ParseAfter reads an Options.After as `shardid pg resume --after` takes
+// it: an RFC 3339 instant, fractions of a second allowed.
+func ParseAfter(s string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%q is not an RFC 3339 instant such as 2026-11-25T10:00:05Z", s)
+	}
+	return t, nil
+}
+
+// ValidateLead checks a lead given explicitly for Options.Lead (as
+// `shardid pg resume --lead` takes it): a whole number of milliseconds
+// from 1ms to pgfunc.MaxLead. Zero, which Run reads as MaxLead, is
+// refused: a caller that gives a lead means one.
+func ValidateLead(d time.Duration) error {
+	if d <= 0 || d > pgfunc.MaxLead || d%time.Millisecond != 0 {
+		return fmt.Errorf("%s is not a lead shardid accepts (a whole number of milliseconds from 1ms to %s)", d, pgfunc.MaxLead)
+	}
+	return nil
 }

@@ -2,7 +2,11 @@ package resume
 
 import (
 	"cmp"
+	"errors"
+	"fmt"
+	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/shardid/shardid/internal/words"
@@ -42,6 +46,9 @@ type Report struct {
 	Skipped   int             `json:"not_taking_part"`
 	Failed    int             `json:"failed"`
 	Took      string          `json:"took"`
+	// Lead is Options.Lead of the run, which the header names (not in
+	// the JSON document).
+	Lead time.Duration `json:"-"`
 }
 
 // Counter is one counter of a Report: a Resumed, its error as one line.
@@ -115,3 +122,148 @@ func (rep *Report) Finish(start time.Time) {
 // NotMoved counts what the run could not move: counters that failed,
 // databases not read, servers where nothing moved.
 func (rep *Report) NotMoved() int { return rep.Failed + len(rep.Servers) + len(rep.Databases) }
+
+// Scope says which counters a pg resume run looks at: every mapped
+// server's with mapPath, the shards of shards on the DSN's database, or
+// every generator of the DSN's server.
+func Scope(mapPath, shards string) string {
+	switch {
+	case mapPath != "":
+		return "every generator of every database of every server of the map " + mapPath
+	case shards != "":
+		return "shards " + shards + " in the database of the DSN"
+	}
+	return "every generator of every database of the server (kept counters included)"
+}
+
+// WriteHeader writes the first line `shardid pg resume` prints, once the
+// servers are known to be reachable: whether the run is a dry run, its
+// Scope and how far the counters move.
+func (rep *Report) WriteHeader(w io.Writer) error {
+	how := "moving counters"
+	if rep.DryRun {
+		how = "dry run: nothing moves; --apply moves the counters"
+	}
+	target := fmt.Sprintf("the clock plus %s (--lead) or each generator's own lead, whichever is larger", rep.Lead)
+	if !rep.After.IsZero() {
+		target = words.Stamp(rep.After) + " (--after)"
+	}
+	_, err := io.WriteString(w, fmt.Sprintf("pg resume (%s): %s, past %s\n", how, rep.Scope, target))
+	return err
+}
+
+// WriteText writes the summary `shardid pg resume` prints after its
+// lines: the counts by state, the shards without a generator and the
+// databases not read, and in a dry run that moves something, how to
+// move it.
+func (rep *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	n := len(rep.Counters) - rep.Missing
+	moved := "moved"
+	if rep.DryRun {
+		moved = "would move"
+	}
+	fmt.Fprintf(&b, "%d %s: %d %s, %d already past, %d not taking part, %d failed", n, words.Plural(n, "counter", "counters"), rep.Moved, moved, rep.Current, rep.Skipped, rep.Failed)
+	if rep.Missing > 0 {
+		fmt.Fprintf(&b, "; %d %s without a generator", rep.Missing, words.Plural(rep.Missing, "shard asked for", "shards asked for"))
+	}
+	if len(rep.Databases) > 0 {
+		fmt.Fprintf(&b, "; %d %s not read", len(rep.Databases), words.Plural(len(rep.Databases), "database", "databases"))
+	}
+	fmt.Fprintf(&b, " (%s)\n", rep.Took)
+	if rep.DryRun && rep.Moved > 0 {
+		b.WriteString("dry run: nothing moved; run again with --apply, before writers draw, to move them\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Err is the error of a run that could not move everything (NotMoved),
+// nil when it could.
+func (rep *Report) Err() error {
+	if n := rep.NotMoved(); n > 0 {
+		return fmt.Errorf("%d %s not moved (each line says why); the others' moves stand: mend what the failures name, then rerun (resume only ever moves counters forward)",
+			n, words.Plural(n, "counter, database or server was", "counters, databases or servers were"))
+	}
+	return nil
+}
+
+// WriteText writes the line `shardid pg resume --map` prints for a
+// server where nothing moved.
+func (e ServerError) WriteText(w io.Writer) error {
+	_, err := io.WriteString(w, "FAILED   "+e.Server+": "+e.Error+"\n")
+	return err
+}
+
+// Line is the line `shardid pg resume` prints for r, a counter of server
+// (the map's name, "" without a map): where it is, its State and what
+// moved, or why not.
+func (r Resumed) Line(server string) string {
+	where := r.Schema
+	if r.Database != "" {
+		where = r.Database + "." + where
+	}
+	if r.Retired {
+		where += " (kept by down)"
+	}
+	if r.Node != "" { // a Citus node's counter
+		where += " on " + r.Node
+	}
+	if server != "" {
+		where = server + " " + where
+	}
+	state := r.State()
+	var what string
+	switch state {
+	case "missing":
+		return fmt.Sprintf("%-8s %-28s shard %-5s %s", "MISSING", where, shardID(r.Shard), strings.TrimPrefix(r.Note, "MISSING: "))
+	case "failed":
+		if errors.Is(r.Err, ErrDatabaseNotRead) {
+			return fmt.Sprintf("FAILED   %s", words.OneLine(r.Err.Error()))
+		}
+		what = words.OneLine(r.Err.Error())
+	case "moved":
+		move, wait := "moved", "draws wait"
+		if r.DryRun {
+			move, wait = "would move", "draws would wait"
+		}
+		what = fmt.Sprintf("counter %s past %s (%s)", move, words.Stamp(r.Past), r.counterTime(r.From))
+		if !r.Until.IsZero() && r.Until.After(time.Now().Add(time.Second)) && !strings.Contains(r.Note, "until the clock reaches") {
+			what += fmt.Sprintf("; %s until %s", wait, words.Stamp(r.Until))
+		}
+	case "current":
+		what = fmt.Sprintf("counter already past %s (%s)", words.Stamp(r.Past), r.counterTime(r.From))
+	default:
+		what = r.Note
+	}
+	label := state
+	switch {
+	case state == "failed":
+		label = "FAILED"
+	case state == "moved" && r.DryRun:
+		label = "would"
+	}
+	line := fmt.Sprintf("%-8s %-28s shard %-5s %s", label, where, shardID(r.Shard), what)
+	if r.Note != "" && state != "skipped" {
+		line += "; " + r.Note
+	}
+	return line
+}
+
+// counterTime says where counter value v stood: the start of its tick.
+func (r Resumed) counterTime(v int64) string {
+	if v < 0 {
+		return "never drawn from"
+	}
+	l := r.Meta.LayoutOf()
+	return "it stood at " + words.Stamp(l.TickTime(v>>l.SeqBits))
+}
+
+// shardID writes a shard id, "?" when it is not known (-1: a counter
+// whose metadata cannot be read, or not shardid's).
+func shardID(id int64) string {
+	if id < 0 {
+		return "?"
+	}
+	return fmt.Sprint(id)
+}
