@@ -85,3 +85,9 @@ func (i Info) Row() InfoRow {
 	}
 	return row
 }
+
+// Totals are the counts of shardid worker status --json: leased, live
+// and fenced.
+func (s Summary) Totals() map[string]any {
+	return map[string]any{"leased": s.Leased, "live": s.Live, "fenced": s.Fenced}
+}

@@ -49,3 +49,11 @@ func TestInfoRow(t *testing.T) {
 		t.Errorf("an ended fence: Row = %+v", row)
 	}
 }
+
+// TestSummaryTotals: worker status --json counts what Summarize counted.
+func TestSummaryTotals(t *testing.T) {
+	got := lease.Summary{Leased: 3, Live: 2, Fenced: 1}.Totals()
+	if want := map[string]any{"leased": 3, "live": 2, "fenced": 1}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Totals = %v, want %v", got, want)
+	}
+}

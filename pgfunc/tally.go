@@ -106,3 +106,32 @@ func (t Tally) WriteText(w io.Writer) error {
 	_, err := io.WriteString(w, s)
 	return err
 }
+
+// ProgressRow is one shard of the --json document of shardid pg up, down
+// and grant.
+type ProgressRow struct {
+	Schema string  `json:"schema"`
+	Shard  int64   `json:"shard"`
+	State  string  `json:"state"` // applied, removed, upgraded, granted, current, …, or failed
+	MS     float64 `json:"ms"`
+	Error  string  `json:"error,omitempty"`
+}
+
+// Row is p as a row of that document: its State, or failed with the
+// error's text as the error gives it (a caller printing it scrubs
+// passwords from it).
+func (p Progress) Row() ProgressRow {
+	r := p.Result
+	row := ProgressRow{Schema: r.Shard.Schema, Shard: r.Shard.ID, State: p.State, MS: float64(r.Duration.Microseconds()) / 1000}
+	if r.Err != nil {
+		row.State, row.Error = "failed", r.Err.Error()
+	}
+	return row
+}
+
+// Totals are the run's totals in that document: shards, the verb's count
+// (applied, removed, granted), unchanged, failed and took.
+func (t Tally) Totals() map[string]any {
+	return map[string]any{"shards": t.Shards, t.Verb: t.Changed, "unchanged": t.Shards - t.Changed - t.Failed,
+		"failed": t.Failed, "took": fmt.Sprint(t.Took.Round(time.Millisecond))}
+}

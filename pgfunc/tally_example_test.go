@@ -1,7 +1,9 @@
 package pgfunc_test
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"time"
 
@@ -36,4 +38,21 @@ func ExampleWritten_WriteText() {
 	_ = pgfunc.Written{Dir: "migrations", Written: []string{"00001_shardid_insta0.sql", "00002_shardid_insta1.sql"}, Unchanged: []string{"00003_shardid_insta2.sql"}}.WriteText(os.Stdout)
 	// Output:
 	// wrote 2 migrations to migrations (1 already there, unchanged); apply with: goose -dir migrations postgres "$SHARDID_PG_DSN" up
+}
+
+// The --json document of pg up: a row per shard, the run's totals.
+func ExampleTally_Totals() {
+	t := pgfunc.Tally{Shards: 3, Verb: "applied"}
+	var rows []pgfunc.ProgressRow
+	for _, r := range []pgfunc.Result{
+		{Shard: pgfunc.Shard{Schema: "insta0", ID: 0}, Applied: true, Duration: 1500 * time.Microsecond},
+		{Shard: pgfunc.Shard{Schema: "insta2", ID: 2}, Err: errors.New("permission denied"), Duration: 2 * time.Millisecond},
+	} {
+		rows = append(rows, t.Add(r).Row())
+	}
+	t.Took = 1234567 * time.Microsecond
+	b, _ := json.Marshal(map[string]any{"rows": rows, "totals": t.Totals()})
+	fmt.Println(string(b))
+	// Output:
+	// {"rows":[{"schema":"insta0","shard":0,"state":"applied","ms":1.5},{"schema":"insta2","shard":2,"state":"failed","ms":2,"error":"permission denied"}],"totals":{"applied":1,"failed":1,"shards":3,"took":"1.235s","unchanged":1}}
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/lease"
 	"github.com/shardid/shardid/tools/bench"
 )
 
@@ -252,7 +253,7 @@ func checkLeased(t *testing.T, dsn string, ps []*idgenProc, nodes []int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := map[int64]leaseJSON{}
+	rows := map[int64]lease.InfoRow{}
 	for _, r := range statusJSON(t, dsn) {
 		rows[r.Node] = r
 	}
@@ -288,7 +289,7 @@ func TestIDGenKilled(t *testing.T) {
 		if node := other.wait(t, 1000); node == dead && liveNode(t, dsn, dead) {
 			t.Fatalf("node %d handed out while the killed process's lease is live", dead)
 		}
-		var row leaseJSON
+		var row lease.InfoRow
 		for row = leaseOf(t, dsn, dead); row.Live; row = leaseOf(t, dsn, dead) {
 			time.Sleep(100 * time.Millisecond)
 		}
@@ -322,7 +323,7 @@ func withLeaseTable(t *testing.T, f func(t *testing.T, dsn string)) {
 }
 
 // leaseOf returns node's row from worker status.
-func leaseOf(t *testing.T, dsn string, node int64) leaseJSON {
+func leaseOf(t *testing.T, dsn string, node int64) lease.InfoRow {
 	t.Helper()
 	for _, l := range statusJSON(t, dsn) {
 		if l.Node == node {
@@ -330,7 +331,7 @@ func leaseOf(t *testing.T, dsn string, node int64) leaseJSON {
 		}
 	}
 	t.Fatalf("no lease row for node %d", node)
-	return leaseJSON{}
+	return lease.InfoRow{}
 }
 
 func liveNode(t *testing.T, dsn string, node int64) bool { return leaseOf(t, dsn, node).Live }

@@ -131,6 +131,13 @@ func (r *jsonReport) total(name string, v any) {
 	}
 }
 
+// totals sets the totals m holds (a result's Totals).
+func (r *jsonReport) totals(m map[string]any) {
+	for k, v := range m {
+		r.total(k, v)
+	}
+}
+
 // finish writes the document, with err (the command's outcome, scrubbed
 // of env's secrets) as its problem, and returns err: the exit status and
 // the one line on stderr stay what they are without --json.

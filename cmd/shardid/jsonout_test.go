@@ -8,6 +8,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shardid/shardid/pgfunc"
+	"github.com/shardid/shardid/pgfunc/migrate"
+	"github.com/shardid/shardid/segment"
+	"github.com/shardid/shardid/tickets"
+	"github.com/shardid/shardid/tidb/apply"
+	"github.com/shardid/shardid/tidb/explain"
 	"github.com/shardid/shardid/tools/testsrv"
 )
 
@@ -104,17 +110,17 @@ func TestPGJSON(t *testing.T) {
 	t.Cleanup(func() { db.Exec("DROP OWNED BY " + role + "; DROP ROLE " + role) })
 
 	up := jsonOf(t, 0, "pg", "up", "--dsn", dsn, "--shards", "0-2,10")
-	res := rowsOf[pgResultRow](t, up)
+	res := rowsOf[pgfunc.ProgressRow](t, up)
 	if len(res) != 4 || up.Totals["applied"] != float64(4) || up.Totals["failed"] != float64(0) {
 		t.Fatalf("pg up --json: %+v %v", res, up.Totals)
 	}
 	again := jsonOf(t, 0, "pg", "up", "--dsn", dsn, "--shards", "0-2,10")
-	if rows := rowsOf[pgResultRow](t, again); len(rows) != 4 || rows[0].State != "current" || again.Totals["unchanged"] != float64(4) {
+	if rows := rowsOf[pgfunc.ProgressRow](t, again); len(rows) != 4 || rows[0].State != "current" || again.Totals["unchanged"] != float64(4) {
 		t.Errorf("pg up again --json: %+v %v", rows, again.Totals)
 	}
 
 	st := jsonOf(t, 0, "pg", "status", "--dsn", dsn)
-	rows := rowsOf[pgStatusRow](t, st)
+	rows := rowsOf[migrate.StatusRow](t, st)
 	var ids []int64
 	for _, r := range rows {
 		ids = append(ids, r.Shard)
@@ -130,19 +136,19 @@ func TestPGJSON(t *testing.T) {
 	}
 
 	g := jsonOf(t, 0, "pg", "grant", "--dsn", dsn, "--shards", "0-2", "--role", role)
-	if rows := rowsOf[pgResultRow](t, g); len(rows) != 3 || rows[0].State != "granted" || g.Totals["role"] != role {
+	if rows := rowsOf[pgfunc.ProgressRow](t, g); len(rows) != 3 || rows[0].State != "granted" || g.Totals["role"] != role {
 		t.Errorf("pg grant --json: %+v %v", rows, g.Totals)
 	}
 
 	// Asked about another mode than the one applied: status fails and
 	// each row says it differs.
 	bad := jsonOf(t, 1, "pg", "status", "--dsn", dsn, "--shards", "0-1", "--mode", "classic")
-	if rows := rowsOf[pgStatusRow](t, bad); len(rows) != 2 || rows[0].State != "differs" || len(bad.Problems) != 1 {
+	if rows := rowsOf[migrate.StatusRow](t, bad); len(rows) != 2 || rows[0].State != "differs" || len(bad.Problems) != 1 {
 		t.Errorf("pg status --json against other options: %+v %q", rows, bad.Problems)
 	}
 
 	down := jsonOf(t, 0, "pg", "down", "--dsn", dsn, "--shards", "10")
-	if rows := rowsOf[pgResultRow](t, down); len(rows) != 1 || rows[0].State != "removed" || down.Totals["removed"] != float64(1) {
+	if rows := rowsOf[pgfunc.ProgressRow](t, down); len(rows) != 1 || rows[0].State != "removed" || down.Totals["removed"] != float64(1) {
 		t.Errorf("pg down --json: %+v %v", rows, down.Totals)
 	}
 }
@@ -156,7 +162,7 @@ func TestSegmentAndTicketsJSON(t *testing.T) {
 		t.Fatal(errOut)
 	}
 	seg := jsonOf(t, 0, "segment", "status", "--dsn", pg)
-	if tags := rowsOf[segmentTagRow](t, seg); len(tags) != 1 || tags[0].Tag != "orders" || tags[0].LastRewind != nil {
+	if tags := rowsOf[segment.TagRow](t, seg); len(tags) != 1 || tags[0].Tag != "orders" || tags[0].LastRewind != nil {
 		t.Errorf("segment status --json: %+v", tags)
 	}
 
@@ -174,7 +180,7 @@ func TestSegmentAndTicketsJSON(t *testing.T) {
 		t.Fatal(errOut)
 	}
 	tk := jsonOf(t, 0, "tickets", "status", "--dsn", a, "--dsn", b, "--name", "ord")
-	rows := rowsOf[ticketsRow](t, tk)
+	rows := rowsOf[tickets.ServerRow](t, tk)
 	if len(rows) != 2 || rows[0].Offset != 1 || rows[1].Offset != 2 || rows[0].Increment != 2 || rows[0].Last == nil || tk.Totals["servers"] != float64(2) {
 		t.Errorf("tickets status --json: %+v %v", rows, tk.Totals)
 	}
@@ -201,7 +207,7 @@ func TestTiDBJSON(t *testing.T) {
 	}
 	code, text, _ := runCLI(t, "", nil, "tidb", "render", schema)
 	code2, out, errOut := runCLI(t, "", nil, "tidb", "render", "--json", schema)
-	var doc renderJSON
+	var doc explain.Doc
 	if err := json.Unmarshal([]byte(out), &doc); code != 0 || code2 != 0 || err != nil || errOut != "" {
 		t.Fatalf("tidb render --json: exit %d %v %q\n%s", code2, err, errOut, out)
 	}
@@ -211,14 +217,14 @@ func TestTiDBJSON(t *testing.T) {
 
 	dsn := serverDSN(t, "tidb")
 	pending := jsonOf(t, 1, "tidb", "status", "--dsn", dsn, schema) // exit 1: a migration is pending
-	if rows := rowsOf[tidbStatusRow](t, pending); len(rows) != 1 || rows[0].State != "pending" || rows[0].AppliedAt != nil {
+	if rows := rowsOf[apply.StatusRow](t, pending); len(rows) != 1 || rows[0].State != "pending" || rows[0].AppliedAt != nil {
 		t.Errorf("tidb status --json before up: %+v", rows)
 	}
 	if code, _, errOut := runCLI(t, "", nil, "tidb", "up", "--dsn", dsn, schema); code != 0 {
 		t.Fatal(errOut)
 	}
 	applied := jsonOf(t, 0, "tidb", "status", "--dsn", dsn, schema)
-	if rows := rowsOf[tidbStatusRow](t, applied); len(rows) != 1 || rows[0].State != "applied" || rows[0].AppliedAt == nil || rows[0].Drift == nil {
+	if rows := rowsOf[apply.StatusRow](t, applied); len(rows) != 1 || rows[0].State != "applied" || rows[0].AppliedAt == nil || rows[0].Drift == nil {
 		t.Errorf("tidb status --json after up: %+v", rows)
 	}
 }

@@ -186,7 +186,9 @@ func writeProgress(env *cliEnv, rep *jsonReport, p pgfunc.Progress) {
 	var b strings.Builder
 	_ = p.WriteText(&b)
 	_, _ = io.WriteString(env.stdout, env.secrets.Scrub(b.String()))
-	pgResultJSON(rep, env, p.State, p.Result)
+	row := p.Row()
+	row.Error = env.line(row.Error)
+	rep.row(row)
 }
 
 // writeTally ends pg up, down or grant begun at start: the totals, in
@@ -194,7 +196,7 @@ func writeProgress(env *cliEnv, rep *jsonReport, p pgfunc.Progress) {
 // some shard failed.
 func writeTally(env *cliEnv, rep *jsonReport, t pgfunc.Tally, start time.Time) error {
 	t.Took = time.Since(start)
-	pgTotalsJSON(rep, t.Shards, t.Changed, t.Failed, t.Verb, t.Took)
+	rep.totals(t.Totals())
 	_ = t.WriteText(env.stdout) // a failed write is reported after t.Err (outputWriter.check)
 	return t.Err()
 }

@@ -42,17 +42,13 @@ func runPGResume(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		ro.After = t
 	}
-	if *parallel < 1 || *parallel > migrate.MaxParallel {
-		return usagef("--parallel: %d is out of range (allowed 1-%d)", *parallel, migrate.MaxParallel)
+	if err := checkRunFlags(*parallel, *lockWait); err != nil {
+		return err
 	}
 	if err := resume.ValidateLead(*lead); err != nil {
 		return usagef("--lead: %v", err)
 	}
-	ro.Lead = *lead
-	ro.DryRun, ro.BelowRecordedLead = !*apply, *below
-	if err := positive("lock-timeout", *lockWait, "30s, 2m"); err != nil {
-		return err
-	}
+	ro.Lead, ro.DryRun, ro.BelowRecordedLead = *lead, !*apply, *below
 	rep := resume.Report{After: ro.After, DryRun: ro.DryRun, Scope: resume.Scope(*mapPath, *shards), Lead: ro.Lead}
 	text := func(t func(io.Writer) error) { // nothing with --json
 		if !*asJSON {
@@ -108,16 +104,4 @@ func runPGResume(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	rep.Finish(start)
 	return cmp.Or(env.writeResult(*asJSON, rep, rep.WriteText), rep.Err())
-}
-
-// resumeReport is pg resume's --json document.
-type resumeReport = resume.Report
-
-// shardID writes a shard id, "?" when it is not known (-1: a counter
-// whose metadata cannot be read, or not shardid's).
-func shardID(id int64) string {
-	if id < 0 {
-		return "?"
-	}
-	return fmt.Sprint(id)
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/shardid/shardid/pgfunc/resume"
 )
 
 // withPassword returns dsn with user postgres and a password the test
@@ -71,7 +73,7 @@ func TestPGResume(t *testing.T) {
 	// A rerun moves nothing already past (with the default, the clock has
 	// moved on since: an --after from before the first run).
 	code, out, errOut = runCLI(t, "", env, "pg", "resume", "--apply", "--json", "--after", time.Now().UTC().Add(-time.Second).Format(time.RFC3339Nano))
-	var rep resumeReport
+	var rep resume.Report
 	if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil || rep.Moved != 0 || rep.Current != 3 || len(rep.Counters) != 3 || rep.Counters[0].Schema != "insta0" {
 		t.Fatalf("resume --json rerun: exit %d, %v, %+v\n%s%s", code, err, rep, out, errOut)
 	}

@@ -23,10 +23,10 @@ func runPGStatus(ctx context.Context, env *cliEnv, args []string) (err error) {
 	if err != nil {
 		return err
 	}
-	pgStatusJSON(rep, r.Statuses, t.asked)
-	for k, v := range r.Totals() {
-		rep.total(k, v)
+	for _, s := range r.Statuses {
+		rep.row(s.Row(t.asked))
 	}
+	rep.totals(r.Totals())
 	var b strings.Builder // the table, the census, the dangers, and on Citus every node's counters
 	_ = r.WriteText(&b, t.asked)
 	// A failed write is reported after the verdict (outputWriter.check).

@@ -15,10 +15,6 @@ import (
 	"github.com/shardid/shardid/tidb/script"
 )
 
-// renderJSON is tidb render --json: the statements render prints, and
-// the choices it prints on stderr without --json.
-type renderJSON = explain.Doc
-
 // renderFlags are the flags shared by render, gen, up and status.
 type renderFlags struct {
 	strategy                       string

@@ -132,14 +132,10 @@ func runTiDBUp(ctx context.Context, env *cliEnv, args []string) (err error) {
 	env, rep := startReport(env, *asJSON, "tidb up")
 	defer func() { err = rep.finish(env, err) }()
 	res, err := mg.Up(ctx)
-	applied, skipped := apply.UpCount(res)
 	for _, r := range res {
 		rep.row(r.Row())
 	}
-	rep.total("migrations", len(res))
-	rep.total("applied", applied)
-	rep.total("skipped", skipped)
-	rep.total("already_applied", len(res)-applied-skipped)
+	rep.totals(apply.UpTotals(res))
 	werr := apply.UpReport{Results: res, Stopped: err != nil}.WriteText(env.stdout)
 	if err != nil {
 		return fmt.Errorf("up: %w", err)
@@ -165,7 +161,10 @@ func runTiDBStatus(ctx context.Context, env *cliEnv, args []string) (err error) 
 	if err != nil {
 		return fmt.Errorf("status: %w", err)
 	}
-	tidbStatusJSON(rep, st)
+	for _, s := range st {
+		rep.row(s.Row())
+	}
+	rep.totals(apply.StatusTotals(st))
 	if err := apply.StatusReport(st).WriteText(env.stdout); err != nil {
 		return err
 	}
@@ -173,16 +172,4 @@ func runTiDBStatus(ctx context.Context, env *cliEnv, args []string) (err error) 
 		return fmt.Errorf("status: %w", err)
 	}
 	return nil
-}
-
-// tidbStatusRow is one migration of tidb status --json.
-type tidbStatusRow = apply.StatusRow
-
-// tidbStatusJSON adds st to r.
-func tidbStatusJSON(r *jsonReport, st []apply.Status) {
-	for _, s := range st {
-		r.row(s.Row())
-	}
-	r.total("migrations", len(st))
-	r.total("drifted", apply.CountStatus(st).Drifted)
 }

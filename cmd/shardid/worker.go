@@ -47,9 +47,6 @@ func parseLeaseCommand(ctx context.Context, env *cliEnv, fs *flagSet, f *leaseFl
 	return f.open(ctx, fs)
 }
 
-// leaseTableJSON is the one row of worker up --json.
-type leaseTableJSON = lease.TableRow
-
 func runWorkerUp(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "worker up")
 	var f leaseFlags
@@ -70,9 +67,6 @@ func runWorkerUp(ctx context.Context, env *cliEnv, args []string) error {
 	return rep.finish(env, up.WriteText(env.stdout))
 }
 
-// leaseJSON is one element of worker status --json.
-type leaseJSON = lease.InfoRow
-
 func runWorkerStatus(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "worker status")
 	var f leaseFlags
@@ -92,9 +86,7 @@ func runWorkerStatus(ctx context.Context, env *cliEnv, args []string) error {
 		rep.row(l.Row())
 	}
 	sum := lease.Summarize(leases)
-	rep.total("leased", sum.Leased)
-	rep.total("live", sum.Live)
-	rep.total("fenced", sum.Fenced)
+	rep.totals(sum.Totals())
 	if note := sum.FencedNote(); note != "" {
 		rep.note(note)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/shardid/shardid"
+	"github.com/shardid/shardid/lease"
 	"github.com/shardid/shardid/tools/testsrv"
 )
 
@@ -24,10 +25,10 @@ var leaseBackends = []struct {
 
 // statusJSON runs worker status --json and decodes its rows: the one
 // document shape of every command (jsonOf checks it).
-func statusJSON(t *testing.T, dsn string, extra ...string) []leaseJSON {
+func statusJSON(t *testing.T, dsn string, extra ...string) []lease.InfoRow {
 	t.Helper()
 	r := jsonOf(t, 0, append([]string{"worker", "status", "--dsn", dsn}, extra...)...)
-	leases := rowsOf[leaseJSON](t, r)
+	leases := rowsOf[lease.InfoRow](t, r)
 	live := 0
 	for _, l := range leases {
 		if l.Live && !l.Fenced {
@@ -57,7 +58,7 @@ func TestWorkerUpStatusIDGen(t *testing.T) {
 			if code != 0 || !strings.Contains(out, "already up to date") {
 				t.Fatalf("worker up again: exit %d\n%s", code, out)
 			}
-			if rows := rowsOf[leaseTableJSON](t, jsonOf(t, 0, "worker", "up", "--dsn", dsn)); len(rows) != 1 || rows[0].State != "current" || rows[0].Table != "shardid_worker_lease" {
+			if rows := rowsOf[lease.TableRow](t, jsonOf(t, 0, "worker", "up", "--dsn", dsn)); len(rows) != 1 || rows[0].State != "current" || rows[0].Table != "shardid_worker_lease" {
 				t.Fatalf("worker up --json: %+v", rows)
 			}
 			if l := statusJSON(t, dsn); len(l) != 0 {

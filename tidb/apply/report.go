@@ -128,3 +128,16 @@ func (r Result) Row() ResultRow {
 	}
 	return row
 }
+
+// UpTotals are the counts of shardid tidb up --json: migrations, applied,
+// skipped and already_applied.
+func UpTotals(res []Result) map[string]any {
+	applied, skipped := UpCount(res)
+	return map[string]any{"migrations": len(res), "applied": applied, "skipped": skipped, "already_applied": len(res) - applied - skipped}
+}
+
+// StatusTotals are the counts of shardid tidb status --json: migrations
+// and drifted.
+func StatusTotals(st []Status) map[string]any {
+	return map[string]any{"migrations": len(st), "drifted": CountStatus(st).Drifted}
+}

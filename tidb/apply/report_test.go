@@ -69,3 +69,15 @@ func TestRows(t *testing.T) {
 		t.Errorf("already applied: %+v", row)
 	}
 }
+
+// TestTotals: the --json totals of tidb up and tidb status count what
+// UpCount and CountStatus count.
+func TestTotals(t *testing.T) {
+	st := []apply.Status{{}, {Applied: true}, {Applied: true, Drift: []string{"x"}}}
+	if got := apply.StatusTotals(st); got["migrations"] != 3 || got["drifted"] != 1 || len(got) != 2 {
+		t.Errorf("StatusTotals = %v", got)
+	}
+	if got := apply.UpTotals(nil); got["migrations"] != 0 || got["applied"] != 0 || got["skipped"] != 0 || got["already_applied"] != 0 || len(got) != 4 {
+		t.Errorf("UpTotals(nil) = %v", got)
+	}
+}
