@@ -13,11 +13,12 @@ import (
 
 // TestHouse holds the module to the shape its packages promise: the root
 // package (the ID core) links no database code, no package imports from a
-// layer above its own (see layerOf), no package under pgfunc/ holds more
-// than 3,000 lines of non-test Go (one that large does more than one
-// stage's work: split it by stage) and no non-test Go file grows past 600
-// lines (a file that long
-// holds more than one concern: split it by what each part does).
+// layer above its own (see layerOf), no package holds more than 3,000
+// lines of non-test Go (one that large does more than one stage's work:
+// split it by stage), the CLI no more than 4,000 (it parses flags, calls
+// the library and prints what the library writes), and no non-test Go file
+// grows past 600 lines (a file that long holds more than one concern:
+// split it by what each part does).
 func TestHouse(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Fatalf("no go command: %v", err)
@@ -80,31 +81,35 @@ func TestHouse(t *testing.T) {
 		}
 	})
 	t.Run("package size", func(t *testing.T) {
-		out, err := exec.Command("go", "list", "-f", "{{.Dir}} {{join .GoFiles \" \"}}", "./pgfunc/...", "./tidb/...").Output()
+		out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{.Dir}} {{join .GoFiles \" \"}}", "./...").Output()
 		if err != nil {
-			t.Fatalf("go list ./pgfunc/... ./tidb/...: %v", err)
+			t.Fatalf("go list ./...: %v", err)
 		}
 		pkgs := 0
 		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 			fields := strings.Fields(line)
-			if len(fields) == 0 {
+			if len(fields) < 2 {
 				continue
 			}
 			pkgs++
 			lines := 0
-			for _, f := range fields[1:] {
-				b, err := os.ReadFile(filepath.Join(fields[0], f))
+			for _, f := range fields[2:] {
+				b, err := os.ReadFile(filepath.Join(fields[1], f))
 				if err != nil {
 					t.Fatal(err)
 				}
 				lines += bytes.Count(b, []byte("\n"))
 			}
-			if lines > 3000 {
-				t.Errorf("%s holds %d lines of non-test Go (at most 3,000 in a package): split it by stage", fields[0], lines)
+			limit, why := 3000, "split it by stage"
+			if fields[0] == module+"/cmd/shardid" {
+				limit, why = 4000, "move the work into the library and print what it writes"
+			}
+			if lines > limit {
+				t.Errorf("%s holds %d lines of non-test Go (at most %d): %s", fields[0], lines, limit, why)
 			}
 		}
-		if pkgs < 5 {
-			t.Fatalf("go list ./pgfunc/... ./tidb/... listed %d packages: the check read nothing", pkgs)
+		if pkgs < 20 {
+			t.Fatalf("go list ./... listed %d packages: the check read nothing", pkgs)
 		}
 	})
 	t.Run("file length", func(t *testing.T) {
