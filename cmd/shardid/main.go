@@ -217,11 +217,11 @@ func run(ctx context.Context, env *cliEnv, args []string) int {
 		// (A terminal stays as it is: the progress bars of the map
 		// commands need to see it. Writes to one do not fail short of a
 		// hangup, which ends the process.)
-		out = &outputWriter{w: env.stdout}
+		out = &outputWriter{words.Writer{W: env.stdout}}
 		e.stdout = out
 	}
 	err := cmd.run(ctx, &e, args[1:])
-	if out != nil && err == out.err {
+	if out != nil && err == out.Err {
 		err = nil // said by out.check, in its words
 	}
 	return out.check(&e, err, exitCode(&e, err))

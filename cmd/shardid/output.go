@@ -3,8 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
+
+	"github.com/shardid/shardid/internal/words"
 )
 
 // outputWriter is a command's stdout. It remembers the first write that
@@ -12,32 +13,17 @@ import (
 // not the command looked at what its writes returned, and after it writes
 // nothing more: the output is cut at a line the command wrote whole or in
 // part, never resumed past a gap.
-type outputWriter struct {
-	w   io.Writer
-	err error
-}
-
-// Write writes p, or returns the first error again once a write failed.
-func (o *outputWriter) Write(p []byte) (int, error) {
-	if o.err != nil {
-		return 0, o.err
-	}
-	n, err := o.w.Write(p)
-	if err != nil {
-		o.err = err
-	}
-	return n, err
-}
+type outputWriter struct{ words.Writer }
 
 // check reports a failed write after the command returned err and exitCode
 // printed err and gave code: one more line on stderr and a failing exit
 // status, unless err already was the write error. A command's own error
 // keeps its exit status.
 func (o *outputWriter) check(env *cliEnv, err error, code int) int {
-	if o == nil || o.err == nil || errors.Is(err, o.err) {
+	if o == nil || o.Err == nil || errors.Is(err, o.Err) {
 		return code
 	}
-	why := o.err
+	why := o.Err
 	var pe *os.PathError
 	if errors.As(why, &pe) {
 		why = pe.Err

@@ -1,6 +1,8 @@
 package words
 
 import (
+	"errors"
+	"fmt"
 	"testing"
 	"time"
 )
@@ -54,5 +56,34 @@ func TestStampAndOneLine(t *testing.T) {
 	}
 	if got := OneLine("  dial 127.0.0.1:1: refused\n\tdial [::1]:1:   refused\n"); got != "dial 127.0.0.1:1: refused | dial [::1]:1: refused" {
 		t.Errorf("OneLine = %q", got)
+	}
+}
+
+// failAfter accepts n writes, then fails every one.
+type failAfter struct {
+	n   int
+	got []byte
+}
+
+func (f *failAfter) Write(p []byte) (int, error) {
+	if f.n == 0 {
+		return 0, errors.New("disk full")
+	}
+	f.n--
+	f.got = append(f.got, p...)
+	return len(p), nil
+}
+
+func TestWriterKeepsFirstError(t *testing.T) {
+	f := &failAfter{n: 1}
+	w := &Writer{W: f}
+	fmt.Fprint(w, "one\n")
+	fmt.Fprint(w, "two\n")
+	f.n = 5 // the destination would take more: the writer writes nothing past the gap
+	if _, err := fmt.Fprint(w, "three\n"); err == nil || w.Err == nil || w.Err.Error() != "disk full" {
+		t.Fatalf("after a failed write: %v, Err %v", err, w.Err)
+	}
+	if string(f.got) != "one\n" {
+		t.Errorf("written %q, want only the line before the failure", f.got)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/shardid/shardid/internal/words"
 	"github.com/shardid/shardid/tools/bench"
 )
 
@@ -32,7 +33,7 @@ func (c Citus) WriteText(w io.Writer) error {
 	if rep == nil {
 		return nil
 	}
-	ew := &errWriter{w: w}
+	ew := &words.Writer{W: w}
 	s := rep.Settings
 	fmt.Fprintf(ew, "shardid bench pg on Citus: %s\n%d clients × %d single-row INSERTs per table and round, %d rounds (medians)\n\n", c.Where, s.Clients, s.Rows, s.Rounds)
 	fmt.Fprintf(ew, "%-12s %-9s %14s %14s %12s\n", "ENTRY", "PROTOCOL", "NEXT_ID ROWS/S", "BIGSERIAL R/S", "× BIGSERIAL")
@@ -40,5 +41,5 @@ func (c Citus) WriteText(w io.Writer) error {
 		fmt.Fprintf(ew, "%-12s %-9s %14.0f %14.0f %11.2fx\n", r.Entry, r.Protocol, r.NextID, r.Bigserial, r.Latency)
 	}
 	fmt.Fprintf(ew, "\n× bigserial: time per INSERT keyed by DEFAULT next_id() as a multiple of bigserial's in the same round. Repeated IDs: %d\n", rep.Repeats)
-	return ew.err
+	return ew.Err
 }

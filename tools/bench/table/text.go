@@ -5,24 +5,9 @@ import (
 	"io"
 	"strings"
 
+	"github.com/shardid/shardid/internal/words"
 	"github.com/shardid/shardid/tools/bench"
 )
-
-// errWriter keeps the first error of w and writes nothing after it, so a
-// renderer writes on and returns that error once at the end.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
-}
 
 // figure formats a rate or count with three significant digits and a k or
 // M suffix.
@@ -65,7 +50,7 @@ func share(s bench.Stat) string {
 // writeReport writes what was measured where (cmd, where, r), then body,
 // to w, and returns the first write error.
 func writeReport(w io.Writer, cmd, where string, r bench.Run, body func(io.Writer)) error {
-	ew := &errWriter{w: w}
+	ew := &words.Writer{W: w}
 	m := r.Machine
 	fmt.Fprintf(ew, "shardid bench %s: %s\n", cmd, r.Server)
 	fmt.Fprintf(ew, "on %s\n", where)
@@ -73,7 +58,7 @@ func writeReport(w io.Writer, cmd, where string, r bench.Run, body func(io.Write
 		r.Started.UTC().Format("2006-01-02 15:04 UTC"), r.Seconds)
 	fmt.Fprintf(ew, "%d rounds, every body once per round in rotating order; median [min–max] over the rounds, each ratio taken within its round\n", r.Settings.Rounds)
 	body(ew)
-	return ew.err
+	return ew.Err
 }
 
 // orNone is s, or "?" when it is empty (a load not read).
