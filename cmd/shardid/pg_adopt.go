@@ -60,7 +60,7 @@ func runPGAdopt(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	defer m.Close()
 	start := time.Now()
-	rep := adoptReport{Apply: *apply, Asked: len(shards)}
+	rep := adopt.Report{Apply: *apply, Asked: len(shards)}
 	_, _ = adopt.Run(ctx, m, shards, ao, func(a adopt.Adoption) { // a partial error: each result says
 		rep.Add(a)
 		if !*asJSON {
@@ -68,8 +68,5 @@ func runPGAdopt(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	})
 	rep.Finish(start)
-	return cmp.Or(env.writeResult(*asJSON, rep, rep.WriteText), rep.Err())
+	return env.writeResult(*asJSON, "pg adopt", rep, rep.WriteText, rep.Err())
 }
-
-// adoptReport is pg adopt's --json document.
-type adoptReport = adopt.Report

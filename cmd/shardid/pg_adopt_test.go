@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/shardid/shardid/pgfunc/adopt"
 )
 
 // publishedSQL is a schema as a shop running Instagram's published
@@ -58,9 +60,11 @@ func TestPGAdopt(t *testing.T) {
 		}
 	}
 	code, out, errOut = runCLI(t, "", env, "pg", "adopt", "--shards", "3", "--json")
-	var rep adoptReport
-	if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil || len(rep.Shards) != 1 || rep.Shards[0].State != "dry run" ||
-		rep.Shards[0].Layout != "instagram,epoch=2011-08-24T21:07:01.721Z" || *rep.Shards[0].Keys[0].Max != oldID || rep.Shards[0].FirstID <= oldID {
+	var doc report
+	err := json.Unmarshal([]byte(out), &doc)
+	shards := rowsOf[adopt.ReportShard](t, doc)
+	if code != 0 || err != nil || doc.Command != "pg adopt" || !doc.OK || doc.Totals["dry_run"] != float64(1) || len(shards) != 1 || shards[0].State != "dry run" ||
+		shards[0].Layout != "instagram,epoch=2011-08-24T21:07:01.721Z" || *shards[0].Keys[0].Max != oldID || shards[0].FirstID <= oldID {
 		t.Fatalf("--json: exit %d, %v\n%s%s", code, err, out, errOut)
 	}
 	for _, tc := range []struct {

@@ -140,7 +140,7 @@ func TestPGMapStandby(t *testing.T) {
 		t.Fatalf("the standby is not in recovery (%v)", err)
 	}
 	code, out, errOut := runCLI(t, "", env, "pg", "verify", "--map", path, "--json")
-	if code != 1 || !strings.Contains(out, `"kind": "standby"`) || strings.Contains(out, `"kind": "duplicate"`) || strings.Contains(out, `"kind": "clone"`) ||
+	if code != 1 || !strings.Contains(out, `"standby: server b`) || strings.Contains(out, `"duplicate: `) || strings.Contains(out, `"clone: `) ||
 		!strings.Contains(out, `"standby": true`) || !strings.Contains(out, "the shards the map puts there (4-7) live nowhere") {
 		t.Fatalf("verify with a standby mapped as b: exit %d\n%s%s", code, out, errOut)
 	}

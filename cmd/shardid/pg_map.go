@@ -151,16 +151,34 @@ func runPGVerify(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	rep := m.Verify(ctx)
-	return cmp.Or(env.writeResult(*asJSON, rep, rep.WriteText), rep.Err())
+	return env.writeResult(*asJSON, "pg verify", rep, rep.WriteText, rep.Err())
 }
 
-// writeResult prints res as one JSON document with asJSON, else the text
-// its text method writes (writeText).
-func (env *cliEnv) writeResult(asJSON bool, res any, text func(io.Writer) error) error {
-	if asJSON {
-		return writeJSON(env.stdout, res)
+// document is a result that fills the one --json document: its rows
+// and totals, and (when it has any) the problems it found.
+type document interface {
+	Rows() []any
+	Totals() map[string]any
+}
+
+// writeResult ends command name with err: with asJSON, res as the one
+// JSON document (its problems, scrubbed, then err's); else the text its
+// text method writes (writeText), then err.
+func (env *cliEnv) writeResult(asJSON bool, name string, res document, text func(io.Writer) error, err error) error {
+	if !asJSON {
+		return cmp.Or(env.writeText(text), err)
 	}
-	return env.writeText(text)
+	e, rep := startReport(env, true, name)
+	for _, r := range res.Rows() {
+		rep.row(r)
+	}
+	rep.totals(res.Totals())
+	if p, ok := res.(interface{ ProblemLines() []string }); ok {
+		for _, l := range p.ProblemLines() {
+			rep.Problems = append(rep.Problems, env.line(l))
+		}
+	}
+	return rep.finish(e, err)
 }
 
 // positive refuses a duration flag's value d that is not positive; eg

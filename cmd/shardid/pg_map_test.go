@@ -68,8 +68,9 @@ shards = "4-7"
 	}
 	code, out, errOut = runCLI(t, "", env, "pg", "verify", "--map", path, "--json")
 	check("verify", code, 0, out, errOut)
-	var rep fleet.Report
-	if err := json.Unmarshal([]byte(out), &rep); err != nil || !rep.OK || rep.Shards != 8 || len(rep.Servers) != 2 || !strings.Contains(out, `"problems": []`) {
+	var doc report
+	err := json.Unmarshal([]byte(out), &doc)
+	if servers := rowsOf[fleet.ServerCheck](t, doc); err != nil || doc.Command != "pg verify" || !doc.OK || doc.Totals["shards"] != float64(8) || len(servers) != 2 || !strings.Contains(out, `"problems": []`) {
 		t.Fatalf("verify --json: %v\n%s", err, out)
 	}
 	// grant over the map: a role that does not exist fails every shard of

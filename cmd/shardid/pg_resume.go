@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -103,5 +102,5 @@ func runPGResume(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	rep.Finish(start)
-	return cmp.Or(env.writeResult(*asJSON, rep, rep.WriteText), rep.Err())
+	return env.writeResult(*asJSON, "pg resume", rep, rep.WriteText, rep.Err())
 }

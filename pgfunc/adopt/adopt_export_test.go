@@ -1,7 +1,5 @@
 package adopt
 
-import ()
-
 // AdoptClockOnly returns ao with the new counter started at the clock
 // alone, not above the stored IDs: the broken adoption the negative
 // control shows the tests catch.

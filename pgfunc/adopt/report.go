@@ -102,3 +102,19 @@ func reportShard(a Adoption) ReportShard {
 	}
 	return s
 }
+
+// Rows are the schemas: the rows of the --json document of shardid pg
+// adopt.
+func (r Report) Rows() []any {
+	rows := make([]any, len(r.Shards))
+	for i, s := range r.Shards {
+		rows[i] = s
+	}
+	return rows
+}
+
+// Totals are the document's totals: whether it applied, the counts by
+// state and how long it took.
+func (r Report) Totals() map[string]any {
+	return map[string]any{"apply": r.Apply, "dry_run": r.DryRun, "adopted": r.Adopted, "current": r.Current, "failed": r.Failed, "took": r.Took}
+}

@@ -177,3 +177,28 @@ func (sr ServerResumed) WriteText(w io.Writer) error {
 	_, err := fmt.Fprintf(w, "same     %s: reaches the running server of %s, whose run moved its counters\n", sr.Server.Name, sr.SameAs)
 	return err
 }
+
+// Rows are the servers checked: the rows of the --json document of
+// shardid pg verify.
+func (r Report) Rows() []any {
+	rows := make([]any, len(r.Servers))
+	for i, s := range r.Servers {
+		rows[i] = s
+	}
+	return rows
+}
+
+// Totals are the document's totals: shards, servers, problems and took.
+func (r Report) Totals() map[string]any {
+	return map[string]any{"shards": r.Shards, "servers": len(r.Servers), "problems": len(r.Problems), "took": r.Took.Round(time.Millisecond).String()}
+}
+
+// ProblemLines are the problems, one line each, its kind (a Problem…
+// constant) before its message: the document's problems.
+func (r Report) ProblemLines() []string {
+	lines := make([]string, len(r.Problems))
+	for i, p := range r.Problems {
+		lines[i] = p.Kind + ": " + p.Message
+	}
+	return lines
+}

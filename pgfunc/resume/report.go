@@ -267,3 +267,38 @@ func shardID(id int64) string {
 	}
 	return fmt.Sprint(id)
 }
+
+// Rows are the counters: the rows of the --json document of shardid pg
+// resume.
+func (r Report) Rows() []any {
+	rows := make([]any, len(r.Counters))
+	for i, c := range r.Counters {
+		rows[i] = c
+	}
+	return rows
+}
+
+// Totals are the document's totals: the scope, whether it was a dry run,
+// the instant counters moved past (when given), the counts by state and
+// how long it took.
+func (r Report) Totals() map[string]any {
+	t := map[string]any{"scope": r.Scope, "dry_run": r.DryRun, "missing": r.Missing, "moved": r.Moved, "already_past": r.Current,
+		"not_taking_part": r.Skipped, "failed": r.Failed, "took": r.Took}
+	if !r.After.IsZero() {
+		t["after"] = r.After
+	}
+	return t
+}
+
+// ProblemLines are the servers and databases where nothing was read or
+// moved, one line each: the document's problems.
+func (r Report) ProblemLines() []string {
+	var lines []string
+	for _, s := range r.Servers {
+		lines = append(lines, s.Server+": "+s.Error)
+	}
+	for _, d := range r.Databases {
+		lines = append(lines, strings.TrimPrefix(d.Server+": ", ": ")+"database "+d.Database+": "+d.Error)
+	}
+	return lines
+}

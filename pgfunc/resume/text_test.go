@@ -82,3 +82,20 @@ func ExampleValidateLead() {
 	// 1.5ms is not a lead shardid accepts (a whole number of milliseconds from 1ms to 1h0m0s)
 	// "yesterday" is not an RFC 3339 instant such as 2026-11-25T10:00:05Z
 }
+
+// What pg resume --json puts under problems and totals: the servers and
+// databases where nothing was read, one line each, and the counts.
+func ExampleReport_ProblemLines() {
+	r := resume.Report{Scope: "every generator of the server", Moved: 2,
+		Servers:   []resume.ServerError{{Server: "db2", Error: "connection refused"}},
+		Databases: []resume.DatabaseError{{Database: "old", Error: "permission denied"}, {Server: "db1", Database: "app", Error: "timeout"}}}
+	for _, l := range r.ProblemLines() {
+		fmt.Println(l)
+	}
+	fmt.Println(r.Totals()["moved"], len(r.Rows()))
+	// Output:
+	// db2: connection refused
+	// database old: permission denied
+	// db1: database app: timeout
+	// 2 0
+}
